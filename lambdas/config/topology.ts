@@ -1,0 +1,253 @@
+/**
+ * The one description of Hookline's moving parts. The CDK constructs build AWS resources from
+ * it and the local runtime builds its emulated resources from it, and test/cdk/parity.test.ts
+ * checks the synthesized template against it, so local and cloud cannot drift apart.
+ */
+
+export type AttributeType = 'S' | 'N';
+export interface KeyDef {
+  readonly name: string;
+  readonly type: AttributeType;
+}
+export interface IndexDef {
+  readonly indexName: string;
+  readonly partitionKey: KeyDef;
+  readonly sortKey?: KeyDef;
+  readonly projection: 'ALL' | 'KEYS_ONLY';
+}
+export interface TableDef {
+  /** Environment variable that carries the table name to the handlers. */
+  readonly envVar: EnvName;
+  /** Table name in the local runtime (CloudFormation names the cloud one). */
+  readonly localName: string;
+  readonly partitionKey: KeyDef;
+  readonly sortKey?: KeyDef;
+  readonly indexes: readonly IndexDef[];
+  /** Epoch-seconds attribute DynamoDB TTL deletes by: a safety net behind the archiver. */
+  readonly ttlAttribute?: string;
+}
+
+export const TABLES = {
+  subscriptions: {
+    envVar: 'SUBSCRIPTIONS_TABLE',
+    localName: 'hookline-subscriptions',
+    partitionKey: { name: 'id', type: 'S' },
+    indexes: [],
+  },
+  events: {
+    envVar: 'EVENTS_TABLE',
+    localName: 'hookline-events',
+    partitionKey: { name: 'id', type: 'S' },
+    indexes: [],
+    ttlAttribute: 'expiresAt',
+  },
+  deliveries: {
+    envVar: 'DELIVERIES_TABLE',
+    localName: 'hookline-deliveries',
+    partitionKey: { name: 'id', type: 'S' },
+    indexes: [
+      // Per-subscription listing, newest first.
+      {
+        indexName: 'bySubscription',
+        partitionKey: { name: 'subscriptionId', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'ALL',
+      },
+      // Sparse: `dlDay` (the UTC day it was dead-lettered) is set only while failed/expired,
+      // so the overall dead-letter list never reads a live delivery and no partition holds a bare state.
+      {
+        indexName: 'deadLetters',
+        partitionKey: { name: 'dlDay', type: 'S' },
+        sortKey: { name: 'updatedAt', type: 'S' },
+        projection: 'ALL',
+      },
+      // Sparse: `dlSubscription` is set only while failed/expired.
+      {
+        indexName: 'deadLettersBySubscription',
+        partitionKey: { name: 'dlSubscription', type: 'S' },
+        sortKey: { name: 'updatedAt', type: 'S' },
+        projection: 'ALL',
+      },
+      // Sparse: `activeShard` is set only while pending/in_flight; the sweeper reads what is due.
+      {
+        indexName: 'active',
+        partitionKey: { name: 'activeShard', type: 'S' },
+        sortKey: { name: 'nextAttemptAt', type: 'S' },
+        projection: 'KEYS_ONLY',
+      },
+    ],
+    ttlAttribute: 'expiresAt',
+  },
+  attempts: {
+    envVar: 'ATTEMPTS_TABLE',
+    localName: 'hookline-attempts',
+    partitionKey: { name: 'deliveryId', type: 'S' },
+    sortKey: { name: 'seq', type: 'N' },
+    indexes: [],
+    ttlAttribute: 'expiresAt',
+  },
+} as const satisfies Record<string, TableDef>;
+export type TableKey = keyof typeof TABLES;
+
+/** Shards of the `active` index: spreads live deliveries over partitions. */
+export const ACTIVE_SHARDS = 8;
+
+export interface QueueDef {
+  readonly envVar: EnvName;
+  readonly localName: string;
+  readonly visibilityTimeoutSeconds: number;
+  readonly retentionSeconds: number;
+  /** Receives before a message is moved to the redrive queue (poison messages only). */
+  readonly maxReceiveCount: number;
+  readonly redrive: { readonly localName: string; readonly retentionSeconds: number };
+}
+
+export interface FunctionDef {
+  readonly entry: string;
+  readonly timeoutSeconds: number;
+  readonly memorySize: number;
+  readonly environment: readonly EnvName[];
+  readonly description: string;
+}
+
+export const FUNCTIONS = {
+  api: {
+    entry: 'lambdas/functions/api.ts',
+    timeoutSeconds: 29,
+    memorySize: 512,
+    description: 'Hookline HTTP API: subscriptions, events, deliveries, dead letters, replay',
+    environment: [
+      'SUBSCRIPTIONS_TABLE',
+      'EVENTS_TABLE',
+      'DELIVERIES_TABLE',
+      'ATTEMPTS_TABLE',
+      'DELIVERY_QUEUE_URL',
+      'HOOKLINE_ALLOW_PRIVATE_TARGETS',
+      'HOOKLINE_DEFAULT_RETRY_POLICY',
+    ],
+  },
+  authorizer: {
+    entry: 'lambdas/functions/authorizer.ts',
+    timeoutSeconds: 10,
+    memorySize: 256,
+    description: 'Hookline API bearer-key authorizer',
+    environment: ['HOOKLINE_ADMIN_KEY_SECRET_ID'],
+  },
+  ingest: {
+    entry: 'lambdas/functions/ingest.ts',
+    timeoutSeconds: 30,
+    memorySize: 512,
+    description: 'Hookline ingest: stores events from the ingest queue once and fans them out',
+    environment: [
+      'SUBSCRIPTIONS_TABLE',
+      'EVENTS_TABLE',
+      'DELIVERIES_TABLE',
+      'DELIVERY_QUEUE_URL',
+      'HOOKLINE_DEFAULT_RETRY_POLICY',
+    ],
+  },
+  sender: {
+    entry: 'lambdas/functions/sender.ts',
+    timeoutSeconds: 60,
+    memorySize: 512,
+    description: 'Hookline sender: claims, signs, POSTs, records and schedules retries',
+    environment: [
+      'SUBSCRIPTIONS_TABLE',
+      'EVENTS_TABLE',
+      'DELIVERIES_TABLE',
+      'ATTEMPTS_TABLE',
+      'DELIVERY_QUEUE_URL',
+      'HOOKLINE_ALLOW_PRIVATE_TARGETS',
+      'HOOKLINE_SENDER_TIMEOUT_MS',
+      'HOOKLINE_DEFAULT_RETRY_POLICY',
+    ],
+  },
+  sweeper: {
+    entry: 'lambdas/functions/sweeper.ts',
+    timeoutSeconds: 300,
+    memorySize: 512,
+    description: 'Hookline sweeper: expires past-deadline deliveries, re-enqueues lost messages, releases stuck claims',
+    environment: ['DELIVERIES_TABLE', 'DELIVERY_QUEUE_URL', 'HOOKLINE_SENDER_TIMEOUT_MS'],
+  },
+} as const satisfies Record<string, FunctionDef>;
+export type FunctionKey = keyof typeof FUNCTIONS;
+
+const DAY = 86_400;
+
+export const QUEUES = {
+  ingest: {
+    envVar: 'INGEST_QUEUE_URL',
+    localName: 'hookline-ingest',
+    visibilityTimeoutSeconds: 6 * FUNCTIONS.ingest.timeoutSeconds,
+    retentionSeconds: 4 * DAY,
+    maxReceiveCount: 5,
+    redrive: { localName: 'hookline-ingest-redrive', retentionSeconds: 14 * DAY },
+  },
+  delivery: {
+    envVar: 'DELIVERY_QUEUE_URL',
+    localName: 'hookline-delivery',
+    visibilityTimeoutSeconds: 6 * FUNCTIONS.sender.timeoutSeconds,
+    // Longer than the default 72 h retry deadline, so a message outlives its retries.
+    retentionSeconds: 14 * DAY,
+    // Every retry is a receive; 1000 (the SQS maximum) is far above the ~80 receives the
+    // default 72 h schedule needs, so business retries never reach the redrive queue.
+    maxReceiveCount: 1000,
+    redrive: { localName: 'hookline-delivery-redrive', retentionSeconds: 14 * DAY },
+  },
+} as const satisfies Record<string, QueueDef>;
+export type QueueKey = keyof typeof QUEUES;
+
+export interface EventSourceDef {
+  readonly queue: QueueKey;
+  readonly function: FunctionKey;
+  readonly batchSize: number;
+  readonly maxBatchingWindowSeconds: number;
+  readonly reportBatchItemFailures: true;
+  /** Upper bound on concurrent batches (Lambda's ScalingConfig.MaximumConcurrency). */
+  readonly maxConcurrency: number;
+}
+
+export const EVENT_SOURCES = [
+  { queue: 'ingest', function: 'ingest', batchSize: 10, maxBatchingWindowSeconds: 1, reportBatchItemFailures: true, maxConcurrency: 5 },
+  { queue: 'delivery', function: 'sender', batchSize: 10, maxBatchingWindowSeconds: 0, reportBatchItemFailures: true, maxConcurrency: 20 },
+] as const satisfies readonly EventSourceDef[];
+
+export interface ScheduleDef {
+  readonly function: FunctionKey;
+  readonly rateMinutes: number;
+}
+
+export const SCHEDULES = [{ function: 'sweeper', rateMinutes: 1 }] as const satisfies readonly ScheduleDef[];
+
+/** Every environment variable a handler may read, with its default where one exists. */
+export const ENV_DEFAULTS = {
+  SUBSCRIPTIONS_TABLE: undefined,
+  EVENTS_TABLE: undefined,
+  DELIVERIES_TABLE: undefined,
+  ATTEMPTS_TABLE: undefined,
+  DELIVERY_QUEUE_URL: undefined,
+  INGEST_QUEUE_URL: undefined,
+  HOOKLINE_ADMIN_KEY_SECRET_ID: undefined,
+  /** '1' lets deliveries reach loopback/private addresses: local development only. */
+  HOOKLINE_ALLOW_PRIVATE_TARGETS: '0',
+  HOOKLINE_SENDER_TIMEOUT_MS: '15000',
+  /** JSON partial RetryPolicy merged over the built-in default. */
+  HOOKLINE_DEFAULT_RETRY_POLICY: '{}',
+} as const;
+export type EnvName = keyof typeof ENV_DEFAULTS;
+
+/** Set on every function: Powertools reads these, and the alarms match the metrics they name. */
+export const COMMON_ENVIRONMENT = {
+  POWERTOOLS_SERVICE_NAME: 'hookline',
+  POWERTOOLS_METRICS_NAMESPACE: 'Hookline',
+  NODE_OPTIONS: '--enable-source-maps',
+} as const;
+
+/** EMF metric names the handlers emit (namespace and `service` dimension from COMMON_ENVIRONMENT). */
+export const METRICS = {
+  succeeded: 'DeliveriesSucceeded',
+  failed: 'DeliveriesFailed',
+  expired: 'DeliveriesExpired',
+  deadLettered: 'DeadLettered',
+  attemptLatency: 'AttemptLatency',
+} as const;

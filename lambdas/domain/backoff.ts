@@ -1,0 +1,36 @@
+import type { RetryPolicy } from './retry-policy.ts';
+
+/** Unjittered delay before attempt `attempt + 1`, given `attempt` attempts already made (≥ 1). */
+export function baseDelaySeconds(policy: RetryPolicy, attempt: number): number {
+  const exponent = Math.max(0, attempt - 1);
+  return Math.min(policy.initialDelaySeconds * policy.multiplier ** exponent, policy.maxDelaySeconds);
+}
+
+/**
+ * Delay in whole seconds before the next attempt. `random` is in [0, 1) and spreads the delay
+ * by ±jitter; a `Retry-After` from the receiver lengthens it but never beyond the policy's
+ * maximum, and nothing is ever scheduled sooner than 1 s (SQS granularity).
+ */
+export function nextDelaySeconds(
+  policy: RetryPolicy,
+  attempt: number,
+  random: number,
+  retryAfterSeconds?: number,
+): number {
+  const jittered = baseDelaySeconds(policy, attempt) * (1 + policy.jitter * (2 * random - 1));
+  const wanted = Math.max(jittered, retryAfterSeconds ?? 0);
+  return Math.max(1, Math.min(Math.round(wanted), policy.maxDelaySeconds));
+}
+
+/**
+ * Reads a `Retry-After` header: delta-seconds or an HTTP date. Returns seconds from `nowMs`,
+ * or undefined when absent or unreadable (a bad header must not break the retry).
+ */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const at = Date.parse(trimmed);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, Math.ceil((at - nowMs) / 1000));
+}

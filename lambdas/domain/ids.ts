@@ -1,0 +1,17 @@
+import { createHash } from 'node:crypto';
+
+export type IdPrefix = 'evt' | 'dlv' | 'sub' | 'rpl';
+
+/** A prefixed id from caller-supplied random bytes (so the domain stays deterministic in tests). */
+export function formatId(prefix: IdPrefix, randomBytes: Uint8Array): string {
+  return `${prefix}_${Buffer.from(randomBytes).toString('base64url')}`;
+}
+
+/**
+ * The delivery id is derived from (event, subscription), so an ingest retried after a crash
+ * writes the same deliveries again instead of new ones.
+ */
+export function deliveryIdFor(eventId: string, subscriptionId: string): string {
+  const digest = createHash('sha256').update(`${eventId}\u0000${subscriptionId}`).digest('base64url');
+  return `dlv_${digest.slice(0, 22)}`;
+}

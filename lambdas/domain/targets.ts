@@ -1,0 +1,98 @@
+import { isIPv4, isIPv6 } from 'node:net';
+import { ForbiddenTargetError } from './errors.ts';
+
+/** IPv4 ranges a cloud deployment must never call: loopback, private, link-local (metadata), CGNAT, multicast. */
+const BLOCKED_V4: ReadonlyArray<readonly [string, number]> = [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+];
+
+function v4ToInt(ip: string): number {
+  return ip.split('.').reduce((acc, part) => (acc << 8) + Number(part), 0) >>> 0;
+}
+
+function inV4Range(ip: string, [base, bits]: readonly [string, number]): boolean {
+  const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0;
+  return (v4ToInt(ip) & mask) === (v4ToInt(base) & mask);
+}
+
+/** Expands an IPv6 literal to 8 groups of 16 bits (handles `::` and an embedded IPv4 tail). */
+function v6Groups(ip: string): number[] {
+  let text = ip.toLowerCase().replace(/^\[|\]$/g, '').split('%')[0]!;
+  const v4Tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4Tail) {
+    const n = v4ToInt(v4Tail[1]!);
+    text = text.slice(0, -v4Tail[1]!.length) + `${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const parse = (s: string) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);
+  const h = parse(head);
+  const t = tail === undefined ? [] : parse(tail);
+  const fill = tail === undefined ? [] : new Array(8 - h.length - t.length).fill(0);
+  return [...h, ...fill, ...t];
+}
+
+/** Whether a resolved address is one a cloud deployment must refuse (SSRF protection). */
+export function isForbiddenAddress(ip: string): boolean {
+  if (isIPv4(ip)) return BLOCKED_V4.some((range) => inV4Range(ip, range));
+  if (!isIPv6(ip.replace(/^\[|\]$/g, ''))) return true;
+  const g = v6Groups(ip);
+  const allZeroPrefix = g.slice(0, 5).every((x) => x === 0);
+  if (allZeroPrefix && g[5] === 0xffff) {
+    // IPv4-mapped (::ffff:a.b.c.d): judge the IPv4 address it carries.
+    const v4 = `${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`;
+    return isForbiddenAddress(v4);
+  }
+  if (g.slice(0, 7).every((x) => x === 0) && (g[7] === 0 || g[7] === 1)) return true; // :: and ::1
+  const first = g[0]!;
+  if ((first & 0xfe00) === 0xfc00) return true; // fc00::/7 unique-local (AWS metadata fd00:ec2::254 included)
+  if ((first & 0xffc0) === 0xfe80) return true; // fe80::/10 link-local
+  if ((first & 0xff00) === 0xff00) return true; // multicast
+  if (first === 0x64 && g[1] === 0xff9b) return true; // NAT64 can reach private IPv4
+  return false;
+}
+
+const FORBIDDEN_HOSTNAMES = [/^localhost$/i, /\.localhost$/i, /^metadata\.google\.internal$/i, /\.internal$/i];
+
+export interface TargetRules {
+  /** Local development lets receivers on localhost and private networks through. */
+  readonly allowPrivate: boolean;
+}
+
+/**
+ * Checks a subscription URL before it is stored: http/https only, no credentials, no
+ * fragment, at most 2048 characters, and (in cloud mode) no private host literal. Hostnames are
+ * checked again on the resolved address at every send, which also defeats DNS rebinding.
+ */
+export function checkTargetUrl(raw: string, rules: TargetRules): URL {
+  if (raw.length > 2048) throw new ForbiddenTargetError('url must be at most 2048 characters', raw.slice(0, 64));
+  if (/[\s\u0000-\u001f\u007f]/.test(raw)) throw new ForbiddenTargetError('url must not contain whitespace or control characters', raw);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ForbiddenTargetError('url is not a valid absolute URL', raw);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ForbiddenTargetError(`url scheme must be http or https, not ${url.protocol.replace(':', '')}`, raw);
+  }
+  if (url.username || url.password) throw new ForbiddenTargetError('url must not carry credentials', raw);
+  if (url.hash) throw new ForbiddenTargetError('url must not have a fragment', raw);
+  if (!rules.allowPrivate) {
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (FORBIDDEN_HOSTNAMES.some((re) => re.test(host))) throw new ForbiddenTargetError(`url host ${host} is not allowed`, raw);
+    if ((isIPv4(host) || isIPv6(host)) && isForbiddenAddress(host)) {
+      throw new ForbiddenTargetError(`url host ${host} is a loopback, private, link-local or metadata address`, raw);
+    }
+  }
+  return url;
+}

@@ -1,0 +1,77 @@
+import type { DeliveryState } from './states.ts';
+import type { RetryPolicy } from './retry-policy.ts';
+
+export type SubscriptionState = 'active' | 'paused' | 'disabled';
+
+export interface Subscription {
+  readonly id: string;
+  readonly url: string;
+  readonly eventTypes: readonly string[];
+  readonly tenantId?: string;
+  readonly description?: string;
+  readonly retryPolicy?: RetryPolicy;
+  readonly state: SubscriptionState;
+  readonly stateReason?: string;
+  readonly stateChangedAt: string;
+  /** Newest first; more than one while a rotation is in progress. */
+  readonly secrets: readonly string[];
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** The publish idempotency record; the body is kept here once, not per delivery. */
+export interface EventRecord {
+  readonly id: string;
+  readonly type: string;
+  /** The exact bytes POSTed to every endpoint, on every attempt and replay. */
+  readonly body: string;
+  readonly tenantId?: string;
+  readonly subscriptionIds: readonly string[];
+  readonly deliveryIds: readonly string[];
+  readonly createdAt: string;
+}
+
+export interface Delivery {
+  readonly id: string;
+  readonly eventId: string;
+  readonly subscriptionId: string;
+  readonly tenantId?: string;
+  readonly url: string;
+  readonly state: DeliveryState;
+  /** Attempts since creation or the last replay: the backoff exponent. */
+  readonly attempts: number;
+  /** Attempts over the delivery's whole life: the attempt log's key, never reset. */
+  readonly attemptSeq: number;
+  readonly nextAttemptAt: string;
+  readonly giveUpAt: string;
+  readonly lastStatus?: number;
+  readonly lastError?: string;
+  readonly lastResponse?: string;
+  /** Headers other than the signature set, as sent on every attempt. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface AttemptRecord {
+  readonly deliveryId: string;
+  /** Lifetime sequence number (1, 2, …) across replays. */
+  readonly seq: number;
+  /** Attempt number within the current run (resets to 1 after a replay). */
+  readonly attempt: number;
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly status?: number;
+  readonly responseSnippet?: string;
+  readonly error?: string;
+}
+
+/** Captured responses are capped so a hostile endpoint cannot bloat the tables. */
+export const RESPONSE_SNIPPET_BYTES = 512;
+
+/** Truncates to at most `bytes` UTF-8 bytes without splitting a character. */
+export function capUtf8(text: string, bytes = RESPONSE_SNIPPET_BYTES): string {
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= bytes) return text;
+  return buf.subarray(0, bytes).toString('utf8').replace(/\uFFFD+$/, '');
+}
