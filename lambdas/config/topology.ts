@@ -167,7 +167,7 @@ export const FUNCTIONS = {
     timeoutSeconds: 300,
     memorySize: 512,
     description: 'Hookline sweeper: expires past-deadline deliveries, re-enqueues lost messages, releases stuck claims',
-    environment: ['DELIVERIES_TABLE', 'DELIVERY_QUEUE_URL', 'HOOKLINE_SENDER_TIMEOUT_MS'],
+    environment: ['DELIVERIES_TABLE', 'DELIVERY_QUEUE_URL', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_SWEEP_GRACE_SECONDS'],
   },
 } as const satisfies Record<string, FunctionDef>;
 export type FunctionKey = keyof typeof FUNCTIONS;
@@ -231,6 +231,8 @@ export const ENV_DEFAULTS = {
   /** '1' lets deliveries reach loopback/private addresses: local development only. */
   HOOKLINE_ALLOW_PRIVATE_TARGETS: '0',
   HOOKLINE_SENDER_TIMEOUT_MS: '15000',
+  /** How long past due a pending delivery may sit before the sweeper decides its message was lost. */
+  HOOKLINE_SWEEP_GRACE_SECONDS: '120',
   /** JSON partial RetryPolicy merged over the built-in default. */
   HOOKLINE_DEFAULT_RETRY_POLICY: '{}',
 } as const;

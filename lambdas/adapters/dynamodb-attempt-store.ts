@@ -1,0 +1,41 @@
+import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_RETENTION } from '#domain/retention.ts';
+import type { AttemptRecord } from '#domain/types.ts';
+import type { AttemptStore } from '#ports/attempt-store.ts';
+
+/** Attempts outlive the dead-letter retention of their delivery (replays restart the clock). */
+const ATTEMPT_TTL_DAYS = DEFAULT_RETENTION.deadLetterDays * 2 + DEFAULT_RETENTION.ttlSafetyMarginDays;
+
+export class DynamoDbAttemptStore implements AttemptStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async put(attempt: AttemptRecord): Promise<void> {
+    const expiresAt = Math.floor(Date.parse(attempt.startedAt) / 1000) + ATTEMPT_TTL_DAYS * 86_400;
+    // Conditional: an attempt record is written once and never overwritten, even by a replay.
+    await this.db.send(
+      new PutCommand({ TableName: this.table, Item: { ...attempt, expiresAt }, ConditionExpression: 'attribute_not_exists(deliveryId)' }),
+    );
+  }
+
+  async list(deliveryId: string): Promise<readonly AttemptRecord[]> {
+    const items: AttemptRecord[] = [];
+    let key: Record<string, unknown> | undefined;
+    do {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: '#d = :d',
+          ExpressionAttributeNames: { '#d': 'deliveryId' },
+          ExpressionAttributeValues: { ':d': deliveryId },
+          ExclusiveStartKey: key,
+        }),
+      );
+      items.push(...(out.Items ?? []).map(({ expiresAt: _e, ...rest }) => rest as AttemptRecord));
+      key = out.LastEvaluatedKey;
+    } while (key);
+    return items;
+  }
+}

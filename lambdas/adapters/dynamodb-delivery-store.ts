@@ -1,0 +1,283 @@
+import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ttlFor } from '#domain/retention.ts';
+import { isDeadLetter, statesAllowing, type DeliveryState } from '#domain/states.ts';
+import type { Delivery } from '#domain/types.ts';
+import { ACTIVE_SHARDS } from '#config/topology.ts';
+import type { ClaimResult, Completion, DeliveryStore, DueDelivery } from '#ports/delivery-store.ts';
+import type { Page, PageRequest } from '#ports/page.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+import { isConditionFailure } from './dynamodb.ts';
+import { updateExpression } from './update-expression.ts';
+
+type Key = Record<string, string | number>;
+const DAY_MS = 86_400_000;
+/** How far back the overall dead-letter listing walks its day partitions (retention plus margin). */
+const DEAD_LETTER_LOOKBACK_DAYS = 120;
+
+function shardOf(id: string): string {
+  let h = 0;
+  for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) >>> 0;
+  return `s${h % ACTIVE_SHARDS}`;
+}
+const dayOf = (iso: string) => iso.slice(0, 10);
+
+/** Strips the index bookkeeping attributes so callers see a plain Delivery. */
+function toDelivery(item: Record<string, unknown>): Delivery {
+  const { activeShard: _a, dlDay: _d, dlSubscription: _s, expiresAt: _e, ...rest } = item;
+  return rest as unknown as Delivery;
+}
+
+/** The index attributes a delivery in `state` carries: live ones sit in `active`, dead ones in the dead-letter indexes. */
+function indexAttributes(id: string, subscriptionId: string, state: DeliveryState, updatedAt: string) {
+  const live = state === 'pending' || state === 'in_flight';
+  const dead = isDeadLetter(state);
+  return {
+    activeShard: live ? shardOf(id) : undefined,
+    dlDay: dead ? dayOf(updatedAt) : undefined,
+    dlSubscription: dead ? subscriptionId : undefined,
+    expiresAt: ttlFor(state, Date.parse(updatedAt)),
+  };
+}
+
+export class DynamoDbDeliveryStore implements DeliveryStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async create(d: Delivery): Promise<boolean> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...d, ...indexAttributes(d.id, d.subscriptionId, d.state, d.updatedAt) },
+          ConditionExpression: 'attribute_not_exists(id)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async get(id: string): Promise<Delivery | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { id }, ConsistentRead: true }));
+    return out.Item ? toDelivery(out.Item) : undefined;
+  }
+
+  async getMany(ids: readonly string[]): Promise<readonly Delivery[]> {
+    const found: Delivery[] = [];
+    for (let i = 0; i < ids.length; i += 100) {
+      let keys: Record<string, unknown>[] | undefined = [...new Set(ids.slice(i, i + 100))].map((id) => ({ id }));
+      for (let round = 0; keys && keys.length > 0; round++) {
+        if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** round)));
+        const out: BatchGetCommandOutput = await this.db.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }));
+        found.push(...(out.Responses?.[this.table] ?? []).map(toDelivery));
+        keys = out.UnprocessedKeys?.[this.table]?.Keys;
+      }
+    }
+    const order = new Map(ids.map((id, i) => [id, i]));
+    return found.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  }
+
+  async claim(id: string, nowIso: string, leaseUntilIso: string): Promise<ClaimResult> {
+    try {
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          UpdateExpression: 'SET #state = :to, #next = :lease, #updatedAt = :now ADD #attempts :one, #attemptSeq :one',
+          ConditionExpression: '#state = :from AND #next <= :now',
+          ExpressionAttributeNames: { '#state': 'state', '#next': 'nextAttemptAt', '#updatedAt': 'updatedAt', '#attempts': 'attempts', '#attemptSeq': 'attemptSeq' },
+          ExpressionAttributeValues: { ':to': 'in_flight', ':from': statesAllowing('claim')[0], ':lease': leaseUntilIso, ':now': nowIso, ':one': 1 },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { kind: 'claimed', delivery: toDelivery(out.Attributes!) };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const current = await this.get(id);
+      return current ? { kind: 'not_claimable', current } : { kind: 'not_claimable' };
+    }
+  }
+
+  complete(claimed: Delivery, c: Completion): Promise<boolean> {
+    return this.conditional(claimed.id, {
+      set: {
+        state: c.state,
+        attempts: c.attempts,
+        nextAttemptAt: c.nextAttemptAt,
+        lastStatus: c.lastStatus,
+        lastError: c.lastError,
+        lastResponse: c.lastResponse,
+        updatedAt: c.updatedAt,
+        ...indexAttributes(claimed.id, claimed.subscriptionId, c.state, c.updatedAt),
+      },
+      condition: '#state = :inFlight AND #attemptSeq = :seq',
+      values: { ':inFlight': 'in_flight', ':seq': claimed.attemptSeq },
+    });
+  }
+
+  reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean> {
+    return this.conditional(id, {
+      set: { nextAttemptAt, updatedAt: nowIso },
+      condition: '#state = :pending AND #nextAttemptAt = :expected',
+      values: { ':pending': 'pending', ':expected': expectedNextAttemptAt },
+    });
+  }
+
+  release(id: string, seq: number, nowIso: string): Promise<boolean> {
+    return this.conditional(id, {
+      set: { state: 'pending', nextAttemptAt: nowIso, updatedAt: nowIso, lastError: 'released: the worker holding this attempt stopped answering' },
+      condition: '#state = :inFlight AND #attemptSeq = :seq AND #nextAttemptAt < :now',
+      values: { ':inFlight': 'in_flight', ':seq': seq, ':now': nowIso },
+    });
+  }
+
+  expire(delivery: Delivery, reason: string, nowIso: string): Promise<boolean> {
+    return this.conditional(delivery.id, {
+      set: { state: 'expired', lastError: reason, updatedAt: nowIso, ...indexAttributes(delivery.id, delivery.subscriptionId, 'expired', nowIso) },
+      condition: '#state = :pending AND #nextAttemptAt = :expected',
+      values: { ':pending': 'pending', ':expected': delivery.nextAttemptAt },
+    });
+  }
+
+  async replay(id: string, nowIso: string, giveUpAtIso: string): Promise<Delivery | undefined> {
+    const from = statesAllowing('replay');
+    try {
+      const expr = updateExpression(
+        { state: 'pending', attempts: 0, nextAttemptAt: nowIso, giveUpAt: giveUpAtIso, updatedAt: nowIso, activeShard: shardOf(id) },
+        ['lastError', 'dlDay', 'dlSubscription', 'expiresAt'],
+      );
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          ...expr,
+          ConditionExpression: `#state IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+          ExpressionAttributeValues: { ...expr.ExpressionAttributeValues, ...Object.fromEntries(from.map((s, i) => [`:from${i}`, s])) },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toDelivery(out.Attributes!);
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async listBySubscription(request: PageRequest & { subscriptionId: string; state?: DeliveryState }): Promise<Page<Delivery>> {
+    return this.queryPage(request, {
+      IndexName: 'bySubscription',
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': 'subscriptionId', ...(request.state ? { '#state': 'state' } : {}) },
+      ExpressionAttributeValues: { ':pk': request.subscriptionId, ...(request.state ? { ':state': request.state } : {}) },
+      ...(request.state ? { FilterExpression: '#state = :state' } : {}),
+    });
+  }
+
+  async listDeadLetters(request: PageRequest & { subscriptionId?: string }): Promise<Page<Delivery>> {
+    if (request.subscriptionId) {
+      return this.queryPage(request, {
+        IndexName: 'deadLettersBySubscription',
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': 'dlSubscription' },
+        ExpressionAttributeValues: { ':pk': request.subscriptionId },
+      });
+    }
+    // Walk the day partitions newest first; the cursor remembers the day and the key within it.
+    const cursor = decodeCursor<{ day: string; key?: Key }>(request.cursor);
+    const today = dayOf(new Date(this.now()).toISOString());
+    const oldest = dayOf(new Date(this.now() - DEAD_LETTER_LOOKBACK_DAYS * DAY_MS).toISOString());
+    let day = cursor?.day ?? today;
+    let key = cursor?.key;
+    const items: Delivery[] = [];
+    while (day >= oldest) {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: 'deadLetters',
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': 'dlDay' },
+          ExpressionAttributeValues: { ':pk': day },
+          ScanIndexForward: false,
+          Limit: request.limit - items.length,
+          ExclusiveStartKey: key,
+        }),
+      );
+      items.push(...(out.Items ?? []).map(toDelivery));
+      key = out.LastEvaluatedKey as Key | undefined;
+      if (items.length >= request.limit) {
+        const next = key ? { day, key } : { day: dayOf(new Date(Date.parse(day) - DAY_MS).toISOString()) };
+        return next.day < oldest ? { items } : { items, nextCursor: encodeCursor(next)! };
+      }
+      if (!key) day = dayOf(new Date(Date.parse(day) - DAY_MS).toISOString());
+    }
+    return { items };
+  }
+
+  async listDue(beforeIso: string, limit: number): Promise<readonly DueDelivery[]> {
+    const due: DueDelivery[] = [];
+    for (let shard = 0; shard < ACTIVE_SHARDS && due.length < limit; shard++) {
+      let key: Key | undefined;
+      do {
+        const out = await this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            IndexName: 'active',
+            KeyConditionExpression: '#pk = :pk AND #sk < :before',
+            ExpressionAttributeNames: { '#pk': 'activeShard', '#sk': 'nextAttemptAt' },
+            ExpressionAttributeValues: { ':pk': `s${shard}`, ':before': beforeIso },
+            Limit: limit - due.length,
+            ExclusiveStartKey: key,
+          }),
+        );
+        for (const item of out.Items ?? []) due.push({ id: item.id as string, nextAttemptAt: item.nextAttemptAt as string });
+        key = out.LastEvaluatedKey as Key | undefined;
+      } while (key && due.length < limit);
+    }
+    return due;
+  }
+
+  private async queryPage(request: PageRequest, query: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName'>): Promise<Page<Delivery>> {
+    let key = decodeCursor<Key>(request.cursor);
+    const items: Delivery[] = [];
+    // A filter can leave a DynamoDB page short; keep reading until the page is full or the index ends.
+    do {
+      const out = await this.db.send(
+        new QueryCommand({ ...query, TableName: this.table, ScanIndexForward: false, Limit: request.limit - items.length, ExclusiveStartKey: key }),
+      );
+      items.push(...(out.Items ?? []).map(toDelivery));
+      key = out.LastEvaluatedKey as Key | undefined;
+    } while (key && items.length < request.limit);
+    return key ? { items, nextCursor: encodeCursor(key)! } : { items };
+  }
+
+  private async conditional(
+    id: string,
+    spec: { set: Record<string, unknown>; condition: string; values: Record<string, unknown> },
+  ): Promise<boolean> {
+    const expr = updateExpression(spec.set);
+    const conditionNames = Object.fromEntries(
+      [...spec.condition.matchAll(/#(\w+)/g)].map(([alias, name]) => [alias, name!]),
+    );
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          ...expr,
+          ConditionExpression: spec.condition,
+          ExpressionAttributeNames: { ...expr.ExpressionAttributeNames, ...conditionNames },
+          ExpressionAttributeValues: { ...expr.ExpressionAttributeValues, ...spec.values },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Subscription, SubscriptionState } from '#domain/types.ts';
+import type { Page, PageRequest } from '#ports/page.ts';
+import type { SubscriptionStore } from '#ports/subscription-store.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+import { isConditionFailure } from './dynamodb.ts';
+
+/**
+ * Subscriptions in DynamoDB. Fan-out reads every subscription on each publish, so `all()` is
+ * served from a per-container cache for `cacheMs`; writes through this instance drop it at once.
+ */
+export class DynamoDbSubscriptionStore implements SubscriptionStore {
+  private cache?: { at: number; items: readonly Subscription[] };
+
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+    private readonly cacheMs = 5000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async create(subscription: Subscription): Promise<void> {
+    await this.db.send(new PutCommand({ TableName: this.table, Item: subscription, ConditionExpression: 'attribute_not_exists(id)' }));
+    this.cache = undefined;
+  }
+
+  async get(id: string): Promise<Subscription | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { id }, ConsistentRead: true }));
+    return out.Item as Subscription | undefined;
+  }
+
+  async list(request: PageRequest & { tenantId?: string }): Promise<Page<Subscription>> {
+    let key = decodeCursor<Record<string, string>>(request.cursor);
+    const items: Subscription[] = [];
+    do {
+      const out = await this.db.send(
+        new ScanCommand({
+          TableName: this.table,
+          Limit: request.limit - items.length,
+          ExclusiveStartKey: key,
+          ...(request.tenantId
+            ? { FilterExpression: '#t = :t', ExpressionAttributeNames: { '#t': 'tenantId' }, ExpressionAttributeValues: { ':t': request.tenantId } }
+            : {}),
+        }),
+      );
+      items.push(...((out.Items ?? []) as Subscription[]));
+      key = out.LastEvaluatedKey as Record<string, string> | undefined;
+    } while (key && items.length < request.limit);
+    return key ? { items, nextCursor: encodeCursor(key)! } : { items };
+  }
+
+  async all(): Promise<readonly Subscription[]> {
+    if (this.cache && this.now() - this.cache.at < this.cacheMs) return this.cache.items;
+    const items: Subscription[] = [];
+    let key: Record<string, unknown> | undefined;
+    do {
+      const out = await this.db.send(new ScanCommand({ TableName: this.table, ExclusiveStartKey: key, ConsistentRead: true }));
+      items.push(...((out.Items ?? []) as Subscription[]));
+      key = out.LastEvaluatedKey;
+    } while (key);
+    this.cache = { at: this.now(), items };
+    return items;
+  }
+
+  async setState(id: string, state: SubscriptionState, reason: string, nowIso: string): Promise<Subscription | undefined> {
+    try {
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          UpdateExpression: 'SET #s = :s, #r = :r, #c = :now, #u = :now',
+          ConditionExpression: 'attribute_exists(id)',
+          ExpressionAttributeNames: { '#s': 'state', '#r': 'stateReason', '#c': 'stateChangedAt', '#u': 'updatedAt' },
+          ExpressionAttributeValues: { ':s': state, ':r': reason, ':now': nowIso },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      this.cache = undefined;
+      return out.Attributes as Subscription;
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+}

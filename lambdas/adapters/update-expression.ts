@@ -1,0 +1,22 @@
+/** Builds a DynamoDB UpdateExpression from plain SET/REMOVE lists, with every name aliased. */
+export function updateExpression(set: Record<string, unknown>, remove: readonly string[] = []) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const removes: string[] = [];
+  for (const [key, value] of Object.entries(set)) {
+    if (value === undefined) {
+      removes.push(`#${key}`);
+    } else {
+      sets.push(`#${key} = :${key}`);
+      values[`:${key}`] = value;
+    }
+    names[`#${key}`] = key;
+  }
+  for (const key of remove) {
+    removes.push(`#${key}`);
+    names[`#${key}`] = key;
+  }
+  const parts = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''];
+  return { UpdateExpression: parts.filter(Boolean).join(' '), ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+}

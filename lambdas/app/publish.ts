@@ -1,0 +1,82 @@
+import { matchesEventType } from '#domain/event-types.ts';
+import { deliveryIdFor, formatId } from '#domain/ids.ts';
+import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
+import { iso, type ServiceDeps } from './deps.ts';
+import type { PublishRequest } from './validation.ts';
+
+export type PublishResult =
+  | { readonly kind: 'accepted'; readonly eventId: string; readonly deliveryIds: readonly string[] }
+  /** The id was seen before: the original delivery ids, nothing new sent. */
+  | { readonly kind: 'duplicate'; readonly eventId: string; readonly deliveryIds: readonly string[] };
+
+/** Headers (besides the signature set) sent with every attempt. */
+export const DELIVERY_HEADERS = Object.freeze({ 'content-type': 'application/json' });
+
+/**
+ * Stores the event once (idempotent on its id), then writes one delivery per matching
+ * subscription and enqueues it. Paused subscriptions get deliveries too: they wait, never skip.
+ * A publish retried after a crash completes the fan-out that the first try started.
+ */
+export async function publish(deps: ServiceDeps, request: PublishRequest): Promise<PublishResult> {
+  const nowMs = deps.clock.now();
+  const eventId = request.id ?? formatId('evt', deps.clock.randomBytes(16));
+  if (request.id) {
+    const seen = await deps.events.get(eventId);
+    if (seen) return duplicate(deps, seen);
+  }
+  const subscriptions = (await deps.subscriptions.all()).filter(
+    (s) => s.state !== 'disabled' && matchesEventType(s.eventTypes, request.type),
+  );
+  const createdAt = iso(nowMs);
+  const event: EventRecord = {
+    id: eventId,
+    type: request.type,
+    body: JSON.stringify({ id: eventId, type: request.type, timestamp: createdAt, data: request.payload }),
+    subscriptionIds: subscriptions.map((s) => s.id),
+    deliveryIds: subscriptions.map((s) => deliveryIdFor(eventId, s.id)),
+    createdAt,
+  };
+  const put = await deps.events.putIfAbsent(event);
+  if (put.kind === 'exists') return duplicate(deps, put.existing);
+  await fanOut(deps, event, subscriptions);
+  deps.metrics.count('EventsPublished');
+  return { kind: 'accepted', eventId, deliveryIds: event.deliveryIds };
+}
+
+async function duplicate(deps: ServiceDeps, event: EventRecord): Promise<PublishResult> {
+  const existing = new Set((await deps.deliveries.getMany(event.deliveryIds)).map((d) => d.id));
+  const missing = event.subscriptionIds.filter((subId) => !existing.has(deliveryIdFor(event.id, subId)));
+  if (missing.length > 0) {
+    const subs = await Promise.all(missing.map((id) => deps.subscriptions.get(id)));
+    await fanOut(deps, event, subs.filter((s): s is Subscription => s !== undefined));
+  }
+  return { kind: 'duplicate', eventId: event.id, deliveryIds: event.deliveryIds };
+}
+
+async function fanOut(deps: ServiceDeps, event: EventRecord, subscriptions: readonly Subscription[]): Promise<void> {
+  const nowMs = deps.clock.now();
+  const created = await Promise.all(
+    subscriptions.map(async (sub) => {
+      const policy = sub.retryPolicy ?? deps.defaultRetryPolicy;
+      const delivery: Delivery = {
+        id: deliveryIdFor(event.id, sub.id),
+        eventId: event.id,
+        subscriptionId: sub.id,
+        ...(sub.tenantId ? { tenantId: sub.tenantId } : {}),
+        url: sub.url,
+        state: 'pending',
+        attempts: 0,
+        attemptSeq: 0,
+        nextAttemptAt: iso(nowMs),
+        giveUpAt: iso(Date.parse(event.createdAt) + policy.deadlineSeconds * 1000),
+        headers: DELIVERY_HEADERS,
+        createdAt: event.createdAt,
+        updatedAt: iso(nowMs),
+      };
+      return (await deps.deliveries.create(delivery)) ? delivery : undefined;
+    }),
+  );
+  const fresh = created.filter((d): d is Delivery => d !== undefined);
+  // A delivery written but not enqueued (crash here) is found by the sweeper once overdue.
+  await deps.queue.enqueue(fresh.map((d) => ({ deliveryId: d.id, subscriptionId: d.subscriptionId })));
+}

@@ -1,0 +1,172 @@
+import { decide, describe, type AttemptResult, type Outcome } from '#domain/classify.ts';
+import { signatureHeaders } from '#domain/signing.ts';
+import { isTerminal } from '#domain/states.ts';
+import { capUtf8, type Delivery, type Subscription } from '#domain/types.ts';
+import type { Completion } from '#ports/delivery-store.ts';
+import { iso, type SenderDeps } from './deps.ts';
+import { DeliveryStageError, RetryLaterSignal } from './errors.ts';
+
+/** How long a paused subscription's delivery waits before it is looked at again (resume re-enqueues at once). */
+export const PAUSED_RECHECK_SECONDS = 3600;
+/** A transient failure before or after the attempt (DynamoDB throttled, say) is retried this soon. */
+export const STAGE_RETRY_SECONDS = 10;
+
+export interface DeliveryMessageBody {
+  readonly deliveryId: string;
+  readonly subscriptionId: string;
+}
+
+export type SendOutcome =
+  | { readonly kind: 'done'; readonly note: string; readonly outcome?: Outcome }
+  | { readonly kind: 'retry_later'; readonly delaySeconds: number; readonly note: string };
+
+/** Claims, signs, POSTs and records one delivery; what happens to its SQS message is decided by `settle`. */
+export async function processDelivery(deps: SenderDeps, message: DeliveryMessageBody): Promise<SendOutcome> {
+  const { deliveryId } = message;
+  const prepared = await stage('before_attempt', deliveryId, () => prepare(deps, message));
+  if (prepared.kind !== 'ready') return prepared;
+  const { delivery, subscription, body } = prepared;
+
+  const startedAtMs = deps.clock.now();
+  const headers = {
+    ...delivery.headers,
+    ...signatureHeaders(subscription.secrets, delivery.eventId, Math.floor(startedAtMs / 1000), body),
+  };
+  const result = await stage('attempt', deliveryId, () =>
+    deps.http.post({ url: delivery.url, headers, body, timeoutMs: deps.attemptTimeoutMs }),
+  );
+
+  return stage('after_attempt', deliveryId, () => record(deps, delivery, subscription, result, startedAtMs));
+}
+
+type Prepared =
+  | { readonly kind: 'ready'; readonly delivery: Delivery; readonly subscription: Subscription; readonly body: string }
+  | SendOutcome;
+
+async function prepare(deps: SenderDeps, message: DeliveryMessageBody): Promise<Prepared> {
+  const nowMs = deps.clock.now();
+  const subscription = await deps.subscriptions.get(message.subscriptionId);
+  if (subscription?.state === 'paused') return deferWhilePaused(deps, message.deliveryId, nowMs);
+
+  const lease = iso(nowMs + 2 * deps.attemptTimeoutMs + 5000);
+  const claim = await deps.deliveries.claim(message.deliveryId, iso(nowMs), lease);
+  if (claim.kind === 'not_claimable') {
+    const current = claim.current;
+    if (!current) return { kind: 'done', note: 'unknown delivery' };
+    if (isTerminal(current.state)) return { kind: 'done', note: `already ${current.state}` };
+    // Another worker holds the claim; if it dies the sweeper releases the delivery and re-enqueues it.
+    if (current.state === 'in_flight') return { kind: 'done', note: 'claimed by another worker' };
+    const wait = Math.ceil((Date.parse(current.nextAttemptAt) - nowMs) / 1000);
+    return { kind: 'retry_later', delaySeconds: Math.max(1, wait), note: 'not due yet' };
+  }
+  const delivery = claim.delivery;
+  if (!subscription || subscription.state === 'disabled') {
+    const reason = subscription ? `subscription disabled: ${subscription.stateReason ?? 'no reason recorded'}` : 'subscription no longer exists';
+    await complete(deps, delivery, { kind: 'dead', state: 'failed', reason, disableSubscription: false }, nowMs);
+    return { kind: 'done', note: reason };
+  }
+  const event = await deps.events.get(delivery.eventId);
+  if (!event) {
+    await complete(deps, delivery, { kind: 'dead', state: 'failed', reason: 'event body no longer stored', disableSubscription: false }, nowMs);
+    return { kind: 'done', note: 'event missing' };
+  }
+  return { kind: 'ready', delivery, subscription, body: event.body };
+}
+
+async function deferWhilePaused(deps: SenderDeps, deliveryId: string, nowMs: number): Promise<SendOutcome> {
+  const current = await deps.deliveries.get(deliveryId);
+  if (current?.state === 'pending') {
+    const recheck = Math.min(nowMs + PAUSED_RECHECK_SECONDS * 1000, Date.parse(current.giveUpAt));
+    await deps.deliveries.reschedule(deliveryId, current.nextAttemptAt, iso(Math.max(recheck, nowMs)), iso(nowMs));
+  }
+  return { kind: 'done', note: 'subscription paused: waits for resume' };
+}
+
+async function record(
+  deps: SenderDeps,
+  delivery: Delivery,
+  subscription: Subscription,
+  result: AttemptResult,
+  startedAtMs: number,
+): Promise<SendOutcome> {
+  const nowMs = deps.clock.now();
+  const outcome = decide({
+    result,
+    attempts: delivery.attempts,
+    policy: subscription.retryPolicy ?? deps.defaultRetryPolicy,
+    nowMs,
+    giveUpAtMs: Date.parse(delivery.giveUpAt),
+    random: deps.clock.random(),
+  });
+  await deps.attempts.put({
+    deliveryId: delivery.id,
+    seq: delivery.attemptSeq,
+    attempt: delivery.attempts,
+    startedAt: iso(startedAtMs),
+    durationMs: result.durationMs,
+    ...(result.kind === 'response'
+      ? { status: result.status, responseSnippet: result.bodySnippet }
+      : { error: describe(result) }),
+  });
+  deps.metrics.latency(result.durationMs);
+  const recorded = await complete(deps, delivery, outcome, nowMs, result);
+  if (!recorded) return { kind: 'done', note: 'claim lost to the sweeper; the newer claim records the outcome' };
+  if (outcome.kind === 'dead' && outcome.disableSubscription) {
+    await deps.subscriptions.setState(subscription.id, 'disabled', `endpoint answered 410 Gone for delivery ${delivery.id}`, iso(nowMs));
+  }
+  if (outcome.kind === 'retry') return { kind: 'retry_later', delaySeconds: outcome.delaySeconds, note: describe(result) };
+  return { kind: 'done', note: outcome.kind, outcome };
+}
+
+async function complete(deps: SenderDeps, delivery: Delivery, outcome: Outcome, nowMs: number, result?: AttemptResult): Promise<boolean> {
+  const response = result?.kind === 'response' ? result : undefined;
+  const completion: Completion = {
+    state: outcome.kind === 'delivered' ? 'delivered' : outcome.kind === 'retry' ? 'pending' : outcome.state,
+    attempts: delivery.attempts,
+    nextAttemptAt: iso(outcome.kind === 'retry' ? outcome.nextAttemptAtMs : nowMs),
+    ...(response ? { lastStatus: response.status, lastResponse: capUtf8(response.bodySnippet) } : {}),
+    ...(outcome.kind === 'delivered' ? {} : { lastError: outcome.kind === 'dead' ? outcome.reason : result ? describe(result) : 'unknown' }),
+    updatedAt: iso(nowMs),
+  };
+  const ok = await deps.deliveries.complete(delivery, completion);
+  if (ok) countOutcome(deps, outcome);
+  return ok;
+}
+
+function countOutcome(deps: SenderDeps, outcome: Outcome): void {
+  if (outcome.kind === 'delivered') deps.metrics.count('DeliveriesSucceeded');
+  if (outcome.kind !== 'dead') return;
+  deps.metrics.count(outcome.state === 'failed' ? 'DeliveriesFailed' : 'DeliveriesExpired');
+  deps.metrics.count('DeadLettered');
+}
+
+async function stage<T>(name: DeliveryStageError['stage'], deliveryId: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (cause) {
+    throw new DeliveryStageError(name, deliveryId, { cause });
+  }
+}
+
+/**
+ * The one place where a message's fate is decided: done → deleted; retry → visibility set to
+ * the backoff delay and reported as a batch item failure so SQS brings it back when due; a
+ * stage error → batch item failure, back in a few seconds (nothing was recorded as sent).
+ */
+export async function settle(
+  deps: Pick<SenderDeps, 'queue'>,
+  receiptHandle: string,
+  deliveryId: string,
+  run: () => Promise<SendOutcome>,
+): Promise<SendOutcome> {
+  let outcome: SendOutcome;
+  try {
+    outcome = await run();
+  } catch (error) {
+    await deps.queue.retryLater(receiptHandle, STAGE_RETRY_SECONDS).catch(() => undefined);
+    throw error;
+  }
+  if (outcome.kind === 'done') return outcome;
+  await deps.queue.retryLater(receiptHandle, outcome.delaySeconds);
+  throw new RetryLaterSignal(deliveryId, outcome.delaySeconds);
+}

@@ -1,0 +1,91 @@
+import { formatId } from '#domain/ids.ts';
+import { ForbiddenTargetError } from '#domain/errors.ts';
+import { formatSecret } from '#domain/signing.ts';
+import { checkTargetUrl, isForbiddenAddress } from '#domain/targets.ts';
+import type { Subscription } from '#domain/types.ts';
+import { iso, type ServiceDeps } from './deps.ts';
+import { ConflictError, NotFoundError, ValidationError } from './errors.ts';
+import type { CreateSubscriptionRequest } from './validation.ts';
+
+export async function createSubscription(deps: ServiceDeps, request: CreateSubscriptionRequest): Promise<Subscription> {
+  await checkTarget(deps, request.url);
+  const now = iso(deps.clock.now());
+  const subscription: Subscription = {
+    id: formatId('sub', deps.clock.randomBytes(12)),
+    ...request,
+    state: 'active',
+    stateChangedAt: now,
+    secrets: [formatSecret(deps.clock.randomBytes(32))],
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.subscriptions.create(subscription);
+  return subscription;
+}
+
+/** The URL rules, plus (in cloud mode) the addresses its host resolves to right now. */
+async function checkTarget(deps: ServiceDeps, raw: string): Promise<void> {
+  try {
+    const url = checkTargetUrl(raw, { allowPrivate: deps.allowPrivateTargets });
+    if (deps.allowPrivateTargets) return;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    let addresses: readonly string[];
+    try {
+      addresses = await deps.resolver.resolve(host);
+    } catch {
+      throw new ValidationError('url', `host ${host} does not resolve`);
+    }
+    const bad = addresses.find(isForbiddenAddress);
+    if (bad) throw new ValidationError('url', `host ${host} resolves to ${bad}, a loopback, private, link-local or metadata address`);
+  } catch (error) {
+    if (error instanceof ForbiddenTargetError) throw new ValidationError('url', error.message.replace(/^url /, ''));
+    throw error;
+  }
+}
+
+export async function getSubscription(deps: ServiceDeps, id: string): Promise<Subscription> {
+  const subscription = await deps.subscriptions.get(id);
+  if (!subscription) throw new NotFoundError('subscription', id);
+  return subscription;
+}
+
+export async function pauseSubscription(deps: ServiceDeps, id: string, reason = 'paused by request'): Promise<Subscription> {
+  const current = await getSubscription(deps, id);
+  if (current.state === 'paused') return current;
+  if (current.state === 'disabled') throw new ConflictError(`subscription ${id} is disabled (${current.stateReason ?? 'no reason'}); resume it instead`);
+  return (await deps.subscriptions.setState(id, 'paused', reason, iso(deps.clock.now())))!;
+}
+
+/** Window over which a resumed backlog is spread: ~50 deliveries a second, at most 5 minutes. */
+export function drainWindowSeconds(backlog: number): number {
+  return Math.min(300, Math.ceil(backlog / 50));
+}
+
+/**
+ * Makes the subscription active again and every pending delivery due, spread over a window so
+ * the backlog drains without a thundering herd.
+ */
+export async function resumeSubscription(deps: ServiceDeps, id: string): Promise<{ subscription: Subscription; drained: number }> {
+  const current = await getSubscription(deps, id);
+  const nowMs = deps.clock.now();
+  const subscription =
+    current.state === 'active' ? current : (await deps.subscriptions.setState(id, 'active', 'resumed by request', iso(nowMs)))!;
+  const pending = [];
+  let cursor: string | undefined;
+  do {
+    const page = await deps.deliveries.listBySubscription({ subscriptionId: id, state: 'pending', limit: 100, ...(cursor ? { cursor } : {}) });
+    pending.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  const window = drainWindowSeconds(pending.length);
+  const messages = [];
+  for (const d of pending) {
+    const delaySeconds = Math.floor(deps.clock.random() * window);
+    const at = iso(nowMs + delaySeconds * 1000);
+    if (await deps.deliveries.reschedule(d.id, d.nextAttemptAt, at, iso(nowMs))) {
+      messages.push({ deliveryId: d.id, subscriptionId: d.subscriptionId, delaySeconds });
+    }
+  }
+  await deps.queue.enqueue(messages);
+  return { subscription, drained: messages.length };
+}

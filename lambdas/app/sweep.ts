@@ -1,0 +1,52 @@
+import { iso, type ServiceDeps } from './deps.ts';
+
+export interface SweepOptions {
+  /** A pending delivery this far past due has lost its message. */
+  readonly graceSeconds: number;
+  /** Deliveries looked at per run; the next run picks up the rest. */
+  readonly limit?: number;
+}
+
+export interface SweepReport {
+  readonly examined: number;
+  readonly expired: number;
+  readonly requeued: number;
+  readonly released: number;
+}
+
+/**
+ * The safety net behind the queue: expires pending deliveries past their deadline,
+ * re-enqueues pending ones whose message was lost, and hands back in-flight ones whose
+ * worker died (their claim lease ran out). Every write is conditional, so a sweep racing a
+ * sender changes nothing the sender already changed.
+ */
+export async function sweep(deps: ServiceDeps, options: SweepOptions): Promise<SweepReport> {
+  const nowMs = deps.clock.now();
+  const now = iso(nowMs);
+  const due = await deps.deliveries.listDue(iso(nowMs - options.graceSeconds * 1000), options.limit ?? 1000);
+  const deliveries = await deps.deliveries.getMany(due.map((d) => d.id));
+  let expired = 0;
+  let released = 0;
+  const requeue: { deliveryId: string; subscriptionId: string }[] = [];
+  for (const d of deliveries) {
+    if (d.state === 'in_flight' && d.nextAttemptAt < now) {
+      if (await deps.deliveries.release(d.id, d.attemptSeq, now)) {
+        released++;
+        requeue.push({ deliveryId: d.id, subscriptionId: d.subscriptionId });
+      }
+    } else if (d.state === 'pending' && d.giveUpAt <= now) {
+      if (await deps.deliveries.expire(d, `retry deadline ${d.giveUpAt} passed after ${d.attempts} attempts${d.lastError ? `; last error: ${d.lastError}` : ''}`, now)) {
+        expired++;
+        deps.metrics.count('DeliveriesExpired');
+        deps.metrics.count('DeadLettered');
+      }
+    } else if (d.state === 'pending') {
+      // Due now, so the claim condition holds when the new message arrives.
+      if (await deps.deliveries.reschedule(d.id, d.nextAttemptAt, now, now)) {
+        requeue.push({ deliveryId: d.id, subscriptionId: d.subscriptionId });
+      }
+    }
+  }
+  await deps.queue.enqueue(requeue);
+  return { examined: deliveries.length, expired, requeued: requeue.length - released, released };
+}

@@ -1,0 +1,20 @@
+import type { DeliveryState } from './states.ts';
+
+/** How long terminal deliveries stay queryable before the archiver moves them to S3 (DESIGN.md "Retention"). */
+export interface RetentionPolicy {
+  readonly deliveredDays: number;
+  readonly deadLetterDays: number;
+  /** DynamoDB TTL deletes this long after the archiver should have run: a net, not the mechanism. */
+  readonly ttlSafetyMarginDays: number;
+}
+
+export const DEFAULT_RETENTION: RetentionPolicy = Object.freeze({ deliveredDays: 30, deadLetterDays: 90, ttlSafetyMarginDays: 30 });
+
+const DAY_MS = 86_400_000;
+
+/** Epoch seconds for DynamoDB TTL, or undefined for live deliveries (never auto-deleted). */
+export function ttlFor(state: DeliveryState, updatedAtMs: number, policy: RetentionPolicy = DEFAULT_RETENTION): number | undefined {
+  if (state === 'pending' || state === 'in_flight') return undefined;
+  const days = (state === 'delivered' ? policy.deliveredDays : policy.deadLetterDays) + policy.ttlSafetyMarginDays;
+  return Math.floor((updatedAtMs + days * DAY_MS) / 1000);
+}

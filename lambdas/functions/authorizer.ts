@@ -1,0 +1,11 @@
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretsManagerKeySource } from '#adapters/secrets-manager-key-source.ts';
+import { readFunctionEnv } from '#config/env.ts';
+import { createAuthorizerHandler } from '#handlers/authorizer.ts';
+import { awsObservability } from '#handlers/observability.ts';
+
+const { HOOKLINE_ADMIN_KEY_SECRET_ID } = readFunctionEnv('authorizer', process.env);
+export const handler = createAuthorizerHandler(
+  new SecretsManagerKeySource(new SecretsManagerClient({}), HOOKLINE_ADMIN_KEY_SECRET_ID),
+  { logger: awsObservability().logger },
+);

@@ -1,0 +1,28 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { ServiceDeps } from '#app/deps.ts';
+import { publish } from '#app/publish.ts';
+import { parsePublishRequest } from '#app/validation.ts';
+import { withObservability, type Observability } from './observability.ts';
+
+/**
+ * SQS ingest queue → the same publish path as POST /v1/events. A message that fails validation
+ * is reported as failed, so after maxReceiveCount it rests in the ingest redrive queue (alarmed)
+ * instead of disappearing.
+ */
+export function createIngestHandler(deps: ServiceDeps, obs: Observability) {
+  const processor = new BatchProcessor(EventType.SQS);
+  const recordHandler = async (record: SQSRecord) => {
+    try {
+      const result = await publish(deps, parsePublishRequest(record.body));
+      obs.logger.debug('event ingested', { eventId: result.eventId, kind: result.kind, deliveries: result.deliveryIds.length });
+    } catch (error) {
+      obs.logger.error('ingest message rejected', { messageId: record.messageId, error: error as Error });
+      throw error;
+    }
+  };
+  return withObservability(
+    (event: SQSEvent, context) => processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false }),
+    obs,
+  );
+}

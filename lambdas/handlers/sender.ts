@@ -1,0 +1,27 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SenderDeps } from '#app/deps.ts';
+import { RetryLaterSignal } from '#app/errors.ts';
+import { processDelivery, settle, type DeliveryMessageBody } from '#app/send.ts';
+import { parseQueueMessage } from './sqs-message.ts';
+import { withObservability, type Observability } from './observability.ts';
+
+/** SQS → sender: one record per delivery, partial batch response, visibility-timeout backoff. */
+export function createSenderHandler(deps: SenderDeps, obs: Observability) {
+  const processor = new BatchProcessor(EventType.SQS);
+  const recordHandler = async (record: SQSRecord) => {
+    const message = parseQueueMessage<DeliveryMessageBody>(record, ['deliveryId', 'subscriptionId']);
+    try {
+      const outcome = await settle(deps, record.receiptHandle, message.deliveryId, () => processDelivery(deps, message));
+      obs.logger.debug('delivery settled', { deliveryId: message.deliveryId, note: outcome.note });
+    } catch (error) {
+      if (error instanceof RetryLaterSignal) obs.logger.debug(error.message);
+      else obs.logger.error('delivery message failed', { deliveryId: message.deliveryId, error: error as Error });
+      throw error;
+    }
+  };
+  return withObservability(
+    (event: SQSEvent, context) => processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false, processInParallel: true }),
+    obs,
+  );
+}

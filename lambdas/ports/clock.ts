@@ -1,0 +1,8 @@
+/** Time and randomness, injected so the domain and services are deterministic under test. */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Uniform in [0, 1). */
+  random(): number;
+  randomBytes(size: number): Uint8Array;
+}

@@ -1,0 +1,50 @@
+import type { DeliveryState } from '#domain/states.ts';
+import type { Delivery } from '#domain/types.ts';
+import type { Page, PageRequest } from './page.ts';
+
+export type ClaimResult =
+  | { readonly kind: 'claimed'; readonly delivery: Delivery }
+  /** Not pending, or pending but not yet due; `current` is what is stored (absent if unknown id). */
+  | { readonly kind: 'not_claimable'; readonly current?: Delivery };
+
+/** The state written after an attempt. */
+export interface Completion {
+  readonly state: Extract<DeliveryState, 'pending' | 'delivered' | 'failed' | 'expired'>;
+  readonly attempts: number;
+  readonly nextAttemptAt: string;
+  readonly lastStatus?: number;
+  readonly lastError?: string;
+  readonly lastResponse?: string;
+  readonly updatedAt: string;
+}
+
+export interface DueDelivery {
+  readonly id: string;
+  readonly nextAttemptAt: string;
+}
+
+export interface DeliveryStore {
+  /** Writes a new delivery; false when it already exists (an ingest retried after a crash). */
+  create(delivery: Delivery): Promise<boolean>;
+  get(id: string): Promise<Delivery | undefined>;
+  getMany(ids: readonly string[]): Promise<readonly Delivery[]>;
+  /** pending and due → in_flight with a lease, in one conditional write, so two workers never send the same attempt. */
+  claim(id: string, nowIso: string, leaseUntilIso: string): Promise<ClaimResult>;
+  /** Records an attempt's outcome; false when the claim was lost (released and re-claimed meanwhile). */
+  complete(claimed: Delivery, completion: Completion): Promise<boolean>;
+  /** Pushes a pending delivery's next attempt to `nextAttemptAt` (paused subscription, lost message). */
+  reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean>;
+  /** in_flight past its lease → pending, due now. */
+  release(id: string, seq: number, nowIso: string): Promise<boolean>;
+  /** pending past give_up_at → expired. */
+  expire(delivery: Delivery, reason: string, nowIso: string): Promise<boolean>;
+  /** failed | expired | delivered → pending with attempts 0 and a fresh deadline; undefined when not replayable. */
+  replay(id: string, nowIso: string, giveUpAtIso: string): Promise<Delivery | undefined>;
+  listBySubscription(
+    request: PageRequest & { readonly subscriptionId: string; readonly state?: DeliveryState },
+  ): Promise<Page<Delivery>>;
+  /** failed and expired, newest `updatedAt` first. */
+  listDeadLetters(request: PageRequest & { readonly subscriptionId?: string }): Promise<Page<Delivery>>;
+  /** Live deliveries whose `nextAttemptAt` (due time or claim lease) is before `beforeIso`. */
+  listDue(beforeIso: string, limit: number): Promise<readonly DueDelivery[]>;
+}
