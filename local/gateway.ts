@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+} from 'aws-lambda';
+import { lambdaContext, type Invoke } from './lambda-context.ts';
+
+/** API Gateway's own payload limit; the API itself refuses events over 256 KiB with a clear 400. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface GatewayOptions {
+  readonly port: number;
+  readonly host?: string;
+  readonly api: Invoke<APIGatewayProxyEvent, APIGatewayProxyResult>;
+  readonly authorizer: Invoke<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>;
+  readonly onError: (error: unknown) => void;
+}
+
+export interface Gateway {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyResult): void {
+  res.writeHead(result.statusCode, { ...(result.headers as Record<string, string>) });
+  res.end(result.body);
+}
+
+const errorResult = (statusCode: number, code: string, message: string): APIGatewayProxyResult => ({
+  statusCode,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+  body: JSON.stringify({ error: { code, message } }),
+});
+
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        resolve(undefined);
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * The local stand-in for API Gateway (REST, proxy integration): the same TOKEN authorizer
+ * runs first (except on /health, as in the stack), then the API handler gets a real
+ * APIGatewayProxyEvent.
+ */
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const server = http.createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const method = req.method ?? 'GET';
+      const body = await readBody(req);
+      if (body === undefined) return send(res, errorResult(413, 'payload_too_large', `request body must be at most ${MAX_BODY_BYTES} bytes`));
+      let authorizer: Record<string, unknown> | undefined;
+      if (url.pathname !== '/health') {
+        try {
+          const auth = await options.authorizer(
+            { type: 'TOKEN', authorizationToken: req.headers.authorization ?? '', methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/local/${method}${url.pathname}` },
+            lambdaContext('authorizer'),
+          );
+          authorizer = { principalId: auth.principalId, ...(auth.context ?? {}) };
+        } catch {
+          return send(res, errorResult(401, 'unauthorized', 'a valid Authorization: Bearer <key> header is required'));
+        }
+      }
+      const query = Object.fromEntries(url.searchParams);
+      const event = {
+        resource: '/{proxy+}',
+        path: url.pathname,
+        httpMethod: method,
+        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v ?? '')])),
+        multiValueHeaders: {},
+        queryStringParameters: Object.keys(query).length ? query : null,
+        multiValueQueryStringParameters: null,
+        pathParameters: { proxy: url.pathname.slice(1) },
+        stageVariables: null,
+        body: body === '' ? null : body,
+        isBase64Encoded: false,
+        requestContext: { requestId: randomUUID(), authorizer, httpMethod: method, path: url.pathname, stage: 'local' },
+      } as unknown as APIGatewayProxyEvent;
+      send(res, await options.api(event, lambdaContext('api')));
+    } catch (error) {
+      options.onError(error);
+      if (!res.headersSent) send(res, errorResult(500, 'internal_error', 'the local gateway failed to handle the request'));
+    }
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

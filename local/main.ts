@@ -1,0 +1,46 @@
+import { startRuntime } from './runtime.ts';
+
+/** `npm start`: the whole system on this machine, until SIGINT/SIGTERM. */
+const dataDir = process.env.HOOKLINE_DATA_DIR ?? '.data';
+const port = Number(process.env.PORT ?? 3000);
+const allowPrivate = process.env.HOOKLINE_ALLOW_PRIVATE_TARGETS !== '0';
+
+const runtime = await startRuntime({
+  dataDir,
+  port,
+  allowPrivateTargets: allowPrivate,
+  env: Object.fromEntries(
+    ['HOOKLINE_DEFAULT_RETRY_POLICY', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_SWEEP_GRACE_SECONDS']
+      .filter((k) => process.env[k] !== undefined)
+      .map((k) => [k, process.env[k]!]),
+  ),
+  logLevel: (process.env.HOOKLINE_LOG_LEVEL as 'INFO' | undefined) ?? 'WARN',
+});
+
+console.log(`Hookline is running locally.
+  API        ${runtime.url}   (try: curl ${runtime.url}/health)
+  Admin key  ${runtime.adminKey}
+  Data       ${runtime.dataDir}
+  DynamoDB   ${runtime.endpoints.dynamodb} (dynalite)
+  SQS / S3   ${runtime.endpoints.aws} (fauxqs)
+  Private targets ${allowPrivate ? 'allowed (HOOKLINE_ALLOW_PRIVATE_TARGETS=1)' : 'refused'}
+Press Ctrl+C to stop.`);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping (in-flight batches finish, nothing is lost)…`);
+    runtime.stop().then(
+      () => {
+        console.log('stopped.');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        console.error('error while stopping:', error);
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,169 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { StaticKeySource } from '#adapters/secrets-manager-key-source.ts';
+import { buildSenderDeps, buildServiceDeps, sweepGraceSeconds } from '#adapters/service-deps.ts';
+import type { Env } from '#config/env.ts';
+import { ENV_DEFAULTS, EVENT_SOURCES, QUEUES, SCHEDULES, TABLES, type FunctionKey, type QueueKey } from '#config/topology.ts';
+import { createApiHandler } from '#handlers/api/handler.ts';
+import { createAuthorizerHandler } from '#handlers/authorizer.ts';
+import { createIngestHandler } from '#handlers/ingest.ts';
+import type { Observability } from '#handlers/observability.ts';
+import { createSenderHandler } from '#handlers/sender.ts';
+import { createSweeperHandler } from '#handlers/sweeper.ts';
+import { startEmulators, type Emulators } from './emulators.ts';
+import { startGateway, type Gateway } from './gateway.ts';
+import { lambdaContext } from './lambda-context.ts';
+import { MemoryMetrics } from './memory-metrics.ts';
+import { QueuePoller } from './poller.ts';
+import { provision, type ProvisionedQueues } from './provision.ts';
+import { Schedule } from './scheduler.ts';
+
+export interface RuntimeOptions {
+  /** Where dynalite and fauxqs keep their data; a restart on the same folder loses nothing. */
+  readonly dataDir: string;
+  /** HTTP port of the API; 0 picks a free one. */
+  readonly port?: number;
+  readonly adminKey?: string;
+  /** Let deliveries reach loopback and private addresses (default true locally; never in the cloud). */
+  readonly allowPrivateTargets?: boolean;
+  /** Extra handler environment, e.g. a short HOOKLINE_DEFAULT_RETRY_POLICY or HOOKLINE_SENDER_TIMEOUT_MS for tests. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Interval per scheduled function; defaults to the topology's rate. */
+  readonly scheduleIntervalMs?: Partial<Record<FunctionKey, number>>;
+  /** Concurrent sender batches; defaults to the event source mapping's maxConcurrency capped for a laptop. */
+  readonly senderConcurrency?: number;
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+}
+
+export interface Runtime {
+  readonly url: string;
+  readonly adminKey: string;
+  readonly dataDir: string;
+  readonly metrics: MemoryMetrics;
+  readonly queues: ProvisionedQueues;
+  readonly clients: { readonly dynamodb: DynamoDBClient; readonly sqs: SQSClient };
+  readonly endpoints: { readonly dynamodb: string; readonly aws: string };
+  /** Each function's environment, exactly as its handler reads it. */
+  readonly env: Env;
+  /** Runs a scheduled function now instead of waiting for its timer. */
+  runSchedule(fn: FunctionKey): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+const LOCAL_SENDER_CONCURRENCY = 4;
+
+function loadAdminKey(dataDir: string, given?: string): string {
+  if (given) return given;
+  const file = join(dataDir, 'admin-key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const key = `hk_admin_${randomBytes(24).toString('base64url')}`;
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}
+
+/** The handlers' environment: names from topology.ts, values pointing at the local resources. */
+export function localEnv(queues: ProvisionedQueues, allowPrivate: boolean, overrides: Readonly<Record<string, string>> = {}): Env {
+  const env: Record<string, string | undefined> = { ...ENV_DEFAULTS };
+  for (const def of Object.values(TABLES)) env[def.envVar] = def.localName;
+  for (const key of Object.keys(QUEUES) as QueueKey[]) env[QUEUES[key].envVar] = queues.urls[key];
+  env.HOOKLINE_ADMIN_KEY_SECRET_ID = 'local:HOOKLINE_ADMIN_KEY';
+  env.HOOKLINE_ALLOW_PRIVATE_TARGETS = allowPrivate ? '1' : '0';
+  return { ...env, ...overrides };
+}
+
+/**
+ * The one wiring point of the local runtime: emulators, tables and queues from topology.ts,
+ * the real handlers with clients pointed at the emulators, pollers standing in for the event
+ * source mappings, the gateway for API Gateway, and timers for the schedules.
+ */
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const dataDir = resolve(options.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const logger = new Logger({ serviceName: 'hookline', logLevel: options.logLevel ?? 'WARN' });
+  const onError = (error: unknown) => logger.error('local runtime error', { error: error as Error });
+  const emulators: Emulators = await startEmulators(dataDir);
+  const clientConfig = { region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 5 };
+  const dynamodb = new DynamoDBClient({ ...clientConfig, endpoint: emulators.dynamodbEndpoint });
+  const sqs = new SQSClient({ ...clientConfig, endpoint: emulators.awsEndpoint });
+  const queues = await provision(dynamodb, sqs);
+
+  const env = localEnv(queues, options.allowPrivateTargets ?? true, options.env);
+  const metrics = new MemoryMetrics();
+  const build = { clients: { dynamodb, sqs }, metrics, subscriptionCacheMs: 1000 };
+  const obs: Observability = { logger };
+  const adminKey = loadAdminKey(dataDir, options.adminKey ?? process.env.HOOKLINE_ADMIN_KEY);
+
+  const handlers = {
+    ingest: createIngestHandler(buildServiceDeps('ingest', env, build), obs),
+    sender: createSenderHandler(buildSenderDeps(env, build), obs),
+  };
+  const pollers = EVENT_SOURCES.map(
+    (source) =>
+      new QueuePoller({
+        sqs,
+        queueUrl: queues.urls[source.queue],
+        queueArn: queues.arns[source.queue],
+        source,
+        concurrency: source.function === 'sender' ? (options.senderConcurrency ?? LOCAL_SENDER_CONCURRENCY) : 1,
+        handler: handlers[source.function],
+        onError,
+      }),
+  );
+  const sweeper = createSweeperHandler(buildServiceDeps('sweeper', env, build), { graceSeconds: sweepGraceSeconds(env) }, obs);
+  const schedules = new Map(
+    SCHEDULES.map((s) => [
+      s.function as FunctionKey,
+      new Schedule(
+        options.scheduleIntervalMs?.[s.function] ?? s.rateMinutes * 60_000,
+        () => sweeper({ version: '0', id: 'local', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000', time: new Date().toISOString(), region: 'us-east-1', resources: [], detail: {} }, lambdaContext(s.function)),
+        onError,
+      ),
+    ]),
+  );
+
+  let gateway: Gateway;
+  try {
+    gateway = await startGateway({
+      port: options.port ?? 3000,
+      api: createApiHandler(buildServiceDeps('api', env, build), obs),
+      authorizer: createAuthorizerHandler(new StaticKeySource(adminKey), obs),
+      onError,
+    });
+  } catch (error) {
+    await emulators.stop();
+    throw error;
+  }
+  for (const p of pollers) p.start();
+  for (const s of schedules.values()) s.start();
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url: gateway.url,
+    adminKey,
+    dataDir,
+    metrics,
+    queues,
+    clients: { dynamodb, sqs },
+    endpoints: { dynamodb: emulators.dynamodbEndpoint, aws: emulators.awsEndpoint },
+    env,
+    runSchedule: async (fn) => {
+      const schedule = schedules.get(fn);
+      if (!schedule) throw new Error(`no schedule for ${fn}`);
+      await schedule.tick();
+    },
+    stop: () =>
+      (stopped ??= (async () => {
+        await gateway.close();
+        await Promise.all(pollers.map((p) => p.stop()));
+        await Promise.all([...schedules.values()].map((s) => s.stop()));
+        dynamodb.destroy();
+        sqs.destroy();
+        await emulators.stop();
+      })()),
+  };
+}
