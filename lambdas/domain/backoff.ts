@@ -22,6 +22,13 @@ export function nextDelaySeconds(
   return Math.max(1, Math.min(Math.round(wanted), policy.maxDelaySeconds));
 }
 
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+const TIME = '\\d{2}:\\d{2}:\\d{2}';
+const IMF_FIXDATE = new RegExp(`^${DAY}, \\d{2} ${MONTH} \\d{4} ${TIME} GMT$`, 'i');
+const RFC850_DATE = new RegExp(`^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, \\d{2}-${MONTH}-\\d{2} ${TIME} GMT$`, 'i');
+const ASCTIME_DATE = new RegExp(`^${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4}$`, 'i');
+
 /**
  * Reads a `Retry-After` header: delta-seconds or an HTTP date. Returns seconds from `nowMs`,
  * or undefined when absent or unreadable (a bad header must not break the retry).
@@ -30,7 +37,10 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
   if (value === undefined) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const at = Date.parse(trimmed);
+  // Only the three HTTP-date forms (RFC 9110 §5.6.7); Date.parse alone would read "foo 2030" as a date.
+  if (!IMF_FIXDATE.test(trimmed) && !RFC850_DATE.test(trimmed) && !ASCTIME_DATE.test(trimmed)) return undefined;
+  // asctime carries no zone and means GMT; Date.parse would read it in local time.
+  const at = Date.parse(ASCTIME_DATE.test(trimmed) ? `${trimmed} GMT` : trimmed);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, Math.ceil((at - nowMs) / 1000));
 }

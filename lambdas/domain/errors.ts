@@ -22,7 +22,7 @@ export class InvalidRetryPolicyError extends DomainError {
     readonly field: string,
     message: string,
   ) {
-    super(`retryPolicy.${field} ${message}`);
+    super(field ? `retryPolicy.${field} ${message}` : `retryPolicy ${message}`);
   }
 }
 

@@ -58,7 +58,7 @@ export function resolveRetryPolicy(override: unknown, base: RetryPolicy = DEFAUL
   }
   const merged: Record<string, number> = { ...(base as unknown as Record<string, number>) };
   for (const [key, value] of Object.entries(override)) {
-    const limit = LIMITS[key as keyof RetryPolicy];
+    const limit = Object.hasOwn(LIMITS, key) ? LIMITS[key as keyof RetryPolicy] : undefined;
     if (!limit) throw new InvalidRetryPolicyError(key, 'is not a retry policy field');
     if (typeof value !== 'number' || !Number.isFinite(value)) {
       throw new InvalidRetryPolicyError(key, 'must be a number');

@@ -12,7 +12,9 @@ export function formatSecret(bytes: Uint8Array): string {
 
 function secretKey(secret: string): Buffer {
   if (!secret.startsWith(PREFIX)) throw new InvalidSecretError('a secret starts with whsec_');
-  const key = Buffer.from(secret.slice(PREFIX.length), 'base64');
+  const encoded = secret.slice(PREFIX.length);
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) throw new InvalidSecretError('a secret is whsec_ followed by standard base64');
+  const key = Buffer.from(encoded, 'base64');
   if (key.length < MIN_SECRET_BYTES) throw new InvalidSecretError(`a secret holds at least ${MIN_SECRET_BYTES} bytes`);
   return key;
 }

@@ -88,7 +88,8 @@ export function checkTargetUrl(raw: string, rules: TargetRules): URL {
   if (url.username || url.password) throw new ForbiddenTargetError('url must not carry credentials', raw);
   if (url.hash) throw new ForbiddenTargetError('url must not have a fragment', raw);
   if (!rules.allowPrivate) {
-    const host = url.hostname.replace(/^\[|\]$/g, '');
+    // A trailing dot names the same host (fully qualified): "localhost." is localhost.
+    const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
     if (FORBIDDEN_HOSTNAMES.some((re) => re.test(host))) throw new ForbiddenTargetError(`url host ${host} is not allowed`, raw);
     if ((isIPv4(host) || isIPv6(host)) && isForbiddenAddress(host)) {
       throw new ForbiddenTargetError(`url host ${host} is a loopback, private, link-local or metadata address`, raw);

@@ -73,5 +73,8 @@ export const RESPONSE_SNIPPET_BYTES = 512;
 export function capUtf8(text: string, bytes = RESPONSE_SNIPPET_BYTES): string {
   const buf = Buffer.from(text, 'utf8');
   if (buf.length <= bytes) return text;
-  return buf.subarray(0, bytes).toString('utf8').replace(/\uFFFD+$/, '');
+  // Back up over continuation bytes (10xxxxxx) so the cut falls on a character boundary.
+  let end = bytes;
+  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
+  return buf.subarray(0, end).toString('utf8');
 }

@@ -1,0 +1,167 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  DEAD_LETTER_STATES,
+  DELIVERY_STATES,
+  REPLAYABLE_STATES,
+  TERMINAL_STATES,
+  isDeadLetter,
+  isDeliveryState,
+  isTerminal,
+  statesAllowing,
+  transition,
+  type DeliveryAction,
+  type DeliveryState,
+} from '#domain/states.ts';
+import { DomainError, InvalidTransitionError } from '#domain/errors.ts';
+
+const STATES: readonly DeliveryState[] = ['pending', 'in_flight', 'delivered', 'failed', 'expired'];
+const ACTIONS: readonly DeliveryAction[] = ['claim', 'succeed', 'fail_permanently', 'retry', 'expire', 'release', 'replay'];
+
+/** Every edge of the DESIGN.md diagram (plus the sweeper's pending -> expired and in_flight -> pending). */
+const ALLOWED: ReadonlyArray<readonly [DeliveryState, DeliveryAction, DeliveryState]> = [
+  ['pending', 'claim', 'in_flight'],
+  ['in_flight', 'succeed', 'delivered'],
+  ['in_flight', 'fail_permanently', 'failed'],
+  ['in_flight', 'retry', 'pending'],
+  ['in_flight', 'expire', 'expired'],
+  ['pending', 'expire', 'expired'],
+  ['in_flight', 'release', 'pending'],
+  ['failed', 'replay', 'pending'],
+  ['expired', 'replay', 'pending'],
+  ['delivered', 'replay', 'pending'],
+];
+
+/** Every other (state, action) pair, written out so the table does not derive from the code. */
+const FORBIDDEN: ReadonlyArray<readonly [DeliveryState, DeliveryAction]> = [
+  ['in_flight', 'claim'],
+  ['delivered', 'claim'],
+  ['failed', 'claim'],
+  ['expired', 'claim'],
+  ['pending', 'succeed'],
+  ['delivered', 'succeed'],
+  ['failed', 'succeed'],
+  ['expired', 'succeed'],
+  ['pending', 'fail_permanently'],
+  ['delivered', 'fail_permanently'],
+  ['failed', 'fail_permanently'],
+  ['expired', 'fail_permanently'],
+  ['pending', 'retry'],
+  ['delivered', 'retry'],
+  ['failed', 'retry'],
+  ['expired', 'retry'],
+  ['delivered', 'expire'],
+  ['failed', 'expire'],
+  ['expired', 'expire'],
+  ['pending', 'release'],
+  ['delivered', 'release'],
+  ['failed', 'release'],
+  ['expired', 'release'],
+  ['pending', 'replay'],
+  ['in_flight', 'replay'],
+];
+
+describe('delivery states', () => {
+  it('has exactly the five stored states of DESIGN.md', () => {
+    assert.deepEqual([...DELIVERY_STATES], ['pending', 'in_flight', 'delivered', 'failed', 'expired']);
+    assert.deepEqual([...DEAD_LETTER_STATES], ['failed', 'expired']);
+    assert.deepEqual([...TERMINAL_STATES], ['delivered', 'failed', 'expired']);
+    assert.deepEqual([...REPLAYABLE_STATES].sort(), ['delivered', 'expired', 'failed']);
+  });
+
+  const classification: ReadonlyArray<readonly [DeliveryState, boolean, boolean]> = [
+    // state, terminal, dead letter
+    ['pending', false, false],
+    ['in_flight', false, false],
+    ['delivered', true, false],
+    ['failed', true, true],
+    ['expired', true, true],
+  ];
+  for (const [state, terminal, dead] of classification) {
+    it(`${state}: terminal=${terminal}, dead letter=${dead}`, () => {
+      assert.equal(isTerminal(state), terminal);
+      assert.equal(isDeadLetter(state), dead);
+      assert.equal(isDeliveryState(state), true);
+    });
+  }
+
+  const notStates: readonly unknown[] = ['retrying', 'PENDING', 'dead', '', 'in-flight', 0, null, undefined, {}, ['pending']];
+  for (const value of notStates) {
+    it(`isDeliveryState(${JSON.stringify(value)}) is false`, () => {
+      assert.equal(isDeliveryState(value), false);
+    });
+  }
+});
+
+describe('transition(): allowed edges', () => {
+  for (const [from, action, to] of ALLOWED) {
+    it(`${from} --${action}--> ${to}`, () => {
+      assert.equal(transition(from, action), to);
+    });
+  }
+});
+
+describe('transition(): forbidden edges', () => {
+  for (const [from, action] of FORBIDDEN) {
+    it(`${from} --${action}--> throws InvalidTransitionError`, () => {
+      assert.throws(
+        () => transition(from, action),
+        (error: unknown) => {
+          assert.ok(error instanceof InvalidTransitionError);
+          assert.ok(error instanceof DomainError);
+          assert.equal(error.from, from);
+          assert.equal(error.action, action);
+          assert.equal(error.message, `cannot ${action} a delivery in state '${from}'`);
+          return true;
+        },
+      );
+    });
+  }
+
+  it('the two tables cover every (state, action) pair exactly once', () => {
+    const seen = new Map<string, number>();
+    for (const [from, action] of [...ALLOWED, ...FORBIDDEN]) {
+      const key = `${from}/${action}`;
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+    }
+    assert.equal(seen.size, STATES.length * ACTIONS.length);
+    for (const state of STATES) {
+      for (const action of ACTIONS) assert.equal(seen.get(`${state}/${action}`), 1, `${state}/${action}`);
+    }
+  });
+});
+
+describe('statesAllowing()', () => {
+  const expected: ReadonlyArray<readonly [DeliveryAction, readonly DeliveryState[]]> = [
+    ['claim', ['pending']],
+    ['succeed', ['in_flight']],
+    ['fail_permanently', ['in_flight']],
+    ['retry', ['in_flight']],
+    ['expire', ['in_flight', 'pending']],
+    ['release', ['in_flight']],
+    ['replay', ['delivered', 'expired', 'failed']],
+  ];
+  for (const [action, states] of expected) {
+    it(`${action} is allowed from ${states.join(', ')}`, () => {
+      assert.deepEqual([...statesAllowing(action)].sort(), [...states].sort());
+    });
+  }
+
+  it('agrees with transition() for every pair', () => {
+    for (const action of ACTIONS) {
+      const allowed = statesAllowing(action);
+      for (const state of STATES) {
+        const ok = (() => {
+          try {
+            transition(state, action);
+            return true;
+          } catch (error) {
+            assert.ok(error instanceof InvalidTransitionError);
+            return false;
+          }
+        })();
+        assert.equal(ok, allowed.includes(state), `${state}/${action}`);
+      }
+    }
+  });
+});
