@@ -94,7 +94,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
   const env = localEnv(queues, options.allowPrivateTargets ?? true, options.env);
   const metrics = new MemoryMetrics();
-  const build = { clients: { dynamodb, sqs }, metrics, subscriptionCacheMs: 1000 };
+  // One process serves every function here, so fan-out reads subscriptions fresh (no cross-function cache to go stale).
+  const build = { clients: { dynamodb, sqs }, metrics, subscriptionCacheMs: 0 };
   const obs: Observability = { logger };
   const adminKey = loadAdminKey(dataDir, options.adminKey ?? process.env.HOOKLINE_ADMIN_KEY);
 

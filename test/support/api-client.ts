@@ -1,0 +1,34 @@
+export interface ApiResult<T = any> {
+  readonly status: number;
+  readonly body: T;
+  readonly headers: Headers;
+}
+
+/** A small JSON client for the Hookline HTTP API, as a producer or operator would call it. */
+export function apiClient(baseUrl: string, key?: string) {
+  const call = async <T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResult<T>> => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // Non-JSON answers are returned as text for the assertion to show.
+    }
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  };
+  return {
+    get: <T = any>(path: string) => call<T>('GET', path),
+    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => call<T>('POST', path, body, headers),
+    raw: call,
+  };
+}
+export type ApiClient = ReturnType<typeof apiClient>;

@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startRuntime, type Runtime, type RuntimeOptions } from '#local/runtime.ts';
+import { apiClient, type ApiClient } from './api-client.ts';
+import { TestReceiver } from './receiver.ts';
+import { waitFor } from './wait.ts';
+
+/** Retries every second, no jitter, 30 s deadline: retry behaviour in seconds, not hours. */
+export const FAST_RETRY_POLICY = { initialDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 1, jitter: 0, deadlineSeconds: 30 };
+
+export interface LocalStack {
+  readonly runtime: Runtime;
+  readonly api: ApiClient;
+  readonly receiver: TestReceiver;
+  /** Creates a subscription to `path` on the receiver and registers its secret for verification. */
+  subscribe(path: string, extra?: Record<string, unknown>): Promise<{ id: string; secret: string }>;
+  publish(type: string, payload: unknown, id?: string): Promise<{ eventId: string; deliveryIds: string[] }>;
+  delivery(id: string): Promise<any>;
+  waitForState(id: string, states: readonly string[], timeoutMs?: number): Promise<any>;
+  stop(): Promise<void>;
+}
+
+/** The real local runtime (dynalite + fauxqs over HTTP, real handlers) on a fresh data folder, plus a receiver. */
+export async function startLocalStack(options: Partial<RuntimeOptions> = {}): Promise<LocalStack> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'hookline-test-'));
+  const runtime = await startRuntime({
+    port: 0,
+    logLevel: 'SILENT',
+    scheduleIntervalMs: { sweeper: 3_600_000 },
+    ...options,
+    dataDir,
+    env: { HOOKLINE_SENDER_TIMEOUT_MS: '2000', HOOKLINE_SWEEP_GRACE_SECONDS: '1', ...options.env },
+  });
+  const receiver = await new TestReceiver().start();
+  const api = apiClient(runtime.url, runtime.adminKey);
+  const stack: LocalStack = {
+    runtime,
+    api,
+    receiver,
+    async subscribe(path, extra = {}) {
+      const res = await api.post('/v1/subscriptions', { url: `${receiver.url}${path}`, retryPolicy: FAST_RETRY_POLICY, ...extra });
+      if (res.status !== 201) throw new Error(`subscribe failed: ${res.status} ${JSON.stringify(res.body)}`);
+      receiver.expectSecret(path, res.body.secret);
+      return { id: res.body.id, secret: res.body.secret };
+    },
+    async publish(type, payload, id) {
+      const res = await api.post('/v1/events', { type, payload, ...(id ? { id } : {}) });
+      if (res.status !== 202 && res.status !== 200) throw new Error(`publish failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    },
+    async delivery(id) {
+      return (await api.get(`/v1/deliveries/${id}`)).body;
+    },
+    waitForState(id, states, timeoutMs = 20_000) {
+      return waitFor(`${id} to be ${states.join('|')}`, async () => {
+        const d = await stack.delivery(id);
+        return states.includes(d.state) ? d : undefined;
+      }, timeoutMs);
+    },
+    async stop() {
+      await receiver.stop();
+      await runtime.stop();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return stack;
+}

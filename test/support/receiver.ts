@@ -1,0 +1,104 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+export interface ScriptedResponse {
+  readonly status: number;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+  /** Wait this long before answering (timeouts, slow receivers). */
+  readonly delayMs?: number;
+  /** Drop the connection without answering. */
+  readonly reset?: boolean;
+}
+
+export interface ReceivedRequest {
+  readonly path: string;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: string;
+  readonly receivedAt: number;
+  /** Whether `standardwebhooks` accepted the signature with the path's registered secret. */
+  readonly verified: boolean;
+  readonly webhookId: string;
+}
+
+/**
+ * A scripted webhook receiver (after Svix's TestReceiver): per path, a queue of responses to
+ * give (then a default), every request recorded, every signature verified with the
+ * `standardwebhooks` package — the library a real customer would use.
+ */
+export class TestReceiver {
+  readonly requests: ReceivedRequest[] = [];
+  private readonly scripts = new Map<string, ScriptedResponse[]>();
+  private readonly defaults = new Map<string, ScriptedResponse>();
+  private readonly secrets = new Map<string, string>();
+  private server?: http.Server;
+  url = '';
+
+  async start(): Promise<this> {
+    this.server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const path = req.url ?? '/';
+        const body = Buffer.concat(chunks).toString('utf8');
+        this.requests.push({
+          path,
+          headers: req.headers,
+          body,
+          receivedAt: Date.now(),
+          verified: this.verify(path, body, req.headers),
+          webhookId: String(req.headers['webhook-id'] ?? ''),
+        });
+        const next = this.scripts.get(path)?.shift() ?? this.defaults.get(path) ?? { status: 200 };
+        const answer = () => {
+          if (next.reset) return req.socket.destroy();
+          res.writeHead(next.status, next.headers);
+          res.end(next.body ?? '');
+        };
+        if (next.delayMs) setTimeout(answer, next.delayMs);
+        else answer();
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', () => resolve()));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  private verify(path: string, body: string, headers: http.IncomingHttpHeaders): boolean {
+    const secret = this.secrets.get(path);
+    if (!secret) return false;
+    try {
+      new Webhook(secret).verify(body, {
+        'webhook-id': String(headers['webhook-id']),
+        'webhook-timestamp': String(headers['webhook-timestamp']),
+        'webhook-signature': String(headers['webhook-signature']),
+      });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Registers the secret `path`'s requests are verified with. */
+  expectSecret(path: string, secret: string): this {
+    this.secrets.set(path, secret);
+    return this;
+  }
+
+  /** Answers the next requests on `path` with `responses`, in order, then with `fallback`. */
+  script(path: string, responses: readonly ScriptedResponse[], fallback: ScriptedResponse = { status: 200 }): this {
+    this.scripts.set(path, [...responses]);
+    this.defaults.set(path, fallback);
+    return this;
+  }
+
+  on(path: string): ReceivedRequest[] {
+    return this.requests.filter((r) => r.path === path);
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+  }
+}
