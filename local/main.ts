@@ -15,6 +15,8 @@ const runtime = await startRuntime({
       .map((k) => [k, process.env[k]!]),
   ),
   logLevel: (process.env.HOOKLINE_LOG_LEVEL as 'INFO' | undefined) ?? 'WARN',
+  // Local only: run the sweeper more often than its cloud schedule (tests, demos, chaos runs).
+  ...(process.env.HOOKLINE_SWEEP_INTERVAL_MS ? { scheduleIntervalMs: { sweeper: Number(process.env.HOOKLINE_SWEEP_INTERVAL_MS) } } : {}),
 });
 
 console.log(`Hookline is running locally.
