@@ -20,6 +20,8 @@ export interface ReceivedRequest {
   /** Whether `standardwebhooks` accepted the signature with the path's registered secret. */
   readonly verified: boolean;
   readonly webhookId: string;
+  /** The status this receiver answered with (undefined for a dropped connection). */
+  readonly answeredWith?: number;
 }
 
 /**
@@ -42,6 +44,7 @@ export class TestReceiver {
       req.on('end', () => {
         const path = req.url ?? '/';
         const body = Buffer.concat(chunks).toString('utf8');
+        const next = this.scripts.get(path)?.shift() ?? this.defaults.get(path) ?? { status: 200 };
         this.requests.push({
           path,
           headers: req.headers,
@@ -49,8 +52,8 @@ export class TestReceiver {
           receivedAt: Date.now(),
           verified: this.verify(path, body, req.headers),
           webhookId: String(req.headers['webhook-id'] ?? ''),
+          ...(next.reset ? {} : { answeredWith: next.status }),
         });
-        const next = this.scripts.get(path)?.shift() ?? this.defaults.get(path) ?? { status: 200 };
         const answer = () => {
           if (next.reset) return req.socket.destroy();
           res.writeHead(next.status, next.headers);
