@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DynamoDbSubscriptionStore } from '#adapters/dynamodb-subscription-store.ts';
+import { documentClient } from '#adapters/dynamodb.ts';
+import { TABLES } from '#config/topology.ts';
+import { formatSecret } from '#domain/signing.ts';
+import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
+
+/**
+ * Cloud mode (private targets refused). A hostname that was public when the subscription was
+ * created can later resolve to a private address (DNS rebinding); the sender checks the
+ * address it actually connects to, so such a delivery is refused at send time.
+ */
+describe('cloud mode: private targets are refused at send time too', () => {
+  let stack: LocalStack;
+  let subscriptions: DynamoDbSubscriptionStore;
+  before(async () => {
+    stack = await startLocalStack({ allowPrivateTargets: false });
+    subscriptions = new DynamoDbSubscriptionStore(documentClient(stack.runtime.clients.dynamodb), TABLES.subscriptions.localName, 0);
+  });
+  after(() => stack.stop());
+
+  // Stored directly, as if it had passed the creation check before its DNS changed.
+  const plant = async (id: string, url: string) => {
+    const now = new Date().toISOString();
+    await subscriptions.create({
+      id, url, eventTypes: [`${id}.test`], state: 'active', stateChangedAt: now, createdAt: now, updatedAt: now,
+      secrets: [formatSecret(new Uint8Array(32).fill(7))],
+      retryPolicy: { initialDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 1, jitter: 0, deadlineSeconds: 30 },
+    });
+  };
+
+  for (const [name, url] of [
+    ['hostname resolving to loopback', `http://localhost:1/hook`],
+    ['IPv4 literal', `http://127.0.0.1:1/hook`],
+    ['IPv4-mapped IPv6 literal', `http://[::ffff:127.0.0.1]:1/hook`],
+    ['metadata address', `http://169.254.169.254/latest/meta-data/`],
+  ] as const) {
+    it(`dead-letters a delivery to a ${name} as failed without connecting`, async () => {
+      const id = `sub_rebind${name.replace(/\W/g, '').slice(0, 20)}`;
+      await plant(id, url);
+      const { deliveryIds } = await stack.publish(`${id}.test`, {});
+      assert.equal(deliveryIds.length, 1);
+      const d = await stack.waitForState(deliveryIds[0]!, ['failed']);
+      assert.match(d.lastError, /forbidden_target/);
+      assert.equal(d.attemptLog.length, 1);
+      assert.equal(d.attemptLog[0].status, null);
+    });
+  }
+
+  it('refuses the same targets when a subscription is created', async () => {
+    for (const url of ['http://localhost:1/hook', 'http://127.0.0.1/hook', 'http://[::ffff:127.0.0.1]/hook', 'http://169.254.169.254/']) {
+      const res = await stack.api.post('/v1/subscriptions', { url });
+      assert.equal(res.status, 400, url);
+      assert.equal(res.body.error.code, 'invalid_request');
+    }
+  });
+});
