@@ -92,3 +92,13 @@ it(`SIGKILL mid-flight loses nothing: ${EVENTS} events all delivered after a res
   assert.equal(terminal.get('delivered'), EVENTS);
   assert.ok(receiver.on('/crash').every((r) => r.verified), 'every request carried a valid signature');
 });
+
+it('shuts down cleanly on SIGTERM and SIGINT', { timeout: 60_000 }, async () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    const runtime = await startChildRuntime({ ...env, HOOKLINE_DATA_DIR: mkdtempSync(join(tmpdir(), 'hookline-signal-')) });
+    const health = await fetch(`${runtime.url}/health`);
+    assert.equal(health.status, 200);
+    runtime.process.kill(signal);
+    assert.equal(await runtime.exited, 0, `${signal} exits with 0`);
+  }
+});
