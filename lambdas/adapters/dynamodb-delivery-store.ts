@@ -5,7 +5,7 @@ import type { Delivery } from '#domain/types.ts';
 import { ACTIVE_SHARDS } from '#config/topology.ts';
 import type { ClaimResult, Completion, DeliveryStore, DueDelivery } from '#ports/delivery-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
 import { isConditionFailure } from './dynamodb.ts';
 import { updateExpression } from './update-expression.ts';
 
@@ -195,7 +195,8 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     let key = cursor?.key;
     const items: Delivery[] = [];
     while (day >= oldest) {
-      const out = await this.db.send(
+      const startKey = key;
+      const out = await fromCursor(startKey, () => this.db.send(
         new QueryCommand({
           TableName: this.table,
           IndexName: 'deadLetters',
@@ -204,9 +205,9 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
           ExpressionAttributeValues: { ':pk': day },
           ScanIndexForward: false,
           Limit: request.limit - items.length,
-          ExclusiveStartKey: key,
+          ExclusiveStartKey: startKey,
         }),
-      );
+      ));
       items.push(...(out.Items ?? []).map(toDelivery));
       key = out.LastEvaluatedKey as Key | undefined;
       if (items.length >= request.limit) {
@@ -246,8 +247,9 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     const items: Delivery[] = [];
     // A filter can leave a DynamoDB page short; keep reading until the page is full or the index ends.
     do {
-      const out = await this.db.send(
-        new QueryCommand({ ...query, TableName: this.table, ScanIndexForward: false, Limit: request.limit - items.length, ExclusiveStartKey: key }),
+      const startKey = key;
+      const out = await fromCursor(startKey, () =>
+        this.db.send(new QueryCommand({ ...query, TableName: this.table, ScanIndexForward: false, Limit: request.limit - items.length, ExclusiveStartKey: startKey })),
       );
       items.push(...(out.Items ?? []).map(toDelivery));
       key = out.LastEvaluatedKey as Key | undefined;

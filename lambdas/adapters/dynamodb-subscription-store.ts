@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocume
 import type { Subscription, SubscriptionState } from '#domain/types.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { SubscriptionStore } from '#ports/subscription-store.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
 import { isConditionFailure } from './dynamodb.ts';
 
 /**
@@ -33,15 +33,18 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     let key = decodeCursor<Record<string, string>>(request.cursor);
     const items: Subscription[] = [];
     do {
-      const out = await this.db.send(
-        new ScanCommand({
-          TableName: this.table,
-          Limit: request.limit - items.length,
-          ExclusiveStartKey: key,
-          ...(request.tenantId
-            ? { FilterExpression: '#t = :t', ExpressionAttributeNames: { '#t': 'tenantId' }, ExpressionAttributeValues: { ':t': request.tenantId } }
-            : {}),
-        }),
+      const startKey = key;
+      const out = await fromCursor(startKey, () =>
+        this.db.send(
+          new ScanCommand({
+            TableName: this.table,
+            Limit: request.limit - items.length,
+            ExclusiveStartKey: startKey,
+            ...(request.tenantId
+              ? { FilterExpression: '#t = :t', ExpressionAttributeNames: { '#t': 'tenantId' }, ExpressionAttributeValues: { ':t': request.tenantId } }
+              : {}),
+          }),
+        ),
       );
       items.push(...((out.Items ?? []) as Subscription[]));
       key = out.LastEvaluatedKey as Record<string, string> | undefined;
