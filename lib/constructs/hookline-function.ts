@@ -1,0 +1,138 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { acknowledgeNag } from '../nag.ts';
+import { FUNCTIONS, type FunctionKey } from '../../lambdas/config/topology.ts';
+import { markTopology } from '../topology-metadata.ts';
+import { functionEnvironment, type EnvironmentValues } from './environment.ts';
+
+/** Root of the Hookline package: handler entries, package-lock.json and tsconfig.json live here. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * Bundled CJS dependencies may call `require` for Node built-ins; an ESM bundle has no
+ * `require`, so give it one. The alias keeps the banner's import from clashing with bundle symbols.
+ */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire as __hooklineCreateRequire } from 'node:module'; const require = __hooklineCreateRequire(import.meta.url);";
+
+export interface HooklineFunctionProps {
+  /** The FUNCTIONS entry to build: entry file, timeout, memory, description and environment names come from it. */
+  readonly functionKey: FunctionKey;
+  /** Values for the environment names the entry lists; names missing here fall back to ENV_DEFAULTS. */
+  readonly environmentValues: EnvironmentValues;
+  /** How long the function's log group keeps logs. @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** What happens to the log group when the stack deletes it. @default RemovalPolicy.RETAIN */
+  readonly logRemovalPolicy?: RemovalPolicy;
+  /** X-Ray active tracing. @default true */
+  readonly tracing?: boolean;
+  /** Where the handler sources and package-lock.json are. @default PROJECT_ROOT */
+  readonly projectRoot?: string;
+}
+
+/**
+ * One Hookline Lambda function, built entirely from its `FUNCTIONS` entry: Node.js 22 on
+ * arm64, bundled locally by esbuild (never Docker) into minified ESM with source maps, its
+ * own log group with a retention, and its own role that may write only to that log group.
+ * Every other permission comes from `grant…` calls by the construct that owns the resource.
+ */
+export class HooklineFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+  readonly functionKey: FunctionKey;
+
+  constructor(scope: Construct, id: string, props: HooklineFunctionProps) {
+    super(scope, id);
+    const def = FUNCTIONS[props.functionKey];
+    const root = props.projectRoot ?? PROJECT_ROOT;
+    this.functionKey = props.functionKey;
+
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+
+    // An explicit role instead of AWSLambdaBasicExecutionRole: that managed policy may
+    // create and write any log group in the account; this one writes to its own group only.
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Hookline ${props.functionKey} function`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    const entry = path.join(root, def.entry);
+    this.function = new NodejsFunction(this, 'Function', {
+      entry,
+      handler: 'handler',
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      timeout: Duration.seconds(def.timeoutSeconds),
+      memorySize: def.memorySize,
+      description: def.description,
+      environment: functionEnvironment(props.functionKey, props.environmentValues),
+      role: this.role,
+      logGroup: this.logGroup,
+      tracing: props.tracing === false ? lambda.Tracing.DISABLED : lambda.Tracing.ACTIVE,
+      projectRoot: root,
+      depsLockFilePath: path.join(root, 'package-lock.json'),
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        // Bundle the AWS SDK too: the version the tests ran against is the one deployed,
+        // and tree-shaking keeps cold starts shorter than loading the runtime's full SDK.
+        externalModules: [],
+        banner: ESM_REQUIRE_BANNER,
+        logLevel: LogLevel.WARNING,
+        tsconfig: existsSync(path.join(root, 'tsconfig.json')) ? path.join(root, 'tsconfig.json') : undefined,
+      },
+    });
+    markTopology(this.function, `function/${props.functionKey}`);
+
+    acknowledgeNag(this.function, [
+      {
+        id: 'AwsSolutions-L1',
+        reason:
+          'Pinned to nodejs22.x on purpose: the package declares engines.node >=22, the local runtime and the tests run Node 22, and the runtime moves only together with them.',
+      },
+      {
+        id: 'Serverless-LambdaLatestVersion',
+        reason: 'Pinned to nodejs22.x to match engines.node, the local runtime and the tests; upgraded together with them.',
+      },
+    ]);
+    // X-Ray has no resource-level permissions: PutTraceSegments/PutTelemetryRecords only accept "*".
+    acknowledgeNag(
+      this.role,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason: 'X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level permissions, so AWS requires Resource "*".',
+          findings: ['Resource::*'],
+        },
+      ],
+    );
+  }
+
+  /**
+   * Acknowledges that this function has no asynchronous-invocation DLQ or failure
+   * destination, with the reason why nothing is lost without one.
+   */
+  acknowledgeNoAsyncFailureDestination(reason: string): void {
+    acknowledgeNag(this.function, [
+      { id: 'Serverless-LambdaDLQ', reason },
+      { id: 'Serverless-LambdaAsyncFailureDestination', reason },
+    ]);
+  }
+}

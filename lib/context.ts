@@ -1,0 +1,118 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { DeadLetterAlarmPreset } from './constructs/alarms.ts';
+import type { ApiAuth } from './constructs/api.ts';
+import { InvalidPropError } from './errors.ts';
+import type { WebhookDeliveryProps } from './webhook-delivery.ts';
+
+/**
+ * The `-c key=value` context keys bin/hookline.ts understands. Values arrive as strings
+ * from the command line and as JSON values from cdk.json; both are accepted.
+ */
+export const CONTEXT_KEYS = [
+  'stackName',
+  'onCallEmail',
+  'alarmPreset',
+  'dlqAlarmThreshold',
+  'dlqAlarmPeriodMinutes',
+  'dlqAlarmEvaluationPeriods',
+  'apiAuth',
+  'apiRateLimit',
+  'apiBurstLimit',
+  'webAclArn',
+  'createApiGatewayCloudWatchRole',
+  'senderMaxConcurrency',
+  'senderTimeoutMs',
+  'logRetentionDays',
+  'retryPolicy',
+  'deliveredRetentionDays',
+  'deadLetterRetentionDays',
+  'archiveExpireDays',
+  'tracing',
+  'removalPolicy',
+] as const;
+export type ContextKey = (typeof CONTEXT_KEYS)[number];
+
+export interface AppSettings {
+  readonly stackName: string;
+  readonly delivery: WebhookDeliveryProps;
+}
+
+/** Reads every Hookline context key once through `get` (usually `app.node.tryGetContext`). */
+export function settingsFromContext(get: (key: ContextKey) => unknown): AppSettings {
+  const str = (key: ContextKey): string | undefined => {
+    const value = get(key);
+    if (value === undefined || value === null || value === '') return undefined;
+    return String(value);
+  };
+  const num = (key: ContextKey): number | undefined => {
+    const value = str(key);
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (!Number.isFinite(n)) throw new InvalidPropError(`context ${key}`, `must be a number, got '${value}'`);
+    return n;
+  };
+  const bool = (key: ContextKey): boolean | undefined => {
+    const value = str(key);
+    if (value === undefined) return undefined;
+    if (value === 'true') return true;
+    if (value === 'false') return false;
+    throw new InvalidPropError(`context ${key}`, `must be true or false, got '${value}'`);
+  };
+  const oneOf = <T extends string>(key: ContextKey, allowed: readonly T[]): T | undefined => {
+    const value = str(key);
+    if (value === undefined) return undefined;
+    if (!(allowed as readonly string[]).includes(value)) throw new InvalidPropError(`context ${key}`, `must be one of ${allowed.join(', ')}, got '${value}'`);
+    return value as T;
+  };
+
+  const logRetentionDays = num('logRetentionDays');
+  if (logRetentionDays !== undefined && !(Object.values(RetentionDays) as unknown[]).includes(logRetentionDays)) {
+    throw new InvalidPropError('context logRetentionDays', `must be a CloudWatch Logs retention (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, ...), got ${logRetentionDays}`);
+  }
+  const retryPolicyJson = get('retryPolicy');
+  let retryPolicy: WebhookDeliveryProps['retryPolicy'];
+  if (typeof retryPolicyJson === 'string' && retryPolicyJson !== '') {
+    try {
+      retryPolicy = JSON.parse(retryPolicyJson);
+    } catch (error) {
+      throw new InvalidPropError('context retryPolicy', 'must be a JSON object', { cause: error });
+    }
+  } else if (retryPolicyJson !== undefined && retryPolicyJson !== null) {
+    retryPolicy = retryPolicyJson as WebhookDeliveryProps['retryPolicy'];
+  }
+  const period = num('dlqAlarmPeriodMinutes');
+  const senderTimeoutMs = num('senderTimeoutMs');
+  const rateLimit = num('apiRateLimit');
+  const burstLimit = num('apiBurstLimit');
+  const removal = oneOf('removalPolicy', ['retain', 'destroy'] as const);
+
+  return {
+    stackName: str('stackName') ?? 'Hookline',
+    delivery: {
+      onCallEmail: str('onCallEmail'),
+      deadLetterAlarm: {
+        preset: oneOf<DeadLetterAlarmPreset>('alarmPreset', ['default', 'low-volume']),
+        threshold: num('dlqAlarmThreshold'),
+        period: period === undefined ? undefined : Duration.minutes(period),
+        evaluationPeriods: num('dlqAlarmEvaluationPeriods'),
+      },
+      apiAuth: oneOf<ApiAuth>('apiAuth', ['bearer', 'iam']),
+      apiThrottling:
+        rateLimit === undefined && burstLimit === undefined ? undefined : { rateLimit: rateLimit ?? 100, burstLimit: burstLimit ?? Math.max(200, Math.ceil(rateLimit ?? 0)) },
+      webAclArn: str('webAclArn'),
+      createApiGatewayCloudWatchRole: bool('createApiGatewayCloudWatchRole'),
+      senderMaxConcurrency: num('senderMaxConcurrency'),
+      senderTimeout: senderTimeoutMs === undefined ? undefined : Duration.millis(senderTimeoutMs),
+      logRetention: logRetentionDays as RetentionDays | undefined,
+      retryPolicy,
+      retention: {
+        deliveredDays: num('deliveredRetentionDays'),
+        deadLetterDays: num('deadLetterRetentionDays'),
+        archiveExpireAfterDays: num('archiveExpireDays'),
+      },
+      tracing: bool('tracing'),
+      removalPolicy: removal === 'destroy' ? RemovalPolicy.DESTROY : removal === 'retain' ? RemovalPolicy.RETAIN : undefined,
+    },
+  };
+}

@@ -1,0 +1,283 @@
+import { RemovalPolicy, type Duration } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { FUNCTIONS, QUEUES, type FunctionKey, type TableKey } from '../lambdas/config/topology.ts';
+import { baseDelaySeconds } from '../lambdas/domain/backoff.ts';
+import { resolveRetryPolicy, type RetryPolicy } from '../lambdas/domain/retry-policy.ts';
+import { HooklineAlarms, type DeadLetterAlarmOptions, type LambdaAlarmSettings } from './constructs/alarms.ts';
+import { HooklineApi, type ApiAuth, type ApiThrottling } from './constructs/api.ts';
+import { ArchiveBucket } from './constructs/archive.ts';
+import type { EnvironmentValues } from './constructs/environment.ts';
+import type { SharedFunctionOptions } from './constructs/function-options.ts';
+import { EventIngest } from './constructs/ingest.ts';
+import { HooklineQueues } from './constructs/queues.ts';
+import { HooklineSchedules } from './constructs/schedules.ts';
+import { DeliverySender } from './constructs/sender.ts';
+import { HooklineStorage } from './constructs/storage.ts';
+import { DeliverySweeper } from './constructs/sweeper.ts';
+import { InvalidPropError } from './errors.ts';
+
+/** How long finished deliveries stay queryable in DynamoDB, and how long their archive is kept in S3. */
+export interface RetentionProps {
+  /** Days a delivered delivery stays in DynamoDB before it is archived. @default 30 */
+  readonly deliveredDays?: number;
+  /** Days a dead letter (failed/expired) stays visible and replayable before it is archived. @default 90 */
+  readonly deadLetterDays?: number;
+  /** Days after archiving an archive object moves to Glacier Instant Retrieval. @default 30 */
+  readonly archiveColdAfterDays?: number;
+  /** Days after archiving an archive object is deleted. @default 365 */
+  readonly archiveExpireAfterDays?: number;
+}
+
+export type ResolvedRetention = Required<RetentionProps>;
+
+export interface WebhookDeliveryProps {
+  /**
+   * Deployment-wide retry default, merged over the built-in policy (10 s doubling to 1 h,
+   * ±20 % jitter, 72 h deadline) and passed to the handlers as HOOKLINE_DEFAULT_RETRY_POLICY.
+   * Subscriptions may still override it. Validated at synth time with the domain's own rules.
+   * @default {} (the built-in policy)
+   */
+  readonly retryPolicy?: Partial<RetryPolicy>;
+  /** @default delivered 30 days, dead letters 90 days, archive cold after 30 and deleted after 365 days */
+  readonly retention?: RetentionProps;
+  /** The `WebhookDLQRateHigh` alarm: a preset (`default` or `low-volume`) and/or explicit threshold, period, evaluation. */
+  readonly deadLetterAlarm?: DeadLetterAlarmOptions;
+  /** Sender errors alarm settings. @default at least 5 in 5 minutes */
+  readonly senderErrorsAlarm?: Partial<LambdaAlarmSettings>;
+  /** Sender throttles alarm settings. @default at least 1 in each of 2 consecutive 5-minute periods */
+  readonly senderThrottlesAlarm?: Partial<LambdaAlarmSettings>;
+  /** Email address subscribed to the on-call topic. @default no subscription */
+  readonly onCallEmail?: string;
+  /** Prefix of every alarm name. @default `${stackName}-` */
+  readonly alarmNamePrefix?: string;
+  /** `bearer` (admin key in Secrets Manager, TOKEN authorizer) or `iam` (SigV4). @default 'bearer' */
+  readonly apiAuth?: ApiAuth;
+  /** API stage throttling. @default 100 requests/s, burst 200 */
+  readonly apiThrottling?: ApiThrottling;
+  /** Regional WAFv2 web ACL to associate with the API stage. */
+  readonly webAclArn?: string;
+  /** Create the account-level API Gateway CloudWatch role. @default true */
+  readonly createApiGatewayCloudWatchRole?: boolean;
+  /** Cap on concurrent sender batches, i.e. on parallel outbound POSTs / 10. @default 20 (EVENT_SOURCES) */
+  readonly senderMaxConcurrency?: number;
+  /** Cap on concurrent ingest batches. @default 5 (EVENT_SOURCES) */
+  readonly ingestMaxConcurrency?: number;
+  /** Per-attempt HTTP timeout of the sender (HOOKLINE_SENDER_TIMEOUT_MS). @default 15 seconds */
+  readonly senderTimeout?: Duration;
+  /** Retention of every function log group and the API access logs. @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** X-Ray active tracing on the functions. @default true */
+  readonly tracing?: boolean;
+  /**
+   * What happens to tables, buckets, log groups, the topic key and the admin-key secret when
+   * they leave the stack (queues are always deleted: DynamoDB holds every delivery's state,
+   * and the sweeper re-enqueues what a lost message carried). RETAIN (with DynamoDB deletion protection) for real deployments;
+   * DESTROY only for throwaway test stacks.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * Hookline, whole: storage, queues, the ingest/sender/sweeper/API functions, schedules,
+ * the archive bucket and on-call alarms, built from `lambdas/config/topology.ts`.
+ *
+ * ```ts
+ * const hookline = new WebhookDelivery(this, 'Webhooks', { onCallEmail: 'oncall@example.com' });
+ * hookline.grantPublish(orderService.role); // producers SendMessage to the ingest queue
+ * ```
+ */
+export class WebhookDelivery extends Construct {
+  readonly storage: HooklineStorage;
+  readonly tables: Readonly<Record<TableKey, dynamodb.ITable>>;
+  readonly queues: HooklineQueues;
+  /** Producers publish `{id?, type, payload}` messages here. */
+  readonly ingestQueue: sqs.IQueue;
+  readonly deliveryQueue: sqs.IQueue;
+  readonly ingestRedriveQueue: sqs.IQueue;
+  readonly deliveryRedriveQueue: sqs.IQueue;
+  /** Every deployed function by its FUNCTIONS key (`authorizer` only with bearer auth). */
+  readonly functions: Readonly<Partial<Record<FunctionKey, lambda.IFunction>>>;
+  readonly api: HooklineApi;
+  readonly archive: ArchiveBucket;
+  readonly alarms: HooklineAlarms;
+  /** The on-call SNS topic every alarm notifies. */
+  readonly topic: sns.ITopic;
+  /** The deployment-wide retry default after merging and validation. */
+  readonly retryPolicy: RetryPolicy;
+  readonly retention: ResolvedRetention;
+
+  constructor(scope: Construct, id: string, props: WebhookDeliveryProps = {}) {
+    super(scope, id);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    this.retryPolicy = validateRetryPolicy(props.retryPolicy);
+    this.retention = resolveRetention(props.retention);
+    const senderTimeoutMs = validateSenderTimeout(props.senderTimeout);
+    const functionOptions: SharedFunctionOptions = {
+      logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      logRemovalPolicy: removalPolicy,
+      tracing: props.tracing ?? true,
+    };
+
+    this.storage = new HooklineStorage(this, 'Storage', { removalPolicy });
+    this.tables = this.storage.tables;
+    this.queues = new HooklineQueues(this, 'Queues');
+    this.ingestQueue = this.queues.ingest.queue;
+    this.deliveryQueue = this.queues.delivery.queue;
+    this.ingestRedriveQueue = this.queues.ingest.redriveQueue;
+    this.deliveryRedriveQueue = this.queues.delivery.redriveQueue;
+    this.archive = new ArchiveBucket(this, 'Archive', {
+      coldAfterDays: this.retention.archiveColdAfterDays,
+      expireAfterDays: this.retention.archiveExpireAfterDays,
+      removalPolicy,
+    });
+
+    const environmentValues: EnvironmentValues = {
+      ...this.storage.environmentValues(),
+      [QUEUES.ingest.envVar]: this.ingestQueue.queueUrl,
+      [QUEUES.delivery.envVar]: this.deliveryQueue.queueUrl,
+      HOOKLINE_DEFAULT_RETRY_POLICY: JSON.stringify(props.retryPolicy ?? {}),
+      HOOKLINE_SENDER_TIMEOUT_MS: String(senderTimeoutMs),
+    };
+    const shared = { storage: this.storage, environmentValues, functionOptions };
+
+    const ingest = new EventIngest(this, 'Ingest', {
+      ...shared,
+      ingestQueue: this.queues.ingest,
+      deliveryQueue: this.queues.delivery,
+      maxConcurrency: props.ingestMaxConcurrency,
+    });
+    const sender = new DeliverySender(this, 'Sender', { ...shared, deliveryQueue: this.queues.delivery, maxConcurrency: props.senderMaxConcurrency });
+    const sweeper = new DeliverySweeper(this, 'Sweeper', { ...shared, deliveryQueue: this.queues.delivery });
+    this.api = new HooklineApi(this, 'Api', {
+      ...shared,
+      deliveryQueue: this.queues.delivery,
+      auth: props.apiAuth,
+      throttling: props.apiThrottling,
+      webAclArn: props.webAclArn,
+      createCloudWatchRole: props.createApiGatewayCloudWatchRole,
+      removalPolicy,
+    });
+    this.functions = {
+      api: this.api.handler.function,
+      ...(this.api.authorizerHandler ? { authorizer: this.api.authorizerHandler.function } : {}),
+      ingest: ingest.handler.function,
+      sender: sender.handler.function,
+      sweeper: sweeper.handler.function,
+    };
+    new HooklineSchedules(this, 'Schedules', { functions: this.functions });
+
+    this.alarms = new HooklineAlarms(this, 'Alarms', {
+      queues: this.queues.all,
+      sender: sender.handler.function,
+      onCallEmail: props.onCallEmail,
+      deadLetterAlarm: props.deadLetterAlarm,
+      senderErrors: props.senderErrorsAlarm,
+      senderThrottles: props.senderThrottlesAlarm,
+      alarmNamePrefix: props.alarmNamePrefix,
+      removalPolicy,
+    });
+    this.topic = this.alarms.topic;
+  }
+
+  /** The API stage's base URL. */
+  get apiUrl(): string {
+    return this.api.url;
+  }
+
+  /** Lets a producer publish events: sqs:SendMessage on the ingest queue. */
+  grantPublish(grantee: iam.IGrantable): iam.Grant {
+    return this.ingestQueue.grantSendMessages(grantee);
+  }
+
+  /** Lets `grantee` call the HTTP API (required with `apiAuth: 'iam'`). */
+  grantInvokeApi(grantee: iam.IGrantable): iam.Grant {
+    return this.api.grantInvoke(grantee);
+  }
+
+  /** Lets `grantee` read the admin bearer key (operators, a CLI role, a dashboard backend). */
+  grantReadAdminKey(grantee: iam.IGrantable): iam.Grant {
+    return this.api.grantReadAdminKey(grantee);
+  }
+
+  /** Read-only access to deliveries and attempts, e.g. for a reporting job or a dashboard backend. */
+  grantReadDeliveries(grantee: iam.IGrantable): void {
+    this.storage.grant(grantee, { deliveries: 'read', attempts: 'read' });
+  }
+
+  /** Lets `grantee` publish on the on-call topic (e.g. a custom alarm or a deploy pipeline). */
+  grantOnCallPublish(grantee: iam.IGrantable): iam.Grant {
+    return this.topic.grantPublish(grantee);
+  }
+}
+
+/**
+ * Merges the override with the domain's own validator, then checks it against what the
+ * delivery queue can carry: the deadline must end before SQS drops the message, and the
+ * most attempts the schedule can make (shortest jittered delays) must stay below the
+ * redrive threshold, so business retries never land in the redrive queue.
+ */
+export function validateRetryPolicy(override: Partial<RetryPolicy> | undefined): RetryPolicy {
+  let policy: RetryPolicy;
+  try {
+    policy = resolveRetryPolicy(override);
+  } catch (error) {
+    throw new InvalidPropError('retryPolicy', `is invalid: ${(error as Error).message}`, { cause: error });
+  }
+  const queue = QUEUES.delivery;
+  if (policy.deadlineSeconds >= queue.retentionSeconds) {
+    throw new InvalidPropError('retryPolicy.deadlineSeconds', `(${policy.deadlineSeconds}) must be shorter than the delivery queue retention (${queue.retentionSeconds}s)`);
+  }
+  const attempts = worstCaseAttempts(policy);
+  if (attempts >= queue.maxReceiveCount) {
+    throw new InvalidPropError(
+      'retryPolicy',
+      `allows up to ${attempts} attempts before its deadline, but the delivery queue redrives after ${queue.maxReceiveCount} receives; set maxAttempts or longer delays`,
+    );
+  }
+  return policy;
+}
+
+/** Attempts the policy makes before it gives up, if every delay comes out as short as jitter allows. */
+export function worstCaseAttempts(policy: RetryPolicy): number {
+  let attempts = 1;
+  let elapsed = 0;
+  while (policy.maxAttempts === undefined || attempts < policy.maxAttempts) {
+    const shortest = Math.max(1, Math.floor(baseDelaySeconds(policy, attempts) * (1 - policy.jitter)));
+    if (elapsed + shortest >= policy.deadlineSeconds) break;
+    elapsed += shortest;
+    attempts += 1;
+    if (attempts > 1_000_000) break;
+  }
+  return attempts;
+}
+
+function resolveRetention(props: RetentionProps = {}): ResolvedRetention {
+  const resolved: ResolvedRetention = {
+    deliveredDays: props.deliveredDays ?? 30,
+    deadLetterDays: props.deadLetterDays ?? 90,
+    archiveColdAfterDays: props.archiveColdAfterDays ?? 30,
+    archiveExpireAfterDays: props.archiveExpireAfterDays ?? 365,
+  };
+  for (const [name, value] of Object.entries(resolved)) {
+    if (!Number.isInteger(value) || value < 1) throw new InvalidPropError(`retention.${name}`, `must be a positive whole number of days, got ${value}`);
+  }
+  return resolved;
+}
+
+/** The per-attempt timeout must leave the sender room to record the outcome before Lambda kills it. */
+function validateSenderTimeout(timeout: Duration | undefined): number {
+  const ms = timeout?.toMilliseconds() ?? 15_000;
+  const functionMs = FUNCTIONS.sender.timeoutSeconds * 1000;
+  if (!Number.isInteger(ms) || ms < 1000 || ms > functionMs / 2) {
+    throw new InvalidPropError('senderTimeout', `must be between 1 s and half the sender function timeout (${functionMs / 2000} s), got ${ms} ms`);
+  }
+  return ms;
+}
+

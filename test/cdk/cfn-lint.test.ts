@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { defaultHookline, synthHookline, type SynthesizedHookline } from './helpers/synth.ts';
+
+const cfnLintVersion = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
+const haveCfnLint = !cfnLintVersion.error && cfnLintVersion.status === 0;
+
+/**
+ * W3005 ("dependency already enforced by a GetAtt"): aws-lambda's Function adds an explicit
+ * DependsOn on its role next to the Role GetAtt. Redundant, not wrong, and not ours to change.
+ */
+const IGNORED_CHECKS = ['W3005'];
+
+interface LintMatch {
+  readonly Rule: { readonly Id: string };
+  readonly Level: string;
+  readonly Message: string;
+  readonly Location: { readonly Path: (string | number)[] };
+}
+
+function lint(synth: SynthesizedHookline) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'hookline-cfn-lint-'));
+  const file = path.join(dir, 'template.json');
+  writeFileSync(file, JSON.stringify(synth.json, null, 1));
+  const run = spawnSync('cfn-lint', ['--format', 'json', '--ignore-checks', ...IGNORED_CHECKS, '--', file], { encoding: 'utf8', timeout: 90_000 });
+  rmSync(dir, { recursive: true, force: true });
+  const matches = JSON.parse(run.stdout || '[]') as LintMatch[];
+  return { status: run.status, matches, stderr: run.stderr };
+}
+
+describe('cfn-lint over the synthesized template', { skip: haveCfnLint ? false : 'cfn-lint is not on PATH' }, () => {
+  const variants: [string, () => SynthesizedHookline][] = [
+    ['default props', defaultHookline],
+    ['IAM auth, email, low-volume preset, DESTROY', () => synthHookline({ apiAuth: 'iam', onCallEmail: 'oncall@example.com', deadLetterAlarm: { preset: 'low-volume' }, removalPolicy: RemovalPolicy.DESTROY }, 'HooklineLintVariant')],
+  ];
+  for (const [name, synth] of variants) {
+    test(`${name}: exit code 0, no errors, no warnings (${cfnLintVersion.stdout?.trim()})`, () => {
+      const { status, matches, stderr } = lint(synth());
+      const described = matches.map((m) => `${m.Level} ${m.Rule.Id} at ${m.Location.Path.join('/')}: ${m.Message}`);
+      assert.deepEqual(described, []);
+      assert.equal(status, 0, stderr);
+    });
+  }
+});

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { defaultHookline, synthHookline, type SynthesizedHookline } from './helpers/synth.ts';
+
+/**
+ * cdk-nag (AwsSolutions and Serverless packs) must report nothing the code has not
+ * acknowledged with a reason. bin/hookline.ts registers the same packs as validation
+ * plugins, so `cdk synth` fails on exactly what these tests fail on.
+ */
+const variants: [string, () => SynthesizedHookline][] = [
+  ['default props', defaultHookline],
+  ['IAM auth, on-call email, low-volume alarm', () => synthHookline({ apiAuth: 'iam', onCallEmail: 'oncall@example.com', deadLetterAlarm: { preset: 'low-volume' }, webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/hooks/abc' }, 'HooklineVariant')],
+];
+
+/** Every acknowledgement written into the template, as {resource, id, reason}. */
+function acknowledgements(synth: SynthesizedHookline) {
+  return Object.entries(synth.json.Resources).flatMap(([logicalId, r]) =>
+    ((r.Metadata?.cdk_nag as { rules_to_suppress?: { id: string; reason: string }[] } | undefined)?.rules_to_suppress ?? []).map((a) => ({ logicalId, type: r.Type, ...a })),
+  );
+}
+
+for (const [name, synth] of variants) {
+  describe(`cdk-nag: ${name}`, () => {
+    const s = synth();
+
+    for (const pack of s.nagPacks) {
+      test(`${pack.readPackName}: zero unacknowledged findings`, () => {
+        const report = pack.validateScope(s.stack);
+        const findings = report.violations.map((v) => `${v.ruleName} @ ${v.violatingResources.map((r) => r.constructPath).join(', ')}: ${v.description.slice(0, 160)}`);
+        assert.deepEqual(findings, []);
+      });
+    }
+
+    test('no errors or warnings annotated on the stack', () => {
+      assert.deepEqual(Annotations.fromStack(s.stack).findError('*', Match.anyValue()), []);
+      assert.deepEqual(Annotations.fromStack(s.stack).findWarning('*', Match.anyValue()), []);
+    });
+
+    test('every acknowledgement carries a reason a reviewer can check', () => {
+      const acks = acknowledgements(s);
+      assert.ok(acks.length > 0);
+      for (const a of acks) assert.ok(a.reason.length >= 60 && /\s/.test(a.reason), `${a.logicalId} ${a.id}: "${a.reason}"`);
+    });
+  });
+}
+
+test('the set of acknowledged rules is pinned: a new acknowledgement is a visible change', () => {
+  const ids = [...new Set(acknowledgements(defaultHookline()).map((a) => a.id.replace(/<[^>]+>/g, '<ref>')))].sort();
+  assert.deepEqual(ids, [
+    'AwsSolutions-APIG2',
+    'AwsSolutions-APIG3',
+    'AwsSolutions-APIG4',
+    'AwsSolutions-COG4',
+    'AwsSolutions-IAM4[Policy::arn:<ref>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+    'AwsSolutions-IAM5[Resource::*]',
+    'AwsSolutions-IAM5[Resource::<ref>/index/*]',
+    'AwsSolutions-L1',
+    'AwsSolutions-S1',
+    'AwsSolutions-SMG4',
+    'AwsSolutions-SQS3',
+    'Serverless-EventBusDLQ',
+    'Serverless-LambdaAsyncFailureDestination',
+    'Serverless-LambdaDLQ',
+    'Serverless-LambdaEventSourceMappingDestination',
+    'Serverless-LambdaLatestVersion',
+    'Serverless-SQSRedrivePolicy',
+  ]);
+});
+
+test('IAM5 Resource::* is acknowledged only on policies whose only wildcard resource is X-Ray', () => {
+  const s = defaultHookline();
+  for (const a of acknowledgements(s).filter((x) => x.id === 'AwsSolutions-IAM5[Resource::*]')) {
+    const statements = (s.json.Resources[a.logicalId]!.Properties?.PolicyDocument as { Statement: { Action: string[]; Resource: unknown }[] } | undefined)?.Statement ?? [];
+    for (const st of statements.filter((x) => x.Resource === '*')) assert.deepEqual([...st.Action].sort(), ['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+  }
+});
