@@ -4,11 +4,14 @@ import { startRuntime } from './runtime.ts';
 const dataDir = process.env.HOOKLINE_DATA_DIR ?? '.data';
 const port = Number(process.env.PORT ?? 3000);
 const allowPrivate = process.env.HOOKLINE_ALLOW_PRIVATE_TARGETS !== '0';
+/** Sweeper period in ms (default: the topology's schedule); the chaos run shortens it. */
+const sweepIntervalMs = process.env.HOOKLINE_SWEEP_INTERVAL_MS ? Number(process.env.HOOKLINE_SWEEP_INTERVAL_MS) : undefined;
 
 const runtime = await startRuntime({
   dataDir,
   port,
   allowPrivateTargets: allowPrivate,
+  ...(sweepIntervalMs && sweepIntervalMs > 0 ? { scheduleIntervalMs: { sweeper: sweepIntervalMs } } : {}),
   env: Object.fromEntries(
     ['HOOKLINE_DEFAULT_RETRY_POLICY', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_SWEEP_GRACE_SECONDS']
       .filter((k) => process.env[k] !== undefined)

@@ -16,7 +16,7 @@ import { createSenderHandler } from '#handlers/sender.ts';
 import { createSweeperHandler } from '#handlers/sweeper.ts';
 import { startEmulators, type Emulators } from './emulators.ts';
 import { startGateway, type Gateway } from './gateway.ts';
-import { lambdaContext } from './lambda-context.ts';
+import { lambdaContext, type Invoke } from './lambda-context.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
 import { QueuePoller } from './poller.ts';
 import { provision, type ProvisionedQueues } from './provision.ts';
@@ -37,6 +37,8 @@ export interface RuntimeOptions {
   /** Concurrent sender batches; defaults to the event source mapping's maxConcurrency capped for a laptop. */
   readonly senderConcurrency?: number;
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+  /** Wraps each handler as it is wired, e.g. to count and time invocations (benchmarks). */
+  readonly wrapHandler?: <E, R>(fn: FunctionKey, handler: Invoke<E, R>) => Invoke<E, R>;
 }
 
 export interface Runtime {
@@ -99,9 +101,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const obs: Observability = { logger };
   const adminKey = loadAdminKey(dataDir, options.adminKey ?? process.env.HOOKLINE_ADMIN_KEY);
 
+  const wrap = options.wrapHandler ?? (<E, R>(_fn: FunctionKey, handler: Invoke<E, R>) => handler);
   const handlers = {
-    ingest: createIngestHandler(buildServiceDeps('ingest', env, build), obs),
-    sender: createSenderHandler(buildSenderDeps(env, build), obs),
+    ingest: wrap('ingest', createIngestHandler(buildServiceDeps('ingest', env, build), obs)),
+    sender: wrap('sender', createSenderHandler(buildSenderDeps(env, build), obs)),
   };
   const pollers = EVENT_SOURCES.map(
     (source) =>
@@ -115,7 +118,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         onError,
       }),
   );
-  const sweeper = createSweeperHandler(buildServiceDeps('sweeper', env, build), { graceSeconds: sweepGraceSeconds(env) }, obs);
+  const sweeper = wrap('sweeper', createSweeperHandler(buildServiceDeps('sweeper', env, build), { graceSeconds: sweepGraceSeconds(env) }, obs));
   const schedules = new Map(
     SCHEDULES.map((s) => [
       s.function as FunctionKey,
@@ -131,8 +134,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   try {
     gateway = await startGateway({
       port: options.port ?? 3000,
-      api: createApiHandler(buildServiceDeps('api', env, build), obs),
-      authorizer: createAuthorizerHandler(new StaticKeySource(adminKey), obs),
+      api: wrap('api', createApiHandler(buildServiceDeps('api', env, build), obs)),
+      authorizer: wrap('authorizer', createAuthorizerHandler(new StaticKeySource(adminKey), obs)),
       onError,
     });
   } catch (error) {

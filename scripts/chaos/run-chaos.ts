@@ -1,0 +1,277 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { GetQueueUrlCommand, PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { QUEUES, TABLES } from '#config/topology.ts';
+import { apiClient } from '#test/api-client.ts';
+import { ChaosReceiver, type Behaviour } from './chaos-receiver.ts';
+import { seededRandom } from './random.ts';
+import { RuntimeProcess, type RuntimeEndpoints } from './runtime-process.ts';
+
+export interface ChaosOptions {
+  readonly events: number;
+  /** Offered publish rate, events per second. */
+  readonly publishRate: number;
+  /** Subscriptions every event fans out to. */
+  readonly fanOut: number;
+  /** SIGKILL the runtime after a random uptime in [min, max] ms, while publishing lasts. */
+  readonly killEveryMs: readonly [number, number];
+  readonly maxKills: number;
+  /** Purge the delivery queue once, right after this restart (1 = after the first kill). */
+  readonly purgeAfterKill: number;
+  readonly drainTimeoutMs: number;
+  readonly seed: number;
+  readonly senderTimeoutMs: number;
+  readonly retryPolicy: Readonly<Record<string, number>>;
+  readonly behaviours?: Readonly<Record<Behaviour, number>>;
+  readonly log?: (line: string) => void;
+}
+
+export interface ChaosReport {
+  readonly events: number;
+  readonly accepted: number;
+  readonly publishRetries: number;
+  readonly deliveries: number;
+  readonly delivered: number;
+  readonly failed: number;
+  readonly expired: number;
+  /** Accepted deliveries not delivered or dead-lettered with history at the end (must be 0). */
+  readonly lost: number;
+  readonly lostSamples: readonly string[];
+  readonly receiverRequests: number;
+  readonly behaviours: Readonly<Record<string, number>>;
+  /** 2xx answers beyond the first for the same (endpoint, webhook-id): what receivers dedupe. */
+  readonly duplicates: number;
+  readonly duplicateRate: number;
+  /** Requests whose signature standardwebhooks refused (must be 0). */
+  readonly unverified: number;
+  readonly redirectsFollowed: number;
+  /** Requests the receiver saw that no attempt record shows (a kill between POST and record). */
+  readonly unrecordedAttempts: number;
+  /** Dead letters whose attempt log was read through the API, and how many of those were empty. */
+  readonly deadLettersChecked: number;
+  readonly deadLettersWithoutLog: number;
+  readonly kills: number;
+  readonly purged: boolean;
+  readonly peakRuntimeRssMb: number;
+  readonly peakHarnessRssMb: number;
+  readonly publishSeconds: number;
+  readonly drainSeconds: number;
+  readonly totalSeconds: number;
+}
+
+const TERMINAL = new Set(['delivered', 'failed', 'expired']);
+const LOCAL = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function scanAll(db: DynamoDBClient, table: string, projection: string): Promise<Record<string, AttributeValue>[]> {
+  const items: Record<string, AttributeValue>[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  const names = Object.fromEntries(projection.split(',').map((n) => [`#${n}`, n]));
+  do {
+    const out = await db.send(
+      new ScanCommand({ TableName: table, ProjectionExpression: Object.keys(names).join(','), ExpressionAttributeNames: names, ExclusiveStartKey: start, ConsistentRead: true }),
+    );
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+async function purgeDeliveryQueue(endpoints: RuntimeEndpoints): Promise<void> {
+  const sqs = new SQSClient({ ...LOCAL, endpoint: endpoints.aws });
+  try {
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: QUEUES.delivery.localName }));
+    await sqs.send(new PurgeQueueCommand({ QueueUrl }));
+  } finally {
+    sqs.destroy();
+  }
+}
+
+/** One POST /v1/events with a bounded wait; undefined when the runtime did not accept it. */
+async function publishOnce(apiUrl: string, key: string, body: unknown): Promise<string[] | undefined> {
+  try {
+    const res = await fetch(`${apiUrl}/v1/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(5000),
+    });
+    const json = (await res.json()) as { deliveryIds?: string[] };
+    return res.status === 202 || res.status === 200 ? json.deliveryIds : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Publishes `events` events (each retried with the same id until accepted, as a producer
+ * would) to a runtime that is SIGKILLed and restarted every few seconds, purges the delivery
+ * queue once, then waits until every accepted delivery is terminal and accounts for each.
+ */
+export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
+  const log = options.log ?? (() => {});
+  const started = Date.now();
+  const random = seededRandom(options.seed);
+  const dataDir = mkdtempSync(join(tmpdir(), 'hookline-chaos-'));
+  const adminKey = `hk_admin_chaos_${randomBytes(12).toString('hex')}`;
+  const receiver = await new ChaosReceiver({ random, senderTimeoutMs: options.senderTimeoutMs, ...(options.behaviours ? { behaviours: options.behaviours } : {}) }).start();
+  const runtime = new RuntimeProcess({
+    PORT: String(await freePort()),
+    HOOKLINE_DATA_DIR: dataDir,
+    HOOKLINE_ADMIN_KEY: adminKey,
+    HOOKLINE_DEFAULT_RETRY_POLICY: JSON.stringify(options.retryPolicy),
+    HOOKLINE_SENDER_TIMEOUT_MS: String(options.senderTimeoutMs),
+    // A pending delivery this long past due has lost its message: short, so the purge heals in seconds.
+    HOOKLINE_SWEEP_GRACE_SECONDS: '5',
+    HOOKLINE_SWEEP_INTERVAL_MS: '1000',
+    HOOKLINE_LOG_LEVEL: 'ERROR',
+  });
+  let db: DynamoDBClient | undefined;
+  try {
+    let endpoints = await runtime.start();
+    const api = apiClient(endpoints.api, adminKey);
+    const pathOf = new Map<string, string>();
+    for (let i = 0; i < options.fanOut; i++) {
+      const path = `/endpoint-${i}`;
+      const res = await api.post('/v1/subscriptions', { url: `${receiver.url}${path}`, eventTypes: ['chaos.*'], description: 'chaos run' });
+      if (res.status !== 201) throw new Error(`subscribe failed: ${res.status} ${JSON.stringify(res.body)}`);
+      receiver.expectSecret(path, res.body.secret);
+      pathOf.set(res.body.id, path);
+    }
+
+    // Publishing: paced at the offered rate, each event retried with its id until accepted.
+    const accepted = new Map<string, string[]>();
+    let publishRetries = 0;
+    let publishing = true;
+    const publishStarted = Date.now();
+    const publishDeadline = publishStarted + (options.events / options.publishRate) * 1000 * 3 + 60_000;
+    const publishOne = async (i: number) => {
+      const body = { id: `chaos-${i}`, type: 'chaos.event', payload: { n: i, pad: 'p'.repeat(200) } };
+      await sleep(Math.max(0, publishStarted + (i / options.publishRate) * 1000 - Date.now()));
+      for (let tries = 0; Date.now() < publishDeadline; tries++) {
+        const ids = await publishOnce(endpoints.api, adminKey, body);
+        if (ids) return void accepted.set(body.id, ids);
+        publishRetries++;
+        await sleep(100 + Math.min(1000, 50 * tries));
+      }
+    };
+    let next = 0;
+    const workers = Array.from({ length: Math.max(4, Math.ceil(options.publishRate / 10)) }, async () => {
+      while (next < options.events) await publishOne(next++);
+    });
+    const publishDone = Promise.all(workers).then(() => {
+      publishing = false;
+    });
+
+    // Chaos: SIGKILL and restart every few seconds while publishing lasts; purge once.
+    let kills = 0;
+    let purged = false;
+    while (publishing && kills < options.maxKills) {
+      const [min, max] = options.killEveryMs;
+      await Promise.race([sleep(min + random() * (max - min)), publishDone]);
+      if (!publishing) break;
+      await runtime.kill();
+      kills++;
+      endpoints = await runtime.start();
+      log(`kill ${kills}: restarted (accepted ${accepted.size}/${options.events}, receiver saw ${receiver.requests})`);
+      if (kills === options.purgeAfterKill) {
+        await purgeDeliveryQueue(endpoints);
+        purged = true;
+        log('delivery queue purged');
+      }
+    }
+    await publishDone;
+    const publishSeconds = (Date.now() - publishStarted) / 1000;
+    log(`published: ${accepted.size}/${options.events} accepted in ${publishSeconds.toFixed(1)} s after ${kills} kills`);
+
+    // Drain: the runtime now runs undisturbed until every accepted delivery is terminal.
+    db = new DynamoDBClient({ ...LOCAL, endpoint: endpoints.dynamodb });
+    const expected = [...accepted.values()].flat();
+    const drainStarted = Date.now();
+    let states = new Map<string, Record<string, AttributeValue>>();
+    for (;;) {
+      const items = await scanAll(db, TABLES.deliveries.localName, 'id,subscriptionId,eventId,state');
+      states = new Map(items.map((item) => [item.id!.S!, item]));
+      const open = expected.filter((id) => !TERMINAL.has(states.get(id)?.state?.S ?? ''));
+      if (open.length === 0 || Date.now() - drainStarted > options.drainTimeoutMs) break;
+      log(`draining: ${open.length} deliveries not yet terminal`);
+      await sleep(2000);
+    }
+    const drainSeconds = (Date.now() - drainStarted) / 1000;
+
+    // Accounting: every accepted delivery must be delivered (and acknowledged) or dead-lettered with history.
+    const attemptsOf = new Map<string, number>();
+    for (const a of await scanAll(db, TABLES.attempts.localName, 'deliveryId')) attemptsOf.set(a.deliveryId!.S!, (attemptsOf.get(a.deliveryId!.S!) ?? 0) + 1);
+    const count = { delivered: 0, failed: 0, expired: 0 };
+    const lost: string[] = [];
+    let unrecordedAttempts = 0;
+    const deadLetters: string[] = [];
+    for (const id of expected) {
+      const item = states.get(id);
+      const state = item?.state?.S;
+      if (!item || !state || !TERMINAL.has(state)) {
+        lost.push(`${id}: ${state ?? 'missing'}`);
+        continue;
+      }
+      const key = `${pathOf.get(item.subscriptionId!.S!)} ${item.eventId!.S!}`;
+      unrecordedAttempts += Math.max(0, (receiver.received.get(key) ?? 0) - (attemptsOf.get(id) ?? 0));
+      if (state === 'delivered' && !receiver.acknowledged.get(key)) lost.push(`${id}: delivered but never acknowledged by the receiver`);
+      else if (state !== 'delivered' && !attemptsOf.get(id)) lost.push(`${id}: ${state} without attempt history`);
+      else count[state as keyof typeof count]++;
+      if (state !== 'delivered') deadLetters.push(id);
+    }
+    // Dead letters as an operator sees them: through the API, with their attempt log.
+    const checked = deadLetters.slice(0, 200);
+    let withoutLog = 0;
+    for (const id of checked) {
+      const res = await api.get(`/v1/deliveries/${id}`);
+      if (res.status !== 200 || !Array.isArray(res.body.attemptLog) || res.body.attemptLog.length === 0) withoutLog++;
+    }
+    const duplicates = [...receiver.acknowledged.values()].reduce((sum, n) => sum + n - 1, 0);
+    await runtime.stop();
+    return {
+      events: options.events,
+      accepted: accepted.size,
+      publishRetries,
+      deliveries: expected.length,
+      ...count,
+      lost: lost.length,
+      lostSamples: lost.slice(0, 10),
+      receiverRequests: receiver.requests,
+      behaviours: { ...receiver.byBehaviour },
+      duplicates,
+      duplicateRate: count.delivered ? duplicates / count.delivered : 0,
+      unverified: receiver.unverified,
+      redirectsFollowed: receiver.redirectsFollowed,
+      unrecordedAttempts,
+      deadLettersChecked: checked.length,
+      deadLettersWithoutLog: withoutLog,
+      kills,
+      purged,
+      peakRuntimeRssMb: Math.round(runtime.peakRssKb / 1024),
+      peakHarnessRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+      publishSeconds,
+      drainSeconds,
+      totalSeconds: (Date.now() - started) / 1000,
+    };
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n--- runtime output ---\n${runtime.output()}`, { cause: error });
+  } finally {
+    db?.destroy();
+    await runtime.stop().catch(() => undefined);
+    await receiver.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
