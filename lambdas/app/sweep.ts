@@ -29,7 +29,8 @@ export async function sweep(deps: ServiceDeps, options: SweepOptions): Promise<S
   let released = 0;
   const requeue: { deliveryId: string; subscriptionId: string }[] = [];
   for (const d of deliveries) {
-    if (d.state === 'in_flight' && d.nextAttemptAt < now) {
+    if (d.state === 'in_flight') {
+      if (!d.leaseUntil || d.leaseUntil >= now) continue; // a live worker still holds it
       if (await deps.deliveries.release(d.id, d.attemptSeq, now)) {
         released++;
         requeue.push({ deliveryId: d.id, subscriptionId: d.subscriptionId });

@@ -46,12 +46,13 @@ export const TABLES = {
     localName: 'hookline-deliveries',
     partitionKey: { name: 'id', type: 'S' },
     indexes: [
-      // Per-subscription listing, newest first.
+      // Per-subscription listing, newest first. Keys only: its keys never change, so the
+      // claim and outcome updates of a delivery never write this index.
       {
         indexName: 'bySubscription',
         partitionKey: { name: 'subscriptionId', type: 'S' },
         sortKey: { name: 'createdAt', type: 'S' },
-        projection: 'ALL',
+        projection: 'KEYS_ONLY',
       },
       // Sparse: `dlDay` (the UTC day it was dead-lettered) is set only while failed/expired,
       // so the overall dead-letter list never reads a live delivery and no partition holds a bare state.

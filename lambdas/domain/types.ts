@@ -13,6 +13,11 @@ export interface Subscription {
   readonly state: SubscriptionState;
   readonly stateReason?: string;
   readonly stateChangedAt: string;
+  /** First dead letter of the current unbroken run (a delivered delivery or a resume clears the run). */
+  readonly deadLetteringSince?: string;
+  readonly lastDeadLetterAt?: string;
+  /** Dead letters in the current run. */
+  readonly deadLetterStreak?: number;
   /** Newest first; more than one while a rotation is in progress. */
   readonly secrets: readonly string[];
   readonly createdAt: string;
@@ -43,6 +48,8 @@ export interface Delivery {
   /** Attempts over the delivery's whole life: the attempt log's key, never reset. */
   readonly attemptSeq: number;
   readonly nextAttemptAt: string;
+  /** While in_flight: when the claim expires and the sweeper may hand the delivery back. */
+  readonly leaseUntil?: string;
   readonly giveUpAt: string;
   readonly lastStatus?: number;
   readonly lastError?: string;
@@ -50,6 +57,16 @@ export interface Delivery {
   /** Headers other than the signature set, as sent on every attempt. */
   readonly headers: Readonly<Record<string, string>>;
   readonly createdAt: string;
+  readonly updatedAt: string;
+  /** Present on a delivery brought back from the archive (for a dispute). */
+  readonly restored?: RestoreMarker;
+}
+
+/** Where a restored delivery came from, and until when it stays in DynamoDB. */
+export interface RestoreMarker {
+  readonly objectKey: string;
+  readonly until: string;
+  /** The archived version's `updatedAt`: while the row still has it, the archive already holds this exact row. */
   readonly updatedAt: string;
 }
 
