@@ -41,3 +41,20 @@ export class ForbiddenTargetError extends DomainError {
     super(message);
   }
 }
+
+/** A recovery or retention policy (replay window, rate limit, auto-pause, retention) that cannot be used. */
+export class InvalidPolicyError extends DomainError {
+  override name = 'InvalidPolicyError';
+  constructor(
+    readonly policy: string,
+    readonly field: string,
+    message: string,
+  ) {
+    super(field ? `${policy}.${field} ${message}` : `${policy} ${message}`);
+  }
+}
+
+/** An archive object or range that is not what the archive format promises. */
+export class ArchiveFormatError extends DomainError {
+  override name = 'ArchiveFormatError';
+}

@@ -1,3 +1,4 @@
+import { mergeNumericPolicy } from './policy.ts';
 import type { DeliveryState } from './states.ts';
 
 /** How long terminal deliveries stay queryable before the archiver moves them to S3 (DESIGN.md "Retention"). */
@@ -17,4 +18,16 @@ export function ttlFor(state: DeliveryState, updatedAtMs: number, policy: Retent
   if (state === 'pending' || state === 'in_flight') return undefined;
   const days = (state === 'delivered' ? policy.deliveredDays : policy.deadLetterDays) + policy.ttlSafetyMarginDays;
   return Math.floor((updatedAtMs + days * DAY_MS) / 1000);
+}
+
+/**
+ * Merges a partial retention override (HOOKLINE_RETENTION_POLICY) over the default. Days may
+ * be fractional and 0 (archive as soon as terminal), which is how tests shorten a month to seconds.
+ */
+export function resolveRetentionPolicy(override: unknown, base: RetentionPolicy = DEFAULT_RETENTION): RetentionPolicy {
+  return mergeNumericPolicy('retention', override, base, {
+    deliveredDays: { min: 0, max: 3650, integer: false },
+    deadLetterDays: { min: 0, max: 3650, integer: false },
+    ttlSafetyMarginDays: { min: 1, max: 3650, integer: true },
+  });
 }

@@ -38,8 +38,11 @@ export interface DeliveryStore {
   release(id: string, seq: number, nowIso: string): Promise<boolean>;
   /** pending past give_up_at → expired. */
   expire(delivery: Delivery, reason: string, nowIso: string): Promise<boolean>;
-  /** failed | expired | delivered → pending with attempts 0 and a fresh deadline; undefined when not replayable. */
-  replay(id: string, nowIso: string, giveUpAtIso: string): Promise<Delivery | undefined>;
+  /**
+   * failed | expired | delivered → pending with attempts 0 and a fresh deadline; undefined when not
+   * replayable. `nextAttemptAtIso` (default: now) lets a bulk replay spread its re-attempts.
+   */
+  replay(id: string, nowIso: string, giveUpAtIso: string, nextAttemptAtIso?: string): Promise<Delivery | undefined>;
   listBySubscription(
     request: PageRequest & { readonly subscriptionId: string; readonly state?: DeliveryState },
   ): Promise<Page<Delivery>>;

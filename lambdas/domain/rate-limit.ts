@@ -1,0 +1,44 @@
+import { mergeNumericPolicy } from './policy.ts';
+
+/** At most `limit` actions per `windowSeconds`, counted in fixed windows aligned to the epoch. */
+export interface RateLimit {
+  readonly limit: number;
+  readonly windowSeconds: number;
+}
+
+/** Customer-facing single replay (a tenant key): 100 a minute per subscription. */
+export const DEFAULT_CUSTOMER_REPLAY_LIMIT: RateLimit = Object.freeze({ limit: 100, windowSeconds: 60 });
+
+export function resolveRateLimit(override: unknown, base: RateLimit = DEFAULT_CUSTOMER_REPLAY_LIMIT): RateLimit {
+  return mergeNumericPolicy('customerReplayLimit', override, base, {
+    limit: { min: 1, max: 1_000_000, integer: true },
+    windowSeconds: { min: 1, max: 86_400, integer: true },
+  });
+}
+
+export interface FixedWindow {
+  /** Identifies the window in a counter key: its start in epoch seconds. */
+  readonly startSeconds: number;
+  /** When the next window begins (epoch ms). */
+  readonly resetAtMs: number;
+}
+
+/**
+ * The fixed window `nowMs` falls in. A fixed window (one counter item per window) costs one
+ * conditional write per request; its known weakness, up to twice the limit across a window
+ * boundary, is acceptable for a resend button.
+ */
+export function fixedWindow(nowMs: number, windowSeconds: number): FixedWindow {
+  const size = windowSeconds * 1000;
+  const start = Math.floor(nowMs / size) * size;
+  return { startSeconds: start / 1000, resetAtMs: start + size };
+}
+
+/** Whole seconds until the window resets, at least 1: the `Retry-After` value. */
+export function retryAfterSeconds(nowMs: number, resetAtMs: number): number {
+  return Math.max(1, Math.ceil((resetAtMs - nowMs) / 1000));
+}
+
+export type RateDecision =
+  | { readonly kind: 'allowed'; readonly remaining: number }
+  | { readonly kind: 'limited'; readonly retryAfterSeconds: number };

@@ -1,0 +1,103 @@
+import { mergeNumericPolicy } from './policy.ts';
+import { DEAD_LETTER_STATES, REPLAYABLE_STATES, type DeliveryState } from './states.ts';
+
+export type ReplayableState = (typeof REPLAYABLE_STATES)[number];
+
+export function isReplayableState(value: unknown): value is ReplayableState {
+  return typeof value === 'string' && (REPLAYABLE_STATES as readonly string[]).includes(value);
+}
+
+/** A bulk replay selects the deliveries in `states`, created within [createdFrom, createdTo] (ISO 8601, inclusive). */
+export interface ReplayCriteria {
+  readonly states: readonly ReplayableState[];
+  readonly subscriptionId?: string;
+  readonly tenantId?: string;
+  readonly createdFrom: string;
+  readonly createdTo: string;
+}
+
+/** Without `states`, a bulk replay takes the dead letters: delivered deliveries are re-sent only when asked for. */
+export const DEFAULT_REPLAY_STATES: readonly ReplayableState[] = DEAD_LETTER_STATES;
+
+/** How bulk replays behave (DESIGN.md "replay"); configuration with documented defaults. */
+export interface ReplayPolicy {
+  /** Re-attempts of one bulk replay are spread uniformly at random over this many seconds. */
+  readonly windowSeconds: number;
+  /** Deliveries replayed between two checkpoints of the audit record. */
+  readonly pageSize: number;
+}
+
+export const DEFAULT_REPLAY_POLICY: ReplayPolicy = Object.freeze({ windowSeconds: 300, pageSize: 100 });
+
+export function resolveReplayPolicy(override: unknown, base: ReplayPolicy = DEFAULT_REPLAY_POLICY): ReplayPolicy {
+  return mergeNumericPolicy('replayPolicy', override, base, {
+    // A day at most: a longer spread is a pause, and the sweeper's grace is measured in minutes.
+    windowSeconds: { min: 0, max: 86_400, integer: true },
+    pageSize: { min: 1, max: 1000, integer: true },
+  });
+}
+
+/** The fields of a stored delivery that decide whether a bulk replay takes it. */
+export interface ReplayCandidate {
+  readonly state: DeliveryState;
+  readonly subscriptionId: string;
+  readonly tenantId?: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/**
+ * Whether a bulk replay started at `startedAt` takes this delivery. The store's index query
+ * narrows the candidates; this is the rule. A delivery that changed after the replay started
+ * (it was replayed already, or failed again since) is not this replay's business, which is
+ * also what stops a replay from chasing its own fresh dead letters forever.
+ */
+export function matchesCriteria(d: ReplayCandidate, criteria: ReplayCriteria, startedAt: string): boolean {
+  return (
+    (criteria.states as readonly string[]).includes(d.state) &&
+    d.createdAt >= criteria.createdFrom &&
+    d.createdAt <= criteria.createdTo &&
+    d.updatedAt <= startedAt &&
+    (criteria.subscriptionId === undefined || d.subscriptionId === criteria.subscriptionId) &&
+    (criteria.tenantId === undefined || d.tenantId === criteria.tenantId)
+  );
+}
+
+/**
+ * Seconds from now until a replayed delivery's next attempt: uniform over the window, whole
+ * seconds (SQS delays are whole seconds), so a large replay never lands on workers and
+ * receivers at one instant.
+ */
+export function spreadDelaySeconds(windowSeconds: number, random: number): number {
+  if (windowSeconds <= 0) return 0;
+  return Math.min(windowSeconds - 1, Math.floor(random * windowSeconds));
+}
+
+export type ReplayStatus = 'running' | 'completed';
+
+/** The audit record of one bulk replay, updated at every page so an interrupted replay resumes where it stopped. */
+export interface ReplayRecord {
+  readonly id: string;
+  /** Who asked, as the caller declared it (CLI user, IAM identity); the key only says they were allowed to. */
+  readonly operator: string;
+  /** How the request was authenticated: `admin` (API key) or `invoke` (direct Lambda invocation, IAM). */
+  readonly principal: string;
+  readonly criteria: ReplayCriteria;
+  readonly dryRun: boolean;
+  readonly windowSeconds: number;
+  readonly status: ReplayStatus;
+  readonly matched: number;
+  readonly replayed: number;
+  /** Matched by the index, but no longer replayable when reached (changed meanwhile). */
+  readonly skipped: number;
+  /** A dry run's first few matches. */
+  readonly sample?: readonly string[];
+  readonly startedAt: string;
+  readonly updatedAt: string;
+  readonly finishedAt?: string;
+  /** Where the next page starts (opaque, from the delivery store); absent before the first page and when done. */
+  readonly cursor?: string;
+  /** Whoever holds the lease may process pages until `leaseUntil`; after that anyone may resume. */
+  readonly leaseOwner?: string;
+  readonly leaseUntil?: string;
+}

@@ -1,0 +1,28 @@
+import type { ArchiveRecord } from '#domain/archive.ts';
+import type { Delivery, RestoreMarker } from '#domain/types.ts';
+import type { Page, PageRequest } from './page.ts';
+
+/**
+ * What bulk replay and the archiver need from the tables beyond the delivery engine's
+ * `DeliveryStore`: range reads in oldest-first order, archive-safe deletes and restores.
+ */
+export interface RecoveryStore {
+  /** One subscription's deliveries created in [createdFrom, createdTo], oldest first, read consistently. */
+  listCreated(request: PageRequest & { readonly subscriptionId: string; readonly createdFrom?: string; readonly createdTo: string }): Promise<Page<Delivery>>;
+  /** Dead letters last changed in [changedFrom, changedTo], oldest first, optionally of one subscription. */
+  listDeadLettersChanged(
+    request: PageRequest & { readonly subscriptionId?: string; readonly changedFrom: string; readonly changedTo: string },
+  ): Promise<Page<Delivery>>;
+  /**
+   * Deletes an archived delivery and its attempt log, unless the delivery changed after
+   * `updatedAt` (then nothing is deleted and the result is false). One already gone counts as
+   * deleted, so finishing an interrupted batch is safe.
+   */
+  deleteArchived(id: string, updatedAt: string): Promise<boolean>;
+  /**
+   * Writes an archived delivery back with its attempts and (if gone) its event, kept until
+   * `marker.until`. Every write is put-if-absent: a live delivery with the same id is never
+   * overwritten. False when the delivery already existed.
+   */
+  restore(record: ArchiveRecord, marker: RestoreMarker): Promise<boolean>;
+}
