@@ -65,16 +65,16 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     return items;
   }
 
-  async setState(id: string, state: SubscriptionState, reason: string, nowIso: string): Promise<Subscription | undefined> {
+  async setState(id: string, state: SubscriptionState, reason: string, nowIso: string, onlyFrom?: SubscriptionState): Promise<Subscription | undefined> {
     try {
       const out = await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { id },
           UpdateExpression: 'SET #s = :s, #r = :r, #c = :now, #u = :now',
-          ConditionExpression: 'attribute_exists(id)',
+          ConditionExpression: onlyFrom ? 'attribute_exists(id) AND #s = :from' : 'attribute_exists(id)',
           ExpressionAttributeNames: { '#s': 'state', '#r': 'stateReason', '#c': 'stateChangedAt', '#u': 'updatedAt' },
-          ExpressionAttributeValues: { ':s': state, ':r': reason, ':now': nowIso },
+          ExpressionAttributeValues: { ':s': state, ':r': reason, ':now': nowIso, ...(onlyFrom ? { ':from': onlyFrom } : {}) },
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -83,6 +83,43 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
       throw error;
+    }
+  }
+
+  async noteDeadLetter(id: string, nowIso: string): Promise<Subscription | undefined> {
+    try {
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          // One write: the streak starts at the first dead letter and only ever grows until cleared.
+          UpdateExpression: 'SET #since = if_not_exists(#since, :now), #last = :now ADD #count :one',
+          ConditionExpression: 'attribute_exists(id)',
+          ExpressionAttributeNames: { '#since': 'deadLetteringSince', '#last': 'lastDeadLetterAt', '#count': 'deadLetterStreak' },
+          ExpressionAttributeValues: { ':now': nowIso, ':one': 1 },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return out.Attributes as Subscription;
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async clearDeadLetterStreak(id: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          UpdateExpression: 'REMOVE #since, #last, #count',
+          ConditionExpression: 'attribute_exists(#since)',
+          ExpressionAttributeNames: { '#since': 'deadLetteringSince', '#last': 'lastDeadLetterAt', '#count': 'deadLetterStreak' },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
     }
   }
 }

@@ -7,6 +7,13 @@ export interface SubscriptionStore {
   list(request: PageRequest & { readonly tenantId?: string }): Promise<Page<Subscription>>;
   /** Every subscription (active, paused and disabled) for fan-out; may be served from a short cache. */
   all(): Promise<readonly Subscription[]>;
-  /** Changes the state and says why; returns the updated subscription, or undefined if unknown. */
-  setState(id: string, state: SubscriptionState, reason: string, nowIso: string): Promise<Subscription | undefined>;
+  /**
+   * Changes the state and says why; returns the updated subscription, or undefined if unknown
+   * (or, with `onlyFrom`, not in that state: an auto-pause never overrides a manual pause or a disable).
+   */
+  setState(id: string, state: SubscriptionState, reason: string, nowIso: string, onlyFrom?: SubscriptionState): Promise<Subscription | undefined>;
+  /** Adds a dead letter to the subscription's current streak (starting one if none); returns the subscription as updated. */
+  noteDeadLetter(id: string, nowIso: string): Promise<Subscription | undefined>;
+  /** Ends the dead-letter streak (a delivery succeeded, or the subscription was resumed). */
+  clearDeadLetterStreak(id: string): Promise<void>;
 }
