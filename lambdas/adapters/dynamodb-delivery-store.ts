@@ -6,6 +6,7 @@ import { ACTIVE_SHARDS } from '#config/topology.ts';
 import type { ClaimResult, Completion, DeliveryStore, DueDelivery } from '#ports/delivery-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
+import { InvalidCursorError } from './errors.ts';
 import { isConditionFailure } from './dynamodb.ts';
 import { updateExpression } from './update-expression.ts';
 
@@ -20,6 +21,15 @@ export function shardOf(id: string): string {
   return `s${h % ACTIVE_SHARDS}`;
 }
 const dayOf = (iso: string) => iso.slice(0, 10);
+
+/** A dead-letter listing cursor: a real UTC day no later than today, and optionally a key within it. */
+function isDayCursor(cursor: { day?: unknown; key?: unknown }, today: string): boolean {
+  const { day, key } = cursor;
+  return (
+    typeof day === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(day) && !Number.isNaN(Date.parse(day)) && day <= today &&
+    (key === undefined || (typeof key === 'object' && key !== null && !Array.isArray(key)))
+  );
+}
 
 /** Strips the index bookkeeping attributes so callers see a plain Delivery. */
 export function toDelivery(item: Record<string, unknown>): Delivery {
@@ -211,6 +221,8 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     const cursor = decodeCursor<{ day: string; key?: Key }>(request.cursor);
     const today = dayOf(new Date(this.now()).toISOString());
     const oldest = dayOf(new Date(this.now() - DEAD_LETTER_LOOKBACK_DAYS * DAY_MS).toISOString());
+    // A forged day would crash the walk (not a date) or make it query every day back from year 9999.
+    if (cursor && !isDayCursor(cursor, today)) throw new InvalidCursorError();
     let day = cursor?.day ?? today;
     let key = cursor?.key;
     const items: Delivery[] = [];

@@ -1,0 +1,437 @@
+import { after, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mockClient } from 'aws-sdk-client-mock';
+import { ConditionalCheckFailedException, DynamoDBClient, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DynamoDbDeliveryStore } from '#adapters/dynamodb-delivery-store.ts';
+import { InvalidCursorError } from '#adapters/errors.ts';
+import type { Completion } from '#ports/delivery-store.ts';
+import type { Delivery } from '#domain/types.ts';
+
+const TABLE = 'hookline-deliveries';
+const NOW = '2024-03-09T23:59:59.999Z';
+const NOW_MS = Date.parse(NOW);
+const DAY_S = 86_400;
+const ddbMock = mockClient(DynamoDBDocumentClient);
+const newStore = () => new DynamoDbDeliveryStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), TABLE, () => NOW_MS);
+
+const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+const serviceError = (name: string) => new DynamoDBServiceException({ name, $fault: 'client', message: name, $metadata: {} });
+
+function aDelivery(overrides: Partial<Delivery> = {}): Delivery {
+  return {
+    id: 'dlv_7Hq2',
+    eventId: 'evt_1',
+    subscriptionId: 'sub_1',
+    url: 'https://hooks.example.com/in',
+    state: 'in_flight',
+    attempts: 3,
+    attemptSeq: 7,
+    nextAttemptAt: '2024-03-09T23:50:00.000Z',
+    giveUpAt: '2024-03-12T00:00:00.000Z',
+    headers: { 'content-type': 'application/json' },
+    createdAt: '2024-03-09T00:00:00.000Z',
+    updatedAt: '2024-03-09T23:50:00.000Z',
+    ...overrides,
+  };
+}
+
+/** An UpdateItem read back as DynamoDB would apply it: attribute → value for SET and ADD, attributes for REMOVE. */
+interface ResolvedUpdate {
+  readonly set: Record<string, unknown>;
+  readonly add: Record<string, unknown>;
+  readonly remove: string[];
+  /** The condition with every placeholder replaced by its attribute name or JSON value. */
+  readonly condition: string;
+}
+
+function resolveUpdate(input: UpdateCommandInput): ResolvedUpdate {
+  const names = input.ExpressionAttributeNames ?? {};
+  const values = input.ExpressionAttributeValues ?? {};
+  const name = (alias: string) => {
+    assert.ok(alias in names, `${alias} has no ExpressionAttributeNames entry`);
+    return names[alias]!;
+  };
+  const value = (placeholder: string) => {
+    assert.ok(placeholder in values, `${placeholder} has no ExpressionAttributeValues entry`);
+    return values[placeholder];
+  };
+  const resolved: ResolvedUpdate = { set: {}, add: {}, remove: [], condition: '' };
+  const parts = (input.UpdateExpression ?? '').split(/\s*\b(SET|REMOVE|ADD|DELETE)\b\s*/).filter(Boolean);
+  for (let i = 0; i < parts.length; i += 2) {
+    const clause = parts[i]!;
+    for (const action of parts[i + 1]!.split(/\s*,\s*/)) {
+      if (clause === 'SET') {
+        const m = /^(#\w+) = (:\w+)$/.exec(action);
+        assert.ok(m, `unexpected SET action '${action}'`);
+        resolved.set[name(m[1]!)] = value(m[2]!);
+      } else if (clause === 'ADD') {
+        const m = /^(#\w+) (:\w+)$/.exec(action);
+        assert.ok(m, `unexpected ADD action '${action}'`);
+        resolved.add[name(m[1]!)] = value(m[2]!);
+      } else if (clause === 'REMOVE') {
+        assert.match(action, /^#\w+$/);
+        resolved.remove.push(name(action));
+      } else {
+        assert.fail(`unexpected ${clause} clause`);
+      }
+    }
+  }
+  return {
+    ...resolved,
+    condition: (input.ConditionExpression ?? '').replace(/#\w+/g, name).replace(/:\w+/g, (p) => JSON.stringify(value(p))),
+  };
+}
+
+/**
+ * What real DynamoDB checks and a mock does not: every declared name and value is used
+ * ("unused in expressions" is a ValidationException), none is undefined, and no attribute is
+ * touched twice in one update ("two document paths overlap").
+ */
+function assertValidUpdate(input: UpdateCommandInput): void {
+  const text = [input.UpdateExpression, input.ConditionExpression].filter(Boolean).join(' ');
+  assert.deepEqual(new Set(Object.keys(input.ExpressionAttributeNames ?? {})), new Set(text.match(/#\w+/g)), 'ExpressionAttributeNames = names used');
+  assert.deepEqual(new Set(Object.keys(input.ExpressionAttributeValues ?? {})), new Set(text.match(/:\w+/g)), 'ExpressionAttributeValues = values used');
+  for (const [placeholder, v] of Object.entries(input.ExpressionAttributeValues ?? {})) assert.notEqual(v, undefined, `${placeholder} is undefined`);
+  const { set, add, remove } = resolveUpdate(input);
+  const paths = [...Object.keys(set), ...Object.keys(add), ...remove];
+  assert.equal(new Set(paths).size, paths.length, `an attribute appears twice in '${input.UpdateExpression}'`);
+}
+
+const updates = () => ddbMock.commandCalls(UpdateCommand).map((c) => c.args[0].input);
+const onlyUpdate = () => {
+  const all = updates();
+  assert.equal(all.length, 1);
+  return all[0]!;
+};
+
+/** The activeShard that `create` gives a live delivery with this id. */
+async function shardAtCreate(id: string): Promise<unknown> {
+  ddbMock.on(PutCommand).resolves({});
+  await newStore().create(aDelivery({ id, state: 'pending' }));
+  const put = ddbMock.commandCalls(PutCommand).at(-1)!.args[0].input;
+  return put.Item!.activeShard;
+}
+
+const completion = (overrides: Partial<Completion>): Completion => ({
+  state: 'pending',
+  attempts: 3,
+  nextAttemptAt: '2024-03-10T00:05:00.000Z',
+  updatedAt: NOW,
+  ...overrides,
+});
+
+describe('DynamoDbDeliveryStore', () => {
+  beforeEach(() => {
+    ddbMock.reset();
+    ddbMock.on(UpdateCommand).resolves({});
+  });
+  after(() => ddbMock.restore());
+
+  describe('create', () => {
+    it('writes only if absent, with the live index attribute and no dead-letter ones', async () => {
+      ddbMock.on(PutCommand).resolves({});
+      const pending = aDelivery({ state: 'pending', attempts: 0, attemptSeq: 0 });
+
+      assert.equal(await newStore().create(pending), true);
+
+      const put = ddbMock.commandCalls(PutCommand)[0]!.args[0].input;
+      assert.equal(put.TableName, TABLE);
+      assert.equal(put.ConditionExpression, 'attribute_not_exists(id)');
+      const { activeShard, ...rest } = put.Item!;
+      assert.match(String(activeShard), /^s[0-7]$/);
+      assert.deepEqual(rest, { ...pending, dlDay: undefined, dlSubscription: undefined, expiresAt: undefined });
+    });
+
+    it('says false when the delivery already exists', async () => {
+      ddbMock.on(PutCommand).rejects(conditionFailed());
+
+      assert.equal(await newStore().create(aDelivery({ state: 'pending' })), false);
+    });
+  });
+
+  describe('claim', () => {
+    const LEASE = '2024-03-10T00:00:40.000Z';
+
+    it('moves a due pending delivery to in_flight in one conditional UpdateItem returning ALL_NEW', async () => {
+      const stored = { ...aDelivery({ attempts: 4, attemptSeq: 8, leaseUntil: LEASE, updatedAt: NOW }), activeShard: 's3' };
+      ddbMock.on(UpdateCommand).resolves({ Attributes: stored });
+
+      const result = await newStore().claim('dlv_7Hq2', NOW, LEASE);
+
+      const input = onlyUpdate();
+      assert.equal(input.TableName, TABLE);
+      assert.deepEqual(input.Key, { id: 'dlv_7Hq2' });
+      assert.equal(input.ReturnValues, 'ALL_NEW');
+      assert.equal(input.ConditionExpression, '#state = :from AND #next <= :now');
+      const update = resolveUpdate(input);
+      assert.equal(update.condition, `state = "pending" AND nextAttemptAt <= "${NOW}"`);
+      assert.deepEqual(update.set, { state: 'in_flight', leaseUntil: LEASE, updatedAt: NOW });
+      assert.deepEqual(update.add, { attempts: 1, attemptSeq: 1 });
+      assert.deepEqual(result, { kind: 'claimed', delivery: aDelivery({ attempts: 4, attemptSeq: 8, leaseUntil: LEASE, updatedAt: NOW }) });
+    });
+
+    it('on a failed condition reads the current item (consistently) and returns it as not_claimable', async () => {
+      ddbMock.on(UpdateCommand).rejects(conditionFailed());
+      const delivered = aDelivery({ state: 'delivered' });
+      ddbMock.on(GetCommand).resolves({ Item: { ...delivered, expiresAt: 1_900_000_000 } });
+
+      const result = await newStore().claim('dlv_7Hq2', NOW, LEASE);
+
+      assert.deepEqual(result, { kind: 'not_claimable', current: delivered });
+      const gets = ddbMock.commandCalls(GetCommand).map((c) => c.args[0].input);
+      assert.deepEqual(gets, [{ TableName: TABLE, Key: { id: 'dlv_7Hq2' }, ConsistentRead: true }]);
+    });
+
+    it('returns not_claimable without current for an unknown id', async () => {
+      ddbMock.on(UpdateCommand).rejects(conditionFailed());
+      ddbMock.on(GetCommand).resolves({});
+
+      const result = await newStore().claim('dlv_nope', NOW, LEASE);
+
+      assert.deepEqual(result, { kind: 'not_claimable' });
+    });
+
+    it('passes on any other error without reading the item', async () => {
+      ddbMock.on(UpdateCommand).rejects(serviceError('ProvisionedThroughputExceededException'));
+
+      await assert.rejects(newStore().claim('dlv_7Hq2', NOW, LEASE), { name: 'ProvisionedThroughputExceededException' });
+      assert.equal(ddbMock.commandCalls(GetCommand).length, 0);
+    });
+  });
+
+  describe('complete', () => {
+    it('to failed: enters the dead-letter indexes for the UTC day of updatedAt and leaves the active one', async () => {
+      const claimed = aDelivery({ attemptSeq: 7 });
+
+      const ok = await newStore().complete(claimed, completion({ state: 'failed', lastStatus: 410, lastResponse: 'gone', lastError: 'HTTP 410', nextAttemptAt: NOW }));
+
+      assert.equal(ok, true);
+      const input = onlyUpdate();
+      assert.deepEqual(input.Key, { id: 'dlv_7Hq2' });
+      const update = resolveUpdate(input);
+      assert.equal(update.condition, 'state = "in_flight" AND attemptSeq = 7');
+      assert.deepEqual(update.set, {
+        state: 'failed',
+        attempts: 3,
+        nextAttemptAt: NOW,
+        lastStatus: 410,
+        lastError: 'HTTP 410',
+        lastResponse: 'gone',
+        updatedAt: NOW,
+        dlDay: '2024-03-09',
+        dlSubscription: 'sub_1',
+        // 90 days dead-letter retention + 30 days TTL margin.
+        expiresAt: Math.floor(NOW_MS / 1000) + 120 * DAY_S,
+      });
+      assert.deepEqual(update.remove.sort(), ['activeShard', 'leaseUntil']);
+    });
+
+    it('to pending (a retry): stays in the active index on the same shard as at create, out of the dead-letter ones', async () => {
+      const shard = await shardAtCreate('dlv_7Hq2');
+      ddbMock.resetHistory();
+
+      await newStore().complete(aDelivery(), completion({ state: 'pending', lastStatus: 503, lastError: 'HTTP 503', lastResponse: 'busy' }));
+
+      const update = resolveUpdate(onlyUpdate());
+      assert.equal(update.set.activeShard, shard);
+      assert.equal(update.set.state, 'pending');
+      assert.equal(update.set.nextAttemptAt, '2024-03-10T00:05:00.000Z');
+      assert.deepEqual(update.remove.sort(), ['dlDay', 'dlSubscription', 'expiresAt', 'leaseUntil']);
+    });
+
+    it('to pending after a timeout: removes the previous status and response rather than keeping stale ones', async () => {
+      await newStore().complete(aDelivery(), completion({ state: 'pending', lastError: 'timeout after 15000 ms' }));
+
+      const update = resolveUpdate(onlyUpdate());
+      assert.equal(update.set.lastError, 'timeout after 15000 ms');
+      assert.ok(update.remove.includes('lastStatus'));
+      assert.ok(update.remove.includes('lastResponse'));
+    });
+
+    it('to delivered: leaves every index and expires after 30 + 30 days', async () => {
+      await newStore().complete(aDelivery(), completion({ state: 'delivered', lastStatus: 204, lastResponse: '' }));
+
+      const update = resolveUpdate(onlyUpdate());
+      assert.equal(update.set.state, 'delivered');
+      assert.equal(update.set.expiresAt, Math.floor(NOW_MS / 1000) + 60 * DAY_S);
+      assert.deepEqual(update.remove.sort(), ['activeShard', 'dlDay', 'dlSubscription', 'lastError', 'leaseUntil']);
+    });
+
+    it('to expired: enters the dead-letter indexes', async () => {
+      await newStore().complete(aDelivery({ subscriptionId: 'sub_9' }), completion({ state: 'expired', lastError: 'deadline passed' }));
+
+      const update = resolveUpdate(onlyUpdate());
+      assert.equal(update.set.dlDay, '2024-03-09');
+      assert.equal(update.set.dlSubscription, 'sub_9');
+      assert.ok(update.remove.includes('activeShard'));
+    });
+
+    it('says false when the claim was lost', async () => {
+      ddbMock.on(UpdateCommand).rejects(conditionFailed());
+
+      assert.equal(await newStore().complete(aDelivery(), completion({ state: 'delivered' })), false);
+    });
+
+    it('passes on any other error', async () => {
+      ddbMock.on(UpdateCommand).rejects(serviceError('InternalServerError'));
+
+      await assert.rejects(newStore().complete(aDelivery(), completion({ state: 'delivered' })), { name: 'InternalServerError' });
+    });
+  });
+
+  describe('reschedule', () => {
+    it('moves the due time only while pending at the expected due time', async () => {
+      const ok = await newStore().reschedule('dlv_7Hq2', '2024-03-09T23:00:00.000Z', '2024-03-10T00:30:00.000Z', NOW);
+
+      assert.equal(ok, true);
+      const update = resolveUpdate(onlyUpdate());
+      assert.equal(update.condition, 'state = "pending" AND nextAttemptAt = "2024-03-09T23:00:00.000Z"');
+      assert.deepEqual(update.set, { nextAttemptAt: '2024-03-10T00:30:00.000Z', updatedAt: NOW });
+      assert.deepEqual(update.remove, []);
+    });
+
+    it('says false when the delivery moved on meanwhile', async () => {
+      ddbMock.on(UpdateCommand).rejects(conditionFailed());
+
+      assert.equal(await newStore().reschedule('dlv_7Hq2', 'a', 'b', NOW), false);
+    });
+  });
+
+  describe('release', () => {
+    it('hands back an in-flight delivery of that attempt whose lease ran out, due now', async () => {
+      const ok = await newStore().release('dlv_7Hq2', 7, NOW);
+
+      assert.equal(ok, true);
+      const update = resolveUpdate(onlyUpdate());
+      assert.equal(update.condition, `state = "in_flight" AND attemptSeq = 7 AND leaseUntil < "${NOW}"`);
+      assert.equal(update.set.state, 'pending');
+      assert.equal(update.set.nextAttemptAt, NOW);
+      assert.equal(update.set.updatedAt, NOW);
+      assert.match(String(update.set.lastError), /^released/);
+      assert.deepEqual(update.remove, ['leaseUntil']);
+    });
+
+    it('says false when the worker finished after all', async () => {
+      ddbMock.on(UpdateCommand).rejects(conditionFailed());
+
+      assert.equal(await newStore().release('dlv_7Hq2', 7, NOW), false);
+    });
+  });
+
+  describe('expire', () => {
+    it('dead-letters a pending delivery still at the due time the sweeper read', async () => {
+      const pending = aDelivery({ state: 'pending', nextAttemptAt: '2024-03-09T20:00:00.000Z', subscriptionId: 'sub_4' });
+
+      const ok = await newStore().expire(pending, 'retry deadline passed', NOW);
+
+      assert.equal(ok, true);
+      const update = resolveUpdate(onlyUpdate());
+      assert.equal(update.condition, 'state = "pending" AND nextAttemptAt = "2024-03-09T20:00:00.000Z"');
+      assert.deepEqual(update.set, {
+        state: 'expired',
+        lastError: 'retry deadline passed',
+        updatedAt: NOW,
+        dlDay: '2024-03-09',
+        dlSubscription: 'sub_4',
+        expiresAt: Math.floor(NOW_MS / 1000) + 120 * DAY_S,
+      });
+      assert.deepEqual(update.remove, ['activeShard']);
+    });
+
+    it('says false when the delivery moved on meanwhile', async () => {
+      ddbMock.on(UpdateCommand).rejects(conditionFailed());
+
+      assert.equal(await newStore().expire(aDelivery({ state: 'pending' }), 'r', NOW), false);
+    });
+  });
+
+  describe('replay', () => {
+    const GIVE_UP = '2024-03-13T00:00:00.000Z';
+
+    it('brings a terminal delivery back to pending in the active index, out of the dead-letter ones', async () => {
+      const shard = await shardAtCreate('dlv_7Hq2');
+      ddbMock.resetHistory();
+      const replayed = aDelivery({ state: 'pending', attempts: 0, nextAttemptAt: NOW, giveUpAt: GIVE_UP, updatedAt: NOW });
+      ddbMock.on(UpdateCommand).resolves({ Attributes: { ...replayed, activeShard: shard } });
+
+      const result = await newStore().replay('dlv_7Hq2', NOW, GIVE_UP);
+
+      assert.deepEqual(result, replayed);
+      const input = onlyUpdate();
+      assert.equal(input.ReturnValues, 'ALL_NEW');
+      const update = resolveUpdate(input);
+      assert.equal(update.condition, 'state IN ("failed", "expired", "delivered")');
+      assert.deepEqual(update.set, { state: 'pending', attempts: 0, nextAttemptAt: NOW, giveUpAt: GIVE_UP, updatedAt: NOW, activeShard: shard });
+      assert.deepEqual(update.remove.sort(), ['dlDay', 'dlSubscription', 'expiresAt', 'lastError']);
+      assert.equal('attemptSeq' in update.set, false, 'the lifetime attempt sequence is never reset');
+    });
+
+    it('says undefined when the delivery is not in a replayable state', async () => {
+      ddbMock.on(UpdateCommand).rejects(conditionFailed());
+
+      assert.equal(await newStore().replay('dlv_7Hq2', NOW, GIVE_UP), undefined);
+    });
+  });
+
+  describe('every UpdateItem uses exactly the names and values it declares', () => {
+    const cases: ReadonlyArray<readonly [string, (store: DynamoDbDeliveryStore) => Promise<unknown>]> = [
+      ['claim', (s) => s.claim('dlv_7Hq2', NOW, '2024-03-10T00:01:00.000Z')],
+      ['complete to pending', (s) => s.complete(aDelivery(), completion({ state: 'pending', lastStatus: 500, lastError: 'HTTP 500', lastResponse: 'x' }))],
+      ['complete to pending after a timeout', (s) => s.complete(aDelivery(), completion({ state: 'pending', lastError: 'timeout' }))],
+      ['complete to delivered', (s) => s.complete(aDelivery(), completion({ state: 'delivered', lastStatus: 200, lastResponse: 'ok' }))],
+      ['complete to failed', (s) => s.complete(aDelivery(), completion({ state: 'failed', lastStatus: 410, lastError: 'HTTP 410' }))],
+      ['complete to expired', (s) => s.complete(aDelivery(), completion({ state: 'expired', lastError: 'deadline' }))],
+      ['reschedule', (s) => s.reschedule('dlv_7Hq2', '2024-03-09T23:00:00.000Z', NOW, NOW)],
+      ['release', (s) => s.release('dlv_7Hq2', 7, NOW)],
+      ['expire', (s) => s.expire(aDelivery({ state: 'pending' }), 'deadline', NOW)],
+      ['replay', (s) => s.replay('dlv_7Hq2', NOW, '2024-03-13T00:00:00.000Z')],
+    ];
+    for (const [label, run] of cases) {
+      it(label, async () => {
+        ddbMock.on(UpdateCommand).resolves({ Attributes: { ...aDelivery(), activeShard: 's1' } });
+
+        await run(newStore());
+
+        assertValidUpdate(onlyUpdate());
+      });
+    }
+  });
+
+  describe('listDeadLetters cursors', () => {
+    const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+    it('walks the day partitions newest first and returns a cursor naming the day and key', async () => {
+      const item = aDelivery({ state: 'failed' });
+      ddbMock.on(QueryCommand).resolves({ Items: [{ ...item, dlDay: '2024-03-09' }], LastEvaluatedKey: { id: item.id, dlDay: '2024-03-09', updatedAt: item.updatedAt } });
+
+      const page = await newStore().listDeadLetters({ limit: 1 });
+
+      assert.deepEqual(page.items, [item]);
+      const query = ddbMock.commandCalls(QueryCommand)[0]!.args[0].input;
+      assert.equal(query.IndexName, 'deadLetters');
+      assert.equal(query.ScanIndexForward, false);
+      assert.deepEqual(query.ExpressionAttributeValues, { ':pk': '2024-03-09' });
+      assert.deepEqual(JSON.parse(Buffer.from(page.nextCursor!, 'base64url').toString()), {
+        day: '2024-03-09',
+        key: { id: item.id, dlDay: '2024-03-09', updatedAt: item.updatedAt },
+      });
+    });
+
+    const forged: ReadonlyArray<readonly [string, unknown]> = [
+      ['a day that is not a date', { day: 'zzzz' }],
+      ['a day far in the future', { day: '9999-12-31' }],
+      ['a day that is an object', { day: { S: '2024-03-09' } }],
+      ['a day that is a number', { day: 20240309 }],
+      ['a key that is not an object', { day: '2024-03-08', key: 'dlv_1' }],
+    ];
+    for (const [label, cursor] of forged) {
+      it(`refuses a cursor with ${label} before reading anything`, async () => {
+        ddbMock.on(QueryCommand).resolves({ Items: [] });
+
+        await assert.rejects(newStore().listDeadLetters({ limit: 10, cursor: b64(cursor) }), (e: unknown) => e instanceof InvalidCursorError);
+        assert.equal(ddbMock.commandCalls(QueryCommand).length, 0);
+      });
+    }
+  });
+});
