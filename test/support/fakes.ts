@@ -1,0 +1,335 @@
+/**
+ * In-memory stand-ins for the ports, for service unit tests. Each write honours the same
+ * condition its DynamoDB adapter puts on the conditional write, so a service that relies on a
+ * condition (a lost claim, a raced reschedule) behaves here as it does against the table.
+ */
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '#domain/retry-policy.ts';
+import { isDeadLetter, REPLAYABLE_STATES, type DeliveryState } from '#domain/states.ts';
+import type { AttemptRecord, Delivery, EventRecord, Subscription, SubscriptionState } from '#domain/types.ts';
+import type { ServiceDeps } from '#app/deps.ts';
+import type { AttemptStore } from '#ports/attempt-store.ts';
+import type { Clock } from '#ports/clock.ts';
+import type { DeliveryMessage, DeliveryQueue } from '#ports/delivery-queue.ts';
+import type { ClaimResult, Completion, DeliveryStore, DueDelivery } from '#ports/delivery-store.ts';
+import type { EventStore, PutEventResult } from '#ports/event-store.ts';
+import type { DeliveryMetrics } from '#ports/metrics.ts';
+import type { Page, PageRequest } from '#ports/page.ts';
+import type { SubscriptionStore } from '#ports/subscription-store.ts';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+/** Offset cursors: enough for services that page; the adapters' own cursors are tested separately. */
+function page<T>(all: readonly T[], request: PageRequest): Page<T> {
+  const start = request.cursor ? Number(request.cursor) : 0;
+  const items = all.slice(start, start + request.limit);
+  const next = start + items.length;
+  return next < all.length ? { items, nextCursor: String(next) } : { items };
+}
+
+/** A clock that only moves when told to; `randomBytes` counts up so ids are distinct and repeatable. */
+export class FakeClock implements Clock {
+  private counter = 0;
+  constructor(
+    public nowMs = Date.parse('2024-05-01T12:00:00.000Z'),
+    public randomValue = 0.5,
+  ) {}
+  now(): number {
+    return this.nowMs;
+  }
+  random(): number {
+    return this.randomValue;
+  }
+  randomBytes(size: number): Uint8Array {
+    this.counter++;
+    return Uint8Array.from({ length: size }, (_, i) => (this.counter + i) & 0xff);
+  }
+  advance(ms: number): void {
+    this.nowMs += ms;
+  }
+  iso(): string {
+    return new Date(this.nowMs).toISOString();
+  }
+}
+
+export class InMemoryDeliveryStore implements DeliveryStore {
+  readonly items = new Map<string, Delivery>();
+
+  /** Seeds a delivery as stored, bypassing `create` (so tests can set any state). */
+  put(delivery: Delivery): void {
+    this.items.set(delivery.id, copy(delivery));
+  }
+
+  async create(delivery: Delivery): Promise<boolean> {
+    if (this.items.has(delivery.id)) return false;
+    this.items.set(delivery.id, copy(delivery));
+    return true;
+  }
+
+  async get(id: string): Promise<Delivery | undefined> {
+    const d = this.items.get(id);
+    return d && copy(d);
+  }
+
+  async getMany(ids: readonly string[]): Promise<readonly Delivery[]> {
+    return [...new Set(ids)].flatMap((id) => {
+      const d = this.items.get(id);
+      return d ? [copy(d)] : [];
+    });
+  }
+
+  async claim(id: string, nowIso: string, leaseUntilIso: string): Promise<ClaimResult> {
+    const d = this.items.get(id);
+    if (!d) return { kind: 'not_claimable' };
+    if (d.state !== 'pending' || !(d.nextAttemptAt <= nowIso)) return { kind: 'not_claimable', current: copy(d) };
+    const claimed: Delivery = {
+      ...d,
+      state: 'in_flight',
+      leaseUntil: leaseUntilIso,
+      updatedAt: nowIso,
+      attempts: d.attempts + 1,
+      attemptSeq: d.attemptSeq + 1,
+    };
+    this.items.set(id, claimed);
+    return { kind: 'claimed', delivery: copy(claimed) };
+  }
+
+  async complete(claimed: Delivery, c: Completion): Promise<boolean> {
+    const d = this.items.get(claimed.id);
+    if (!d || d.state !== 'in_flight' || d.attemptSeq !== claimed.attemptSeq) return false;
+    // Like the adapter's REMOVE of absent fields: an attempt without a status clears the old one.
+    const { lastStatus: _s, lastError: _e, lastResponse: _r, leaseUntil: _l, ...rest } = d;
+    this.items.set(claimed.id, { ...rest, ...withoutUndefined(c) });
+    return true;
+  }
+
+  async reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean> {
+    const d = this.items.get(id);
+    if (!d || d.state !== 'pending' || d.nextAttemptAt !== expectedNextAttemptAt) return false;
+    this.items.set(id, { ...d, nextAttemptAt, updatedAt: nowIso });
+    return true;
+  }
+
+  async release(id: string, seq: number, nowIso: string): Promise<boolean> {
+    const d = this.items.get(id);
+    if (!d || d.state !== 'in_flight' || d.attemptSeq !== seq || !(d.leaseUntil !== undefined && d.leaseUntil < nowIso)) return false;
+    const { leaseUntil: _l, ...rest } = d;
+    this.items.set(id, {
+      ...rest,
+      state: 'pending',
+      nextAttemptAt: nowIso,
+      updatedAt: nowIso,
+      lastError: 'released: the worker holding this attempt stopped answering',
+    });
+    return true;
+  }
+
+  async expire(delivery: Delivery, reason: string, nowIso: string): Promise<boolean> {
+    const d = this.items.get(delivery.id);
+    if (!d || d.state !== 'pending' || d.nextAttemptAt !== delivery.nextAttemptAt) return false;
+    this.items.set(delivery.id, { ...d, state: 'expired', lastError: reason, updatedAt: nowIso });
+    return true;
+  }
+
+  async replay(id: string, nowIso: string, giveUpAtIso: string, nextAttemptAtIso = nowIso): Promise<Delivery | undefined> {
+    const d = this.items.get(id);
+    if (!d || !(REPLAYABLE_STATES as readonly DeliveryState[]).includes(d.state)) return undefined;
+    const { lastError: _e, ...rest } = d;
+    const replayed: Delivery = { ...rest, state: 'pending', attempts: 0, nextAttemptAt: nextAttemptAtIso, giveUpAt: giveUpAtIso, updatedAt: nowIso };
+    this.items.set(id, replayed);
+    return copy(replayed);
+  }
+
+  async listBySubscription(request: PageRequest & { subscriptionId: string; state?: DeliveryState }): Promise<Page<Delivery>> {
+    const all = [...this.items.values()]
+      .filter((d) => d.subscriptionId === request.subscriptionId && (!request.state || d.state === request.state))
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    return page(all.map(copy), request);
+  }
+
+  async listDeadLetters(request: PageRequest & { subscriptionId?: string }): Promise<Page<Delivery>> {
+    const all = [...this.items.values()]
+      .filter((d) => isDeadLetter(d.state) && (!request.subscriptionId || d.subscriptionId === request.subscriptionId))
+      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+    return page(all.map(copy), request);
+  }
+
+  async listDue(beforeIso: string, limit: number): Promise<readonly DueDelivery[]> {
+    return [...this.items.values()]
+      .filter((d) => (d.state === 'pending' || d.state === 'in_flight') && d.nextAttemptAt < beforeIso)
+      .sort((a, b) => a.nextAttemptAt.localeCompare(b.nextAttemptAt))
+      .slice(0, limit)
+      .map((d) => ({ id: d.id, nextAttemptAt: d.nextAttemptAt }));
+  }
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+export class InMemoryEventStore implements EventStore {
+  readonly items = new Map<string, EventRecord>();
+
+  async get(id: string): Promise<EventRecord | undefined> {
+    const e = this.items.get(id);
+    return e && copy(e);
+  }
+
+  async putIfAbsent(event: EventRecord): Promise<PutEventResult> {
+    const existing = this.items.get(event.id);
+    if (existing) return { kind: 'exists', existing: copy(existing) };
+    this.items.set(event.id, copy(event));
+    return { kind: 'created' };
+  }
+}
+
+export class InMemorySubscriptionStore implements SubscriptionStore {
+  readonly items = new Map<string, Subscription>();
+
+  async create(subscription: Subscription): Promise<void> {
+    this.items.set(subscription.id, copy(subscription));
+  }
+
+  async get(id: string): Promise<Subscription | undefined> {
+    const s = this.items.get(id);
+    return s && copy(s);
+  }
+
+  async list(request: PageRequest & { tenantId?: string }): Promise<Page<Subscription>> {
+    const all = [...this.items.values()].filter((s) => !request.tenantId || s.tenantId === request.tenantId);
+    return page(all.map(copy), request);
+  }
+
+  async all(): Promise<readonly Subscription[]> {
+    return [...this.items.values()].map(copy);
+  }
+
+  async setState(id: string, state: SubscriptionState, reason: string, nowIso: string, onlyFrom?: SubscriptionState): Promise<Subscription | undefined> {
+    const s = this.items.get(id);
+    if (!s || (onlyFrom && s.state !== onlyFrom)) return undefined;
+    const updated: Subscription = { ...s, state, stateReason: reason, stateChangedAt: nowIso, updatedAt: nowIso };
+    this.items.set(id, updated);
+    return copy(updated);
+  }
+
+  async noteDeadLetter(id: string, nowIso: string): Promise<Subscription | undefined> {
+    const s = this.items.get(id);
+    if (!s) return undefined;
+    const updated: Subscription = { ...s, deadLetteringSince: s.deadLetteringSince ?? nowIso, lastDeadLetterAt: nowIso, deadLetterStreak: (s.deadLetterStreak ?? 0) + 1 };
+    this.items.set(id, updated);
+    return copy(updated);
+  }
+
+  async clearDeadLetterStreak(id: string): Promise<void> {
+    const s = this.items.get(id);
+    if (!s) return;
+    const { deadLetteringSince: _s, lastDeadLetterAt: _l, deadLetterStreak: _c, ...rest } = s;
+    this.items.set(id, rest);
+  }
+}
+
+export class InMemoryAttemptStore implements AttemptStore {
+  readonly items: AttemptRecord[] = [];
+
+  async put(attempt: AttemptRecord): Promise<void> {
+    this.items.push(copy(attempt));
+  }
+
+  async list(deliveryId: string): Promise<readonly AttemptRecord[]> {
+    return this.items.filter((a) => a.deliveryId === deliveryId).sort((a, b) => a.seq - b.seq).map(copy);
+  }
+}
+
+/** Records every call; `failRetryLater` makes `retryLater` reject (SQS unreachable). */
+export class RecordingQueue implements DeliveryQueue {
+  readonly enqueued: DeliveryMessage[][] = [];
+  readonly retries: { receiptHandle: string; delaySeconds: number }[] = [];
+  failRetryLater?: Error;
+
+  async enqueue(messages: readonly DeliveryMessage[]): Promise<void> {
+    this.enqueued.push(messages.map((m) => ({ ...m })));
+  }
+
+  async retryLater(receiptHandle: string, delaySeconds: number): Promise<void> {
+    this.retries.push({ receiptHandle, delaySeconds });
+    if (this.failRetryLater) throw this.failRetryLater;
+  }
+
+  /** Every message enqueued, across calls. */
+  messages(): DeliveryMessage[] {
+    return this.enqueued.flat();
+  }
+}
+
+export class RecordingMetrics implements DeliveryMetrics {
+  readonly counts: Record<string, number> = {};
+  readonly latencies: number[] = [];
+  count(name: string, value = 1): void {
+    this.counts[name] = (this.counts[name] ?? 0) + value;
+  }
+  latency(ms: number): void {
+    this.latencies.push(ms);
+  }
+}
+
+export interface FakeDeps extends ServiceDeps {
+  readonly subscriptions: InMemorySubscriptionStore;
+  readonly events: InMemoryEventStore;
+  readonly deliveries: InMemoryDeliveryStore;
+  readonly attempts: InMemoryAttemptStore;
+  readonly queue: RecordingQueue;
+  readonly clock: FakeClock;
+  readonly metrics: RecordingMetrics;
+}
+
+/** A full ServiceDeps over fresh in-memory fakes; pass any part to replace it. */
+export function fakeDeps(overrides: Partial<Mutable<FakeDeps>> = {}): FakeDeps {
+  return {
+    subscriptions: new InMemorySubscriptionStore(),
+    events: new InMemoryEventStore(),
+    deliveries: new InMemoryDeliveryStore(),
+    attempts: new InMemoryAttemptStore(),
+    queue: new RecordingQueue(),
+    clock: new FakeClock(),
+    metrics: new RecordingMetrics(),
+    defaultRetryPolicy: DEFAULT_RETRY_POLICY as RetryPolicy,
+    allowPrivateTargets: false,
+    resolver: { resolve: async () => ['93.184.216.34'] },
+    ...overrides,
+  };
+}
+
+const T0 = '2024-05-01T12:00:00.000Z';
+
+/** A subscription with every required field; override what the test is about. */
+export function aSubscription(overrides: Partial<Subscription> & { id: string }): Subscription {
+  return {
+    url: `https://hooks.example.com/${overrides.id}`,
+    eventTypes: ['*'],
+    state: 'active',
+    stateChangedAt: T0,
+    secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
+  };
+}
+
+/** A pending, due delivery; override what the test is about. */
+export function aDelivery(overrides: Partial<Delivery> & { id: string }): Delivery {
+  return {
+    eventId: 'evt_1',
+    subscriptionId: 'sub_1',
+    url: 'https://hooks.example.com/sub_1',
+    state: 'pending',
+    attempts: 0,
+    attemptSeq: 0,
+    nextAttemptAt: T0,
+    giveUpAt: '2024-05-04T12:00:00.000Z',
+    headers: { 'content-type': 'application/json' },
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
+  };
+}

@@ -1,0 +1,190 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { DELIVERY_HEADERS, publish } from '#app/publish.ts';
+import { deliveryIdFor, formatId } from '#domain/ids.ts';
+import type { EventRecord } from '#domain/types.ts';
+import { aSubscription, FakeClock, fakeDeps, InMemoryEventStore, type FakeDeps } from '#test/fakes.ts';
+
+const NOW = '2024-05-01T12:00:00.000Z';
+
+function withSubscriptions(deps: FakeDeps, ...subs: Parameters<typeof aSubscription>[0][]): void {
+  for (const s of subs) deps.subscriptions.items.set(s.id, aSubscription(s));
+}
+
+describe('publish', () => {
+  it('stores the event once and writes one pending delivery per matching subscription', async () => {
+    const deps = fakeDeps();
+    withSubscriptions(deps, { id: 'sub_a', eventTypes: ['invoice.*'] }, { id: 'sub_b', eventTypes: ['invoice.paid'], tenantId: 'acme' });
+
+    const result = await publish(deps, { id: 'evt_1', type: 'invoice.paid', payload: { amount: 5 } });
+
+    const ids = [deliveryIdFor('evt_1', 'sub_a'), deliveryIdFor('evt_1', 'sub_b')];
+    assert.deepEqual(result, { kind: 'accepted', eventId: 'evt_1', deliveryIds: ids });
+    assert.deepEqual(deps.events.items.get('evt_1'), {
+      id: 'evt_1',
+      type: 'invoice.paid',
+      body: '{"id":"evt_1","type":"invoice.paid","timestamp":"2024-05-01T12:00:00.000Z","data":{"amount":5}}',
+      subscriptionIds: ['sub_a', 'sub_b'],
+      deliveryIds: ids,
+      createdAt: NOW,
+    });
+    assert.deepEqual(deps.deliveries.items.get(ids[1]!), {
+      id: ids[1],
+      eventId: 'evt_1',
+      subscriptionId: 'sub_b',
+      tenantId: 'acme',
+      url: 'https://hooks.example.com/sub_b',
+      state: 'pending',
+      attempts: 0,
+      attemptSeq: 0,
+      nextAttemptAt: NOW,
+      giveUpAt: '2024-05-04T12:00:00.000Z',
+      headers: DELIVERY_HEADERS,
+      createdAt: NOW,
+      updatedAt: NOW,
+    });
+    assert.equal('tenantId' in deps.deliveries.items.get(ids[0]!)!, false);
+    assert.deepEqual(deps.queue.messages(), [
+      { deliveryId: ids[0], subscriptionId: 'sub_a' },
+      { deliveryId: ids[1], subscriptionId: 'sub_b' },
+    ]);
+    assert.equal(deps.metrics.counts.EventsPublished, 1);
+  });
+
+  it('skips subscriptions whose event types do not match', async () => {
+    const deps = fakeDeps();
+    withSubscriptions(deps, { id: 'sub_a', eventTypes: ['user.*'] }, { id: 'sub_b', eventTypes: ['invoice.created'] }, { id: 'sub_c', eventTypes: ['*'] });
+
+    const result = await publish(deps, { id: 'evt_1', type: 'invoice.paid', payload: {} });
+
+    assert.deepEqual(result.deliveryIds, [deliveryIdFor('evt_1', 'sub_c')]);
+    assert.deepEqual([...deps.deliveries.items.values()].map((d) => d.subscriptionId), ['sub_c']);
+  });
+
+  it('skips disabled subscriptions but writes deliveries for paused ones (they wait, never skip)', async () => {
+    const deps = fakeDeps();
+    withSubscriptions(deps, { id: 'sub_on' }, { id: 'sub_paused', state: 'paused' }, { id: 'sub_off', state: 'disabled' });
+
+    const result = await publish(deps, { id: 'evt_1', type: 'a.b', payload: {} });
+
+    assert.deepEqual(result.deliveryIds, [deliveryIdFor('evt_1', 'sub_on'), deliveryIdFor('evt_1', 'sub_paused')]);
+    assert.deepEqual(deps.events.items.get('evt_1')!.subscriptionIds, ['sub_on', 'sub_paused']);
+    assert.deepEqual(deps.queue.messages().map((m) => m.subscriptionId), ['sub_on', 'sub_paused']);
+    assert.equal(deps.deliveries.items.has(deliveryIdFor('evt_1', 'sub_off')), false);
+  });
+
+  it('takes the deadline from the subscription policy, else the default policy', async () => {
+    const deps = fakeDeps({ defaultRetryPolicy: { initialDelaySeconds: 10, multiplier: 2, maxDelaySeconds: 60, jitter: 0, deadlineSeconds: 600 } });
+    withSubscriptions(deps, { id: 'sub_own', retryPolicy: { initialDelaySeconds: 1, multiplier: 2, maxDelaySeconds: 10, jitter: 0, deadlineSeconds: 60 } }, { id: 'sub_default' });
+
+    await publish(deps, { id: 'evt_1', type: 'a', payload: {} });
+
+    assert.equal(deps.deliveries.items.get(deliveryIdFor('evt_1', 'sub_own'))!.giveUpAt, '2024-05-01T12:01:00.000Z');
+    assert.equal(deps.deliveries.items.get(deliveryIdFor('evt_1', 'sub_default'))!.giveUpAt, '2024-05-01T12:10:00.000Z');
+  });
+
+  it('gives an event without an id a fresh evt_ id from the clock', async () => {
+    const deps = fakeDeps();
+    withSubscriptions(deps, { id: 'sub_a' });
+    const expectedBytes = new FakeClock().randomBytes(16);
+
+    const result = await publish(deps, { type: 'a', payload: null });
+
+    assert.equal(result.eventId, formatId('evt', expectedBytes));
+    assert.match(result.eventId, /^evt_[A-Za-z0-9_-]{22}$/);
+    assert.deepEqual(result.deliveryIds, [deliveryIdFor(result.eventId, 'sub_a')]);
+  });
+
+  it('accepts an event no subscription wants: stored, nothing sent', async () => {
+    const deps = fakeDeps();
+    withSubscriptions(deps, { id: 'sub_a', eventTypes: ['user.created'] });
+
+    const result = await publish(deps, { id: 'evt_1', type: 'invoice.paid', payload: {} });
+
+    assert.deepEqual(result, { kind: 'accepted', eventId: 'evt_1', deliveryIds: [] });
+    assert.equal(deps.events.items.size, 1);
+    assert.deepEqual(deps.queue.messages(), []);
+  });
+
+  it('is idempotent on the id: a repeat returns the original deliveries and sends nothing new', async () => {
+    const deps = fakeDeps();
+    withSubscriptions(deps, { id: 'sub_a' }, { id: 'sub_b' });
+    const first = await publish(deps, { id: 'evt_1', type: 'a', payload: { v: 1 } });
+    deps.clock.advance(60_000);
+    withSubscriptions(deps, { id: 'sub_late' });
+
+    const again = await publish(deps, { id: 'evt_1', type: 'a', payload: { v: 2 } });
+
+    assert.deepEqual(again, { kind: 'duplicate', eventId: 'evt_1', deliveryIds: first.deliveryIds });
+    assert.equal(deps.queue.messages().length, 2);
+    assert.equal(deps.deliveries.items.size, 2);
+    assert.match(deps.events.items.get('evt_1')!.body, /"data":\{"v":1\}/);
+    assert.equal(deps.metrics.counts.EventsPublished, 1);
+  });
+
+  it('completes a half-done fan-out on a repeat without re-enqueueing the deliveries that exist', async () => {
+    const deps = fakeDeps();
+    withSubscriptions(deps, { id: 'sub_a' }, { id: 'sub_b' }, { id: 'sub_c' });
+    await publish(deps, { id: 'evt_1', type: 'a', payload: {} });
+    // A crash after the event and one delivery were written: the other two never made it.
+    const kept = deliveryIdFor('evt_1', 'sub_a');
+    deps.deliveries.items.delete(deliveryIdFor('evt_1', 'sub_b'));
+    deps.deliveries.items.delete(deliveryIdFor('evt_1', 'sub_c'));
+    const keptBefore = deps.deliveries.items.get(kept);
+    deps.queue.enqueued.length = 0;
+    deps.clock.advance(30_000);
+
+    const again = await publish(deps, { id: 'evt_1', type: 'a', payload: {} });
+
+    assert.equal(again.kind, 'duplicate');
+    assert.deepEqual(deps.queue.messages(), [
+      { deliveryId: deliveryIdFor('evt_1', 'sub_b'), subscriptionId: 'sub_b' },
+      { deliveryId: deliveryIdFor('evt_1', 'sub_c'), subscriptionId: 'sub_c' },
+    ]);
+    assert.deepEqual(deps.deliveries.items.get(kept), keptBefore);
+    const restored = deps.deliveries.items.get(deliveryIdFor('evt_1', 'sub_b'))!;
+    assert.equal(restored.createdAt, NOW, 'created at the event time, as the first try would have');
+    assert.equal(restored.giveUpAt, '2024-05-04T12:00:00.000Z', 'the deadline runs from the event, not the repeat');
+    assert.equal(restored.nextAttemptAt, '2024-05-01T12:00:30.000Z');
+  });
+
+  it('does not fan out to a subscription deleted since the first try', async () => {
+    const deps = fakeDeps();
+    withSubscriptions(deps, { id: 'sub_a' }, { id: 'sub_gone' });
+    await publish(deps, { id: 'evt_1', type: 'a', payload: {} });
+    deps.deliveries.items.clear();
+    deps.subscriptions.items.delete('sub_gone');
+    deps.queue.enqueued.length = 0;
+
+    await publish(deps, { id: 'evt_1', type: 'a', payload: {} });
+
+    assert.deepEqual(deps.queue.messages().map((m) => m.subscriptionId), ['sub_a']);
+  });
+
+  it('treats losing the putIfAbsent race as a duplicate of the stored event', async () => {
+    // The other publisher stored the event between our get and our put.
+    const stored: EventRecord = {
+      id: 'evt_1',
+      type: 'a',
+      body: '{}',
+      subscriptionIds: ['sub_a'],
+      deliveryIds: [deliveryIdFor('evt_1', 'sub_a')],
+      createdAt: NOW,
+    };
+    const events = new (class extends InMemoryEventStore {
+      override async get() {
+        return undefined;
+      }
+    })();
+    events.items.set('evt_1', stored);
+    const deps = fakeDeps({ events });
+    withSubscriptions(deps, { id: 'sub_a' }, { id: 'sub_b' });
+
+    const result = await publish(deps, { id: 'evt_1', type: 'a', payload: {} });
+
+    assert.deepEqual(result, { kind: 'duplicate', eventId: 'evt_1', deliveryIds: stored.deliveryIds });
+    assert.deepEqual(deps.queue.messages(), [{ deliveryId: deliveryIdFor('evt_1', 'sub_a'), subscriptionId: 'sub_a' }]);
+    assert.equal(deps.deliveries.items.has(deliveryIdFor('evt_1', 'sub_b')), false);
+    assert.equal(deps.metrics.counts.EventsPublished, undefined);
+  });
+});

@@ -1,0 +1,159 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { sweep } from '#app/sweep.ts';
+import type { Delivery } from '#domain/types.ts';
+import { aDelivery, fakeDeps, InMemoryDeliveryStore } from '#test/fakes.ts';
+
+// The fake clock starts at 2024-05-01T12:00:00Z; the sweep looks at what is more than 120 s overdue.
+const NOW = '2024-05-01T12:00:00.000Z';
+const GRACE = 120;
+const at = (secondsFromNow: number) => new Date(Date.parse(NOW) + secondsFromNow * 1000).toISOString();
+
+function depsWith(...deliveries: Delivery[]) {
+  const deps = fakeDeps();
+  for (const d of deliveries) deps.deliveries.put(d);
+  return deps;
+}
+
+describe('sweep', () => {
+  it('releases an in-flight delivery whose lease ran out and sends it again, due now', async () => {
+    const deps = depsWith(aDelivery({ id: 'dlv_stuck', subscriptionId: 'sub_1', state: 'in_flight', attempts: 2, attemptSeq: 5, nextAttemptAt: at(-600), leaseUntil: at(-540) }));
+
+    const report = await sweep(deps, { graceSeconds: GRACE });
+
+    assert.deepEqual(report, { examined: 1, expired: 0, requeued: 0, released: 1 });
+    const after = deps.deliveries.items.get('dlv_stuck')!;
+    assert.equal(after.state, 'pending');
+    assert.equal(after.nextAttemptAt, NOW);
+    assert.equal(after.attemptSeq, 5);
+    assert.equal(after.leaseUntil, undefined);
+    assert.match(after.lastError!, /^released/);
+    assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_stuck', subscriptionId: 'sub_1' }]);
+  });
+
+  it('expires a pending delivery past its deadline, dead-letters it and does not send it', async () => {
+    const deps = depsWith(
+      aDelivery({ id: 'dlv_late', state: 'pending', attempts: 7, nextAttemptAt: at(-3600), giveUpAt: at(-60), lastError: 'HTTP 503' }),
+    );
+
+    const report = await sweep(deps, { graceSeconds: GRACE });
+
+    assert.deepEqual(report, { examined: 1, expired: 1, requeued: 0, released: 0 });
+    const after = deps.deliveries.items.get('dlv_late')!;
+    assert.equal(after.state, 'expired');
+    assert.equal(after.updatedAt, NOW);
+    assert.equal(after.lastError, `retry deadline ${at(-60)} passed after 7 attempts; last error: HTTP 503`);
+    assert.deepEqual(deps.queue.messages(), []);
+    assert.deepEqual(deps.metrics.counts, { DeliveriesExpired: 1, DeadLettered: 1 });
+  });
+
+  it('expires a delivery whose deadline is exactly now', async () => {
+    const deps = depsWith(aDelivery({ id: 'dlv_edge', nextAttemptAt: at(-600), giveUpAt: NOW }));
+
+    await sweep(deps, { graceSeconds: GRACE });
+
+    assert.equal(deps.deliveries.items.get('dlv_edge')!.state, 'expired');
+  });
+
+  it('re-enqueues an overdue pending delivery (its message was lost), due now', async () => {
+    const deps = depsWith(aDelivery({ id: 'dlv_lost', subscriptionId: 'sub_9', nextAttemptAt: at(-GRACE - 1), giveUpAt: at(3600) }));
+
+    const report = await sweep(deps, { graceSeconds: GRACE });
+
+    assert.deepEqual(report, { examined: 1, expired: 0, requeued: 1, released: 0 });
+    assert.equal(deps.deliveries.items.get('dlv_lost')!.state, 'pending');
+    assert.equal(deps.deliveries.items.get('dlv_lost')!.nextAttemptAt, NOW);
+    assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_lost', subscriptionId: 'sub_9' }]);
+  });
+
+  it('leaves alone a pending delivery that is due but within the grace period, and one not yet due', async () => {
+    const recent = aDelivery({ id: 'dlv_recent', nextAttemptAt: at(-GRACE + 1), giveUpAt: at(3600) });
+    const future = aDelivery({ id: 'dlv_future', nextAttemptAt: at(300), giveUpAt: at(3600) });
+    const deps = depsWith(recent, future);
+
+    const report = await sweep(deps, { graceSeconds: GRACE });
+
+    assert.deepEqual(report, { examined: 0, expired: 0, requeued: 0, released: 0 });
+    assert.deepEqual(deps.deliveries.items.get('dlv_recent'), recent);
+    assert.deepEqual(deps.deliveries.items.get('dlv_future'), future);
+    assert.deepEqual(deps.queue.messages(), []);
+  });
+
+  it('leaves alone an in-flight delivery whose lease has not run out', async () => {
+    // Claimed when due 10 minutes ago (a slow attempt), lease good for another 30 s.
+    const held = aDelivery({ id: 'dlv_held', state: 'in_flight', attemptSeq: 1, nextAttemptAt: at(-600), leaseUntil: at(30) });
+    const deps = depsWith(held);
+
+    await sweep(deps, { graceSeconds: GRACE });
+
+    assert.deepEqual(deps.deliveries.items.get('dlv_held'), held);
+    assert.deepEqual(deps.queue.messages(), []);
+  });
+
+  it('never touches delivered or dead-lettered deliveries, however old', async () => {
+    const done = [
+      aDelivery({ id: 'dlv_ok', state: 'delivered', nextAttemptAt: at(-86_400), giveUpAt: at(-3600) }),
+      aDelivery({ id: 'dlv_failed', state: 'failed', nextAttemptAt: at(-86_400), giveUpAt: at(-3600) }),
+      aDelivery({ id: 'dlv_expired', state: 'expired', nextAttemptAt: at(-86_400), giveUpAt: at(-3600) }),
+    ];
+    const deps = depsWith(...done);
+
+    const report = await sweep(deps, { graceSeconds: GRACE });
+
+    assert.equal(report.examined, 0);
+    for (const d of done) assert.deepEqual(deps.deliveries.items.get(d.id), d);
+    assert.deepEqual(deps.queue.messages(), []);
+  });
+
+  it('handles a mixed backlog in one run and enqueues once', async () => {
+    const deps = depsWith(
+      aDelivery({ id: 'dlv_stuck', state: 'in_flight', attemptSeq: 1, nextAttemptAt: at(-900), leaseUntil: at(-840) }),
+      aDelivery({ id: 'dlv_late', nextAttemptAt: at(-900), giveUpAt: at(-1) }),
+      aDelivery({ id: 'dlv_lost1', nextAttemptAt: at(-900), giveUpAt: at(60) }),
+      aDelivery({ id: 'dlv_lost2', nextAttemptAt: at(-500), giveUpAt: at(60) }),
+      aDelivery({ id: 'dlv_fine', nextAttemptAt: at(-10), giveUpAt: at(60) }),
+    );
+
+    const report = await sweep(deps, { graceSeconds: GRACE });
+
+    assert.deepEqual(report, { examined: 4, expired: 1, requeued: 2, released: 1 });
+    assert.equal(deps.queue.enqueued.length, 1);
+    assert.deepEqual(deps.queue.messages().map((m) => m.deliveryId).sort(), ['dlv_lost1', 'dlv_lost2', 'dlv_stuck']);
+  });
+
+  it('looks at no more than `limit` deliveries, oldest first', async () => {
+    const deps = depsWith(
+      aDelivery({ id: 'dlv_1', nextAttemptAt: at(-1000), giveUpAt: at(60) }),
+      aDelivery({ id: 'dlv_2', nextAttemptAt: at(-900), giveUpAt: at(60) }),
+      aDelivery({ id: 'dlv_3', nextAttemptAt: at(-800), giveUpAt: at(60) }),
+    );
+
+    const report = await sweep(deps, { graceSeconds: GRACE, limit: 2 });
+
+    assert.equal(report.examined, 2);
+    assert.deepEqual(deps.queue.messages().map((m) => m.deliveryId), ['dlv_1', 'dlv_2']);
+    assert.equal(deps.deliveries.items.get('dlv_3')!.nextAttemptAt, at(-800));
+  });
+
+  it('changes nothing a sender changed between the listing and the write', async () => {
+    // A sender claims each delivery right after the sweep has read it.
+    const racing = new (class extends InMemoryDeliveryStore {
+      override async getMany(ids: readonly string[]) {
+        const read = await super.getMany(ids);
+        for (const d of read) await this.claim(d.id, NOW, at(60));
+        return read;
+      }
+    })();
+    racing.put(aDelivery({ id: 'dlv_lost', nextAttemptAt: at(-900), giveUpAt: at(60) }));
+    racing.put(aDelivery({ id: 'dlv_late', nextAttemptAt: at(-900), giveUpAt: at(-1) }));
+    const deps = fakeDeps({ deliveries: racing });
+
+    const report = await sweep(deps, { graceSeconds: GRACE });
+
+    assert.deepEqual(report, { examined: 2, expired: 0, requeued: 0, released: 0 });
+    assert.equal(racing.items.get('dlv_lost')!.state, 'in_flight');
+    assert.equal(racing.items.get('dlv_late')!.state, 'in_flight');
+    assert.deepEqual(deps.queue.messages(), []);
+    assert.deepEqual(deps.metrics.counts, {});
+  });
+});

@@ -1,0 +1,226 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ValidationError } from '#app/errors.ts';
+import { MAX_EVENT_BYTES, parseCreateSubscription, parseId, parseLimit, parsePublishRequest, parseState } from '#app/validation.ts';
+import { DEFAULT_RETRY_POLICY } from '#domain/retry-policy.ts';
+
+/** Asserts a ValidationError on `field` (the part of the request a caller must fix). */
+function assertInvalid(run: () => unknown, field: string, message?: RegExp): void {
+  assert.throws(run, (e: unknown) => {
+    assert.ok(e instanceof ValidationError, `expected a ValidationError, got ${String(e)}`);
+    assert.equal(e.field, field);
+    assert.equal(e.code, 'invalid_request');
+    if (message) assert.match(e.message, message);
+    return true;
+  });
+}
+
+const json = (value: unknown) => JSON.stringify(value);
+
+describe('parsePublishRequest', () => {
+  const valid: ReadonlyArray<readonly [string, string, unknown]> = [
+    ['type and payload', json({ type: 'invoice.paid', payload: { amount: 10 } }), { type: 'invoice.paid', payload: { amount: 10 } }],
+    ['an id', json({ id: 'order-42', type: 'a', payload: 1 }), { id: 'order-42', type: 'a', payload: 1 }],
+    ['a null payload', json({ type: 'a', payload: null }), { type: 'a', payload: null }],
+    ['an array payload', json({ type: 'a', payload: [1, 2] }), { type: 'a', payload: [1, 2] }],
+    ['a type with every allowed character', json({ type: 'A-z_0.9:x', payload: {} }), { type: 'A-z_0.9:x', payload: {} }],
+    ['a 128-character id', json({ id: 'i'.repeat(128), type: 'a', payload: {} }), { id: 'i'.repeat(128), type: 'a', payload: {} }],
+    ['a 256-character type', json({ type: 't'.repeat(256), payload: {} }), { type: 't'.repeat(256), payload: {} }],
+  ];
+  for (const [label, raw, expected] of valid) {
+    it(`accepts ${label}`, () => {
+      assert.deepEqual(parsePublishRequest(raw), expected);
+    });
+  }
+
+  it('leaves id out when none is given (not id: undefined)', () => {
+    assert.equal('id' in parsePublishRequest(json({ type: 'a', payload: {} })), false);
+  });
+
+  const invalid: ReadonlyArray<readonly [string, string | null | undefined, string]> = [
+    ['no body', undefined, 'body'],
+    ['a null body', null, 'body'],
+    ['a blank body', '   ', 'body'],
+    ['invalid JSON', '{"type":', 'body'],
+    ['a JSON array', '[]', 'body'],
+    ['a JSON string', '"hello"', 'body'],
+    ['an unknown field', json({ type: 'a', payload: {}, extra: 1 }), 'extra'],
+    ['a missing type', json({ payload: {} }), 'type'],
+    ['an empty type', json({ type: '', payload: {} }), 'type'],
+    ['a numeric type', json({ type: 5, payload: {} }), 'type'],
+    ['a type with a space', json({ type: 'invoice paid', payload: {} }), 'type'],
+    ['a type of 257 characters', json({ type: 't'.repeat(257), payload: {} }), 'type'],
+    ['a missing payload', json({ type: 'a' }), 'payload'],
+    ['an empty id', json({ id: '', type: 'a', payload: {} }), 'id'],
+    ['a numeric id', json({ id: 42, type: 'a', payload: {} }), 'id'],
+    ['an id with a space', json({ id: 'a b', type: 'a', payload: {} }), 'id'],
+    ['an id of 129 characters', json({ id: 'i'.repeat(129), type: 'a', payload: {} }), 'id'],
+    ['an id with non-ASCII', json({ id: 'café', type: 'a', payload: {} }), 'id'],
+  ];
+  for (const [label, raw, field] of invalid) {
+    it(`rejects ${label} on '${field}'`, () => {
+      assertInvalid(() => parsePublishRequest(raw), field);
+    });
+  }
+
+  it('rejects a body over the size limit before parsing it', () => {
+    const raw = json({ type: 'a', payload: 'x'.repeat(MAX_EVENT_BYTES) });
+
+    assertInvalid(() => parsePublishRequest(raw), 'body', /at most 262144 bytes/);
+  });
+
+  it('counts the limit in UTF-8 bytes, not characters', () => {
+    // 'é' is two bytes: this body has fewer characters than the limit but more bytes.
+    const raw = json({ type: 'a', payload: 'é'.repeat(MAX_EVENT_BYTES / 2) });
+
+    assert.ok(raw.length < MAX_EVENT_BYTES);
+    assertInvalid(() => parsePublishRequest(raw), 'body');
+  });
+});
+
+describe('parseCreateSubscription', () => {
+  const parse = (body: unknown) => parseCreateSubscription(json(body), DEFAULT_RETRY_POLICY);
+
+  it('defaults eventTypes to every event', () => {
+    assert.deepEqual(parse({ url: 'https://example.com/hook' }), { url: 'https://example.com/hook', eventTypes: ['*'] });
+  });
+
+  it('keeps every optional field and drops duplicate event types', () => {
+    const request = parse({
+      url: 'https://example.com/hook',
+      eventTypes: ['invoice.*', 'user.created', 'invoice.*'],
+      tenantId: 'acme:eu-1',
+      description: 'billing',
+      retryPolicy: { maxAttempts: 6 },
+    });
+
+    assert.deepEqual(request, {
+      url: 'https://example.com/hook',
+      eventTypes: ['invoice.*', 'user.created'],
+      tenantId: 'acme:eu-1',
+      description: 'billing',
+      retryPolicy: { ...DEFAULT_RETRY_POLICY, maxAttempts: 6 },
+    });
+  });
+
+  it('merges the retry policy over the default it is given', () => {
+    const base = { ...DEFAULT_RETRY_POLICY, deadlineSeconds: 3600 };
+
+    const request = parseCreateSubscription(json({ url: 'https://x.test', retryPolicy: { multiplier: 3 } }), base);
+
+    assert.deepEqual(request.retryPolicy, { ...base, multiplier: 3 });
+  });
+
+  it('accepts an empty description', () => {
+    assert.equal(parse({ url: 'https://x.test', description: '' }).description, '');
+  });
+
+  const invalid: ReadonlyArray<readonly [string, unknown, string]> = [
+    ['a missing url', {}, 'url'],
+    ['an empty url', { url: '' }, 'url'],
+    ['a numeric url', { url: 5 }, 'url'],
+    ['an unknown field', { url: 'https://x.test', secret: 'whsec_x' }, 'secret'],
+    ['eventTypes that is a string', { url: 'https://x.test', eventTypes: 'a.b' }, 'eventTypes'],
+    ['empty eventTypes', { url: 'https://x.test', eventTypes: [] }, 'eventTypes'],
+    ['101 eventTypes', { url: 'https://x.test', eventTypes: Array.from({ length: 101 }, (_, i) => `t${i}`) }, 'eventTypes'],
+    ['a numeric event type', { url: 'https://x.test', eventTypes: [1] }, 'eventTypes'],
+    ['a wildcard in the middle', { url: 'https://x.test', eventTypes: ['a.*.b'] }, 'eventTypes'],
+    ['a bare suffix wildcard', { url: 'https://x.test', eventTypes: ['a*'] }, 'eventTypes'],
+    ['an empty segment', { url: 'https://x.test', eventTypes: ['a..b'] }, 'eventTypes'],
+    ['an event type of 257 characters', { url: 'https://x.test', eventTypes: ['t'.repeat(257)] }, 'eventTypes'],
+    ['a tenant with a slash', { url: 'https://x.test', tenantId: 'a/b' }, 'tenantId'],
+    ['an empty tenant', { url: 'https://x.test', tenantId: '' }, 'tenantId'],
+    ['a numeric tenant', { url: 'https://x.test', tenantId: 7 }, 'tenantId'],
+    ['a description over 1000 characters', { url: 'https://x.test', description: 'd'.repeat(1001) }, 'description'],
+    ['a numeric description', { url: 'https://x.test', description: 1 }, 'description'],
+    ['a retry policy that is not an object', { url: 'https://x.test', retryPolicy: 5 }, 'retryPolicy'],
+    ['an unknown retry policy field', { url: 'https://x.test', retryPolicy: { retries: 5 } }, 'retryPolicy.retries'],
+    ['a retry policy field out of range', { url: 'https://x.test', retryPolicy: { jitter: 1.5 } }, 'retryPolicy.jitter'],
+    ['a max delay below the initial delay', { url: 'https://x.test', retryPolicy: { initialDelaySeconds: 60, maxDelaySeconds: 10 } }, 'retryPolicy.maxDelaySeconds'],
+  ];
+  for (const [label, body, field] of invalid) {
+    it(`rejects ${label} on '${field}'`, () => {
+      assertInvalid(() => parse(body), field);
+    });
+  }
+
+  it('says what is wrong with a retry policy field without repeating its name', () => {
+    assertInvalid(() => parse({ url: 'https://x.test', retryPolicy: { jitter: 1.5 } }), 'retryPolicy.jitter', /^retryPolicy\.jitter: must be between 0 and 1$/);
+  });
+
+  it('rejects a body over 64 KiB', () => {
+    assertInvalid(() => parse({ url: 'https://x.test', description: 'd'.repeat(64 * 1024) }), 'body');
+  });
+});
+
+describe('parseLimit', () => {
+  const valid: ReadonlyArray<readonly [string | undefined, number]> = [
+    [undefined, 50],
+    ['1', 1],
+    ['50', 50],
+    ['100', 100],
+  ];
+  for (const [value, limit] of valid) {
+    it(`reads ${value} as ${limit}`, () => {
+      assert.equal(parseLimit(value), limit);
+    });
+  }
+
+  it('uses the fallback it is given when absent', () => {
+    assert.equal(parseLimit(undefined, 20), 20);
+  });
+
+  for (const value of ['0', '101', '-1', '1.5', 'ten', '', ' 5', '1e2']) {
+    it(`rejects '${value}' on 'limit'`, () => {
+      assertInvalid(() => parseLimit(value), 'limit');
+    });
+  }
+});
+
+describe('parseState', () => {
+  for (const state of ['pending', 'in_flight', 'delivered', 'failed', 'expired']) {
+    it(`accepts ${state}`, () => {
+      assert.equal(parseState(state), state);
+    });
+  }
+
+  it('reads absent as no filter', () => {
+    assert.equal(parseState(undefined), undefined);
+  });
+
+  for (const value of ['', 'Pending', 'dead', 'in-flight', 'succeeded']) {
+    it(`rejects '${value}' on 'state'`, () => {
+      assertInvalid(() => parseState(value), 'state');
+    });
+  }
+});
+
+describe('parseId', () => {
+  const valid: ReadonlyArray<readonly [string, string]> = [
+    ['dlv_abc-DEF_123', 'dlv'],
+    ['sub_x', 'sub'],
+    [`evt_${'a'.repeat(64)}`, 'evt'],
+  ];
+  for (const [id, prefix] of valid) {
+    it(`accepts ${id.slice(0, 20)} with prefix ${prefix}`, () => {
+      assert.equal(parseId(id, prefix, 'deliveryId'), id);
+    });
+  }
+
+  const invalid: ReadonlyArray<readonly [string | undefined, string]> = [
+    [undefined, 'dlv'],
+    ['', 'dlv'],
+    ['dlv_', 'dlv'],
+    ['sub_abc', 'dlv'],
+    ['dlvabc', 'dlv'],
+    ['xdlv_abc', 'dlv'],
+    ['dlv_abc/def', 'dlv'],
+    ['dlv_abc def', 'dlv'],
+    [`dlv_${'a'.repeat(65)}`, 'dlv'],
+  ];
+  for (const [id, prefix] of invalid) {
+    it(`rejects ${JSON.stringify(id)?.slice(0, 24)} for prefix ${prefix}, on the field it is told`, () => {
+      assertInvalid(() => parseId(id, prefix, 'deliveryId'), 'deliveryId', /must be an id starting with dlv_/);
+    });
+  }
+});

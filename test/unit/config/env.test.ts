@@ -1,0 +1,196 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseFlag, parsePositiveInt, parseRetryPolicyEnv, readFunctionEnv } from '#config/env.ts';
+import { InvalidEnvironmentError, MissingEnvironmentError } from '#config/errors.ts';
+import { DEFAULT_RETRY_POLICY } from '#domain/retry-policy.ts';
+
+/** Everything a deployment might set, plus variables no function declares. */
+const FULL_ENV = {
+  SUBSCRIPTIONS_TABLE: 'subs',
+  EVENTS_TABLE: 'events',
+  DELIVERIES_TABLE: 'deliveries',
+  ATTEMPTS_TABLE: 'attempts',
+  DELIVERY_QUEUE_URL: 'https://sqs/delivery',
+  INGEST_QUEUE_URL: 'https://sqs/ingest',
+  HOOKLINE_ADMIN_KEY_SECRET_ID: 'secret-id',
+  HOOKLINE_ALLOW_PRIVATE_TARGETS: '1',
+  HOOKLINE_SENDER_TIMEOUT_MS: '5000',
+  HOOKLINE_SWEEP_GRACE_SECONDS: '60',
+  HOOKLINE_DEFAULT_RETRY_POLICY: '{"maxAttempts":5}',
+  PATH: '/usr/bin',
+  AWS_REGION: 'eu-west-1',
+};
+
+describe('readFunctionEnv', () => {
+  it('returns exactly the authorizer variables', () => {
+    assert.deepEqual(readFunctionEnv('authorizer', FULL_ENV), { HOOKLINE_ADMIN_KEY_SECRET_ID: 'secret-id' });
+  });
+
+  it('returns exactly the sweeper variables', () => {
+    assert.deepEqual(readFunctionEnv('sweeper', FULL_ENV), {
+      DELIVERIES_TABLE: 'deliveries',
+      DELIVERY_QUEUE_URL: 'https://sqs/delivery',
+      HOOKLINE_SENDER_TIMEOUT_MS: '5000',
+      HOOKLINE_SWEEP_GRACE_SECONDS: '60',
+    });
+  });
+
+  it('returns exactly the ingest variables (no attempts table, no admin key)', () => {
+    assert.deepEqual(Object.keys(readFunctionEnv('ingest', FULL_ENV)).sort(), [
+      'DELIVERIES_TABLE',
+      'DELIVERY_QUEUE_URL',
+      'EVENTS_TABLE',
+      'HOOKLINE_DEFAULT_RETRY_POLICY',
+      'SUBSCRIPTIONS_TABLE',
+    ]);
+  });
+
+  it('returns exactly the sender variables', () => {
+    assert.deepEqual(Object.keys(readFunctionEnv('sender', FULL_ENV)).sort(), [
+      'ATTEMPTS_TABLE',
+      'DELIVERIES_TABLE',
+      'DELIVERY_QUEUE_URL',
+      'EVENTS_TABLE',
+      'HOOKLINE_ALLOW_PRIVATE_TARGETS',
+      'HOOKLINE_DEFAULT_RETRY_POLICY',
+      'HOOKLINE_SENDER_TIMEOUT_MS',
+      'SUBSCRIPTIONS_TABLE',
+    ]);
+  });
+
+  it('returns exactly the api variables', () => {
+    assert.deepEqual(Object.keys(readFunctionEnv('api', FULL_ENV)).sort(), [
+      'ATTEMPTS_TABLE',
+      'DELIVERIES_TABLE',
+      'DELIVERY_QUEUE_URL',
+      'EVENTS_TABLE',
+      'HOOKLINE_ALLOW_PRIVATE_TARGETS',
+      'HOOKLINE_DEFAULT_RETRY_POLICY',
+      'SUBSCRIPTIONS_TABLE',
+    ]);
+  });
+
+  it('fills the documented defaults for variables that are not set', () => {
+    const env = readFunctionEnv('sender', {
+      SUBSCRIPTIONS_TABLE: 'subs',
+      EVENTS_TABLE: 'events',
+      DELIVERIES_TABLE: 'deliveries',
+      ATTEMPTS_TABLE: 'attempts',
+      DELIVERY_QUEUE_URL: 'https://sqs/delivery',
+    });
+
+    assert.equal(env.HOOKLINE_ALLOW_PRIVATE_TARGETS, '0');
+    assert.equal(env.HOOKLINE_SENDER_TIMEOUT_MS, '15000');
+    assert.equal(env.HOOKLINE_DEFAULT_RETRY_POLICY, '{}');
+    assert.equal(readFunctionEnv('sweeper', { DELIVERIES_TABLE: 'd', DELIVERY_QUEUE_URL: 'q' }).HOOKLINE_SWEEP_GRACE_SECONDS, '120');
+  });
+
+  it('prefers a set value over the default', () => {
+    const env = readFunctionEnv('sweeper', { DELIVERIES_TABLE: 'd', DELIVERY_QUEUE_URL: 'q', HOOKLINE_SWEEP_GRACE_SECONDS: '300' });
+
+    assert.equal(env.HOOKLINE_SWEEP_GRACE_SECONDS, '300');
+  });
+
+  it('names the missing variable and the function', () => {
+    const { DELIVERY_QUEUE_URL: _, ...withoutQueue } = FULL_ENV;
+
+    assert.throws(
+      () => readFunctionEnv('sweeper', withoutQueue),
+      (e: unknown) =>
+        e instanceof MissingEnvironmentError &&
+        e.name === 'MissingEnvironmentError' &&
+        e.variable === 'DELIVERY_QUEUE_URL' &&
+        e.functionName === 'sweeper' &&
+        e.message === 'environment variable DELIVERY_QUEUE_URL is required by the sweeper function but is not set',
+    );
+  });
+
+  it('treats an empty value of a variable without a default as missing', () => {
+    assert.throws(
+      () => readFunctionEnv('authorizer', { HOOKLINE_ADMIN_KEY_SECRET_ID: '' }),
+      (e: unknown) => e instanceof MissingEnvironmentError && e.variable === 'HOOKLINE_ADMIN_KEY_SECRET_ID' && e.functionName === 'authorizer',
+    );
+  });
+
+  it('does not require a variable the function does not declare', () => {
+    assert.deepEqual(readFunctionEnv('authorizer', { HOOKLINE_ADMIN_KEY_SECRET_ID: 's' }), { HOOKLINE_ADMIN_KEY_SECRET_ID: 's' });
+  });
+});
+
+const invalid = (variable: string) => (e: unknown) =>
+  e instanceof InvalidEnvironmentError && e.name === 'InvalidEnvironmentError' && e.variable === variable && e.message.startsWith(`environment variable ${variable} `);
+
+describe('parseFlag', () => {
+  const accepted: ReadonlyArray<readonly [string, boolean]> = [
+    ['1', true],
+    ['true', true],
+    ['0', false],
+    ['false', false],
+  ];
+  for (const [value, flag] of accepted) {
+    it(`reads '${value}' as ${flag}`, () => {
+      assert.equal(parseFlag('HOOKLINE_ALLOW_PRIVATE_TARGETS', value), flag);
+    });
+  }
+  for (const value of ['', 'yes', 'no', 'TRUE', 'True', '2', ' 1', 'on']) {
+    it(`rejects '${value}'`, () => {
+      assert.throws(() => parseFlag('HOOKLINE_ALLOW_PRIVATE_TARGETS', value), invalid('HOOKLINE_ALLOW_PRIVATE_TARGETS'));
+    });
+  }
+});
+
+describe('parsePositiveInt', () => {
+  const accepted: ReadonlyArray<readonly [string, number]> = [
+    ['1', 1],
+    ['120', 120],
+    ['15000', 15000],
+  ];
+  for (const [value, n] of accepted) {
+    it(`reads '${value}' as ${n}`, () => {
+      assert.equal(parsePositiveInt('HOOKLINE_SENDER_TIMEOUT_MS', value), n);
+    });
+  }
+  for (const value of ['', '0', '-1', '1.5', 'abc', '12ms', 'NaN', 'Infinity']) {
+    it(`rejects '${value}'`, () => {
+      assert.throws(() => parsePositiveInt('HOOKLINE_SENDER_TIMEOUT_MS', value), invalid('HOOKLINE_SENDER_TIMEOUT_MS'));
+    });
+  }
+});
+
+describe('parseRetryPolicyEnv', () => {
+  it('reads {} as the built-in default', () => {
+    assert.deepEqual(parseRetryPolicyEnv('HOOKLINE_DEFAULT_RETRY_POLICY', '{}'), {
+      initialDelaySeconds: 10,
+      multiplier: 2,
+      maxDelaySeconds: 3600,
+      jitter: 0.2,
+      deadlineSeconds: 259_200,
+    });
+  });
+
+  it('merges a partial policy over the default', () => {
+    const policy = parseRetryPolicyEnv('HOOKLINE_DEFAULT_RETRY_POLICY', '{"maxAttempts":6,"maxDelaySeconds":1800}');
+
+    assert.deepEqual(policy, { ...DEFAULT_RETRY_POLICY, maxAttempts: 6, maxDelaySeconds: 1800 });
+  });
+
+  const rejected: ReadonlyArray<readonly [string, string]> = [
+    ['not JSON', 'maxAttempts=6'],
+    ['an empty string', ''],
+    ['an array', '[]'],
+    ['a number', '5'],
+    ['an unknown field', '{"retries":5}'],
+    ['a field out of range', '{"jitter":2}'],
+    ['a fractional whole-number field', '{"initialDelaySeconds":1.5}'],
+    ['a max delay below the initial delay', '{"initialDelaySeconds":60,"maxDelaySeconds":30}'],
+    ['a string value', '{"maxAttempts":"6"}'],
+  ];
+  for (const [label, value] of rejected) {
+    it(`rejects ${label}, keeping the cause`, () => {
+      assert.throws(
+        () => parseRetryPolicyEnv('HOOKLINE_DEFAULT_RETRY_POLICY', value),
+        (e: unknown) => invalid('HOOKLINE_DEFAULT_RETRY_POLICY')(e) && /is not a valid retry policy/.test((e as Error).message) && (e as Error).cause instanceof Error,
+      );
+    });
+  }
+});
