@@ -1,3 +1,4 @@
+import type { AutoPausePolicy } from '#domain/auto-pause.ts';
 import type { RetryPolicy } from '#domain/retry-policy.ts';
 import type { AttemptStore } from '#ports/attempt-store.ts';
 import type { Clock } from '#ports/clock.ts';
@@ -26,6 +27,8 @@ export interface ServiceDeps {
 export interface SenderDeps extends ServiceDeps {
   readonly http: HttpSender;
   readonly attemptTimeoutMs: number;
+  /** When a subscription that keeps dead-lettering is paused; DEFAULT_AUTO_PAUSE_POLICY when absent. */
+  readonly autoPause?: AutoPausePolicy;
 }
 
 export const iso = (ms: number) => new Date(ms).toISOString();

@@ -27,7 +27,7 @@ export class ValidationError extends ServiceError {
 
 export class NotFoundError extends ServiceError {
   override name = 'NotFoundError';
-  constructor(kind: 'subscription' | 'delivery' | 'event' | 'route', id: string) {
+  constructor(kind: 'subscription' | 'delivery' | 'event' | 'route' | 'replay', id: string) {
     super('not_found', `${kind} ${id} does not exist`);
   }
 }
@@ -37,6 +37,17 @@ export class ConflictError extends ServiceError {
   override name = 'ConflictError';
   constructor(message: string) {
     super('conflict', message);
+  }
+}
+
+/** Too many requests of one kind in the current window; retry after `retryAfterSeconds`. Nothing was changed. */
+export class RateLimitedError extends ServiceError {
+  override name = 'RateLimitedError';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('rate_limited', message);
   }
 }
 
@@ -51,6 +62,17 @@ export class ForbiddenError extends ServiceError {
   override name = 'ForbiddenError';
   constructor(message: string) {
     super('forbidden', message);
+  }
+}
+
+/** An archive object did not read back as written: its rows are kept, and the next run writes it again. */
+export class ArchiveVerificationError extends Error {
+  override name = 'ArchiveVerificationError';
+  constructor(
+    readonly objectKey: string,
+    detail: string,
+  ) {
+    super(`archive object ${objectKey} failed verification: ${detail}`);
   }
 }
 

@@ -1,3 +1,4 @@
+import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
 import { decide, describe, type AttemptResult, type Outcome } from '#domain/classify.ts';
 import { signatureHeaders } from '#domain/signing.ts';
 import { isTerminal } from '#domain/states.ts';
@@ -5,6 +6,7 @@ import { capUtf8, type Delivery, type Subscription } from '#domain/types.ts';
 import type { Completion } from '#ports/delivery-store.ts';
 import { iso, type SenderDeps } from './deps.ts';
 import { DeliveryStageError, RetryLaterSignal } from './errors.ts';
+import { recordHealth } from './health.ts';
 
 /** How long a paused subscription's delivery waits before it is looked at again (resume re-enqueues at once). */
 export const PAUSED_RECHECK_SECONDS = 3600;
@@ -113,6 +115,8 @@ async function record(
   if (!recorded) return { kind: 'done', note: 'claim lost to the sweeper; the newer claim records the outcome' };
   if (outcome.kind === 'dead' && outcome.disableSubscription) {
     await deps.subscriptions.setState(subscription.id, 'disabled', `endpoint answered 410 Gone for delivery ${delivery.id}`, iso(nowMs));
+  } else if (outcome.kind !== 'retry') {
+    await recordHealth(deps, deps.autoPause ?? DEFAULT_AUTO_PAUSE_POLICY, subscription, outcome.kind === 'delivered' ? 'delivered' : 'dead_letter', nowMs);
   }
   if (outcome.kind === 'retry') return { kind: 'retry_later', delaySeconds: outcome.delaySeconds, note: describe(result) };
   return { kind: 'done', note: outcome.kind, outcome };

@@ -70,6 +70,8 @@ export async function resumeSubscription(deps: ServiceDeps, id: string): Promise
   const nowMs = deps.clock.now();
   const subscription =
     current.state === 'active' ? current : (await deps.subscriptions.setState(id, 'active', 'resumed by request', iso(nowMs)))!;
+  // A fresh start: the streak that auto-paused it must not pause it again at the next dead letter.
+  if (current.deadLetteringSince) await deps.subscriptions.clearDeadLetterStreak(id);
   const pending = [];
   let cursor: string | undefined;
   do {

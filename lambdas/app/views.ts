@@ -42,6 +42,8 @@ export function subscriptionView(s: Subscription, options: { withSecret?: boolea
     state: s.state,
     stateReason: s.stateReason ?? null,
     stateChangedAt: s.stateChangedAt,
+    deadLetteringSince: s.deadLetteringSince ?? null,
+    deadLetterStreak: s.deadLetterStreak ?? 0,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     ...(options.withSecret ? { secret: s.secrets[0] } : {}),

@@ -1,0 +1,34 @@
+import { autoPauseVerdict, type AutoPausePolicy } from '#domain/auto-pause.ts';
+import type { Subscription } from '#domain/types.ts';
+import { iso, type ServiceDeps } from './deps.ts';
+
+export type HealthOutcome = 'delivered' | 'dead_letter';
+
+/**
+ * Keeps a subscription's dead-letter streak and auto-pauses it once the streak spans the
+ * policy's period. Costs nothing on the happy path: a success writes only when a streak is
+ * open, and a dead letter is one conditional update (plus the pause, once). Returns the
+ * subscription when this call paused it.
+ */
+export async function recordHealth(
+  deps: Pick<ServiceDeps, 'subscriptions'>,
+  policy: AutoPausePolicy,
+  subscription: Subscription,
+  outcome: HealthOutcome,
+  nowMs: number,
+): Promise<Subscription | undefined> {
+  if (outcome === 'delivered') {
+    if (subscription.deadLetteringSince) await deps.subscriptions.clearDeadLetterStreak(subscription.id);
+    return undefined;
+  }
+  const updated = await deps.subscriptions.noteDeadLetter(subscription.id, iso(nowMs));
+  if (!updated?.deadLetteringSince || !updated.lastDeadLetterAt) return undefined;
+  const verdict = autoPauseVerdict(
+    updated.state,
+    { since: updated.deadLetteringSince, last: updated.lastDeadLetterAt, count: updated.deadLetterStreak ?? 1 },
+    policy,
+  );
+  if (verdict.kind !== 'pause') return undefined;
+  // Only from active: a manual pause or a 410 disable that landed meanwhile keeps its own reason.
+  return deps.subscriptions.setState(subscription.id, 'paused', verdict.reason, iso(nowMs), 'active');
+}

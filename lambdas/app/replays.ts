@@ -1,0 +1,295 @@
+import { formatId } from '#domain/ids.ts';
+import { matchesCriteria, spreadDelaySeconds, type ReplayCriteria, type ReplayRecord } from '#domain/replay.ts';
+import { isDeadLetter } from '#domain/states.ts';
+import type { Delivery, Subscription } from '#domain/types.ts';
+import type { DeliveryMessage } from '#ports/delivery-queue.ts';
+import type { Page, PageRequest } from '#ports/page.ts';
+import type { ReplayProgress } from '#ports/replay-store.ts';
+import { visibleDelivery, type Principal } from './access.ts';
+import { replayDelivery } from './deliveries.ts';
+import { iso } from './deps.ts';
+import { NotFoundError, RateLimitedError, ValidationError } from './errors.ts';
+import type { OperatorDeps } from './recovery-deps.ts';
+
+/** A worker holds a running replay this long per page; a replay whose worker died is resumed after it. */
+export const REPLAY_LEASE_SECONDS = 60;
+/** How many matches a dry run shows. */
+export const DRY_RUN_SAMPLE = 10;
+/** Conditional writes in flight at once within a page: fast, without a burst that throttles the table. */
+const REPLAY_CONCURRENCY = 16;
+
+export interface BulkReplayRequest {
+  readonly criteria: ReplayCriteria;
+  readonly dryRun: boolean;
+  /** Who asked (recorded in the audit trail). */
+  readonly operator: string;
+  /** How the call was authenticated. */
+  readonly principal: string;
+  /** This replay's spread window, instead of the configured one. */
+  readonly windowSeconds?: number;
+}
+
+/** When the current call must checkpoint and leave the rest to the resume schedule (a Lambda's remaining time). */
+export interface Budget {
+  readonly deadlineMs: number;
+}
+
+/**
+ * Starts a bulk replay: writes its audit record first, then replays page by page until done or
+ * out of budget. Each page is checkpointed on the record (cursor and counts), so a replay cut
+ * short, by the budget or by a crash, is resumed where it stopped (`resumeStalledReplays`).
+ */
+export async function startBulkReplay(deps: OperatorDeps, request: BulkReplayRequest, budget: Budget): Promise<ReplayRecord> {
+  const { criteria } = request;
+  if (criteria.subscriptionId && !(await deps.subscriptions.get(criteria.subscriptionId))) {
+    throw new NotFoundError('subscription', criteria.subscriptionId);
+  }
+  const windowSeconds = request.windowSeconds ?? deps.policies.replay.windowSeconds;
+  const nowMs = deps.clock.now();
+  const owner = workerId(deps);
+  const record: ReplayRecord = {
+    id: formatId('rpl', deps.clock.randomBytes(16)),
+    operator: request.operator,
+    principal: request.principal,
+    criteria,
+    dryRun: request.dryRun,
+    windowSeconds,
+    status: 'running',
+    matched: 0,
+    replayed: 0,
+    skipped: 0,
+    startedAt: iso(nowMs),
+    updatedAt: iso(nowMs),
+    leaseOwner: owner,
+    leaseUntil: iso(nowMs + REPLAY_LEASE_SECONDS * 1000),
+  };
+  await deps.replays.create(record);
+  return run(deps, record, owner, budget);
+}
+
+/** Continues a running replay if no live worker holds it; returns the record as it stands. */
+export async function resumeBulkReplay(deps: OperatorDeps, id: string, budget: Budget): Promise<ReplayRecord> {
+  const current = await getReplay(deps, id);
+  if (current.status !== 'running') return current;
+  const nowMs = deps.clock.now();
+  const owner = workerId(deps);
+  const acquired = await deps.replays.acquire(id, owner, iso(nowMs + REPLAY_LEASE_SECONDS * 1000), iso(nowMs));
+  return acquired ? run(deps, acquired, owner, budget) : current;
+}
+
+/** The resume schedule: every running replay whose worker stopped (lease expired) is continued. */
+export async function resumeStalledReplays(deps: OperatorDeps, budget: Budget): Promise<readonly ReplayRecord[]> {
+  const ids = await deps.replays.listStalled(iso(deps.clock.now()), 25);
+  const resumed: ReplayRecord[] = [];
+  for (const id of ids) {
+    if (deps.clock.now() >= budget.deadlineMs) break;
+    resumed.push(await resumeBulkReplay(deps, id, budget));
+  }
+  return resumed;
+}
+
+export async function getReplay(deps: Pick<OperatorDeps, 'replays'>, id: string): Promise<ReplayRecord> {
+  const record = await deps.replays.get(id);
+  if (!record) throw new NotFoundError('replay', id);
+  return record;
+}
+
+export function listReplays(deps: Pick<OperatorDeps, 'replays'>, request: PageRequest): Promise<Page<ReplayRecord>> {
+  return deps.replays.list(request);
+}
+
+/**
+ * The customer's resend button: a tenant may replay its own deliveries, at most
+ * `customerReplayLimit` per window and subscription (the 101st in a minute gets 429 with
+ * Retry-After). The admin key is not limited.
+ */
+export async function replayAs(deps: OperatorDeps, principal: Principal, id: string): Promise<Delivery> {
+  const delivery = await visibleDelivery(deps, principal, id);
+  if (principal.role === 'tenant') {
+    const limit = deps.policies.customerReplayLimit;
+    const decision = await deps.rateLimiter.take(`replay:${delivery.subscriptionId}`, limit, deps.clock.now());
+    if (decision.kind === 'limited') {
+      throw new RateLimitedError(
+        `at most ${limit.limit} replays per ${limit.windowSeconds} s for subscription ${delivery.subscriptionId}; retry in ${decision.retryAfterSeconds} s`,
+        decision.retryAfterSeconds,
+      );
+    }
+  }
+  return replayDelivery(deps, id);
+}
+
+function workerId(deps: OperatorDeps): string {
+  return `w_${Buffer.from(deps.clock.randomBytes(9)).toString('base64url')}`;
+}
+
+interface Progress {
+  matched: number;
+  replayed: number;
+  skipped: number;
+  sample: string[];
+  cursor?: string;
+}
+
+async function run(deps: OperatorDeps, record: ReplayRecord, owner: string, budget: Budget): Promise<ReplayRecord> {
+  const progress: Progress = {
+    matched: record.matched,
+    replayed: record.replayed,
+    skipped: record.skipped,
+    sample: [...(record.sample ?? [])],
+    ...(record.cursor ? { cursor: record.cursor } : {}),
+  };
+  const subscriptions = new Map<string, Promise<Subscription | undefined>>();
+  const walk = await sourcesOf(deps, record);
+  for (;;) {
+    const page = await readPage(walk, progress.cursor, deps.policies.replay.pageSize);
+    const matches = page.items.filter((d) => matchesCriteria(d, record.criteria, record.startedAt));
+    progress.matched += matches.length;
+    if (record.dryRun) {
+      progress.sample.push(...matches.slice(0, DRY_RUN_SAMPLE - progress.sample.length).map((d) => d.id));
+    } else {
+      const messages = await replayPage(deps, matches, record.windowSeconds, subscriptions);
+      progress.replayed += messages.length;
+      progress.skipped += matches.length - messages.length;
+    }
+    if (page.nextCursor) progress.cursor = page.nextCursor;
+    else delete progress.cursor;
+
+    const nowMs = deps.clock.now();
+    const done = page.nextCursor === undefined;
+    const outOfTime = !done && nowMs >= budget.deadlineMs;
+    const saved: ReplayProgress = {
+      matched: progress.matched,
+      replayed: progress.replayed,
+      skipped: progress.skipped,
+      ...(record.dryRun ? { sample: progress.sample } : {}),
+      ...(progress.cursor ? { cursor: progress.cursor } : {}),
+      status: done ? 'completed' : 'running',
+      ...(done ? { finishedAt: iso(nowMs) } : {}),
+      // Out of time: hand the lease back at once so the resume schedule continues at its next tick.
+      leaseUntil: iso(outOfTime ? nowMs : nowMs + REPLAY_LEASE_SECONDS * 1000),
+      updatedAt: iso(nowMs),
+    };
+    // Lost the lease (this worker stalled and another resumed): stop; the other one carries on from its checkpoint.
+    if (!(await deps.replays.checkpoint(record.id, owner, saved))) return getReplay(deps, record.id);
+    if (done || outOfTime) return { ...record, ...saved, leaseOwner: owner };
+  }
+}
+
+/**
+ * Replays one page: each delivery conditionally back to pending with its next attempt spread over
+ * the window and a fresh deadline counted from that attempt, then one message per delivery,
+ * delayed to its slot. A crash between the two leaves pending deliveries without a message,
+ * which the sweeper re-enqueues once they are overdue.
+ */
+async function replayPage(
+  deps: OperatorDeps,
+  matches: readonly Delivery[],
+  windowSeconds: number,
+  subscriptions: Map<string, Promise<Subscription | undefined>>,
+): Promise<DeliveryMessage[]> {
+  const messages: DeliveryMessage[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < matches.length) {
+      const d = matches[next++]!;
+      if (!subscriptions.has(d.subscriptionId)) subscriptions.set(d.subscriptionId, deps.subscriptions.get(d.subscriptionId));
+      const policy = (await subscriptions.get(d.subscriptionId))?.retryPolicy ?? deps.defaultRetryPolicy;
+      const nowMs = deps.clock.now();
+      const delaySeconds = spreadDelaySeconds(windowSeconds, deps.clock.random());
+      const dueMs = nowMs + delaySeconds * 1000;
+      const replayed = await deps.deliveries.replay(d.id, iso(nowMs), iso(dueMs + policy.deadlineSeconds * 1000), iso(dueMs));
+      if (replayed) messages.push({ deliveryId: d.id, subscriptionId: d.subscriptionId, delaySeconds });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(REPLAY_CONCURRENCY, matches.length) }, worker));
+  await deps.queue.enqueue(messages);
+  return messages;
+}
+
+/** One index range the replay reads, named by a token; tokens sort in walk order. */
+interface Source {
+  readonly token: string;
+  read(cursor: string | undefined, limit: number): Promise<Page<Delivery>>;
+}
+
+/**
+ * The index ranges that can hold matches, in a fixed order: dead letters through the
+ * dead-letter indexes (changed between `createdFrom` and the replay's start, since a delivery
+ * changes only after it is created), delivered ones through each subscription's creation-time
+ * index. A tenant's replay reads only that tenant's subscriptions.
+ */
+async function sourcesOf(deps: OperatorDeps, record: ReplayRecord): Promise<readonly Source[]> {
+  const c = record.criteria;
+  const needsList = !c.subscriptionId && (c.tenantId !== undefined || c.states.includes('delivered'));
+  const listed = needsList
+    ? (await deps.subscriptions.all())
+        .filter((s) => c.tenantId === undefined || s.tenantId === c.tenantId)
+        .map((s) => s.id)
+        .sort()
+    : [];
+  const scoped = c.subscriptionId ? [c.subscriptionId] : listed;
+  const sources: Source[] = [];
+  if (c.states.some((s) => isDeadLetter(s))) {
+    const range = { changedFrom: c.createdFrom, changedTo: record.startedAt };
+    if (c.subscriptionId || c.tenantId !== undefined) {
+      for (const subscriptionId of scoped) {
+        sources.push({ token: `dl:${subscriptionId}`, read: (cursor, limit) => deps.recovery.listDeadLettersChanged({ ...range, subscriptionId, limit, ...(cursor ? { cursor } : {}) }) });
+      }
+    } else {
+      sources.push({ token: 'dl:*', read: (cursor, limit) => deps.recovery.listDeadLettersChanged({ ...range, limit, ...(cursor ? { cursor } : {}) }) });
+    }
+  }
+  if (c.states.includes('delivered')) {
+    const createdTo = c.createdTo < record.startedAt ? c.createdTo : record.startedAt;
+    for (const subscriptionId of scoped) {
+      sources.push({
+        token: `dv:${subscriptionId}`,
+        read: (cursor, limit) => deps.recovery.listCreated({ subscriptionId, createdFrom: c.createdFrom, createdTo, limit, ...(cursor ? { cursor } : {}) }),
+      });
+    }
+  }
+  return sources.sort((a, b) => (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
+}
+
+/** The replay's cursor: which source, and where within it. */
+interface WalkCursor {
+  readonly s: string;
+  readonly c?: string;
+}
+
+async function readPage(sources: readonly Source[], cursor: string | undefined, limit: number): Promise<Page<Delivery>> {
+  const at = decodeWalkCursor(cursor);
+  let index = at ? sources.findIndex((s) => s.token >= at.s) : 0;
+  if (index < 0) return { items: [] };
+  let inner = at && sources[index]!.token === at.s ? at.c : undefined;
+  const items: Delivery[] = [];
+  while (index < sources.length && items.length < limit) {
+    const source = sources[index]!;
+    const page = await source.read(inner, limit - items.length);
+    items.push(...page.items);
+    if (page.nextCursor) {
+      inner = page.nextCursor;
+      if (items.length >= limit) return { items, nextCursor: encodeWalkCursor({ s: source.token, c: inner }) };
+    } else {
+      index++;
+      inner = undefined;
+    }
+  }
+  return index < sources.length ? { items, nextCursor: encodeWalkCursor({ s: sources[index]!.token }) } : { items };
+}
+
+function encodeWalkCursor(cursor: WalkCursor): string {
+  return Buffer.from(JSON.stringify(cursor)).toString('base64url');
+}
+
+function decodeWalkCursor(cursor: string | undefined): WalkCursor | undefined {
+  if (!cursor) return undefined;
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as WalkCursor;
+    if (typeof value.s !== 'string' || (value.c !== undefined && typeof value.c !== 'string')) throw new Error('shape');
+    return value;
+  } catch (cause) {
+    // The cursor lives on our own audit record; a bad one is corruption, not user input.
+    throw new ValidationError('cursor', 'the replay checkpoint is unreadable', { cause });
+  }
+}
