@@ -189,17 +189,20 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     let key = decodeCursor<Key>(request.cursor);
     const items: Delivery[] = [];
     do {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: 'bySubscription',
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': 'subscriptionId' },
-          ExpressionAttributeValues: { ':pk': request.subscriptionId },
-          ScanIndexForward: false,
-          Limit: request.limit - items.length,
-          ExclusiveStartKey: key,
-        }),
+      const startKey = key;
+      const out = await fromCursor(startKey, () =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            IndexName: 'bySubscription',
+            KeyConditionExpression: '#pk = :pk',
+            ExpressionAttributeNames: { '#pk': 'subscriptionId' },
+            ExpressionAttributeValues: { ':pk': request.subscriptionId },
+            ScanIndexForward: false,
+            Limit: request.limit - items.length,
+            ExclusiveStartKey: startKey,
+          }),
+        ),
       );
       const found = await this.getMany((out.Items ?? []).map((i) => i.id as string));
       items.push(...found.filter((d) => !request.state || d.state === request.state));
