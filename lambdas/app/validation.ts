@@ -82,7 +82,7 @@ export function parseCreateSubscription(raw: string | null | undefined, defaultP
     try {
       retryPolicy = resolveRetryPolicy(body.retryPolicy, defaultPolicy);
     } catch (error) {
-      if (error instanceof InvalidRetryPolicyError) throw new ValidationError(`retryPolicy${error.field ? `.${error.field}` : ''}`, error.message.replace(/^retryPolicy\.\S*\s/, ''));
+      if (error instanceof InvalidRetryPolicyError) throw new ValidationError(`retryPolicy${error.field ? `.${error.field}` : ''}`, error.message.replace(/^retryPolicy(\.\S*)?\s/, ''));
       throw error;
     }
   }

@@ -12,7 +12,8 @@ type EnvOf<K extends FunctionKey> = Record<(typeof FUNCTIONS)[K]['environment'][
 export function readFunctionEnv<K extends FunctionKey>(fn: K, env: Env): EnvOf<K> {
   const out: Record<string, string> = {};
   for (const name of FUNCTIONS[fn].environment as readonly EnvName[]) {
-    const value = env[name] ?? ENV_DEFAULTS[name];
+    // An empty variable means unset, so the default applies.
+    const value = env[name] || ENV_DEFAULTS[name];
     if (value === undefined || value === '') throw new MissingEnvironmentError(name, fn);
     out[name] = value;
   }
