@@ -4,7 +4,7 @@ import { startRuntime } from './runtime.ts';
 const dataDir = process.env.HOOKLINE_DATA_DIR ?? '.data';
 const port = Number(process.env.PORT ?? 3000);
 const allowPrivate = process.env.HOOKLINE_ALLOW_PRIVATE_TARGETS !== '0';
-/** Sweeper period in ms (default: the topology's schedule); the chaos run shortens it. */
+/** Local only: the sweeper's period in ms (default: its cloud schedule); tests and chaos runs shorten it. */
 const sweepIntervalMs = process.env.HOOKLINE_SWEEP_INTERVAL_MS ? Number(process.env.HOOKLINE_SWEEP_INTERVAL_MS) : undefined;
 
 const runtime = await startRuntime({
@@ -18,8 +18,6 @@ const runtime = await startRuntime({
       .map((k) => [k, process.env[k]!]),
   ),
   logLevel: (process.env.HOOKLINE_LOG_LEVEL as 'INFO' | undefined) ?? 'WARN',
-  // Local only: run the sweeper more often than its cloud schedule (tests, demos, chaos runs).
-  ...(process.env.HOOKLINE_SWEEP_INTERVAL_MS ? { scheduleIntervalMs: { sweeper: Number(process.env.HOOKLINE_SWEEP_INTERVAL_MS) } } : {}),
 });
 
 console.log(`Hookline is running locally.
