@@ -11,7 +11,6 @@ import { withObservability, type Observability } from './observability.ts';
  * instead of disappearing.
  */
 export function createIngestHandler(deps: ServiceDeps, obs: Observability) {
-  const processor = new BatchProcessor(EventType.SQS);
   const recordHandler = async (record: SQSRecord) => {
     try {
       const result = await publish(deps, parsePublishRequest(record.body));
@@ -22,7 +21,9 @@ export function createIngestHandler(deps: ServiceDeps, obs: Observability) {
     }
   };
   return withObservability(
-    (event: SQSEvent, context) => processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false }),
+    // A processor per invocation: it holds the batch's state, and the local runtime runs concurrent batches through one handler.
+    (event: SQSEvent, context) =>
+      processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false }),
     obs,
   );
 }

@@ -8,7 +8,6 @@ import { withObservability, type Observability } from './observability.ts';
 
 /** SQS → sender: one record per delivery, partial batch response, visibility-timeout backoff. */
 export function createSenderHandler(deps: SenderDeps, obs: Observability) {
-  const processor = new BatchProcessor(EventType.SQS);
   const recordHandler = async (record: SQSRecord) => {
     const message = parseQueueMessage<DeliveryMessageBody>(record, ['deliveryId', 'subscriptionId']);
     try {
@@ -21,7 +20,9 @@ export function createSenderHandler(deps: SenderDeps, obs: Observability) {
     }
   };
   return withObservability(
-    (event: SQSEvent, context) => processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false, processInParallel: true }),
+    // A processor per invocation: it holds the batch's state, and the local runtime runs concurrent batches through one handler.
+    (event: SQSEvent, context) =>
+      processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false, processInParallel: true }),
     obs,
   );
 }
