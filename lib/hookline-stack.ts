@@ -18,6 +18,7 @@ export class HooklineStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { value: this.delivery.apiUrl, description: 'Base URL of the HTTP API stage (append v1/... or health)' });
     new CfnOutput(this, 'IngestQueueUrl', { value: this.delivery.ingestQueue.queueUrl, description: 'Producers SendMessage events here' });
+    new CfnOutput(this, 'ArchiveBucketName', { value: this.delivery.archive.bucket.bucketName, description: 'S3 bucket holding archived deliveries (deliveries/dt=YYYY-MM-DD/subscription=…/part-….ndjson.gz)' });
     new CfnOutput(this, 'OnCallTopicArn', { value: this.delivery.topic.topicArn, description: 'SNS topic every alarm notifies' });
     if (this.delivery.api.adminKeySecret) {
       new CfnOutput(this, 'AdminKeySecretArn', {

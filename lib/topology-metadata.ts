@@ -1,6 +1,6 @@
 import { CfnResource } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import type { FunctionKey, QueueKey, TableKey } from '../lambdas/config/topology.ts';
+import type { BucketKey, FunctionKey, QueueKey, TableKey } from '../lambdas/config/topology.ts';
 
 /**
  * CloudFormation metadata key that ties a synthesized resource to its entry in
@@ -12,6 +12,7 @@ export const TOPOLOGY_METADATA_KEY = 'hookline:topology';
 
 export type TopologyId =
   | `table/${TableKey}`
+  | `bucket/${BucketKey}`
   | `queue/${QueueKey}`
   | `redrive/${QueueKey}`
   | `function/${FunctionKey}`

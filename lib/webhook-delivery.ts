@@ -6,16 +6,19 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { FUNCTIONS, QUEUES, type FunctionKey, type TableKey } from '../lambdas/config/topology.ts';
+import { BUCKETS, FUNCTIONS, QUEUES, type FunctionKey, type TableKey } from '../lambdas/config/topology.ts';
 import { baseDelaySeconds } from '../lambdas/domain/backoff.ts';
+import { DEFAULT_RETENTION } from '../lambdas/domain/retention.ts';
 import { resolveRetryPolicy, type RetryPolicy } from '../lambdas/domain/retry-policy.ts';
 import { HooklineAlarms, type DeadLetterAlarmOptions, type LambdaAlarmSettings } from './constructs/alarms.ts';
 import { HooklineApi, type ApiAuth, type ApiThrottling } from './constructs/api.ts';
 import { ArchiveBucket } from './constructs/archive.ts';
+import { DeliveryArchiver } from './constructs/archiver.ts';
 import type { EnvironmentValues } from './constructs/environment.ts';
 import type { SharedFunctionOptions } from './constructs/function-options.ts';
 import { EventIngest } from './constructs/ingest.ts';
 import { HooklineQueues } from './constructs/queues.ts';
+import { DeliveryReplay } from './constructs/replay.ts';
 import { HooklineSchedules } from './constructs/schedules.ts';
 import { DeliverySender } from './constructs/sender.ts';
 import { HooklineStorage } from './constructs/storage.ts';
@@ -106,6 +109,10 @@ export class WebhookDelivery extends Construct {
   readonly functions: Readonly<Partial<Record<FunctionKey, lambda.IFunction>>>;
   readonly api: HooklineApi;
   readonly archive: ArchiveBucket;
+  /** The operators' replay function (single, bulk, audit trail). */
+  readonly replay: DeliveryReplay;
+  /** The daily archiver (and on-demand restore). */
+  readonly archiver: DeliveryArchiver;
   readonly alarms: HooklineAlarms;
   /** The on-call SNS topic every alarm notifies. */
   readonly topic: sns.ITopic;
@@ -144,6 +151,9 @@ export class WebhookDelivery extends Construct {
       [QUEUES.delivery.envVar]: this.deliveryQueue.queueUrl,
       HOOKLINE_DEFAULT_RETRY_POLICY: JSON.stringify(props.retryPolicy ?? {}),
       HOOKLINE_SENDER_TIMEOUT_MS: String(senderTimeoutMs),
+      [BUCKETS.archive.envVar]: this.archive.bucket.bucketName,
+      HOOKLINE_RETENTION_DELIVERED_DAYS: String(this.retention.deliveredDays),
+      HOOKLINE_RETENTION_DEAD_LETTER_DAYS: String(this.retention.deadLetterDays),
     };
     const shared = { storage: this.storage, environmentValues, functionOptions };
 
@@ -164,12 +174,16 @@ export class WebhookDelivery extends Construct {
       createCloudWatchRole: props.createApiGatewayCloudWatchRole,
       removalPolicy,
     });
+    this.replay = new DeliveryReplay(this, 'Replay', { ...shared, deliveryQueue: this.queues.delivery });
+    this.archiver = new DeliveryArchiver(this, 'Archiver', { ...shared, archive: this.archive });
     this.functions = {
       api: this.api.handler.function,
       ...(this.api.authorizerHandler ? { authorizer: this.api.authorizerHandler.function } : {}),
       ingest: ingest.handler.function,
       sender: sender.handler.function,
       sweeper: sweeper.handler.function,
+      replay: this.replay.handler.function,
+      archiver: this.archiver.handler.function,
     };
     new HooklineSchedules(this, 'Schedules', { functions: this.functions });
 
@@ -209,6 +223,16 @@ export class WebhookDelivery extends Construct {
   /** Read-only access to deliveries and attempts, e.g. for a reporting job or a dashboard backend. */
   grantReadDeliveries(grantee: iam.IGrantable): void {
     this.storage.grant(grantee, { deliveries: 'read', attempts: 'read' });
+  }
+
+  /** Lets `grantee` invoke the replay function (single and bulk replay, the audit trail). */
+  grantReplay(grantee: iam.IGrantable): iam.Grant {
+    return this.replay.grantInvoke(grantee);
+  }
+
+  /** Lets `grantee` run the archiver on demand (an archive pass, a restore for a dispute). */
+  grantArchiveOperations(grantee: iam.IGrantable): iam.Grant {
+    return this.archiver.grantInvoke(grantee);
   }
 
   /** Lets `grantee` publish on the on-call topic (e.g. a custom alarm or a deploy pipeline). */
@@ -267,6 +291,14 @@ function resolveRetention(props: RetentionProps = {}): ResolvedRetention {
   };
   for (const [name, value] of Object.entries(resolved)) {
     if (!Number.isInteger(value) || value < 1) throw new InvalidPropError(`retention.${name}`, `must be a positive whole number of days, got ${value}`);
+  }
+  // DynamoDB TTL deletes terminal rows a fixed margin after the default retention, as a net
+  // behind the archiver: a longer retention would let TTL delete rows that were never archived.
+  // A week of slack covers an archiver that failed for a few days running.
+  const ttlNet = { deliveredDays: DEFAULT_RETENTION.deliveredDays, deadLetterDays: DEFAULT_RETENTION.deadLetterDays };
+  for (const name of ['deliveredDays', 'deadLetterDays'] as const) {
+    const max = ttlNet[name] + DEFAULT_RETENTION.ttlSafetyMarginDays - 7;
+    if (resolved[name] > max) throw new InvalidPropError(`retention.${name}`, `must be at most ${max} days (DynamoDB TTL removes rows ${ttlNet[name] + DEFAULT_RETENTION.ttlSafetyMarginDays} days after they finish), got ${resolved[name]}`);
   }
   return resolved;
 }

@@ -6,7 +6,8 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { QUEUES, TABLES, type QueueKey, type TableDef } from '#config/topology.ts';
+import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import { BUCKETS, QUEUES, TABLES, type QueueKey, type TableDef } from '#config/topology.ts';
 
 /** The CreateTable input for a topology table: the same keys, indexes and billing the CDK declares. */
 export function createTableInput(def: TableDef): CreateTableCommandInput {
@@ -84,4 +85,15 @@ export async function provision(db: DynamoDBClient, sqs: SQSClient): Promise<Pro
     arns[key] = await arnOf(main.QueueUrl!);
   }
   return { urls, arns, redriveUrls };
+}
+
+/** Creates (or finds, after a restart) every bucket of the topology. Idempotent. */
+export async function provisionBuckets(s3: S3Client): Promise<void> {
+  for (const def of Object.values(BUCKETS)) {
+    try {
+      await s3.send(new HeadBucketCommand({ Bucket: def.localName }));
+    } catch {
+      await s3.send(new CreateBucketCommand({ Bucket: def.localName }));
+    }
+  }
 }

@@ -1,25 +1,33 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Logger } from '@aws-lambda-powertools/logger';
+import { DynamoDbApiKeyStore } from '#adapters/dynamodb-api-key-store.ts';
+import { documentClient } from '#adapters/dynamodb.ts';
+import { buildOperatorDeps } from '#adapters/operator-deps.ts';
 import { StaticKeySource } from '#adapters/secrets-manager-key-source.ts';
 import { buildSenderDeps, buildServiceDeps, sweepGraceSeconds } from '#adapters/service-deps.ts';
 import type { Env } from '#config/env.ts';
-import { ENV_DEFAULTS, EVENT_SOURCES, QUEUES, SCHEDULES, TABLES, type FunctionKey, type QueueKey } from '#config/topology.ts';
+import { BUCKETS, ENV_DEFAULTS, EVENT_SOURCES, QUEUES, SCHEDULES, TABLES, type FunctionKey, type QueueKey } from '#config/topology.ts';
+import type { ScheduledEvent } from 'aws-lambda';
 import { createApiHandler } from '#handlers/api/handler.ts';
+import { createArchiverHandler } from '#handlers/archiver.ts';
 import { createAuthorizerHandler } from '#handlers/authorizer.ts';
 import { createIngestHandler } from '#handlers/ingest.ts';
 import type { Observability } from '#handlers/observability.ts';
+import { createReplayHandler } from '#handlers/replay.ts';
 import { createSenderHandler } from '#handlers/sender.ts';
 import { createSweeperHandler } from '#handlers/sweeper.ts';
 import { startEmulators, type Emulators } from './emulators.ts';
 import { startGateway, type Gateway } from './gateway.ts';
+import { startLambdaApi, type LambdaApi } from './lambda-api.ts';
 import { lambdaContext, type Invoke } from './lambda-context.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
 import { QueuePoller } from './poller.ts';
-import { provision, type ProvisionedQueues } from './provision.ts';
+import { provision, provisionBuckets, type ProvisionedQueues } from './provision.ts';
 import { Schedule } from './scheduler.ts';
 
 export interface RuntimeOptions {
@@ -47,12 +55,15 @@ export interface Runtime {
   readonly dataDir: string;
   readonly metrics: MemoryMetrics;
   readonly queues: ProvisionedQueues;
-  readonly clients: { readonly dynamodb: DynamoDBClient; readonly sqs: SQSClient };
-  readonly endpoints: { readonly dynamodb: string; readonly aws: string };
+  readonly clients: { readonly dynamodb: DynamoDBClient; readonly sqs: SQSClient; readonly s3: S3Client };
+  /** `aws` serves SQS and S3 (path-style); `lambda` is the local Invoke API the CLI uses for the replay and archiver functions. */
+  readonly endpoints: { readonly dynamodb: string; readonly aws: string; readonly lambda: string };
   /** Each function's environment, exactly as its handler reads it. */
   readonly env: Env;
   /** Runs a scheduled function now instead of waiting for its timer. */
   runSchedule(fn: FunctionKey): Promise<void>;
+  /** Invokes a directly invocable function (replay, archiver, sweeper) with a payload, as `aws lambda invoke` would. */
+  invoke(fn: FunctionKey, payload: unknown): Promise<unknown>;
   stop(): Promise<void>;
 }
 
@@ -73,9 +84,15 @@ export function localEnv(queues: ProvisionedQueues, allowPrivate: boolean, overr
   const env: Record<string, string | undefined> = { ...ENV_DEFAULTS };
   for (const def of Object.values(TABLES)) env[def.envVar] = def.localName;
   for (const key of Object.keys(QUEUES) as QueueKey[]) env[QUEUES[key].envVar] = queues.urls[key];
+  for (const def of Object.values(BUCKETS)) env[def.envVar] = def.localName;
   env.HOOKLINE_ADMIN_KEY_SECRET_ID = 'local:HOOKLINE_ADMIN_KEY';
   env.HOOKLINE_ALLOW_PRIVATE_TARGETS = allowPrivate ? '1' : '0';
   return { ...env, ...overrides };
+}
+
+/** What EventBridge hands a scheduled function. */
+function scheduledEvent(): ScheduledEvent {
+  return { version: '0', id: 'local', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000', time: new Date().toISOString(), region: 'us-east-1', resources: [], detail: {} };
 }
 
 /**
@@ -92,12 +109,15 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const clientConfig = { region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 5 };
   const dynamodb = new DynamoDBClient({ ...clientConfig, endpoint: emulators.dynamodbEndpoint });
   const sqs = new SQSClient({ ...clientConfig, endpoint: emulators.awsEndpoint });
+  // fauxqs serves S3 on the SQS endpoint; path-style, since bucket subdomains of 127.0.0.1 do not resolve.
+  const s3 = new S3Client({ ...clientConfig, endpoint: emulators.awsEndpoint, forcePathStyle: true });
   const queues = await provision(dynamodb, sqs);
+  await provisionBuckets(s3);
 
   const env = localEnv(queues, options.allowPrivateTargets ?? true, options.env);
   const metrics = new MemoryMetrics();
   // One process serves every function here, so fan-out reads subscriptions fresh (no cross-function cache to go stale).
-  const build = { clients: { dynamodb, sqs }, metrics, subscriptionCacheMs: 0 };
+  const build = { clients: { dynamodb, sqs, s3 }, metrics, subscriptionCacheMs: 0 };
   const obs: Observability = { logger };
   const adminKey = loadAdminKey(dataDir, options.adminKey ?? process.env.HOOKLINE_ADMIN_KEY);
 
@@ -118,30 +138,37 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         onError,
       }),
   );
-  const sweeper = wrap('sweeper', createSweeperHandler(buildServiceDeps('sweeper', env, build), { graceSeconds: sweepGraceSeconds(env) }, obs));
+  const scheduled = {
+    sweeper: wrap('sweeper', createSweeperHandler(buildServiceDeps('sweeper', env, build), { graceSeconds: sweepGraceSeconds(env) }, obs)),
+    replay: wrap('replay', createReplayHandler(buildOperatorDeps('replay', env, build), obs)),
+    archiver: wrap('archiver', createArchiverHandler(buildOperatorDeps('archiver', env, build), obs)),
+  } satisfies Record<(typeof SCHEDULES)[number]['function'], Invoke<never, unknown>>;
   const schedules = new Map(
     SCHEDULES.map((s) => [
       s.function as FunctionKey,
-      new Schedule(
-        options.scheduleIntervalMs?.[s.function] ?? s.rateMinutes * 60_000,
-        () => sweeper({ version: '0', id: 'local', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000', time: new Date().toISOString(), region: 'us-east-1', resources: [], detail: {} }, lambdaContext(s.function)),
-        onError,
-      ),
+      new Schedule(options.scheduleIntervalMs?.[s.function] ?? s.rateMinutes * 60_000, () => scheduled[s.function](scheduledEvent(), lambdaContext(s.function)), onError),
     ]),
   );
+  // What operators invoke directly on AWS (`aws lambda invoke`, the CLI with --aws), served locally by the Invoke stand-in.
+  const invocable: Partial<Record<FunctionKey, Invoke<unknown, unknown>>> = scheduled as Record<string, Invoke<unknown, unknown>>;
+  const lambdaApi: LambdaApi = await startLambdaApi({ functions: invocable, onError });
 
   let gateway: Gateway;
   try {
     gateway = await startGateway({
       port: options.port ?? 3000,
-      api: wrap('api', createApiHandler(buildServiceDeps('api', env, build), obs)),
-      authorizer: wrap('authorizer', createAuthorizerHandler(new StaticKeySource(adminKey), obs)),
+      api: wrap('api', createApiHandler(buildOperatorDeps('api', env, build), obs)),
+      authorizer: wrap('authorizer', createAuthorizerHandler(new StaticKeySource(adminKey), obs, new DynamoDbApiKeyStore(documentClient(dynamodb), env.API_KEYS_TABLE!))),
       onError,
     });
   } catch (error) {
+    await lambdaApi.close();
     await emulators.stop();
     throw error;
   }
+  // Where the CLI finds this runtime (`npx hookline`, default data folder); removed on a clean stop.
+  const runtimeFile = join(dataDir, 'runtime.json');
+  writeFileSync(runtimeFile, `${JSON.stringify({ api: gateway.url, lambda: lambdaApi.url, pid: process.pid }, null, 2)}\n`);
   for (const p of pollers) p.start();
   for (const s of schedules.values()) s.start();
 
@@ -152,21 +179,29 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     dataDir,
     metrics,
     queues,
-    clients: { dynamodb, sqs },
-    endpoints: { dynamodb: emulators.dynamodbEndpoint, aws: emulators.awsEndpoint },
+    clients: { dynamodb, sqs, s3 },
+    endpoints: { dynamodb: emulators.dynamodbEndpoint, aws: emulators.awsEndpoint, lambda: lambdaApi.url },
     env,
     runSchedule: async (fn) => {
       const schedule = schedules.get(fn);
       if (!schedule) throw new Error(`no schedule for ${fn}`);
       await schedule.tick();
     },
+    invoke: async (fn, payload) => {
+      const handler = invocable[fn];
+      if (!handler) throw new Error(`${fn} is not invocable locally (try: ${Object.keys(invocable).join(', ')})`);
+      return handler(payload, lambdaContext(fn));
+    },
     stop: () =>
       (stopped ??= (async () => {
         await gateway.close();
+        await lambdaApi.close();
+        rmSync(runtimeFile, { force: true });
         await Promise.all(pollers.map((p) => p.stop()));
         await Promise.all([...schedules.values()].map((s) => s.stop()));
         dynamodb.destroy();
         sqs.destroy();
+        s3.destroy();
         await emulators.stop();
       })()),
   };

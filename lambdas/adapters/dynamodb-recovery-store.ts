@@ -15,8 +15,10 @@ const dayOf = (iso: string) => iso.slice(0, 10);
 
 export interface RecoveryTables {
   readonly deliveries: string;
-  readonly attempts: string;
-  readonly events: string;
+  /** Needed to delete and restore attempt logs (the archiver); range reads work without it. */
+  readonly attempts?: string;
+  /** Needed to restore event bodies. */
+  readonly events?: string;
 }
 
 /**
@@ -115,7 +117,7 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
     do {
       const out = await this.db.send(
         new QueryCommand({
-          TableName: this.tables.attempts,
+          TableName: this.need('attempts'),
           KeyConditionExpression: '#d = :d',
           ExpressionAttributeNames: { '#d': 'deliveryId' },
           ExpressionAttributeValues: { ':d': deliveryId },
@@ -124,7 +126,7 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
         }),
       );
       const keys = (out.Items ?? []).map((i) => ({ deliveryId: i.deliveryId, seq: i.seq }));
-      for (let i = 0; i < keys.length; i += 25) await this.batchDelete(this.tables.attempts, keys.slice(i, i + 25));
+      for (let i = 0; i < keys.length; i += 25) await this.batchDelete(this.need('attempts'), keys.slice(i, i + 25));
       key = out.LastEvaluatedKey as Key | undefined;
     } while (key);
   }
@@ -146,17 +148,23 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
     const expiresAt = Math.floor(Date.parse(marker.until) / 1000) + DEFAULT_RETENTION.ttlSafetyMarginDays * 86_400;
     // Attempts and event first: a delivery row that is back always has its history with it.
     for (const attempt of record.attempts) {
-      await this.putIfAbsent(this.tables.attempts, { ...attempt, expiresAt }, 'deliveryId');
+      await this.putIfAbsent(this.need('attempts'), { ...attempt, expiresAt }, 'deliveryId');
     }
     if (record.event) {
       await this.putIfAbsent(
-        this.tables.events,
+        this.need('events'),
         { ...record.event, subscriptionIds: [d.subscriptionId], deliveryIds: [d.id], expiresAt, restored: true },
         'id',
       );
     }
     const item = { ...d, restored: marker, ...indexAttributes(d.id, d.subscriptionId, d.state, d.updatedAt), expiresAt };
     return this.putIfAbsent(this.tables.deliveries, item, 'id');
+  }
+
+  private need(table: 'attempts' | 'events'): string {
+    const name = this.tables[table];
+    if (!name) throw new Error(`the ${table} table is not configured for this function`);
+    return name;
   }
 
   private async putIfAbsent(table: string, item: Record<string, unknown>, keyName: string): Promise<boolean> {

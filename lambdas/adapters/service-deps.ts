@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SenderDeps, ServiceDeps } from '#app/deps.ts';
 import { parseFlag, parsePositiveInt, parseRetryPolicyEnv, readFunctionEnv, type Env } from '#config/env.ts';
@@ -13,12 +14,14 @@ import { documentClient } from './dynamodb.ts';
 import { DynamoDbEventStore } from './dynamodb-event-store.ts';
 import { DynamoDbSubscriptionStore } from './dynamodb-subscription-store.ts';
 import { NodeHttpSender } from './node-http-sender.ts';
+import { autoPausePolicy } from './policy-env.ts';
 import { SqsDeliveryQueue } from './sqs-delivery-queue.ts';
 import { systemClock } from './system-clock.ts';
 
 export interface Clients {
   readonly dynamodb?: DynamoDBClient;
   readonly sqs?: SQSClient;
+  readonly s3?: S3Client;
 }
 
 export interface BuildOptions {
@@ -30,7 +33,7 @@ export interface BuildOptions {
 }
 
 /** A store this function's environment does not configure: any use names the missing variable. */
-function notConfigured<T extends object>(variable: EnvName, fn: FunctionKey): T {
+export function notConfigured<T extends object>(variable: EnvName, fn: FunctionKey): T {
   return new Proxy({} as T, {
     get: () => () => Promise.reject(new MissingEnvironmentError(variable, fn)),
   });
@@ -68,6 +71,7 @@ export function buildSenderDeps(env: Env, options: BuildOptions): SenderDeps {
     ...base,
     http: new NodeHttpSender({ allowPrivate: base.allowPrivateTargets, userAgent: 'Hookline/0.1 (+webhooks)' }, base.clock.now),
     attemptTimeoutMs: parsePositiveInt('HOOKLINE_SENDER_TIMEOUT_MS', vars.HOOKLINE_SENDER_TIMEOUT_MS),
+    autoPause: autoPausePolicy(vars.HOOKLINE_AUTO_PAUSE_SECONDS),
   };
 }
 

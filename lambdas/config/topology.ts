@@ -87,8 +87,65 @@ export const TABLES = {
     indexes: [],
     ttlAttribute: 'expiresAt',
   },
+  // The bulk-replay audit trail; each record is also its replay's resumable checkpoint.
+  replays: {
+    envVar: 'REPLAYS_TABLE',
+    localName: 'hookline-replays',
+    partitionKey: { name: 'id', type: 'S' },
+    indexes: [
+      // Newest first. One constant partition (`listKey`): replays are operator actions, a handful a day.
+      {
+        indexName: 'byStartedAt',
+        partitionKey: { name: 'listKey', type: 'S' },
+        sortKey: { name: 'startedAt', type: 'S' },
+        projection: 'ALL',
+      },
+      // Sparse: `runKey` is set only while a replay runs; the resume schedule finds stalled ones by lease expiry.
+      {
+        indexName: 'running',
+        partitionKey: { name: 'runKey', type: 'S' },
+        sortKey: { name: 'leaseUntil', type: 'S' },
+        projection: 'KEYS_ONLY',
+      },
+    ],
+  },
+  // Tenant API keys by the SHA-256 of the key.
+  apiKeys: {
+    envVar: 'API_KEYS_TABLE',
+    localName: 'hookline-api-keys',
+    partitionKey: { name: 'keyHash', type: 'S' },
+    indexes: [],
+  },
+  // Fixed-window counters (customer replay limit); TTL drops finished windows.
+  rateLimits: {
+    envVar: 'RATE_LIMITS_TABLE',
+    localName: 'hookline-rate-limits',
+    partitionKey: { name: 'key', type: 'S' },
+    indexes: [],
+    ttlAttribute: 'expiresAt',
+  },
+  // The archiver's write-ahead manifests of unfinished batches (empty after a clean run) and its run lock.
+  archiveBatches: {
+    envVar: 'ARCHIVE_BATCHES_TABLE',
+    localName: 'hookline-archive-batches',
+    partitionKey: { name: 'objectKey', type: 'S' },
+    indexes: [],
+  },
 } as const satisfies Record<string, TableDef>;
 export type TableKey = keyof typeof TABLES;
+
+export interface BucketDef {
+  /** Environment variable that carries the bucket name to the handlers. */
+  readonly envVar: EnvName;
+  /** Bucket name in the local runtime (fauxqs serves S3 on the SQS endpoint). */
+  readonly localName: string;
+}
+
+export const BUCKETS = {
+  // Terminal deliveries past their retention, as gzip NDJSON under deliveries/dt=…/subscription=…/.
+  archive: { envVar: 'ARCHIVE_BUCKET', localName: 'hookline-archive' },
+} as const satisfies Record<string, BucketDef>;
+export type BucketKey = keyof typeof BUCKETS;
 
 /** Shards of the `active` index: spreads live deliveries over partitions. */
 export const ACTIVE_SHARDS = 8;
@@ -125,6 +182,12 @@ export const FUNCTIONS = {
       'DELIVERY_QUEUE_URL',
       'HOOKLINE_ALLOW_PRIVATE_TARGETS',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
+      'REPLAYS_TABLE',
+      'API_KEYS_TABLE',
+      'RATE_LIMITS_TABLE',
+      'HOOKLINE_REPLAY_WINDOW_SECONDS',
+      'HOOKLINE_CUSTOMER_REPLAY_LIMIT',
+      'HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS',
     ],
   },
   authorizer: {
@@ -132,7 +195,7 @@ export const FUNCTIONS = {
     timeoutSeconds: 10,
     memorySize: 256,
     description: 'Hookline API bearer-key authorizer',
-    environment: ['HOOKLINE_ADMIN_KEY_SECRET_ID'],
+    environment: ['HOOKLINE_ADMIN_KEY_SECRET_ID', 'API_KEYS_TABLE'],
   },
   ingest: {
     entry: 'lambdas/functions/ingest.ts',
@@ -161,6 +224,7 @@ export const FUNCTIONS = {
       'HOOKLINE_ALLOW_PRIVATE_TARGETS',
       'HOOKLINE_SENDER_TIMEOUT_MS',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
+      'HOOKLINE_AUTO_PAUSE_SECONDS',
     ],
   },
   sweeper: {
@@ -169,6 +233,39 @@ export const FUNCTIONS = {
     memorySize: 512,
     description: 'Hookline sweeper: expires past-deadline deliveries, re-enqueues lost messages, releases stuck claims',
     environment: ['DELIVERIES_TABLE', 'DELIVERY_QUEUE_URL', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_SWEEP_GRACE_SECONDS'],
+  },
+  replay: {
+    entry: 'lambdas/functions/replay.ts',
+    // Lambda's maximum: a bulk replay works until 30 s before it, checkpoints, and the schedule resumes it.
+    timeoutSeconds: 900,
+    memorySize: 512,
+    description: 'Hookline replay: single and bulk replay for operators (audited, paged, resumable)',
+    environment: [
+      'SUBSCRIPTIONS_TABLE',
+      'DELIVERIES_TABLE',
+      'DELIVERY_QUEUE_URL',
+      'REPLAYS_TABLE',
+      'HOOKLINE_DEFAULT_RETRY_POLICY',
+      'HOOKLINE_REPLAY_WINDOW_SECONDS',
+    ],
+  },
+  archiver: {
+    entry: 'lambdas/functions/archiver.ts',
+    timeoutSeconds: 900,
+    memorySize: 1024,
+    description: 'Hookline archiver: moves terminal deliveries past retention to S3 (gzip NDJSON) and restores ranges',
+    environment: [
+      'SUBSCRIPTIONS_TABLE',
+      'EVENTS_TABLE',
+      'DELIVERIES_TABLE',
+      'ATTEMPTS_TABLE',
+      'ARCHIVE_BATCHES_TABLE',
+      'ARCHIVE_BUCKET',
+      'HOOKLINE_RETENTION_DELIVERED_DAYS',
+      'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+      'HOOKLINE_ARCHIVE_BATCH_SIZE',
+      'HOOKLINE_RESTORE_HOLD_DAYS',
+    ],
   },
 } as const satisfies Record<string, FunctionDef>;
 export type FunctionKey = keyof typeof FUNCTIONS;
@@ -218,7 +315,12 @@ export interface ScheduleDef {
   readonly rateMinutes: number;
 }
 
-export const SCHEDULES = [{ function: 'sweeper', rateMinutes: 1 }] as const satisfies readonly ScheduleDef[];
+export const SCHEDULES = [
+  { function: 'sweeper', rateMinutes: 1 },
+  // Resumes bulk replays whose worker stopped (budget spent or crashed); a no-op query otherwise.
+  { function: 'replay', rateMinutes: 1 },
+  { function: 'archiver', rateMinutes: 1440 },
+] as const satisfies readonly ScheduleDef[];
 
 /** Every environment variable a handler may read, with its default where one exists. */
 export const ENV_DEFAULTS = {
@@ -236,6 +338,26 @@ export const ENV_DEFAULTS = {
   HOOKLINE_SWEEP_GRACE_SECONDS: '120',
   /** JSON partial RetryPolicy merged over the built-in default. */
   HOOKLINE_DEFAULT_RETRY_POLICY: '{}',
+  REPLAYS_TABLE: undefined,
+  API_KEYS_TABLE: undefined,
+  RATE_LIMITS_TABLE: undefined,
+  ARCHIVE_BATCHES_TABLE: undefined,
+  ARCHIVE_BUCKET: undefined,
+  /** Seconds over which a bulk replay spreads its re-attempts at random (0: all due at once). */
+  HOOKLINE_REPLAY_WINDOW_SECONDS: '300',
+  /** Single replays a tenant key may make per subscription per window (429 with Retry-After beyond). */
+  HOOKLINE_CUSTOMER_REPLAY_LIMIT: '100',
+  HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS: '60',
+  /** A subscription whose deliveries dead-letter without a success for this long is paused. */
+  HOOKLINE_AUTO_PAUSE_SECONDS: '86400',
+  /** Days a delivered delivery stays in DynamoDB before the archiver moves it to S3 (fractions allowed). */
+  HOOKLINE_RETENTION_DELIVERED_DAYS: '30',
+  /** Days a dead letter stays visible and replayable before it is archived. */
+  HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '90',
+  /** Most deliveries per archive object. */
+  HOOKLINE_ARCHIVE_BATCH_SIZE: '1000',
+  /** Days restored deliveries stay in DynamoDB before the archiver drops them again. */
+  HOOKLINE_RESTORE_HOLD_DAYS: '7',
 } as const;
 export type EnvName = keyof typeof ENV_DEFAULTS;
 

@@ -1,11 +1,14 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { DynamoDbApiKeyStore } from '#adapters/dynamodb-api-key-store.ts';
+import { documentClient } from '#adapters/dynamodb.ts';
 import { SecretsManagerKeySource } from '#adapters/secrets-manager-key-source.ts';
 import { readFunctionEnv } from '#config/env.ts';
 import { createAuthorizerHandler } from '#handlers/authorizer.ts';
 import { awsObservability } from '#handlers/observability.ts';
 
-const { HOOKLINE_ADMIN_KEY_SECRET_ID } = readFunctionEnv('authorizer', process.env);
+const { HOOKLINE_ADMIN_KEY_SECRET_ID, API_KEYS_TABLE } = readFunctionEnv('authorizer', process.env);
 export const handler = createAuthorizerHandler(
   new SecretsManagerKeySource(new SecretsManagerClient({}), HOOKLINE_ADMIN_KEY_SECRET_ID),
   { logger: awsObservability().logger },
+  new DynamoDbApiKeyStore(documentClient(), API_KEYS_TABLE),
 );

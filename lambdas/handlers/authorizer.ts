@@ -1,5 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { tenantKey } from '#app/tenants.ts';
+import type { ApiKeyStore } from '#ports/api-key-store.ts';
 import type { KeySource } from '#ports/key-source.ts';
 import { withObservability, type Observability } from './observability.ts';
 
@@ -13,20 +15,30 @@ export function keyMatches(offered: string, expected: string): boolean {
 /** "Unauthorized" is the message API Gateway turns into a 401. */
 export const UNAUTHORIZED = 'Unauthorized';
 
-/** API Gateway TOKEN authorizer: `Authorization: Bearer <key>` → principal with a role. */
-export function createAuthorizerHandler(keys: KeySource, obs: Observability) {
+/**
+ * API Gateway TOKEN authorizer: `Authorization: Bearer <key>` → principal with a role. The
+ * deployment's admin key gives `admin`; a key minted for a tenant (`hk_tenant_…`, looked up by
+ * its hash when `tenantKeys` is given) gives `tenant` with its tenant id, and the API scopes
+ * every route to that tenant.
+ */
+export function createAuthorizerHandler(keys: KeySource, obs: Observability, tenantKeys?: ApiKeyStore) {
   return withObservability(async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
     const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(event.authorizationToken ?? '');
-    if (!match || !keyMatches(match[1]!, await keys.adminKey())) throw new Error(UNAUTHORIZED);
+    if (!match) throw new Error(UNAUTHORIZED);
+    const key = match[1]!;
     // Allow every route of this stage so API Gateway's authorizer cache serves the next call.
     const [arnPrefix, stage] = event.methodArn.split('/');
-    return {
-      principalId: 'admin',
+    const allow = (principalId: string, context: Record<string, string>): APIGatewayAuthorizerResult => ({
+      principalId,
       policyDocument: {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${arnPrefix}/${stage}/*` }],
       },
-      context: { role: 'admin' },
-    };
+      context,
+    });
+    if (keyMatches(key, await keys.adminKey())) return allow('admin', { role: 'admin' });
+    const tenant = tenantKeys ? await tenantKey(tenantKeys, key) : undefined;
+    if (tenant) return allow(`tenant:${tenant.tenantId}`, { role: 'tenant', tenantId: tenant.tenantId, keyId: tenant.keyId });
+    throw new Error(UNAUTHORIZED);
   }, obs);
 }

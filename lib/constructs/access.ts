@@ -8,9 +8,19 @@ import type { TableGrants } from './storage.ts';
  * checks that), narrowed where its handler only reads or only appends.
  */
 export const TABLE_GRANTS = {
-  // Subscriptions CRUD and pause/resume; inline publish (POST /v1/events); replay; attempt log reads.
-  api: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'read' },
-  authorizer: {},
+  // Subscriptions CRUD and pause/resume; inline publish (POST /v1/events); replay; attempt log reads;
+  // bulk replay and its audit trail; minting tenant keys (put only); the customer replay counters.
+  api: {
+    subscriptions: 'readWrite',
+    events: 'readWrite',
+    deliveries: 'readWrite',
+    attempts: 'read',
+    replays: 'readWrite',
+    apiKeys: 'write',
+    rateLimits: 'write',
+  },
+  // Looks tenant keys up by hash; never writes.
+  authorizer: { apiKeys: 'read' },
   // Fan-out reads subscriptions; stores the event once and one delivery per subscription.
   ingest: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite' },
   // Reads the subscription (and disables it on 410 Gone) and the stored body; claims and
@@ -18,4 +28,9 @@ export const TABLE_GRANTS = {
   sender: { subscriptions: 'readWrite', events: 'read', deliveries: 'readWrite', attempts: 'write' },
   // Expires, re-enqueues and releases deliveries.
   sweeper: { deliveries: 'readWrite' },
+  // Reads retry policies; replays deliveries; writes and resumes the audit records.
+  replay: { subscriptions: 'read', deliveries: 'readWrite', replays: 'readWrite' },
+  // Reads what it archives, deletes archived rows and their attempts, puts restored rows back
+  // (events too, when TTL has taken them); keeps its manifests and run lock.
+  archiver: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'readWrite', archiveBatches: 'readWrite' },
 } as const satisfies Record<FunctionKey, TableGrants>;

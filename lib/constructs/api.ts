@@ -121,6 +121,7 @@ export class HooklineApi extends Construct {
         environmentValues: { ...props.environmentValues, HOOKLINE_ADMIN_KEY_SECRET_ID: this.adminKeySecret.secretArn },
       });
       this.adminKeySecret.grantRead(this.authorizerHandler.function);
+      props.storage.grant(this.authorizerHandler.function, TABLE_GRANTS.authorizer);
       this.authorizerHandler.acknowledgeNoAsyncFailureDestination('Invoked only synchronously by API Gateway to authorize a request; there is no asynchronous event to keep.');
       authorizer = new apigw.TokenAuthorizer(this, 'BearerAuthorizer', {
         handler: this.authorizerHandler.function,

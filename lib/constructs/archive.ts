@@ -4,6 +4,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { acknowledgeNag } from '../nag.ts';
 import { InvalidPropError } from '../errors.ts';
+import { markTopology } from '../topology-metadata.ts';
 
 export interface ArchiveBucketProps {
   /** Days after upload an archive object moves to S3 Glacier Instant Retrieval. @default 30 */
@@ -75,6 +76,7 @@ export class ArchiveBucket extends Construct {
         { id: 'remove-expired-delete-markers', expiredObjectDeleteMarker: true },
       ],
     });
+    markTopology(this.bucket, 'bucket/archive');
   }
 
   /** Lets `grantee` write archive objects (the archiver). */

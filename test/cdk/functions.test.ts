@@ -84,7 +84,7 @@ describe('functions: runtime, packaging, logs', () => {
 
   test('logRetention is a prop of HooklineFunction', () => {
     const stack = bareStack();
-    new HooklineFunction(stack, 'Fn', { functionKey: 'authorizer', environmentValues: { HOOKLINE_ADMIN_KEY_SECRET_ID: 'arn:secret' }, logRetention: RetentionDays.ONE_WEEK });
+    new HooklineFunction(stack, 'Fn', { functionKey: 'authorizer', environmentValues: { HOOKLINE_ADMIN_KEY_SECRET_ID: 'arn:secret', API_KEYS_TABLE: 'keys' }, logRetention: RetentionDays.ONE_WEEK });
     Template.fromStack(stack).hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 7 });
   });
 
@@ -121,11 +121,13 @@ describe('functions: least-privilege IAM', () => {
 
   // Pinned here rather than read from TABLE_GRANTS, so widening a grant is a visible test change.
   const EXPECTED_ACCESS: Record<FunctionKey, Partial<Record<TableKey, 'read' | 'write' | 'readWrite'>>> = {
-    api: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'read' },
-    authorizer: {},
+    api: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', replays: 'readWrite', apiKeys: 'write', rateLimits: 'write' },
+    authorizer: { apiKeys: 'read' },
     ingest: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite' },
     sender: { subscriptions: 'readWrite', events: 'read', deliveries: 'readWrite', attempts: 'write' },
     sweeper: { deliveries: 'readWrite' },
+    replay: { subscriptions: 'read', deliveries: 'readWrite', replays: 'readWrite' },
+    archiver: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'readWrite', archiveBatches: 'readWrite' },
   };
 
   test('TABLE_GRANTS is the pinned least-privilege table', () => {
@@ -175,17 +177,39 @@ describe('functions: least-privilege IAM', () => {
     }
   });
 
-  test('authorizer: reads the admin key secret and nothing else of the data plane', () => {
+  test('authorizer: reads the admin key secret and looks tenant keys up, nothing else of the data plane', () => {
     const secretId = resourcesOfType(json, 'AWS::SecretsManager::Secret')[0]![0];
     const actions = allowedActionsOn(json, 'authorizer', secretId);
     assert.ok(actions.has('secretsmanager:GetSecretValue'));
-    const other = statementsOf(json, 'authorizer').flatMap(actionsOf).filter((a) => !/^(logs|xray|secretsmanager):/.test(a));
+    const other = statementsOf(json, 'authorizer')
+      .filter((s) => JSON.stringify(s).includes(tableIds.apiKeys) === false)
+      .flatMap(actionsOf)
+      .filter((a) => !/^(logs|xray|secretsmanager):/.test(a));
     assert.deepEqual(other, []);
   });
 
-  test('no function may touch the archive bucket yet (no archiver is deployed)', () => {
-    for (const key of FUNCTION_KEYS) assert.ok(!statementsOf(json, key).flatMap(actionsOf).some((a) => a.startsWith('s3:')), key);
+  const archiveBucket = findTopologyResource(json, 'bucket/archive').logicalId;
+  test('only the archiver touches the archive bucket: put, get, delete under deliveries/ and list that prefix', () => {
+    for (const key of FUNCTION_KEYS) {
+      const s3 = statementsOf(json, key).filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
+      if (key !== 'archiver') {
+        assert.deepEqual(s3, [], key);
+        continue;
+      }
+      assert.deepEqual(s3.map((s) => [...actionsOf(s)].sort()).sort(), [['s3:DeleteObject', 's3:GetObject', 's3:PutObject'], ['s3:ListBucket']]);
+      const objects = s3.find((s) => actionsOf(s).includes('s3:PutObject'))!;
+      assert.deepEqual(objects.Resource, { 'Fn::Join': ['', [{ 'Fn::GetAtt': [archiveBucket, 'Arn'] }, '/deliveries/*']] });
+      const list = s3.find((s) => actionsOf(s).includes('s3:ListBucket')) as { Resource: unknown; Condition: unknown };
+      assert.deepEqual(list.Resource, { 'Fn::GetAtt': [archiveBucket, 'Arn'] });
+      assert.deepEqual(list.Condition, { StringLike: { 's3:prefix': ['deliveries/*'] } });
+    }
   });
+
+  for (const key of ['replay'] as const) {
+    test(`${key}: may send to the delivery queue (replayed deliveries)`, () => {
+      assert.ok(allowedActionsOn(json, key, deliveryQueue).has('sqs:SendMessage'));
+    });
+  }
 });
 
 describe('event source mappings', () => {

@@ -54,6 +54,7 @@ test('the set of acknowledged rules is pinned: a new acknowledgement is a visibl
     'AwsSolutions-COG4',
     'AwsSolutions-IAM4[Policy::arn:<ref>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
     'AwsSolutions-IAM5[Resource::*]',
+    'AwsSolutions-IAM5[Resource::<ref>/deliveries/*]',
     'AwsSolutions-IAM5[Resource::<ref>/index/*]',
     'AwsSolutions-L1',
     'AwsSolutions-S1',

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import {
+  BUCKETS,
   COMMON_ENVIRONMENT,
   ENV_DEFAULTS,
   EVENT_SOURCES,
@@ -10,6 +11,7 @@ import {
   QUEUES,
   SCHEDULES,
   TABLES,
+  type BucketKey,
   type EnvName,
   type FunctionKey,
   type KeyDef,
@@ -30,6 +32,7 @@ const { json, outdir } = defaultHookline();
 const TABLE_KEYS = Object.keys(TABLES) as TableKey[];
 const QUEUE_KEYS = Object.keys(QUEUES) as QueueKey[];
 const FUNCTION_KEYS = Object.keys(FUNCTIONS) as FunctionKey[];
+const BUCKET_KEYS = Object.keys(BUCKETS) as BucketKey[];
 
 const keySchema = (pk: KeyDef, sk?: KeyDef) => [{ AttributeName: pk.name, KeyType: 'HASH' }, ...(sk ? [{ AttributeName: sk.name, KeyType: 'RANGE' }] : [])];
 const sortByName = <T extends Record<string, unknown>>(items: T[], key: keyof T) => [...items].sort((a, b) => String(a[key]).localeCompare(String(b[key])));
@@ -104,6 +107,18 @@ describe('parity: event source mappings', () => {
   }
 });
 
+/** EventBridge's rate() for a number of minutes, in the largest whole unit (as CloudFormation receives it from the CDK). */
+function rateExpression(minutes: number): string {
+  const [value, unit] = minutes % 1440 === 0 ? [minutes / 1440, 'day'] : minutes % 60 === 0 ? [minutes / 60, 'hour'] : [minutes, 'minute'];
+  return `rate(${value} ${value === 1 ? unit : `${unit}s`})`;
+}
+
+describe('parity: buckets', () => {
+  test('every BUCKETS entry is one bucket in the template', () => {
+    for (const key of BUCKET_KEYS) assert.equal(findTopologyResource(json, `bucket/${key}`).resource.Type, 'AWS::S3::Bucket');
+  });
+});
+
 describe('parity: schedules', () => {
   test('one rule per SCHEDULES entry, nothing else', () => {
     assert.equal(resourcesOfType(json, 'AWS::Events::Rule').length, SCHEDULES.length);
@@ -112,7 +127,7 @@ describe('parity: schedules', () => {
   SCHEDULES.forEach((schedule, index) => {
     test(`${schedule.function} every ${schedule.rateMinutes} minute(s)`, () => {
       const { properties: p } = findTopologyResource(json, `schedule/${schedule.function}/${index}`);
-      assert.equal(p.ScheduleExpression, `rate(${schedule.rateMinutes} ${schedule.rateMinutes === 1 ? 'minute' : 'minutes'})`);
+      assert.equal(p.ScheduleExpression, rateExpression(schedule.rateMinutes));
       assert.equal(p.State, 'ENABLED');
       const targets = p.Targets as { Arn: unknown }[];
       assert.deepEqual(targets.map((t) => t.Arn), [{ 'Fn::GetAtt': [findTopologyResource(json, `function/${schedule.function}`).logicalId, 'Arn'] }]);
@@ -128,6 +143,7 @@ describe('parity: functions and their environment', () => {
 
   const tableIdByEnv = Object.fromEntries(TABLE_KEYS.map((k) => [TABLES[k].envVar, findTopologyResource(json, `table/${k}`).logicalId]));
   const queueIdByEnv = Object.fromEntries(QUEUE_KEYS.map((k) => [QUEUES[k].envVar, findTopologyResource(json, `queue/${k}`).logicalId]));
+  const bucketIdByEnv = Object.fromEntries(BUCKET_KEYS.map((k) => [BUCKETS[k].envVar, findTopologyResource(json, `bucket/${k}`).logicalId]));
 
   for (const key of FUNCTION_KEYS) {
     const def = FUNCTIONS[key];
@@ -152,6 +168,7 @@ describe('parity: functions and their environment', () => {
         if (tableIdByEnv[name]) assert.deepEqual(vars[name], { Ref: tableIdByEnv[name] }, name);
         else if (queueIdByEnv[name]) assert.deepEqual(vars[name], { Ref: queueIdByEnv[name] }, name);
         else if (name === 'HOOKLINE_ADMIN_KEY_SECRET_ID') assert.deepEqual(vars[name], { Ref: resourcesOfType(json, 'AWS::SecretsManager::Secret')[0]![0] });
+        else if (bucketIdByEnv[name]) assert.deepEqual(vars[name], { Ref: bucketIdByEnv[name] }, name);
         else assert.equal(vars[name], ENV_DEFAULTS[name], `${name} should be the default with default props`);
       }
     });
@@ -176,6 +193,7 @@ describe('parity: every bundle loads with the environment the stack gives it', (
     const type = json.Resources[id]?.Type;
     if (type === 'AWS::DynamoDB::Table') return `hookline-test-${name.toLowerCase()}`;
     if (type === 'AWS::SQS::Queue') return `https://sqs.${TEST_ENV.region}.amazonaws.com/${TEST_ENV.account}/${id}`;
+    if (type === 'AWS::S3::Bucket') return `hookline-test-${id.toLowerCase()}`;
     if (type === 'AWS::SecretsManager::Secret') return `arn:aws:secretsmanager:${TEST_ENV.region}:${TEST_ENV.account}:secret:${id}-AbCdEf`;
     throw new Error(`no fake value for ${name} -> ${JSON.stringify(value)} (${type})`);
   }

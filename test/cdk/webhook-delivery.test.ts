@@ -77,6 +77,8 @@ describe('WebhookDelivery with every prop set', () => {
   stack.delivery.grantPublish(producer);
   stack.delivery.grantReadDeliveries(reporter);
   stack.delivery.grantReadAdminKey(operator);
+  stack.delivery.grantReplay(operator);
+  stack.delivery.grantArchiveOperations(operator);
   const template = Template.fromStack(stack);
   const json = template.toJSON() as TemplateJson;
   const envOf = (key: 'api' | 'ingest' | 'sender' | 'sweeper') =>
@@ -150,11 +152,25 @@ describe('WebhookDelivery with every prop set', () => {
     assert.match(policyOf(operator), /secretsmanager:GetSecretValue/);
   });
 
+  test('grantReplay and grantArchiveOperations: InvokeFunction on the replay and archiver functions only', () => {
+    const p = policyOf(operator);
+    assert.match(p, /lambda:InvokeFunction/);
+    assert.ok(p.includes(findTopologyResource(json, 'function/replay').logicalId));
+    assert.ok(p.includes(findTopologyResource(json, 'function/archiver').logicalId));
+    for (const other of ['api', 'sender', 'ingest', 'sweeper'] as const) assert.ok(!p.includes(findTopologyResource(json, `function/${other}`).logicalId), other);
+  });
+
+  test('retention longer than the DynamoDB TTL net is refused (rows would vanish unarchived)', () => {
+    assert.throws(() => new WebhookDelivery(bareStack(), 'Hooks', { retention: { deadLetterDays: 200 } }), /retention.deadLetterDays/);
+    assert.throws(() => new WebhookDelivery(bareStack(), 'Hooks', { retention: { deliveredDays: 60 } }), /retention.deliveredDays/);
+    assert.ok(new WebhookDelivery(bareStack(), 'Hooks', { retention: { deliveredDays: 53, deadLetterDays: 113 } }));
+  });
+
   test('exposes queues, tables, functions and topic', () => {
     const d = stack.delivery;
-    for (const key of ['api', 'authorizer', 'ingest', 'sender', 'sweeper'] as const) assert.ok(d.functions[key], key);
+    for (const key of ['api', 'authorizer', 'ingest', 'sender', 'sweeper', 'replay', 'archiver'] as const) assert.ok(d.functions[key], key);
     assert.ok(d.ingestQueue && d.deliveryQueue && d.ingestRedriveQueue && d.deliveryRedriveQueue && d.topic && d.archive.bucket);
-    assert.deepEqual(Object.keys(d.tables).sort(), ['attempts', 'deliveries', 'events', 'subscriptions']);
+    assert.deepEqual(Object.keys(d.tables).sort(), ['apiKeys', 'archiveBatches', 'attempts', 'deliveries', 'events', 'rateLimits', 'replays', 'subscriptions']);
     assert.ok(allowedActionsOn(json, 'sender', findTopologyResource(json, 'queue/delivery').logicalId).has('sqs:ChangeMessageVisibility'));
   });
 });

@@ -1,19 +1,36 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { ServiceDeps } from '#app/deps.ts';
+import { ADMIN, type Principal } from '#app/access.ts';
 import { UnauthorizedError } from '#app/errors.ts';
+import type { OperatorDeps } from '#app/recovery-deps.ts';
 import { withObservability, type Observability } from '../observability.ts';
 import { errorResponse, json } from './http.ts';
 import { route } from './router.ts';
 
+/** Time kept back from the Lambda's remaining time to write the last checkpoint and answer. */
+const RESPONSE_MARGIN_MS = 5000;
+
+/** The principal the authorizer put in the request context (API Gateway passes context values as strings). */
+export function principalOf(authorizer: Record<string, unknown> | null | undefined): Principal | undefined {
+  if (authorizer?.role === 'admin') return ADMIN;
+  if (authorizer?.role === 'tenant' && typeof authorizer.tenantId === 'string' && typeof authorizer.keyId === 'string') {
+    return { role: 'tenant', tenantId: authorizer.tenantId, keyId: authorizer.keyId };
+  }
+  return undefined;
+}
+
 /** API Gateway (REST, proxy integration) → router. The authorizer has already checked the key. */
-export function createApiHandler(deps: ServiceDeps, obs: Observability) {
-  return withObservability(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+export function createApiHandler(deps: OperatorDeps, obs: Observability) {
+  return withObservability(async (event: APIGatewayProxyEvent, context): Promise<APIGatewayProxyResult> => {
     try {
       const path = event.path;
-      if (path !== '/health' && event.requestContext?.authorizer?.role !== 'admin') throw new UnauthorizedError();
+      // With `apiAuth: 'iam'` there is no authorizer: API Gateway has already checked the SigV4
+      // signature and the caller's execute-api permission, which is the admin's level of trust.
+      const principal = principalOf(event.requestContext?.authorizer) ?? (event.requestContext?.identity?.userArn ? ADMIN : undefined);
+      if (path !== '/health' && !principal) throw new UnauthorizedError();
       const body = event.body && event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
       const query = Object.fromEntries(Object.entries(event.queryStringParameters ?? {}));
-      const res = await route(deps, { method: event.httpMethod, path, query, body });
+      const deadlineMs = Date.now() + Math.max(0, context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS);
+      const res = await route(deps, { method: event.httpMethod, path, query, body, deadlineMs, ...(principal ? { principal } : {}) });
       return json(res.status, res.body);
     } catch (error) {
       const { response, unexpected } = errorResponse(error);

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { InvalidCursorError } from '#adapters/errors.ts';
-import { ConflictError, ForbiddenError, NotFoundError, ServiceError, UnauthorizedError, ValidationError } from '#app/errors.ts';
+import { ConflictError, ForbiddenError, NotFoundError, RateLimitedError, ServiceError, UnauthorizedError, ValidationError } from '#app/errors.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
@@ -20,10 +20,12 @@ export function errorResponse(error: unknown): { response: APIGatewayProxyResult
     : error instanceof ForbiddenError ? 403
     : error instanceof NotFoundError ? 404
     : error instanceof ConflictError ? 409
+    : error instanceof RateLimitedError ? 429
     : undefined;
   if (status === undefined) {
     return { response: json(500, errorBody('internal_error', 'something went wrong; nothing was changed by this request unless it says otherwise')), unexpected: true };
   }
   const code = error instanceof ServiceError ? error.code : 'invalid_request';
-  return { response: json(status, errorBody(code, (error as Error).message)), unexpected: false };
+  const headers: Record<string, string> = error instanceof RateLimitedError ? { 'retry-after': String(error.retryAfterSeconds) } : {};
+  return { response: json(status, errorBody(code, (error as Error).message), headers), unexpected: false };
 }

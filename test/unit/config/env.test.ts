@@ -17,13 +17,14 @@ const FULL_ENV = {
   HOOKLINE_SENDER_TIMEOUT_MS: '5000',
   HOOKLINE_SWEEP_GRACE_SECONDS: '60',
   HOOKLINE_DEFAULT_RETRY_POLICY: '{"maxAttempts":5}',
+  API_KEYS_TABLE: 'api-keys',
   PATH: '/usr/bin',
   AWS_REGION: 'eu-west-1',
 };
 
 describe('readFunctionEnv', () => {
   it('returns exactly the authorizer variables', () => {
-    assert.deepEqual(readFunctionEnv('authorizer', FULL_ENV), { HOOKLINE_ADMIN_KEY_SECRET_ID: 'secret-id' });
+    assert.deepEqual(readFunctionEnv('authorizer', FULL_ENV), { HOOKLINE_ADMIN_KEY_SECRET_ID: 'secret-id', API_KEYS_TABLE: 'api-keys' });
   });
 
   it('returns exactly the sweeper variables', () => {
@@ -52,6 +53,7 @@ describe('readFunctionEnv', () => {
       'DELIVERY_QUEUE_URL',
       'EVENTS_TABLE',
       'HOOKLINE_ALLOW_PRIVATE_TARGETS',
+      'HOOKLINE_AUTO_PAUSE_SECONDS',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
       'HOOKLINE_SENDER_TIMEOUT_MS',
       'SUBSCRIPTIONS_TABLE',
@@ -59,13 +61,43 @@ describe('readFunctionEnv', () => {
   });
 
   it('returns exactly the api variables', () => {
-    assert.deepEqual(Object.keys(readFunctionEnv('api', FULL_ENV)).sort(), [
+    assert.deepEqual(Object.keys(readFunctionEnv('api', { ...FULL_ENV, REPLAYS_TABLE: 'r', RATE_LIMITS_TABLE: 'l' })).sort(), [
+      'API_KEYS_TABLE',
       'ATTEMPTS_TABLE',
       'DELIVERIES_TABLE',
       'DELIVERY_QUEUE_URL',
       'EVENTS_TABLE',
       'HOOKLINE_ALLOW_PRIVATE_TARGETS',
+      'HOOKLINE_CUSTOMER_REPLAY_LIMIT',
+      'HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
+      'HOOKLINE_REPLAY_WINDOW_SECONDS',
+      'RATE_LIMITS_TABLE',
+      'REPLAYS_TABLE',
+      'SUBSCRIPTIONS_TABLE',
+    ]);
+  });
+
+  it('returns exactly the replay and archiver variables (the archiver alone gets the bucket)', () => {
+    const env = { ...FULL_ENV, REPLAYS_TABLE: 'r', ARCHIVE_BATCHES_TABLE: 'b', ARCHIVE_BUCKET: 'bucket' };
+    assert.deepEqual(Object.keys(readFunctionEnv('replay', env)).sort(), [
+      'DELIVERIES_TABLE',
+      'DELIVERY_QUEUE_URL',
+      'HOOKLINE_DEFAULT_RETRY_POLICY',
+      'HOOKLINE_REPLAY_WINDOW_SECONDS',
+      'REPLAYS_TABLE',
+      'SUBSCRIPTIONS_TABLE',
+    ]);
+    assert.deepEqual(Object.keys(readFunctionEnv('archiver', env)).sort(), [
+      'ARCHIVE_BATCHES_TABLE',
+      'ARCHIVE_BUCKET',
+      'ATTEMPTS_TABLE',
+      'DELIVERIES_TABLE',
+      'EVENTS_TABLE',
+      'HOOKLINE_ARCHIVE_BATCH_SIZE',
+      'HOOKLINE_RESTORE_HOLD_DAYS',
+      'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+      'HOOKLINE_RETENTION_DELIVERED_DAYS',
       'SUBSCRIPTIONS_TABLE',
     ]);
   });
@@ -113,7 +145,7 @@ describe('readFunctionEnv', () => {
   });
 
   it('does not require a variable the function does not declare', () => {
-    assert.deepEqual(readFunctionEnv('authorizer', { HOOKLINE_ADMIN_KEY_SECRET_ID: 's' }), { HOOKLINE_ADMIN_KEY_SECRET_ID: 's' });
+    assert.deepEqual(readFunctionEnv('authorizer', { HOOKLINE_ADMIN_KEY_SECRET_ID: 's', API_KEYS_TABLE: 'k' }), { HOOKLINE_ADMIN_KEY_SECRET_ID: 's', API_KEYS_TABLE: 'k' });
   });
 });
 
