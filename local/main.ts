@@ -1,3 +1,4 @@
+import { ENV_DEFAULTS } from '#config/topology.ts';
 import { startRuntime } from './runtime.ts';
 
 /** `npm start`: the whole system on this machine, until SIGINT/SIGTERM. */
@@ -12,8 +13,11 @@ const runtime = await startRuntime({
   port,
   allowPrivateTargets: allowPrivate,
   ...(sweepIntervalMs && sweepIntervalMs > 0 ? { scheduleIntervalMs: { sweeper: sweepIntervalMs } } : {}),
+  // Every tunable handler setting of topology.ts (retry policy, timeouts, replay window, rate
+  // limit, auto-pause, retention, archive batch size) can be set for the local run as on AWS.
   env: Object.fromEntries(
-    ['HOOKLINE_DEFAULT_RETRY_POLICY', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_SWEEP_GRACE_SECONDS']
+    Object.keys(ENV_DEFAULTS)
+      .filter((k) => k.startsWith('HOOKLINE_') && !['HOOKLINE_ADMIN_KEY_SECRET_ID', 'HOOKLINE_ALLOW_PRIVATE_TARGETS'].includes(k))
       .filter((k) => process.env[k] !== undefined)
       .map((k) => [k, process.env[k]!]),
   ),
@@ -26,6 +30,7 @@ console.log(`Hookline is running locally.
   Data       ${runtime.dataDir}
   DynamoDB   ${runtime.endpoints.dynamodb} (dynalite)
   SQS / S3   ${runtime.endpoints.aws} (fauxqs)
+  Lambda     ${runtime.endpoints.lambda} (Invoke API for the replay and archiver functions; try: npx hookline --help)
   Private targets ${allowPrivate ? 'allowed (HOOKLINE_ALLOW_PRIVATE_TARGETS=1)' : 'refused'}
 Press Ctrl+C to stop.`);
 

@@ -168,7 +168,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
   // Where the CLI finds this runtime (`npx hookline`, default data folder); removed on a clean stop.
   const runtimeFile = join(dataDir, 'runtime.json');
-  writeFileSync(runtimeFile, `${JSON.stringify({ api: gateway.url, lambda: lambdaApi.url, pid: process.pid }, null, 2)}\n`);
+  writeFileSync(
+    runtimeFile,
+    `${JSON.stringify({ api: gateway.url, lambda: lambdaApi.url, aws: emulators.awsEndpoint, dynamodb: emulators.dynamodbEndpoint, pid: process.pid }, null, 2)}\n`,
+  );
   for (const p of pollers) p.start();
   for (const s of schedules.values()) s.start();
 

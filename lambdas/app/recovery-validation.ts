@@ -30,7 +30,7 @@ export function parseInstant(value: unknown, field: string, end: 'from' | 'to'):
 }
 
 function parseStates(value: unknown): readonly ReplayableState[] {
-  if (value === undefined) return DEFAULT_REPLAY_STATES;
+  if (value === undefined) return [...DEFAULT_REPLAY_STATES].sort();
   if (!Array.isArray(value) || value.length === 0 || !value.every(isReplayableState)) {
     throw new ValidationError('states', `must be a non-empty array of ${REPLAYABLE_STATES.join(', ')}`);
   }

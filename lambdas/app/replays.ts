@@ -16,7 +16,7 @@ export const REPLAY_LEASE_SECONDS = 60;
 /** How many matches a dry run shows. */
 export const DRY_RUN_SAMPLE = 10;
 /** Conditional writes in flight at once within a page: fast, without a burst that throttles the table. */
-const REPLAY_CONCURRENCY = 16;
+const REPLAY_CONCURRENCY = 32;
 
 export interface BulkReplayRequest {
   readonly criteria: ReplayCriteria;

@@ -27,7 +27,7 @@ export interface ReplayPolicy {
   readonly pageSize: number;
 }
 
-export const DEFAULT_REPLAY_POLICY: ReplayPolicy = Object.freeze({ windowSeconds: 300, pageSize: 100 });
+export const DEFAULT_REPLAY_POLICY: ReplayPolicy = Object.freeze({ windowSeconds: 300, pageSize: 200 });
 
 export function resolveReplayPolicy(override: unknown, base: ReplayPolicy = DEFAULT_REPLAY_POLICY): ReplayPolicy {
   return mergeNumericPolicy('replayPolicy', override, base, {
