@@ -68,10 +68,11 @@ export function drainWindowSeconds(backlog: number): number {
 export async function resumeSubscription(deps: ServiceDeps, id: string): Promise<{ subscription: Subscription; drained: number }> {
   const current = await getSubscription(deps, id);
   const nowMs = deps.clock.now();
-  const subscription =
-    current.state === 'active' ? current : (await deps.subscriptions.setState(id, 'active', 'resumed by request', iso(nowMs)))!;
   // A fresh start: the streak that auto-paused it must not pause it again at the next dead letter.
   if (current.deadLetteringSince) await deps.subscriptions.clearDeadLetterStreak(id);
+  const { deadLetteringSince: _s, lastDeadLetterAt: _l, deadLetterStreak: _c, ...unchanged } = current;
+  const subscription =
+    current.state === 'active' ? unchanged : (await deps.subscriptions.setState(id, 'active', 'resumed by request', iso(nowMs)))!;
   const pending = [];
   let cursor: string | undefined;
   do {
