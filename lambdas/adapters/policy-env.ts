@@ -50,6 +50,7 @@ export function recoveryPolicies(vars: Partial<Record<EnvName, string>>): Recove
       resolveArchivePolicy({
         batchSize: num(vars.HOOKLINE_ARCHIVE_BATCH_SIZE, 'HOOKLINE_ARCHIVE_BATCH_SIZE'),
         restoreHoldDays: num(vars.HOOKLINE_RESTORE_HOLD_DAYS, 'HOOKLINE_RESTORE_HOLD_DAYS'),
+        lockSeconds: num(vars.HOOKLINE_ARCHIVE_LOCK_SECONDS, 'HOOKLINE_ARCHIVE_LOCK_SECONDS'),
       }),
     ),
   };

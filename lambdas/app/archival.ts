@@ -15,14 +15,13 @@ import {
 import type { Delivery, EventRecord } from '#domain/types.ts';
 import type { ArchiveBatch } from '#ports/archive.ts';
 import { iso } from './deps.ts';
-import { ArchiveVerificationError } from './errors.ts';
+import { forEachLimit } from './concurrency.ts';
+import { ArchiveLockLostError, ArchiveVerificationError } from './errors.ts';
 import type { OperatorDeps } from './recovery-deps.ts';
 import type { Budget } from './replays.ts';
 
-/** The run lock outlives the longest Lambda invocation (15 min), and is renewed at every batch. */
-const LOCK_SECONDS = 900;
-/** Row deletes in flight at once. */
-const DELETE_CONCURRENCY = 16;
+/** DynamoDB and S3 calls in flight at once within a batch. */
+const CONCURRENCY = 16;
 
 export interface ArchiveRunOptions {
   readonly budget: Budget;
@@ -60,7 +59,7 @@ export async function runArchive(deps: OperatorDeps, options: ArchiveRunOptions)
   const owner = `arch_${Buffer.from(deps.clock.randomBytes(9)).toString('base64url')}`;
   const lock = () => {
     const nowMs = deps.clock.now();
-    return deps.manifests.lock(owner, iso(nowMs + LOCK_SECONDS * 1000), iso(nowMs));
+    return deps.manifests.lock(owner, iso(nowMs + deps.policies.archive.lockSeconds * 1000), iso(nowMs));
   };
   if (!(await lock())) return { ...report, kind: 'busy' };
   try {
@@ -80,6 +79,15 @@ export async function runArchive(deps: OperatorDeps, options: ArchiveRunOptions)
       let buffer: Delivery[] = [];
       do {
         if (stop()) return { ...report, kind: 'partial' };
+        // A batch left by a run that stalled and lost the lock is finished before this page is
+        // read, so none of its rows can be batched a second time under another key.
+        const foreign = await deps.manifests.list();
+        for (const batch of foreign) {
+          await finishBatch(deps, batch, report);
+          report.resumed++;
+        }
+        // Rows held over from the last page may have been in such a batch: read them again next run.
+        if (foreign.length > 0) buffer = [];
         const page = await deps.recovery.listCreated({ subscriptionId, createdTo: cutoffs.latest, limit: batchSize, ...(cursor ? { cursor } : {}) });
         cursor = page.nextCursor;
         const eligible: Delivery[] = [];
@@ -97,7 +105,7 @@ export async function runArchive(deps: OperatorDeps, options: ArchiveRunOptions)
         for (const items of batches) {
           if (stop()) return { ...report, kind: 'partial' };
           if (!(await lock())) return { ...report, kind: 'busy' };
-          await archiveBatch(deps, subscriptionId, items, report);
+          await archiveBatch(deps, subscriptionId, items, report, lock);
         }
       } while (cursor);
     }
@@ -107,7 +115,7 @@ export async function runArchive(deps: OperatorDeps, options: ArchiveRunOptions)
   }
 }
 
-async function archiveBatch(deps: OperatorDeps, subscriptionId: string, items: readonly Delivery[], report: MutableReport): Promise<void> {
+async function archiveBatch(deps: OperatorDeps, subscriptionId: string, items: readonly Delivery[], report: MutableReport, lock: () => Promise<boolean>): Promise<void> {
   const day = archiveDay(items[0]!);
   const batch: ArchiveBatch = {
     objectKey: archiveObjectKey(day, subscriptionId, items.map((d) => d.id)),
@@ -121,6 +129,7 @@ async function archiveBatch(deps: OperatorDeps, subscriptionId: string, items: r
   await writeVerified(deps, batch, items);
   report.objects++;
   await deps.manifests.setPhase(batch.objectKey, 'written');
+  if (!(await lock())) throw new ArchiveLockLostError(batch.objectKey);
   await deleteRows(deps, batch, report);
   await deps.manifests.delete(batch.objectKey);
 }
@@ -154,20 +163,19 @@ async function finishBatch(deps: OperatorDeps, batch: ArchiveBatch, report: Muta
 async function writeVerified(deps: OperatorDeps, batch: ArchiveBatch, rows: readonly Delivery[]): Promise<void> {
   const events = new Map<string, Promise<EventRecord | undefined>>();
   const archivedAt = iso(deps.clock.now());
-  const records: ArchiveRecord[] = await Promise.all(
-    rows.map(async (d) => {
-      if (!events.has(d.eventId)) events.set(d.eventId, deps.events.get(d.eventId));
-      const [attempts, event] = await Promise.all([deps.attempts.list(d.id), events.get(d.eventId)!]);
-      const { restored: _r, ...delivery } = d;
-      return {
-        v: 1,
-        delivery,
-        attempts,
-        ...(event ? { event: { id: event.id, type: event.type, body: event.body, createdAt: event.createdAt } } : {}),
-        archivedAt,
-      } satisfies ArchiveRecord;
-    }),
-  );
+  const records: ArchiveRecord[] = new Array(rows.length);
+  await forEachLimit(rows, CONCURRENCY, async (d, i) => {
+    if (!events.has(d.eventId)) events.set(d.eventId, deps.events.get(d.eventId));
+    const [attempts, event] = await Promise.all([deps.attempts.list(d.id), events.get(d.eventId)!]);
+    const { restored: _r, ...delivery } = d;
+    records[i] = {
+      v: 1,
+      delivery,
+      attempts,
+      ...(event ? { event: { id: event.id, type: event.type, body: event.body, createdAt: event.createdAt } } : {}),
+      archivedAt,
+    };
+  });
   const body = gzipSync(encodeArchive(records));
   const sha256 = sha256Hex(body);
   await deps.archive.put(batch.objectKey, body, sha256);
@@ -189,15 +197,10 @@ async function writeVerified(deps: OperatorDeps, batch: ArchiveBatch, rows: read
 }
 
 async function deleteRows(deps: OperatorDeps, batch: ArchiveBatch, report: MutableReport): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < batch.items.length) {
-      const item = batch.items[next++]!;
-      if (await deps.recovery.deleteArchived(item.id, item.updatedAt)) report.archived++;
-      else report.kept++;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, batch.items.length) }, worker));
+  await forEachLimit(batch.items, CONCURRENCY, async (item) => {
+    if (await deps.recovery.deleteArchived(item.id, item.updatedAt)) report.archived++;
+    else report.kept++;
+  });
 }
 
 function sha256Hex(bytes: Uint8Array): string {

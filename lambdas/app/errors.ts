@@ -76,6 +76,18 @@ export class ArchiveVerificationError extends Error {
   }
 }
 
+/**
+ * Another archiver took the run lock (this one stalled past the lock's lifetime). The batch in
+ * hand is left to its manifest: the run holding the lock finishes it, so the two never delete
+ * rows of the same batch at once.
+ */
+export class ArchiveLockLostError extends Error {
+  override name = 'ArchiveLockLostError';
+  constructor(readonly objectKey: string) {
+    super(`lost the archive run lock while on ${objectKey}; the run holding it finishes the batch`);
+  }
+}
+
 /** The sender could not finish a message; the SQS message is reported as a batch item failure. */
 export class DeliveryStageError extends Error {
   override name = 'DeliveryStageError';

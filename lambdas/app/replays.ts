@@ -6,6 +6,7 @@ import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { ReplayProgress } from '#ports/replay-store.ts';
 import { visibleDelivery, type Principal } from './access.ts';
+import { forEachLimit } from './concurrency.ts';
 import { replayDelivery } from './deliveries.ts';
 import { iso } from './deps.ts';
 import { NotFoundError, RateLimitedError, ValidationError } from './errors.ts';
@@ -188,20 +189,15 @@ async function replayPage(
   subscriptions: Map<string, Promise<Subscription | undefined>>,
 ): Promise<DeliveryMessage[]> {
   const messages: DeliveryMessage[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < matches.length) {
-      const d = matches[next++]!;
-      if (!subscriptions.has(d.subscriptionId)) subscriptions.set(d.subscriptionId, deps.subscriptions.get(d.subscriptionId));
-      const policy = (await subscriptions.get(d.subscriptionId))?.retryPolicy ?? deps.defaultRetryPolicy;
-      const nowMs = deps.clock.now();
-      const delaySeconds = spreadDelaySeconds(windowSeconds, deps.clock.random());
-      const dueMs = nowMs + delaySeconds * 1000;
-      const replayed = await deps.deliveries.replay(d.id, iso(nowMs), iso(dueMs + policy.deadlineSeconds * 1000), iso(dueMs));
-      if (replayed) messages.push({ deliveryId: d.id, subscriptionId: d.subscriptionId, delaySeconds });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(REPLAY_CONCURRENCY, matches.length) }, worker));
+  await forEachLimit(matches, REPLAY_CONCURRENCY, async (d) => {
+    if (!subscriptions.has(d.subscriptionId)) subscriptions.set(d.subscriptionId, deps.subscriptions.get(d.subscriptionId));
+    const policy = (await subscriptions.get(d.subscriptionId))?.retryPolicy ?? deps.defaultRetryPolicy;
+    const nowMs = deps.clock.now();
+    const delaySeconds = spreadDelaySeconds(windowSeconds, deps.clock.random());
+    const dueMs = nowMs + delaySeconds * 1000;
+    const replayed = await deps.deliveries.replay(d.id, iso(nowMs), iso(dueMs + policy.deadlineSeconds * 1000), iso(dueMs));
+    if (replayed) messages.push({ deliveryId: d.id, subscriptionId: d.subscriptionId, delaySeconds });
+  });
   await deps.queue.enqueue(messages);
   return messages;
 }

@@ -265,6 +265,7 @@ export const FUNCTIONS = {
       'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
       'HOOKLINE_ARCHIVE_BATCH_SIZE',
       'HOOKLINE_RESTORE_HOLD_DAYS',
+      'HOOKLINE_ARCHIVE_LOCK_SECONDS',
     ],
   },
 } as const satisfies Record<string, FunctionDef>;
@@ -358,6 +359,8 @@ export const ENV_DEFAULTS = {
   HOOKLINE_ARCHIVE_BATCH_SIZE: '1000',
   /** Days restored deliveries stay in DynamoDB before the archiver drops them again. */
   HOOKLINE_RESTORE_HOLD_DAYS: '7',
+  /** Seconds the archiver's run lock lives without renewal (renewed at every batch): how long a run that died blocks the next. */
+  HOOKLINE_ARCHIVE_LOCK_SECONDS: '60',
 } as const;
 export type EnvName = keyof typeof ENV_DEFAULTS;
 

@@ -11,15 +11,21 @@ export interface ArchivePolicy {
   readonly batchSize: number;
   /** Days restored deliveries stay in DynamoDB before the archiver drops them again (they are already archived). */
   readonly restoreHoldDays: number;
+  /**
+   * Lifetime of the run lock, renewed at every batch: long enough for one batch, short enough
+   * that a run that died (a Lambda timeout, a killed process) blocks the next one only briefly.
+   */
+  readonly lockSeconds: number;
 }
 
-export const DEFAULT_ARCHIVE_POLICY: ArchivePolicy = Object.freeze({ batchSize: 1000, restoreHoldDays: 7 });
+export const DEFAULT_ARCHIVE_POLICY: ArchivePolicy = Object.freeze({ batchSize: 1000, restoreHoldDays: 7, lockSeconds: 60 });
 
 export function resolveArchivePolicy(override: unknown, base: ArchivePolicy = DEFAULT_ARCHIVE_POLICY): ArchivePolicy {
   return mergeNumericPolicy('archivePolicy', override, base, {
     // The batch's manifest (id and version per delivery) must fit one 400 KB DynamoDB item.
     batchSize: { min: 1, max: 2000, integer: true },
     restoreHoldDays: { min: 0, max: 365, integer: false },
+    lockSeconds: { min: 1, max: 900, integer: true },
   });
 }
 

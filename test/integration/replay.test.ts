@@ -146,7 +146,7 @@ describe('replay', () => {
     stack.receiver.script('/resume', [], { status: 200 });
 
     // The replay function's own wiring, with 5-delivery pages and no time at all: one page, then a checkpoint.
-    const base = buildOperatorDeps('replay', stack.runtime.env, { clients: stack.runtime.clients, metrics: stack.runtime.metrics });
+    const base = buildOperatorDeps('replay', stack.runtime.env, { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 });
     const deps = { ...base, policies: { ...base.policies, replay: { windowSeconds: 1, pageSize: 5 } } };
     const cut = await startBulkReplay(deps, { criteria: { states: ['failed'], subscriptionId: sub.id, createdFrom: hourAgo(), createdTo: now() }, dryRun: false, operator: 'resume-test', principal: 'invoke' }, { deadlineMs: 0 });
     assert.equal(cut.status, 'running');
