@@ -1,0 +1,249 @@
+import type { Backend } from './backend.ts';
+import { CliError, EXIT, IncompleteError } from './errors.ts';
+import { table, type Output } from './output.ts';
+
+type Json = any;
+
+export interface Context {
+  readonly backend: Backend;
+  readonly out: Output;
+  /** Who runs the command, recorded in the bulk replay audit trail. */
+  readonly operator: string;
+  /** Polling period while waiting for long operations (ms). */
+  readonly pollMs: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Pages through a listing when --all is given; otherwise one page. */
+async function collect(fetchPage: (cursor?: string) => Promise<Json>, all: boolean): Promise<Json> {
+  const first = await fetchPage();
+  if (!all) return first;
+  const items = [...first.items];
+  let cursor = first.nextCursor;
+  while (cursor) {
+    const page = await fetchPage(cursor);
+    items.push(...page.items);
+    cursor = page.nextCursor;
+  }
+  return { items, nextCursor: null };
+}
+
+const moreHint = (page: Json) => (page.nextCursor ? `\n(more: --cursor ${page.nextCursor}, or --all)` : '');
+
+export async function subscriptionsList(ctx: Context, o: { tenant?: string; limit: number; cursor?: string; all?: boolean }) {
+  const page = await collect((cursor) => {
+    const q = new URLSearchParams({ limit: String(o.limit) });
+    if (o.tenant) q.set('tenantId', o.tenant);
+    if (cursor ?? o.cursor) q.set('cursor', (cursor ?? o.cursor)!);
+    return ctx.backend.listSubscriptions(q);
+  }, o.all ?? false);
+  ctx.out.result(page, () =>
+    page.items.length === 0
+      ? 'no subscriptions'
+      : table(page.items.map((s: Json) => [s.id, s.state, s.tenantId, s.eventTypes.join(','), s.url, s.stateReason]), ['ID', 'STATE', 'TENANT', 'EVENT TYPES', 'URL', 'REASON']) + moreHint(page),
+  );
+}
+
+export async function subscriptionsCreate(ctx: Context, o: { url: string; eventTypes?: string[]; tenant?: string; description?: string }) {
+  const s = await ctx.backend.createSubscription({
+    url: o.url,
+    ...(o.eventTypes ? { eventTypes: o.eventTypes } : {}),
+    ...(o.tenant ? { tenantId: o.tenant } : {}),
+    ...(o.description ? { description: o.description } : {}),
+  });
+  ctx.out.result(s, () => `created ${s.id} (${s.state}) for ${s.url}\nsigning secret (shown once): ${s.secret}`);
+}
+
+export async function subscriptionsPause(ctx: Context, id: string, o: { reason?: string }) {
+  const s = await ctx.backend.pause(id, o.reason);
+  ctx.out.result(s, () => `${s.id} is ${s.state} (${s.stateReason}) since ${s.stateChangedAt}`);
+}
+
+export async function subscriptionsResume(ctx: Context, id: string) {
+  const s = await ctx.backend.resume(id);
+  ctx.out.result(s, () => `${s.id} is ${s.state}; ${s.drained} pending deliveries are due again, spread over the drain window`);
+}
+
+export async function deadLettersList(ctx: Context, o: { subscription?: string; limit: number; cursor?: string; all?: boolean }) {
+  const page = await collect((cursor) => {
+    const q = new URLSearchParams({ limit: String(o.limit) });
+    if (o.subscription) q.set('subscriptionId', o.subscription);
+    if (cursor ?? o.cursor) q.set('cursor', (cursor ?? o.cursor)!);
+    return ctx.backend.deadLetters(q);
+  }, o.all ?? false);
+  ctx.out.result(page, () =>
+    page.items.length === 0
+      ? 'no dead letters'
+      : table(page.items.map((d: Json) => [d.id, d.state, d.subscriptionId, d.attempts, d.lastStatus, d.updatedAt, d.lastError]), ['ID', 'STATE', 'SUBSCRIPTION', 'ATTEMPTS', 'STATUS', 'UPDATED', 'LAST ERROR']) + moreHint(page),
+  );
+}
+
+export async function deliveriesShow(ctx: Context, id: string) {
+  const d = await ctx.backend.delivery(id);
+  ctx.out.result(d, () =>
+    [
+      `${d.id}  ${d.state}  (attempts ${d.attempts})`,
+      `  event         ${d.eventId}`,
+      `  subscription  ${d.subscriptionId}  ${d.url}`,
+      `  created       ${d.createdAt}   updated ${d.updatedAt}`,
+      `  give up at    ${d.giveUpAt}${d.nextAttemptAt ? `   next attempt ${d.nextAttemptAt}` : ''}`,
+      `  last status   ${d.lastStatus ?? '-'}   last error ${d.lastError ?? '-'}`,
+      `  headers       ${JSON.stringify(d.headers)}`,
+      `  body          ${d.body ?? '-'}`,
+      '',
+      d.attemptLog.length === 0
+        ? '  no attempts yet'
+        : table(d.attemptLog.map((a: Json) => [a.seq, a.attempt, a.startedAt, `${a.durationMs} ms`, a.status, a.error ?? a.responseSnippet]), ['SEQ', 'TRY', 'STARTED', 'DURATION', 'STATUS', 'RESPONSE / ERROR']),
+    ].join('\n'),
+  );
+}
+
+export async function replayOne(ctx: Context, id: string) {
+  const d = await ctx.backend.replay(id);
+  ctx.out.result(d, () => `${d.id} is ${d.state} again (attempts ${d.attempts}, gives up at ${d.giveUpAt})`);
+}
+
+export interface BulkOptions {
+  readonly from: string;
+  readonly to: string;
+  readonly subscription?: string;
+  readonly tenant?: string;
+  readonly states?: string[];
+  readonly window?: number;
+  readonly dryRun?: boolean;
+  readonly wait: boolean;
+  readonly timeout: number;
+}
+
+const replayLine = (r: Json) =>
+  r.dryRun
+    ? `dry run ${r.id}: ${r.matched} deliveries match (${r.criteria.states.join(', ')}, created ${r.criteria.createdFrom} .. ${r.criteria.createdTo})${r.sample?.length ? `\nsample: ${r.sample.join(' ')}` : ''}`
+    : `replay ${r.id} ${r.status}: matched ${r.matched}, replayed ${r.replayed}, skipped ${r.skipped}; re-attempts spread over ${r.windowSeconds} s`;
+
+/**
+ * Starts a bulk replay and follows it to the end, printing progress. The request itself works
+ * through pages until its time budget; the replay then continues on its own (the resume
+ * schedule locally, this command's further invocations on AWS) while this command polls.
+ */
+export async function replayBulk(ctx: Context, o: BulkOptions) {
+  const startedAt = new Date(Date.now() - 1000).toISOString();
+  const body = {
+    createdFrom: o.from,
+    createdTo: o.to,
+    ...(o.subscription ? { subscriptionId: o.subscription } : {}),
+    ...(o.tenant ? { tenantId: o.tenant } : {}),
+    ...(o.states ? { states: o.states } : {}),
+    ...(o.window !== undefined ? { windowSeconds: o.window } : {}),
+    ...(o.dryRun ? { dryRun: true } : {}),
+    operator: ctx.operator,
+  };
+  ctx.out.progress(`${o.dryRun ? 'dry run' : 'bulk replay'} of ${o.states?.join(', ') ?? 'failed, expired'} deliveries created ${o.from} .. ${o.to}${o.subscription ? ` for ${o.subscription}` : ''}${o.tenant ? ` of tenant ${o.tenant}` : ''}…`);
+  // While the request works, show the audit record's counts as they move.
+  let watching = true;
+  const watcher = (async () => {
+    let last = '';
+    while (watching) {
+      await sleep(ctx.pollMs);
+      if (!watching) break;
+      const recent = await ctx.backend.listReplays(10).catch(() => undefined);
+      const mine = recent?.items?.find((r: Json) => r.operator === ctx.operator && r.startedAt >= startedAt && r.status === 'running');
+      const line = mine ? `  ${mine.id}: matched ${mine.matched}, replayed ${mine.replayed}…` : '';
+      if (line && line !== last) ctx.out.progress(line);
+      last = line || last;
+    }
+  })();
+  let record: Json;
+  try {
+    record = await ctx.backend.replayBulk(body);
+  } finally {
+    watching = false;
+    await watcher;
+  }
+  const deadline = Date.now() + o.timeout * 1000;
+  while (record.status === 'running' && o.wait) {
+    if (Date.now() > deadline) throw new IncompleteError(`replay ${record.id} is still running after ${o.timeout} s (it continues by itself; follow it with \`hookline replays show ${record.id}\`)`, record);
+    ctx.out.progress(`  ${record.id}: matched ${record.matched}, replayed ${record.replayed}…`);
+    if (!ctx.backend.aws) await sleep(ctx.pollMs);
+    record = await ctx.backend.continueReplay(record.id);
+  }
+  ctx.out.result(record, () => replayLine(record));
+}
+
+export async function replaysList(ctx: Context, o: { limit: number; cursor?: string }) {
+  const page = await ctx.backend.listReplays(o.limit, o.cursor);
+  ctx.out.result(page, () =>
+    page.items.length === 0
+      ? 'no bulk replays yet'
+      : table(
+          page.items.map((r: Json) => [r.id, r.status, r.dryRun ? 'dry run' : '', r.operator, r.startedAt, r.matched, r.replayed, `${r.criteria.states.join(',')} ${r.criteria.createdFrom}..${r.criteria.createdTo}${r.criteria.subscriptionId ? ` ${r.criteria.subscriptionId}` : ''}${r.criteria.tenantId ? ` tenant=${r.criteria.tenantId}` : ''}`]),
+          ['ID', 'STATUS', 'KIND', 'OPERATOR', 'STARTED', 'MATCHED', 'REPLAYED', 'CRITERIA'],
+        ) + moreHint(page),
+  );
+}
+
+export async function replaysShow(ctx: Context, id: string) {
+  const r = await ctx.backend.getReplay(id);
+  ctx.out.result(r, () => `${replayLine(r)}\noperator ${r.operator} (${r.principal}), started ${r.startedAt}, finished ${r.finishedAt ?? '-'}`);
+}
+
+/**
+ * Runs the archiver in slices of `maxObjects` objects until nothing archivable is left,
+ * printing the running totals after each slice.
+ */
+export async function archiveRun(ctx: Context, o: { sliceObjects: number; timeout: number }) {
+  const total = { objects: 0, archived: 0, kept: 0, dropped: 0, resumed: 0 };
+  const deadline = Date.now() + o.timeout * 1000;
+  for (;;) {
+    const slice = await ctx.backend.archive(o.sliceObjects);
+    if (slice.kind === 'busy') throw new CliError('another archive run holds the lock; try again when it has finished (or its lock has expired)', EXIT.conflict);
+    for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += slice[k];
+    ctx.out.progress(`  archive: ${total.objects} objects written, ${total.archived} deliveries archived${total.resumed ? `, ${total.resumed} unfinished batches finished` : ''}…`);
+    if (slice.kind === 'done') break;
+    if (Date.now() > deadline) throw new IncompleteError(`archive run stopped after ${o.timeout} s with more to do; run it again to continue`, { kind: 'partial', ...total });
+  }
+  const result = { kind: 'done', ...total };
+  ctx.out.result(result, () =>
+    `archive run done: ${total.objects} objects written, ${total.archived} deliveries archived and deleted from DynamoDB` +
+    (total.kept ? `, ${total.kept} kept (changed after they were written; archived again later)` : '') +
+    (total.dropped ? `, ${total.dropped} restored deliveries dropped after their hold` : '') +
+    (total.resumed ? `, ${total.resumed} unfinished batches of an earlier run finished` : ''),
+  );
+}
+
+/** Restores a range of days, one day per call so progress shows and no call runs long. */
+export async function restore(ctx: Context, o: { from: string; to: string; subscription?: string }) {
+  const days = dayRange(o.from, o.to);
+  const total = { days: 0, objects: 0, records: 0, restored: 0, present: 0, until: '' };
+  for (const day of days) {
+    const r = await ctx.backend.restore(day, day, o.subscription);
+    total.days++;
+    total.objects += r.objects;
+    total.records += r.records;
+    total.restored += r.restored;
+    total.present += r.present;
+    total.until = r.until;
+    ctx.out.progress(`  ${day}: ${r.restored} restored, ${r.present} already present (${r.objects} objects)`);
+  }
+  ctx.out.result(total, () => `restored ${total.restored} deliveries from ${total.objects} archive objects over ${total.days} days (${total.present} already present); they stay until ${total.until}`);
+}
+
+export async function tenantsCreateKey(ctx: Context, tenantId: string) {
+  const k = await ctx.backend.mintTenantKey(tenantId);
+  ctx.out.result(k, () => `tenant key for ${k.tenantId} (${k.keyId}), shown once:\n${k.key}`);
+}
+
+/** The UTC days from..to inclusive; the archiver validates the range again. */
+export function dayRange(from: string, to: string): string[] {
+  const day = /^\d{4}-\d{2}-\d{2}$/;
+  if (!day.test(from) || !day.test(to) || Number.isNaN(Date.parse(from)) || Number.isNaN(Date.parse(to))) {
+    throw new CliError('--from and --to must be days, YYYY-MM-DD (UTC)', EXIT.usage);
+  }
+  const start = Date.parse(`${from}T00:00:00Z`);
+  const end = Date.parse(`${to}T00:00:00Z`);
+  if (end < start) throw new CliError('--to is before --from', EXIT.usage);
+  if ((end - start) / 86_400_000 > 365) throw new CliError('a restore covers at most 366 days', EXIT.usage);
+  const days: string[] = [];
+  for (let t = start; t <= end; t += 86_400_000) days.push(new Date(t).toISOString().slice(0, 10));
+  return days;
+}

@@ -1,0 +1,237 @@
+import { readFileSync } from 'node:fs';
+import { hostname, userInfo } from 'node:os';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Backend } from './backend.ts';
+import * as commands from './commands.ts';
+import { CliError, EXIT, ServiceCallError, type ExitCode } from './errors.ts';
+import { Output } from './output.ts';
+import { resolveTarget, type AwsClients, type TargetOptions } from './target.ts';
+
+interface GlobalOptions extends TargetOptions {
+  readonly json?: boolean;
+  readonly quiet?: boolean;
+  readonly operator?: string;
+}
+
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+function positiveInt(max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < 1 || n > max) throw new InvalidArgumentError(`must be a whole number from 1 to ${max}`);
+    return n;
+  };
+}
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 86_400) throw new InvalidArgumentError('must be a whole number of seconds from 0 to 86400');
+  return n;
+}
+
+const list = (value: string): string[] => value.split(',').map((s) => s.trim()).filter(Boolean);
+
+export interface Io {
+  readonly stdout?: NodeJS.WritableStream;
+  readonly stderr?: NodeJS.WritableStream;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Injected AWS clients (tests). */
+  readonly aws?: AwsClients;
+}
+
+/** The `hookline` command line: one subcommand per operator task, each with --help. */
+export function buildProgram(io: Io = {}): { program: Command; failures: { error?: unknown; options?: GlobalOptions } } {
+  const env = io.env ?? process.env;
+  const failures: { error?: unknown; options?: GlobalOptions } = {};
+  const program = new Command('hookline')
+    .description('Operate Hookline: subscriptions, dead letters, replay (single and bulk), archive and restore.\nTalks to the local runtime (`npm start`) by default, to the deployed stack with --aws.')
+    .version(VERSION)
+    .option('--json', 'print the result as one JSON document on stdout (progress stays on stderr)')
+    .option('-q, --quiet', 'no progress output')
+    .option('--aws', 'talk to the deployed stack: the replay and archiver functions by name, the API by URL (from the stack outputs)')
+    .option('--data-dir <dir>', 'local runtime data folder holding runtime.json and admin-key (default: $HOOKLINE_DATA_DIR or .data)')
+    .option('--api-url <url>', 'HTTP API base URL (default: from runtime.json, or the stack output ApiUrl with --aws)')
+    .option('--key <key>', 'admin key (default: $HOOKLINE_ADMIN_KEY, the data folder admin-key, or the stack secret with --aws)')
+    .option('--lambda-endpoint <url>', 'Lambda Invoke API endpoint (default: the local runtime; AWS with --aws)')
+    .option('--stack <name>', 'CloudFormation stack to read outputs from with --aws (default: $HOOKLINE_STACK or Hookline)')
+    .option('--region <region>', 'AWS region with --aws (default: the SDK chain: $AWS_REGION, profile)')
+    .option('--replay-function <name>', 'replay function name (default: stack output ReplayFunctionName)')
+    .option('--archiver-function <name>', 'archiver function name (default: stack output ArchiverFunctionName)')
+    .option('--operator <name>', 'who you are, recorded in the bulk replay audit trail (default: user@host)')
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride();
+  program.addHelpText(
+    'after',
+    `
+Exit codes: 0 ok, 1 failure, 2 invalid input, 3 not found, 4 conflict (wrong state, archive busy),
+            5 rate limited, 6 key refused, 7 runtime/AWS unreachable, 8 did not finish within --timeout.
+Examples:
+  npx hookline dead-letters list --subscription sub_123
+  npx hookline replay-bulk --from 2024-05-01 --to 2024-05-02 --dry-run
+  npx hookline --aws --stack Hookline replay-bulk --from 2024-05-01T00:00:00Z --to 2024-05-01T06:00:00Z
+  npx hookline archive run && npx hookline restore --from 2024-02-01 --to 2024-02-03`,
+  );
+
+  /** Wraps an action: builds the backend and output from the global options, records a failure for `main`. */
+  const action =
+    <A extends unknown[]>(run: (ctx: commands.Context, ...args: A) => Promise<void>) =>
+    async (...args: unknown[]) => {
+      const cmd = args[args.length - 1] as Command;
+      const g = cmd.optsWithGlobals<GlobalOptions>();
+      failures.options = g;
+      const out = new Output({ json: Boolean(g.json), quiet: Boolean(g.quiet) }, io.stdout, io.stderr);
+      const backend = new Backend(resolveTarget(g, io.aws));
+      const operator = g.operator ?? env.HOOKLINE_OPERATOR ?? `${safeUser()}@${hostname()}`;
+      try {
+        // Commander passes the positional arguments, then the command's options, then the command.
+        await run({ backend, out, operator, pollMs: Number(env.HOOKLINE_CLI_POLL_MS ?? 1000) }, ...(args.slice(0, -1) as A));
+      } catch (error) {
+        failures.error = error;
+      }
+    };
+
+  const subscriptions = program.command('subscriptions').description('list, create, pause and resume subscriptions');
+  subscriptions
+    .command('list')
+    .description('list subscriptions, with their state and why')
+    .option('--tenant <id>', 'only this tenant')
+    .option('--limit <n>', 'page size (1-100)', positiveInt(100), 50)
+    .option('--cursor <cursor>', 'continue from a previous page')
+    .option('--all', 'fetch every page')
+    .action(action((ctx, o: { tenant?: string; limit: number; cursor?: string; all?: boolean }) => commands.subscriptionsList(ctx, o)));
+  subscriptions
+    .command('create')
+    .description('create a subscription (prints its signing secret once)')
+    .requiredOption('--url <url>', 'endpoint to POST events to')
+    .option('--event-types <types>', 'comma-separated event types or patterns (default: *)', list)
+    .option('--tenant <id>', 'tenant the subscription belongs to')
+    .option('--description <text>', 'free text')
+    .action(action((ctx, o: { url: string; eventTypes?: string[]; tenant?: string; description?: string }) => commands.subscriptionsCreate(ctx, o)));
+  subscriptions
+    .command('pause')
+    .description('pause: events are still accepted and stored, nothing is sent until resume')
+    .argument('<id>', 'subscription id (sub_…)')
+    .option('--reason <text>', 'why, shown on the subscription')
+    .action(action((ctx, id: string, o: { reason?: string }) => commands.subscriptionsPause(ctx, id, o)));
+  subscriptions
+    .command('resume')
+    .description('resume: every pending delivery becomes due again, spread so the backlog drains smoothly')
+    .argument('<id>', 'subscription id (sub_…)')
+    .action(action((ctx, id: string) => commands.subscriptionsResume(ctx, id)));
+
+  program
+    .command('dead-letters')
+    .description('failed and expired deliveries, newest first')
+    .command('list')
+    .description('list dead letters')
+    .option('--subscription <id>', 'only this subscription')
+    .option('--limit <n>', 'page size (1-100)', positiveInt(100), 50)
+    .option('--cursor <cursor>', 'continue from a previous page')
+    .option('--all', 'fetch every page')
+    .action(action((ctx, o: { subscription?: string; limit: number; cursor?: string; all?: boolean }) => commands.deadLettersList(ctx, o)));
+
+  program
+    .command('deliveries')
+    .description('inspect deliveries')
+    .command('show')
+    .description('one delivery: state, body, headers and every attempt')
+    .argument('<id>', 'delivery id (dlv_…)')
+    .action(action((ctx, id: string) => commands.deliveriesShow(ctx, id)));
+
+  program
+    .command('replay')
+    .description('replay one failed, expired or delivered delivery now (attempts restart, fresh deadline)')
+    .argument('<deliveryId>', 'delivery id (dlv_…)')
+    .action(action((ctx, id: string) => commands.replayOne(ctx, id)));
+
+  program
+    .command('replay-bulk')
+    .description('replay every matching delivery, re-attempts spread over a window; audited (see `replays list`)')
+    .requiredOption('--from <time>', 'created at or after: ISO 8601 time with zone, or a day (YYYY-MM-DD)')
+    .requiredOption('--to <time>', 'created at or before: ISO 8601 time with zone, or a day (whole day)')
+    .option('--subscription <id>', 'only this subscription')
+    .option('--tenant <id>', "only this tenant's subscriptions")
+    .option('--states <states>', 'comma-separated: failed, expired, delivered (default: failed,expired)', list)
+    .option('--window <seconds>', 'spread re-attempts over this many seconds (default: the deployment setting, 300)', seconds)
+    .option('--dry-run', 'count the matches and show a sample; change nothing')
+    .option('--no-wait', 'return once the request has answered, even if the replay is still running')
+    .option('--timeout <seconds>', 'give up waiting after this long (exit 8; the replay continues)', positiveInt(86_400), 3600)
+    .action(action((ctx, o: commands.BulkOptions) => commands.replayBulk(ctx, o)));
+
+  const replays = program.command('replays').description('the bulk replay audit trail');
+  replays
+    .command('list')
+    .description('bulk replays, newest first: who, what, when, how many')
+    .option('--limit <n>', 'page size (1-100)', positiveInt(100), 20)
+    .option('--cursor <cursor>', 'continue from a previous page')
+    .action(action((ctx, o: { limit: number; cursor?: string }) => commands.replaysList(ctx, o)));
+  replays
+    .command('show')
+    .description('one bulk replay and its counts')
+    .argument('<id>', 'replay id (rpl_…)')
+    .action(action((ctx, id: string) => commands.replaysShow(ctx, id)));
+
+  program
+    .command('archive')
+    .description('retention: move old terminal deliveries to the S3 archive')
+    .command('run')
+    .description('archive now what is past retention (what the daily schedule does), with progress')
+    .option('--slice <objects>', 'objects per archiver call between progress lines', positiveInt(1000), 20)
+    .option('--timeout <seconds>', 'stop after this long (exit 8; run again to continue)', positiveInt(86_400), 3600)
+    .action(action((ctx, o: { slice: number; timeout: number }) => commands.archiveRun(ctx, { sliceObjects: o.slice, timeout: o.timeout })));
+
+  program
+    .command('restore')
+    .description('bring archived deliveries created on these days back into DynamoDB (for a dispute)')
+    .requiredOption('--from <day>', 'first creation day, YYYY-MM-DD (UTC)')
+    .requiredOption('--to <day>', 'last creation day, YYYY-MM-DD (UTC)')
+    .option('--subscription <id>', 'only this subscription')
+    .action(action((ctx, o: { from: string; to: string; subscription?: string }) => commands.restore(ctx, o)));
+
+  program
+    .command('tenants')
+    .description('tenant API keys')
+    .command('create-key')
+    .description('mint a key that sees and resends only this tenant’s deliveries (shown once)')
+    .argument('<tenantId>', 'tenant id')
+    .action(action((ctx, tenantId: string) => commands.tenantsCreateKey(ctx, tenantId)));
+
+  return { program, failures };
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Runs the CLI; resolves to the process exit code. */
+export async function main(argv: readonly string[], io: Io = {}): Promise<ExitCode> {
+  const { program, failures } = buildProgram(io);
+  program.configureOutput({
+    writeOut: (s) => (io.stdout ?? process.stdout).write(s),
+    writeErr: (s) => (io.stderr ?? process.stderr).write(s),
+  });
+  try {
+    await program.parseAsync(argv as string[]);
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    failures.error = error;
+  }
+  const error = failures.error;
+  if (error === undefined) return EXIT.ok;
+  const out = new Output({ json: Boolean(failures.options?.json), quiet: false }, io.stdout, io.stderr);
+  if (error instanceof CliError) {
+    const retry = error instanceof ServiceCallError && error.retryAfterSeconds ? ` (retry after ${error.retryAfterSeconds} s)` : '';
+    out.error(`${error.message}${retry}`);
+    if (failures.options?.json) {
+      const detail = error instanceof ServiceCallError ? { status: error.status, code: error.code } : { code: error.name };
+      out.result({ error: { ...detail, message: error.message, exitCode: error.exitCode, ...('result' in error ? { result: (error as { result: unknown }).result } : {}) } }, () => '');
+    }
+    return error.exitCode;
+  }
+  out.error(`unexpected error: ${(error as Error)?.stack ?? String(error)}`);
+  return EXIT.failure;
+}

@@ -1,0 +1,135 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CliError, EXIT, UnreachableError } from './errors.ts';
+
+/** The options that say where Hookline runs; every one has a flag, most an environment variable. */
+export interface TargetOptions {
+  readonly aws?: boolean;
+  readonly dataDir?: string;
+  readonly apiUrl?: string;
+  readonly key?: string;
+  readonly lambdaEndpoint?: string;
+  readonly stack?: string;
+  readonly region?: string;
+  readonly replayFunction?: string;
+  readonly archiverFunction?: string;
+}
+
+export interface ApiTarget {
+  readonly url: string;
+  readonly key: string;
+}
+
+export interface LambdaTarget {
+  readonly client: LambdaClient;
+  readonly replayFunction: string;
+  readonly archiverFunction: string;
+}
+
+/** Where commands go: the HTTP API and the replay/archiver functions, resolved only when first needed. */
+export interface Target {
+  readonly mode: 'local' | 'aws';
+  api(): Promise<ApiTarget>;
+  lambda(): Promise<LambdaTarget>;
+}
+
+export interface AwsClients {
+  readonly cloudFormation?: CloudFormationClient;
+  readonly secretsManager?: SecretsManagerClient;
+}
+
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => (value ??= make());
+}
+
+/**
+ * The local runtime (default): `runtime.json` and `admin-key` in the data folder say where the
+ * API and the local Lambda Invoke API listen. `npm start` writes both.
+ */
+export function localTarget(options: TargetOptions, env: NodeJS.ProcessEnv = process.env): Target {
+  const dataDir = resolve(options.dataDir ?? env.HOOKLINE_DATA_DIR ?? '.data');
+  const runtime = once(async () => {
+    const file = join(dataDir, 'runtime.json');
+    if (!existsSync(file)) return undefined;
+    return JSON.parse(readFileSync(file, 'utf8')) as { api?: string; lambda?: string };
+  });
+  const notRunning = (what: string) =>
+    new UnreachableError(`no local runtime found in ${dataDir} (runtime.json is missing): start it with \`npm start\`, pass --data-dir, or give ${what}`);
+  return {
+    mode: 'local',
+    api: once(async () => {
+      const url = options.apiUrl ?? env.HOOKLINE_API_URL ?? (await runtime())?.api;
+      if (!url) throw notRunning('--api-url');
+      const keyFile = join(dataDir, 'admin-key');
+      const key = options.key ?? env.HOOKLINE_ADMIN_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined);
+      if (!key) throw new CliError(`no admin key: pass --key, set HOOKLINE_ADMIN_KEY, or run against a data folder with an admin-key file (${keyFile})`, EXIT.usage);
+      return { url: url.replace(/\/+$/, ''), key };
+    }),
+    lambda: once(async () => {
+      const endpoint = options.lambdaEndpoint ?? env.HOOKLINE_LAMBDA_ENDPOINT ?? (await runtime())?.lambda;
+      if (!endpoint) throw notRunning('--lambda-endpoint');
+      return {
+        client: new LambdaClient({ endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 1 }),
+        replayFunction: options.replayFunction ?? 'replay',
+        archiverFunction: options.archiverFunction ?? 'archiver',
+      };
+    }),
+  };
+}
+
+/**
+ * A deployed stack: function names, API URL and admin-key secret from the stack's outputs
+ * (`--stack`, default Hookline), each overridable by a flag; the key itself from Secrets Manager.
+ * Credentials and region come from the usual AWS SDK chain (profile, environment, SSO).
+ */
+export function awsTarget(options: TargetOptions, clients: AwsClients = {}, env: NodeJS.ProcessEnv = process.env): Target {
+  const region = options.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+  const config = region ? { region } : {};
+  const stackName = options.stack ?? env.HOOKLINE_STACK ?? 'Hookline';
+  const outputs = once(async () => {
+    const cfn = clients.cloudFormation ?? new CloudFormationClient(config);
+    try {
+      const out = await cfn.send(new DescribeStacksCommand({ StackName: stackName }));
+      const stack = out.Stacks?.[0];
+      if (!stack) throw new CliError(`stack ${stackName} not found`, EXIT.notFound);
+      return Object.fromEntries((stack.Outputs ?? []).map((o) => [o.OutputKey!, o.OutputValue!]));
+    } catch (error) {
+      if (error instanceof CliError) throw error;
+      throw new UnreachableError(`cannot read the outputs of stack ${stackName}: ${(error as Error).message} (pass --stack, --region, or the names and URL as flags)`, { cause: error });
+    }
+  });
+  const output = async (name: string, flag: string): Promise<string> => {
+    const value = (await outputs())[name];
+    if (!value) throw new CliError(`stack ${stackName} has no ${name} output: pass ${flag}`, EXIT.usage);
+    return value;
+  };
+  return {
+    mode: 'aws',
+    api: once(async () => {
+      const url = options.apiUrl ?? env.HOOKLINE_API_URL ?? (await output('ApiUrl', '--api-url'));
+      let key = options.key ?? env.HOOKLINE_ADMIN_KEY;
+      if (!key) {
+        const secretId = await output('AdminKeySecretArn', '--key');
+        const sm = clients.secretsManager ?? new SecretsManagerClient(config);
+        key = (await sm.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
+        if (!key) throw new CliError(`secret ${secretId} holds no key`, EXIT.failure);
+      }
+      return { url: url.replace(/\/+$/, ''), key };
+    }),
+    lambda: once(async () => ({
+      client: new LambdaClient({ ...config, ...(options.lambdaEndpoint ? { endpoint: options.lambdaEndpoint } : {}) }),
+      replayFunction: options.replayFunction ?? env.HOOKLINE_REPLAY_FUNCTION ?? (await output('ReplayFunctionName', '--replay-function')),
+      archiverFunction: options.archiverFunction ?? env.HOOKLINE_ARCHIVER_FUNCTION ?? (await output('ArchiverFunctionName', '--archiver-function')),
+    })),
+  };
+}
+
+export function resolveTarget(options: TargetOptions, clients?: AwsClients): Target {
+  return options.aws ? awsTarget(options, clients) : localTarget(options);
+}

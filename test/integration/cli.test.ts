@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const dataDir = mkdtempSync(join(tmpdir(), 'hookline-cli-'));
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  json(): any;
+}
+
+/** Runs `hookline …` as a separate process (what `npx hookline` runs), without blocking the in-process runtime. */
+function hookline(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [join(ROOT, 'cli/hookline.mjs'), ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', HOOKLINE_DATA_DIR: dataDir, HOOKLINE_CLI_POLL_MS: '200', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.once('error', fail);
+    child.once('close', (code) => done({ code, stdout, stderr, json: () => JSON.parse(stdout) }));
+  });
+}
+
+describe('the hookline CLI against the local runtime', () => {
+  let stack: LocalStack;
+  let subId: string;
+  const failedIds: string[] = [];
+  const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+
+  before(async () => {
+    stack = await startLocalStack({
+      dataDir,
+      env: { HOOKLINE_RETENTION_DELIVERED_DAYS: '0', HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '0', HOOKLINE_ARCHIVE_BATCH_SIZE: '2', HOOKLINE_REPLAY_WINDOW_SECONDS: '1' },
+    });
+  });
+  after(async () => {
+    await stack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('--help works on every command and subcommand; usage errors exit 2', async () => {
+    const paths = [[], ['subscriptions'], ['subscriptions', 'list'], ['subscriptions', 'create'], ['subscriptions', 'pause'], ['subscriptions', 'resume'], ['dead-letters', 'list'], ['deliveries', 'show'], ['replay'], ['replay-bulk'], ['replays', 'list'], ['replays', 'show'], ['archive', 'run'], ['restore'], ['tenants', 'create-key']];
+    const runs = await Promise.all(paths.map((p) => hookline([...p, '--help'])));
+    for (const [i, run] of runs.entries()) {
+      assert.equal(run.code, 0, `${paths[i]!.join(' ')} --help`);
+      assert.match(run.stdout, new RegExp(`Usage: hookline${paths[i]!.length ? ` ${paths[i]!.join(' ')}` : ''} `));
+    }
+    assert.match(runs[0]!.stdout, /Exit codes: 0 ok/);
+    for (const args of [['replay-bulk', '--to', '2024-01-01'], ['subscriptions', 'list', '--limit', '0'], ['no-such-command'], ['replay'], ['replay-bulk', '--from', 'a', '--to', 'b', '--window', '-3']]) {
+      const run = await hookline(args);
+      assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+    }
+  });
+
+  it('subscriptions create, list, pause and resume (human and --json output)', async () => {
+    stack.receiver.script('/cli', [], { status: 422 });
+    const created = await hookline(['--json', 'subscriptions', 'create', '--url', `${stack.receiver.url}/cli`, '--event-types', 'cli.test,cli.other', '--tenant', 'cli-tenant']);
+    assert.equal(created.code, 0, created.stderr);
+    const sub = created.json();
+    subId = sub.id;
+    assert.deepEqual(sub.eventTypes, ['cli.test', 'cli.other']);
+    assert.match(sub.secret, /^whsec_/);
+    stack.receiver.expectSecret('/cli', sub.secret);
+
+    const human = await hookline(['subscriptions', 'list', '--tenant', 'cli-tenant']);
+    assert.equal(human.code, 0);
+    assert.match(human.stdout, /^ID\s+STATE\s+TENANT/);
+    assert.match(human.stdout, new RegExp(`${subId}\\s+active\\s+cli-tenant`));
+
+    const paused = await hookline(['--json', 'subscriptions', 'pause', subId, '--reason', 'cli pause']);
+    assert.deepEqual([paused.code, paused.json().state, paused.json().stateReason], [0, 'paused', 'cli pause']);
+    const resumed = await hookline(['subscriptions', 'resume', subId]);
+    assert.equal(resumed.code, 0);
+    assert.match(resumed.stdout, /is active; 0 pending deliveries are due again/);
+  });
+
+  it('dead-letters list, deliveries show, replay (exit 3 for an unknown id, 4 for a pending one)', async () => {
+    for (let i = 0; i < 6; i++) failedIds.push(...(await stack.publish('cli.test', { i })).deliveryIds);
+    await Promise.all(failedIds.map((id) => stack.waitForState(id, ['failed'])));
+
+    const dl = await hookline(['--json', 'dead-letters', 'list', '--subscription', subId, '--limit', '4', '--all']);
+    assert.equal(dl.code, 0);
+    assert.deepEqual(dl.json().items.map((d: any) => d.id).sort(), [...failedIds].sort());
+    const dlHuman = await hookline(['dead-letters', 'list', '--subscription', subId, '--limit', '2']);
+    assert.match(dlHuman.stdout, /more: --cursor \S+, or --all/);
+
+    const shown = await hookline(['deliveries', 'show', failedIds[0]!]);
+    assert.equal(shown.code, 0);
+    assert.match(shown.stdout, new RegExp(`^${failedIds[0]}  failed  \\(attempts 1\\)`));
+    assert.match(shown.stdout, /SEQ\s+TRY\s+STARTED\s+DURATION\s+STATUS/);
+    assert.match(shown.stdout, /body\s+\{"id":"evt_/);
+
+    stack.receiver.script('/cli', [], { status: 200 });
+    const replayed = await hookline(['--json', 'replay', failedIds[0]!]);
+    assert.equal(replayed.code, 0, replayed.stderr);
+    assert.equal(replayed.json().state, 'pending');
+    await stack.waitForState(failedIds[0]!, ['delivered']);
+
+    const unknown = await hookline(['replay', 'dlv_unknown0000000000000000']);
+    assert.equal(unknown.code, 3);
+    assert.match(unknown.stderr, /delivery dlv_unknown0000000000000000 does not exist/);
+    const unknownJson = await hookline(['--json', 'replay', 'dlv_unknown0000000000000000']);
+    assert.deepEqual(unknownJson.json().error, { status: 404, code: 'not_found', message: 'delivery dlv_unknown0000000000000000 does not exist', exitCode: 3 });
+
+    await hookline(['subscriptions', 'pause', subId]);
+    const pendingId = (await stack.publish('cli.test', { pending: true })).deliveryIds[0]!;
+    const conflict = await hookline(['replay', pendingId]);
+    assert.equal(conflict.code, 4);
+    assert.match(conflict.stderr, /is pending/);
+    await hookline(['subscriptions', 'resume', subId]);
+    await stack.waitForState(pendingId, ['delivered']);
+  });
+
+  it('replay-bulk: a dry run, then the replay with progress on stderr; replays list shows the audit trail', async () => {
+    const dry = await hookline(['--json', '--operator', 'cli-test', 'replay-bulk', '--from', hourAgo, '--to', new Date(Date.now() + 60_000).toISOString(), '--subscription', subId, '--dry-run']);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.deepEqual([dry.json().dryRun, dry.json().matched, dry.json().replayed], [true, 5, 0]);
+
+    const run = await hookline(['--operator', 'cli-test', 'replay-bulk', '--from', hourAgo.slice(0, 10), '--to', new Date(Date.now() + 86_400_000).toISOString().slice(0, 10), '--states', 'failed,expired', '--window', '1']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /^bulk replay of failed, expired deliveries created/);
+    assert.match(run.stdout, /^replay rpl_\S+ completed: matched 5, replayed 5, skipped 0; re-attempts spread over 1 s/);
+    await Promise.all(failedIds.map((id) => stack.waitForState(id, ['delivered'])));
+
+    const list = await hookline(['--json', 'replays', 'list']);
+    const mine = list.json().items.filter((r: any) => r.operator === 'cli-test');
+    assert.equal(mine.length, 2);
+    const show = await hookline(['replays', 'show', mine[0].id]);
+    assert.match(show.stdout, /operator cli-test \(admin\)/);
+
+    const bad = await hookline(['replay-bulk', '--from', 'yesterday', '--to', 'today']);
+    assert.equal(bad.code, 2, 'the service refuses the range: invalid input');
+    assert.match(bad.stderr, /createdFrom/);
+  });
+
+  it('archive run shows progress and can be cut short (exit 8) and continued; restore brings a day back', async () => {
+    // More terminal deliveries, so the archive takes many 2-delivery objects.
+    const more: string[] = [];
+    for (let i = 0; i < 60; i += 20) more.push(...(await Promise.all(Array.from({ length: 20 }, () => stack.publish('cli.other', {})))).flatMap((p) => p.deliveryIds));
+    await Promise.all(more.map((id) => stack.waitForState(id, ['delivered'])));
+
+    const cut = await hookline(['--json', 'archive', 'run', '--slice', '1', '--timeout', '1']);
+    assert.equal(cut.code, 8, cut.stderr);
+    assert.match(cut.stderr, /archive: 1 objects written, 2 deliveries archived/);
+    assert.equal(cut.json().error.result.kind, 'partial');
+
+    const rest = await hookline(['--json', 'archive', 'run', '--slice', '10']);
+    assert.equal(rest.code, 0, rest.stderr);
+    const total = cut.json().error.result.archived + rest.json().archived;
+    // 60 here, the 6 replayed dead letters and the one held while paused: all delivered by now.
+    assert.equal(total, 60 + failedIds.length + 1, 'every terminal delivery archived once across both runs');
+    assert.equal((await stack.api.get(`/v1/deliveries/${more[0]}`)).status, 404);
+
+    const day = new Date().toISOString().slice(0, 10);
+    const restored = await hookline(['restore', '--from', day, '--to', day, '--subscription', subId]);
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.match(restored.stderr, new RegExp(`${day}: \\d+ restored`));
+    assert.match(restored.stdout, /^restored \d+ deliveries from \d+ archive objects over 1 days/);
+    assert.equal((await stack.api.get(`/v1/deliveries/${failedIds[0]}`)).status, 200);
+    assert.equal((await hookline(['restore', '--from', day, '--to', '2020-01-01'])).code, 2);
+  });
+
+  it('tenants create-key; exit 6 for a refused key and 7 when nothing listens', async () => {
+    const minted = await hookline(['--json', 'tenants', 'create-key', 'cli-tenant']);
+    assert.equal(minted.code, 0);
+    assert.match(minted.json().key, /^hk_tenant_/);
+    const asTenant = await hookline(['--key', minted.json().key, 'replays', 'list']);
+    assert.equal(asTenant.code, 6, 'a tenant key may not read the audit trail');
+    assert.equal((await hookline(['--key', 'hk_wrong', 'subscriptions', 'list'])).code, 6);
+    const down = await hookline(['--api-url', 'http://127.0.0.1:9', 'subscriptions', 'list']);
+    assert.equal(down.code, 7);
+    assert.match(down.stderr, /cannot reach the Hookline API/);
+    const noRuntime = await hookline(['--data-dir', join(dataDir, 'nowhere'), 'archive', 'run']);
+    assert.equal(noRuntime.code, 7);
+    assert.match(noRuntime.stderr, /no local runtime found/);
+  });
+
+  it('--aws drives the replay and archiver functions through the Lambda Invoke API (here: the local stand-in)', async () => {
+    const aws = ['--aws', '--region', 'us-east-1', '--lambda-endpoint', stack.runtime.endpoints.lambda, '--replay-function', 'replay', '--archiver-function', 'archiver', '--api-url', stack.runtime.url, '--key', stack.runtime.adminKey];
+    const env = { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' };
+    const list = await hookline([...aws, '--json', 'replays', 'list', '--limit', '2'], env);
+    assert.equal(list.code, 0, list.stderr);
+    assert.deepEqual(list.json().items, (await stack.api.get('/v1/replays?limit=2')).body.items);
+    const dry = await hookline([...aws, '--json', '--operator', 'aws-cli', 'replay-bulk', '--from', hourAgo, '--to', new Date().toISOString(), '--dry-run'], env);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.equal(dry.json().principal, 'invoke', 'went through the replay function, not the API');
+    const missing = await hookline([...aws, 'replay', 'dlv_unknown0000000000000000'], env);
+    assert.equal(missing.code, 3);
+    const noFunction = await hookline([...aws.slice(0, 6), 'nope', ...aws.slice(7), 'replays', 'list'], env);
+    assert.equal(noFunction.code, 3);
+    assert.match(noFunction.stderr, /function nope not found/);
+  });
+
+  it('runs as `npx hookline` from the project', async () => {
+    const run = await new Promise<Run>((done) => {
+      const child = spawn('npx', ['hookline', '--version'], { cwd: ROOT, env: process.env });
+      let stdout = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.once('close', (code) => done({ code, stdout, stderr: '', json: () => undefined }));
+    });
+    assert.equal(run.code, 0);
+    assert.equal(run.stdout.trim(), '0.1.0');
+  });
+});
