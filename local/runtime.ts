@@ -27,6 +27,7 @@ import { startLambdaApi, type LambdaApi } from './lambda-api.ts';
 import { lambdaContext, type Invoke } from './lambda-context.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
 import { QueuePoller } from './poller.ts';
+import { repairActiveIndex } from './index-repair.ts';
 import { provision, provisionBuckets, type ProvisionedQueues } from './provision.ts';
 import { Schedule } from './scheduler.ts';
 
@@ -112,6 +113,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   // fauxqs serves S3 on the SQS endpoint; path-style, since bucket subdomains of 127.0.0.1 do not resolve.
   const s3 = new S3Client({ ...clientConfig, endpoint: emulators.awsEndpoint, forcePathStyle: true });
   const queues = await provision(dynamodb, sqs);
+  await repairActiveIndex(dynamodb);
   await provisionBuckets(s3);
 
   const env = localEnv(queues, options.allowPrivateTargets ?? true, options.env);

@@ -1,0 +1,28 @@
+import { PutItemCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { TABLES } from '#config/topology.ts';
+
+/**
+ * dynalite writes an item and its index entries as separate LevelDB writes, so a SIGKILL in
+ * between can leave a live delivery with no entry in the sparse `active` index, where the
+ * sweeper would never find it (DynamoDB itself never loses an index entry). At start-up, before
+ * any handler runs, every live delivery is written back unchanged, which puts its index entries
+ * again. Returns how many were rewritten.
+ */
+export async function repairActiveIndex(dynamodb: DynamoDBClient): Promise<number> {
+  const table = TABLES.deliveries.localName;
+  let start: Record<string, AttributeValue> | undefined;
+  let rewritten = 0;
+  do {
+    const page = await dynamodb.send(
+      new ScanCommand({ TableName: table, FilterExpression: 'attribute_exists(activeShard)', ExclusiveStartKey: start, ConsistentRead: true }),
+    );
+    for (const item of page.Items ?? []) {
+      await dynamodb.send(
+        new PutItemCommand({ TableName: table, Item: item, ConditionExpression: '#u = :u', ExpressionAttributeNames: { '#u': 'updatedAt' }, ExpressionAttributeValues: { ':u': item.updatedAt! } }),
+      );
+      rewritten++;
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return rewritten;
+}
