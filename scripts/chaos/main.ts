@@ -19,7 +19,7 @@ function render(r: ChaosReport): string {
       `(500, 503 + Retry-After, timeouts past the ${options.senderTimeoutMs} ms attempt timeout, connection resets, slow answers, ` +
       `200 with a 10 MB body, 302 redirects, rare 422), while the local runtime (\`local/main.ts\` as a child process) was ` +
       `SIGKILLed and restarted every ${options.killEveryMs[0] / 1000}-${options.killEveryMs[1] / 1000} s during publishing ` +
-      `and the delivery queue was purged once. Retry policy: \`${JSON.stringify(options.retryPolicy)}\`; sweeper every 1 s, grace 5 s. ` +
+      `and the delivery queue was purged once. Retry policy: \`${JSON.stringify(options.retryPolicy)}\`; sweeper every 1 s, grace ${options.sweepGraceSeconds} s. ` +
       'The producer retries each publish with the same event id until it is accepted.',
     '',
     table(

@@ -26,8 +26,14 @@ export interface ChaosOptions {
   readonly seed: number;
   readonly senderTimeoutMs: number;
   readonly retryPolicy: Readonly<Record<string, number>>;
+  /** How long past due a pending delivery waits before the sweeper re-enqueues it (heals the purge and kills). */
+  readonly sweepGraceSeconds: number;
   readonly behaviours?: Readonly<Record<Behaviour, number>>;
   readonly log?: (line: string) => void;
+  /** Keep the data folder when something was lost, to examine it (its path is logged). */
+  readonly keepDataOnLoss?: boolean;
+  /** The runtime's log level (default ERROR). */
+  readonly logLevel?: string;
 }
 
 export interface ChaosReport {
@@ -133,12 +139,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     HOOKLINE_ADMIN_KEY: adminKey,
     HOOKLINE_DEFAULT_RETRY_POLICY: JSON.stringify(options.retryPolicy),
     HOOKLINE_SENDER_TIMEOUT_MS: String(options.senderTimeoutMs),
-    // A pending delivery this long past due has lost its message: short, so the purge heals in seconds.
-    HOOKLINE_SWEEP_GRACE_SECONDS: '5',
+    HOOKLINE_SWEEP_GRACE_SECONDS: String(options.sweepGraceSeconds),
     HOOKLINE_SWEEP_INTERVAL_MS: '1000',
-    HOOKLINE_LOG_LEVEL: 'ERROR',
+    HOOKLINE_LOG_LEVEL: options.logLevel ?? 'ERROR',
   });
   let db: DynamoDBClient | undefined;
+  let keep = false;
   try {
     let endpoints = await runtime.start();
     const api = apiClient(endpoints.api, adminKey);
@@ -202,7 +208,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const drainStarted = Date.now();
     let states = new Map<string, Record<string, AttributeValue>>();
     for (;;) {
-      const items = await scanAll(db, TABLES.deliveries.localName, 'id,subscriptionId,eventId,state');
+      const items = await scanAll(db, TABLES.deliveries.localName, 'id,subscriptionId,eventId,state,attempts,nextAttemptAt,leaseUntil,updatedAt,lastError');
       states = new Map(items.map((item) => [item.id!.S!, item]));
       const open = expected.filter((id) => !TERMINAL.has(states.get(id)?.state?.S ?? ''));
       if (open.length === 0 || Date.now() - drainStarted > options.drainTimeoutMs) break;
@@ -222,7 +228,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const item = states.get(id);
       const state = item?.state?.S;
       if (!item || !state || !TERMINAL.has(state)) {
-        lost.push(`${id}: ${state ?? 'missing'}`);
+        const f = (name: string) => item?.[name]?.S ?? item?.[name]?.N ?? '-';
+        lost.push(`${id}: ${state ?? 'missing'} (attempts ${f('attempts')}, next ${f('nextAttemptAt')}, lease ${f('leaseUntil')}, updated ${f('updatedAt')}, last error ${f('lastError').slice(0, 80)})`);
         continue;
       }
       const key = `${pathOf.get(item.subscriptionId!.S!)} ${item.eventId!.S!}`;
@@ -240,6 +247,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       if (res.status !== 200 || !Array.isArray(res.body.attemptLog) || res.body.attemptLog.length === 0) withoutLog++;
     }
     const duplicates = [...receiver.acknowledged.values()].reduce((sum, n) => sum + n - 1, 0);
+    if (lost.length > 0) {
+      log(`lost deliveries; the runtime's last output:\n${runtime.output()}`);
+      keep = options.keepDataOnLoss ?? false;
+      if (keep) log(`data kept in ${dataDir}`);
+    }
     await runtime.stop();
     return {
       events: options.events,
@@ -272,6 +284,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     db?.destroy();
     await runtime.stop().catch(() => undefined);
     await receiver.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!keep) rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -1,0 +1,97 @@
+import { FUNCTIONS, type FunctionKey } from '#config/topology.ts';
+import type { FunctionUsage } from './invocation-meter.ts';
+import { PRICES } from './prices.ts';
+import type { Usage } from './sdk-meter.ts';
+
+/** Per-delivery AWS usage of one measured run, and what it costs per million deliveries. */
+export interface PerDelivery {
+  readonly deliveries: number;
+  /** Table write units as DynamoDB reported them, index write units as computed, refused conditional writes at 1 unit each. */
+  readonly tableWrites: number;
+  readonly indexWrites: number;
+  readonly conditionFailures: number;
+  readonly writeUnits: number;
+  readonly readUnits: number;
+  /** Read units of the subscription Scan fan-out makes per publish (cached 5 s per container on AWS; not cached locally). */
+  readonly subscriptionScanReadUnits: number;
+  readonly sqsRequests: number;
+  readonly messagesPerReceive: number;
+  readonly lambdaInvocations: number;
+  readonly lambdaGbSeconds: number;
+  readonly apiRequests: number;
+  readonly invocationsByFunction: Partial<Record<FunctionKey, number>>;
+  readonly dollarsPerMillion: { readonly dynamodb: number; readonly sqs: number; readonly lambda: number; readonly apiGateway: number; readonly total: number };
+}
+
+const SCAN_KEY = 'DynamoDB Scan hookline-subscriptions';
+
+/**
+ * Turns metered usage into per-delivery figures. Left out, and said so in the report: empty
+ * receives (idle polling, a fixed cost per queue, not per delivery), the authorizer (API Gateway
+ * caches its answer for 5 minutes), and the subscription Scan (cached for 5 s per container on AWS).
+ */
+export function perDelivery(usage: Usage, lambdas: Partial<Record<FunctionKey, FunctionUsage>>, deliveries: number, apiRequests: number): PerDelivery {
+  const calls = Object.entries(usage.calls);
+  const dynamo = calls.filter(([k]) => k.startsWith('DynamoDB '));
+  const sum = (list: typeof calls, pick: (c: (typeof calls)[number][1]) => number) => list.reduce((s, [, c]) => s + pick(c), 0);
+  const tableWrites = sum(dynamo, (c) => c.writeUnits);
+  const indexWrites = sum(dynamo, (c) => c.indexWriteUnits);
+  const scanReads = usage.calls[SCAN_KEY]?.readUnits ?? 0;
+  const readUnits = sum(dynamo, (c) => c.readUnits) - scanReads;
+  const sqsRequests = sum(calls.filter(([k]) => k.startsWith('SQS ')), (c) => c.count) - usage.emptyReceives;
+  const billed: FunctionKey[] = ['api', 'ingest', 'sender'];
+  const invocations = billed.reduce((s, fn) => s + (lambdas[fn]?.invocations ?? 0), 0);
+  const gbSeconds = billed.reduce((s, fn) => s + ((lambdas[fn]?.totalMs ?? 0) / 1000) * (FUNCTIONS[fn].memorySize / 1024), 0);
+  const per = (n: number) => n / deliveries;
+  const writeUnits = per(tableWrites + indexWrites + usage.conditionFailures);
+  const cost = {
+    dynamodb: 1e6 * (writeUnits * PRICES.dynamodbWriteRequestUnit + per(readUnits) * PRICES.dynamodbReadRequestUnit),
+    sqs: 1e6 * per(sqsRequests) * PRICES.sqsRequest,
+    lambda: 1e6 * (per(invocations) * PRICES.lambdaRequest + per(gbSeconds) * PRICES.lambdaArmGbSecond),
+    apiGateway: 1e6 * per(apiRequests) * PRICES.apiGatewayRestRequest,
+  };
+  return {
+    deliveries,
+    tableWrites: per(tableWrites),
+    indexWrites: per(indexWrites),
+    conditionFailures: per(usage.conditionFailures),
+    writeUnits,
+    readUnits: per(readUnits),
+    subscriptionScanReadUnits: per(scanReads),
+    sqsRequests: per(sqsRequests),
+    messagesPerReceive: usage.receivesWithMessages ? usage.messagesReceived / usage.receivesWithMessages : 0,
+    lambdaInvocations: per(invocations),
+    lambdaGbSeconds: per(gbSeconds),
+    apiRequests: per(apiRequests),
+    invocationsByFunction: Object.fromEntries(billed.map((fn) => [fn, per(lambdas[fn]?.invocations ?? 0)])),
+    dollarsPerMillion: { ...cost, total: cost.dynamodb + cost.sqs + cost.lambda + cost.apiGateway },
+  };
+}
+
+/** EventBridge API destinations: one $1/M event fanned out to `fanOut` targets, each attempt a $0.20/M invocation (retries assumed billed). */
+export function eventBridgePerMillion(fanOut: number, attempts: number): number {
+  return 1e6 * (PRICES.eventBridgeEvent / fanOut + attempts * PRICES.eventBridgeApiDestinationInvocation);
+}
+
+/**
+ * The straightforward design, modelled with the same prices: per delivery a delivery record
+ * carrying the 1 KB body (2 WRU), an attempt record (1 WRU) and a state update (2 WRU), one
+ * consistent read (1 RRU); one SQS send, then a receive and delete per attempt, one Lambda invocation per
+ * attempt (batch size 1) with the same GB-seconds per attempt as measured here; the publish as
+ * one API Gateway request (or one SQS send, receive and delete) and one Lambda invocation per event.
+ */
+export function naivePerMillion(fanOut: number, attempts: number, gbSecondsPerAttempt: number, http: boolean): number {
+  const writeUnits = 2 + attempts * (1 + 2);
+  const readUnits = attempts;
+  const sqs = 1 + attempts * 2 + (attempts - 1);
+  const invocations = attempts + 1 / fanOut;
+  return (
+    1e6 *
+    (writeUnits * PRICES.dynamodbWriteRequestUnit +
+      readUnits * PRICES.dynamodbReadRequestUnit +
+      sqs * PRICES.sqsRequest +
+      invocations * PRICES.lambdaRequest +
+      attempts * gbSecondsPerAttempt * PRICES.lambdaArmGbSecond +
+      (http ? PRICES.apiGatewayRestRequest / fanOut : (3 * PRICES.sqsRequest) / fanOut))
+  );
+}

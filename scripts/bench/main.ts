@@ -1,0 +1,71 @@
+import { loadavg } from 'node:os';
+import { addSection } from './benchmarks-file.ts';
+import { bareNodeStartMs, measureColdStarts } from './cold-start.ts';
+import { measureCost } from './cost.ts';
+import { profileShares } from './cpu-profile.ts';
+import { measureLatency, measureThroughput } from './end-to-end.ts';
+import { commandLine, describeMachine } from './machine.ts';
+import { measureOverhead } from './overhead.ts';
+import { FULL_PLAN, QUICK_PLAN } from './plan.ts';
+import { renderColdStart, renderCost, renderEndToEnd, renderOverhead, renderRetryTiming } from './report.ts';
+import { TIMING_POLICY, measureRetryTiming } from './retry-timing.ts';
+import { repeat } from './stats.ts';
+
+/**
+ * `npm run bench [-- --quick] [-- --only=cost,overhead,e2e,retry,cold]`: measures, prints, and
+ * adds a dated section to BENCHMARKS.md. Loopback only; every loop is bounded in count and time.
+ */
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const wanted = (name: string) => !only || only.includes(name);
+const plan = quick ? QUICK_PLAN : FULL_PLAN;
+const started = Date.now();
+const load = () => loadavg().map((n) => n.toFixed(2)).join(' / ');
+const loadAtStart = load();
+const progress = (what: string) => console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${what}`);
+const sections: string[] = [];
+
+if (wanted('cost')) {
+  const results = [];
+  for (const scenario of plan.cost) {
+    progress(`cost: ${scenario.name}`);
+    results.push(await repeat(plan.runs, () => measureCost(scenario)));
+  }
+  sections.push(renderCost(results));
+}
+if (wanted('overhead')) {
+  progress('engine overhead');
+  sections.push(renderOverhead(await repeat(plan.runs, (run) => measureOverhead(plan.overheadCount, 32, run))));
+}
+if (wanted('e2e')) {
+  progress('end to end: throughput');
+  const fo1 = await repeat(plan.runs, () => measureThroughput(plan.throughputDeliveries, 1));
+  const fo10 = await repeat(plan.runs, () => measureThroughput(plan.throughputDeliveries, 10));
+  const wide = await repeat(plan.runs, () => measureThroughput(plan.throughputDeliveries, 1, 20));
+  const latency = [];
+  for (const rate of plan.latencyRates) {
+    progress(`end to end: latency at ${rate}/s`);
+    latency.push(await repeat(plan.runs, () => measureLatency(rate, plan.latencySeconds)));
+  }
+  progress('end to end: CPU profile');
+  const profile = await profileShares(() => measureThroughput(plan.throughputDeliveries, 1));
+  sections.push(renderEndToEnd(fo1, fo10, wide, latency, profile));
+}
+if (wanted('retry')) {
+  progress('retry timing');
+  sections.push(renderRetryTiming(await repeat(plan.runs, () => measureRetryTiming(plan.retryDeliveries, plan.retryFailures)), TIMING_POLICY));
+}
+if (wanted('cold')) {
+  progress('cold start');
+  sections.push(renderColdStart(await measureColdStarts(plan.coldStartRuns), await bareNodeStartMs(plan.coldStartRuns), plan.coldStartRuns));
+}
+
+const header = [
+  `Machine: ${describeMachine()}`,
+  `Command: \`${commandLine('bench')}\` (${quick ? 'quick: one run per figure, small counts' : `${plan.runs} runs per figure, medians`}), ${((Date.now() - started) / 60_000).toFixed(1)} minutes`,
+  `Load average (1 / 5 / 15 min) at start ${loadAtStart}, at end ${load()}: anything else running on this machine slows every figure alike.`,
+].join('\n');
+const markdown = [header, ...sections].join('\n\n');
+console.log(`\n${markdown}\n`);
+console.log(`written to ${addSection(quick ? 'npm run bench -- --quick' : 'npm run bench', markdown)}`);

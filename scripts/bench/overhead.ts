@@ -1,0 +1,104 @@
+import http from 'node:http';
+import { buildSenderDeps } from '#adapters/service-deps.ts';
+import type { SenderDeps } from '#app/deps.ts';
+import { DELIVERY_HEADERS } from '#app/publish.ts';
+import { processDelivery } from '#app/send.ts';
+import { deliveryIdFor } from '#domain/ids.ts';
+import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
+import { noMetrics } from '#ports/metrics.ts';
+import { PAYLOAD_1KB, startBenchStack } from './bench-stack.ts';
+import { profileShares, type ProfileShare } from './cpu-profile.ts';
+import { memorySenderStores } from './memory-ports.ts';
+import { pool } from './stats.ts';
+
+export interface OverheadRun {
+  /** Raw node:http keep-alive POSTs per second to the sink. */
+  readonly rawPerSecond: number;
+  /** processDelivery per second with the real DynamoDB adapters against dynalite. */
+  readonly emulatorPerSecond: number;
+  /** processDelivery per second with in-memory stores: the engine's own cost. */
+  readonly memoryPerSecond: number;
+  readonly concurrency: number;
+  readonly count: number;
+  /** Where the in-memory engine run spent its CPU, by file or package. */
+  readonly memoryProfile: readonly ProfileShare[];
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function fixtures(subscriptionId: string, url: string, count: number, tag: string): { events: EventRecord[]; deliveries: Delivery[] } {
+  const now = iso(Date.now() - 1000);
+  const events = Array.from({ length: count }, (_, i): EventRecord => {
+    const id = `evt_bench${tag}${i}`;
+    return { id, type: 'bench.overhead', body: JSON.stringify({ id, type: 'bench.overhead', timestamp: now, data: PAYLOAD_1KB }), subscriptionIds: [subscriptionId], deliveryIds: [deliveryIdFor(id, subscriptionId)], createdAt: now };
+  });
+  const deliveries = events.map((e): Delivery => ({
+    id: e.deliveryIds[0]!, eventId: e.id, subscriptionId, url, state: 'pending', attempts: 0, attemptSeq: 0,
+    nextAttemptAt: now, giveUpAt: iso(Date.now() + 3_600_000), headers: DELIVERY_HEADERS, createdAt: now, updatedAt: now,
+  }));
+  return { events, deliveries };
+}
+
+async function timed(count: number, concurrency: number, one: (i: number) => Promise<void>): Promise<number> {
+  const started = performance.now();
+  await pool(count, concurrency, one);
+  return count / ((performance.now() - started) / 1000);
+}
+
+async function deliverAll(deps: SenderDeps, deliveries: readonly Delivery[], concurrency: number): Promise<number> {
+  return timed(deliveries.length, concurrency, async (i) => {
+    const d = deliveries[i]!;
+    const outcome = await processDelivery(deps, { deliveryId: d.id, subscriptionId: d.subscriptionId });
+    if (outcome.kind !== 'done' || outcome.note !== 'delivered') throw new Error(`not delivered: ${JSON.stringify(outcome)}`);
+  });
+}
+
+/**
+ * The sender path (claim, sign, POST, classify, record) against a loopback sink, next to raw
+ * keep-alive POSTs to the same sink in the same run, at the same concurrency.
+ */
+export async function measureOverhead(count: number, concurrency: number, run: number): Promise<OverheadRun> {
+  const stack = await startBenchStack();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  try {
+    const [subscriptionId] = await stack.subscribe(1, 'bench.overhead');
+    const url = `${stack.receiver.url}/s0`;
+    // The same bytes the engine sends: one 1 KB event body.
+    const body = fixtures(subscriptionId!, url, 1, 'raw').events[0]!.body;
+    const post = () =>
+      new Promise<void>((resolve, reject) => {
+        const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+          res.resume();
+          res.on('end', resolve);
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    await timed(Math.min(300, count), concurrency, post); // warm-up: no JIT in the figures
+
+    // Real adapters against the emulator; the deliveries are written directly and never enqueued, so the runtime's own pollers never see them.
+    const deps = buildSenderDeps(stack.runtime.env, { clients: stack.runtime.clients, metrics: noMetrics, subscriptionCacheMs: 0 });
+    const subscription = (await deps.subscriptions.get(subscriptionId!)) as Subscription;
+    const onEmulator = fixtures(subscriptionId!, url, count, `db${run}`);
+    await pool(onEmulator.events.length, 16, async (i) => {
+      await deps.events.putIfAbsent(onEmulator.events[i]!);
+      await deps.deliveries.create(onEmulator.deliveries[i]!);
+    });
+    const emulator = await deliverAll(deps, onEmulator.deliveries, concurrency);
+
+    const warm = fixtures(subscriptionId!, url, Math.min(300, count), `warm${run}`);
+    await deliverAll({ ...deps, ...memorySenderStores(subscription, warm.events, warm.deliveries) }, warm.deliveries, concurrency);
+    const inMemory = fixtures(subscriptionId!, url, count, `mem${run}`);
+    // Raw POSTs right before and after the in-memory engine run: load from elsewhere on the machine hits both alike.
+    const rawBefore = await timed(count, concurrency, post);
+    let memory = 0;
+    const memoryProfile = await profileShares(async () => {
+      memory = await deliverAll({ ...deps, ...memorySenderStores(subscription, inMemory.events, inMemory.deliveries) }, inMemory.deliveries, concurrency);
+    }, { byFile: true });
+    const rawAfter = await timed(count, concurrency, post);
+    return { rawPerSecond: (rawBefore + rawAfter) / 2, emulatorPerSecond: emulator, memoryPerSecond: memory, concurrency, count, memoryProfile };
+  } finally {
+    agent.destroy();
+    await stack.stop();
+  }
+}

@@ -1,0 +1,46 @@
+import type { CostScenario } from './cost.ts';
+
+/** How much each benchmark does: the full run (~10 minutes on 2 cores) or `--quick` (~2 minutes). */
+export interface BenchPlan {
+  readonly runs: number;
+  readonly cost: readonly CostScenario[];
+  readonly overheadCount: number;
+  readonly throughputDeliveries: number;
+  readonly latencySeconds: number;
+  readonly latencyRates: readonly number[];
+  readonly retryDeliveries: number;
+  readonly retryFailures: number;
+  readonly coldStartRuns: number;
+}
+
+const scenarios = (fo1: number, fo10: number, retry: number): CostScenario[] => [
+  { name: 'first try, fan-out 1, published over HTTP', fanOut: 1, events: fo1, publish: 'http', failuresFirst: 0 },
+  { name: 'first try, fan-out 1, published to the ingest queue', fanOut: 1, events: fo1, publish: 'sqs', failuresFirst: 0 },
+  { name: 'first try, fan-out 10, published over HTTP', fanOut: 10, events: fo10, publish: 'http', failuresFirst: 0 },
+  { name: 'first try, fan-out 10, published to the ingest queue', fanOut: 10, events: fo10, publish: 'sqs', failuresFirst: 0 },
+  { name: '3 attempts (500, 500, 200), fan-out 1, over HTTP', fanOut: 1, events: retry, publish: 'http', failuresFirst: 2 },
+];
+
+export const FULL_PLAN: BenchPlan = {
+  runs: 3,
+  cost: scenarios(200, 30, 60),
+  overheadCount: 1500,
+  throughputDeliveries: 1000,
+  latencySeconds: 10,
+  latencyRates: [25, 100],
+  retryDeliveries: 10,
+  retryFailures: 3,
+  coldStartRuns: 5,
+};
+
+export const QUICK_PLAN: BenchPlan = {
+  runs: 1,
+  cost: scenarios(30, 4, 10),
+  overheadCount: 300,
+  throughputDeliveries: 200,
+  latencySeconds: 3,
+  latencyRates: [25, 100],
+  retryDeliveries: 4,
+  retryFailures: 2,
+  coldStartRuns: 2,
+};
