@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Duration } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { findTopologyResource } from '../../lib/topology-metadata.ts';
+import { defaultHookline } from './helpers/synth.ts';
+import { allowedActionsOn } from './helpers/template.ts';
+
+/** The replay and archiver functions, their schedules and their storage (issue 4's additions to the stack). */
+const { template, json } = defaultHookline();
+const fn = (key: 'replay' | 'archiver') => findTopologyResource(json, `function/${key}`).logicalId;
+
+describe('replay and archiver functions', () => {
+  test('both run up to Lambda’s 15 minutes: they checkpoint and stop before it, and are resumed', () => {
+    for (const key of ['replay', 'archiver'] as const) {
+      template.hasResourceProperties('AWS::Lambda::Function', Match.objectLike({ Description: Match.stringLikeRegexp(key === 'replay' ? '^Hookline replay' : '^Hookline archiver'), Timeout: 900, Architectures: ['arm64'] }));
+      assert.equal(findTopologyResource(json, `function/${key}`).properties.Timeout, 900);
+    }
+  });
+
+  test('the resume schedule invokes the replay function every minute; the archiver runs daily', () => {
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fn('replay'), 'Arn'] } })] });
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 day)', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fn('archiver'), 'Arn'] } })] });
+  });
+
+  test('a failed resume tick is not retried (the next one replaces it); a failed archive run is retried twice within 6 h', () => {
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: fn('replay') }, MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: fn('archiver') }, MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: Duration.hours(6).toSeconds() });
+  });
+
+  test('the archiver gets the bucket name and the retention; the replay function neither', () => {
+    const bucket = findTopologyResource(json, 'bucket/archive').logicalId;
+    const archiverEnv = (findTopologyResource(json, 'function/archiver').properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    assert.deepEqual(archiverEnv.ARCHIVE_BUCKET, { Ref: bucket });
+    assert.equal(archiverEnv.HOOKLINE_RETENTION_DELIVERED_DAYS, '30');
+    assert.equal(archiverEnv.HOOKLINE_RETENTION_DEAD_LETTER_DAYS, '90');
+    const replayEnv = (findTopologyResource(json, 'function/replay').properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    assert.equal(replayEnv.ARCHIVE_BUCKET, undefined);
+    assert.equal(replayEnv.HOOKLINE_RETENTION_DELIVERED_DAYS, undefined);
+  });
+
+  test('the replay function sends to the delivery queue and nothing else of SQS', () => {
+    const delivery = findTopologyResource(json, 'queue/delivery').logicalId;
+    const actions = allowedActionsOn(json, 'replay', delivery);
+    assert.ok(actions.has('sqs:SendMessage'));
+    assert.ok(!actions.has('sqs:ReceiveMessage') && !actions.has('sqs:DeleteMessage'));
+  });
+
+  test('new tables: the audit trail with its two indexes, tenant keys, rate-limit counters with TTL, archive manifests', () => {
+    const replays = findTopologyResource(json, 'table/replays').properties;
+    assert.deepEqual((replays.GlobalSecondaryIndexes as { IndexName: string }[]).map((i) => i.IndexName).sort(), ['byStartedAt', 'running']);
+    assert.deepEqual(findTopologyResource(json, 'table/rateLimits').properties.TimeToLiveSpecification, { AttributeName: 'expiresAt', Enabled: true });
+    for (const key of ['replays', 'apiKeys', 'rateLimits', 'archiveBatches'] as const) {
+      const p = findTopologyResource(json, `table/${key}`).properties;
+      assert.equal(p.BillingMode, 'PAY_PER_REQUEST', key);
+      assert.deepEqual(p.PointInTimeRecoverySpecification, { PointInTimeRecoveryEnabled: true }, key);
+      assert.equal(p.DeletionProtectionEnabled, true, key);
+    }
+  });
+
+  test('operators find everything in the stack outputs', () => {
+    const outputs = Object.keys(json.Outputs ?? {});
+    for (const name of ['ReplayFunctionName', 'ArchiverFunctionName', 'ArchiveBucketName', 'ApiUrl', 'AdminKeySecretArn']) assert.ok(outputs.includes(name), name);
+  });
+});
