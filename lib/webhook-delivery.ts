@@ -8,6 +8,10 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { BUCKETS, FUNCTIONS, QUEUES, type FunctionKey, type TableKey } from '../lambdas/config/topology.ts';
 import { baseDelaySeconds } from '../lambdas/domain/backoff.ts';
+import { resolveArchivePolicy } from '../lambdas/domain/archive.ts';
+import { resolveAutoPausePolicy } from '../lambdas/domain/auto-pause.ts';
+import { resolveRateLimit } from '../lambdas/domain/rate-limit.ts';
+import { resolveReplayPolicy } from '../lambdas/domain/replay.ts';
 import { DEFAULT_RETENTION } from '../lambdas/domain/retention.ts';
 import { resolveRetryPolicy, type RetryPolicy } from '../lambdas/domain/retry-policy.ts';
 import { HooklineAlarms, type DeadLetterAlarmOptions, type LambdaAlarmSettings } from './constructs/alarms.ts';
@@ -39,6 +43,20 @@ export interface RetentionProps {
 
 export type ResolvedRetention = Required<RetentionProps>;
 
+/** Bulk replay, customer resends, auto-pause and archive settings (docs/operations.md). Unset: the topology defaults. */
+export interface RecoveryProps {
+  /** Spread of a bulk replay's re-attempts (whole seconds, at most a day). @default 5 minutes */
+  readonly replayWindow?: Duration;
+  /** Replays a tenant key may make per subscription per minute (429 beyond). @default 100 */
+  readonly customerReplaysPerMinute?: number;
+  /** Continuous dead-lettering after which a subscription is paused. @default 24 hours */
+  readonly autoPauseAfter?: Duration;
+  /** Most deliveries per archive object (1-2000). @default 1000 */
+  readonly archiveBatchSize?: number;
+  /** How long restored deliveries stay in DynamoDB. @default 7 days */
+  readonly restoreHold?: Duration;
+}
+
 export interface WebhookDeliveryProps {
   /**
    * Deployment-wide retry default, merged over the built-in policy (10 s doubling to 1 h,
@@ -49,6 +67,8 @@ export interface WebhookDeliveryProps {
   readonly retryPolicy?: Partial<RetryPolicy>;
   /** @default delivered 30 days, dead letters 90 days, archive cold after 30 and deleted after 365 days */
   readonly retention?: RetentionProps;
+  /** @default replay window 5 minutes, 100 customer replays a minute, auto-pause after 24 h, 1000 deliveries per archive object, restores kept 7 days */
+  readonly recovery?: RecoveryProps;
   /** The `WebhookDLQRateHigh` alarm: a preset (`default` or `low-volume`) and/or explicit threshold, period, evaluation. */
   readonly deadLetterAlarm?: DeadLetterAlarmOptions;
   /** Sender errors alarm settings. @default at least 5 in 5 minutes */
@@ -154,6 +174,7 @@ export class WebhookDelivery extends Construct {
       [BUCKETS.archive.envVar]: this.archive.bucket.bucketName,
       HOOKLINE_RETENTION_DELIVERED_DAYS: String(this.retention.deliveredDays),
       HOOKLINE_RETENTION_DEAD_LETTER_DAYS: String(this.retention.deadLetterDays),
+      ...recoveryEnvironment(props.recovery),
     };
     const shared = { storage: this.storage, environmentValues, functionOptions };
 
@@ -313,3 +334,43 @@ function validateSenderTimeout(timeout: Duration | undefined): number {
   return ms;
 }
 
+
+/**
+ * The recovery props as the handlers' environment, validated at synth time by the same domain
+ * rules the handlers apply at cold start. Only what is set is written; the rest keeps the
+ * topology default.
+ */
+export function recoveryEnvironment(props: RecoveryProps = {}): EnvironmentValues {
+  const check = (name: string, run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      throw new InvalidPropError(`recovery.${name}`, `is invalid: ${(error as Error).message}`, { cause: error });
+    }
+  };
+  const env: Record<string, string> = {};
+  if (props.replayWindow) {
+    const seconds = props.replayWindow.toSeconds();
+    check('replayWindow', () => resolveReplayPolicy({ windowSeconds: seconds }));
+    env.HOOKLINE_REPLAY_WINDOW_SECONDS = String(seconds);
+  }
+  if (props.customerReplaysPerMinute !== undefined) {
+    check('customerReplaysPerMinute', () => resolveRateLimit({ limit: props.customerReplaysPerMinute }));
+    env.HOOKLINE_CUSTOMER_REPLAY_LIMIT = String(props.customerReplaysPerMinute);
+  }
+  if (props.autoPauseAfter) {
+    const seconds = props.autoPauseAfter.toSeconds();
+    check('autoPauseAfter', () => resolveAutoPausePolicy({ afterSeconds: seconds }));
+    env.HOOKLINE_AUTO_PAUSE_SECONDS = String(seconds);
+  }
+  if (props.archiveBatchSize !== undefined) {
+    check('archiveBatchSize', () => resolveArchivePolicy({ batchSize: props.archiveBatchSize }));
+    env.HOOKLINE_ARCHIVE_BATCH_SIZE = String(props.archiveBatchSize);
+  }
+  if (props.restoreHold) {
+    const days = props.restoreHold.toHours() / 24;
+    check('restoreHold', () => resolveArchivePolicy({ restoreHoldDays: days }));
+    env.HOOKLINE_RESTORE_HOLD_DAYS = String(days);
+  }
+  return env;
+}

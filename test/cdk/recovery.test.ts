@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Duration } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
+import { InvalidPropError } from '../../lib/errors.ts';
 import { findTopologyResource } from '../../lib/topology-metadata.ts';
-import { defaultHookline } from './helpers/synth.ts';
+import { recoveryEnvironment, WebhookDelivery } from '../../lib/webhook-delivery.ts';
+import { bareStack, defaultHookline } from './helpers/synth.ts';
 import { allowedActionsOn } from './helpers/template.ts';
 
 /** The replay and archiver functions, their schedules and their storage (issue 4's additions to the stack). */
@@ -61,5 +63,33 @@ describe('replay and archiver functions', () => {
   test('operators find everything in the stack outputs', () => {
     const outputs = Object.keys(json.Outputs ?? {});
     for (const name of ['ReplayFunctionName', 'ArchiverFunctionName', 'ArchiveBucketName', 'ApiUrl', 'AdminKeySecretArn']) assert.ok(outputs.includes(name), name);
+  });
+});
+
+describe('recovery props', () => {
+  test('become the handlers\' environment, only where set', () => {
+    assert.deepEqual(recoveryEnvironment(), {});
+    assert.deepEqual(
+      recoveryEnvironment({ replayWindow: Duration.minutes(10), customerReplaysPerMinute: 20, autoPauseAfter: Duration.hours(12), archiveBatchSize: 500, restoreHold: Duration.hours(36) }),
+      {
+        HOOKLINE_REPLAY_WINDOW_SECONDS: '600',
+        HOOKLINE_CUSTOMER_REPLAY_LIMIT: '20',
+        HOOKLINE_AUTO_PAUSE_SECONDS: '43200',
+        HOOKLINE_ARCHIVE_BATCH_SIZE: '500',
+        HOOKLINE_RESTORE_HOLD_DAYS: '1.5',
+      },
+    );
+  });
+
+  test('are checked at synth time with the domain rules', () => {
+    const cases: [string, ConstructorParameters<typeof WebhookDelivery>[2]][] = [
+      ['recovery.replayWindow', { recovery: { replayWindow: Duration.days(2) } }],
+      ['recovery.customerReplaysPerMinute', { recovery: { customerReplaysPerMinute: 0 } }],
+      ['recovery.archiveBatchSize', { recovery: { archiveBatchSize: 5000 } }],
+      ['recovery.autoPauseAfter', { recovery: { autoPauseAfter: Duration.days(91) } }],
+    ];
+    for (const [name, props] of cases) {
+      assert.throws(() => new WebhookDelivery(bareStack(), 'Hooks', props), (e: unknown) => e instanceof InvalidPropError && e.message.includes(name), name);
+    }
   });
 });
