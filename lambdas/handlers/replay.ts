@@ -32,7 +32,7 @@ export function createReplayHandler(deps: OperatorDeps, obs: Observability) {
       const payload = payloadObject(event);
       const budget = { deadlineMs: deadlineOf(context, CHECKPOINT_MARGIN_MS) };
       const { action, ...rest } = payload;
-      if (action === undefined && typeof rest.deliveryId === 'string' && Object.keys(rest).length === 1) {
+      if (action === undefined && typeof rest.deliveryId === 'string' && Object.keys(rest).every((k) => k === 'deliveryId' || k === 'operator')) {
         return deliveryView(await replayDelivery(deps, parseId(rest.deliveryId, 'dlv', 'deliveryId')));
       }
       if (action === undefined || action === 'bulk') {
