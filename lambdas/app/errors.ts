@@ -33,6 +33,18 @@ export class NotFoundError extends ServiceError {
 }
 
 /** The resource exists but is in a state that forbids the action (e.g. replaying a pending delivery). */
+/** The path exists but not with this HTTP method; `allowed` lists the methods it has. */
+export class MethodNotAllowedError extends ServiceError {
+  override name = 'MethodNotAllowedError';
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly allowed: readonly string[],
+  ) {
+    super('method_not_allowed', `${method} is not supported on ${path} (allowed: ${allowed.join(', ')})`);
+  }
+}
+
 export class ConflictError extends ServiceError {
   override name = 'ConflictError';
   constructor(message: string) {

@@ -40,6 +40,7 @@ function hostileCases(subscriptionId: string): HostileCase[] {
   const badSub = (name: string, body: unknown) => bad(name, '/v1/subscriptions', body);
   const badTarget = (name: string, url: string) => badSub(`subscription target: ${name}`, sub(url));
   const badEvent = (name: string, body: unknown) => bad(name, '/v1/events', body);
+  const wrongMethod = (name: string, path: string, body: unknown, method: string): HostileCase => ({ name, method, path, body, status: 405, code: 'method_not_allowed' });
   const notFound = (name: string, path: string, method = 'GET'): HostileCase => ({ name, method, path, status: 404, code: 'not_found' });
   const unauthorized = (name: string, authorization: string | null): HostileCase => ({
     name, method: 'POST', path: '/v1/events', body: event({}), authorization, status: 401, code: 'unauthorized',
@@ -136,10 +137,10 @@ function hostileCases(subscriptionId: string): HostileCase[] {
     bad('deliveries without subscriptionId', '/v1/deliveries', undefined, 'GET'),
     bad('malformed subscriptionId', '/v1/deliveries?subscriptionId=%27%20OR%201%3D1', undefined, 'GET'),
 
-    bad('DELETE on subscriptions', '/v1/subscriptions', undefined, 'DELETE'),
-    bad('PUT on events', '/v1/events', event({}), 'PUT'),
-    bad('GET on events', '/v1/events', undefined, 'GET'),
-    bad('PATCH on a subscription', `/v1/subscriptions/${subscriptionId}`, { state: 'disabled' }, 'PATCH'),
+    wrongMethod('DELETE on subscriptions', '/v1/subscriptions', undefined, 'DELETE'),
+    wrongMethod('PUT on events', '/v1/events', event({}), 'PUT'),
+    wrongMethod('GET on events', '/v1/events', undefined, 'GET'),
+    wrongMethod('PATCH on a subscription', `/v1/subscriptions/${subscriptionId}`, { state: 'disabled' }, 'PATCH'),
   ];
 }
 

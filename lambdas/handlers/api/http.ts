@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { InvalidCursorError } from '#adapters/errors.ts';
-import { ConflictError, ForbiddenError, NotFoundError, RateLimitedError, ServiceError, UnauthorizedError, ValidationError } from '#app/errors.ts';
+import { ConflictError, ForbiddenError, MethodNotAllowedError, NotFoundError, RateLimitedError, ServiceError, UnauthorizedError, ValidationError } from '#app/errors.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
@@ -19,6 +19,7 @@ export function errorResponse(error: unknown): { response: APIGatewayProxyResult
     : error instanceof UnauthorizedError ? 401
     : error instanceof ForbiddenError ? 403
     : error instanceof NotFoundError ? 404
+    : error instanceof MethodNotAllowedError ? 405
     : error instanceof ConflictError ? 409
     : error instanceof RateLimitedError ? 429
     : undefined;
@@ -26,6 +27,9 @@ export function errorResponse(error: unknown): { response: APIGatewayProxyResult
     return { response: json(500, errorBody('internal_error', 'something went wrong; nothing was changed by this request unless it says otherwise')), unexpected: true };
   }
   const code = error instanceof ServiceError ? error.code : 'invalid_request';
-  const headers: Record<string, string> = error instanceof RateLimitedError ? { 'retry-after': String(error.retryAfterSeconds) } : {};
+  const headers: Record<string, string> =
+    error instanceof RateLimitedError ? { 'retry-after': String(error.retryAfterSeconds) }
+    : error instanceof MethodNotAllowedError ? { allow: error.allowed.join(', ') }
+    : {};
   return { response: json(status, errorBody(code, (error as Error).message), headers), unexpected: false };
 }

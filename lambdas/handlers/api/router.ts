@@ -1,6 +1,6 @@
 import { ADMIN, requireAdmin, tenantScope, visibleDelivery, visibleSubscription, type Principal } from '#app/access.ts';
 import { getDeliveryDetail } from '#app/deliveries.ts';
-import { NotFoundError, ValidationError } from '#app/errors.ts';
+import { MethodNotAllowedError, NotFoundError, ValidationError } from '#app/errors.ts';
 import { publish } from '#app/publish.ts';
 import type { OperatorDeps } from '#app/recovery-deps.ts';
 import { parseBulkReplayBody, parsePauseBody, parseTenantId } from '#app/recovery-validation.ts';
@@ -157,16 +157,16 @@ function cursorOf(req: ApiRequest): { cursor?: string } {
 export async function route(deps: OperatorDeps, req: ApiRequest): Promise<ApiResponse> {
   const path = req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path;
   const principal = req.principal ?? ADMIN;
-  let pathMatched = false;
+  const allowed: string[] = [];
   for (const r of ROUTES) {
     const m = r.pattern.exec(path);
     if (!m) continue;
-    pathMatched = true;
+    allowed.push(r.method);
     if (r.method !== req.method) continue;
     if (r.access === 'admin') requireAdmin(principal, `${req.method} ${path.replace(/\/(sub|dlv|rpl)_[^/]+/g, '/{id}')}`);
     return r.run(deps, { ...req, principal }, m.slice(1));
   }
-  if (pathMatched) throw new ValidationError('method', `${req.method} is not supported on ${path}`);
+  if (allowed.length > 0) throw new MethodNotAllowedError(req.method, path, allowed);
   const id = /\/(sub|dlv|rpl)_[^/]*/.exec(path);
   if (id) throw new NotFoundError(id[1] === 'sub' ? 'subscription' : id[1] === 'dlv' ? 'delivery' : 'replay', id[0].slice(1));
   throw new NotFoundError('route', `${req.method} ${path}`);
