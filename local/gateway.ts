@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -8,6 +7,7 @@ import type {
   APIGatewayTokenAuthorizerEvent,
 } from 'aws-lambda';
 import { lambdaContext, type Invoke } from './lambda-context.ts';
+import { listen } from './listen.ts';
 
 /** API Gateway's own payload limit; the API itself refuses events over 256 KiB with a clear 400. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -100,17 +100,5 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
   });
   server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listen(server, options.port, options.host);
 }

@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { FunctionKey } from '#config/topology.ts';
 import { lambdaContext, type Invoke } from './lambda-context.ts';
+import { listen } from './listen.ts';
 
 /** The Lambda Invoke API's largest synchronous payload. */
 const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
@@ -89,17 +89,5 @@ export async function startLambdaApi(options: LambdaApiOptions): Promise<LambdaA
       if (!res.headersSent) reply(res, 500, { message: 'the local Lambda API failed to handle the request' }, { 'x-amzn-errortype': 'ServiceException' });
     }
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listen(server, 0, options.host);
 }
