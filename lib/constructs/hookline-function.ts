@@ -8,6 +8,7 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { acknowledgeNag } from '../nag.ts';
+import { LAMBDA_EXTERNAL_MODULES } from '../../lambdas/config/bundling.ts';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/config/topology.ts';
 import { markTopology } from '../topology-metadata.ts';
 import { functionEnvironment, type EnvironmentValues } from './environment.ts';
@@ -93,7 +94,8 @@ export class HooklineFunction extends Construct {
         sourcesContent: false,
         // Bundle the AWS SDK too: the version the tests ran against is the one deployed,
         // and tree-shaking keeps cold starts shorter than loading the runtime's full SDK.
-        externalModules: [],
+        // Only credential providers Lambda never reaches are left out (see bundling.ts).
+        externalModules: [...LAMBDA_EXTERNAL_MODULES],
         banner: ESM_REQUIRE_BANNER,
         logLevel: LogLevel.WARNING,
         tsconfig: existsSync(path.join(root, 'tsconfig.json')) ? path.join(root, 'tsconfig.json') : undefined,

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { ENV_DEFAULTS } from '#config/topology.ts';
 import { median } from './stats.ts';
+import { LAMBDA_EXTERNAL_MODULES } from '#config/bundling.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -46,7 +47,7 @@ async function bundle(entry: string, sdk: ColdStart['sdk'], outDir: string): Pro
     format: 'esm',
     minify: true,
     mainFields: ['module', 'main'],
-    external: sdk === 'external' ? ['@aws-sdk/*'] : [],
+    external: sdk === 'external' ? ['@aws-sdk/*'] : [...LAMBDA_EXTERNAL_MODULES],
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     tsconfig: join(ROOT, 'tsconfig.json'),
     outfile,
