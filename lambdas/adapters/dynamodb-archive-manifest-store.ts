@@ -1,6 +1,6 @@
 import { DeleteCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ArchiveBatch, ArchiveManifestStore } from '#ports/archive.ts';
-import { isConditionFailure } from './dynamodb.ts';
+import { conditionHeld, isConditionFailure } from './dynamodb.ts';
 
 /** Archive object keys start with `deliveries/`, so this key can never be a batch. */
 const LOCK_KEY = '#lock';
@@ -53,21 +53,15 @@ export class DynamoDbArchiveManifestStore implements ArchiveManifestStore {
   }
 
   async lock(owner: string, untilIso: string, nowIso: string): Promise<boolean> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { objectKey: LOCK_KEY, owner, until: untilIso },
-          ConditionExpression: 'attribute_not_exists(objectKey) OR #until < :now OR #owner = :owner',
-          ExpressionAttributeNames: { '#until': 'until', '#owner': 'owner' },
-          ExpressionAttributeValues: { ':now': nowIso, ':owner': owner },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionHeld(this.db.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: { objectKey: LOCK_KEY, owner, until: untilIso },
+        ConditionExpression: 'attribute_not_exists(objectKey) OR #until < :now OR #owner = :owner',
+        ExpressionAttributeNames: { '#until': 'until', '#owner': 'owner' },
+        ExpressionAttributeValues: { ':now': nowIso, ':owner': owner },
+      }),
+    ));
   }
 
   async unlock(owner: string): Promise<void> {

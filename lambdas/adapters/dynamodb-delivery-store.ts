@@ -7,7 +7,7 @@ import type { ClaimResult, Completion, DeliveryStore, DueDelivery } from '#ports
 import type { Page, PageRequest } from '#ports/page.ts';
 import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
 import { InvalidCursorError } from './errors.ts';
-import { isConditionFailure } from './dynamodb.ts';
+import { conditionHeld, ifConditionHolds, isConditionFailure } from './dynamodb.ts';
 import { updateExpression } from './update-expression.ts';
 
 type Key = Record<string, string | number>;
@@ -57,19 +57,13 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
   ) {}
 
   async create(d: Delivery): Promise<boolean> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { ...d, ...indexAttributes(d.id, d.subscriptionId, d.state, d.updatedAt) },
-          ConditionExpression: 'attribute_not_exists(id)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionHeld(this.db.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: { ...d, ...indexAttributes(d.id, d.subscriptionId, d.state, d.updatedAt) },
+        ConditionExpression: 'attribute_not_exists(id)',
+      }),
+    ));
   }
 
   async get(id: string): Promise<Delivery | undefined> {
@@ -159,12 +153,12 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
 
   async replay(id: string, nowIso: string, giveUpAtIso: string, nextAttemptAtIso: string = nowIso): Promise<Delivery | undefined> {
     const from = statesAllowing('replay');
-    try {
-      const expr = updateExpression(
-        { state: 'pending', attempts: 0, nextAttemptAt: nextAttemptAtIso, giveUpAt: giveUpAtIso, updatedAt: nowIso, activeShard: shardOf(id) },
-        ['lastError', 'dlDay', 'dlSubscription', 'expiresAt'],
-      );
-      const out = await this.db.send(
+    const expr = updateExpression(
+      { state: 'pending', attempts: 0, nextAttemptAt: nextAttemptAtIso, giveUpAt: giveUpAtIso, updatedAt: nowIso, activeShard: shardOf(id) },
+      ['lastError', 'dlDay', 'dlSubscription', 'expiresAt'],
+    );
+    const out = await ifConditionHolds(
+      this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { id },
@@ -173,12 +167,9 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
           ExpressionAttributeValues: { ...expr.ExpressionAttributeValues, ...Object.fromEntries(from.map((s, i) => [`:from${i}`, s])) },
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      return toDelivery(out.Attributes!);
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+      ),
+    );
+    return out && toDelivery(out.Attributes!);
   }
 
   /**
@@ -300,21 +291,15 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     const conditionNames = Object.fromEntries(
       [...spec.condition.matchAll(/#(\w+)/g)].map(([alias, name]) => [alias, name!]),
     );
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { id },
-          ...expr,
-          ConditionExpression: spec.condition,
-          ExpressionAttributeNames: { ...expr.ExpressionAttributeNames, ...conditionNames },
-          ExpressionAttributeValues: { ...expr.ExpressionAttributeValues, ...spec.values },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionHeld(this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { id },
+        ...expr,
+        ConditionExpression: spec.condition,
+        ExpressionAttributeNames: { ...expr.ExpressionAttributeNames, ...conditionNames },
+        ExpressionAttributeValues: { ...expr.ExpressionAttributeValues, ...spec.values },
+      }),
+    ));
   }
 }

@@ -7,7 +7,7 @@ import type { Page, PageRequest } from '#ports/page.ts';
 import type { RecoveryStore } from '#ports/recovery-store.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { DynamoDbDeliveryStore, indexAttributes } from './dynamodb-delivery-store.ts';
-import { isConditionFailure } from './dynamodb.ts';
+import { conditionHeld, isConditionFailure } from './dynamodb.ts';
 
 type Key = Record<string, string | number>;
 const DAY_MS = 86_400_000;
@@ -168,12 +168,6 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
   }
 
   private async putIfAbsent(table: string, item: Record<string, unknown>, keyName: string): Promise<boolean> {
-    try {
-      await this.db.send(new PutCommand({ TableName: table, Item: item, ConditionExpression: `attribute_not_exists(${keyName})` }));
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionHeld(this.db.send(new PutCommand({ TableName: table, Item: item, ConditionExpression: `attribute_not_exists(${keyName})` })));
   }
 }

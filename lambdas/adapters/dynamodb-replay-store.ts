@@ -3,7 +3,7 @@ import type { ReplayRecord } from '#domain/replay.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { ReplayProgress, ReplayStore } from '#ports/replay-store.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { isConditionFailure } from './dynamodb.ts';
+import { conditionHeld, ifConditionHolds } from './dynamodb.ts';
 import { updateExpression } from './update-expression.ts';
 
 /**
@@ -58,23 +58,18 @@ export class DynamoDbReplayStore implements ReplayStore {
   }
 
   async acquire(id: string, owner: string, leaseUntil: string, nowIso: string): Promise<ReplayRecord | undefined> {
-    try {
-      const out = await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { id },
-          UpdateExpression: 'SET #owner = :owner, #lease = :lease',
-          ConditionExpression: '#status = :running AND (attribute_not_exists(#lease) OR #lease < :now OR #owner = :owner)',
-          ExpressionAttributeNames: { '#owner': 'leaseOwner', '#lease': 'leaseUntil', '#status': 'status' },
-          ExpressionAttributeValues: { ':owner': owner, ':lease': leaseUntil, ':now': nowIso, ':running': 'running' },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return toRecord(out.Attributes!);
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const out = await ifConditionHolds(this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { id },
+        UpdateExpression: 'SET #owner = :owner, #lease = :lease',
+        ConditionExpression: '#status = :running AND (attribute_not_exists(#lease) OR #lease < :now OR #owner = :owner)',
+        ExpressionAttributeNames: { '#owner': 'leaseOwner', '#lease': 'leaseUntil', '#status': 'status' },
+        ExpressionAttributeValues: { ':owner': owner, ':lease': leaseUntil, ':now': nowIso, ':running': 'running' },
+        ReturnValues: 'ALL_NEW',
+      }),
+    ));
+    return out && toRecord(out.Attributes!);
   }
 
   async checkpoint(id: string, owner: string, p: ReplayProgress): Promise<boolean> {
@@ -93,22 +88,16 @@ export class DynamoDbReplayStore implements ReplayStore {
         runKey: done ? undefined : RUN_KEY,
       },
     );
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { id },
-          ...expr,
-          ConditionExpression: '#leaseOwner = :owner AND #status = :running',
-          ExpressionAttributeNames: { ...expr.ExpressionAttributeNames, '#leaseOwner': 'leaseOwner' },
-          ExpressionAttributeValues: { ...expr.ExpressionAttributeValues, ':owner': owner, ':running': 'running' },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionHeld(this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { id },
+        ...expr,
+        ConditionExpression: '#leaseOwner = :owner AND #status = :running',
+        ExpressionAttributeNames: { ...expr.ExpressionAttributeNames, '#leaseOwner': 'leaseOwner' },
+        ExpressionAttributeValues: { ...expr.ExpressionAttributeValues, ':owner': owner, ':running': 'running' },
+      }),
+    ));
   }
 
   async listStalled(nowIso: string, limit: number): Promise<readonly string[]> {

@@ -3,7 +3,7 @@ import type { Subscription, SubscriptionState } from '#domain/types.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { SubscriptionStore } from '#ports/subscription-store.ts';
 import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
-import { isConditionFailure } from './dynamodb.ts';
+import { ifConditionHolds, isConditionFailure } from './dynamodb.ts';
 
 /**
  * Subscriptions in DynamoDB. Fan-out reads every subscription on each publish, so `all()` is
@@ -66,8 +66,8 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
   }
 
   async setState(id: string, state: SubscriptionState, reason: string, nowIso: string, onlyFrom?: SubscriptionState): Promise<Subscription | undefined> {
-    try {
-      const out = await this.db.send(
+    const out = await ifConditionHolds(
+      this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { id },
@@ -77,34 +77,27 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
           ExpressionAttributeValues: { ':s': state, ':r': reason, ':now': nowIso, ...(onlyFrom ? { ':from': onlyFrom } : {}) },
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      this.cache = undefined;
-      return out.Attributes as Subscription;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+      ),
+    );
+    // Any successful state change may alter fan-out: drop the cached list.
+    if (out) this.cache = undefined;
+    return out?.Attributes as Subscription | undefined;
   }
 
   async noteDeadLetter(id: string, nowIso: string): Promise<Subscription | undefined> {
-    try {
-      const out = await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { id },
-          // One write: the streak starts at the first dead letter and only ever grows until cleared.
-          UpdateExpression: 'SET #since = if_not_exists(#since, :now), #last = :now ADD #count :one',
-          ConditionExpression: 'attribute_exists(id)',
-          ExpressionAttributeNames: { '#since': 'deadLetteringSince', '#last': 'lastDeadLetterAt', '#count': 'deadLetterStreak' },
-          ExpressionAttributeValues: { ':now': nowIso, ':one': 1 },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return out.Attributes as Subscription;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const out = await ifConditionHolds(this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { id },
+        // One write: the streak starts at the first dead letter and only ever grows until cleared.
+        UpdateExpression: 'SET #since = if_not_exists(#since, :now), #last = :now ADD #count :one',
+        ConditionExpression: 'attribute_exists(id)',
+        ExpressionAttributeNames: { '#since': 'deadLetteringSince', '#last': 'lastDeadLetterAt', '#count': 'deadLetterStreak' },
+        ExpressionAttributeValues: { ':now': nowIso, ':one': 1 },
+        ReturnValues: 'ALL_NEW',
+      }),
+    ));
+    return out?.Attributes as Subscription | undefined;
   }
 
   async clearDeadLetterStreak(id: string): Promise<void> {
