@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http, { type ServerResponse } from 'node:http';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -7,7 +7,7 @@ import type {
   APIGatewayTokenAuthorizerEvent,
 } from 'aws-lambda';
 import { lambdaContext, type Invoke } from './lambda-context.ts';
-import { listen } from './listen.ts';
+import { listen, readBody } from './http-server.ts';
 
 /** API Gateway's own payload limit; the API itself refuses events over 256 KiB with a clear 400. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -36,24 +36,6 @@ const errorResult = (statusCode: number, code: string, message: string): APIGate
   body: JSON.stringify({ error: { code, message } }),
 });
 
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve(undefined);
-        req.resume();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 /**
  * The local stand-in for API Gateway (REST, proxy integration): the same TOKEN authorizer
  * runs first (except on /health, as in the stack), then the API handler gets a real
@@ -64,7 +46,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const method = req.method ?? 'GET';
-      const body = await readBody(req);
+      const body = await readBody(req, MAX_BODY_BYTES);
       if (body === undefined) return send(res, errorResult(413, 'payload_too_large', `request body must be at most ${MAX_BODY_BYTES} bytes`));
       let authorizer: Record<string, unknown> | undefined;
       if (url.pathname !== '/health') {

@@ -1,7 +1,7 @@
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http, { type ServerResponse } from 'node:http';
 import type { FunctionKey } from '#config/topology.ts';
 import { lambdaContext, type Invoke } from './lambda-context.ts';
-import { listen } from './listen.ts';
+import { listen, readBody } from './http-server.ts';
 
 /** The Lambda Invoke API's largest synchronous payload. */
 const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
@@ -30,19 +30,6 @@ function reply(res: ServerResponse, status: number, body: unknown, headers: Reco
   res.end(body === undefined ? '' : JSON.stringify(body));
 }
 
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_PAYLOAD_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => resolve(size > MAX_PAYLOAD_BYTES ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 /**
  * A local stand-in for the Lambda Invoke API (`POST /2015-03-31/functions/{name}/invocations`),
  * so the CLI reaches the local replay and archiver functions through the same `@aws-sdk/client-lambda`
@@ -61,7 +48,7 @@ export async function startLambdaApi(options: LambdaApiOptions): Promise<LambdaA
       if (!key) {
         return reply(res, 404, { Type: 'User', message: `Function not found: ${match[1]} (local functions: ${known.join(', ')})` }, { 'x-amzn-errortype': 'ResourceNotFoundException' });
       }
-      const raw = await readBody(req);
+      const raw = await readBody(req, MAX_PAYLOAD_BYTES);
       if (raw === undefined) return reply(res, 413, { message: 'payload too large' }, { 'x-amzn-errortype': 'RequestTooLargeException' });
       let payload: unknown;
       try {

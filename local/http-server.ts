@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Listening {
@@ -21,4 +21,18 @@ export async function listen(server: Server, port: number, host = '127.0.0.1'): 
         server.closeAllConnections();
       }),
   };
+}
+
+/** The request body as text, or undefined when it exceeds `maxBytes` (the rest is drained, not kept). */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > maxBytes ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
 }
