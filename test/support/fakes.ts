@@ -12,9 +12,9 @@ import type { Clock } from '#ports/clock.ts';
 import type { DeliveryMessage, DeliveryQueue } from '#ports/delivery-queue.ts';
 import type { ClaimResult, Completion, DeliveryStore, DueDelivery } from '#ports/delivery-store.ts';
 import type { EventStore, PutEventResult } from '#ports/event-store.ts';
-import type { DeliveryMetrics } from '#ports/metrics.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { SubscriptionStore } from '#ports/subscription-store.ts';
+import { MemoryMetrics } from '#local/memory-metrics.ts';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -262,16 +262,6 @@ export class RecordingQueue implements DeliveryQueue {
   }
 }
 
-export class RecordingMetrics implements DeliveryMetrics {
-  readonly counts: Record<string, number> = {};
-  readonly latencies: number[] = [];
-  count(name: string, value = 1): void {
-    this.counts[name] = (this.counts[name] ?? 0) + value;
-  }
-  latency(ms: number): void {
-    this.latencies.push(ms);
-  }
-}
 
 export interface FakeDeps extends ServiceDeps {
   readonly subscriptions: InMemorySubscriptionStore;
@@ -280,7 +270,7 @@ export interface FakeDeps extends ServiceDeps {
   readonly attempts: InMemoryAttemptStore;
   readonly queue: RecordingQueue;
   readonly clock: FakeClock;
-  readonly metrics: RecordingMetrics;
+  readonly metrics: MemoryMetrics;
 }
 
 /** A full ServiceDeps over fresh in-memory fakes; pass any part to replace it. */
@@ -292,7 +282,7 @@ export function fakeDeps(overrides: Partial<Mutable<FakeDeps>> = {}): FakeDeps {
     attempts: new InMemoryAttemptStore(),
     queue: new RecordingQueue(),
     clock: new FakeClock(),
-    metrics: new RecordingMetrics(),
+    metrics: new MemoryMetrics(),
     defaultRetryPolicy: DEFAULT_RETRY_POLICY as RetryPolicy,
     allowPrivateTargets: false,
     resolver: { resolve: async () => ['93.184.216.34'] },
