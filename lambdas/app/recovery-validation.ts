@@ -114,3 +114,11 @@ export function parsePauseBody(raw: string | null | undefined): { reason?: strin
   }
   return { reason: body.reason };
 }
+
+/** `{action: 'archive', maxObjects?}`: how many objects this invocation may write at most. */
+export function parseArchiveRun(body: Record<string, unknown>): { maxObjects?: number } {
+  const max = body.maxObjects;
+  if (max === undefined) return {};
+  if (typeof max !== 'number' || !Number.isInteger(max) || max < 1) throw new ValidationError('maxObjects', 'must be a positive whole number');
+  return { maxObjects: max };
+}

@@ -2,7 +2,7 @@ import type { Context } from 'aws-lambda';
 import { restoreArchive, runArchive } from '#app/archival.ts';
 import { ValidationError } from '#app/errors.ts';
 import type { OperatorDeps } from '#app/recovery-deps.ts';
-import { parseRestore } from '#app/recovery-validation.ts';
+import { parseArchiveRun, parseRestore } from '#app/recovery-validation.ts';
 import { answer, deadlineOf, isScheduledEvent, payloadObject } from './invocation.ts';
 import { withObservability, type Observability } from './observability.ts';
 
@@ -24,9 +24,7 @@ export function createArchiverHandler(deps: OperatorDeps, obs: Observability) {
     return answer(obs, async () => {
       const { action, ...rest } = payloadObject(event);
       if (action === 'archive') {
-        const max = rest.maxObjects;
-        if (max !== undefined && (typeof max !== 'number' || !Number.isInteger(max) || max < 1)) throw new ValidationError('maxObjects', 'must be a positive whole number');
-        const report = await runArchive(deps, { budget, ...(max !== undefined ? { maxObjects: max as number } : {}) });
+        const report = await runArchive(deps, { budget, ...parseArchiveRun(rest) });
         obs.logger.info('archive run', { ...report });
         return report;
       }
