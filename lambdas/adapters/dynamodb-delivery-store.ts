@@ -15,7 +15,7 @@ const DAY_MS = 86_400_000;
 /** How far back the overall dead-letter listing walks its day partitions (retention plus margin). */
 const DEAD_LETTER_LOOKBACK_DAYS = 120;
 
-export function shardOf(id: string): string {
+function shardOf(id: string): string {
   let h = 0;
   for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) >>> 0;
   return `s${h % ACTIVE_SHARDS}`;
@@ -32,7 +32,7 @@ function isDayCursor(cursor: { day?: unknown; key?: unknown }, today: string): b
 }
 
 /** Strips the index bookkeeping attributes so callers see a plain Delivery. */
-export function toDelivery(item: Record<string, unknown>): Delivery {
+function toDelivery(item: Record<string, unknown>): Delivery {
   const { activeShard: _a, dlDay: _d, dlSubscription: _s, expiresAt: _e, ...rest } = item;
   return rest as unknown as Delivery;
 }

@@ -169,7 +169,7 @@ describe('archive to S3 and restore', () => {
 
   it('a crash at any step of a batch loses nothing and duplicates nothing: the next run finishes the batch under the same key', async (t) => {
     stack.receiver.script('/arch-crash', [], { status: 200 });
-    const sub = await stack.subscribe('/arch-crash', { eventTypes: ['arch.crash'] });
+    await stack.subscribe('/arch-crash', { eventTypes: ['arch.crash'] });
     const ids: string[] = [];
     for (let i = 0; i < 120; i += 20) ids.push(...(await Promise.all(Array.from({ length: 20 }, (_, j) => stack.publish('arch.crash', { i: i + j })))).flatMap((p) => p.deliveryIds));
     await Promise.all(ids.map((id) => stack.waitForState(id, ['delivered'])));
