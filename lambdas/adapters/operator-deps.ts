@@ -1,5 +1,5 @@
 import { S3Client } from '@aws-sdk/client-s3';
-import type { OperatorDeps } from '#app/recovery-deps.ts';
+import type { OperatorDeps } from '#app/deps.ts';
 import { readFunctionEnv, type Env } from '#config/env.ts';
 import type { EnvName, FunctionKey } from '#config/topology.ts';
 import { DynamoDbApiKeyStore } from './dynamodb-api-key-store.ts';

@@ -1,4 +1,4 @@
-import type { RecoveryPolicies } from '#app/recovery-deps.ts';
+import type { RecoveryPolicies } from '#app/deps.ts';
 import { resolveArchivePolicy } from '#domain/archive.ts';
 import { resolveAutoPausePolicy, type AutoPausePolicy } from '#domain/auto-pause.ts';
 import { InvalidPolicyError } from '#domain/errors.ts';

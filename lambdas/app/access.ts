@@ -1,6 +1,6 @@
 import type { Delivery, Subscription } from '#domain/types.ts';
-import type { ServiceDeps } from './deps.ts';
-import { ForbiddenError, NotFoundError } from './errors.ts';
+import type { ServiceDeps } from '#app/deps.ts';
+import { ForbiddenError, NotFoundError } from '#app/errors.ts';
 
 /**
  * Who is calling, as the authorizer established it. An admin (the deployment's key) sees

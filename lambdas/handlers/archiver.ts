@@ -1,8 +1,8 @@
 import type { Context } from 'aws-lambda';
-import { restoreArchive, runArchive } from '#app/archival.ts';
+import { restoreArchive, runArchive } from '#app/archive/archival.ts';
+import { parseArchiveRun, parseRestore } from '#app/archive/archive-request.ts';
+import type { OperatorDeps } from '#app/deps.ts';
 import { ValidationError } from '#app/errors.ts';
-import type { OperatorDeps } from '#app/recovery-deps.ts';
-import { parseArchiveRun, parseRestore } from '#app/recovery-validation.ts';
 import { answer, deadlineOf, isScheduledEvent, payloadObject } from './invocation.ts';
 import { withObservability, type Observability } from './observability.ts';
 

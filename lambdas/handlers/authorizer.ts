@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { tenantKey } from '#app/tenants.ts';
+import { tenantKey } from '#app/tenants/tenants.ts';
 import type { ApiKeyStore } from '#ports/api-key-store.ts';
 import type { KeySource } from '#ports/key-source.ts';
 import { withObservability, type Observability } from './observability.ts';

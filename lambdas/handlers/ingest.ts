@@ -1,8 +1,8 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import type { ServiceDeps } from '#app/deps.ts';
-import { publish } from '#app/publish.ts';
-import { parsePublishRequest } from '#app/validation.ts';
+import { parsePublishRequest } from '#app/publish/publish-request.ts';
+import { publish } from '#app/publish/publish.ts';
 import { withObservability, type Observability } from './observability.ts';
 
 /**

@@ -1,12 +1,12 @@
 import type { Context } from 'aws-lambda';
-import { replayDelivery } from '#app/deliveries.ts';
+import { deliveryView } from '#app/deliveries/delivery-view.ts';
+import type { OperatorDeps } from '#app/deps.ts';
 import { ValidationError } from '#app/errors.ts';
-import type { OperatorDeps } from '#app/recovery-deps.ts';
-import { parseBulkReplay } from '#app/recovery-validation.ts';
-import { replayView } from '#app/recovery-views.ts';
-import { getReplay, listReplays, resumeBulkReplay, resumeStalledReplays, startBulkReplay } from '#app/replays.ts';
-import { parseId, parseLimit } from '#app/validation.ts';
-import { deliveryView } from '#app/views.ts';
+import { parseId, parseLimit } from '#app/parse.ts';
+import { getReplay, listReplays, resumeBulkReplay, resumeStalledReplays, startBulkReplay } from '#app/replay/bulk-replay.ts';
+import { replayDelivery } from '#app/replay/replay-delivery.ts';
+import { parseBulkReplay } from '#app/replay/replay-request.ts';
+import { replayView } from '#app/replay/replay-view.ts';
 import { answer, deadlineOf, isScheduledEvent, payloadObject } from './invocation.ts';
 import { withObservability, type Observability } from './observability.ts';
 

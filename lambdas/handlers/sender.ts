@@ -2,7 +2,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import type { SenderDeps } from '#app/deps.ts';
 import { RetryLaterSignal } from '#app/errors.ts';
-import { processDelivery, settle, type DeliveryMessageBody } from '#app/send.ts';
+import { type DeliveryMessageBody, processDelivery, settle } from '#app/send/send.ts';
 import { parseQueueMessage } from './sqs-message.ts';
 import { withObservability, type Observability } from './observability.ts';
 

@@ -1,6 +1,6 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import type { ServiceDeps } from '#app/deps.ts';
-import { sweep, type SweepOptions } from '#app/sweep.ts';
+import { type SweepOptions, sweep } from '#app/sweep/sweep.ts';
 import { withObservability, type Observability } from './observability.ts';
 
 /** EventBridge schedule → sweep once; the report lands in the logs. */

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import { buildSenderDeps } from '#adapters/service-deps.ts';
 import type { SenderDeps } from '#app/deps.ts';
-import { DELIVERY_HEADERS } from '#app/publish.ts';
-import { processDelivery } from '#app/send.ts';
+import { DELIVERY_HEADERS } from '#app/publish/publish.ts';
+import { processDelivery } from '#app/send/send.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
 import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
 import { noMetrics } from '#ports/metrics.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildOperatorDeps } from '#adapters/operator-deps.ts';
-import { startBulkReplay } from '#app/replays.ts';
+import { startBulkReplay } from '#app/replay/bulk-replay.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 import { waitFor } from '#test/wait.ts';
 

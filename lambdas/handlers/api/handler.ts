@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ADMIN, type Principal } from '#app/access.ts';
+import type { OperatorDeps } from '#app/deps.ts';
 import { UnauthorizedError } from '#app/errors.ts';
-import type { OperatorDeps } from '#app/recovery-deps.ts';
 import { withObservability, type Observability } from '../observability.ts';
 import { errorResponse, json } from './http.ts';
 import { route } from './router.ts';

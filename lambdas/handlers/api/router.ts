@@ -1,15 +1,19 @@
-import { ADMIN, requireAdmin, tenantScope, visibleDelivery, visibleSubscription, type Principal } from '#app/access.ts';
-import { getDeliveryDetail } from '#app/deliveries.ts';
+import { ADMIN, type Principal, requireAdmin, tenantScope, visibleDelivery, visibleSubscription } from '#app/access.ts';
+import { getDeliveryDetail } from '#app/deliveries/deliveries.ts';
+import { attemptView, deliveryView } from '#app/deliveries/delivery-view.ts';
+import type { OperatorDeps } from '#app/deps.ts';
 import { MethodNotAllowedError, NotFoundError, ValidationError } from '#app/errors.ts';
-import { publish } from '#app/publish.ts';
-import type { OperatorDeps } from '#app/recovery-deps.ts';
-import { parseBulkReplayBody, parsePauseBody, parseTenantId } from '#app/recovery-validation.ts';
-import { replayView } from '#app/recovery-views.ts';
-import { getReplay, listReplays, replayAs, startBulkReplay } from '#app/replays.ts';
-import { createSubscription, pauseSubscription, resumeSubscription } from '#app/subscriptions.ts';
-import { mintTenantKey } from '#app/tenants.ts';
-import { parseCreateSubscription, parseId, parseLimit, parsePublishRequest, parseState } from '#app/validation.ts';
-import { attemptView, deliveryView, subscriptionView } from '#app/views.ts';
+import { parseId, parseLimit, parseState, parseTenantId } from '#app/parse.ts';
+import { parsePublishRequest } from '#app/publish/publish-request.ts';
+import { publish } from '#app/publish/publish.ts';
+import { getReplay, listReplays, startBulkReplay } from '#app/replay/bulk-replay.ts';
+import { replayAs } from '#app/replay/replay-delivery.ts';
+import { parseBulkReplayBody } from '#app/replay/replay-request.ts';
+import { replayView } from '#app/replay/replay-view.ts';
+import { parseCreateSubscription, parsePauseBody } from '#app/subscriptions/subscription-request.ts';
+import { subscriptionView } from '#app/subscriptions/subscription-view.ts';
+import { createSubscription, pauseSubscription, resumeSubscription } from '#app/subscriptions/subscriptions.ts';
+import { mintTenantKey } from '#app/tenants/tenants.ts';
 
 export interface ApiRequest {
   readonly method: string;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import { StaticKeySource } from '#adapters/secrets-manager-key-source.ts';
-import { hashKey, mintTenantKey } from '#app/tenants.ts';
+import { hashKey, mintTenantKey } from '#app/tenants/tenants.ts';
 import { principalOf } from '#handlers/api/handler.ts';
 import { createAuthorizerHandler } from '#handlers/authorizer.ts';
 import type { ApiKeyRecord, ApiKeyStore } from '#ports/api-key-store.ts';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { formatId } from '#domain/ids.ts';
 import type { ApiKeyRecord, ApiKeyStore } from '#ports/api-key-store.ts';
 import type { Clock } from '#ports/clock.ts';
-import { iso } from './deps.ts';
+import { iso } from '#domain/time.ts';
 
 /** Tenant keys are recognisable on sight (and by secret scanners), unlike opaque random strings. */
 export const TENANT_KEY_PREFIX = 'hk_tenant_';

@@ -1,4 +1,5 @@
-import { iso, type ServiceDeps } from './deps.ts';
+import type { ServiceDeps } from '#app/deps.ts';
+import { iso } from '#domain/time.ts';
 
 export interface SweepOptions {
   /** A pending delivery this far past due has lost its message. */

@@ -14,11 +14,11 @@ import {
 } from '#domain/archive.ts';
 import type { Delivery, EventRecord } from '#domain/types.ts';
 import type { ArchiveBatch } from '#ports/archive.ts';
-import { iso } from './deps.ts';
-import { forEachLimit } from './concurrency.ts';
-import { ArchiveLockLostError, ArchiveVerificationError } from './errors.ts';
-import type { OperatorDeps } from './recovery-deps.ts';
-import type { Budget } from './replays.ts';
+import type { Budget } from '#app/budget.ts';
+import { forEachLimit } from '#app/concurrency.ts';
+import type { OperatorDeps } from '#app/deps.ts';
+import { ArchiveLockLostError, ArchiveVerificationError } from '#app/errors.ts';
+import { iso } from '#domain/time.ts';
 
 /** DynamoDB and S3 calls in flight at once within a batch. */
 const CONCURRENCY = 16;

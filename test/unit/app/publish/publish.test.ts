@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DELIVERY_HEADERS, publish } from '#app/publish.ts';
+import { DELIVERY_HEADERS, publish } from '#app/publish/publish.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
 import type { EventRecord } from '#domain/types.ts';
 import { aSubscription, FakeClock, fakeDeps, InMemoryEventStore, type FakeDeps } from '#test/fakes.ts';

@@ -1,7 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '#app/errors.ts';
-import { MAX_EVENT_BYTES, parseCreateSubscription, parseId, parseLimit, parsePublishRequest, parseState } from '#app/validation.ts';
+import { MAX_EVENT_BYTES, parseId, parseLimit, parseState } from '#app/parse.ts';
+import { parsePublishRequest } from '#app/publish/publish-request.ts';
+import { parseCreateSubscription } from '#app/subscriptions/subscription-request.ts';
 import { DEFAULT_RETRY_POLICY } from '#domain/retry-policy.ts';
 
 /** Asserts a ValidationError on `field` (the part of the request a caller must fix). */

@@ -1,8 +1,9 @@
 import { matchesEventType } from '#domain/event-types.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
 import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
-import { iso, type ServiceDeps } from './deps.ts';
-import type { PublishRequest } from './validation.ts';
+import type { ServiceDeps } from '#app/deps.ts';
+import type { PublishRequest } from '#app/publish/publish-request.ts';
+import { iso } from '#domain/time.ts';
 
 export type PublishResult =
   | { readonly kind: 'accepted'; readonly eventId: string; readonly deliveryIds: readonly string[] }

@@ -5,12 +5,11 @@ import type { Delivery, Subscription } from '#domain/types.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { ReplayProgress } from '#ports/replay-store.ts';
-import { visibleDelivery, type Principal } from './access.ts';
-import { forEachLimit } from './concurrency.ts';
-import { replayDelivery } from './deliveries.ts';
-import { iso } from './deps.ts';
-import { NotFoundError, RateLimitedError, ValidationError } from './errors.ts';
-import type { OperatorDeps } from './recovery-deps.ts';
+import { forEachLimit } from '#app/concurrency.ts';
+import type { Budget } from '#app/budget.ts';
+import type { OperatorDeps } from '#app/deps.ts';
+import { NotFoundError, ValidationError } from '#app/errors.ts';
+import { iso } from '#domain/time.ts';
 
 /** A worker holds a running replay this long per page; a replay whose worker died is resumed after it. */
 export const REPLAY_LEASE_SECONDS = 60;
@@ -28,11 +27,6 @@ export interface BulkReplayRequest {
   readonly principal: string;
   /** This replay's spread window, instead of the configured one. */
   readonly windowSeconds?: number;
-}
-
-/** When the current call must checkpoint and leave the rest to the resume schedule (a Lambda's remaining time). */
-export interface Budget {
-  readonly deadlineMs: number;
 }
 
 /**
@@ -97,26 +91,6 @@ export async function getReplay(deps: Pick<OperatorDeps, 'replays'>, id: string)
 
 export function listReplays(deps: Pick<OperatorDeps, 'replays'>, request: PageRequest): Promise<Page<ReplayRecord>> {
   return deps.replays.list(request);
-}
-
-/**
- * The customer's resend button: a tenant may replay its own deliveries, at most
- * `customerReplayLimit` per window and subscription (the 101st in a minute gets 429 with
- * Retry-After). The admin key is not limited.
- */
-export async function replayAs(deps: OperatorDeps, principal: Principal, id: string): Promise<Delivery> {
-  const delivery = await visibleDelivery(deps, principal, id);
-  if (principal.role === 'tenant') {
-    const limit = deps.policies.customerReplayLimit;
-    const decision = await deps.rateLimiter.take(`replay:${delivery.subscriptionId}`, limit, deps.clock.now());
-    if (decision.kind === 'limited') {
-      throw new RateLimitedError(
-        `at most ${limit.limit} replays per ${limit.windowSeconds} s for subscription ${delivery.subscriptionId}; retry in ${decision.retryAfterSeconds} s`,
-        decision.retryAfterSeconds,
-      );
-    }
-  }
-  return replayDelivery(deps, id);
 }
 
 function workerId(deps: OperatorDeps): string {

@@ -4,9 +4,10 @@ import { signatureHeaders } from '#domain/signing.ts';
 import { isTerminal } from '#domain/states.ts';
 import { capUtf8, type Delivery, type Subscription } from '#domain/types.ts';
 import type { Completion } from '#ports/delivery-store.ts';
-import { iso, type SenderDeps } from './deps.ts';
-import { DeliveryStageError, RetryLaterSignal } from './errors.ts';
-import { recordHealth } from './health.ts';
+import type { SenderDeps } from '#app/deps.ts';
+import { DeliveryStageError, RetryLaterSignal } from '#app/errors.ts';
+import { recordHealth } from '#app/send/health.ts';
+import { iso } from '#domain/time.ts';
 
 /** How long a paused subscription's delivery waits before it is looked at again (resume re-enqueues at once). */
 export const PAUSED_RECHECK_SECONDS = 3600;

@@ -3,9 +3,10 @@ import { ForbiddenTargetError } from '#domain/errors.ts';
 import { formatSecret } from '#domain/signing.ts';
 import { checkTargetUrl, isForbiddenAddress } from '#domain/targets.ts';
 import type { Subscription } from '#domain/types.ts';
-import { iso, type ServiceDeps } from './deps.ts';
-import { ConflictError, NotFoundError, ValidationError } from './errors.ts';
-import type { CreateSubscriptionRequest } from './validation.ts';
+import type { ServiceDeps } from '#app/deps.ts';
+import { ConflictError, NotFoundError, ValidationError } from '#app/errors.ts';
+import type { CreateSubscriptionRequest } from '#app/subscriptions/subscription-request.ts';
+import { iso } from '#domain/time.ts';
 
 export async function createSubscription(deps: ServiceDeps, request: CreateSubscriptionRequest): Promise<Subscription> {
   await checkTarget(deps, request.url);

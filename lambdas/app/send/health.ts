@@ -1,6 +1,7 @@
 import { autoPauseVerdict, type AutoPausePolicy } from '#domain/auto-pause.ts';
 import type { Subscription } from '#domain/types.ts';
-import { iso, type ServiceDeps } from './deps.ts';
+import type { ServiceDeps } from '#app/deps.ts';
+import { iso } from '#domain/time.ts';
 
 export type HealthOutcome = 'delivered' | 'dead_letter';
 

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { settle, STAGE_RETRY_SECONDS, type SendOutcome } from '#app/send.ts';
 import { DeliveryStageError, RetryLaterSignal } from '#app/errors.ts';
+import { STAGE_RETRY_SECONDS, type SendOutcome, settle } from '#app/send/send.ts';
 import { RecordingQueue } from '#test/fakes.ts';
 
 const RECEIPT = 'receipt-handle-1';

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { sweep } from '#app/sweep.ts';
+import { sweep } from '#app/sweep/sweep.ts';
 import type { Delivery } from '#domain/types.ts';
 import { aDelivery, fakeDeps, InMemoryDeliveryStore } from '#test/fakes.ts';
 

@@ -1,0 +1,45 @@
+import { REPLAYABLE_STATES } from '#domain/states.ts';
+import { iso } from '#domain/time.ts';
+import type { Delivery } from '#domain/types.ts';
+import { type Principal, visibleDelivery } from '#app/access.ts';
+import type { OperatorDeps, ServiceDeps } from '#app/deps.ts';
+import { ConflictError, RateLimitedError } from '#app/errors.ts';
+import { getDelivery } from '#app/deliveries/deliveries.ts';
+
+/**
+ * Sends a delivery again from a terminal state: back to pending, attempts 0 (the backoff starts
+ * afresh), a fresh deadline; the attempt log keeps every earlier attempt.
+ */
+export async function replayDelivery(deps: ServiceDeps, id: string): Promise<Delivery> {
+  const current = await getDelivery(deps, id);
+  const subscription = await deps.subscriptions.get(current.subscriptionId);
+  const policy = subscription?.retryPolicy ?? deps.defaultRetryPolicy;
+  const nowMs = deps.clock.now();
+  const replayed = await deps.deliveries.replay(id, iso(nowMs), iso(nowMs + policy.deadlineSeconds * 1000));
+  if (!replayed) {
+    const state = (await deps.deliveries.get(id))?.state ?? current.state;
+    throw new ConflictError(`delivery ${id} is ${state}; only ${REPLAYABLE_STATES.join(', ')} deliveries can be replayed`);
+  }
+  await deps.queue.enqueue([{ deliveryId: id, subscriptionId: replayed.subscriptionId }]);
+  return replayed;
+}
+
+/**
+ * The customer's resend button: a tenant may replay its own deliveries, at most
+ * `customerReplayLimit` per window and subscription (the 101st in a minute gets 429 with
+ * Retry-After). The admin key is not limited.
+ */
+export async function replayAs(deps: OperatorDeps, principal: Principal, id: string): Promise<Delivery> {
+  const delivery = await visibleDelivery(deps, principal, id);
+  if (principal.role === 'tenant') {
+    const limit = deps.policies.customerReplayLimit;
+    const decision = await deps.rateLimiter.take(`replay:${delivery.subscriptionId}`, limit, deps.clock.now());
+    if (decision.kind === 'limited') {
+      throw new RateLimitedError(
+        `at most ${limit.limit} replays per ${limit.windowSeconds} s for subscription ${delivery.subscriptionId}; retry in ${decision.retryAfterSeconds} s`,
+        decision.retryAfterSeconds,
+      );
+    }
+  }
+  return replayDelivery(deps, id);
+}
