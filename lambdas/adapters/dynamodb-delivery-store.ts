@@ -2,7 +2,7 @@ import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, PutCommand, Qu
 import { ttlFor } from '#domain/retention.ts';
 import { isDeadLetter, statesAllowing, type DeliveryState } from '#domain/states.ts';
 import type { Delivery } from '#domain/types.ts';
-import { ACTIVE_SHARDS } from '#config/topology.ts';
+import { ACTIVE_SHARDS, INDEXES } from '#config/topology.ts';
 import type { ClaimResult, Completion, DeliveryStore, DueDelivery } from '#ports/delivery-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
@@ -185,7 +185,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
         this.db.send(
           new QueryCommand({
             TableName: this.table,
-            IndexName: 'bySubscription',
+            IndexName: INDEXES.deliveries.bySubscription,
             KeyConditionExpression: '#pk = :pk',
             ExpressionAttributeNames: { '#pk': 'subscriptionId' },
             ExpressionAttributeValues: { ':pk': request.subscriptionId },
@@ -205,7 +205,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
   async listDeadLetters(request: PageRequest & { subscriptionId?: string }): Promise<Page<Delivery>> {
     if (request.subscriptionId) {
       return this.queryPage(request, {
-        IndexName: 'deadLettersBySubscription',
+        IndexName: INDEXES.deliveries.deadLettersBySubscription,
         KeyConditionExpression: '#pk = :pk',
         ExpressionAttributeNames: { '#pk': 'dlSubscription' },
         ExpressionAttributeValues: { ':pk': request.subscriptionId },
@@ -225,7 +225,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
       const out = await fromCursor(startKey, () => this.db.send(
         new QueryCommand({
           TableName: this.table,
-          IndexName: 'deadLetters',
+          IndexName: INDEXES.deliveries.deadLetters,
           KeyConditionExpression: '#pk = :pk',
           ExpressionAttributeNames: { '#pk': 'dlDay' },
           ExpressionAttributeValues: { ':pk': day },
@@ -253,7 +253,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
         const out = await this.db.send(
           new QueryCommand({
             TableName: this.table,
-            IndexName: 'active',
+            IndexName: INDEXES.deliveries.active,
             KeyConditionExpression: '#pk = :pk AND #sk < :before',
             ExpressionAttributeNames: { '#pk': 'activeShard', '#sk': 'nextAttemptAt' },
             ExpressionAttributeValues: { ':pk': `s${shard}`, ':before': beforeIso },

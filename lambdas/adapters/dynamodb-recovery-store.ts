@@ -8,6 +8,7 @@ import type { RecoveryStore } from '#ports/recovery-store.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { DynamoDbDeliveryStore, indexAttributes } from './dynamodb-delivery-store.ts';
 import { conditionHeld, isConditionFailure } from './dynamodb.ts';
+import { INDEXES } from '#config/topology.ts';
 
 type Key = Record<string, string | number>;
 const DAY_MS = 86_400_000;
@@ -41,7 +42,7 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
     const out = await this.db.send(
       new QueryCommand({
         TableName: this.tables.deliveries,
-        IndexName: 'bySubscription',
+        IndexName: INDEXES.deliveries.bySubscription,
         KeyConditionExpression: request.createdFrom ? '#pk = :pk AND #sk BETWEEN :from AND :to' : '#pk = :pk AND #sk <= :to',
         ExpressionAttributeNames: { '#pk': 'subscriptionId', '#sk': 'createdAt' },
         ExpressionAttributeValues: { ':pk': request.subscriptionId, ':to': request.createdTo, ...(request.createdFrom ? { ':from': request.createdFrom } : {}) },
@@ -61,7 +62,7 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
           TableName: this.tables.deliveries,
           IndexName: index,
           KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-          ExpressionAttributeNames: { '#pk': index === 'deadLetters' ? 'dlDay' : 'dlSubscription', '#sk': 'updatedAt' },
+          ExpressionAttributeNames: { '#pk': index === INDEXES.deliveries.deadLetters ? 'dlDay' : 'dlSubscription', '#sk': 'updatedAt' },
           ExpressionAttributeValues: { ':pk': pk, ':from': request.changedFrom, ':to': request.changedTo },
           ScanIndexForward: true,
           Limit: limit,
@@ -72,7 +73,7 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
     const fetch = async (ids: string[]) => this.deliveries.getMany(ids);
 
     if (request.subscriptionId) {
-      const out = await query('deadLettersBySubscription', request.subscriptionId, decodeCursor<Key>(request.cursor), request.limit);
+      const out = await query(INDEXES.deliveries.deadLettersBySubscription, request.subscriptionId, decodeCursor<Key>(request.cursor), request.limit);
       const items = await fetch((out.Items ?? []).map((i) => i.id as string));
       return out.LastEvaluatedKey ? { items, nextCursor: encodeCursor(out.LastEvaluatedKey)! } : { items };
     }
@@ -83,7 +84,7 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
     let key = cursor?.key;
     const ids: string[] = [];
     while (day <= lastDay && ids.length < request.limit) {
-      const out = await query('deadLetters', day, key, request.limit - ids.length);
+      const out = await query(INDEXES.deliveries.deadLetters, day, key, request.limit - ids.length);
       ids.push(...(out.Items ?? []).map((i) => i.id as string));
       key = out.LastEvaluatedKey as Key | undefined;
       if (!key) day = dayOf(new Date(Date.parse(day) + DAY_MS).toISOString());

@@ -5,6 +5,7 @@ import type { ReplayProgress, ReplayStore } from '#ports/replay-store.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { conditionHeld, ifConditionHolds } from './dynamodb.ts';
 import { updateExpression } from './update-expression.ts';
+import { INDEXES } from '#config/topology.ts';
 
 /**
  * `byStartedAt` lists the audit trail newest first. Replays are operator actions (a handful a
@@ -44,7 +45,7 @@ export class DynamoDbReplayStore implements ReplayStore {
     const out = await this.db.send(
       new QueryCommand({
         TableName: this.table,
-        IndexName: 'byStartedAt',
+        IndexName: INDEXES.replays.byStartedAt,
         KeyConditionExpression: '#k = :k',
         ExpressionAttributeNames: { '#k': 'listKey' },
         ExpressionAttributeValues: { ':k': LIST_KEY },
@@ -104,7 +105,7 @@ export class DynamoDbReplayStore implements ReplayStore {
     const out = await this.db.send(
       new QueryCommand({
         TableName: this.table,
-        IndexName: 'running',
+        IndexName: INDEXES.replays.running,
         KeyConditionExpression: '#k = :k AND #lease < :now',
         ExpressionAttributeNames: { '#k': 'runKey', '#lease': 'leaseUntil' },
         ExpressionAttributeValues: { ':k': RUN_KEY, ':now': nowIso },

@@ -27,6 +27,12 @@ export interface TableDef {
   readonly ttlAttribute?: string;
 }
 
+/** Index names, addressable by the adapters that query them (the TABLES below declare them). */
+export const INDEXES = {
+  deliveries: { bySubscription: 'bySubscription', deadLetters: 'deadLetters', deadLettersBySubscription: 'deadLettersBySubscription', active: 'active' },
+  replays: { byStartedAt: 'byStartedAt', running: 'running' },
+} as const;
+
 export const TABLES = {
   subscriptions: {
     envVar: 'SUBSCRIPTIONS_TABLE',
@@ -49,7 +55,7 @@ export const TABLES = {
       // Per-subscription listing, newest first. Keys only: its keys never change, so the
       // claim and outcome updates of a delivery never write this index.
       {
-        indexName: 'bySubscription',
+        indexName: INDEXES.deliveries.bySubscription,
         partitionKey: { name: 'subscriptionId', type: 'S' },
         sortKey: { name: 'createdAt', type: 'S' },
         projection: 'KEYS_ONLY',
@@ -57,21 +63,21 @@ export const TABLES = {
       // Sparse: `dlDay` (the UTC day it was dead-lettered) is set only while failed/expired,
       // so the overall dead-letter list never reads a live delivery and no partition holds a bare state.
       {
-        indexName: 'deadLetters',
+        indexName: INDEXES.deliveries.deadLetters,
         partitionKey: { name: 'dlDay', type: 'S' },
         sortKey: { name: 'updatedAt', type: 'S' },
         projection: 'ALL',
       },
       // Sparse: `dlSubscription` is set only while failed/expired.
       {
-        indexName: 'deadLettersBySubscription',
+        indexName: INDEXES.deliveries.deadLettersBySubscription,
         partitionKey: { name: 'dlSubscription', type: 'S' },
         sortKey: { name: 'updatedAt', type: 'S' },
         projection: 'ALL',
       },
       // Sparse: `activeShard` is set only while pending/in_flight; the sweeper reads what is due.
       {
-        indexName: 'active',
+        indexName: INDEXES.deliveries.active,
         partitionKey: { name: 'activeShard', type: 'S' },
         sortKey: { name: 'nextAttemptAt', type: 'S' },
         projection: 'KEYS_ONLY',
@@ -95,14 +101,14 @@ export const TABLES = {
     indexes: [
       // Newest first. One constant partition (`listKey`): replays are operator actions, a handful a day.
       {
-        indexName: 'byStartedAt',
+        indexName: INDEXES.replays.byStartedAt,
         partitionKey: { name: 'listKey', type: 'S' },
         sortKey: { name: 'startedAt', type: 'S' },
         projection: 'ALL',
       },
       // Sparse: `runKey` is set only while a replay runs; the resume schedule finds stalled ones by lease expiry.
       {
-        indexName: 'running',
+        indexName: INDEXES.replays.running,
         partitionKey: { name: 'runKey', type: 'S' },
         sortKey: { name: 'leaseUntil', type: 'S' },
         projection: 'KEYS_ONLY',
@@ -373,9 +379,12 @@ export const COMMON_ENVIRONMENT = {
 
 /** EMF metric names the handlers emit (namespace and `service` dimension from COMMON_ENVIRONMENT). */
 export const METRICS = {
+  eventsPublished: 'EventsPublished',
   succeeded: 'DeliveriesSucceeded',
   failed: 'DeliveriesFailed',
   expired: 'DeliveriesExpired',
   deadLettered: 'DeadLettered',
   attemptLatency: 'AttemptLatency',
 } as const;
+/** A counted metric (every name but the latency distribution). */
+export type CountMetric = Exclude<(typeof METRICS)[keyof typeof METRICS], typeof METRICS.attemptLatency>;

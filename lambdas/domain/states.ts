@@ -1,8 +1,26 @@
 import { InvalidTransitionError } from './errors.ts';
 
-/** The only stored delivery states (DESIGN.md). `failed` and `expired` are the dead letters. */
+/** The only stored delivery states (docs/design.md). `failed` and `expired` are the dead letters. */
 export const DELIVERY_STATES = ['pending', 'in_flight', 'delivered', 'failed', 'expired'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/**
+ * Each state by name. Code outside the domain names a state through this (or better, asks the
+ * transitions below), never with a string literal, so the state machine lives in this file alone.
+ */
+export const STATE = Object.freeze({
+  pending: 'pending',
+  inFlight: 'in_flight',
+  delivered: 'delivered',
+  failed: 'failed',
+  expired: 'expired',
+} as const satisfies Record<string, DeliveryState>);
+
+/** Awaiting an attempt or in one: what the sweeper watches. */
+export const LIVE_STATES = ['pending', 'in_flight'] as const satisfies readonly DeliveryState[];
+export function isLive(state: DeliveryState): boolean {
+  return (LIVE_STATES as readonly string[]).includes(state);
+}
 
 export const DEAD_LETTER_STATES = ['failed', 'expired'] as const satisfies readonly DeliveryState[];
 export type DeadLetterState = (typeof DEAD_LETTER_STATES)[number];

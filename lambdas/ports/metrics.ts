@@ -1,6 +1,9 @@
+import type { CountMetric } from '#config/topology.ts';
+
 /** What the services report; the AWS side writes EMF through Powertools. */
 export interface DeliveryMetrics {
-  count(name: 'DeliveriesSucceeded' | 'DeliveriesFailed' | 'DeliveriesExpired' | 'DeadLettered' | 'EventsPublished', value?: number): void;
+  /** `name` is one of topology.ts's METRICS, which the alarms and dashboards match. */
+  count(name: CountMetric, value?: number): void;
   latency(ms: number): void;
 }
 

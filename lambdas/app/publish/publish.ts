@@ -4,6 +4,7 @@ import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
 import type { ServiceDeps } from '#app/deps.ts';
 import type { PublishRequest } from '#app/publish/publish-request.ts';
 import { iso } from '#domain/time.ts';
+import { METRICS } from '#config/topology.ts';
 
 export type PublishResult =
   | { readonly kind: 'accepted'; readonly eventId: string; readonly deliveryIds: readonly string[] }
@@ -40,7 +41,7 @@ export async function publish(deps: ServiceDeps, request: PublishRequest): Promi
   const put = await deps.events.putIfAbsent(event);
   if (put.kind === 'exists') return duplicate(deps, put.existing);
   await fanOut(deps, event, subscriptions);
-  deps.metrics.count('EventsPublished');
+  deps.metrics.count(METRICS.eventsPublished);
   return { kind: 'accepted', eventId, deliveryIds: event.deliveryIds };
 }
 

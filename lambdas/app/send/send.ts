@@ -8,6 +8,7 @@ import type { SenderDeps } from '#app/deps.ts';
 import { DeliveryStageError, RetryLaterSignal } from '#app/errors.ts';
 import { recordHealth } from '#app/send/health.ts';
 import { iso } from '#domain/time.ts';
+import { METRICS } from '#config/topology.ts';
 
 /** How long a paused subscription's delivery waits before it is looked at again (resume re-enqueues at once). */
 export const PAUSED_RECHECK_SECONDS = 3600;
@@ -139,10 +140,10 @@ async function complete(deps: SenderDeps, delivery: Delivery, outcome: Outcome, 
 }
 
 function countOutcome(deps: SenderDeps, outcome: Outcome): void {
-  if (outcome.kind === 'delivered') deps.metrics.count('DeliveriesSucceeded');
+  if (outcome.kind === 'delivered') deps.metrics.count(METRICS.succeeded);
   if (outcome.kind !== 'dead') return;
-  deps.metrics.count(outcome.state === 'failed' ? 'DeliveriesFailed' : 'DeliveriesExpired');
-  deps.metrics.count('DeadLettered');
+  deps.metrics.count(outcome.state === 'failed' ? METRICS.failed : METRICS.expired);
+  deps.metrics.count(METRICS.deadLettered);
 }
 
 async function stage<T>(name: DeliveryStageError['stage'], deliveryId: string, run: () => Promise<T>): Promise<T> {

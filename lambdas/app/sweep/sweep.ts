@@ -1,5 +1,6 @@
 import type { ServiceDeps } from '#app/deps.ts';
 import { iso } from '#domain/time.ts';
+import { METRICS } from '#config/topology.ts';
 
 export interface SweepOptions {
   /** A pending delivery this far past due has lost its message. */
@@ -39,8 +40,8 @@ export async function sweep(deps: ServiceDeps, options: SweepOptions): Promise<S
     } else if (d.state === 'pending' && d.giveUpAt <= now) {
       if (await deps.deliveries.expire(d, `retry deadline ${d.giveUpAt} passed after ${d.attempts} attempts${d.lastError ? `; last error: ${d.lastError}` : ''}`, now)) {
         expired++;
-        deps.metrics.count('DeliveriesExpired');
-        deps.metrics.count('DeadLettered');
+        deps.metrics.count(METRICS.expired);
+        deps.metrics.count(METRICS.deadLettered);
       }
     } else if (d.state === 'pending') {
       // Due now, so the claim condition holds when the new message arrives.
