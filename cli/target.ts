@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { parseRuntimeFile } from '#local/runtime-file.ts';
 import { CliError, EXIT, UnreachableError } from './errors.ts';
 
 /** The options that say where Hookline runs; every one has a flag, most an environment variable. */
@@ -50,14 +51,19 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 
 /**
  * The local runtime (default): `runtime.json` and `admin-key` in the data folder say where the
- * API and the local Lambda Invoke API listen. `npm start` writes both.
+ * API and the local Lambda Invoke API listen. `npm start` writes both; a runtime.json of an
+ * older runtime (version 1) is read as well, one of an unknown version is refused.
  */
 export function localTarget(options: TargetOptions, env: NodeJS.ProcessEnv = process.env): Target {
   const dataDir = resolve(options.dataDir ?? env.HOOKLINE_DATA_DIR ?? '.data');
   const runtime = once(async () => {
     const file = join(dataDir, 'runtime.json');
     if (!existsSync(file)) return undefined;
-    return JSON.parse(readFileSync(file, 'utf8')) as { api?: string; lambda?: string };
+    try {
+      return parseRuntimeFile(readFileSync(file, 'utf8'), file);
+    } catch (error) {
+      throw new UnreachableError((error as Error).message, { cause: error });
+    }
   });
   const notRunning = (what: string) =>
     new UnreachableError(`no local runtime found in ${dataDir} (runtime.json is missing): start it with \`npm start\`, pass --data-dir, or give ${what}`);

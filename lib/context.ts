@@ -1,7 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { DeadLetterAlarmPreset } from './constructs/alarms.ts';
-import type { ApiAuth } from './constructs/api.ts';
+import { DEFAULT_API_THROTTLING, type ApiAuth } from './constructs/api.ts';
 import { InvalidPropError } from './errors.ts';
 import type { WebhookDeliveryProps } from './webhook-delivery.ts';
 
@@ -99,7 +99,9 @@ export function settingsFromContext(get: (key: ContextKey) => unknown): AppSetti
       },
       apiAuth: oneOf<ApiAuth>('apiAuth', ['bearer', 'iam']),
       apiThrottling:
-        rateLimit === undefined && burstLimit === undefined ? undefined : { rateLimit: rateLimit ?? 100, burstLimit: burstLimit ?? Math.max(200, Math.ceil(rateLimit ?? 0)) },
+        rateLimit === undefined && burstLimit === undefined
+          ? undefined
+          : { rateLimit: rateLimit ?? DEFAULT_API_THROTTLING.rateLimit, burstLimit: burstLimit ?? Math.max(DEFAULT_API_THROTTLING.burstLimit, Math.ceil(rateLimit ?? 0)) },
       webAclArn: str('webAclArn'),
       createApiGatewayCloudWatchRole: bool('createApiGatewayCloudWatchRole'),
       senderMaxConcurrency: num('senderMaxConcurrency'),

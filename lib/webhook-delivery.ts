@@ -1,4 +1,4 @@
-import { RemovalPolicy, type Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -6,7 +6,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { BUCKETS, FUNCTIONS, QUEUES, type FunctionKey, type TableKey } from '../lambdas/config/topology.ts';
+import { BUCKETS, DEFAULT_SENDER_TIMEOUT_MS, FUNCTIONS, QUEUES, type FunctionKey, type TableKey } from '../lambdas/config/topology.ts';
 import { baseDelaySeconds } from '../lambdas/domain/backoff.ts';
 import { resolveArchivePolicy } from '../lambdas/domain/archive.ts';
 import { resolveAutoPausePolicy } from '../lambdas/domain/auto-pause.ts';
@@ -16,10 +16,11 @@ import { DEFAULT_RETENTION } from '../lambdas/domain/retention.ts';
 import { resolveRetryPolicy, type RetryPolicy } from '../lambdas/domain/retry-policy.ts';
 import { HooklineAlarms, type DeadLetterAlarmOptions, type LambdaAlarmSettings } from './constructs/alarms.ts';
 import { HooklineApi, type ApiAuth, type ApiThrottling } from './constructs/api.ts';
-import { ArchiveBucket } from './constructs/archive.ts';
+import { ARCHIVE_LIFECYCLE_DEFAULTS, ArchiveBucket } from './constructs/archive.ts';
 import { DeliveryArchiver } from './constructs/archiver.ts';
+import { DEFAULT_LOG_RETENTION } from './constructs/hookline-function.ts';
 import type { EnvironmentValues } from './constructs/environment.ts';
-import type { SharedFunctionOptions } from './constructs/function-options.ts';
+import type { FunctionConstructProps, SharedFunctionOptions } from './constructs/function-options.ts';
 import { EventIngest } from './constructs/ingest.ts';
 import { HooklineQueues } from './constructs/queues.ts';
 import { DeliveryReplay } from './constructs/replay.ts';
@@ -147,7 +148,7 @@ export class WebhookDelivery extends Construct {
     this.retention = resolveRetention(props.retention);
     const senderTimeoutMs = validateSenderTimeout(props.senderTimeout);
     const functionOptions: SharedFunctionOptions = {
-      logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      logRetention: props.logRetention ?? DEFAULT_LOG_RETENTION,
       logRemovalPolicy: removalPolicy,
       tracing: props.tracing ?? true,
     };
@@ -176,7 +177,7 @@ export class WebhookDelivery extends Construct {
       HOOKLINE_RETENTION_DEAD_LETTER_DAYS: String(this.retention.deadLetterDays),
       ...recoveryEnvironment(props.recovery),
     };
-    const shared = { storage: this.storage, environmentValues, functionOptions };
+    const shared: FunctionConstructProps = { storage: this.storage, environmentValues, functionOptions };
 
     const ingest = new EventIngest(this, 'Ingest', {
       ...shared,
@@ -303,30 +304,33 @@ export function worstCaseAttempts(policy: RetryPolicy): number {
   return attempts;
 }
 
+/** Days between the longest retention allowed and the TTL: covers an archiver that failed for a few days running. */
+const TTL_SLACK_DAYS = 7;
+
 function resolveRetention(props: RetentionProps = {}): ResolvedRetention {
   const resolved: ResolvedRetention = {
-    deliveredDays: props.deliveredDays ?? 30,
-    deadLetterDays: props.deadLetterDays ?? 90,
-    archiveColdAfterDays: props.archiveColdAfterDays ?? 30,
-    archiveExpireAfterDays: props.archiveExpireAfterDays ?? 365,
+    deliveredDays: props.deliveredDays ?? DEFAULT_RETENTION.deliveredDays,
+    deadLetterDays: props.deadLetterDays ?? DEFAULT_RETENTION.deadLetterDays,
+    archiveColdAfterDays: props.archiveColdAfterDays ?? ARCHIVE_LIFECYCLE_DEFAULTS.coldAfterDays,
+    archiveExpireAfterDays: props.archiveExpireAfterDays ?? ARCHIVE_LIFECYCLE_DEFAULTS.expireAfterDays,
   };
   for (const [name, value] of Object.entries(resolved)) {
     if (!Number.isInteger(value) || value < 1) throw new InvalidPropError(`retention.${name}`, `must be a positive whole number of days, got ${value}`);
   }
   // DynamoDB TTL deletes terminal rows a fixed margin after the default retention, as a net
-  // behind the archiver: a longer retention would let TTL delete rows that were never archived.
-  // A week of slack covers an archiver that failed for a few days running.
-  const ttlNet = { deliveredDays: DEFAULT_RETENTION.deliveredDays, deadLetterDays: DEFAULT_RETENTION.deadLetterDays };
+  // behind the archiver (the stores stamp the TTL without knowing the deployment's retention):
+  // a longer retention would let TTL delete rows that were never archived.
   for (const name of ['deliveredDays', 'deadLetterDays'] as const) {
-    const max = ttlNet[name] + DEFAULT_RETENTION.ttlSafetyMarginDays - 7;
-    if (resolved[name] > max) throw new InvalidPropError(`retention.${name}`, `must be at most ${max} days (DynamoDB TTL removes rows ${ttlNet[name] + DEFAULT_RETENTION.ttlSafetyMarginDays} days after they finish), got ${resolved[name]}`);
+    const ttlDays = DEFAULT_RETENTION[name] + DEFAULT_RETENTION.ttlSafetyMarginDays;
+    const max = ttlDays - TTL_SLACK_DAYS;
+    if (resolved[name] > max) throw new InvalidPropError(`retention.${name}`, `must be at most ${max} days (DynamoDB TTL removes rows ${ttlDays} days after they finish), got ${resolved[name]}`);
   }
   return resolved;
 }
 
 /** The per-attempt timeout must leave the sender room to record the outcome before Lambda kills it. */
 function validateSenderTimeout(timeout: Duration | undefined): number {
-  const ms = timeout?.toMilliseconds() ?? 15_000;
+  const ms = timeout?.toMilliseconds() ?? DEFAULT_SENDER_TIMEOUT_MS;
   const functionMs = FUNCTIONS.sender.timeoutSeconds * 1000;
   if (!Number.isInteger(ms) || ms < 1000 || ms > functionMs / 2) {
     throw new InvalidPropError('senderTimeout', `must be between 1 s and half the sender function timeout (${functionMs / 2000} s), got ${ms} ms`);
@@ -355,8 +359,11 @@ export function recoveryEnvironment(props: RecoveryProps = {}): EnvironmentValue
     env.HOOKLINE_REPLAY_WINDOW_SECONDS = String(seconds);
   }
   if (props.customerReplaysPerMinute !== undefined) {
-    check('customerReplaysPerMinute', () => resolveRateLimit({ limit: props.customerReplaysPerMinute }));
+    // The prop counts per minute whatever the domain's default window is, so it sets both.
+    const windowSeconds = Duration.minutes(1).toSeconds();
+    check('customerReplaysPerMinute', () => resolveRateLimit({ limit: props.customerReplaysPerMinute, windowSeconds }));
     env.HOOKLINE_CUSTOMER_REPLAY_LIMIT = String(props.customerReplaysPerMinute);
+    env.HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS = String(windowSeconds);
   }
   if (props.autoPauseAfter) {
     const seconds = props.autoPauseAfter.toSeconds();

@@ -4,31 +4,66 @@ import { join } from 'node:path';
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
 
+export type Service = 'dynamodb' | 'sqs' | 's3';
+export const SERVICES: readonly Service[] = ['dynamodb', 'sqs', 's3'];
+
+/** The SDK-standard variable that points a service's clients at an endpoint of the user's choice. */
+export const ENDPOINT_VARIABLES: Readonly<Record<Service, string>> = {
+  dynamodb: 'AWS_ENDPOINT_URL_DYNAMODB',
+  sqs: 'AWS_ENDPOINT_URL_SQS',
+  s3: 'AWS_ENDPOINT_URL_S3',
+};
+
+/** The endpoints the environment gives (DynamoDB Local, LocalStack, a real account); the others are emulated here. */
+export function externalEndpoints(env: NodeJS.ProcessEnv = process.env): Partial<Record<Service, string>> {
+  const out: Partial<Record<Service, string>> = {};
+  for (const s of SERVICES) {
+    const value = env[ENDPOINT_VARIABLES[s]]?.trim();
+    if (!value) continue;
+    if (!/^https?:\/\/[^/]/.test(value)) throw new Error(`${ENDPOINT_VARIABLES[s]}=${value} is not an http(s) URL`);
+    out[s] = value.replace(/\/+$/, '');
+  }
+  return out;
+}
+
 export interface Emulators {
-  readonly dynamodbEndpoint: string;
-  readonly awsEndpoint: string;
+  /** The endpoint of each service emulated here; a service given from outside has none. */
+  readonly endpoints: Partial<Record<Service, string>>;
   stop(): Promise<void>;
 }
 
 /**
- * DynamoDB (dynalite on LevelDB) and SQS + S3 (fauxqs on SQLite), both persisting under
- * `dataDir`, so a restart — even after SIGKILL — finds every table row and queued message.
+ * DynamoDB (dynalite on LevelDB) and SQS + S3 (fauxqs on SQLite, one endpoint for both),
+ * persisting under `dataDir`, so a restart — even after SIGKILL — finds every table row and
+ * queued message. Only the services in `services` are started; fauxqs when SQS or S3 is.
  */
-export async function startEmulators(dataDir: string): Promise<Emulators> {
-  mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
-  mkdirSync(join(dataDir, 'sqs'), { recursive: true });
-  const dynamo = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    dynamo.once('error', reject);
-    dynamo.listen(0, '127.0.0.1', () => resolve());
-  });
-  const fauxqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false, dataDir: join(dataDir, 'sqs') });
-  return {
-    dynamodbEndpoint: `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`,
-    awsEndpoint: fauxqs.address,
-    async stop() {
-      await fauxqs.stop();
-      await new Promise<void>((resolve) => dynamo.close(() => resolve()));
-    },
+export async function startEmulators(dataDir: string, services: ReadonlySet<Service>): Promise<Emulators> {
+  const endpoints: Partial<Record<Service, string>> = {};
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const s of stops.reverse()) await s();
   };
+  try {
+    if (services.has('dynamodb')) {
+      mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
+      const dynamo = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+      await new Promise<void>((resolve, reject) => {
+        dynamo.once('error', reject);
+        dynamo.listen(0, '127.0.0.1', () => resolve());
+      });
+      stops.push(() => new Promise<void>((resolve) => dynamo.close(() => resolve())));
+      endpoints.dynamodb = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
+    }
+    if (services.has('sqs') || services.has('s3')) {
+      mkdirSync(join(dataDir, 'sqs'), { recursive: true });
+      const fauxqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false, dataDir: join(dataDir, 'sqs') });
+      stops.push(() => fauxqs.stop());
+      if (services.has('sqs')) endpoints.sqs = fauxqs.address;
+      if (services.has('s3')) endpoints.s3 = fauxqs.address;
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { endpoints, stop };
 }

@@ -1,15 +1,15 @@
 import { PutItemCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { TABLES } from '#config/topology.ts';
 
 /**
  * dynalite writes an item and its index entries as separate LevelDB writes, so a SIGKILL in
  * between can leave a live delivery with no entry in the sparse `active` index, where the
  * sweeper would never find it (DynamoDB itself never loses an index entry). At start-up, before
  * any handler runs, every live delivery is written back unchanged, which puts its index entries
- * again. Returns how many were rewritten.
+ * again. Returns how many were rewritten. Only the embedded dynalite needs it: it dies with this
+ * process. An external endpoint (DynamoDB Local, DynamoDB) is another process that finishes each
+ * request it received, item and indexes, when this one is killed; there it would only cost a scan.
  */
-export async function repairActiveIndex(dynamodb: DynamoDBClient): Promise<number> {
-  const table = TABLES.deliveries.localName;
+export async function repairActiveIndex(dynamodb: DynamoDBClient, table: string): Promise<number> {
   let start: Record<string, AttributeValue> | undefined;
   let rewritten = 0;
   do {

@@ -1,4 +1,5 @@
 import { ENV_DEFAULTS } from '#config/topology.ts';
+import { ENDPOINT_VARIABLES, type Service } from './emulators.ts';
 import { startRuntime } from './runtime.ts';
 
 /** `npm start`: the whole system on this machine, until SIGINT/SIGTERM. */
@@ -24,12 +25,16 @@ const runtime = await startRuntime({
   logLevel: (process.env.HOOKLINE_LOG_LEVEL as 'INFO' | undefined) ?? 'WARN',
 });
 
+/** Embedded emulator, or the variable that pointed the service elsewhere. */
+const via = (service: Service, emulator: string) => (runtime.embedded[service] ? `(${emulator}, embedded)` : `(${ENDPOINT_VARIABLES[service]})`);
 console.log(`Hookline is running locally.
   API        ${runtime.url}   (try: curl ${runtime.url}/health)
   Admin key  ${runtime.adminKey}
   Data       ${runtime.dataDir}
-  DynamoDB   ${runtime.endpoints.dynamodb} (dynalite)
-  SQS / S3   ${runtime.endpoints.aws} (fauxqs)
+  DynamoDB   ${runtime.endpoints.dynamodb} ${via('dynamodb', 'dynalite')}
+  SQS        ${runtime.endpoints.sqs} ${via('sqs', 'fauxqs')}
+  S3         ${runtime.endpoints.s3} ${via('s3', 'fauxqs')}
+  Names      ${runtime.resourcePrefix ? `${runtime.resourcePrefix}-hookline-… (HOOKLINE_RESOURCE_PREFIX)` : 'hookline-… (no HOOKLINE_RESOURCE_PREFIX)'}
   Lambda     ${runtime.endpoints.lambda} (Invoke API for the replay and archiver functions; try: npx hookline --help)
   Private targets ${allowPrivate ? 'allowed (HOOKLINE_ALLOW_PRIVATE_TARGETS=1)' : 'refused'}
 Press Ctrl+C to stop.`);

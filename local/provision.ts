@@ -1,16 +1,17 @@
 import {
   CreateTableCommand,
   DescribeTableCommand,
+  DescribeTimeToLiveCommand,
   UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
-import { BUCKETS, QUEUES, TABLES, type QueueKey, type TableDef } from '#config/topology.ts';
+import { CreateBucketCommand, HeadBucketCommand, type BucketLocationConstraint, type S3Client } from '@aws-sdk/client-s3';
+import { BUCKETS, localResourceName, QUEUES, TABLES, type QueueKey, type TableDef } from '#config/topology.ts';
 
 /** The CreateTable input for a topology table: the same keys, indexes and billing the CDK declares. */
-export function createTableInput(def: TableDef): CreateTableCommandInput {
+export function createTableInput(def: TableDef, prefix = ''): CreateTableCommandInput {
   const attrs = new Map<string, string>();
   const keys = [def.partitionKey, def.sortKey, ...def.indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
   for (const k of keys) if (k) attrs.set(k.name, k.type);
@@ -19,7 +20,7 @@ export function createTableInput(def: TableDef): CreateTableCommandInput {
     ...(sk ? [{ AttributeName: sk.name, KeyType: 'RANGE' as const }] : []),
   ];
   return {
-    TableName: def.localName,
+    TableName: localResourceName(def, prefix),
     BillingMode: 'PAY_PER_REQUEST',
     AttributeDefinitions: [...attrs].map(([AttributeName, AttributeType]) => ({ AttributeName, AttributeType: AttributeType as 'S' | 'N' })),
     KeySchema: schema(def.partitionKey, def.sortKey),
@@ -35,19 +36,53 @@ export function createTableInput(def: TableDef): CreateTableCommandInput {
   };
 }
 
-async function ensureTable(db: DynamoDBClient, def: TableDef): Promise<void> {
+export interface TableWait {
+  /** How long a table may take to become ACTIVE (DynamoDB takes seconds; emulators none). */
+  readonly timeoutMs: number;
+  readonly intervalMs: number;
+}
+const TABLE_WAIT: TableWait = { timeoutMs: 120_000, intervalMs: 1_000 };
+
+/** Polls DescribeTable until the table and its indexes are ACTIVE: DynamoDB refuses TTL while a table is CREATING. */
+export async function waitForActive(db: DynamoDBClient, table: string, wait: TableWait = TABLE_WAIT): Promise<void> {
+  const deadline = Date.now() + wait.timeoutMs;
+  for (;;) {
+    const { Table } = await db.send(new DescribeTableCommand({ TableName: table }));
+    const status = Table?.TableStatus;
+    // Its indexes too: the sweeper and the listings query them from the first request on.
+    if (status === 'ACTIVE' && (Table?.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === 'ACTIVE')) return;
+    if (Date.now() + wait.intervalMs > deadline) throw new Error(`table ${table} is still ${status} after ${wait.timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, wait.intervalMs));
+  }
+}
+
+/**
+ * Turns TTL on (once: an already-enabled TTL is left alone, so a restart changes nothing).
+ * dynalite has no UpdateTimeToLive and answers UnknownOperationException; that answer alone is
+ * ignored, so against DynamoDB Local or a real account a refusal is an error, not a silent "off".
+ */
+export async function ensureTtl(db: DynamoDBClient, table: string, attribute: string): Promise<void> {
+  const current = (await db.send(new DescribeTimeToLiveCommand({ TableName: table }))).TimeToLiveDescription;
+  if ((current?.TimeToLiveStatus === 'ENABLED' || current?.TimeToLiveStatus === 'ENABLING') && current.AttributeName === attribute) return;
   try {
-    await db.send(new DescribeTableCommand({ TableName: def.localName }));
-    return;
+    await db.send(new UpdateTimeToLiveCommand({ TableName: table, TimeToLiveSpecification: { AttributeName: attribute, Enabled: true } }));
+  } catch (error) {
+    if ((error as Error).name !== 'UnknownOperationException') throw error;
+  }
+}
+
+/** Creates the table if it is missing, waits until it is ACTIVE, then makes sure TTL is on. */
+export async function ensureTable(db: DynamoDBClient, def: TableDef, prefix = '', wait?: TableWait): Promise<void> {
+  const name = localResourceName(def, prefix);
+  try {
+    await db.send(new DescribeTableCommand({ TableName: name }));
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+    await db.send(new CreateTableCommand(createTableInput(def, prefix)));
   }
-  await db.send(new CreateTableCommand(createTableInput(def)));
-  if (def.ttlAttribute) {
-    await db
-      .send(new UpdateTimeToLiveCommand({ TableName: def.localName, TimeToLiveSpecification: { AttributeName: def.ttlAttribute, Enabled: true } }))
-      .catch(() => undefined); // dynalite does not implement TTL; DynamoDB does.
-  }
+  // Also after a restart: the table may still be CREATING, or TTL may not have been set yet.
+  await waitForActive(db, name, wait);
+  if (def.ttlAttribute) await ensureTtl(db, name, def.ttlAttribute);
 }
 
 /** SQS attributes for a topology queue, including its redrive policy. */
@@ -66,9 +101,9 @@ export interface ProvisionedQueues {
   readonly redriveUrls: Record<QueueKey, string>;
 }
 
-/** Creates (or finds, after a restart) every table and queue of the topology. Idempotent. */
-export async function provision(db: DynamoDBClient, sqs: SQSClient): Promise<ProvisionedQueues> {
-  for (const def of Object.values(TABLES) as TableDef[]) await ensureTable(db, def);
+/** Creates (or finds, after a restart) every table and queue of the topology, named under `prefix`. Idempotent. */
+export async function provision(db: DynamoDBClient, sqs: SQSClient, prefix = '', wait?: TableWait): Promise<ProvisionedQueues> {
+  for (const def of Object.values(TABLES) as TableDef[]) await ensureTable(db, def, prefix, wait);
   const urls = {} as Record<QueueKey, string>;
   const arns = {} as Record<QueueKey, string>;
   const redriveUrls = {} as Record<QueueKey, string>;
@@ -77,23 +112,26 @@ export async function provision(db: DynamoDBClient, sqs: SQSClient): Promise<Pro
   for (const key of Object.keys(QUEUES) as QueueKey[]) {
     const q = QUEUES[key];
     const redrive = await sqs.send(
-      new CreateQueueCommand({ QueueName: q.redrive.localName, Attributes: { MessageRetentionPeriod: String(q.redrive.retentionSeconds) } }),
+      new CreateQueueCommand({ QueueName: localResourceName(q.redrive, prefix), Attributes: { MessageRetentionPeriod: String(q.redrive.retentionSeconds) } }),
     );
     redriveUrls[key] = redrive.QueueUrl!;
-    const main = await sqs.send(new CreateQueueCommand({ QueueName: q.localName, Attributes: queueAttributes(key, await arnOf(redrive.QueueUrl!)) }));
+    const main = await sqs.send(new CreateQueueCommand({ QueueName: localResourceName(q, prefix), Attributes: queueAttributes(key, await arnOf(redrive.QueueUrl!)) }));
     urls[key] = main.QueueUrl!;
     arns[key] = await arnOf(main.QueueUrl!);
   }
   return { urls, arns, redriveUrls };
 }
 
-/** Creates (or finds, after a restart) every bucket of the topology. Idempotent. */
-export async function provisionBuckets(s3: S3Client): Promise<void> {
+/** Creates (or finds, after a restart) every bucket of the topology, named under `prefix`. Idempotent. */
+export async function provisionBuckets(s3: S3Client, prefix = ''): Promise<void> {
   for (const def of Object.values(BUCKETS)) {
+    const bucket = localResourceName(def, prefix);
     try {
-      await s3.send(new HeadBucketCommand({ Bucket: def.localName }));
+      await s3.send(new HeadBucketCommand({ Bucket: bucket }));
     } catch {
-      await s3.send(new CreateBucketCommand({ Bucket: def.localName }));
+      // Outside us-east-1, S3 wants the region named (a real account; the emulator is us-east-1).
+      const region = await s3.config.region();
+      await s3.send(new CreateBucketCommand({ Bucket: bucket, ...(region && region !== 'us-east-1' ? { CreateBucketConfiguration: { LocationConstraint: region as BucketLocationConstraint } } : {}) }));
     }
   }
 }

@@ -11,7 +11,7 @@ import { buildOperatorDeps } from '#adapters/operator-deps.ts';
 import { StaticKeySource } from '#adapters/secrets-manager-key-source.ts';
 import { buildSenderDeps, buildServiceDeps, sweepGraceSeconds } from '#adapters/service-deps.ts';
 import type { Env } from '#config/env.ts';
-import { BUCKETS, ENV_DEFAULTS, EVENT_SOURCES, QUEUES, SCHEDULES, TABLES, type FunctionKey, type QueueKey } from '#config/topology.ts';
+import { BUCKETS, ENV_DEFAULTS, EVENT_SOURCES, localResourceName, QUEUES, SCHEDULES, TABLES, validResourcePrefix, type FunctionKey, type QueueKey } from '#config/topology.ts';
 import type { ScheduledEvent } from 'aws-lambda';
 import { createApiHandler } from '#handlers/api/handler.ts';
 import { createArchiverHandler } from '#handlers/archiver.ts';
@@ -21,13 +21,14 @@ import type { Observability } from '#handlers/observability.ts';
 import { createReplayHandler } from '#handlers/replay.ts';
 import { createSenderHandler } from '#handlers/sender.ts';
 import { createSweeperHandler } from '#handlers/sweeper.ts';
-import { startEmulators, type Emulators } from './emulators.ts';
+import { externalEndpoints, SERVICES, startEmulators, type Emulators, type Service } from './emulators.ts';
 import { startGateway, type Gateway } from './gateway.ts';
 import { startLambdaApi, type LambdaApi } from './lambda-api.ts';
 import { lambdaContext, type Invoke } from './lambda-context.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
 import { QueuePoller } from './poller.ts';
 import { repairActiveIndex } from './index-repair.ts';
+import { RUNTIME_FILE_VERSION, type RuntimeFile } from './runtime-file.ts';
 import { provision, provisionBuckets, type ProvisionedQueues } from './provision.ts';
 import { Schedule } from './scheduler.ts';
 
@@ -48,6 +49,10 @@ export interface RuntimeOptions {
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   /** Wraps each handler as it is wired, e.g. to count and time invocations (benchmarks). */
   readonly wrapHandler?: <E, R>(fn: FunctionKey, handler: Invoke<E, R>) => Invoke<E, R>;
+  /** Endpoints to use instead of the embedded emulators; default: AWS_ENDPOINT_URL_DYNAMODB, _SQS, _S3. */
+  readonly endpoints?: Partial<Record<Service, string>>;
+  /** Prepended to every table, queue and bucket name (`<prefix>-hookline-…`); default: HOOKLINE_RESOURCE_PREFIX, else none. */
+  readonly resourcePrefix?: string;
 }
 
 export interface Runtime {
@@ -57,8 +62,12 @@ export interface Runtime {
   readonly metrics: MemoryMetrics;
   readonly queues: ProvisionedQueues;
   readonly clients: { readonly dynamodb: DynamoDBClient; readonly sqs: SQSClient; readonly s3: S3Client };
-  /** `aws` serves SQS and S3 (path-style); `lambda` is the local Invoke API the CLI uses for the replay and archiver functions. */
-  readonly endpoints: { readonly dynamodb: string; readonly aws: string; readonly lambda: string };
+  /** Where each service is reached (S3 path-style); `lambda` is the local Invoke API the CLI uses for the replay and archiver functions. */
+  readonly endpoints: { readonly dynamodb: string; readonly sqs: string; readonly s3: string; readonly lambda: string };
+  /** Which services the embedded emulators serve (dynalite; fauxqs), as opposed to an endpoint given from outside. */
+  readonly embedded: Readonly<Record<Service, boolean>>;
+  /** The prefix of every local resource name ('' for none). */
+  readonly resourcePrefix: string;
   /** Each function's environment, exactly as its handler reads it. */
   readonly env: Env;
   /** Runs a scheduled function now instead of waiting for its timer. */
@@ -68,6 +77,7 @@ export interface Runtime {
   stop(): Promise<void>;
 }
 
+/** Dummy credentials for the embedded emulators only; an external endpoint gets the SDK's own chain. */
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const LOCAL_SENDER_CONCURRENCY = 4;
 
@@ -80,15 +90,30 @@ function loadAdminKey(dataDir: string, given?: string): string {
   return key;
 }
 
-/** The handlers' environment: names from topology.ts, values pointing at the local resources. */
-export function localEnv(queues: ProvisionedQueues, allowPrivate: boolean, overrides: Readonly<Record<string, string>> = {}): Env {
+/** The handlers' environment: names from topology.ts (under `prefix`), values pointing at the local resources. */
+export function localEnv(queues: ProvisionedQueues, allowPrivate: boolean, overrides: Readonly<Record<string, string>> = {}, prefix = ''): Env {
   const env: Record<string, string | undefined> = { ...ENV_DEFAULTS };
-  for (const def of Object.values(TABLES)) env[def.envVar] = def.localName;
+  for (const def of Object.values(TABLES)) env[def.envVar] = localResourceName(def, prefix);
   for (const key of Object.keys(QUEUES) as QueueKey[]) env[QUEUES[key].envVar] = queues.urls[key];
-  for (const def of Object.values(BUCKETS)) env[def.envVar] = def.localName;
+  for (const def of Object.values(BUCKETS)) env[def.envVar] = localResourceName(def, prefix);
   env.HOOKLINE_ADMIN_KEY_SECRET_ID = 'local:HOOKLINE_ADMIN_KEY';
   env.HOOKLINE_ALLOW_PRIVATE_TARGETS = allowPrivate ? '1' : '0';
   return { ...env, ...overrides };
+}
+
+/**
+ * How the runtime's clients reach each service: the embedded emulator with dummy credentials,
+ * or the given endpoint with the SDK's own credentials and AWS_REGION (default us-east-1).
+ */
+export function clientConfig(endpoint: string, embedded: boolean, env: NodeJS.ProcessEnv = process.env) {
+  return embedded
+    ? { region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 5, endpoint }
+    : { region: env.AWS_REGION || 'us-east-1', maxAttempts: 5, endpoint };
+}
+
+/** S3 path-style except on AWS itself: bucket subdomains of 127.0.0.1 or localhost do not resolve. */
+function pathStyle(endpoint: string): boolean {
+  return !/(^|\.)amazonaws\.com$/.test(new URL(endpoint).hostname);
 }
 
 /** What EventBridge hands a scheduled function. */
@@ -106,17 +131,27 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   mkdirSync(dataDir, { recursive: true });
   const logger = new Logger({ serviceName: 'hookline', logLevel: options.logLevel ?? 'WARN' });
   const onError = (error: unknown) => logger.error('local runtime error', { error: error as Error });
-  const emulators: Emulators = await startEmulators(dataDir);
-  const clientConfig = { region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 5 };
-  const dynamodb = new DynamoDBClient({ ...clientConfig, endpoint: emulators.dynamodbEndpoint });
-  const sqs = new SQSClient({ ...clientConfig, endpoint: emulators.awsEndpoint });
-  // fauxqs serves S3 on the SQS endpoint; path-style, since bucket subdomains of 127.0.0.1 do not resolve.
-  const s3 = new S3Client({ ...clientConfig, endpoint: emulators.awsEndpoint, forcePathStyle: true });
-  const queues = await provision(dynamodb, sqs);
-  await repairActiveIndex(dynamodb);
-  await provisionBuckets(s3);
+  const prefix = validResourcePrefix(options.resourcePrefix ?? process.env.HOOKLINE_RESOURCE_PREFIX);
+  const external = options.endpoints ?? externalEndpoints(process.env);
+  const emulators: Emulators = await startEmulators(dataDir, new Set(SERVICES.filter((s) => !external[s])));
+  const embedded = Object.fromEntries(SERVICES.map((s) => [s, !external[s]])) as Record<Service, boolean>;
+  const endpoint = Object.fromEntries(SERVICES.map((s) => [s, external[s] ?? emulators.endpoints[s]!])) as Record<Service, string>;
+  const dynamodb = new DynamoDBClient(clientConfig(endpoint.dynamodb, embedded.dynamodb));
+  const sqs = new SQSClient(clientConfig(endpoint.sqs, embedded.sqs));
+  const s3 = new S3Client({ ...clientConfig(endpoint.s3, embedded.s3), forcePathStyle: pathStyle(endpoint.s3) });
+  const closeClients = () => [dynamodb, sqs, s3].forEach((c) => c.destroy());
+  let queues: ProvisionedQueues;
+  try {
+    queues = await provision(dynamodb, sqs, prefix);
+    if (embedded.dynamodb) await repairActiveIndex(dynamodb, localResourceName(TABLES.deliveries, prefix));
+    await provisionBuckets(s3, prefix);
+  } catch (error) {
+    closeClients();
+    await emulators.stop();
+    throw error;
+  }
 
-  const env = localEnv(queues, options.allowPrivateTargets ?? true, options.env);
+  const env = localEnv(queues, options.allowPrivateTargets ?? true, options.env, prefix);
   const metrics = new MemoryMetrics();
   // One process serves every function here, so fan-out reads subscriptions fresh (no cross-function cache to go stale).
   const build = { clients: { dynamodb, sqs, s3 }, metrics, subscriptionCacheMs: 0 };
@@ -165,6 +200,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     });
   } catch (error) {
     await lambdaApi.close();
+    closeClients();
     await emulators.stop();
     throw error;
   }
@@ -172,7 +208,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const runtimeFile = join(dataDir, 'runtime.json');
   writeFileSync(
     runtimeFile,
-    `${JSON.stringify({ api: gateway.url, lambda: lambdaApi.url, aws: emulators.awsEndpoint, dynamodb: emulators.dynamodbEndpoint, pid: process.pid }, null, 2)}\n`,
+    `${JSON.stringify({ version: RUNTIME_FILE_VERSION, api: gateway.url, lambda: lambdaApi.url, ...endpoint, resourcePrefix: prefix, pid: process.pid } satisfies RuntimeFile, null, 2)}\n`,
   );
   for (const p of pollers) p.start();
   for (const s of schedules.values()) s.start();
@@ -185,7 +221,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     metrics,
     queues,
     clients: { dynamodb, sqs, s3 },
-    endpoints: { dynamodb: emulators.dynamodbEndpoint, aws: emulators.awsEndpoint, lambda: lambdaApi.url },
+    endpoints: { ...endpoint, lambda: lambdaApi.url },
+    embedded,
+    resourcePrefix: prefix,
     env,
     runSchedule: async (fn) => {
       const schedule = schedules.get(fn);
@@ -204,9 +242,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         rmSync(runtimeFile, { force: true });
         await Promise.all(pollers.map((p) => p.stop()));
         await Promise.all([...schedules.values()].map((s) => s.stop()));
-        dynamodb.destroy();
-        sqs.destroy();
-        s3.destroy();
+        closeClients();
         await emulators.stop();
       })()),
   };

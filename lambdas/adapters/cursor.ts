@@ -1,4 +1,4 @@
-import { InvalidCursorError } from './errors.ts';
+import { InvalidCursorError } from '#ports/page.ts';
 
 /** Opaque cursors wrap DynamoDB's LastEvaluatedKey (plus any adapter state) as base64url JSON. */
 export function encodeCursor(value: unknown): string | undefined {

@@ -1,12 +1,12 @@
 import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ttlFor } from '#domain/retention.ts';
-import { isDeadLetter, statesAllowing, type DeliveryState } from '#domain/states.ts';
+import { isDeadLetter, isLive, statesAllowing, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
 import type { Delivery } from '#domain/types.ts';
 import { ACTIVE_SHARDS, INDEXES } from '#config/topology.ts';
 import type { ClaimResult, Completion, DeliveryStore, DueDelivery } from '#ports/delivery-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
-import { InvalidCursorError } from './errors.ts';
+import { InvalidCursorError } from '#ports/page.ts';
 import { conditionHeld, ifConditionHolds, isConditionFailure } from './dynamodb.ts';
 import { updateExpression } from './update-expression.ts';
 
@@ -37,9 +37,21 @@ function toDelivery(item: Record<string, unknown>): Delivery {
   return rest as unknown as Delivery;
 }
 
+/**
+ * The state half of every conditional write: the item must be in one of the states the domain's
+ * diagram allows `action` from (`#state IN (...)`), so the rule lives in domain/states.ts only.
+ */
+function stateCondition(action: DeliveryAction): { readonly condition: string; readonly values: Record<string, string> } {
+  const from = statesAllowing(action);
+  return {
+    condition: `#state IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+    values: Object.fromEntries(from.map((state, i) => [`:from${i}`, state])),
+  };
+}
+
 /** The index attributes a delivery in `state` carries: live ones sit in `active`, dead ones in the dead-letter indexes. */
 export function indexAttributes(id: string, subscriptionId: string, state: DeliveryState, updatedAt: string) {
-  const live = state === 'pending' || state === 'in_flight';
+  const live = isLive(state);
   const dead = isDeadLetter(state);
   return {
     activeShard: live ? shardOf(id) : undefined,
@@ -72,9 +84,11 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
   }
 
   async getMany(ids: readonly string[]): Promise<readonly Delivery[]> {
+    // Each id once, in the order first asked: BatchGetItem refuses duplicate keys and answers in no order.
+    const unique = [...new Set(ids)];
     const found: Delivery[] = [];
-    for (let i = 0; i < ids.length; i += 100) {
-      let keys: Record<string, unknown>[] | undefined = [...new Set(ids.slice(i, i + 100))].map((id) => ({ id }));
+    for (let i = 0; i < unique.length; i += 100) {
+      let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((id) => ({ id }));
       for (let round = 0; keys && keys.length > 0; round++) {
         if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** round)));
         const out: BatchGetCommandOutput = await this.db.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }));
@@ -82,11 +96,12 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
         keys = out.UnprocessedKeys?.[this.table]?.Keys;
       }
     }
-    const order = new Map(ids.map((id, i) => [id, i]));
+    const order = new Map(unique.map((id, i) => [id, i]));
     return found.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   }
 
   async claim(id: string, nowIso: string, leaseUntilIso: string): Promise<ClaimResult> {
+    const from = stateCondition('claim');
     try {
       const out = await this.db.send(
         new UpdateCommand({
@@ -95,9 +110,9 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
           // The lease goes in its own attribute: moving nextAttemptAt (the active index's sort key)
           // would cost a GSI delete + insert on every claim.
           UpdateExpression: 'SET #state = :to, #lease = :lease, #updatedAt = :now ADD #attempts :one, #attemptSeq :one',
-          ConditionExpression: '#state = :from AND #next <= :now',
+          ConditionExpression: `${from.condition} AND #next <= :now`,
           ExpressionAttributeNames: { '#state': 'state', '#next': 'nextAttemptAt', '#lease': 'leaseUntil', '#updatedAt': 'updatedAt', '#attempts': 'attempts', '#attemptSeq': 'attemptSeq' },
-          ExpressionAttributeValues: { ':to': 'in_flight', ':from': statesAllowing('claim')[0], ':lease': leaseUntilIso, ':now': nowIso, ':one': 1 },
+          ExpressionAttributeValues: { ':to': targetOf('claim'), ...from.values, ':lease': leaseUntilIso, ':now': nowIso, ':one': 1 },
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -110,9 +125,9 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
   }
 
   complete(claimed: Delivery, c: Completion): Promise<boolean> {
-    return this.conditional(claimed.id, {
+    const state = targetOf(c.action);
+    return this.transition(claimed.id, c.action, {
       set: {
-        state: c.state,
         attempts: c.attempts,
         nextAttemptAt: c.nextAttemptAt,
         lastStatus: c.lastStatus,
@@ -120,41 +135,42 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
         lastResponse: c.lastResponse,
         updatedAt: c.updatedAt,
         leaseUntil: undefined,
-        ...indexAttributes(claimed.id, claimed.subscriptionId, c.state, c.updatedAt),
+        ...indexAttributes(claimed.id, claimed.subscriptionId, state, c.updatedAt),
       },
-      condition: '#state = :inFlight AND #attemptSeq = :seq',
-      values: { ':inFlight': 'in_flight', ':seq': claimed.attemptSeq },
+      // The claim is still this worker's: no release (and re-claim) happened meanwhile.
+      condition: '#attemptSeq = :seq',
+      values: { ':seq': claimed.attemptSeq },
     });
   }
 
   reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean> {
-    return this.conditional(id, {
+    return this.transition(id, 'reschedule', {
       set: { nextAttemptAt, updatedAt: nowIso },
-      condition: '#state = :pending AND #nextAttemptAt = :expected',
-      values: { ':pending': 'pending', ':expected': expectedNextAttemptAt },
+      condition: '#nextAttemptAt = :expected',
+      values: { ':expected': expectedNextAttemptAt },
     });
   }
 
   release(id: string, seq: number, nowIso: string): Promise<boolean> {
-    return this.conditional(id, {
-      set: { state: 'pending', nextAttemptAt: nowIso, updatedAt: nowIso, leaseUntil: undefined, lastError: 'released: the worker holding this attempt stopped answering' },
-      condition: '#state = :inFlight AND #attemptSeq = :seq AND #leaseUntil < :now',
-      values: { ':inFlight': 'in_flight', ':seq': seq, ':now': nowIso },
+    return this.transition(id, 'release', {
+      set: { nextAttemptAt: nowIso, updatedAt: nowIso, leaseUntil: undefined, lastError: 'released: the worker holding this attempt stopped answering' },
+      condition: '#attemptSeq = :seq AND #leaseUntil < :now',
+      values: { ':seq': seq, ':now': nowIso },
     });
   }
 
   expire(delivery: Delivery, reason: string, nowIso: string): Promise<boolean> {
-    return this.conditional(delivery.id, {
-      set: { state: 'expired', lastError: reason, updatedAt: nowIso, ...indexAttributes(delivery.id, delivery.subscriptionId, 'expired', nowIso) },
-      condition: '#state = :pending AND #nextAttemptAt = :expected',
-      values: { ':pending': 'pending', ':expected': delivery.nextAttemptAt },
+    return this.transition(delivery.id, 'expire', {
+      set: { lastError: reason, updatedAt: nowIso, ...indexAttributes(delivery.id, delivery.subscriptionId, targetOf('expire'), nowIso) },
+      condition: '#nextAttemptAt = :expected',
+      values: { ':expected': delivery.nextAttemptAt },
     });
   }
 
   async replay(id: string, nowIso: string, giveUpAtIso: string, nextAttemptAtIso: string = nowIso): Promise<Delivery | undefined> {
-    const from = statesAllowing('replay');
+    const from = stateCondition('replay');
     const expr = updateExpression(
-      { state: 'pending', attempts: 0, nextAttemptAt: nextAttemptAtIso, giveUpAt: giveUpAtIso, updatedAt: nowIso, activeShard: shardOf(id) },
+      { state: targetOf('replay'), attempts: 0, nextAttemptAt: nextAttemptAtIso, giveUpAt: giveUpAtIso, updatedAt: nowIso, activeShard: shardOf(id) },
       ['lastError', 'dlDay', 'dlSubscription', 'expiresAt'],
     );
     const out = await ifConditionHolds(
@@ -163,8 +179,8 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
           TableName: this.table,
           Key: { id },
           ...expr,
-          ConditionExpression: `#state IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
-          ExpressionAttributeValues: { ...expr.ExpressionAttributeValues, ...Object.fromEntries(from.map((s, i) => [`:from${i}`, s])) },
+          ConditionExpression: from.condition,
+          ExpressionAttributeValues: { ...expr.ExpressionAttributeValues, ...from.values },
           ReturnValues: 'ALL_NEW',
         }),
       ),
@@ -283,22 +299,29 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     return key ? { items, nextCursor: encodeCursor(key)! } : { items };
   }
 
-  private async conditional(
+  /**
+   * One edge of the state diagram as one conditional write: `#state IN (statesAllowing(action))`
+   * AND the caller's own condition, and `state = targetOf(action)` with the caller's updates.
+   */
+  private async transition(
     id: string,
+    action: DeliveryAction,
     spec: { set: Record<string, unknown>; condition: string; values: Record<string, unknown> },
   ): Promise<boolean> {
-    const expr = updateExpression(spec.set);
+    const from = stateCondition(action);
+    const expr = updateExpression({ state: targetOf(action), ...spec.set });
+    const condition = `${from.condition} AND ${spec.condition}`;
     const conditionNames = Object.fromEntries(
-      [...spec.condition.matchAll(/#(\w+)/g)].map(([alias, name]) => [alias, name!]),
+      [...condition.matchAll(/#(\w+)/g)].map(([alias, name]) => [alias, name!]),
     );
     return conditionHeld(this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: { id },
         ...expr,
-        ConditionExpression: spec.condition,
+        ConditionExpression: condition,
         ExpressionAttributeNames: { ...expr.ExpressionAttributeNames, ...conditionNames },
-        ExpressionAttributeValues: { ...expr.ExpressionAttributeValues, ...spec.values },
+        ExpressionAttributeValues: { ...expr.ExpressionAttributeValues, ...from.values, ...spec.values },
       }),
     ));
   }

@@ -1,38 +1,45 @@
+import type { InputRefusal } from '#domain/errors.ts';
+
 /**
- * Errors the services raise, one class per answer a caller can act on. The HTTP layer maps
- * each to a status in one place (handlers/api/errors-to-http.ts).
+ * Errors the services raise, one class per answer a caller can act on. Which status and code
+ * each one gets is decided in one table (handlers/error-map.ts), not here.
  */
 export class ServiceError extends Error {
   override name = 'ServiceError';
-  constructor(
-    readonly code: string,
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
 }
 
-/** The request is malformed; `field` names what to fix. Nothing was stored. */
+/** How a refused input reads to a caller: `path: rule`, or the rule alone when there is no path. */
+export function describeRefusal({ path, rule }: InputRefusal): string {
+  return path ? `${path}: ${rule}` : rule;
+}
+
+/** The request is malformed; `field` names what to fix and `rule` what it must be. Nothing was stored. */
 export class ValidationError extends ServiceError {
   override name = 'ValidationError';
   constructor(
     readonly field: string,
-    message: string,
+    readonly rule: string,
     options?: ErrorOptions,
   ) {
-    super('invalid_request', field ? `${field}: ${message}` : message, options);
+    super(describeRefusal({ path: field, rule }), options);
+  }
+
+  /** The same refusal from a domain error's parts (its path and rule), keeping it as the cause. */
+  static from(refusal: InputRefusal & Error): ValidationError {
+    return new ValidationError(refusal.path, refusal.rule, { cause: refusal });
   }
 }
 
 export class NotFoundError extends ServiceError {
   override name = 'NotFoundError';
-  constructor(kind: 'subscription' | 'delivery' | 'event' | 'route' | 'replay', id: string) {
-    super('not_found', `${kind} ${id} does not exist`);
+  constructor(
+    readonly kind: 'subscription' | 'delivery' | 'event' | 'route' | 'replay',
+    readonly id: string,
+  ) {
+    super(`${kind} ${id} does not exist`);
   }
 }
 
-/** The resource exists but is in a state that forbids the action (e.g. replaying a pending delivery). */
 /** The path exists but not with this HTTP method; `allowed` lists the methods it has. */
 export class MethodNotAllowedError extends ServiceError {
   override name = 'MethodNotAllowedError';
@@ -41,15 +48,13 @@ export class MethodNotAllowedError extends ServiceError {
     readonly path: string,
     readonly allowed: readonly string[],
   ) {
-    super('method_not_allowed', `${method} is not supported on ${path} (allowed: ${allowed.join(', ')})`);
+    super(`${method} is not supported on ${path} (allowed: ${allowed.join(', ')})`);
   }
 }
 
+/** The resource exists but is in a state that forbids the action (e.g. pausing a disabled subscription). */
 export class ConflictError extends ServiceError {
   override name = 'ConflictError';
-  constructor(message: string) {
-    super('conflict', message);
-  }
 }
 
 /** Too many requests of one kind in the current window; retry after `retryAfterSeconds`. Nothing was changed. */
@@ -59,22 +64,21 @@ export class RateLimitedError extends ServiceError {
     message: string,
     readonly retryAfterSeconds: number,
   ) {
-    super('rate_limited', message);
+    super(message);
   }
 }
 
+/** No caller was established (no or a bad key): only public routes answer. */
 export class UnauthorizedError extends ServiceError {
   override name = 'UnauthorizedError';
   constructor(message = 'a valid Authorization: Bearer <key> header is required') {
-    super('unauthorized', message);
+    super(message);
   }
 }
 
+/** The caller is known but its key does not allow the action (a tenant key on an admin route). */
 export class ForbiddenError extends ServiceError {
   override name = 'ForbiddenError';
-  constructor(message: string) {
-    super('forbidden', message);
-  }
 }
 
 /** An archive object did not read back as written: its rows are kept, and the next run writes it again. */
@@ -109,16 +113,5 @@ export class DeliveryStageError extends Error {
     options: ErrorOptions,
   ) {
     super(`delivery ${deliveryId} failed ${stage.replace('_', ' ')}: ${(options.cause as Error)?.message ?? options.cause}`, options);
-  }
-}
-
-/** A message that the sender wants back later (visibility-timeout backoff); not an error in the logs' sense. */
-export class RetryLaterSignal extends Error {
-  override name = 'RetryLaterSignal';
-  constructor(
-    readonly deliveryId: string,
-    readonly delaySeconds: number,
-  ) {
-    super(`delivery ${deliveryId} will be retried in ${delaySeconds} s`);
   }
 }

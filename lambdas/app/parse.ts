@@ -1,4 +1,5 @@
-import { isDeliveryState, type DeliveryState } from '#domain/states.ts';
+import { DELIVERY_STATES, isDeliveryState, type DeliveryState } from '#domain/states.ts';
+import type { PageRequest } from '#ports/page.ts';
 import { ValidationError } from '#app/errors.ts';
 
 /** Request parsers shared by every capability: each names the field it refuses, and nothing is stored. */
@@ -9,6 +10,9 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 export type Json = Record<string, unknown>;
+
+/** A request's query string as the handlers pass it on: each parameter once, absent when not given. */
+export type Query = Readonly<Record<string, string | undefined>>;
 
 /** Parses a request body that must be one JSON object with only `allowed` fields. */
 export function parseObject(raw: string | null | undefined, allowed: readonly string[], maxBytes = MAX_EVENT_BYTES): Json {
@@ -31,6 +35,7 @@ export function rejectUnknownFields(body: Json, allowed: readonly string[]): voi
   if (unknown.length > 0) throw new ValidationError(unknown[0]!, `is not a known field (allowed: ${allowed.join(', ')})`);
 }
 
+/** An optional string field that must match `pattern`; `rule` says what it must be. */
 export function optionalString(body: Json, field: string, pattern: RegExp, rule: string): string | undefined {
   const value = body[field];
   if (value === undefined) return undefined;
@@ -38,6 +43,7 @@ export function optionalString(body: Json, field: string, pattern: RegExp, rule:
   return value;
 }
 
+/** An optional boolean field, false when absent. */
 export function optionalBoolean(body: Json, field: string): boolean {
   const value = body[field];
   if (value === undefined) return false;
@@ -45,6 +51,7 @@ export function optionalBoolean(body: Json, field: string): boolean {
   return value;
 }
 
+/** A page size from the query string: a whole number from 1 to 100. */
 export function parseLimit(value: string | undefined, fallback = 50): number {
   if (value === undefined) return fallback;
   const n = Number(value);
@@ -52,17 +59,25 @@ export function parseLimit(value: string | undefined, fallback = 50): number {
   return n;
 }
 
+/** `limit` (1 to 100, default 50) and the opaque `cursor` of a listing; the store refuses a cursor it did not issue. */
+export function parsePageRequest(query: Query): PageRequest {
+  return { limit: parseLimit(query.limit), ...(query.cursor ? { cursor: query.cursor } : {}) };
+}
+
+/** An optional delivery-state filter. */
 export function parseState(value: string | undefined): DeliveryState | undefined {
   if (value === undefined) return undefined;
-  if (!isDeliveryState(value)) throw new ValidationError('state', 'must be one of pending, in_flight, delivered, failed, expired');
+  if (!isDeliveryState(value)) throw new ValidationError('state', `must be one of ${DELIVERY_STATES.join(', ')}`);
   return value;
 }
 
+/** An id with its type prefix (`sub_`, `dlv_`, `rpl_`). */
 export function parseId(value: string | undefined, prefix: string, field: string): string {
   if (!value || !new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,64}$`).test(value)) throw new ValidationError(field, `must be an id starting with ${prefix}_`);
   return value;
 }
 
+/** A tenant id: 1 to 128 letters, digits, or . _ : - */
 export function parseTenantId(value: unknown, field = 'tenantId'): string {
   if (typeof value !== 'string' || !TENANT_PATTERN.test(value)) throw new ValidationError(field, 'must be 1 to 128 letters, digits, or . _ : -');
   return value;

@@ -4,6 +4,12 @@
  * checks the synthesized template against it, so local and cloud cannot drift apart.
  */
 
+import { DEFAULT_ARCHIVE_POLICY } from '../domain/archive.ts';
+import { DEFAULT_AUTO_PAUSE_POLICY } from '../domain/auto-pause.ts';
+import { DEFAULT_CUSTOMER_REPLAY_LIMIT } from '../domain/rate-limit.ts';
+import { DEFAULT_REPLAY_POLICY } from '../domain/replay.ts';
+import { DEFAULT_RETENTION } from '../domain/retention.ts';
+
 export type AttributeType = 'S' | 'N';
 export interface KeyDef {
   readonly name: string;
@@ -18,7 +24,7 @@ export interface IndexDef {
 export interface TableDef {
   /** Environment variable that carries the table name to the handlers. */
   readonly envVar: EnvName;
-  /** Table name in the local runtime (CloudFormation names the cloud one). */
+  /** Table name in the local runtime (CloudFormation names the cloud one); read it through localResourceName. */
   readonly localName: string;
   readonly partitionKey: KeyDef;
   readonly sortKey?: KeyDef;
@@ -27,11 +33,45 @@ export interface TableDef {
   readonly ttlAttribute?: string;
 }
 
+/**
+ * Local resource names may carry a prefix (HOOKLINE_RESOURCE_PREFIX) so several runs can share
+ * one DynamoDB, SQS or S3 endpoint: `<prefix>-hookline-…`. It must suit every kind at once, and
+ * S3 is the strictest (lowercase letters, digits and hyphens; bucket names at most 63 characters).
+ */
+export const RESOURCE_PREFIX_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
+
+/** The prefix, checked: '' (none) or a valid one; anything else is refused with what is allowed. */
+export function validResourcePrefix(prefix: string | undefined): string {
+  if (!prefix) return '';
+  // S3 reserves bucket names starting with `xn--` and `sthree-`.
+  if (!RESOURCE_PREFIX_PATTERN.test(prefix) || /^(xn--|sthree-)/.test(prefix)) {
+    throw new Error(
+      `HOOKLINE_RESOURCE_PREFIX ${JSON.stringify(prefix)} is not valid: use 1 to 32 lowercase letters, digits and hyphens, ` +
+        'starting and ending with a letter or digit (it becomes part of table, queue and bucket names)',
+    );
+  }
+  return prefix;
+}
+
+/** The local name of a table, queue (or its redrive queue) or bucket under a prefix; '' gives the topology's own name. */
+export function localResourceName(def: { readonly localName: string }, prefix = ''): string {
+  const p = validResourcePrefix(prefix);
+  return p ? `${p}-${def.localName}` : def.localName;
+}
+
 /** Index names, addressable by the adapters that query them (the TABLES below declare them). */
 export const INDEXES = {
   deliveries: { bySubscription: 'bySubscription', deadLetters: 'deadLetters', deadLettersBySubscription: 'deadLettersBySubscription', active: 'active' },
   replays: { byStartedAt: 'byStartedAt', running: 'running' },
 } as const;
+
+/**
+ * An index on two string attributes, the only kind Hookline has: its partition key and the
+ * sort key it lists in (ISO 8601 timestamps sort as strings).
+ */
+function stringIndex(indexName: string, partitionKey: string, sortKey: string, projection: IndexDef['projection']): IndexDef & { readonly sortKey: KeyDef } {
+  return { indexName, partitionKey: { name: partitionKey, type: 'S' }, sortKey: { name: sortKey, type: 'S' }, projection };
+}
 
 export const TABLES = {
   subscriptions: {
@@ -54,34 +94,14 @@ export const TABLES = {
     indexes: [
       // Per-subscription listing, newest first. Keys only: its keys never change, so the
       // claim and outcome updates of a delivery never write this index.
-      {
-        indexName: INDEXES.deliveries.bySubscription,
-        partitionKey: { name: 'subscriptionId', type: 'S' },
-        sortKey: { name: 'createdAt', type: 'S' },
-        projection: 'KEYS_ONLY',
-      },
+      stringIndex(INDEXES.deliveries.bySubscription, 'subscriptionId', 'createdAt', 'KEYS_ONLY'),
       // Sparse: `dlDay` (the UTC day it was dead-lettered) is set only while failed/expired,
       // so the overall dead-letter list never reads a live delivery and no partition holds a bare state.
-      {
-        indexName: INDEXES.deliveries.deadLetters,
-        partitionKey: { name: 'dlDay', type: 'S' },
-        sortKey: { name: 'updatedAt', type: 'S' },
-        projection: 'ALL',
-      },
+      stringIndex(INDEXES.deliveries.deadLetters, 'dlDay', 'updatedAt', 'ALL'),
       // Sparse: `dlSubscription` is set only while failed/expired.
-      {
-        indexName: INDEXES.deliveries.deadLettersBySubscription,
-        partitionKey: { name: 'dlSubscription', type: 'S' },
-        sortKey: { name: 'updatedAt', type: 'S' },
-        projection: 'ALL',
-      },
+      stringIndex(INDEXES.deliveries.deadLettersBySubscription, 'dlSubscription', 'updatedAt', 'ALL'),
       // Sparse: `activeShard` is set only while pending/in_flight; the sweeper reads what is due.
-      {
-        indexName: INDEXES.deliveries.active,
-        partitionKey: { name: 'activeShard', type: 'S' },
-        sortKey: { name: 'nextAttemptAt', type: 'S' },
-        projection: 'KEYS_ONLY',
-      },
+      stringIndex(INDEXES.deliveries.active, 'activeShard', 'nextAttemptAt', 'KEYS_ONLY'),
     ],
     ttlAttribute: 'expiresAt',
   },
@@ -100,19 +120,9 @@ export const TABLES = {
     partitionKey: { name: 'id', type: 'S' },
     indexes: [
       // Newest first. One constant partition (`listKey`): replays are operator actions, a handful a day.
-      {
-        indexName: INDEXES.replays.byStartedAt,
-        partitionKey: { name: 'listKey', type: 'S' },
-        sortKey: { name: 'startedAt', type: 'S' },
-        projection: 'ALL',
-      },
+      stringIndex(INDEXES.replays.byStartedAt, 'listKey', 'startedAt', 'ALL'),
       // Sparse: `runKey` is set only while a replay runs; the resume schedule finds stalled ones by lease expiry.
-      {
-        indexName: INDEXES.replays.running,
-        partitionKey: { name: 'runKey', type: 'S' },
-        sortKey: { name: 'leaseUntil', type: 'S' },
-        projection: 'KEYS_ONLY',
-      },
+      stringIndex(INDEXES.replays.running, 'runKey', 'leaseUntil', 'KEYS_ONLY'),
     ],
   },
   // Tenant API keys by the SHA-256 of the key.
@@ -143,7 +153,7 @@ export type TableKey = keyof typeof TABLES;
 export interface BucketDef {
   /** Environment variable that carries the bucket name to the handlers. */
   readonly envVar: EnvName;
-  /** Bucket name in the local runtime (fauxqs serves S3 on the SQS endpoint). */
+  /** Bucket name in the local runtime (read it through localResourceName). */
   readonly localName: string;
 }
 
@@ -329,7 +339,19 @@ export const SCHEDULES = [
   { function: 'archiver', rateMinutes: 1440 },
 ] as const satisfies readonly ScheduleDef[];
 
-/** Every environment variable a handler may read, with its default where one exists. */
+/**
+ * Per-attempt HTTP timeout of the sender. Not a domain policy (the domain never waits on the
+ * network), so its one definition is here; the CDK's `senderTimeout` prop defaults to it.
+ */
+export const DEFAULT_SENDER_TIMEOUT_MS = 15_000;
+/** The sweeper's grace for a pending delivery past due (see HOOKLINE_SWEEP_GRACE_SECONDS); no CDK prop sets it. */
+export const DEFAULT_SWEEP_GRACE_SECONDS = 120;
+
+/**
+ * Every environment variable a handler may read, with its default where one exists. Each
+ * default is derived from its one definition (a domain DEFAULT_* or a constant above), never
+ * restated: the handlers, the local runtime and the CDK all fall back to these strings.
+ */
 export const ENV_DEFAULTS = {
   SUBSCRIPTIONS_TABLE: undefined,
   EVENTS_TABLE: undefined,
@@ -340,10 +362,10 @@ export const ENV_DEFAULTS = {
   HOOKLINE_ADMIN_KEY_SECRET_ID: undefined,
   /** '1' lets deliveries reach loopback/private addresses: local development only. */
   HOOKLINE_ALLOW_PRIVATE_TARGETS: '0',
-  HOOKLINE_SENDER_TIMEOUT_MS: '15000',
+  HOOKLINE_SENDER_TIMEOUT_MS: String(DEFAULT_SENDER_TIMEOUT_MS),
   /** How long past due a pending delivery may sit before the sweeper decides its message was lost. */
-  HOOKLINE_SWEEP_GRACE_SECONDS: '120',
-  /** JSON partial RetryPolicy merged over the built-in default. */
+  HOOKLINE_SWEEP_GRACE_SECONDS: String(DEFAULT_SWEEP_GRACE_SECONDS),
+  /** JSON partial RetryPolicy merged over the built-in default (DEFAULT_RETRY_POLICY); empty: that default as it is. */
   HOOKLINE_DEFAULT_RETRY_POLICY: '{}',
   REPLAYS_TABLE: undefined,
   API_KEYS_TABLE: undefined,
@@ -351,22 +373,22 @@ export const ENV_DEFAULTS = {
   ARCHIVE_BATCHES_TABLE: undefined,
   ARCHIVE_BUCKET: undefined,
   /** Seconds over which a bulk replay spreads its re-attempts at random (0: all due at once). */
-  HOOKLINE_REPLAY_WINDOW_SECONDS: '300',
+  HOOKLINE_REPLAY_WINDOW_SECONDS: String(DEFAULT_REPLAY_POLICY.windowSeconds),
   /** Single replays a tenant key may make per subscription per window (429 with Retry-After beyond). */
-  HOOKLINE_CUSTOMER_REPLAY_LIMIT: '100',
-  HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS: '60',
+  HOOKLINE_CUSTOMER_REPLAY_LIMIT: String(DEFAULT_CUSTOMER_REPLAY_LIMIT.limit),
+  HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS: String(DEFAULT_CUSTOMER_REPLAY_LIMIT.windowSeconds),
   /** A subscription whose deliveries dead-letter without a success for this long is paused. */
-  HOOKLINE_AUTO_PAUSE_SECONDS: '86400',
+  HOOKLINE_AUTO_PAUSE_SECONDS: String(DEFAULT_AUTO_PAUSE_POLICY.afterSeconds),
   /** Days a delivered delivery stays in DynamoDB before the archiver moves it to S3 (fractions allowed). */
-  HOOKLINE_RETENTION_DELIVERED_DAYS: '30',
+  HOOKLINE_RETENTION_DELIVERED_DAYS: String(DEFAULT_RETENTION.deliveredDays),
   /** Days a dead letter stays visible and replayable before it is archived. */
-  HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '90',
+  HOOKLINE_RETENTION_DEAD_LETTER_DAYS: String(DEFAULT_RETENTION.deadLetterDays),
   /** Most deliveries per archive object. */
-  HOOKLINE_ARCHIVE_BATCH_SIZE: '1000',
+  HOOKLINE_ARCHIVE_BATCH_SIZE: String(DEFAULT_ARCHIVE_POLICY.batchSize),
   /** Days restored deliveries stay in DynamoDB before the archiver drops them again. */
-  HOOKLINE_RESTORE_HOLD_DAYS: '7',
+  HOOKLINE_RESTORE_HOLD_DAYS: String(DEFAULT_ARCHIVE_POLICY.restoreHoldDays),
   /** Seconds the archiver's run lock lives without renewal (renewed at every batch): how long a run that died blocks the next. */
-  HOOKLINE_ARCHIVE_LOCK_SECONDS: '60',
+  HOOKLINE_ARCHIVE_LOCK_SECONDS: String(DEFAULT_ARCHIVE_POLICY.lockSeconds),
 } as const;
 export type EnvName = keyof typeof ENV_DEFAULTS;
 

@@ -1,33 +1,29 @@
 import { createHash } from 'node:crypto';
 import { ArchiveFormatError } from './errors.ts';
-import { mergeNumericPolicy } from './policy.ts';
+import { numericPolicy } from './policy.ts';
 import type { RetentionPolicy } from './retention.ts';
 import { isDeadLetter, type DeliveryState } from './states.ts';
 import type { AttemptRecord, Delivery } from './types.ts';
 
 /** How the archiver batches and how long a restore keeps rows; configuration with documented defaults. */
-export interface ArchivePolicy {
-  /** Most deliveries in one archive object (one object per day, subscription and batch). */
-  readonly batchSize: number;
+const ARCHIVE_POLICY = numericPolicy('archivePolicy', {
+  /**
+   * Most deliveries in one archive object (one object per day, subscription and batch). The
+   * batch's manifest (id and version per delivery) must fit one 400 KB DynamoDB item.
+   */
+  batchSize: { default: 1000, min: 1, max: 2000, integer: true },
   /** Days restored deliveries stay in DynamoDB before the archiver drops them again (they are already archived). */
-  readonly restoreHoldDays: number;
+  restoreHoldDays: { default: 7, min: 0, max: 365, integer: false },
   /**
    * Lifetime of the run lock, renewed at every batch: long enough for one batch, short enough
    * that a run that died (a Lambda timeout, a killed process) blocks the next one only briefly.
    */
-  readonly lockSeconds: number;
-}
+  lockSeconds: { default: 60, min: 1, max: 900, integer: true },
+});
 
-export const DEFAULT_ARCHIVE_POLICY: ArchivePolicy = Object.freeze({ batchSize: 1000, restoreHoldDays: 7, lockSeconds: 60 });
-
-export function resolveArchivePolicy(override: unknown, base: ArchivePolicy = DEFAULT_ARCHIVE_POLICY): ArchivePolicy {
-  return mergeNumericPolicy('archivePolicy', override, base, {
-    // The batch's manifest (id and version per delivery) must fit one 400 KB DynamoDB item.
-    batchSize: { min: 1, max: 2000, integer: true },
-    restoreHoldDays: { min: 0, max: 365, integer: false },
-    lockSeconds: { min: 1, max: 900, integer: true },
-  });
-}
+export type ArchivePolicy = typeof DEFAULT_ARCHIVE_POLICY;
+export const DEFAULT_ARCHIVE_POLICY = ARCHIVE_POLICY.defaults;
+export const resolveArchivePolicy = ARCHIVE_POLICY.resolve;
 
 /** One line of an archive object: a delivery with its attempt log and the body that was sent. */
 export interface ArchiveRecord {

@@ -1,17 +1,15 @@
-import { mergeNumericPolicy } from './policy.ts';
+import { numericPolicy } from './policy.ts';
 import type { SubscriptionState } from './types.ts';
 
-/** DESIGN.md "Alerting": pause a subscription whose deliveries have dead-lettered continuously for a day. */
-export interface AutoPausePolicy {
+/** Pauses a subscription whose deliveries have dead-lettered continuously for a day (docs/operations.md, "Pause, resume, auto-pause, disable"). */
+const AUTO_PAUSE_POLICY = numericPolicy('autoPause', {
   /** Length of an unbroken dead-letter streak (first to latest dead letter, no success between) that pauses. */
-  readonly afterSeconds: number;
-}
+  afterSeconds: { default: 86_400, min: 1, max: 90 * 86_400, integer: true },
+});
 
-export const DEFAULT_AUTO_PAUSE_POLICY: AutoPausePolicy = Object.freeze({ afterSeconds: 86_400 });
-
-export function resolveAutoPausePolicy(override: unknown, base: AutoPausePolicy = DEFAULT_AUTO_PAUSE_POLICY): AutoPausePolicy {
-  return mergeNumericPolicy('autoPause', override, base, { afterSeconds: { min: 1, max: 90 * 86_400, integer: true } });
-}
+export type AutoPausePolicy = typeof DEFAULT_AUTO_PAUSE_POLICY;
+export const DEFAULT_AUTO_PAUSE_POLICY = AUTO_PAUSE_POLICY.defaults;
+export const resolveAutoPausePolicy = AUTO_PAUSE_POLICY.resolve;
 
 /** A subscription's current run of dead letters; a delivered delivery ends it. */
 export interface DeadLetterStreak {

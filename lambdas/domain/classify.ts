@@ -1,5 +1,6 @@
 import { nextDelaySeconds, parseRetryAfter } from './backoff.ts';
 import type { RetryPolicy } from './retry-policy.ts';
+import { STATE, type CompletionAction, type DeadLetterState } from './states.ts';
 
 /** What one HTTP attempt produced, as seen by the sender. */
 export type AttemptResult =
@@ -37,7 +38,7 @@ export function classify(result: AttemptResult): FailureClass {
 export type Outcome =
   | { readonly kind: 'delivered' }
   | { readonly kind: 'retry'; readonly delaySeconds: number; readonly nextAttemptAtMs: number }
-  | { readonly kind: 'dead'; readonly state: 'failed' | 'expired'; readonly reason: string; readonly disableSubscription: boolean };
+  | { readonly kind: 'dead'; readonly state: DeadLetterState; readonly reason: string; readonly disableSubscription: boolean };
 
 export interface DecideInput {
   readonly result: AttemptResult;
@@ -57,18 +58,30 @@ export function decide(input: DecideInput): Outcome {
   if (verdict === 'success') return { kind: 'delivered' };
   if (verdict === 'permanent') {
     const gone = result.kind === 'response' && result.status === 410;
-    return { kind: 'dead', state: 'failed', reason: describe(result), disableSubscription: gone };
+    return failedOutcome(describe(result), gone);
   }
   if (policy.maxAttempts !== undefined && attempts >= policy.maxAttempts) {
-    return { kind: 'dead', state: 'expired', reason: `gave up after ${attempts} attempts: ${describe(result)}`, disableSubscription: false };
+    return { kind: 'dead', state: STATE.expired, reason: `gave up after ${attempts} attempts: ${describe(result)}`, disableSubscription: false };
   }
   const retryAfter = result.kind === 'response' ? parseRetryAfter(result.retryAfter, nowMs) : undefined;
   const delaySeconds = nextDelaySeconds(policy, attempts, input.random, retryAfter);
   const nextAttemptAtMs = nowMs + delaySeconds * 1000;
   if (nextAttemptAtMs > giveUpAtMs) {
-    return { kind: 'dead', state: 'expired', reason: `retry deadline reached: ${describe(result)}`, disableSubscription: false };
+    return { kind: 'dead', state: STATE.expired, reason: `retry deadline reached: ${describe(result)}`, disableSubscription: false };
   }
   return { kind: 'retry', delaySeconds, nextAttemptAtMs };
+}
+
+/** A permanent failure: dead-lettered as failed at once (and with `disableSubscription`, the subscription goes too). */
+export function failedOutcome(reason: string, disableSubscription = false): Outcome {
+  return { kind: 'dead', state: STATE.failed, reason, disableSubscription };
+}
+
+/** The state-machine action that records `outcome`: the store writes that edge's target state. */
+export function actionFor(outcome: Outcome): CompletionAction {
+  if (outcome.kind === 'delivered') return 'succeed';
+  if (outcome.kind === 'retry') return 'retry';
+  return outcome.state === STATE.failed ? 'fail_permanently' : 'give_up';
 }
 
 /** A short human-readable summary for `last_error` and logs. */

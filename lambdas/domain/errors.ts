@@ -1,7 +1,18 @@
-/** Errors raised by the pure delivery domain. Each names the rule it enforces. */
+/** Errors raised by the pure delivery domain. Each names the rule it enforces, as data as well as in its message. */
 
 export class DomainError extends Error {
   override name = 'DomainError';
+}
+
+/**
+ * A refusal of one input value, in parts: `path` names the value as the caller wrote it
+ * (`retryPolicy.maxDelaySeconds`, `url`; the top-level name when the whole value is refused)
+ * and `rule` says what it must be. Callers build their own answer from these parts, so nobody
+ * has to take a message apart again.
+ */
+export interface InputRefusal {
+  readonly path: string;
+  readonly rule: string;
 }
 
 /** A state change the delivery state machine does not allow (e.g. replaying a pending delivery). */
@@ -15,14 +26,17 @@ export class InvalidTransitionError extends DomainError {
   }
 }
 
-/** A retry policy that cannot produce a sane schedule. */
-export class InvalidRetryPolicyError extends DomainError {
+/** A retry policy that cannot produce a sane schedule; `field` is the policy's own field ('' for the whole policy). */
+export class InvalidRetryPolicyError extends DomainError implements InputRefusal {
   override name = 'InvalidRetryPolicyError';
+  readonly path: string;
   constructor(
     readonly field: string,
-    message: string,
+    readonly rule: string,
   ) {
-    super(field ? `retryPolicy.${field} ${message}` : `retryPolicy ${message}`);
+    const path = field ? `retryPolicy.${field}` : 'retryPolicy';
+    super(`${path} ${rule}`);
+    this.path = path;
   }
 }
 
@@ -31,26 +45,30 @@ export class InvalidSecretError extends DomainError {
   override name = 'InvalidSecretError';
 }
 
-/** A delivery target that Hookline refuses to call (scheme, host or address). */
-export class ForbiddenTargetError extends DomainError {
+/** A delivery target that Hookline refuses to call (scheme, host or address); `rule` is what the URL must be. */
+export class ForbiddenTargetError extends DomainError implements InputRefusal {
   override name = 'ForbiddenTargetError';
+  readonly path = 'url';
   constructor(
-    message: string,
+    readonly rule: string,
     readonly target: string,
   ) {
-    super(message);
+    super(`url ${rule}`);
   }
 }
 
 /** A recovery or retention policy (replay window, rate limit, auto-pause, retention) that cannot be used. */
-export class InvalidPolicyError extends DomainError {
+export class InvalidPolicyError extends DomainError implements InputRefusal {
   override name = 'InvalidPolicyError';
+  readonly path: string;
   constructor(
     readonly policy: string,
     readonly field: string,
-    message: string,
+    readonly rule: string,
   ) {
-    super(field ? `${policy}.${field} ${message}` : `${policy} ${message}`);
+    const path = field ? `${policy}.${field}` : policy;
+    super(`${path} ${rule}`);
+    this.path = path;
   }
 }
 

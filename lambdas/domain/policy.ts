@@ -25,3 +25,30 @@ export function mergeNumericPolicy<T extends object>(policy: string, override: u
   }
   return Object.freeze(merged) as unknown as T;
 }
+
+/** One numeric field of a policy: its default beside the bounds every override must keep to. */
+export interface FieldSpec extends FieldLimit {
+  readonly default: number;
+}
+
+/** The values of a policy declared by `numericPolicy`: a number per field (the fields' TSDoc carries over). */
+export type PolicyValues<S> = { readonly [K in keyof S]: number };
+
+export interface NumericPolicy<S> {
+  /** The defaults, frozen: the one definition ENV_DEFAULTS and the CDK props derive theirs from. */
+  readonly defaults: PolicyValues<S>;
+  /** `mergeNumericPolicy` of an override onto `base` (the defaults unless given). */
+  readonly resolve: (override: unknown, base?: PolicyValues<S>) => PolicyValues<S>;
+}
+
+/**
+ * Declares a numeric policy once: each field's default next to its bounds, so no other file
+ * has to restate either. The defaults go through the same validation as an override, so a
+ * default moved outside its own bounds fails as soon as the module loads.
+ */
+export function numericPolicy<S extends Record<string, FieldSpec>>(policy: string, spec: S): NumericPolicy<S> {
+  const limits: Readonly<Record<keyof S, FieldLimit>> = spec;
+  const declared = Object.fromEntries(Object.entries(spec).map(([key, field]) => [key, field.default])) as PolicyValues<S>;
+  const defaults = mergeNumericPolicy(policy, declared, declared, limits);
+  return { defaults, resolve: (override, base = defaults) => mergeNumericPolicy(policy, override, base, limits) };
+}

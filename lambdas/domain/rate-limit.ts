@@ -1,20 +1,17 @@
-import { mergeNumericPolicy } from './policy.ts';
-
-/** At most `limit` actions per `windowSeconds`, counted in fixed windows aligned to the epoch. */
-export interface RateLimit {
-  readonly limit: number;
-  readonly windowSeconds: number;
-}
+import { numericPolicy } from './policy.ts';
 
 /** Customer-facing single replay (a tenant key): 100 a minute per subscription. */
-export const DEFAULT_CUSTOMER_REPLAY_LIMIT: RateLimit = Object.freeze({ limit: 100, windowSeconds: 60 });
+const CUSTOMER_REPLAY_LIMIT = numericPolicy('customerReplayLimit', {
+  /** Most actions in one window. */
+  limit: { default: 100, min: 1, max: 1_000_000, integer: true },
+  /** Length of a window. */
+  windowSeconds: { default: 60, min: 1, max: 86_400, integer: true },
+});
 
-export function resolveRateLimit(override: unknown, base: RateLimit = DEFAULT_CUSTOMER_REPLAY_LIMIT): RateLimit {
-  return mergeNumericPolicy('customerReplayLimit', override, base, {
-    limit: { min: 1, max: 1_000_000, integer: true },
-    windowSeconds: { min: 1, max: 86_400, integer: true },
-  });
-}
+/** At most `limit` actions per `windowSeconds`, counted in fixed windows aligned to the epoch. */
+export type RateLimit = typeof DEFAULT_CUSTOMER_REPLAY_LIMIT;
+export const DEFAULT_CUSTOMER_REPLAY_LIMIT = CUSTOMER_REPLAY_LIMIT.defaults;
+export const resolveRateLimit = CUSTOMER_REPLAY_LIMIT.resolve;
 
 export interface FixedWindow {
   /** Identifies the window in a counter key: its start in epoch seconds. */

@@ -1,4 +1,4 @@
-import { mergeNumericPolicy } from './policy.ts';
+import { numericPolicy } from './policy.ts';
 import { DEAD_LETTER_STATES, REPLAYABLE_STATES, type DeliveryState } from './states.ts';
 
 export type ReplayableState = (typeof REPLAYABLE_STATES)[number];
@@ -19,23 +19,20 @@ export interface ReplayCriteria {
 /** Without `states`, a bulk replay takes the dead letters: delivered deliveries are re-sent only when asked for. */
 export const DEFAULT_REPLAY_STATES: readonly ReplayableState[] = DEAD_LETTER_STATES;
 
-/** How bulk replays behave (DESIGN.md "replay"); configuration with documented defaults. */
-export interface ReplayPolicy {
-  /** Re-attempts of one bulk replay are spread uniformly at random over this many seconds. */
-  readonly windowSeconds: number;
+const REPLAY_POLICY = numericPolicy('replayPolicy', {
+  /**
+   * Re-attempts of one bulk replay are spread uniformly at random over this many seconds. A
+   * day at most: a longer spread is a pause, and the sweeper's grace is measured in minutes.
+   */
+  windowSeconds: { default: 300, min: 0, max: 86_400, integer: true },
   /** Deliveries replayed between two checkpoints of the audit record. */
-  readonly pageSize: number;
-}
+  pageSize: { default: 200, min: 1, max: 1000, integer: true },
+});
 
-export const DEFAULT_REPLAY_POLICY: ReplayPolicy = Object.freeze({ windowSeconds: 300, pageSize: 200 });
-
-export function resolveReplayPolicy(override: unknown, base: ReplayPolicy = DEFAULT_REPLAY_POLICY): ReplayPolicy {
-  return mergeNumericPolicy('replayPolicy', override, base, {
-    // A day at most: a longer spread is a pause, and the sweeper's grace is measured in minutes.
-    windowSeconds: { min: 0, max: 86_400, integer: true },
-    pageSize: { min: 1, max: 1000, integer: true },
-  });
-}
+/** How bulk replays behave (docs/design.md; docs/operations.md, "Bulk replay"); configuration with documented defaults. */
+export type ReplayPolicy = typeof DEFAULT_REPLAY_POLICY;
+export const DEFAULT_REPLAY_POLICY = REPLAY_POLICY.defaults;
+export const resolveReplayPolicy = REPLAY_POLICY.resolve;
 
 /** The fields of a stored delivery that decide whether a bulk replay takes it. */
 export interface ReplayCandidate {

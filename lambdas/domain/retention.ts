@@ -1,15 +1,18 @@
-import { mergeNumericPolicy } from './policy.ts';
+import { numericPolicy } from './policy.ts';
 import type { DeliveryState } from './states.ts';
 
-/** How long terminal deliveries stay queryable before the archiver moves them to S3 (DESIGN.md "Retention"). */
-export interface RetentionPolicy {
-  readonly deliveredDays: number;
-  readonly deadLetterDays: number;
+/** How long terminal deliveries stay queryable before the archiver moves them to S3 (docs/design.md; docs/operations.md, "Retention, archive and restore"). */
+const RETENTION_POLICY = numericPolicy('retention', {
+  /** Days a delivered delivery stays; fractions and 0 (archive as soon as terminal) are how tests shorten a month to seconds. */
+  deliveredDays: { default: 30, min: 0, max: 3650, integer: false },
+  /** Days a dead letter (failed, expired) stays visible and replayable. */
+  deadLetterDays: { default: 90, min: 0, max: 3650, integer: false },
   /** DynamoDB TTL deletes this long after the archiver should have run: a net, not the mechanism. */
-  readonly ttlSafetyMarginDays: number;
-}
+  ttlSafetyMarginDays: { default: 30, min: 1, max: 3650, integer: true },
+});
 
-export const DEFAULT_RETENTION: RetentionPolicy = Object.freeze({ deliveredDays: 30, deadLetterDays: 90, ttlSafetyMarginDays: 30 });
+export type RetentionPolicy = typeof DEFAULT_RETENTION;
+export const DEFAULT_RETENTION = RETENTION_POLICY.defaults;
 
 const DAY_MS = 86_400_000;
 
@@ -21,13 +24,8 @@ export function ttlFor(state: DeliveryState, updatedAtMs: number, policy: Retent
 }
 
 /**
- * Merges a partial retention override (HOOKLINE_RETENTION_POLICY) over the default. Days may
- * be fractional and 0 (archive as soon as terminal), which is how tests shorten a month to seconds.
+ * Merges a partial retention override over the default: the handlers build it from
+ * HOOKLINE_RETENTION_DELIVERED_DAYS and HOOKLINE_RETENTION_DEAD_LETTER_DAYS (the CDK sets
+ * those from its `retention` prop); no variable sets the TTL margin.
  */
-export function resolveRetentionPolicy(override: unknown, base: RetentionPolicy = DEFAULT_RETENTION): RetentionPolicy {
-  return mergeNumericPolicy('retention', override, base, {
-    deliveredDays: { min: 0, max: 3650, integer: false },
-    deadLetterDays: { min: 0, max: 3650, integer: false },
-    ttlSafetyMarginDays: { min: 1, max: 3650, integer: true },
-  });
-}
+export const resolveRetentionPolicy = RETENTION_POLICY.resolve;

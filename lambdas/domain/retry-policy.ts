@@ -1,6 +1,6 @@
 import { InvalidRetryPolicyError } from './errors.ts';
 
-/** Retry schedule as data (DESIGN.md "Retry policy"). Delays are whole seconds. */
+/** Retry schedule as data (docs/design.md, "Retry policy"). Delays are whole seconds. */
 export interface RetryPolicy {
   readonly initialDelaySeconds: number;
   readonly multiplier: number;

@@ -17,7 +17,7 @@ export const STATE = Object.freeze({
 } as const satisfies Record<string, DeliveryState>);
 
 /** Awaiting an attempt or in one: what the sweeper watches. */
-export const LIVE_STATES = ['pending', 'in_flight'] as const satisfies readonly DeliveryState[];
+export const LIVE_STATES = [STATE.pending, STATE.inFlight] as const satisfies readonly DeliveryState[];
 export function isLive(state: DeliveryState): boolean {
   return (LIVE_STATES as readonly string[]).includes(state);
 }
@@ -40,37 +40,60 @@ export function isDeadLetter(state: DeliveryState): state is DeadLetterState {
   return (DEAD_LETTER_STATES as readonly string[]).includes(state);
 }
 
-/** What can happen to a delivery; each maps to exactly one edge of the state diagram. */
+/**
+ * What can happen to a delivery; each is exactly one edge of the state diagram, and each store
+ * write is exactly one action (the store conditions the write on `statesAllowing(action)` and
+ * writes `targetOf(action)`).
+ */
 export type DeliveryAction =
   | 'claim'
   | 'succeed'
   | 'fail_permanently'
   | 'retry'
+  | 'give_up'
   | 'expire'
   | 'release'
+  | 'reschedule'
   | 'replay';
 
-const EDGES: Readonly<Record<DeliveryAction, { from: readonly DeliveryState[]; to: DeliveryState }>> = {
-  claim: { from: ['pending'], to: 'in_flight' },
-  succeed: { from: ['in_flight'], to: 'delivered' },
-  fail_permanently: { from: ['in_flight'], to: 'failed' },
-  retry: { from: ['in_flight'], to: 'pending' },
-  // The sender expires an in-flight delivery whose next try would land past the deadline;
-  // the sweeper expires a pending one whose deadline passed while it waited.
-  expire: { from: ['in_flight', 'pending'], to: 'expired' },
+/** The actions that record an attempt's outcome: the sender holds the claim when it takes one. */
+export type CompletionAction = Extract<DeliveryAction, 'succeed' | 'fail_permanently' | 'retry' | 'give_up'>;
+
+const EDGES: Readonly<Record<DeliveryAction, { readonly from: readonly DeliveryState[]; readonly to: DeliveryState }>> = {
+  claim: { from: [STATE.pending], to: STATE.inFlight },
+  succeed: { from: [STATE.inFlight], to: STATE.delivered },
+  fail_permanently: { from: [STATE.inFlight], to: STATE.failed },
+  retry: { from: [STATE.inFlight], to: STATE.pending },
+  // The sender gives up on an in-flight delivery whose next try would land past the deadline
+  // (or past maxAttempts)...
+  give_up: { from: [STATE.inFlight], to: STATE.expired },
+  // ...and the sweeper expires a pending one whose deadline passed while it waited. Two edges,
+  // not one with two sources: the sweeper must never expire a delivery a worker holds.
+  expire: { from: [STATE.pending], to: STATE.expired },
   // A worker died mid-attempt: the sweeper hands the delivery back.
-  release: { from: ['in_flight'], to: 'pending' },
-  replay: { from: REPLAYABLE_STATES, to: 'pending' },
+  release: { from: [STATE.inFlight], to: STATE.pending },
+  // A waiting delivery's next attempt moves (paused subscription, lost message): it stays pending.
+  reschedule: { from: [STATE.pending], to: STATE.pending },
+  replay: { from: REPLAYABLE_STATES, to: STATE.pending },
 };
 
 /** The state after `action`, or InvalidTransitionError when the diagram has no such edge. */
 export function transition(from: DeliveryState, action: DeliveryAction): DeliveryState {
-  const edge = EDGES[action];
-  if (!edge.from.includes(from)) throw new InvalidTransitionError(from, action);
-  return edge.to;
+  if (!allows(action, from)) throw new InvalidTransitionError(from, action);
+  return EDGES[action].to;
+}
+
+/** Whether the diagram has an edge for `action` out of `state`. */
+export function allows(action: DeliveryAction, state: DeliveryState): boolean {
+  return EDGES[action].from.includes(state);
 }
 
 /** The states from which `action` is allowed: adapters turn this into a conditional write. */
 export function statesAllowing(action: DeliveryAction): readonly DeliveryState[] {
   return EDGES[action].from;
+}
+
+/** The state `action` leads to: what the store writes when the condition holds. */
+export function targetOf(action: DeliveryAction): DeliveryState {
+  return EDGES[action].to;
 }

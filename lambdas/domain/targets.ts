@@ -74,25 +74,25 @@ export interface TargetRules {
  * checked again on the resolved address at every send, which also defeats DNS rebinding.
  */
 export function checkTargetUrl(raw: string, rules: TargetRules): URL {
-  if (raw.length > 2048) throw new ForbiddenTargetError('url must be at most 2048 characters', raw.slice(0, 64));
-  if (/[\s\u0000-\u001f\u007f]/.test(raw)) throw new ForbiddenTargetError('url must not contain whitespace or control characters', raw);
+  if (raw.length > 2048) throw new ForbiddenTargetError('must be at most 2048 characters', raw.slice(0, 64));
+  if (/[\s\u0000-\u001f\u007f]/.test(raw)) throw new ForbiddenTargetError('must not contain whitespace or control characters', raw);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ForbiddenTargetError('url is not a valid absolute URL', raw);
+    throw new ForbiddenTargetError('is not a valid absolute URL', raw);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ForbiddenTargetError(`url scheme must be http or https, not ${url.protocol.replace(':', '')}`, raw);
+    throw new ForbiddenTargetError(`scheme must be http or https, not ${url.protocol.replace(':', '')}`, raw);
   }
-  if (url.username || url.password) throw new ForbiddenTargetError('url must not carry credentials', raw);
-  if (url.hash) throw new ForbiddenTargetError('url must not have a fragment', raw);
+  if (url.username || url.password) throw new ForbiddenTargetError('must not carry credentials', raw);
+  if (url.hash) throw new ForbiddenTargetError('must not have a fragment', raw);
   if (!rules.allowPrivate) {
     // A trailing dot names the same host (fully qualified): "localhost." is localhost.
     const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
-    if (FORBIDDEN_HOSTNAMES.some((re) => re.test(host))) throw new ForbiddenTargetError(`url host ${host} is not allowed`, raw);
+    if (FORBIDDEN_HOSTNAMES.some((re) => re.test(host))) throw new ForbiddenTargetError(`host ${host} is not allowed`, raw);
     if ((isIPv4(host) || isIPv6(host)) && isForbiddenAddress(host)) {
-      throw new ForbiddenTargetError(`url host ${host} is a loopback, private, link-local or metadata address`, raw);
+      throw new ForbiddenTargetError(`host ${host} is a loopback, private, link-local or metadata address`, raw);
     }
   }
   return url;

@@ -1,28 +1,49 @@
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { SenderDeps } from '#app/deps.ts';
-import { RetryLaterSignal } from '#app/errors.ts';
-import { type DeliveryMessageBody, processDelivery, settle } from '#app/send/send.ts';
+import { type DeliveryMessageBody, processDelivery } from '#app/send/send.ts';
+import { settle } from '#app/send/settle.ts';
 import { parseQueueMessage } from './sqs-message.ts';
 import { withObservability, type Observability } from './observability.ts';
 
-/** SQS → sender: one record per delivery, partial batch response, visibility-timeout backoff. */
+/**
+ * SQS → sender: one record per delivery, visibility-timeout backoff, and the partial batch
+ * response built here from what `settle` says of each record: anything but `done` (a planned
+ * retry, a stage error, a body that cannot be read) is a batch item failure, so SQS keeps it.
+ */
 export function createSenderHandler(deps: SenderDeps, obs: Observability) {
-  const recordHandler = async (record: SQSRecord) => {
-    const message = parseQueueMessage<DeliveryMessageBody>(record, ['deliveryId', 'subscriptionId']);
+  /** True when the message is finished with (SQS may delete it). */
+  const settleRecord = async (record: SQSRecord): Promise<boolean> => {
+    let message: DeliveryMessageBody;
     try {
-      const outcome = await settle(deps, record.receiptHandle, message.deliveryId, () => processDelivery(deps, message));
-      obs.logger.debug('delivery settled', { deliveryId: message.deliveryId, note: outcome.note });
+      message = parseQueueMessage<DeliveryMessageBody>(record, ['deliveryId', 'subscriptionId']);
     } catch (error) {
-      if (error instanceof RetryLaterSignal) obs.logger.debug(error.message);
-      else obs.logger.error('delivery message failed', { deliveryId: message.deliveryId, error: error as Error });
-      throw error;
+      obs.logger.error('delivery message unreadable', { messageId: record.messageId, error: error as Error });
+      return false;
     }
+    const fate = await settle(deps, record.receiptHandle, () => processDelivery(deps, message));
+    const { deliveryId } = message;
+    if (fate.kind === 'done') {
+      obs.logger.debug('delivery settled', { deliveryId, note: fate.note });
+      return true;
+    }
+    if (fate.kind === 'retry') {
+      obs.logger.debug(`delivery ${deliveryId} will be retried in ${fate.delaySeconds} s`, { deliveryId, note: fate.note });
+    } else {
+      obs.logger.error('delivery message failed', { deliveryId, error: fate.error as Error });
+    }
+    return false;
   };
-  return withObservability(
-    // A processor per invocation: it holds the batch's state, and the local runtime runs concurrent batches through one handler.
-    (event: SQSEvent, context) =>
-      processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false, processInParallel: true }),
-    obs,
-  );
+
+  return withObservability(async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    // In parallel, as Lambda hands the batch over; one record's failure never fails the others.
+    const finished = await Promise.all(
+      event.Records.map((record) =>
+        settleRecord(record).catch((error: unknown) => {
+          obs.logger.error('delivery message failed', { messageId: record.messageId, error: error as Error });
+          return false;
+        }),
+      ),
+    );
+    return { batchItemFailures: event.Records.filter((_, i) => !finished[i]).map((record) => ({ itemIdentifier: record.messageId })) };
+  }, obs);
 }

@@ -1,4 +1,4 @@
-import type { DeliveryState } from '#domain/states.ts';
+import type { CompletionAction, DeliveryState } from '#domain/states.ts';
 import type { Delivery } from '#domain/types.ts';
 import type { Page, PageRequest } from './page.ts';
 
@@ -7,9 +7,12 @@ export type ClaimResult =
   /** Not pending, or pending but not yet due; `current` is what is stored (absent if unknown id). */
   | { readonly kind: 'not_claimable'; readonly current?: Delivery };
 
-/** The state written after an attempt. */
+/**
+ * What an attempt's outcome writes. The store writes the state `targetOf(action)` (domain/states.ts),
+ * conditioned on the claim still being held; the caller never names a state.
+ */
 export interface Completion {
-  readonly state: Extract<DeliveryState, 'pending' | 'delivered' | 'failed' | 'expired'>;
+  readonly action: CompletionAction;
   readonly attempts: number;
   readonly nextAttemptAt: string;
   readonly lastStatus?: number;
@@ -28,18 +31,18 @@ export interface DeliveryStore {
   create(delivery: Delivery): Promise<boolean>;
   get(id: string): Promise<Delivery | undefined>;
   getMany(ids: readonly string[]): Promise<readonly Delivery[]>;
-  /** pending and due → in_flight with a lease, in one conditional write, so two workers never send the same attempt. */
+  /** `claim`: pending and due → in_flight with a lease, in one conditional write, so two workers never send the same attempt. */
   claim(id: string, nowIso: string, leaseUntilIso: string): Promise<ClaimResult>;
-  /** Records an attempt's outcome; false when the claim was lost (released and re-claimed meanwhile). */
+  /** Records an attempt's outcome (`completion.action`); false when the claim was lost (released, and perhaps re-claimed, meanwhile). */
   complete(claimed: Delivery, completion: Completion): Promise<boolean>;
-  /** Pushes a pending delivery's next attempt to `nextAttemptAt` (paused subscription, lost message). */
+  /** `reschedule`: pushes a pending delivery's next attempt to `nextAttemptAt` (paused subscription, lost message); false if it moved meanwhile. */
   reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean>;
-  /** in_flight past its lease → pending, due now. */
+  /** `release`: in_flight of attempt `seq` past its lease → pending, due now. */
   release(id: string, seq: number, nowIso: string): Promise<boolean>;
-  /** pending past give_up_at → expired. */
+  /** `expire`: pending, still at the due time the sweeper read → expired (the sweeper checks give_up_at). */
   expire(delivery: Delivery, reason: string, nowIso: string): Promise<boolean>;
   /**
-   * failed | expired | delivered → pending with attempts 0 and a fresh deadline; undefined when not
+   * `replay`: failed | expired | delivered → pending with attempts 0 and a fresh deadline; undefined when not
    * replayable. `nextAttemptAtIso` (default: now) lets a bulk replay spread its re-attempts.
    */
   replay(id: string, nowIso: string, giveUpAtIso: string, nextAttemptAtIso?: string): Promise<Delivery | undefined>;

@@ -7,12 +7,9 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { acknowledgeNag } from '../nag.ts';
 import { InvalidPropError } from '../errors.ts';
-import { TABLE_GRANTS } from './access.ts';
-import type { EnvironmentValues } from './environment.ts';
-import type { SharedFunctionOptions } from './function-options.ts';
-import { HooklineFunction } from './hookline-function.ts';
+import type { FunctionConstructProps, SharedFunctionOptions } from './function-options.ts';
+import { DEFAULT_LOG_RETENTION, functionPropsFrom, HooklineFunction } from './hookline-function.ts';
 import type { HooklineQueue } from './queues.ts';
-import type { HooklineStorage } from './storage.ts';
 
 /**
  * How API callers authenticate.
@@ -29,13 +26,14 @@ export interface ApiThrottling {
   readonly burstLimit: number;
 }
 
-export interface HooklineApiProps {
-  readonly storage: HooklineStorage;
+/** Stage throttling when none is given; the `apiRateLimit`/`apiBurstLimit` context keys fill in from it too. */
+export const DEFAULT_API_THROTTLING: ApiThrottling = Object.freeze({ rateLimit: 100, burstLimit: 200 });
+
+export interface HooklineApiProps extends FunctionConstructProps {
   readonly deliveryQueue: HooklineQueue;
-  readonly environmentValues: EnvironmentValues;
   /** @default 'bearer' */
   readonly auth?: ApiAuth;
-  /** @default { rateLimit: 100, burstLimit: 200 } */
+  /** @default DEFAULT_API_THROTTLING ({ rateLimit: 100, burstLimit: 200 }) */
   readonly throttling?: ApiThrottling;
   /**
    * How long API Gateway caches an authorizer decision per bearer key. The authorizer
@@ -54,7 +52,7 @@ export interface HooklineApiProps {
    * @default true
    */
   readonly createCloudWatchRole?: boolean;
-  /** Access log retention. @default RetentionDays.ONE_MONTH via functionOptions.logRetention */
+  /** Also sets the access log retention (functionOptions.logRetention). @default DEFAULT_LOG_RETENTION */
   readonly functionOptions?: SharedFunctionOptions;
   /** For the admin key secret and the access log group. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
@@ -91,16 +89,17 @@ export class HooklineApi extends Construct {
     super(scope, id);
     this.auth = props.auth ?? 'bearer';
     if (this.auth !== 'bearer' && this.auth !== 'iam') throw new InvalidPropError('apiAuth', `must be 'bearer' or 'iam', got '${String(this.auth)}'`);
-    const throttling = props.throttling ?? { rateLimit: 100, burstLimit: 200 };
+    const throttling = props.throttling ?? DEFAULT_API_THROTTLING;
     if (!(throttling.rateLimit > 0) || !Number.isInteger(throttling.burstLimit) || throttling.burstLimit < 1) {
       throw new InvalidPropError('apiThrottling', 'needs rateLimit > 0 and a positive integer burstLimit');
     }
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
-    this.handler = new HooklineFunction(this, 'Api', { ...props.functionOptions, functionKey: 'api', environmentValues: props.environmentValues });
-    props.storage.grant(this.handler.function, TABLE_GRANTS.api);
-    props.deliveryQueue.queue.grantSendMessages(this.handler.function);
-    this.handler.acknowledgeNoAsyncFailureDestination('Invoked only synchronously by API Gateway; the caller gets the error response, there is no asynchronous event to keep.');
+    this.handler = new HooklineFunction(this, 'Api', {
+      ...functionPropsFrom('api', props),
+      sendsTo: [props.deliveryQueue],
+      noAsyncFailureDestination: 'Invoked only synchronously by API Gateway; the caller gets the error response, there is no asynchronous event to keep.',
+    });
 
     let authorizer: apigw.IAuthorizer | undefined;
     if (this.auth === 'bearer') {
@@ -116,13 +115,11 @@ export class HooklineApi extends Construct {
         },
       ]);
       this.authorizerHandler = new HooklineFunction(this, 'Authorizer', {
-        ...props.functionOptions,
-        functionKey: 'authorizer',
+        ...functionPropsFrom('authorizer', props),
         environmentValues: { ...props.environmentValues, HOOKLINE_ADMIN_KEY_SECRET_ID: this.adminKeySecret.secretArn },
+        noAsyncFailureDestination: 'Invoked only synchronously by API Gateway to authorize a request; there is no asynchronous event to keep.',
       });
       this.adminKeySecret.grantRead(this.authorizerHandler.function);
-      props.storage.grant(this.authorizerHandler.function, TABLE_GRANTS.authorizer);
-      this.authorizerHandler.acknowledgeNoAsyncFailureDestination('Invoked only synchronously by API Gateway to authorize a request; there is no asynchronous event to keep.');
       authorizer = new apigw.TokenAuthorizer(this, 'BearerAuthorizer', {
         handler: this.authorizerHandler.function,
         identitySource: apigw.IdentitySource.header('Authorization'),
@@ -131,7 +128,7 @@ export class HooklineApi extends Construct {
     }
 
     this.accessLogGroup = new logs.LogGroup(this, 'AccessLogs', {
-      retention: props.functionOptions?.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      retention: props.functionOptions?.logRetention ?? DEFAULT_LOG_RETENTION,
       removalPolicy,
     });
     const createCloudWatchRole = props.createCloudWatchRole ?? true;
@@ -169,8 +166,8 @@ export class HooklineApi extends Construct {
         : { authorizationType: apigw.AuthorizationType.IAM };
     const health = this.restApi.root.addResource('health').addMethod('GET', integration, { authorizationType: apigw.AuthorizationType.NONE });
     acknowledgeNag(health, [
-      { id: 'AwsSolutions-APIG4', reason: 'GET /health is the unauthenticated liveness probe by design (DESIGN.md); it returns no data.' },
-      { id: 'AwsSolutions-COG4', reason: 'GET /health is the unauthenticated liveness probe by design (DESIGN.md); it returns no data.' },
+      { id: 'AwsSolutions-APIG4', reason: 'GET /health is the unauthenticated liveness probe by design (docs/design.md); it returns no data.' },
+      { id: 'AwsSolutions-COG4', reason: 'GET /health is the unauthenticated liveness probe by design (docs/design.md); it returns no data.' },
     ]);
     const v1 = this.restApi.root.addResource('v1');
     v1.addProxy({ defaultIntegration: integration, anyMethod: true, defaultMethodOptions: protectedMethod });

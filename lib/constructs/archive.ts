@@ -6,6 +6,9 @@ import { acknowledgeNag } from '../nag.ts';
 import { InvalidPropError } from '../errors.ts';
 import { markTopology } from '../topology-metadata.ts';
 
+/** The archive's lifecycle when props leave it unset; WebhookDelivery's `retention` defaults read these too. */
+export const ARCHIVE_LIFECYCLE_DEFAULTS = Object.freeze({ coldAfterDays: 30, expireAfterDays: 365, accessLogRetentionDays: 90 });
+
 export interface ArchiveBucketProps {
   /** Days after upload an archive object moves to S3 Glacier Instant Retrieval. @default 30 */
   readonly coldAfterDays?: number;
@@ -29,9 +32,9 @@ export class ArchiveBucket extends Construct {
 
   constructor(scope: Construct, id: string, props: ArchiveBucketProps = {}) {
     super(scope, id);
-    const coldAfterDays = props.coldAfterDays ?? 30;
-    const expireAfterDays = props.expireAfterDays ?? 365;
-    const accessLogRetentionDays = props.accessLogRetentionDays ?? 90;
+    const coldAfterDays = props.coldAfterDays ?? ARCHIVE_LIFECYCLE_DEFAULTS.coldAfterDays;
+    const expireAfterDays = props.expireAfterDays ?? ARCHIVE_LIFECYCLE_DEFAULTS.expireAfterDays;
+    const accessLogRetentionDays = props.accessLogRetentionDays ?? ARCHIVE_LIFECYCLE_DEFAULTS.accessLogRetentionDays;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     for (const [name, value] of Object.entries({ coldAfterDays, expireAfterDays, accessLogRetentionDays })) {
       if (!Number.isInteger(value) || value < 1) throw new InvalidPropError(name, `must be a positive whole number of days, got ${value}`);

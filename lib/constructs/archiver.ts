@@ -3,19 +3,13 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { ARCHIVE_PREFIX } from '../../lambdas/domain/archive.ts';
 import { acknowledgeNag } from '../nag.ts';
-import { TABLE_GRANTS } from './access.ts';
 import type { ArchiveBucket } from './archive.ts';
-import type { EnvironmentValues } from './environment.ts';
-import type { SharedFunctionOptions } from './function-options.ts';
-import { HooklineFunction } from './hookline-function.ts';
-import type { HooklineStorage } from './storage.ts';
+import type { FunctionConstructProps } from './function-options.ts';
+import { functionPropsFrom, HooklineFunction } from './hookline-function.ts';
 
-export interface DeliveryArchiverProps {
-  readonly storage: HooklineStorage;
+/** `environmentValues` must carry ARCHIVE_BUCKET and the retention settings. */
+export interface DeliveryArchiverProps extends FunctionConstructProps {
   readonly archive: ArchiveBucket;
-  /** Must carry ARCHIVE_BUCKET and the retention settings. */
-  readonly environmentValues: EnvironmentValues;
-  readonly functionOptions?: SharedFunctionOptions;
 }
 
 /**
@@ -29,12 +23,11 @@ export class DeliveryArchiver extends Construct {
   constructor(scope: Construct, id: string, props: DeliveryArchiverProps) {
     super(scope, id);
     this.handler = new HooklineFunction(this, 'Archiver', {
-      ...props.functionOptions,
-      functionKey: 'archiver',
-      environmentValues: props.environmentValues,
+      ...functionPropsFrom('archiver', props),
+      noAsyncFailureDestination:
+        'A scheduled run carries no data: the work it stands for is recomputed from DynamoDB by the next run, and unfinished batches are recorded in the manifest table and finished first. Failures show in the Lambda Errors metric.',
     });
     const fn = this.handler.function;
-    props.storage.grant(fn, TABLE_GRANTS.archiver);
     // Put, read back and delete (an emptied batch) objects under deliveries/, and list that
     // prefix (restore): named actions, no wildcards, nothing outside the archive prefix.
     fn.addToRolePolicy(
@@ -62,9 +55,6 @@ export class DeliveryArchiver extends Construct {
     // The daily run is idempotent and resumable (unfinished batches are finished first), so
     // a failed run is simply repeated: twice by EventBridge's own retries, then by the next day's run.
     fn.configureAsyncInvoke({ retryAttempts: 2, maxEventAge: Duration.hours(6) });
-    this.handler.acknowledgeNoAsyncFailureDestination(
-      'A scheduled run carries no data: the work it stands for is recomputed from DynamoDB by the next run, and unfinished batches are recorded in the manifest table and finished first. Failures show in the Lambda Errors metric.',
-    );
   }
 
   /** Lets `grantee` (an operator role) run an archive pass or a restore on demand. */

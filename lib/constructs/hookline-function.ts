@@ -11,7 +11,11 @@ import { acknowledgeNag } from '../nag.ts';
 import { LAMBDA_EXTERNAL_MODULES } from '../../lambdas/config/bundling.ts';
 import { FUNCTIONS, type FunctionKey } from '../../lambdas/config/topology.ts';
 import { markTopology } from '../topology-metadata.ts';
+import { TABLE_GRANTS } from './access.ts';
 import { functionEnvironment, type EnvironmentValues } from './environment.ts';
+import type { FunctionConstructProps } from './function-options.ts';
+import type { HooklineQueue } from './queues.ts';
+import type { HooklineStorage } from './storage.ts';
 
 /** Root of the Hookline package: handler entries, package-lock.json and tsconfig.json live here. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -22,6 +26,9 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
  */
 const ESM_REQUIRE_BANNER =
   "import { createRequire as __hooklineCreateRequire } from 'node:module'; const require = __hooklineCreateRequire(import.meta.url);";
+
+/** Retention of every Hookline log group (functions, API access logs) unless props say otherwise. */
+export const DEFAULT_LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 
 export interface HooklineFunctionProps {
   /** The FUNCTIONS entry to build: entry file, timeout, memory, description and environment names come from it. */
@@ -36,13 +43,28 @@ export interface HooklineFunctionProps {
   readonly tracing?: boolean;
   /** Where the handler sources and package-lock.json are. @default PROJECT_ROOT */
   readonly projectRoot?: string;
+  /** Grants the function its TABLE_GRANTS entry on these tables. @default no table access */
+  readonly storage?: HooklineStorage;
+  /** Work queues the function may send messages to (SendMessage only). @default none */
+  readonly sendsTo?: readonly HooklineQueue[];
+  /**
+   * Why the function needs no asynchronous-invocation DLQ or failure destination: acknowledged
+   * for cdk-nag (see acknowledgeNoAsyncFailureDestination). @default nothing acknowledged
+   */
+  readonly noAsyncFailureDestination?: string;
+}
+
+/** A FunctionConstructProps as the props of its one function: the shared options, environment and tables. */
+export function functionPropsFrom(key: FunctionKey, props: FunctionConstructProps): HooklineFunctionProps {
+  return { ...props.functionOptions, functionKey: key, environmentValues: props.environmentValues, storage: props.storage };
 }
 
 /**
  * One Hookline Lambda function, built entirely from its `FUNCTIONS` entry: Node.js 22 on
  * arm64, bundled locally by esbuild (never Docker) into minified ESM with source maps, its
  * own log group with a retention, and its own role that may write only to that log group.
- * Every other permission comes from `grant…` calls by the construct that owns the resource.
+ * Given `storage` and `sendsTo`, it also gets its TABLE_GRANTS and SendMessage on those
+ * queues; every other permission comes from `grant…` calls by the construct that owns it.
  */
 export class HooklineFunction extends Construct {
   readonly function: NodejsFunction;
@@ -57,7 +79,7 @@ export class HooklineFunction extends Construct {
     this.functionKey = props.functionKey;
 
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
-      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      retention: props.logRetention ?? DEFAULT_LOG_RETENTION,
       removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
     });
 
@@ -102,6 +124,9 @@ export class HooklineFunction extends Construct {
       },
     });
     markTopology(this.function, `function/${props.functionKey}`);
+    props.storage?.grant(this.function, TABLE_GRANTS[props.functionKey]);
+    for (const queue of props.sendsTo ?? []) queue.queue.grantSendMessages(this.function);
+    if (props.noAsyncFailureDestination !== undefined) this.acknowledgeNoAsyncFailureDestination(props.noAsyncFailureDestination);
 
     acknowledgeNag(this.function, [
       {

@@ -1,22 +1,16 @@
 import { Construct } from 'constructs';
-import { TABLE_GRANTS } from './access.ts';
-import type { EnvironmentValues } from './environment.ts';
 import { connectQueue } from './event-source.ts';
-import type { SharedFunctionOptions } from './function-options.ts';
-import { HooklineFunction } from './hookline-function.ts';
+import type { FunctionConstructProps } from './function-options.ts';
+import { functionPropsFrom, HooklineFunction } from './hookline-function.ts';
 import type { HooklineQueue } from './queues.ts';
-import type { HooklineStorage } from './storage.ts';
 
-export interface EventIngestProps {
-  readonly storage: HooklineStorage;
+export interface EventIngestProps extends FunctionConstructProps {
   /** The ingest queue pair producers publish to. */
   readonly ingestQueue: HooklineQueue;
   /** The delivery queue the fan-out enqueues one message per delivery on. */
   readonly deliveryQueue: HooklineQueue;
-  readonly environmentValues: EnvironmentValues;
   /** Cap on concurrent ingest batches. @default EVENT_SOURCES entry for ingest */
   readonly maxConcurrency?: number;
-  readonly functionOptions?: SharedFunctionOptions;
 }
 
 /**
@@ -29,16 +23,11 @@ export class EventIngest extends Construct {
   constructor(scope: Construct, id: string, props: EventIngestProps) {
     super(scope, id);
     this.handler = new HooklineFunction(this, 'Ingest', {
-      ...props.functionOptions,
-      functionKey: 'ingest',
-      environmentValues: props.environmentValues,
+      ...functionPropsFrom('ingest', props),
+      sendsTo: [props.deliveryQueue],
+      noAsyncFailureDestination:
+        'Invoked only synchronously by its SQS event source mapping, never asynchronously; messages that keep failing move to the ingest redrive queue, which is alarmed.',
     });
-    const fn = this.handler.function;
-    props.storage.grant(fn, TABLE_GRANTS.ingest);
-    props.deliveryQueue.queue.grantSendMessages(fn);
-    connectQueue(fn, 'ingest', props.ingestQueue, props.maxConcurrency);
-    this.handler.acknowledgeNoAsyncFailureDestination(
-      'Invoked only synchronously by its SQS event source mapping, never asynchronously; messages that keep failing move to the ingest redrive queue, which is alarmed.',
-    );
+    connectQueue(this.handler.function, 'ingest', props.ingestQueue, props.maxConcurrency);
   }
 }

@@ -1,18 +1,12 @@
 import { Duration } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { TABLE_GRANTS } from './access.ts';
-import type { EnvironmentValues } from './environment.ts';
-import type { SharedFunctionOptions } from './function-options.ts';
-import { HooklineFunction } from './hookline-function.ts';
+import type { FunctionConstructProps } from './function-options.ts';
+import { functionPropsFrom, HooklineFunction } from './hookline-function.ts';
 import type { HooklineQueue } from './queues.ts';
-import type { HooklineStorage } from './storage.ts';
 
-export interface DeliveryReplayProps {
-  readonly storage: HooklineStorage;
+export interface DeliveryReplayProps extends FunctionConstructProps {
   readonly deliveryQueue: HooklineQueue;
-  readonly environmentValues: EnvironmentValues;
-  readonly functionOptions?: SharedFunctionOptions;
 }
 
 /**
@@ -26,18 +20,13 @@ export class DeliveryReplay extends Construct {
   constructor(scope: Construct, id: string, props: DeliveryReplayProps) {
     super(scope, id);
     this.handler = new HooklineFunction(this, 'Replay', {
-      ...props.functionOptions,
-      functionKey: 'replay',
-      environmentValues: props.environmentValues,
+      ...functionPropsFrom('replay', props),
+      sendsTo: [props.deliveryQueue],
+      noAsyncFailureDestination:
+        'Operators invoke it synchronously and read the answer; the only asynchronous caller is the one-minute resume schedule, whose ticks carry no data and are superseded by the next one. Bulk replay progress is checkpointed in the replays table, so nothing rests on a lost tick.',
     });
-    const fn = this.handler.function;
-    props.storage.grant(fn, TABLE_GRANTS.replay);
-    props.deliveryQueue.queue.grantSendMessages(fn);
     // A failed resume tick is repeated by the next one a minute later, from the replay's checkpoint.
-    fn.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
-    this.handler.acknowledgeNoAsyncFailureDestination(
-      'Operators invoke it synchronously and read the answer; the only asynchronous caller is the one-minute resume schedule, whose ticks carry no data and are superseded by the next one. Bulk replay progress is checkpointed in the replays table, so nothing rests on a lost tick.',
-    );
+    this.handler.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
   }
 
   /** Lets `grantee` (an operator role, a CI job) invoke replays. */

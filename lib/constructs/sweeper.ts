@@ -1,17 +1,11 @@
 import { Duration } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { TABLE_GRANTS } from './access.ts';
-import type { EnvironmentValues } from './environment.ts';
-import type { SharedFunctionOptions } from './function-options.ts';
-import { HooklineFunction } from './hookline-function.ts';
+import type { FunctionConstructProps } from './function-options.ts';
+import { functionPropsFrom, HooklineFunction } from './hookline-function.ts';
 import type { HooklineQueue } from './queues.ts';
-import type { HooklineStorage } from './storage.ts';
 
-export interface DeliverySweeperProps {
-  readonly storage: HooklineStorage;
+export interface DeliverySweeperProps extends FunctionConstructProps {
   readonly deliveryQueue: HooklineQueue;
-  readonly environmentValues: EnvironmentValues;
-  readonly functionOptions?: SharedFunctionOptions;
 }
 
 /**
@@ -24,18 +18,13 @@ export class DeliverySweeper extends Construct {
   constructor(scope: Construct, id: string, props: DeliverySweeperProps) {
     super(scope, id);
     this.handler = new HooklineFunction(this, 'Sweeper', {
-      ...props.functionOptions,
-      functionKey: 'sweeper',
-      environmentValues: props.environmentValues,
+      ...functionPropsFrom('sweeper', props),
+      sendsTo: [props.deliveryQueue],
+      noAsyncFailureDestination:
+        'Scheduled every minute and idempotent: a failed tick is repeated by the next one, so a DLQ would only collect stale ticks nobody should replay; failures show in the Lambda Errors metric.',
     });
-    const fn = this.handler.function;
-    props.storage.grant(fn, TABLE_GRANTS.sweeper);
-    props.deliveryQueue.queue.grantSendMessages(fn);
     // A failed or stale tick is superseded by the next one a minute later; retrying it
     // would only pile concurrent sweeps onto the same rows.
-    fn.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
-    this.handler.acknowledgeNoAsyncFailureDestination(
-      'Scheduled every minute and idempotent: a failed tick is repeated by the next one, so a DLQ would only collect stale ticks nobody should replay; failures show in the Lambda Errors metric.',
-    );
+    this.handler.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
   }
 }

@@ -4,6 +4,7 @@ import type { SenderDeps } from '#app/deps.ts';
 import { DELIVERY_HEADERS } from '#app/publish/publish.ts';
 import { processDelivery } from '#app/send/send.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
+import { STATE } from '#domain/states.ts';
 import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
 import { noMetrics } from '#ports/metrics.ts';
 import { PAYLOAD_1KB, startBenchStack } from './bench-stack.ts';
@@ -33,7 +34,7 @@ function fixtures(subscriptionId: string, url: string, count: number, tag: strin
     return { id, type: 'bench.overhead', body: JSON.stringify({ id, type: 'bench.overhead', timestamp: now, data: PAYLOAD_1KB }), subscriptionIds: [subscriptionId], deliveryIds: [deliveryIdFor(id, subscriptionId)], createdAt: now };
   });
   const deliveries = events.map((e): Delivery => ({
-    id: e.deliveryIds[0]!, eventId: e.id, subscriptionId, url, state: 'pending', attempts: 0, attemptSeq: 0,
+    id: e.deliveryIds[0]!, eventId: e.id, subscriptionId, url, state: STATE.pending, attempts: 0, attemptSeq: 0,
     nextAttemptAt: now, giveUpAt: iso(Date.now() + 3_600_000), headers: DELIVERY_HEADERS, createdAt: now, updatedAt: now,
   }));
   return { events, deliveries };

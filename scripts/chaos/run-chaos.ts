@@ -96,7 +96,7 @@ async function scanAll(db: DynamoDBClient, table: string, projection: string): P
 }
 
 async function purgeDeliveryQueue(endpoints: RuntimeEndpoints): Promise<void> {
-  const sqs = new SQSClient({ ...LOCAL, endpoint: endpoints.aws });
+  const sqs = new SQSClient({ ...LOCAL, endpoint: endpoints.sqs });
   try {
     const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: QUEUES.delivery.localName }));
     await sqs.send(new PurgeQueueCommand({ QueueUrl }));

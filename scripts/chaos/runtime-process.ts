@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 export interface RuntimeEndpoints {
   readonly api: string;
   readonly dynamodb: string;
-  readonly aws: string;
+  readonly sqs: string;
 }
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -70,11 +70,11 @@ export class RuntimeProcess {
       const check = () => {
         const api = /API\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
         const dynamodb = /DynamoDB\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
-        const aws = /SQS \/ S3\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
-        if (api && dynamodb && aws) {
+        const sqs = /SQS\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
+        if (api && dynamodb && sqs) {
           clearTimeout(timer);
           child.stdout!.off('data', check);
-          resolveStart({ api, dynamodb, aws });
+          resolveStart({ api, dynamodb, sqs });
         }
       };
       child.stdout!.on('data', check);

@@ -5,7 +5,7 @@ import { Capture, Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DEAD_LETTER_ALARM_PRESETS, HooklineAlarms, resolveDeadLetterSettings, type HooklineAlarmsProps } from '../../lib/constructs/alarms.ts';
-import { ArchiveBucket } from '../../lib/constructs/archive.ts';
+import { ARCHIVE_LIFECYCLE_DEFAULTS, ArchiveBucket } from '../../lib/constructs/archive.ts';
 import { HooklineQueues } from '../../lib/constructs/queues.ts';
 import { InvalidPropError } from '../../lib/errors.ts';
 import type { TemplateJson } from '../../lib/topology-metadata.ts';
@@ -217,14 +217,14 @@ describe('archive bucket', () => {
     assert.deepEqual(props.LoggingConfiguration, { DestinationBucketName: { Ref: logsId }, LogFilePrefix: 'archive/' });
   });
 
-  test('archive: Glacier Instant Retrieval after 30 days, deleted after 365, old versions after 30, stuck uploads after 7', () => {
+  test('archive: Glacier Instant Retrieval, then deleted, at the lifecycle defaults; old versions after 30 days, stuck uploads after 7', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
       LifecycleConfiguration: {
         Rules: Match.arrayWith([
           Match.objectLike({
             Status: 'Enabled',
-            Transitions: [{ StorageClass: 'GLACIER_IR', TransitionInDays: 30 }],
-            ExpirationInDays: 365,
+            Transitions: [{ StorageClass: 'GLACIER_IR', TransitionInDays: ARCHIVE_LIFECYCLE_DEFAULTS.coldAfterDays }],
+            ExpirationInDays: ARCHIVE_LIFECYCLE_DEFAULTS.expireAfterDays,
             NoncurrentVersionExpiration: { NoncurrentDays: 30 },
             AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 },
           }),
@@ -233,8 +233,10 @@ describe('archive bucket', () => {
     });
   });
 
-  test('access logs expire after 90 days', () => {
-    assert.deepEqual(json.Resources[logsId]!.Properties!.LifecycleConfiguration, { Rules: [{ ExpirationInDays: 90, Id: 'expire-access-logs', Status: 'Enabled' }] });
+  test('access logs expire at their default retention', () => {
+    assert.deepEqual(json.Resources[logsId]!.Properties!.LifecycleConfiguration, {
+      Rules: [{ ExpirationInDays: ARCHIVE_LIFECYCLE_DEFAULTS.accessLogRetentionDays, Id: 'expire-access-logs', Status: 'Enabled' }],
+    });
   });
 
   test('retention is configurable and checked', () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import { DEFAULT_API_THROTTLING } from '../../lib/constructs/api.ts';
 import { HooklineStack } from '../../lib/hookline-stack.ts';
 import { findTopologyResource } from '../../lib/topology-metadata.ts';
 import { TEST_ENV, defaultHookline, resourcesOfType, testApp } from './helpers/synth.ts';
@@ -74,10 +75,10 @@ describe('API Gateway REST API (bearer auth, the default)', () => {
     }
   });
 
-  test('stage throttling: 100 requests/s, burst 200 on every method', () => {
+  test('stage throttling: the default rate and burst on every method', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       MethodSettings: Match.arrayWith([
-        Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 }),
+        Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: DEFAULT_API_THROTTLING.rateLimit, ThrottlingBurstLimit: DEFAULT_API_THROTTLING.burstLimit }),
       ]),
     });
   });

@@ -9,7 +9,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { EVENT_SOURCES, FUNCTIONS, TABLES, type FunctionKey, type TableKey } from '../../lambdas/config/topology.ts';
 import { TABLE_GRANTS } from '../../lib/constructs/access.ts';
 import { connectQueue } from '../../lib/constructs/event-source.ts';
-import { HooklineFunction } from '../../lib/constructs/hookline-function.ts';
+import { DEFAULT_LOG_RETENTION, HooklineFunction } from '../../lib/constructs/hookline-function.ts';
 import { HooklineQueues } from '../../lib/constructs/queues.ts';
 import { InvalidPropError } from '../../lib/errors.ts';
 import { findTopologyResource } from '../../lib/topology-metadata.ts';
@@ -48,11 +48,11 @@ describe('functions: runtime, packaging, logs', () => {
       assert.ok(statSync(path.join(dir, 'index.mjs')).size < 5 * 1024 * 1024, 'bundle stays small');
     });
 
-    test(`${key}: logs to its own log group with a 30-day retention`, () => {
+    test(`${key}: logs to its own log group with the default retention`, () => {
       const { properties } = findTopologyResource(json, `function/${key}`);
       const logGroupId = (properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
       assert.equal(json.Resources[logGroupId]?.Type, 'AWS::Logs::LogGroup');
-      assert.equal(json.Resources[logGroupId]?.Properties?.RetentionInDays, 30);
+      assert.equal(json.Resources[logGroupId]?.Properties?.RetentionInDays, DEFAULT_LOG_RETENTION);
     });
 
     test(`${key}: has its own role, assumable by Lambda only, with no managed policies`, () => {

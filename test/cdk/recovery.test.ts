@@ -2,6 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Duration } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
+import { recoveryPolicies } from '../../lambdas/adapters/policy-env.ts';
+import { parsePositiveInt } from '../../lambdas/config/env.ts';
+import { DEFAULT_SENDER_TIMEOUT_MS, ENV_DEFAULTS, type EnvName, type FunctionKey } from '../../lambdas/config/topology.ts';
+import { DEFAULT_ARCHIVE_POLICY } from '../../lambdas/domain/archive.ts';
+import { DEFAULT_AUTO_PAUSE_POLICY } from '../../lambdas/domain/auto-pause.ts';
+import { DEFAULT_CUSTOMER_REPLAY_LIMIT } from '../../lambdas/domain/rate-limit.ts';
+import { DEFAULT_REPLAY_POLICY } from '../../lambdas/domain/replay.ts';
+import { DEFAULT_RETENTION } from '../../lambdas/domain/retention.ts';
 import { InvalidPropError } from '../../lib/errors.ts';
 import { findTopologyResource } from '../../lib/topology-metadata.ts';
 import { recoveryEnvironment, WebhookDelivery } from '../../lib/webhook-delivery.ts';
@@ -34,8 +42,8 @@ describe('replay and archiver functions', () => {
     const bucket = findTopologyResource(json, 'bucket/archive').logicalId;
     const archiverEnv = (findTopologyResource(json, 'function/archiver').properties.Environment as { Variables: Record<string, unknown> }).Variables;
     assert.deepEqual(archiverEnv.ARCHIVE_BUCKET, { Ref: bucket });
-    assert.equal(archiverEnv.HOOKLINE_RETENTION_DELIVERED_DAYS, '30');
-    assert.equal(archiverEnv.HOOKLINE_RETENTION_DEAD_LETTER_DAYS, '90');
+    assert.equal(archiverEnv.HOOKLINE_RETENTION_DELIVERED_DAYS, String(DEFAULT_RETENTION.deliveredDays));
+    assert.equal(archiverEnv.HOOKLINE_RETENTION_DEAD_LETTER_DAYS, String(DEFAULT_RETENTION.deadLetterDays));
     const replayEnv = (findTopologyResource(json, 'function/replay').properties.Environment as { Variables: Record<string, unknown> }).Variables;
     assert.equal(replayEnv.ARCHIVE_BUCKET, undefined);
     assert.equal(replayEnv.HOOKLINE_RETENTION_DELIVERED_DAYS, undefined);
@@ -66,6 +74,42 @@ describe('replay and archiver functions', () => {
   });
 });
 
+/**
+ * With default props the stack must hand each function the domain's own defaults. Reading the
+ * synthesized environment back through the handlers' parsers catches the CDK resolving a
+ * default of its own (a restated number that drifted) rather than the one definition.
+ */
+describe('default props: the environment parses back to the domain defaults', () => {
+  const variablesOf = (key: FunctionKey) =>
+    (findTopologyResource(json, `function/${key}`).properties.Environment as { Variables: Record<string, unknown> }).Variables;
+  const strings = (vars: Record<string, unknown>) => Object.fromEntries(Object.entries(vars).filter(([, v]) => typeof v === 'string')) as Partial<Record<EnvName, string>>;
+
+  test('every function that declares a recovery variable gets the domain policy for it', () => {
+    const expected = {
+      replay: DEFAULT_REPLAY_POLICY,
+      customerReplayLimit: DEFAULT_CUSTOMER_REPLAY_LIMIT,
+      autoPause: DEFAULT_AUTO_PAUSE_POLICY,
+      retention: DEFAULT_RETENTION,
+      archive: DEFAULT_ARCHIVE_POLICY,
+    };
+    const keys = ['api', 'sender', 'replay', 'archiver'] as const;
+    // A variable a function does not declare falls back to ENV_DEFAULTS inside recoveryPolicies;
+    // the declared ones come from the template, and those are what this checks.
+    for (const key of keys) assert.deepEqual(recoveryPolicies(strings(variablesOf(key))), expected, key);
+    // Not vacuous: between them the four functions are handed every recovery variable.
+    const handed = new Set(keys.flatMap((key) => Object.keys(strings(variablesOf(key)))));
+    const recoveryVariables = Object.keys(ENV_DEFAULTS).filter((name) => /^HOOKLINE_(REPLAY|CUSTOMER|AUTO_PAUSE|RETENTION|ARCHIVE|RESTORE)_/.test(name));
+    assert.equal(recoveryVariables.length, 9);
+    for (const name of recoveryVariables) assert.ok(handed.has(name), name);
+  });
+
+  test('the sender and the sweeper get the default per-attempt timeout', () => {
+    for (const key of ['sender', 'sweeper'] as const) {
+      assert.equal(parsePositiveInt('HOOKLINE_SENDER_TIMEOUT_MS', variablesOf(key).HOOKLINE_SENDER_TIMEOUT_MS as string), DEFAULT_SENDER_TIMEOUT_MS, key);
+    }
+  });
+});
+
 describe('recovery props', () => {
   test('become the handlers\' environment, only where set', () => {
     assert.deepEqual(recoveryEnvironment(), {});
@@ -74,6 +118,8 @@ describe('recovery props', () => {
       {
         HOOKLINE_REPLAY_WINDOW_SECONDS: '600',
         HOOKLINE_CUSTOMER_REPLAY_LIMIT: '20',
+        // "Per minute" whatever the domain's default window: the prop pins the window too.
+        HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS: '60',
         HOOKLINE_AUTO_PAUSE_SECONDS: '43200',
         HOOKLINE_ARCHIVE_BATCH_SIZE: '500',
         HOOKLINE_RESTORE_HOLD_DAYS: '1.5',

@@ -5,6 +5,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { QUEUES } from '../../lambdas/config/topology.ts';
+import { DEFAULT_RETENTION } from '../../lambdas/domain/retention.ts';
 import { DEFAULT_RETRY_POLICY, RETRY_PRESETS } from '../../lambdas/domain/retry-policy.ts';
 import { CONTEXT_KEYS, settingsFromContext, type ContextKey } from '../../lib/context.ts';
 import { InvalidPropError } from '../../lib/errors.ts';
@@ -125,7 +126,7 @@ describe('WebhookDelivery with every prop set', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
       LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Transitions: [{ StorageClass: 'GLACIER_IR', TransitionInDays: 60 }], ExpirationInDays: 730 })]) },
     });
-    assert.deepEqual(stack.delivery.retention, { deliveredDays: 30, deadLetterDays: 90, archiveColdAfterDays: 60, archiveExpireAfterDays: 730 });
+    assert.deepEqual(stack.delivery.retention, { deliveredDays: DEFAULT_RETENTION.deliveredDays, deadLetterDays: DEFAULT_RETENTION.deadLetterDays, archiveColdAfterDays: 60, archiveExpireAfterDays: 730 });
   });
 
   test('grantPublish: SendMessage on the ingest queue only', () => {

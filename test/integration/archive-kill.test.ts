@@ -53,12 +53,12 @@ it(`archival SIGKILLed midway and run again: all ${DELIVERIES} deliveries archiv
     deliveryIds.push(...batch.flatMap((r) => r.body.deliveryIds));
   }
   assert.equal(deliveryIds.length, DELIVERIES);
-  await waitFor('every delivery delivered', () => receiver.requests.length >= DELIVERIES, 90_000, 200);
+  await waitFor('every delivery delivered', () => receiver.distinctCount() >= DELIVERIES, 90_000, 200);
   await waitFor('every delivery recorded', async () => (await api.get(`/v1/deliveries/${deliveryIds[DELIVERIES - 1]}`)).body.state === 'delivered', 10_000);
 
   // Start the daily run through the local Lambda Invoke API (asynchronously, as EventBridge does), then kill the process mid-run.
-  const endpoints = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as { lambda: string; aws: string };
-  const s3 = new S3Client({ region: 'us-east-1', endpoint: endpoints.aws, forcePathStyle: true, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const endpoints = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as { lambda: string; s3: string };
+  const s3 = new S3Client({ region: 'us-east-1', endpoint: endpoints.s3, forcePathStyle: true, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const started = await fetch(`${endpoints.lambda}/2015-03-31/functions/archiver/invocations`, {
     method: 'POST',
     headers: { 'x-amz-invocation-type': 'Event' },

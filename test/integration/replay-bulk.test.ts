@@ -28,7 +28,8 @@ it(`bulk replay of ${DEAD_LETTERS} dead letters: re-attempts spread over a ${WIN
     deliveryIds.push(...batch.flatMap((b) => b.deliveryIds));
   }
   assert.equal(deliveryIds.length, DEAD_LETTERS);
-  await waitFor(`${DEAD_LETTERS} first attempts`, () => paths.every((p) => stack.receiver.on(p).length === EVENTS), 90_000, 250);
+  // Deliveries, not requests: at-least-once may repeat one under this load.
+  await waitFor(`${DEAD_LETTERS} first attempts`, () => paths.every((p) => stack.receiver.distinctCount(p) === EVENTS), 90_000, 250);
   const dead = await waitFor('every delivery dead-lettered', async () => {
     let total = 0;
     const subs = (await stack.api.get('/v1/subscriptions?limit=100')).body.items;
@@ -57,11 +58,11 @@ it(`bulk replay of ${DEAD_LETTERS} dead letters: re-attempts spread over a ${WIN
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.deepEqual([res.body.status, res.body.matched, res.body.replayed, res.body.skipped], ['completed', DEAD_LETTERS, DEAD_LETTERS, 0]);
 
-  await waitFor('every replayed delivery received', () => stack.receiver.requests.length - firstAttempts >= DEAD_LETTERS, (WINDOW_SECONDS + 60) * 1000, 250);
-  const replays = stack.receiver.requests.slice(firstAttempts);
-  assert.equal(replays.length, DEAD_LETTERS, 'each delivery re-sent exactly once');
-  assert.equal(new Set(replays.map((r) => `${r.path} ${r.webhookId}`)).size, DEAD_LETTERS);
-  assert.ok(replays.every((r) => r.verified));
+  await waitFor('every replayed delivery received', () => stack.receiver.distinctCount(undefined, firstAttempts) >= DEAD_LETTERS, (WINDOW_SECONDS + 60) * 1000, 250);
+  // Each dead letter re-sent (the replay's own counts above say each was replayed once); a repeat is at-least-once, not a second replay.
+  const replays = stack.receiver.distinct(undefined, firstAttempts);
+  assert.equal(replays.length, DEAD_LETTERS, 'each delivery re-sent');
+  assert.ok(stack.receiver.requests.slice(firstAttempts).every((r) => r.verified));
 
   // The spread: arrival times relative to the start of the replay, in 2 s buckets. Each page's
   // deliveries are spread over the window from the moment they are replayed, so arrivals ramp up
@@ -71,7 +72,7 @@ it(`bulk replay of ${DEAD_LETTERS} dead letters: re-attempts spread over a ${WIN
   const buckets = Array.from({ length: Math.ceil(last / BUCKET_SECONDS) }, () => 0);
   for (const o of offsets) buckets[Math.min(buckets.length - 1, Math.floor(o / BUCKET_SECONDS))]!++;
   const pct = (q: number) => offsets[Math.min(offsets.length - 1, Math.floor(q * offsets.length))]!;
-  t.diagnostic(`bulk replay answered in ${answeredMs} ms: matched ${res.body.matched}, replayed ${res.body.replayed}, window ${WINDOW_SECONDS} s`);
+  t.diagnostic(`bulk replay answered in ${answeredMs} ms: matched ${res.body.matched}, replayed ${res.body.replayed}, window ${WINDOW_SECONDS} s, ${stack.receiver.requests.length - firstAttempts} requests`);
   t.diagnostic(`arrivals after start: first ${offsets[0]!.toFixed(1)} s, p10 ${pct(0.1).toFixed(1)} s, p50 ${pct(0.5).toFixed(1)} s, p90 ${pct(0.9).toFixed(1)} s, last ${last.toFixed(1)} s`);
   t.diagnostic(`per ${BUCKET_SECONDS} s: ${buckets.map((n, i) => `${i * BUCKET_SECONDS}-${(i + 1) * BUCKET_SECONDS}s:${n}`).join(' ')}`);
 

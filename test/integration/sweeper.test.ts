@@ -3,7 +3,6 @@ import { after, before, describe, it } from 'node:test';
 import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
 import { DynamoDbDeliveryStore } from '#adapters/dynamodb-delivery-store.ts';
 import { documentClient } from '#adapters/dynamodb.ts';
-import { TABLES } from '#config/topology.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 import { waitFor } from '#test/wait.ts';
 
@@ -14,7 +13,8 @@ describe('sweeper: the safety net behind the queue', () => {
   let store: DynamoDbDeliveryStore;
   before(async () => {
     stack = await startLocalStack();
-    store = new DynamoDbDeliveryStore(documentClient(stack.runtime.clients.dynamodb), TABLES.deliveries.localName);
+    // The runtime's own name for the table: it may carry a HOOKLINE_RESOURCE_PREFIX.
+    store = new DynamoDbDeliveryStore(documentClient(stack.runtime.clients.dynamodb), stack.runtime.env.DELIVERIES_TABLE!);
   });
   after(() => stack.stop());
 

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { testResourcePrefix } from './resource-prefix.ts';
 
 export interface ChildRuntime {
   readonly url: string;
@@ -10,11 +11,15 @@ export interface ChildRuntime {
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/** Starts `local/main.ts` (what `npm start` runs) in its own process, so a test can SIGKILL it. */
+/**
+ * Starts `local/main.ts` (what `npm start` runs) in its own process, so a test can SIGKILL it.
+ * Against a shared endpoint its resource names follow its data folder, the same after a restart.
+ */
 export async function startChildRuntime(env: Record<string, string>): Promise<ChildRuntime> {
+  const prefix = env.HOOKLINE_DATA_DIR ? testResourcePrefix(env.HOOKLINE_DATA_DIR) : '';
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'local/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', ...env },
+    env: { ...process.env, PORT: '0', ...(prefix ? { HOOKLINE_RESOURCE_PREFIX: prefix } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

@@ -1,32 +1,28 @@
 /**
  * In-memory stand-ins for the ports, for service unit tests. Each write honours the same
  * condition its DynamoDB adapter puts on the conditional write, so a service that relies on a
- * condition (a lost claim, a raced reschedule) behaves here as it does against the table.
+ * condition (a lost claim, a raced reschedule) behaves here as it does against the table. The
+ * delivery store is shared with the benchmark and lives in memory-delivery-store.ts.
  */
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '#domain/retry-policy.ts';
-import { isDeadLetter, REPLAYABLE_STATES, type DeliveryState } from '#domain/states.ts';
+import { STATE } from '#domain/states.ts';
 import type { AttemptRecord, Delivery, EventRecord, Subscription, SubscriptionState } from '#domain/types.ts';
 import type { ServiceDeps } from '#app/deps.ts';
 import type { AttemptStore } from '#ports/attempt-store.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { DeliveryMessage, DeliveryQueue } from '#ports/delivery-queue.ts';
-import type { ClaimResult, Completion, DeliveryStore, DueDelivery } from '#ports/delivery-store.ts';
 import type { EventStore, PutEventResult } from '#ports/event-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { SubscriptionStore } from '#ports/subscription-store.ts';
 import { MemoryMetrics } from '#local/memory-metrics.ts';
+import { InMemoryDeliveryStore } from './memory-delivery-store.ts';
+import { offsetPage as page } from './offset-page.ts';
+
+export { InMemoryDeliveryStore };
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 const copy = <T>(value: T): T => structuredClone(value);
-
-/** Offset cursors: enough for services that page; the adapters' own cursors are tested separately. */
-function page<T>(all: readonly T[], request: PageRequest): Page<T> {
-  const start = request.cursor ? Number(request.cursor) : 0;
-  const items = all.slice(start, start + request.limit);
-  const next = start + items.length;
-  return next < all.length ? { items, nextCursor: String(next) } : { items };
-}
 
 /** A clock that only moves when told to; `randomBytes` counts up so ids are distinct and repeatable. */
 export class FakeClock implements Clock {
@@ -51,121 +47,6 @@ export class FakeClock implements Clock {
   iso(): string {
     return new Date(this.nowMs).toISOString();
   }
-}
-
-export class InMemoryDeliveryStore implements DeliveryStore {
-  readonly items = new Map<string, Delivery>();
-
-  /** Seeds a delivery as stored, bypassing `create` (so tests can set any state). */
-  put(delivery: Delivery): void {
-    this.items.set(delivery.id, copy(delivery));
-  }
-
-  async create(delivery: Delivery): Promise<boolean> {
-    if (this.items.has(delivery.id)) return false;
-    this.items.set(delivery.id, copy(delivery));
-    return true;
-  }
-
-  async get(id: string): Promise<Delivery | undefined> {
-    const d = this.items.get(id);
-    return d && copy(d);
-  }
-
-  async getMany(ids: readonly string[]): Promise<readonly Delivery[]> {
-    return [...new Set(ids)].flatMap((id) => {
-      const d = this.items.get(id);
-      return d ? [copy(d)] : [];
-    });
-  }
-
-  async claim(id: string, nowIso: string, leaseUntilIso: string): Promise<ClaimResult> {
-    const d = this.items.get(id);
-    if (!d) return { kind: 'not_claimable' };
-    if (d.state !== 'pending' || !(d.nextAttemptAt <= nowIso)) return { kind: 'not_claimable', current: copy(d) };
-    const claimed: Delivery = {
-      ...d,
-      state: 'in_flight',
-      leaseUntil: leaseUntilIso,
-      updatedAt: nowIso,
-      attempts: d.attempts + 1,
-      attemptSeq: d.attemptSeq + 1,
-    };
-    this.items.set(id, claimed);
-    return { kind: 'claimed', delivery: copy(claimed) };
-  }
-
-  async complete(claimed: Delivery, c: Completion): Promise<boolean> {
-    const d = this.items.get(claimed.id);
-    if (!d || d.state !== 'in_flight' || d.attemptSeq !== claimed.attemptSeq) return false;
-    // Like the adapter's REMOVE of absent fields: an attempt without a status clears the old one.
-    const { lastStatus: _s, lastError: _e, lastResponse: _r, leaseUntil: _l, ...rest } = d;
-    this.items.set(claimed.id, { ...rest, ...withoutUndefined(c) });
-    return true;
-  }
-
-  async reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean> {
-    const d = this.items.get(id);
-    if (!d || d.state !== 'pending' || d.nextAttemptAt !== expectedNextAttemptAt) return false;
-    this.items.set(id, { ...d, nextAttemptAt, updatedAt: nowIso });
-    return true;
-  }
-
-  async release(id: string, seq: number, nowIso: string): Promise<boolean> {
-    const d = this.items.get(id);
-    if (!d || d.state !== 'in_flight' || d.attemptSeq !== seq || !(d.leaseUntil !== undefined && d.leaseUntil < nowIso)) return false;
-    const { leaseUntil: _l, ...rest } = d;
-    this.items.set(id, {
-      ...rest,
-      state: 'pending',
-      nextAttemptAt: nowIso,
-      updatedAt: nowIso,
-      lastError: 'released: the worker holding this attempt stopped answering',
-    });
-    return true;
-  }
-
-  async expire(delivery: Delivery, reason: string, nowIso: string): Promise<boolean> {
-    const d = this.items.get(delivery.id);
-    if (!d || d.state !== 'pending' || d.nextAttemptAt !== delivery.nextAttemptAt) return false;
-    this.items.set(delivery.id, { ...d, state: 'expired', lastError: reason, updatedAt: nowIso });
-    return true;
-  }
-
-  async replay(id: string, nowIso: string, giveUpAtIso: string, nextAttemptAtIso = nowIso): Promise<Delivery | undefined> {
-    const d = this.items.get(id);
-    if (!d || !(REPLAYABLE_STATES as readonly DeliveryState[]).includes(d.state)) return undefined;
-    const { lastError: _e, ...rest } = d;
-    const replayed: Delivery = { ...rest, state: 'pending', attempts: 0, nextAttemptAt: nextAttemptAtIso, giveUpAt: giveUpAtIso, updatedAt: nowIso };
-    this.items.set(id, replayed);
-    return copy(replayed);
-  }
-
-  async listBySubscription(request: PageRequest & { subscriptionId: string; state?: DeliveryState }): Promise<Page<Delivery>> {
-    const all = [...this.items.values()]
-      .filter((d) => d.subscriptionId === request.subscriptionId && (!request.state || d.state === request.state))
-      .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-    return page(all.map(copy), request);
-  }
-
-  async listDeadLetters(request: PageRequest & { subscriptionId?: string }): Promise<Page<Delivery>> {
-    const all = [...this.items.values()]
-      .filter((d) => isDeadLetter(d.state) && (!request.subscriptionId || d.subscriptionId === request.subscriptionId))
-      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
-    return page(all.map(copy), request);
-  }
-
-  async listDue(beforeIso: string, limit: number): Promise<readonly DueDelivery[]> {
-    return [...this.items.values()]
-      .filter((d) => (d.state === 'pending' || d.state === 'in_flight') && d.nextAttemptAt < beforeIso)
-      .sort((a, b) => a.nextAttemptAt.localeCompare(b.nextAttemptAt))
-      .slice(0, limit)
-      .map((d) => ({ id: d.id, nextAttemptAt: d.nextAttemptAt }));
-  }
-}
-
-function withoutUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
 export class InMemoryEventStore implements EventStore {
@@ -312,7 +193,7 @@ export function aDelivery(overrides: Partial<Delivery> & { id: string }): Delive
     eventId: 'evt_1',
     subscriptionId: 'sub_1',
     url: 'https://hooks.example.com/sub_1',
-    state: 'pending',
+    state: STATE.pending,
     attempts: 0,
     attemptSeq: 0,
     nextAttemptAt: T0,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startRuntime, type Runtime, type RuntimeOptions } from '#local/runtime.ts';
 import { apiClient, type ApiClient } from './api-client.ts';
 import { TestReceiver } from './receiver.ts';
+import { testResourcePrefix } from './resource-prefix.ts';
 import { waitFor } from './wait.ts';
 
 /** Retries every second, no jitter, 30 s deadline: retry behaviour in seconds, not hours. */
@@ -21,13 +22,17 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
-/** The real local runtime (dynalite + fauxqs over HTTP, real handlers) on a fresh data folder, plus a receiver. */
+/**
+ * The real local runtime (dynalite + fauxqs over HTTP, or the AWS_ENDPOINT_URL_* endpoints; real
+ * handlers) on a fresh data folder, plus a receiver.
+ */
 export async function startLocalStack(options: Partial<RuntimeOptions> = {}): Promise<LocalStack> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'hookline-test-'));
   const runtime = await startRuntime({
     port: 0,
     logLevel: 'SILENT',
     scheduleIntervalMs: { sweeper: 3_600_000 },
+    resourcePrefix: testResourcePrefix(dataDir),
     ...options,
     dataDir,
     env: { HOOKLINE_SENDER_TIMEOUT_MS: '2000', HOOKLINE_SWEEP_GRACE_SECONDS: '1', ...options.env },

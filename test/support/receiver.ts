@@ -100,6 +100,27 @@ export class TestReceiver {
     return this.requests.filter((r) => r.path === path);
   }
 
+  /**
+   * The first request of each delivery, in arrival order, on `path` (or on any path), among the
+   * requests from index `since`. At-least-once may legitimately send a delivery twice, so a test
+   * that counts deliveries rather than attempts counts these. A delivery is a (path, webhook-id)
+   * pair: webhook-id is the event id, which one event shares across every subscription.
+   */
+  distinct(path?: string, since = 0): ReceivedRequest[] {
+    const seen = new Set<string>();
+    return this.requests.slice(since).filter((r) => {
+      const key = `${r.path} ${r.webhookId}`;
+      if ((path !== undefined && r.path !== path) || seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  }
+
+  /** How many distinct deliveries (see `distinct`) arrived on `path` (or any path) from index `since`. */
+  distinctCount(path?: string, since = 0): number {
+    return this.distinct(path, since).length;
+  }
+
   async stop(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());

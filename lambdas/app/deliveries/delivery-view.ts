@@ -1,3 +1,4 @@
+import { STATE } from '#domain/states.ts';
 import type { AttemptRecord, Delivery } from '#domain/types.ts';
 
 /** The public JSON shapes of the HTTP API (docs/design.md); absent values are null, never missing. */
@@ -9,7 +10,8 @@ export function deliveryView(d: Delivery) {
     url: d.url,
     state: d.state,
     attempts: d.attempts,
-    nextAttemptAt: d.state === 'pending' ? d.nextAttemptAt : null,
+    // Only a waiting delivery has a next attempt; in flight, the field holds the claimed attempt's due time.
+    nextAttemptAt: d.state === STATE.pending ? d.nextAttemptAt : null,
     giveUpAt: d.giveUpAt,
     lastStatus: d.lastStatus ?? null,
     lastError: d.lastError ?? null,

@@ -1,5 +1,6 @@
 import { matchesEventType } from '#domain/event-types.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
+import { STATE } from '#domain/states.ts';
 import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
 import type { ServiceDeps } from '#app/deps.ts';
 import type { PublishRequest } from '#app/publish/publish-request.ts';
@@ -66,7 +67,7 @@ async function fanOut(deps: ServiceDeps, event: EventRecord, subscriptions: read
         subscriptionId: sub.id,
         ...(sub.tenantId ? { tenantId: sub.tenantId } : {}),
         url: sub.url,
-        state: 'pending',
+        state: STATE.pending,
         attempts: 0,
         attemptSeq: 0,
         nextAttemptAt: iso(nowMs),

@@ -1,6 +1,6 @@
 import { formatId } from '#domain/ids.ts';
 import { matchesCriteria, spreadDelaySeconds, type ReplayCriteria, type ReplayRecord } from '#domain/replay.ts';
-import { isDeadLetter } from '#domain/states.ts';
+import { isDeadLetter, STATE } from '#domain/states.ts';
 import type { Delivery, Subscription } from '#domain/types.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
@@ -190,7 +190,7 @@ interface Source {
  */
 async function sourcesOf(deps: OperatorDeps, record: ReplayRecord): Promise<readonly Source[]> {
   const c = record.criteria;
-  const needsList = !c.subscriptionId && (c.tenantId !== undefined || c.states.includes('delivered'));
+  const needsList = !c.subscriptionId && (c.tenantId !== undefined || c.states.includes(STATE.delivered));
   const listed = needsList
     ? (await deps.subscriptions.all())
         .filter((s) => c.tenantId === undefined || s.tenantId === c.tenantId)
@@ -209,7 +209,7 @@ async function sourcesOf(deps: OperatorDeps, record: ReplayRecord): Promise<read
       sources.push({ token: 'dl:*', read: (cursor, limit) => deps.recovery.listDeadLettersChanged({ ...range, limit, ...(cursor ? { cursor } : {}) }) });
     }
   }
-  if (c.states.includes('delivered')) {
+  if (c.states.includes(STATE.delivered)) {
     const createdTo = c.createdTo < record.startedAt ? c.createdTo : record.startedAt;
     for (const subscriptionId of scoped) {
       sources.push({

@@ -1,24 +1,23 @@
 import { autoPauseVerdict, type AutoPausePolicy } from '#domain/auto-pause.ts';
+import { isDeadLetter, type TerminalState } from '#domain/states.ts';
 import type { Subscription } from '#domain/types.ts';
 import type { ServiceDeps } from '#app/deps.ts';
 import { iso } from '#domain/time.ts';
 
-export type HealthOutcome = 'delivered' | 'dead_letter';
-
 /**
- * Keeps a subscription's dead-letter streak and auto-pauses it once the streak spans the
- * policy's period. Costs nothing on the happy path: a success writes only when a streak is
- * open, and a dead letter is one conditional update (plus the pause, once). Returns the
- * subscription when this call paused it.
+ * Keeps a subscription's dead-letter streak, from the terminal state an attempt left its
+ * delivery in, and auto-pauses it once the streak spans the policy's period. Costs nothing on
+ * the happy path: a success writes only when a streak is open, and a dead letter is one
+ * conditional update (plus the pause, once). Returns the subscription when this call paused it.
  */
 export async function recordHealth(
   deps: Pick<ServiceDeps, 'subscriptions'>,
   policy: AutoPausePolicy,
   subscription: Subscription,
-  outcome: HealthOutcome,
+  state: TerminalState,
   nowMs: number,
 ): Promise<Subscription | undefined> {
-  if (outcome === 'delivered') {
+  if (!isDeadLetter(state)) {
     if (subscription.deadLetteringSince) await deps.subscriptions.clearDeadLetterStreak(subscription.id);
     return undefined;
   }

@@ -1,19 +1,17 @@
 import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
-import { decide, describe, type AttemptResult, type Outcome } from '#domain/classify.ts';
+import { actionFor, decide, describe, failedOutcome, type AttemptResult, type Outcome } from '#domain/classify.ts';
 import { signatureHeaders } from '#domain/signing.ts';
-import { isTerminal } from '#domain/states.ts';
+import { allows, isTerminal, STATE, targetOf, type CompletionAction } from '#domain/states.ts';
 import { capUtf8, type Delivery, type Subscription } from '#domain/types.ts';
 import type { Completion } from '#ports/delivery-store.ts';
 import type { SenderDeps } from '#app/deps.ts';
-import { DeliveryStageError, RetryLaterSignal } from '#app/errors.ts';
+import { DeliveryStageError } from '#app/errors.ts';
 import { recordHealth } from '#app/send/health.ts';
 import { iso } from '#domain/time.ts';
-import { METRICS } from '#config/topology.ts';
+import { METRICS, type CountMetric } from '#config/topology.ts';
 
 /** How long a paused subscription's delivery waits before it is looked at again (resume re-enqueues at once). */
 export const PAUSED_RECHECK_SECONDS = 3600;
-/** A transient failure before or after the attempt (DynamoDB throttled, say) is retried this soon. */
-export const STAGE_RETRY_SECONDS = 10;
 
 export interface DeliveryMessageBody {
   readonly deliveryId: string;
@@ -24,7 +22,7 @@ export type SendOutcome =
   | { readonly kind: 'done'; readonly note: string; readonly outcome?: Outcome }
   | { readonly kind: 'retry_later'; readonly delaySeconds: number; readonly note: string };
 
-/** Claims, signs, POSTs and records one delivery; what happens to its SQS message is decided by `settle`. */
+/** Claims, signs, POSTs and records one delivery; what happens to its SQS message is decided by `settle` (settle.ts). */
 export async function processDelivery(deps: SenderDeps, message: DeliveryMessageBody): Promise<SendOutcome> {
   const { deliveryId } = message;
   const prepared = await stage('before_attempt', deliveryId, () => prepare(deps, message));
@@ -59,19 +57,19 @@ async function prepare(deps: SenderDeps, message: DeliveryMessageBody): Promise<
     if (!current) return { kind: 'done', note: 'unknown delivery' };
     if (isTerminal(current.state)) return { kind: 'done', note: `already ${current.state}` };
     // Another worker holds the claim; if it dies the sweeper releases the delivery and re-enqueues it.
-    if (current.state === 'in_flight') return { kind: 'done', note: 'claimed by another worker' };
+    if (current.state === STATE.inFlight) return { kind: 'done', note: 'claimed by another worker' };
     const wait = Math.ceil((Date.parse(current.nextAttemptAt) - nowMs) / 1000);
     return { kind: 'retry_later', delaySeconds: Math.max(1, wait), note: 'not due yet' };
   }
   const delivery = claim.delivery;
   if (!subscription || subscription.state === 'disabled') {
     const reason = subscription ? `subscription disabled: ${subscription.stateReason ?? 'no reason recorded'}` : 'subscription no longer exists';
-    await complete(deps, delivery, { kind: 'dead', state: 'failed', reason, disableSubscription: false }, nowMs);
+    await complete(deps, delivery, failedOutcome(reason), nowMs);
     return { kind: 'done', note: reason };
   }
   const event = await deps.events.get(delivery.eventId);
   if (!event) {
-    await complete(deps, delivery, { kind: 'dead', state: 'failed', reason: 'event body no longer stored', disableSubscription: false }, nowMs);
+    await complete(deps, delivery, failedOutcome('event body no longer stored'), nowMs);
     return { kind: 'done', note: 'event missing' };
   }
   return { kind: 'ready', delivery, subscription, body: event.body };
@@ -79,7 +77,8 @@ async function prepare(deps: SenderDeps, message: DeliveryMessageBody): Promise<
 
 async function deferWhilePaused(deps: SenderDeps, deliveryId: string, nowMs: number): Promise<SendOutcome> {
   const current = await deps.deliveries.get(deliveryId);
-  if (current?.state === 'pending') {
+  // Only a waiting delivery moves; one that is in flight or finished is left to its own course.
+  if (current && allows('reschedule', current.state)) {
     const recheck = Math.min(nowMs + PAUSED_RECHECK_SECONDS * 1000, Date.parse(current.giveUpAt));
     await deps.deliveries.reschedule(deliveryId, current.nextAttemptAt, iso(Math.max(recheck, nowMs)), iso(nowMs));
   }
@@ -115,36 +114,41 @@ async function record(
   deps.metrics.latency(result.durationMs);
   const recorded = await complete(deps, delivery, outcome, nowMs, result);
   if (!recorded) return { kind: 'done', note: 'claim lost to the sweeper; the newer claim records the outcome' };
+  const state = targetOf(actionFor(outcome));
   if (outcome.kind === 'dead' && outcome.disableSubscription) {
     await deps.subscriptions.setState(subscription.id, 'disabled', `endpoint answered 410 Gone for delivery ${delivery.id}`, iso(nowMs));
-  } else if (outcome.kind !== 'retry') {
-    await recordHealth(deps, deps.autoPause ?? DEFAULT_AUTO_PAUSE_POLICY, subscription, outcome.kind === 'delivered' ? 'delivered' : 'dead_letter', nowMs);
+  } else if (isTerminal(state)) {
+    await recordHealth(deps, deps.autoPause ?? DEFAULT_AUTO_PAUSE_POLICY, subscription, state, nowMs);
   }
   if (outcome.kind === 'retry') return { kind: 'retry_later', delaySeconds: outcome.delaySeconds, note: describe(result) };
   return { kind: 'done', note: outcome.kind, outcome };
 }
 
+/** Records `outcome` as its state-machine action; the store writes the action's target state. */
 async function complete(deps: SenderDeps, delivery: Delivery, outcome: Outcome, nowMs: number, result?: AttemptResult): Promise<boolean> {
   const response = result?.kind === 'response' ? result : undefined;
+  const action = actionFor(outcome);
   const completion: Completion = {
-    state: outcome.kind === 'delivered' ? 'delivered' : outcome.kind === 'retry' ? 'pending' : outcome.state,
+    action,
     attempts: delivery.attempts,
     nextAttemptAt: iso(outcome.kind === 'retry' ? outcome.nextAttemptAtMs : nowMs),
     ...(response ? { lastStatus: response.status, lastResponse: capUtf8(response.bodySnippet) } : {}),
-    ...(outcome.kind === 'delivered' ? {} : { lastError: outcome.kind === 'dead' ? outcome.reason : result ? describe(result) : 'unknown' }),
+    ...(action === 'succeed' ? {} : { lastError: outcome.kind === 'dead' ? outcome.reason : result ? describe(result) : 'unknown' }),
     updatedAt: iso(nowMs),
   };
   const ok = await deps.deliveries.complete(delivery, completion);
-  if (ok) countOutcome(deps, outcome);
+  // Counted only when recorded: a lost claim's outcome is the newer claim's to count.
+  if (ok) for (const metric of OUTCOME_METRICS[action]) deps.metrics.count(metric);
   return ok;
 }
 
-function countOutcome(deps: SenderDeps, outcome: Outcome): void {
-  if (outcome.kind === 'delivered') deps.metrics.count(METRICS.succeeded);
-  if (outcome.kind !== 'dead') return;
-  deps.metrics.count(outcome.state === 'failed' ? METRICS.failed : METRICS.expired);
-  deps.metrics.count(METRICS.deadLettered);
-}
+/** What each recorded outcome adds to the delivery metrics (a retry is not an outcome yet). */
+const OUTCOME_METRICS: Readonly<Record<CompletionAction, readonly CountMetric[]>> = {
+  succeed: [METRICS.succeeded],
+  retry: [],
+  fail_permanently: [METRICS.failed, METRICS.deadLettered],
+  give_up: [METRICS.expired, METRICS.deadLettered],
+};
 
 async function stage<T>(name: DeliveryStageError['stage'], deliveryId: string, run: () => Promise<T>): Promise<T> {
   try {
@@ -152,27 +156,4 @@ async function stage<T>(name: DeliveryStageError['stage'], deliveryId: string, r
   } catch (cause) {
     throw new DeliveryStageError(name, deliveryId, { cause });
   }
-}
-
-/**
- * The one place where a message's fate is decided: done → deleted; retry → visibility set to
- * the backoff delay and reported as a batch item failure so SQS brings it back when due; a
- * stage error → batch item failure, back in a few seconds (nothing was recorded as sent).
- */
-export async function settle(
-  deps: Pick<SenderDeps, 'queue'>,
-  receiptHandle: string,
-  deliveryId: string,
-  run: () => Promise<SendOutcome>,
-): Promise<SendOutcome> {
-  let outcome: SendOutcome;
-  try {
-    outcome = await run();
-  } catch (error) {
-    await deps.queue.retryLater(receiptHandle, STAGE_RETRY_SECONDS).catch(() => undefined);
-    throw error;
-  }
-  if (outcome.kind === 'done') return outcome;
-  await deps.queue.retryLater(receiptHandle, outcome.delaySeconds);
-  throw new RetryLaterSignal(deliveryId, outcome.delaySeconds);
 }

@@ -1,9 +1,11 @@
 import { InvalidRetryPolicyError } from '#domain/errors.ts';
 import { EVENT_TYPE_PATTERN } from '#domain/event-types.ts';
 import { resolveRetryPolicy, type RetryPolicy } from '#domain/retry-policy.ts';
+import type { PageRequest } from '#ports/page.ts';
 import { ValidationError } from '#app/errors.ts';
-import { TENANT_PATTERN, optionalString, parseObject } from '#app/parse.ts';
+import { TENANT_PATTERN, optionalString, parseObject, parsePageRequest, parseTenantId, type Query } from '#app/parse.ts';
 
+/** A new subscription as the caller asked for it, checked field by field (the URL's target rules apply when it is created). */
 export interface CreateSubscriptionRequest {
   readonly url: string;
   readonly eventTypes: readonly string[];
@@ -12,6 +14,7 @@ export interface CreateSubscriptionRequest {
   readonly retryPolicy?: RetryPolicy;
 }
 
+/** The `POST /v1/subscriptions` body; a ValidationError names the first field to fix. */
 export function parseCreateSubscription(raw: string | null | undefined, defaultPolicy: RetryPolicy): CreateSubscriptionRequest {
   const body = parseObject(raw, ['url', 'eventTypes', 'tenantId', 'description', 'retryPolicy'], 64 * 1024);
   if (typeof body.url !== 'string' || body.url.length === 0) throw new ValidationError('url', 'a non-empty string is required');
@@ -37,7 +40,8 @@ export function parseCreateSubscription(raw: string | null | undefined, defaultP
     try {
       retryPolicy = resolveRetryPolicy(body.retryPolicy, defaultPolicy);
     } catch (error) {
-      if (error instanceof InvalidRetryPolicyError) throw new ValidationError(`retryPolicy${error.field ? `.${error.field}` : ''}`, error.message.replace(/^retryPolicy(\.\S*)?\s/, ''));
+      // A parser refuses with ValidationError; the domain error's own parts name the field and the rule.
+      if (error instanceof InvalidRetryPolicyError) throw ValidationError.from(error);
       throw error;
     }
   }
@@ -59,4 +63,14 @@ export function parsePauseBody(raw: string | null | undefined): { reason?: strin
     throw new ValidationError('reason', 'must be a string of 1 to 500 characters');
   }
   return { reason: body.reason };
+}
+
+/** A page of subscriptions, optionally of one tenant (a tenant key is limited to its own whatever it asks). */
+export interface SubscriptionListQuery extends PageRequest {
+  readonly tenantId?: string;
+}
+
+/** The `GET /v1/subscriptions` query: `limit`, `cursor`, `tenantId`. */
+export function parseSubscriptionListQuery(query: Query): SubscriptionListQuery {
+  return { ...parsePageRequest(query), ...(query.tenantId !== undefined ? { tenantId: parseTenantId(query.tenantId) } : {}) };
 }

@@ -1,4 +1,5 @@
 import type { ServiceDeps } from '#app/deps.ts';
+import { allows } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
 import { METRICS } from '#config/topology.ts';
 
@@ -31,19 +32,20 @@ export async function sweep(deps: ServiceDeps, options: SweepOptions): Promise<S
   let released = 0;
   const requeue: { deliveryId: string; subscriptionId: string }[] = [];
   for (const d of deliveries) {
-    if (d.state === 'in_flight') {
+    // Which write to try follows from the state machine; each write re-checks its own condition.
+    if (allows('release', d.state)) {
       if (!d.leaseUntil || d.leaseUntil >= now) continue; // a live worker still holds it
       if (await deps.deliveries.release(d.id, d.attemptSeq, now)) {
         released++;
         requeue.push({ deliveryId: d.id, subscriptionId: d.subscriptionId });
       }
-    } else if (d.state === 'pending' && d.giveUpAt <= now) {
+    } else if (allows('expire', d.state) && d.giveUpAt <= now) {
       if (await deps.deliveries.expire(d, `retry deadline ${d.giveUpAt} passed after ${d.attempts} attempts${d.lastError ? `; last error: ${d.lastError}` : ''}`, now)) {
         expired++;
         deps.metrics.count(METRICS.expired);
         deps.metrics.count(METRICS.deadLettered);
       }
-    } else if (d.state === 'pending') {
+    } else if (allows('reschedule', d.state)) {
       // Due now, so the claim condition holds when the new message arrives.
       if (await deps.deliveries.reschedule(d.id, d.nextAttemptAt, now, now)) {
         requeue.push({ deliveryId: d.id, subscriptionId: d.subscriptionId });

@@ -1,7 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ADMIN, type Principal } from '#app/access.ts';
 import type { OperatorDeps } from '#app/deps.ts';
-import { UnauthorizedError } from '#app/errors.ts';
 import { withObservability, type Observability } from '../observability.ts';
 import { errorResponse, json } from './http.ts';
 import { route } from './router.ts';
@@ -18,19 +17,23 @@ export function principalOf(authorizer: Record<string, unknown> | null | undefin
   return undefined;
 }
 
-/** API Gateway (REST, proxy integration) → router. The authorizer has already checked the key. */
+/**
+ * API Gateway (REST, proxy integration) → router. The authorizer has already checked the key;
+ * errors become responses by the error table (handlers/error-map.ts), and only the ones it does
+ * not know are logged as failures.
+ */
 export function createApiHandler(deps: OperatorDeps, obs: Observability) {
   return withObservability(async (event: APIGatewayProxyEvent, context): Promise<APIGatewayProxyResult> => {
     try {
       const path = event.path;
       // With `apiAuth: 'iam'` there is no authorizer: API Gateway has already checked the SigV4
       // signature and the caller's execute-api permission, which is the admin's level of trust.
+      // Without either, the router answers only public routes (GET /health).
       const principal = principalOf(event.requestContext?.authorizer) ?? (event.requestContext?.identity?.userArn ? ADMIN : undefined);
-      if (path !== '/health' && !principal) throw new UnauthorizedError();
       const body = event.body && event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
       const query = Object.fromEntries(Object.entries(event.queryStringParameters ?? {}));
       const deadlineMs = Date.now() + Math.max(0, context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS);
-      const res = await route(deps, { method: event.httpMethod, path, query, body, deadlineMs, ...(principal ? { principal } : {}) });
+      const res = await route(deps, { method: event.httpMethod, path, query, body, deadlineMs, principal });
       return json(res.status, res.body);
     } catch (error) {
       const { response, unexpected } = errorResponse(error);

@@ -1,44 +1,55 @@
-import { ADMIN, type Principal, requireAdmin, tenantScope, visibleDelivery, visibleSubscription } from '#app/access.ts';
-import { getDeliveryDetail } from '#app/deliveries/deliveries.ts';
-import { attemptView, deliveryView } from '#app/deliveries/delivery-view.ts';
+import { type Principal, requireAdmin } from '#app/access.ts';
+import { deliveryDetailView } from '#app/deliveries/delivery-detail-view.ts';
+import { parseDeadLetterQuery, parseDeliveryListQuery } from '#app/deliveries/delivery-request.ts';
+import { deliveryView } from '#app/deliveries/delivery-view.ts';
+import { getDeliveryDetail, listDeadLetters, listDeliveries } from '#app/deliveries/deliveries.ts';
 import type { OperatorDeps } from '#app/deps.ts';
-import { MethodNotAllowedError, NotFoundError, ValidationError } from '#app/errors.ts';
-import { parseId, parseLimit, parseState, parseTenantId } from '#app/parse.ts';
+import { MethodNotAllowedError, NotFoundError, UnauthorizedError } from '#app/errors.ts';
+import { parsePageRequest, parseTenantId, type Query } from '#app/parse.ts';
 import { parsePublishRequest } from '#app/publish/publish-request.ts';
 import { publish } from '#app/publish/publish.ts';
 import { getReplay, listReplays, startBulkReplay } from '#app/replay/bulk-replay.ts';
 import { replayAs } from '#app/replay/replay-delivery.ts';
 import { parseBulkReplayBody } from '#app/replay/replay-request.ts';
 import { replayView } from '#app/replay/replay-view.ts';
-import { parseCreateSubscription, parsePauseBody } from '#app/subscriptions/subscription-request.ts';
+import { parseCreateSubscription, parsePauseBody, parseSubscriptionListQuery } from '#app/subscriptions/subscription-request.ts';
 import { subscriptionView } from '#app/subscriptions/subscription-view.ts';
-import { createSubscription, pauseSubscription, resumeSubscription } from '#app/subscriptions/subscriptions.ts';
+import { createSubscription, getSubscription, listSubscriptions, pauseSubscription, resumeSubscription } from '#app/subscriptions/subscriptions.ts';
 import { mintTenantKey } from '#app/tenants/tenants.ts';
+import type { Page } from '#ports/page.ts';
 
+/** One API request as the handler hands it over, whatever transport it came by. */
 export interface ApiRequest {
   readonly method: string;
   readonly path: string;
-  readonly query: Readonly<Record<string, string | undefined>>;
+  readonly query: Query;
   readonly body: string | null;
-  /** Who the authorizer let in; admin when absent. */
-  readonly principal?: Principal;
+  /**
+   * Who the authorizer let in, or undefined when nobody was established: then only public
+   * routes answer and everything else is UnauthorizedError (there is no default principal).
+   */
+  readonly principal: Principal | undefined;
   /** When a long request (a bulk replay) must checkpoint and answer (epoch ms); the rest continues on the replay schedule. */
   readonly deadlineMs?: number;
 }
+
+/** A route's answer before it becomes JSON. */
 export interface ApiResponse {
   readonly status: number;
   readonly body: unknown;
 }
 
-type Route = {
-  readonly method: string;
-  readonly pattern: RegExp;
-  /** `admin`: the deployment's key only; `tenant`: tenant keys too, scoped to their own resources. */
-  readonly access: 'public' | 'admin' | 'tenant';
-  readonly run: (deps: OperatorDeps, req: ApiRequest & { readonly principal: Principal }, params: string[]) => Promise<ApiResponse>;
-};
+type AuthenticatedRequest = ApiRequest & { readonly principal: Principal };
+type Params = readonly string[];
+
+type Route = { readonly method: string; readonly pattern: RegExp } & (
+  | { readonly access: 'public'; readonly run: (deps: OperatorDeps, req: ApiRequest, params: Params) => Promise<ApiResponse> }
+  /** `admin`: the deployment's key only; `tenant`: tenant keys too, which every service scopes to their own resources. */
+  | { readonly access: 'admin' | 'tenant'; readonly run: (deps: OperatorDeps, req: AuthenticatedRequest, params: Params) => Promise<ApiResponse> }
+);
 
 const ok = (body: unknown, status = 200): ApiResponse => ({ status, body });
+const listed = <T>(page: Page<T>, view: (item: T) => unknown): ApiResponse => ok({ items: page.items.map(view), nextCursor: page.nextCursor ?? null });
 const SUB = '(sub_[A-Za-z0-9_-]+)';
 const DLV = '(dlv_[A-Za-z0-9_-]+)';
 const RPL = '(rpl_[A-Za-z0-9_-]+)';
@@ -46,7 +57,7 @@ const TENANT = '([^/]+)';
 /** A bulk replay answers within this even when API Gateway would allow more; the rest continues on the replay schedule. */
 const API_REPLAY_BUDGET_MS = 20_000;
 
-/** DESIGN.md's HTTP API, one line per route: parse, call the service, map the view. */
+/** The HTTP API of docs/design.md, one entry per route: parse, call the service (which applies the principal's scope), map the view. */
 const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: /^\/health$/, access: 'public', run: async () => ok({ status: 'ok' }) },
   {
@@ -55,26 +66,20 @@ const ROUTES: readonly Route[] = [
   },
   {
     method: 'GET', pattern: /^\/v1\/subscriptions$/, access: 'tenant',
-    run: async (deps, req) => {
-      const tenantId = tenantScope(req.principal) ?? req.query.tenantId;
-      const page = await deps.subscriptions.list({ limit: parseLimit(req.query.limit), ...cursorOf(req), ...(tenantId ? { tenantId } : {}) });
-      return ok({ items: page.items.map((s) => subscriptionView(s)), nextCursor: page.nextCursor ?? null });
-    },
+    run: async (deps, req) => listed(await listSubscriptions(deps, req.principal, parseSubscriptionListQuery(req.query)), (s) => subscriptionView(s)),
   },
-  { method: 'GET', pattern: new RegExp(`^/v1/subscriptions/${SUB}$`), access: 'tenant', run: async (deps, req, [id]) => ok(subscriptionView(await visibleSubscription(deps, req.principal, id!))) },
+  {
+    method: 'GET', pattern: new RegExp(`^/v1/subscriptions/${SUB}$`), access: 'tenant',
+    run: async (deps, req, [id]) => ok(subscriptionView(await getSubscription(deps, req.principal, id!))),
+  },
   {
     method: 'POST', pattern: new RegExp(`^/v1/subscriptions/${SUB}/pause$`), access: 'tenant',
-    run: async (deps, req, [id]) => {
-      const { reason } = parsePauseBody(req.body);
-      await visibleSubscription(deps, req.principal, id!);
-      return ok(subscriptionView(await pauseSubscription(deps, id!, reason)));
-    },
+    run: async (deps, req, [id]) => ok(subscriptionView(await pauseSubscription(deps, req.principal, id!, parsePauseBody(req.body).reason))),
   },
   {
     method: 'POST', pattern: new RegExp(`^/v1/subscriptions/${SUB}/resume$`), access: 'tenant',
     run: async (deps, req, [id]) => {
-      await visibleSubscription(deps, req.principal, id!);
-      const { subscription, drained } = await resumeSubscription(deps, id!);
+      const { subscription, drained } = await resumeSubscription(deps, req.principal, id!);
       return ok({ ...subscriptionView(subscription), drained });
     },
   },
@@ -87,32 +92,11 @@ const ROUTES: readonly Route[] = [
   },
   {
     method: 'GET', pattern: /^\/v1\/deliveries$/, access: 'tenant',
-    run: async (deps, req) => {
-      if (!req.query.subscriptionId) throw new ValidationError('subscriptionId', 'is required (deliveries are listed per subscription; use /v1/dead-letters across all)');
-      const state = parseState(req.query.state);
-      const subscriptionId = parseId(req.query.subscriptionId, 'sub', 'subscriptionId');
-      if (req.principal.role === 'tenant') await visibleSubscription(deps, req.principal, subscriptionId);
-      const page = await deps.deliveries.listBySubscription({
-        subscriptionId,
-        limit: parseLimit(req.query.limit),
-        ...cursorOf(req),
-        ...(state ? { state } : {}),
-      });
-      return ok({ items: page.items.map(deliveryView), nextCursor: page.nextCursor ?? null });
-    },
+    run: async (deps, req) => listed(await listDeliveries(deps, req.principal, parseDeliveryListQuery(req.query)), deliveryView),
   },
   {
     method: 'GET', pattern: new RegExp(`^/v1/deliveries/${DLV}$`), access: 'tenant',
-    run: async (deps, req, [id]) => {
-      await visibleDelivery(deps, req.principal, id!);
-      const { delivery, event, attempts } = await getDeliveryDetail(deps, id!);
-      return ok({
-        ...deliveryView(delivery),
-        body: event?.body ?? null,
-        headers: { ...delivery.headers, 'webhook-id': delivery.eventId },
-        attemptLog: attempts.map(attemptView),
-      });
-    },
+    run: async (deps, req, [id]) => ok(deliveryDetailView(await getDeliveryDetail(deps, req.principal, id!))),
   },
   {
     method: 'POST', pattern: new RegExp(`^/v1/deliveries/${DLV}/replay$`), access: 'tenant',
@@ -120,15 +104,7 @@ const ROUTES: readonly Route[] = [
   },
   {
     method: 'GET', pattern: /^\/v1\/dead-letters$/, access: 'tenant',
-    run: async (deps, req) => {
-      const subscriptionId = req.query.subscriptionId ? parseId(req.query.subscriptionId, 'sub', 'subscriptionId') : undefined;
-      if (req.principal.role === 'tenant') {
-        if (!subscriptionId) throw new ValidationError('subscriptionId', 'is required with a tenant key (dead letters are listed per subscription)');
-        await visibleSubscription(deps, req.principal, subscriptionId);
-      }
-      const page = await deps.deliveries.listDeadLetters({ limit: parseLimit(req.query.limit), ...cursorOf(req), ...(subscriptionId ? { subscriptionId } : {}) });
-      return ok({ items: page.items.map(deliveryView), nextCursor: page.nextCursor ?? null });
-    },
+    run: async (deps, req) => listed(await listDeadLetters(deps, req.principal, parseDeadLetterQuery(req.query)), deliveryView),
   },
   {
     method: 'POST', pattern: /^\/v1\/replays$/, access: 'admin',
@@ -142,10 +118,7 @@ const ROUTES: readonly Route[] = [
   },
   {
     method: 'GET', pattern: /^\/v1\/replays$/, access: 'admin',
-    run: async (deps, req) => {
-      const page = await listReplays(deps, { limit: parseLimit(req.query.limit), ...cursorOf(req) });
-      return ok({ items: page.items.map(replayView), nextCursor: page.nextCursor ?? null });
-    },
+    run: async (deps, req) => listed(await listReplays(deps, parsePageRequest(req.query)), replayView),
   },
   { method: 'GET', pattern: new RegExp(`^/v1/replays/${RPL}$`), access: 'admin', run: async (deps, _r, [id]) => ok(replayView(await getReplay(deps, id!))) },
   {
@@ -154,22 +127,26 @@ const ROUTES: readonly Route[] = [
   },
 ];
 
-function cursorOf(req: ApiRequest): { cursor?: string } {
-  return req.query.cursor ? { cursor: req.query.cursor } : {};
-}
-
+/**
+ * Finds the route for a request and runs it. Without a principal only public routes answer:
+ * anything else, known path or not, is UnauthorizedError, so an unauthenticated caller learns
+ * nothing about which paths exist. A known path with another method is MethodNotAllowedError.
+ */
 export async function route(deps: OperatorDeps, req: ApiRequest): Promise<ApiResponse> {
   const path = req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path;
-  const principal = req.principal ?? ADMIN;
+  const { principal } = req;
   const allowed: string[] = [];
   for (const r of ROUTES) {
     const m = r.pattern.exec(path);
     if (!m) continue;
     allowed.push(r.method);
     if (r.method !== req.method) continue;
+    if (r.access === 'public') return r.run(deps, req, m.slice(1));
+    if (!principal) throw new UnauthorizedError();
     if (r.access === 'admin') requireAdmin(principal, `${req.method} ${path.replace(/\/(sub|dlv|rpl)_[^/]+/g, '/{id}')}`);
     return r.run(deps, { ...req, principal }, m.slice(1));
   }
+  if (!principal) throw new UnauthorizedError();
   if (allowed.length > 0) throw new MethodNotAllowedError(req.method, path, allowed);
   const id = /\/(sub|dlv|rpl)_[^/]*/.exec(path);
   if (id) throw new NotFoundError(id[1] === 'sub' ? 'subscription' : id[1] === 'dlv' ? 'delivery' : 'replay', id[0].slice(1));

@@ -4,8 +4,9 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { ConditionalCheckFailedException, DynamoDBClient, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { DynamoDbDeliveryStore } from '#adapters/dynamodb-delivery-store.ts';
-import { InvalidCursorError } from '#adapters/errors.ts';
+import { InvalidCursorError } from '#ports/page.ts';
 import type { Completion } from '#ports/delivery-store.ts';
+import { statesAllowing, targetOf, type DeliveryAction } from '#domain/states.ts';
 import type { Delivery } from '#domain/types.ts';
 
 const TABLE = 'hookline-deliveries';
@@ -114,7 +115,7 @@ async function shardAtCreate(id: string): Promise<unknown> {
 }
 
 const completion = (overrides: Partial<Completion>): Completion => ({
-  state: 'pending',
+  action: 'retry',
   attempts: 3,
   nextAttemptAt: '2024-03-10T00:05:00.000Z',
   updatedAt: NOW,
@@ -163,9 +164,9 @@ describe('DynamoDbDeliveryStore', () => {
       assert.equal(input.TableName, TABLE);
       assert.deepEqual(input.Key, { id: 'dlv_7Hq2' });
       assert.equal(input.ReturnValues, 'ALL_NEW');
-      assert.equal(input.ConditionExpression, '#state = :from AND #next <= :now');
+      assert.equal(input.ConditionExpression, '#state IN (:from0) AND #next <= :now');
       const update = resolveUpdate(input);
-      assert.equal(update.condition, `state = "pending" AND nextAttemptAt <= "${NOW}"`);
+      assert.equal(update.condition, `state IN ("pending") AND nextAttemptAt <= "${NOW}"`);
       assert.deepEqual(update.set, { state: 'in_flight', leaseUntil: LEASE, updatedAt: NOW });
       assert.deepEqual(update.add, { attempts: 1, attemptSeq: 1 });
       assert.deepEqual(result, { kind: 'claimed', delivery: aDelivery({ attempts: 4, attemptSeq: 8, leaseUntil: LEASE, updatedAt: NOW }) });
@@ -204,13 +205,13 @@ describe('DynamoDbDeliveryStore', () => {
     it('to failed: enters the dead-letter indexes for the UTC day of updatedAt and leaves the active one', async () => {
       const claimed = aDelivery({ attemptSeq: 7 });
 
-      const ok = await newStore().complete(claimed, completion({ state: 'failed', lastStatus: 410, lastResponse: 'gone', lastError: 'HTTP 410', nextAttemptAt: NOW }));
+      const ok = await newStore().complete(claimed, completion({ action: 'fail_permanently', lastStatus: 410, lastResponse: 'gone', lastError: 'HTTP 410', nextAttemptAt: NOW }));
 
       assert.equal(ok, true);
       const input = onlyUpdate();
       assert.deepEqual(input.Key, { id: 'dlv_7Hq2' });
       const update = resolveUpdate(input);
-      assert.equal(update.condition, 'state = "in_flight" AND attemptSeq = 7');
+      assert.equal(update.condition, 'state IN ("in_flight") AND attemptSeq = 7');
       assert.deepEqual(update.set, {
         state: 'failed',
         attempts: 3,
@@ -231,7 +232,7 @@ describe('DynamoDbDeliveryStore', () => {
       const shard = await shardAtCreate('dlv_7Hq2');
       ddbMock.resetHistory();
 
-      await newStore().complete(aDelivery(), completion({ state: 'pending', lastStatus: 503, lastError: 'HTTP 503', lastResponse: 'busy' }));
+      await newStore().complete(aDelivery(), completion({ action: 'retry', lastStatus: 503, lastError: 'HTTP 503', lastResponse: 'busy' }));
 
       const update = resolveUpdate(onlyUpdate());
       assert.equal(update.set.activeShard, shard);
@@ -241,7 +242,7 @@ describe('DynamoDbDeliveryStore', () => {
     });
 
     it('to pending after a timeout: removes the previous status and response rather than keeping stale ones', async () => {
-      await newStore().complete(aDelivery(), completion({ state: 'pending', lastError: 'timeout after 15000 ms' }));
+      await newStore().complete(aDelivery(), completion({ action: 'retry', lastError: 'timeout after 15000 ms' }));
 
       const update = resolveUpdate(onlyUpdate());
       assert.equal(update.set.lastError, 'timeout after 15000 ms');
@@ -250,7 +251,7 @@ describe('DynamoDbDeliveryStore', () => {
     });
 
     it('to delivered: leaves every index and expires after 30 + 30 days', async () => {
-      await newStore().complete(aDelivery(), completion({ state: 'delivered', lastStatus: 204, lastResponse: '' }));
+      await newStore().complete(aDelivery(), completion({ action: 'succeed', lastStatus: 204, lastResponse: '' }));
 
       const update = resolveUpdate(onlyUpdate());
       assert.equal(update.set.state, 'delivered');
@@ -259,7 +260,7 @@ describe('DynamoDbDeliveryStore', () => {
     });
 
     it('to expired: enters the dead-letter indexes', async () => {
-      await newStore().complete(aDelivery({ subscriptionId: 'sub_9' }), completion({ state: 'expired', lastError: 'deadline passed' }));
+      await newStore().complete(aDelivery({ subscriptionId: 'sub_9' }), completion({ action: 'give_up', lastError: 'deadline passed' }));
 
       const update = resolveUpdate(onlyUpdate());
       assert.equal(update.set.dlDay, '2024-03-09');
@@ -270,13 +271,13 @@ describe('DynamoDbDeliveryStore', () => {
     it('says false when the claim was lost', async () => {
       ddbMock.on(UpdateCommand).rejects(conditionFailed());
 
-      assert.equal(await newStore().complete(aDelivery(), completion({ state: 'delivered' })), false);
+      assert.equal(await newStore().complete(aDelivery(), completion({ action: 'succeed' })), false);
     });
 
     it('passes on any other error', async () => {
       ddbMock.on(UpdateCommand).rejects(serviceError('InternalServerError'));
 
-      await assert.rejects(newStore().complete(aDelivery(), completion({ state: 'delivered' })), { name: 'InternalServerError' });
+      await assert.rejects(newStore().complete(aDelivery(), completion({ action: 'succeed' })), { name: 'InternalServerError' });
     });
   });
 
@@ -286,8 +287,9 @@ describe('DynamoDbDeliveryStore', () => {
 
       assert.equal(ok, true);
       const update = resolveUpdate(onlyUpdate());
-      assert.equal(update.condition, 'state = "pending" AND nextAttemptAt = "2024-03-09T23:00:00.000Z"');
-      assert.deepEqual(update.set, { nextAttemptAt: '2024-03-10T00:30:00.000Z', updatedAt: NOW });
+      assert.equal(update.condition, 'state IN ("pending") AND nextAttemptAt = "2024-03-09T23:00:00.000Z"');
+      // The reschedule edge leads back to pending: the state is written, and stays what it was.
+      assert.deepEqual(update.set, { state: 'pending', nextAttemptAt: '2024-03-10T00:30:00.000Z', updatedAt: NOW });
       assert.deepEqual(update.remove, []);
     });
 
@@ -304,7 +306,7 @@ describe('DynamoDbDeliveryStore', () => {
 
       assert.equal(ok, true);
       const update = resolveUpdate(onlyUpdate());
-      assert.equal(update.condition, `state = "in_flight" AND attemptSeq = 7 AND leaseUntil < "${NOW}"`);
+      assert.equal(update.condition, `state IN ("in_flight") AND attemptSeq = 7 AND leaseUntil < "${NOW}"`);
       assert.equal(update.set.state, 'pending');
       assert.equal(update.set.nextAttemptAt, NOW);
       assert.equal(update.set.updatedAt, NOW);
@@ -327,7 +329,7 @@ describe('DynamoDbDeliveryStore', () => {
 
       assert.equal(ok, true);
       const update = resolveUpdate(onlyUpdate());
-      assert.equal(update.condition, 'state = "pending" AND nextAttemptAt = "2024-03-09T20:00:00.000Z"');
+      assert.equal(update.condition, 'state IN ("pending") AND nextAttemptAt = "2024-03-09T20:00:00.000Z"');
       assert.deepEqual(update.set, {
         state: 'expired',
         lastError: 'retry deadline passed',
@@ -374,14 +376,39 @@ describe('DynamoDbDeliveryStore', () => {
     });
   });
 
+  describe('every write is one edge of the domain state machine', () => {
+    const cases: ReadonlyArray<readonly [DeliveryAction, (store: DynamoDbDeliveryStore) => Promise<unknown>]> = [
+      ['claim', (s) => s.claim('dlv_7Hq2', NOW, '2024-03-10T00:01:00.000Z')],
+      ['succeed', (s) => s.complete(aDelivery(), completion({ action: 'succeed' }))],
+      ['fail_permanently', (s) => s.complete(aDelivery(), completion({ action: 'fail_permanently' }))],
+      ['retry', (s) => s.complete(aDelivery(), completion({ action: 'retry' }))],
+      ['give_up', (s) => s.complete(aDelivery(), completion({ action: 'give_up' }))],
+      ['reschedule', (s) => s.reschedule('dlv_7Hq2', 'a', 'b', NOW)],
+      ['release', (s) => s.release('dlv_7Hq2', 7, NOW)],
+      ['expire', (s) => s.expire(aDelivery({ state: 'pending' }), 'r', NOW)],
+      ['replay', (s) => s.replay('dlv_7Hq2', NOW, '2024-03-13T00:00:00.000Z')],
+    ];
+    for (const [action, run] of cases) {
+      it(`${action}: conditioned on statesAllowing('${action}'), writes targetOf('${action}')`, async () => {
+        ddbMock.on(UpdateCommand).resolves({ Attributes: { ...aDelivery(), activeShard: 's1' } });
+
+        await run(newStore());
+
+        const update = resolveUpdate(onlyUpdate());
+        assert.ok(update.condition.startsWith(`state IN (${statesAllowing(action).map((x) => JSON.stringify(x)).join(', ')})`), update.condition);
+        assert.equal(update.set.state, targetOf(action));
+      });
+    }
+  });
+
   describe('every UpdateItem uses exactly the names and values it declares', () => {
     const cases: ReadonlyArray<readonly [string, (store: DynamoDbDeliveryStore) => Promise<unknown>]> = [
       ['claim', (s) => s.claim('dlv_7Hq2', NOW, '2024-03-10T00:01:00.000Z')],
-      ['complete to pending', (s) => s.complete(aDelivery(), completion({ state: 'pending', lastStatus: 500, lastError: 'HTTP 500', lastResponse: 'x' }))],
-      ['complete to pending after a timeout', (s) => s.complete(aDelivery(), completion({ state: 'pending', lastError: 'timeout' }))],
-      ['complete to delivered', (s) => s.complete(aDelivery(), completion({ state: 'delivered', lastStatus: 200, lastResponse: 'ok' }))],
-      ['complete to failed', (s) => s.complete(aDelivery(), completion({ state: 'failed', lastStatus: 410, lastError: 'HTTP 410' }))],
-      ['complete to expired', (s) => s.complete(aDelivery(), completion({ state: 'expired', lastError: 'deadline' }))],
+      ['complete to pending', (s) => s.complete(aDelivery(), completion({ action: 'retry', lastStatus: 500, lastError: 'HTTP 500', lastResponse: 'x' }))],
+      ['complete to pending after a timeout', (s) => s.complete(aDelivery(), completion({ action: 'retry', lastError: 'timeout' }))],
+      ['complete to delivered', (s) => s.complete(aDelivery(), completion({ action: 'succeed', lastStatus: 200, lastResponse: 'ok' }))],
+      ['complete to failed', (s) => s.complete(aDelivery(), completion({ action: 'fail_permanently', lastStatus: 410, lastError: 'HTTP 410' }))],
+      ['complete to expired', (s) => s.complete(aDelivery(), completion({ action: 'give_up', lastError: 'deadline' }))],
       ['reschedule', (s) => s.reschedule('dlv_7Hq2', '2024-03-09T23:00:00.000Z', NOW, NOW)],
       ['release', (s) => s.release('dlv_7Hq2', 7, NOW)],
       ['expire', (s) => s.expire(aDelivery({ state: 'pending' }), 'deadline', NOW)],

@@ -1,17 +1,21 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '#app/errors.ts';
-import { MAX_EVENT_BYTES, parseId, parseLimit, parseState } from '#app/parse.ts';
+import { parseDeadLetterQuery, parseDeliveryListQuery } from '#app/deliveries/delivery-request.ts';
+import { MAX_EVENT_BYTES, parseId, parseLimit, parsePageRequest, parseState } from '#app/parse.ts';
 import { parsePublishRequest } from '#app/publish/publish-request.ts';
-import { parseCreateSubscription } from '#app/subscriptions/subscription-request.ts';
+import { parseCreateSubscription, parseSubscriptionListQuery } from '#app/subscriptions/subscription-request.ts';
+import { InvalidRetryPolicyError } from '#domain/errors.ts';
 import { DEFAULT_RETRY_POLICY } from '#domain/retry-policy.ts';
+import { DELIVERY_STATES } from '#domain/states.ts';
 
 /** Asserts a ValidationError on `field` (the part of the request a caller must fix). */
 function assertInvalid(run: () => unknown, field: string, message?: RegExp): void {
   assert.throws(run, (e: unknown) => {
     assert.ok(e instanceof ValidationError, `expected a ValidationError, got ${String(e)}`);
     assert.equal(e.field, field);
-    assert.equal(e.code, 'invalid_request');
+    // The message is built from the parts: `field: rule` (the status and code come from handlers/error-map.ts).
+    assert.equal(e.message, `${field}: ${e.rule}`);
     if (message) assert.match(e.message, message);
     return true;
   });
@@ -150,6 +154,20 @@ describe('parseCreateSubscription', () => {
     assertInvalid(() => parse({ url: 'https://x.test', retryPolicy: { jitter: 1.5 } }), 'retryPolicy.jitter', /^retryPolicy\.jitter: must be between 0 and 1$/);
   });
 
+  it("builds the retry policy refusal from the domain error's parts and keeps it as the cause", () => {
+    assert.throws(
+      () => parse({ url: 'https://x.test', retryPolicy: { initialDelaySeconds: 60, maxDelaySeconds: 10 } }),
+      (e: unknown) => {
+        assert.ok(e instanceof ValidationError);
+        assert.ok(e.cause instanceof InvalidRetryPolicyError);
+        assert.equal(e.field, e.cause.path);
+        assert.equal(e.rule, e.cause.rule);
+        assert.equal(e.rule, 'must be at least initialDelaySeconds');
+        return true;
+      },
+    );
+  });
+
   it('rejects a body over 64 KiB', () => {
     assertInvalid(() => parse({ url: 'https://x.test', description: 'd'.repeat(64 * 1024) }), 'body');
   });
@@ -180,7 +198,7 @@ describe('parseLimit', () => {
 });
 
 describe('parseState', () => {
-  for (const state of ['pending', 'in_flight', 'delivered', 'failed', 'expired']) {
+  for (const state of DELIVERY_STATES) {
     it(`accepts ${state}`, () => {
       assert.equal(parseState(state), state);
     });
@@ -225,4 +243,32 @@ describe('parseId', () => {
       assertInvalid(() => parseId(id, prefix, 'deliveryId'), 'deliveryId', /must be an id starting with dlv_/);
     });
   }
+});
+
+describe('listing queries', () => {
+  it('parsePageRequest reads limit and cursor, leaving an absent cursor out', () => {
+    assert.deepEqual(parsePageRequest({}), { limit: 50 });
+    assert.deepEqual(parsePageRequest({ limit: '7', cursor: 'abc' }), { limit: 7, cursor: 'abc' });
+    assert.deepEqual(parsePageRequest({ cursor: '' }), { limit: 50 });
+    assertInvalid(() => parsePageRequest({ limit: '0' }), 'limit');
+  });
+
+  it('parseSubscriptionListQuery takes an optional tenantId, checked like any tenant id', () => {
+    assert.deepEqual(parseSubscriptionListQuery({ tenantId: 'acme', limit: '5' }), { limit: 5, tenantId: 'acme' });
+    assert.equal('tenantId' in parseSubscriptionListQuery({}), false);
+    assertInvalid(() => parseSubscriptionListQuery({ tenantId: '../other' }), 'tenantId');
+  });
+
+  it('parseDeliveryListQuery needs a subscriptionId and takes a state filter', () => {
+    assert.deepEqual(parseDeliveryListQuery({ subscriptionId: 'sub_a', state: DELIVERY_STATES[0], cursor: 'c' }), { subscriptionId: 'sub_a', limit: 50, cursor: 'c', state: DELIVERY_STATES[0] });
+    assertInvalid(() => parseDeliveryListQuery({}), 'subscriptionId', /use \/v1\/dead-letters across all/);
+    assertInvalid(() => parseDeliveryListQuery({ subscriptionId: "' OR 1=1" }), 'subscriptionId');
+    assertInvalid(() => parseDeliveryListQuery({ subscriptionId: 'sub_a', state: 'lost' }), 'state');
+  });
+
+  it('parseDeadLetterQuery takes an optional subscriptionId', () => {
+    assert.deepEqual(parseDeadLetterQuery({ limit: '10' }), { limit: 10 });
+    assert.deepEqual(parseDeadLetterQuery({ subscriptionId: 'sub_a' }), { limit: 50, subscriptionId: 'sub_a' });
+    assertInvalid(() => parseDeadLetterQuery({ subscriptionId: 'dlv_a' }), 'subscriptionId');
+  });
 });

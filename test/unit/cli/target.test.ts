@@ -9,6 +9,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { CliError, EXIT, exitCodeForStatus, UnreachableError } from '#cli/errors.ts';
 import { dayRange } from '#cli/commands.ts';
 import { awsTarget, localTarget } from '#cli/target.ts';
+import { parseRuntimeFile } from '#local/runtime-file.ts';
 
 const OUTPUTS = [
   { OutputKey: 'ApiUrl', OutputValue: 'https://abc.execute-api.eu-west-1.amazonaws.com/prod/' },
@@ -63,6 +64,29 @@ describe('CLI target: the local runtime', () => {
     const target = localTarget({ dataDir: dir }, {});
     assert.deepEqual(await target.api(), { url: 'http://127.0.0.1:4000', key: 'hk_admin_local' });
     assert.equal((await target.lambda()).replayFunction, 'replay');
+  });
+
+  it('reads a version 2 runtime.json (SQS and S3 endpoints apart) and still a version 1 one (one shared `aws`)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookline-cli-unit-'));
+    writeFileSync(join(dir, 'admin-key'), 'k\n');
+    const v2 = { version: 2, api: 'http://127.0.0.1:4000', lambda: 'http://127.0.0.1:4001', dynamodb: 'http://127.0.0.1:8000', sqs: 'http://127.0.0.1:4566', s3: 'http://127.0.0.1:4567', resourcePrefix: 'ci-1', pid: 1 };
+    writeFileSync(join(dir, 'runtime.json'), JSON.stringify(v2));
+    assert.equal((await localTarget({ dataDir: dir }, {}).api()).url, 'http://127.0.0.1:4000');
+    assert.deepEqual(parseRuntimeFile(JSON.stringify(v2), 'runtime.json'), v2);
+
+    const v1 = { api: 'http://127.0.0.1:5000', lambda: 'http://127.0.0.1:5001', aws: 'http://127.0.0.1:5002', dynamodb: 'http://127.0.0.1:5003', pid: 2 };
+    writeFileSync(join(dir, 'runtime.json'), JSON.stringify(v1));
+    assert.equal((await localTarget({ dataDir: dir }, {}).api()).url, 'http://127.0.0.1:5000');
+    const read = parseRuntimeFile(JSON.stringify(v1), 'runtime.json');
+    assert.deepEqual([read.version, read.sqs, read.s3, read.resourcePrefix], [2, v1.aws, v1.aws, '']);
+  });
+
+  it('refuses a runtime.json of an unknown version or not JSON, saying which file and why (exit 7)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookline-cli-unit-'));
+    writeFileSync(join(dir, 'runtime.json'), JSON.stringify({ version: 3, api: 'http://127.0.0.1:4000' }));
+    await assert.rejects(localTarget({ dataDir: dir }, {}).lambda(), (e: unknown) => e instanceof UnreachableError && e.exitCode === EXIT.unreachable && /runtime\.json has version 3, which this code does not know/.test(e.message));
+    writeFileSync(join(dir, 'runtime.json'), '{"api": ');
+    await assert.rejects(localTarget({ dataDir: dir }, {}).api(), (e: unknown) => e instanceof UnreachableError && /runtime\.json is not valid JSON/.test(e.message));
   });
 
   it('without a runtime.json it says how to start one (exit 7)', async () => {

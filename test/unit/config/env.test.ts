@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseFlag, parsePositiveInt, parseRetryPolicyEnv, readFunctionEnv } from '#config/env.ts';
 import { InvalidEnvironmentError, MissingEnvironmentError } from '#config/errors.ts';
+import { ENV_DEFAULTS } from '#config/topology.ts';
 import { DEFAULT_RETRY_POLICY } from '#domain/retry-policy.ts';
 
 /** Everything a deployment might set, plus variables no function declares. */
@@ -103,7 +104,7 @@ describe('readFunctionEnv', () => {
     ]);
   });
 
-  it('fills the documented defaults for variables that are not set', () => {
+  it('fills the ENV_DEFAULTS value of each declared variable that is not set', () => {
     const env = readFunctionEnv('sender', {
       SUBSCRIPTIONS_TABLE: 'subs',
       EVENTS_TABLE: 'events',
@@ -112,16 +113,18 @@ describe('readFunctionEnv', () => {
       DELIVERY_QUEUE_URL: 'https://sqs/delivery',
     });
 
-    assert.equal(env.HOOKLINE_ALLOW_PRIVATE_TARGETS, '0');
-    assert.equal(env.HOOKLINE_SENDER_TIMEOUT_MS, '15000');
-    assert.equal(env.HOOKLINE_DEFAULT_RETRY_POLICY, '{}');
-    assert.equal(readFunctionEnv('sweeper', { DELIVERIES_TABLE: 'd', DELIVERY_QUEUE_URL: 'q' }).HOOKLINE_SWEEP_GRACE_SECONDS, '120');
+    for (const name of ['HOOKLINE_ALLOW_PRIVATE_TARGETS', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_DEFAULT_RETRY_POLICY', 'HOOKLINE_AUTO_PAUSE_SECONDS'] as const) {
+      assert.equal(env[name], ENV_DEFAULTS[name], name);
+    }
+    assert.equal(readFunctionEnv('sweeper', { DELIVERIES_TABLE: 'd', DELIVERY_QUEUE_URL: 'q' }).HOOKLINE_SWEEP_GRACE_SECONDS, ENV_DEFAULTS.HOOKLINE_SWEEP_GRACE_SECONDS);
   });
 
   it('prefers a set value over the default', () => {
-    const env = readFunctionEnv('sweeper', { DELIVERIES_TABLE: 'd', DELIVERY_QUEUE_URL: 'q', HOOKLINE_SWEEP_GRACE_SECONDS: '300' });
+    // Twice the default, so the value set can never be the default itself.
+    const set = String(2 * Number(ENV_DEFAULTS.HOOKLINE_SWEEP_GRACE_SECONDS));
+    const env = readFunctionEnv('sweeper', { DELIVERIES_TABLE: 'd', DELIVERY_QUEUE_URL: 'q', HOOKLINE_SWEEP_GRACE_SECONDS: set });
 
-    assert.equal(env.HOOKLINE_SWEEP_GRACE_SECONDS, '300');
+    assert.equal(env.HOOKLINE_SWEEP_GRACE_SECONDS, set);
   });
 
   it('names the missing variable and the function', () => {

@@ -3,12 +3,15 @@ import assert from 'node:assert/strict';
 import { DEFAULT_ARCHIVE_POLICY, resolveArchivePolicy } from '#domain/archive.ts';
 import { DEFAULT_AUTO_PAUSE_POLICY, resolveAutoPausePolicy } from '#domain/auto-pause.ts';
 import { InvalidPolicyError } from '#domain/errors.ts';
+import { numericPolicy } from '#domain/policy.ts';
 import { DEFAULT_CUSTOMER_REPLAY_LIMIT, resolveRateLimit } from '#domain/rate-limit.ts';
 import { DEFAULT_REPLAY_POLICY, resolveReplayPolicy } from '#domain/replay.ts';
 import { DEFAULT_RETENTION, resolveRetentionPolicy } from '#domain/retention.ts';
 
+// The one place a changed default must be acknowledged: docs/operations.md ("Configuration")
+// and the CDK props' TSDoc state these values, and everything else derives from the constants.
 describe('recovery policies: documented defaults', () => {
-  it('are the ones DESIGN.md and the issue name, frozen', () => {
+  it('are the ones docs/operations.md states, frozen', () => {
     assert.deepEqual({ ...DEFAULT_REPLAY_POLICY }, { windowSeconds: 300, pageSize: 200 });
     assert.deepEqual({ ...DEFAULT_CUSTOMER_REPLAY_LIMIT }, { limit: 100, windowSeconds: 60 });
     assert.deepEqual({ ...DEFAULT_AUTO_PAUSE_POLICY }, { afterSeconds: 86_400 });
@@ -46,4 +49,24 @@ describe('recovery policies: overrides are validated like the retry policy', () 
   for (const [label, run, message] of refused) {
     it(`refuses ${label}`, () => assert.throws(run, (e: unknown) => e instanceof InvalidPolicyError && message.test((e as Error).message)));
   }
+});
+
+describe('numericPolicy: defaults and bounds declared once', () => {
+  const limit = { min: 1, max: 10, integer: true };
+
+  it('refuses, as it is declared, a default outside its own bounds', () => {
+    assert.throws(
+      () => numericPolicy('demo', { n: { default: 11, ...limit } }),
+      (e: unknown) => e instanceof InvalidPolicyError && /demo.n must be between 1 and 10/.test((e as Error).message),
+    );
+  });
+
+  it('resolves an override over the frozen defaults, or over the base it is given', () => {
+    const demo = numericPolicy('demo', { a: { default: 1, ...limit }, b: { default: 2, ...limit } });
+    assert.ok(Object.isFrozen(demo.defaults));
+    assert.equal(demo.resolve(undefined), demo.defaults);
+    assert.deepEqual(demo.resolve({ a: 5 }), { a: 5, b: 2 });
+    assert.deepEqual(demo.resolve({ a: 5 }, { a: 3, b: 4 }), { a: 5, b: 4 });
+    assert.throws(() => demo.resolve({ c: 1 }), /demo.c is not a field \(known: a, b\)/);
+  });
 });

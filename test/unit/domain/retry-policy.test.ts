@@ -11,7 +11,7 @@ import {
 import { DomainError, InvalidRetryPolicyError } from '#domain/errors.ts';
 
 describe('retry policy constants', () => {
-  it('the default is the one in DESIGN.md, frozen, with no attempt limit', () => {
+  it('the default is the one docs/design.md and the README document, frozen, with no attempt limit', () => {
     assert.deepEqual({ ...DEFAULT_RETRY_POLICY }, {
       initialDelaySeconds: 10,
       multiplier: 2,

@@ -5,10 +5,12 @@ import {
   DELIVERY_STATES,
   REPLAYABLE_STATES,
   TERMINAL_STATES,
+  allows,
   isDeadLetter,
   isDeliveryState,
   isTerminal,
   statesAllowing,
+  targetOf,
   transition,
   type DeliveryAction,
   type DeliveryState,
@@ -16,17 +18,21 @@ import {
 import { DomainError, InvalidTransitionError } from '#domain/errors.ts';
 
 const STATES: readonly DeliveryState[] = ['pending', 'in_flight', 'delivered', 'failed', 'expired'];
-const ACTIONS: readonly DeliveryAction[] = ['claim', 'succeed', 'fail_permanently', 'retry', 'expire', 'release', 'replay'];
+const ACTIONS: readonly DeliveryAction[] = ['claim', 'succeed', 'fail_permanently', 'retry', 'give_up', 'expire', 'release', 'reschedule', 'replay'];
 
-/** Every edge of the DESIGN.md diagram (plus the sweeper's pending -> expired and in_flight -> pending). */
+/**
+ * Every edge of the docs/design.md diagram, plus the sweeper's: pending -> expired (expire),
+ * in_flight -> pending (release) and pending -> pending (reschedule).
+ */
 const ALLOWED: ReadonlyArray<readonly [DeliveryState, DeliveryAction, DeliveryState]> = [
   ['pending', 'claim', 'in_flight'],
   ['in_flight', 'succeed', 'delivered'],
   ['in_flight', 'fail_permanently', 'failed'],
   ['in_flight', 'retry', 'pending'],
-  ['in_flight', 'expire', 'expired'],
+  ['in_flight', 'give_up', 'expired'],
   ['pending', 'expire', 'expired'],
   ['in_flight', 'release', 'pending'],
+  ['pending', 'reschedule', 'pending'],
   ['failed', 'replay', 'pending'],
   ['expired', 'replay', 'pending'],
   ['delivered', 'replay', 'pending'],
@@ -50,6 +56,12 @@ const FORBIDDEN: ReadonlyArray<readonly [DeliveryState, DeliveryAction]> = [
   ['delivered', 'retry'],
   ['failed', 'retry'],
   ['expired', 'retry'],
+  ['pending', 'give_up'],
+  ['delivered', 'give_up'],
+  ['failed', 'give_up'],
+  ['expired', 'give_up'],
+  // The sweeper never expires a delivery a worker holds: that is the sender's give_up.
+  ['in_flight', 'expire'],
   ['delivered', 'expire'],
   ['failed', 'expire'],
   ['expired', 'expire'],
@@ -57,12 +69,16 @@ const FORBIDDEN: ReadonlyArray<readonly [DeliveryState, DeliveryAction]> = [
   ['delivered', 'release'],
   ['failed', 'release'],
   ['expired', 'release'],
+  ['in_flight', 'reschedule'],
+  ['delivered', 'reschedule'],
+  ['failed', 'reschedule'],
+  ['expired', 'reschedule'],
   ['pending', 'replay'],
   ['in_flight', 'replay'],
 ];
 
 describe('delivery states', () => {
-  it('has exactly the five stored states of DESIGN.md', () => {
+  it('has exactly the five stored states of docs/design.md', () => {
     assert.deepEqual([...DELIVERY_STATES], ['pending', 'in_flight', 'delivered', 'failed', 'expired']);
     assert.deepEqual([...DEAD_LETTER_STATES], ['failed', 'expired']);
     assert.deepEqual([...TERMINAL_STATES], ['delivered', 'failed', 'expired']);
@@ -137,8 +153,10 @@ describe('statesAllowing()', () => {
     ['succeed', ['in_flight']],
     ['fail_permanently', ['in_flight']],
     ['retry', ['in_flight']],
-    ['expire', ['in_flight', 'pending']],
+    ['give_up', ['in_flight']],
+    ['expire', ['pending']],
     ['release', ['in_flight']],
+    ['reschedule', ['pending']],
     ['replay', ['delivered', 'expired', 'failed']],
   ];
   for (const [action, states] of expected) {
@@ -161,6 +179,24 @@ describe('statesAllowing()', () => {
           }
         })();
         assert.equal(ok, allowed.includes(state), `${state}/${action}`);
+      }
+    }
+  });
+});
+
+describe('targetOf() and allows()', () => {
+  it('targetOf(action) is the state every allowed transition(_, action) leads to', () => {
+    for (const [from, action, to] of ALLOWED) {
+      assert.equal(targetOf(action), to, `${from} --${action}-->`);
+      assert.equal(transition(from, action), targetOf(action));
+    }
+  });
+
+  it('allows(action, state) is exactly the ALLOWED table', () => {
+    for (const action of ACTIONS) {
+      for (const state of STATES) {
+        const expected = ALLOWED.some(([from, a]) => from === state && a === action);
+        assert.equal(allows(action, state), expected, `${state}/${action}`);
       }
     }
   });

@@ -1,0 +1,15 @@
+import type { DeliveryDetail } from '#app/deliveries/deliveries.ts';
+import { attemptView, deliveryView } from '#app/deliveries/delivery-view.ts';
+
+/**
+ * `GET /v1/deliveries/{id}`: the delivery, the body and headers it sends (with the
+ * `webhook-id` every attempt carries) and its attempt log. The body is null when the event record is gone.
+ */
+export function deliveryDetailView({ delivery, event, attempts }: DeliveryDetail) {
+  return {
+    ...deliveryView(delivery),
+    body: event?.body ?? null,
+    headers: { ...delivery.headers, 'webhook-id': delivery.eventId },
+    attemptLog: attempts.map(attemptView),
+  };
+}

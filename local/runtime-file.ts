@@ -1,0 +1,32 @@
+/**
+ * `runtime.json`: where a running local runtime listens, written into its data folder at start
+ * and removed on a clean stop; the CLI (cli/target.ts) reads it. Version 2 gives SQS and S3 an
+ * endpoint each (either may be external); version 1 (no `version`) had one shared `aws`.
+ */
+export const RUNTIME_FILE_VERSION = 2;
+
+export interface RuntimeFile {
+  readonly version: typeof RUNTIME_FILE_VERSION;
+  readonly api: string;
+  readonly lambda: string;
+  readonly dynamodb: string;
+  readonly sqs: string;
+  readonly s3: string;
+  readonly resourcePrefix: string;
+  readonly pid: number;
+}
+
+/** Parses either version into the current shape; a newer or unreadable file is refused, saying why. */
+export function parseRuntimeFile(text: string, file: string): RuntimeFile {
+  let raw: any;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${file} is not valid JSON (${(error as Error).message}); stop the runtime, delete the file and start it again`);
+  }
+  if (!raw || typeof raw !== 'object' || typeof raw.api !== 'string') throw new Error(`${file} does not describe a runtime (no "api")`);
+  const version = raw.version ?? 1;
+  if (version === 1) return { ...raw, version: RUNTIME_FILE_VERSION, sqs: raw.aws, s3: raw.aws, resourcePrefix: '' };
+  if (version !== RUNTIME_FILE_VERSION) throw new Error(`${file} has version ${JSON.stringify(version)}, which this code does not know (it reads 1 and 2): update it`);
+  return raw as RuntimeFile;
+}

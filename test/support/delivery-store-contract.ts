@@ -1,0 +1,415 @@
+/**
+ * What every DeliveryStore must do, as cases any implementation can be run against: the
+ * in-memory store the service tests use (test/unit/support/memory-delivery-store.test.ts) and
+ * the DynamoDB adapter (test/integration/delivery-store-contract.test.ts). Each case gets a
+ * fresh, empty store, seeds it through `create` (which stores any state as given) and looks at
+ * the result only through the port, so both answer the same questions the same way.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { REPLAYABLE_STATES, STATE, type CompletionAction, type DeliveryState } from '#domain/states.ts';
+import type { Delivery } from '#domain/types.ts';
+import type { Completion, DeliveryStore } from '#ports/delivery-store.ts';
+import type { Page, PageRequest } from '#ports/page.ts';
+import { aDelivery } from './fakes.ts';
+
+export interface StoreUnderTest {
+  readonly store: DeliveryStore;
+  dispose(): Promise<void>;
+}
+
+/** Opens a fresh, empty store whose clock (where it has one, e.g. the dead-letter lookback) reads `nowMs`. */
+export type OpenStore = (nowMs: number) => Promise<StoreUnderTest>;
+
+export const NOW = '2024-05-01T12:00:00.000Z';
+const NOW_MS = Date.parse(NOW);
+const at = (seconds: number) => new Date(NOW_MS + seconds * 1000).toISOString();
+const LEASE = at(40);
+const an = (word: string) => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`);
+
+/** Walks every page; each but the last is full (the last may be empty when the previous one ended exactly). */
+async function allPages(read: (request: PageRequest) => Promise<Page<Delivery>>, limit: number): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; ; pages++) {
+    assert.ok(pages < 50, 'paging does not end');
+    const page = await read({ limit, ...(cursor ? { cursor } : {}) });
+    assert.ok(page.items.length <= limit, `a page of ${page.items.length} for limit ${limit}`);
+    ids.push(...page.items.map((d) => d.id));
+    if (!page.nextCursor) return ids;
+    assert.equal(page.items.length, limit, 'a page with a cursor after it is full');
+    cursor = page.nextCursor;
+  }
+}
+
+/** The state each completion action writes, spelled out here rather than taken from the domain. */
+const COMPLETIONS: ReadonlyArray<readonly [CompletionAction, DeliveryState]> = [
+  ['succeed', 'delivered'],
+  ['fail_permanently', 'failed'],
+  ['retry', 'pending'],
+  ['give_up', 'expired'],
+];
+
+export function deliveryStoreContract(label: string, open: OpenStore): void {
+  /** Runs `body` on a fresh store, disposing of it whatever happens. */
+  const withStore = (body: (store: DeliveryStore) => Promise<void>) => async () => {
+    const opened = await open(NOW_MS);
+    try {
+      await body(opened.store);
+    } finally {
+      await opened.dispose();
+    }
+  };
+  const seed = async (store: DeliveryStore, ...deliveries: Delivery[]) => {
+    for (const d of deliveries) assert.equal(await store.create(d), true, `create ${d.id}`);
+  };
+  const inFlight = (id: string, overrides: Partial<Delivery> = {}) =>
+    aDelivery({ id, state: STATE.inFlight, attempts: 2, attemptSeq: 5, leaseUntil: LEASE, lastError: 'HTTP 503', lastStatus: 503, lastResponse: 'busy', ...overrides });
+
+  describe(`DeliveryStore contract: ${label}`, () => {
+    describe('create, get, getMany', () => {
+      it('creates once and reads back exactly what was written', withStore(async (store) => {
+        const d = aDelivery({ id: 'dlv_c1', tenantId: 'ten_1', headers: { 'content-type': 'application/json', 'x-extra': '1' } });
+
+        assert.equal(await store.create(d), true);
+        assert.equal(await store.create({ ...d, url: 'https://other.example.com/' }), false, 'a second create of the id is refused');
+
+        assert.deepEqual(await store.get('dlv_c1'), d);
+        assert.equal(await store.get('dlv_unknown'), undefined);
+      }));
+
+      it('getMany answers each known id once, in the order first asked, skipping unknown ones', withStore(async (store) => {
+        await seed(store, aDelivery({ id: 'dlv_a' }), aDelivery({ id: 'dlv_b' }), aDelivery({ id: 'dlv_c' }));
+
+        const found = await store.getMany(['dlv_c', 'dlv_unknown', 'dlv_a', 'dlv_c']);
+
+        assert.deepEqual(found.map((d) => d.id), ['dlv_c', 'dlv_a']);
+        assert.deepEqual(await store.getMany([]), []);
+      }));
+    });
+
+    describe('claim', () => {
+      it('takes a due pending delivery in flight: one more attempt, a lease, the rest untouched', withStore(async (store) => {
+        const d = aDelivery({ id: 'dlv_due', attempts: 1, attemptSeq: 3, nextAttemptAt: at(-5) });
+        await seed(store, d);
+
+        const result = await store.claim('dlv_due', NOW, LEASE);
+
+        const claimed: Delivery = { ...d, state: 'in_flight', attempts: 2, attemptSeq: 4, leaseUntil: LEASE, updatedAt: NOW };
+        assert.deepEqual(result, { kind: 'claimed', delivery: claimed });
+        assert.deepEqual(await store.get('dlv_due'), claimed);
+      }));
+
+      it('takes one due exactly now', withStore(async (store) => {
+        await seed(store, aDelivery({ id: 'dlv_now', nextAttemptAt: NOW }));
+
+        assert.equal((await store.claim('dlv_now', NOW, LEASE)).kind, 'claimed');
+      }));
+
+      it('refuses one not yet due and says what is stored', withStore(async (store) => {
+        const d = aDelivery({ id: 'dlv_later', nextAttemptAt: at(30) });
+        await seed(store, d);
+
+        assert.deepEqual(await store.claim('dlv_later', NOW, LEASE), { kind: 'not_claimable', current: d });
+        assert.deepEqual(await store.get('dlv_later'), d);
+      }));
+
+      for (const state of ['in_flight', 'delivered', 'failed', 'expired'] as const) {
+        it(`refuses one that is ${state}, however due, and says what is stored`, withStore(async (store) => {
+          const d = aDelivery({ id: 'dlv_taken', state, nextAttemptAt: at(-60) });
+          await seed(store, d);
+
+          assert.deepEqual(await store.claim('dlv_taken', NOW, LEASE), { kind: 'not_claimable', current: d });
+        }));
+      }
+
+      it('refuses an unknown id without a current row', withStore(async (store) => {
+        assert.deepEqual(await store.claim('dlv_unknown', NOW, LEASE), { kind: 'not_claimable' });
+      }));
+
+      it('lets only one of two racing claims through', withStore(async (store) => {
+        await seed(store, aDelivery({ id: 'dlv_race' }));
+
+        const results = await Promise.all([store.claim('dlv_race', NOW, LEASE), store.claim('dlv_race', NOW, LEASE)]);
+
+        assert.deepEqual(results.map((r) => r.kind).sort(), ['claimed', 'not_claimable']);
+        assert.equal((await store.get('dlv_race'))!.attemptSeq, 1);
+      }));
+    });
+
+    describe('complete', () => {
+      for (const [action, state] of COMPLETIONS) {
+        it(`${action}: writes ${state} with the attempt's fields, drops the lease and the stale ones`, withStore(async (store) => {
+          const claimed = inFlight('dlv_done');
+          await seed(store, claimed);
+          const completion: Completion = { action, attempts: 2, nextAttemptAt: at(20), lastStatus: 500, updatedAt: at(1) };
+
+          assert.equal(await store.complete(claimed, completion), true);
+
+          const { leaseUntil: _l, lastError: _e, lastResponse: _r, ...rest } = claimed;
+          assert.deepEqual(await store.get('dlv_done'), { ...rest, state, attempts: 2, nextAttemptAt: at(20), lastStatus: 500, updatedAt: at(1) });
+        }));
+      }
+
+      it('records an error and a response when given', withStore(async (store) => {
+        const claimed = inFlight('dlv_err');
+        await seed(store, claimed);
+
+        await store.complete(claimed, { action: 'retry', attempts: 2, nextAttemptAt: at(20), lastStatus: 429, lastError: 'HTTP 429', lastResponse: 'slow down', updatedAt: NOW });
+
+        const after = (await store.get('dlv_err'))!;
+        assert.deepEqual([after.lastStatus, after.lastError, after.lastResponse], [429, 'HTTP 429', 'slow down']);
+      }));
+
+      it('refuses a lost claim (another attempt number) and changes nothing', withStore(async (store) => {
+        const stored = inFlight('dlv_lost', { attemptSeq: 6 });
+        await seed(store, stored);
+
+        const ok = await store.complete({ ...stored, attemptSeq: 5 }, { action: 'succeed', attempts: 2, nextAttemptAt: NOW, updatedAt: NOW });
+
+        assert.equal(ok, false);
+        assert.deepEqual(await store.get('dlv_lost'), stored);
+      }));
+
+      it('refuses once the delivery is no longer in flight (released meanwhile)', withStore(async (store) => {
+        const claimed = inFlight('dlv_rel', { leaseUntil: at(-1) });
+        await seed(store, claimed);
+        assert.equal(await store.release('dlv_rel', claimed.attemptSeq, NOW), true);
+
+        assert.equal(await store.complete(claimed, { action: 'succeed', attempts: 2, nextAttemptAt: NOW, updatedAt: NOW }), false);
+        assert.equal((await store.get('dlv_rel'))!.state, 'pending');
+      }));
+
+      it('refuses an unknown id', withStore(async (store) => {
+        assert.equal(await store.complete(inFlight('dlv_unknown'), { action: 'succeed', attempts: 1, nextAttemptAt: NOW, updatedAt: NOW }), false);
+        assert.equal(await store.get('dlv_unknown'), undefined);
+      }));
+    });
+
+    describe('reschedule', () => {
+      it('moves a pending delivery still at the expected due time', withStore(async (store) => {
+        const d = aDelivery({ id: 'dlv_r', nextAttemptAt: at(-10) });
+        await seed(store, d);
+
+        assert.equal(await store.reschedule('dlv_r', at(-10), at(3600), NOW), true);
+
+        assert.deepEqual(await store.get('dlv_r'), { ...d, nextAttemptAt: at(3600), updatedAt: NOW });
+      }));
+
+      it('refuses when the due time changed meanwhile', withStore(async (store) => {
+        const d = aDelivery({ id: 'dlv_r', nextAttemptAt: at(-10) });
+        await seed(store, d);
+
+        assert.equal(await store.reschedule('dlv_r', at(-20), at(3600), NOW), false);
+        assert.deepEqual(await store.get('dlv_r'), d);
+      }));
+
+      it('refuses a delivery that is not pending', withStore(async (store) => {
+        const d = inFlight('dlv_r');
+        await seed(store, d);
+
+        assert.equal(await store.reschedule('dlv_r', d.nextAttemptAt, at(3600), NOW), false);
+        assert.deepEqual(await store.get('dlv_r'), d);
+      }));
+    });
+
+    describe('release', () => {
+      it('hands back an in-flight delivery whose lease ran out: pending, due now, same attempt number', withStore(async (store) => {
+        const d = inFlight('dlv_stuck', { leaseUntil: at(-1) });
+        await seed(store, d);
+
+        assert.equal(await store.release('dlv_stuck', 5, NOW), true);
+
+        const { leaseUntil: _l, ...rest } = d;
+        assert.deepEqual(await store.get('dlv_stuck'), {
+          ...rest,
+          state: 'pending',
+          nextAttemptAt: NOW,
+          updatedAt: NOW,
+          lastError: 'released: the worker holding this attempt stopped answering',
+        });
+      }));
+
+      it('refuses while the lease has not expired yet (a worker still holds it)', withStore(async (store) => {
+        const d = inFlight('dlv_busy', { leaseUntil: at(1) });
+        await seed(store, d);
+
+        assert.equal(await store.release('dlv_busy', 5, NOW), false);
+        assert.equal(await store.release('dlv_busy', 5, d.leaseUntil!), false, 'a lease ending exactly now still holds');
+        assert.deepEqual(await store.get('dlv_busy'), d);
+      }));
+
+      it('refuses another attempt number, or a delivery not in flight', withStore(async (store) => {
+        await seed(store, inFlight('dlv_old', { leaseUntil: at(-1) }), aDelivery({ id: 'dlv_p', leaseUntil: at(-1) }));
+
+        assert.equal(await store.release('dlv_old', 4, NOW), false);
+        assert.equal(await store.release('dlv_p', 0, NOW), false);
+        assert.equal(await store.release('dlv_unknown', 0, NOW), false);
+      }));
+    });
+
+    describe('expire', () => {
+      it('dead-letters a pending delivery still at the due time read, with the reason', withStore(async (store) => {
+        const d = aDelivery({ id: 'dlv_late', nextAttemptAt: at(-600), giveUpAt: at(-60), lastError: 'HTTP 503' });
+        await seed(store, d);
+
+        assert.equal(await store.expire(d, 'retry deadline passed', NOW), true);
+
+        assert.deepEqual(await store.get('dlv_late'), { ...d, state: 'expired', lastError: 'retry deadline passed', updatedAt: NOW });
+        assert.deepEqual((await store.listDeadLetters({ limit: 10 })).items.map((x) => x.id), ['dlv_late']);
+        assert.deepEqual(await store.listDue(at(3600), 10), []);
+      }));
+
+      it('refuses when the due time moved, or the delivery is in flight or finished', withStore(async (store) => {
+        const moved = aDelivery({ id: 'dlv_moved', nextAttemptAt: at(-5) });
+        const held = inFlight('dlv_held', { leaseUntil: at(-1) });
+        const done = aDelivery({ id: 'dlv_done', state: 'delivered' });
+        await seed(store, moved, held, done);
+
+        assert.equal(await store.expire({ ...moved, nextAttemptAt: at(-600) }, 'r', NOW), false);
+        assert.equal(await store.expire(held, 'r', NOW), false);
+        assert.equal(await store.expire(done, 'r', NOW), false);
+        assert.deepEqual(await store.getMany(['dlv_moved', 'dlv_held', 'dlv_done']), [moved, held, done]);
+      }));
+    });
+
+    describe('replay', () => {
+      for (const state of REPLAYABLE_STATES) {
+        it(`brings ${an(state)} delivery back to pending: attempts 0, fresh deadline, same attempt number`, withStore(async (store) => {
+          const d = aDelivery({ id: 'dlv_again', subscriptionId: 'sub_rp', state, attempts: 4, attemptSeq: 9, lastError: 'HTTP 500', lastStatus: 500, updatedAt: at(-3600) });
+          await seed(store, d);
+
+          const replayed = await store.replay('dlv_again', NOW, at(86_400), at(120));
+
+          const { lastError: _e, ...rest } = d;
+          const expected: Delivery = { ...rest, state: 'pending', attempts: 0, nextAttemptAt: at(120), giveUpAt: at(86_400), updatedAt: NOW };
+          assert.deepEqual(replayed, expected);
+          assert.deepEqual(await store.get('dlv_again'), expected);
+          assert.deepEqual((await store.listDeadLetters({ limit: 10, subscriptionId: 'sub_rp' })).items, [], 'out of the dead letters');
+          assert.deepEqual(await store.listDue(at(121), 10), [{ id: 'dlv_again', nextAttemptAt: at(120) }], 'live again');
+        }));
+      }
+
+      it('is due now when no re-attempt time is given', withStore(async (store) => {
+        await seed(store, aDelivery({ id: 'dlv_now', state: 'failed' }));
+
+        assert.equal((await store.replay('dlv_now', NOW, at(86_400)))!.nextAttemptAt, NOW);
+      }));
+
+      for (const state of ['pending', 'in_flight'] as const) {
+        it(`refuses ${an(state)} delivery and changes nothing`, withStore(async (store) => {
+          const d = aDelivery({ id: 'dlv_live', state, attempts: 2, attemptSeq: 2 });
+          await seed(store, d);
+
+          assert.equal(await store.replay('dlv_live', NOW, at(86_400)), undefined);
+          assert.deepEqual(await store.get('dlv_live'), d);
+        }));
+      }
+
+      it('refuses an unknown id', withStore(async (store) => {
+        assert.equal(await store.replay('dlv_unknown', NOW, at(86_400)), undefined);
+      }));
+    });
+
+    describe('listBySubscription', () => {
+      const states: readonly DeliveryState[] = ['pending', 'failed', 'delivered', 'failed', 'in_flight', 'failed', 'expired'];
+      const rows = states.map((state, i) => aDelivery({ id: `dlv_s${i}`, subscriptionId: 'sub_list', state, createdAt: at(-1000 + i * 10) }));
+      const newestFirst = [...rows].reverse();
+
+      it('lists one subscription\'s deliveries newest first, page by page', withStore(async (store) => {
+        await seed(store, ...rows, aDelivery({ id: 'dlv_other', subscriptionId: 'sub_other', createdAt: at(-1) }));
+
+        for (const limit of [1, 3, 7, 100]) {
+          const ids = await allPages((r) => store.listBySubscription({ ...r, subscriptionId: 'sub_list' }), limit);
+          assert.deepEqual(ids, newestFirst.map((d) => d.id), `limit ${limit}`);
+        }
+        assert.deepEqual((await store.listBySubscription({ subscriptionId: 'sub_none', limit: 10 })).items, []);
+      }));
+
+      it('filters by state across pages, still newest first', withStore(async (store) => {
+        await seed(store, ...rows);
+
+        const failed = newestFirst.filter((d) => d.state === 'failed').map((d) => d.id);
+        for (const limit of [1, 2, 5]) {
+          assert.deepEqual(await allPages((r) => store.listBySubscription({ ...r, subscriptionId: 'sub_list', state: 'failed' }), limit), failed, `limit ${limit}`);
+        }
+        const first = await store.listBySubscription({ subscriptionId: 'sub_list', state: 'in_flight', limit: 10 });
+        assert.deepEqual(first.items, [rows[4]]);
+      }));
+    });
+
+    describe('listDeadLetters', () => {
+      const rows = [
+        aDelivery({ id: 'dlv_f1', subscriptionId: 'sub_a', state: 'failed', updatedAt: at(-5 * 86_400) }),
+        aDelivery({ id: 'dlv_e1', subscriptionId: 'sub_b', state: 'expired', updatedAt: at(-2 * 86_400) }),
+        aDelivery({ id: 'dlv_f2', subscriptionId: 'sub_a', state: 'failed', updatedAt: at(-3600) }),
+        aDelivery({ id: 'dlv_e2', subscriptionId: 'sub_a', state: 'expired', updatedAt: at(-60) }),
+        aDelivery({ id: 'dlv_f3', subscriptionId: 'sub_b', state: 'failed', updatedAt: at(-30) }),
+        aDelivery({ id: 'dlv_ok', subscriptionId: 'sub_a', state: 'delivered', updatedAt: at(-10) }),
+        aDelivery({ id: 'dlv_wait', subscriptionId: 'sub_a', state: 'pending', updatedAt: at(-10) }),
+      ];
+
+      it('lists failed and expired deliveries of every subscription, newest change first, across days and pages', withStore(async (store) => {
+        await seed(store, ...rows);
+
+        for (const limit of [1, 2, 10]) {
+          assert.deepEqual(await allPages((r) => store.listDeadLetters(r), limit), ['dlv_f3', 'dlv_e2', 'dlv_f2', 'dlv_e1', 'dlv_f1'], `limit ${limit}`);
+        }
+      }));
+
+      it('lists one subscription\'s dead letters, newest change first, across pages', withStore(async (store) => {
+        await seed(store, ...rows);
+
+        for (const limit of [1, 2, 10]) {
+          assert.deepEqual(await allPages((r) => store.listDeadLetters({ ...r, subscriptionId: 'sub_a' }), limit), ['dlv_e2', 'dlv_f2', 'dlv_f1'], `limit ${limit}`);
+        }
+        assert.deepEqual((await store.listDeadLetters({ subscriptionId: 'sub_none', limit: 10 })).items, []);
+      }));
+
+      it('follows the writes: an attempt that fails enters, a replayed one leaves', withStore(async (store) => {
+        const claimed = inFlight('dlv_new', { subscriptionId: 'sub_a' });
+        await seed(store, rows[0]!, claimed);
+
+        await store.complete(claimed, { action: 'fail_permanently', attempts: 2, nextAttemptAt: NOW, lastError: 'HTTP 404', updatedAt: NOW });
+        assert.deepEqual((await store.listDeadLetters({ limit: 10, subscriptionId: 'sub_a' })).items.map((d) => d.id), ['dlv_new', 'dlv_f1']);
+
+        await store.replay('dlv_f1', NOW, at(86_400));
+        assert.deepEqual((await store.listDeadLetters({ limit: 10 })).items.map((d) => d.id), ['dlv_new']);
+      }));
+    });
+
+    describe('listDue', () => {
+      const rows = [
+        aDelivery({ id: 'dlv_p1', nextAttemptAt: at(-300) }),
+        aDelivery({ id: 'dlv_p2', nextAttemptAt: at(-10) }),
+        inFlight('dlv_i1', { nextAttemptAt: at(-200) }),
+        aDelivery({ id: 'dlv_future', nextAttemptAt: at(600) }),
+        aDelivery({ id: 'dlv_edge', nextAttemptAt: at(0) }),
+        aDelivery({ id: 'dlv_done', state: 'delivered', nextAttemptAt: at(-400) }),
+        aDelivery({ id: 'dlv_dead', state: 'failed', nextAttemptAt: at(-400) }),
+      ];
+
+      it('lists live deliveries due strictly before the cut-off, with their due time', withStore(async (store) => {
+        await seed(store, ...rows);
+
+        const due = await store.listDue(NOW, 100);
+
+        const sorted = [...due].sort((a, b) => a.id.localeCompare(b.id));
+        assert.deepEqual(sorted, [
+          { id: 'dlv_i1', nextAttemptAt: at(-200) },
+          { id: 'dlv_p1', nextAttemptAt: at(-300) },
+          { id: 'dlv_p2', nextAttemptAt: at(-10) },
+        ]);
+      }));
+
+      it('returns at most `limit`, all of them due', withStore(async (store) => {
+        await seed(store, ...rows);
+
+        const due = await store.listDue(NOW, 2);
+
+        assert.equal(due.length, 2);
+        for (const d of due) assert.ok(['dlv_p1', 'dlv_p2', 'dlv_i1'].includes(d.id), d.id);
+      }));
+    });
+  });
+}

@@ -1,0 +1,156 @@
+/**
+ * The one in-memory DeliveryStore, for service unit tests (test/support/fakes.ts) and the
+ * benchmark's engine-only run (scripts/bench/memory-ports.ts). Every write is one edge of the
+ * domain's state diagram: it holds only from `statesAllowing(action)` and writes
+ * `targetOf(action)`, plus the same extra condition the DynamoDB adapter puts on its write, so a
+ * service that relies on a condition (a lost claim, a raced reschedule) behaves here as against
+ * the table. test/support/delivery-store-contract.ts runs the same cases against both.
+ */
+import { allows, isDeadLetter, isLive, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
+import type { Delivery } from '#domain/types.ts';
+import type { ClaimResult, Completion, DeliveryStore, DueDelivery } from '#ports/delivery-store.ts';
+import type { Page, PageRequest } from '#ports/page.ts';
+import { offsetPage } from './offset-page.ts';
+
+type Update = { readonly [K in keyof Delivery]?: Delivery[K] | undefined };
+
+/**
+ * Rows go in and out as copies, like a round trip through a table. A shallow copy (plus the two
+ * nested objects) rather than structuredClone: the benchmark measures the engine's own CPU cost
+ * through this store, and a deep clone per call would show up in it.
+ */
+function copyOf(d: Delivery): Delivery {
+  return { ...d, headers: { ...d.headers }, ...(d.restored ? { restored: { ...d.restored } } : {}) };
+}
+
+/** SET for defined values, REMOVE for undefined ones: what updateExpression() does in the adapter. */
+function applied(d: Delivery, update: Update): Delivery {
+  const next: Record<string, unknown> = { ...d };
+  for (const [key, value] of Object.entries(update)) {
+    if (value === undefined) delete next[key];
+    else next[key] = value;
+  }
+  return next as unknown as Delivery;
+}
+
+export class InMemoryDeliveryStore implements DeliveryStore {
+  readonly items = new Map<string, Delivery>();
+
+  constructor(seed: readonly Delivery[] = []) {
+    for (const d of seed) this.put(d);
+  }
+
+  /** Seeds a delivery as stored, bypassing `create` (so tests can set any state). */
+  put(delivery: Delivery): void {
+    this.items.set(delivery.id, copyOf(delivery));
+  }
+
+  async create(delivery: Delivery): Promise<boolean> {
+    if (this.items.has(delivery.id)) return false;
+    this.put(delivery);
+    return true;
+  }
+
+  async get(id: string): Promise<Delivery | undefined> {
+    const d = this.items.get(id);
+    return d && copyOf(d);
+  }
+
+  async getMany(ids: readonly string[]): Promise<readonly Delivery[]> {
+    return [...new Set(ids)].flatMap((id) => {
+      const d = this.items.get(id);
+      return d ? [copyOf(d)] : [];
+    });
+  }
+
+  async claim(id: string, nowIso: string, leaseUntilIso: string): Promise<ClaimResult> {
+    const claimed = this.transition(id, 'claim', (d) => d.nextAttemptAt <= nowIso, (d) => ({
+      leaseUntil: leaseUntilIso,
+      updatedAt: nowIso,
+      attempts: d.attempts + 1,
+      attemptSeq: d.attemptSeq + 1,
+    }));
+    if (claimed) return { kind: 'claimed', delivery: claimed };
+    const current = this.items.get(id);
+    return current ? { kind: 'not_claimable', current: copyOf(current) } : { kind: 'not_claimable' };
+  }
+
+  async complete(claimed: Delivery, c: Completion): Promise<boolean> {
+    const done = this.transition(claimed.id, c.action, (d) => d.attemptSeq === claimed.attemptSeq, () => ({
+      attempts: c.attempts,
+      nextAttemptAt: c.nextAttemptAt,
+      // Absent in the completion means removed, so an attempt without a status clears the old one.
+      lastStatus: c.lastStatus,
+      lastError: c.lastError,
+      lastResponse: c.lastResponse,
+      updatedAt: c.updatedAt,
+      leaseUntil: undefined,
+    }));
+    return done !== undefined;
+  }
+
+  async reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean> {
+    const moved = this.transition(id, 'reschedule', (d) => d.nextAttemptAt === expectedNextAttemptAt, () => ({ nextAttemptAt, updatedAt: nowIso }));
+    return moved !== undefined;
+  }
+
+  async release(id: string, seq: number, nowIso: string): Promise<boolean> {
+    const released = this.transition(
+      id,
+      'release',
+      (d) => d.attemptSeq === seq && d.leaseUntil !== undefined && d.leaseUntil < nowIso,
+      () => ({ nextAttemptAt: nowIso, updatedAt: nowIso, leaseUntil: undefined, lastError: 'released: the worker holding this attempt stopped answering' }),
+    );
+    return released !== undefined;
+  }
+
+  async expire(delivery: Delivery, reason: string, nowIso: string): Promise<boolean> {
+    const expired = this.transition(delivery.id, 'expire', (d) => d.nextAttemptAt === delivery.nextAttemptAt, () => ({ lastError: reason, updatedAt: nowIso }));
+    return expired !== undefined;
+  }
+
+  async replay(id: string, nowIso: string, giveUpAtIso: string, nextAttemptAtIso = nowIso): Promise<Delivery | undefined> {
+    return this.transition(id, 'replay', () => true, () => ({
+      attempts: 0,
+      nextAttemptAt: nextAttemptAtIso,
+      giveUpAt: giveUpAtIso,
+      updatedAt: nowIso,
+      lastError: undefined,
+    }));
+  }
+
+  async listBySubscription(request: PageRequest & { subscriptionId: string; state?: DeliveryState }): Promise<Page<Delivery>> {
+    const all = [...this.items.values()]
+      .filter((d) => d.subscriptionId === request.subscriptionId && (!request.state || d.state === request.state))
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    return offsetPage(all.map(copyOf), request);
+  }
+
+  async listDeadLetters(request: PageRequest & { subscriptionId?: string }): Promise<Page<Delivery>> {
+    const all = [...this.items.values()]
+      .filter((d) => isDeadLetter(d.state) && (!request.subscriptionId || d.subscriptionId === request.subscriptionId))
+      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+    return offsetPage(all.map(copyOf), request);
+  }
+
+  async listDue(beforeIso: string, limit: number): Promise<readonly DueDelivery[]> {
+    return [...this.items.values()]
+      .filter((d) => isLive(d.state) && d.nextAttemptAt < beforeIso)
+      .sort((a, b) => a.nextAttemptAt.localeCompare(b.nextAttemptAt))
+      .slice(0, limit)
+      .map((d) => ({ id: d.id, nextAttemptAt: d.nextAttemptAt }));
+  }
+
+  /**
+   * One edge of the diagram: when the stored row is in a state `action` is allowed from and
+   * `holds` (the adapter's extra condition), writes `targetOf(action)` with `update`; else
+   * changes nothing and returns undefined.
+   */
+  private transition(id: string, action: DeliveryAction, holds: (d: Delivery) => boolean, update: (d: Delivery) => Update): Delivery | undefined {
+    const d = this.items.get(id);
+    if (!d || !allows(action, d.state) || !holds(d)) return undefined;
+    const next = applied(d, { ...update(d), state: targetOf(action) });
+    this.items.set(id, next);
+    return copyOf(next);
+  }
+}

@@ -1,0 +1,252 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { SenderDeps } from '#app/deps.ts';
+import { DeliveryStageError } from '#app/errors.ts';
+import { PAUSED_RECHECK_SECONDS, processDelivery } from '#app/send/send.ts';
+import type { AttemptResult } from '#domain/classify.ts';
+import { verifySignature } from '#domain/signing.ts';
+import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
+import type { HttpRequest, HttpSender } from '#ports/http-sender.ts';
+import type { Completion } from '#ports/delivery-store.ts';
+import { aDelivery, aSubscription, fakeDeps, InMemoryDeliveryStore, type FakeDeps } from '#test/fakes.ts';
+
+// The fake clock starts here and draws 0.5 for jitter, so the default policy's delays are exact: 10 s, 20 s, 40 s, ...
+const NOW = '2024-05-01T12:00:00.000Z';
+const at = (seconds: number) => new Date(Date.parse(NOW) + seconds * 1000).toISOString();
+const TIMEOUT_MS = 15_000;
+const BODY = '{"id":"evt_1","type":"order.created","data":{}}';
+
+/** Answers each POST with the next scripted result (or what a function of the request returns) and keeps the requests. */
+class ScriptedHttp implements HttpSender {
+  readonly requests: HttpRequest[] = [];
+  constructor(private readonly script: Array<AttemptResult | ((request: HttpRequest) => Promise<AttemptResult>)>) {}
+
+  async post(request: HttpRequest): Promise<AttemptResult> {
+    this.requests.push(request);
+    const next = this.script.shift();
+    assert.ok(next, 'a POST nobody scripted');
+    return typeof next === 'function' ? next(request) : next;
+  }
+}
+
+const response = (status: number, bodySnippet = '', durationMs = 42): AttemptResult => ({ kind: 'response', status, bodySnippet, durationMs });
+
+interface World {
+  readonly deps: FakeDeps & SenderDeps;
+  readonly http: ScriptedHttp;
+  readonly subscription: Subscription;
+}
+
+function world(options: {
+  subscription?: Partial<Subscription> | null;
+  delivery?: Partial<Delivery>;
+  event?: boolean;
+  script?: ConstructorParameters<typeof ScriptedHttp>[0];
+  deliveries?: InMemoryDeliveryStore;
+} = {}): World {
+  const http = new ScriptedHttp(options.script ?? []);
+  const deps = { ...fakeDeps(options.deliveries ? { deliveries: options.deliveries } : {}), http, attemptTimeoutMs: TIMEOUT_MS };
+  const subscription = aSubscription({ id: 'sub_1', ...options.subscription });
+  if (options.subscription !== null) deps.subscriptions.items.set(subscription.id, subscription);
+  deps.deliveries.put(aDelivery({ id: 'dlv_1', subscriptionId: 'sub_1', eventId: 'evt_1', ...options.delivery }));
+  if (options.event !== false) {
+    const event: EventRecord = { id: 'evt_1', type: 'order.created', body: BODY, subscriptionIds: ['sub_1'], deliveryIds: ['dlv_1'], createdAt: NOW };
+    deps.events.items.set(event.id, event);
+  }
+  return { deps, http, subscription };
+}
+
+const send = (w: World) => processDelivery(w.deps, { deliveryId: 'dlv_1', subscriptionId: 'sub_1' });
+const stored = (w: World) => w.deps.deliveries.items.get('dlv_1')!;
+
+describe('processDelivery', () => {
+  it('2xx: signs and POSTs the stored body, records delivered, the attempt and the success metric', async () => {
+    const w = world({ script: [response(204, 'ok', 37)] });
+
+    const outcome = await send(w);
+
+    assert.deepEqual(outcome, { kind: 'done', note: 'delivered', outcome: { kind: 'delivered' } });
+    const [request] = w.http.requests;
+    assert.equal(request!.url, 'https://hooks.example.com/sub_1');
+    assert.equal(request!.body, BODY);
+    assert.equal(request!.timeoutMs, TIMEOUT_MS);
+    assert.equal(request!.headers['webhook-id'], 'evt_1');
+    assert.equal(request!.headers['content-type'], 'application/json');
+    assert.ok(verifySignature(w.subscription.secrets, 'evt_1', Number(request!.headers['webhook-timestamp']), BODY, request!.headers['webhook-signature']!));
+    const row = stored(w);
+    assert.equal(row.state, 'delivered');
+    assert.deepEqual([row.attempts, row.attemptSeq, row.lastStatus, row.lastResponse, row.lastError, row.leaseUntil], [1, 1, 204, 'ok', undefined, undefined]);
+    assert.deepEqual(w.deps.attempts.items, [{ deliveryId: 'dlv_1', seq: 1, attempt: 1, startedAt: NOW, durationMs: 37, status: 204, responseSnippet: 'ok' }]);
+    assert.deepEqual(w.deps.metrics.counts, { DeliveriesSucceeded: 1 });
+    assert.deepEqual(w.deps.metrics.latencies, [37]);
+  });
+
+  it('5xx: back to pending after the backoff delay, the message asked back then, nothing counted yet', async () => {
+    const w = world({ delivery: { attempts: 2, attemptSeq: 4 }, script: [response(503, 'busy')] });
+
+    const outcome = await send(w);
+
+    // Third attempt of the default policy: 10 s doubled twice.
+    assert.deepEqual(outcome, { kind: 'retry_later', delaySeconds: 40, note: 'HTTP 503' });
+    const row = stored(w);
+    assert.deepEqual(
+      [row.state, row.attempts, row.attemptSeq, row.nextAttemptAt, row.lastStatus, row.lastError, row.lastResponse, row.leaseUntil],
+      ['pending', 3, 5, at(40), 503, 'HTTP 503', 'busy', undefined],
+    );
+    assert.deepEqual(w.deps.attempts.items.map((a) => [a.seq, a.attempt, a.status]), [[5, 3, 503]]);
+    assert.deepEqual(w.deps.metrics.counts, {});
+  });
+
+  it('a failure whose next try would land past the deadline: expired, dead-lettered and counted', async () => {
+    const w = world({ delivery: { attempts: 1, giveUpAt: at(15) }, script: [{ kind: 'timeout', durationMs: TIMEOUT_MS, message: 'no answer in 15000 ms' }] });
+
+    const outcome = await send(w);
+
+    const dead = { kind: 'dead', state: 'expired', reason: 'retry deadline reached: timeout: no answer in 15000 ms', disableSubscription: false };
+    assert.deepEqual(outcome, { kind: 'done', note: 'dead', outcome: dead });
+    const row = stored(w);
+    assert.deepEqual([row.state, row.attempts, row.lastError, row.lastStatus], ['expired', 2, dead.reason, undefined]);
+    assert.deepEqual(w.deps.metrics.counts, { DeliveriesExpired: 1, DeadLettered: 1 });
+    assert.equal(w.deps.subscriptions.items.get('sub_1')!.deadLetterStreak, 1, 'the dead letter counts towards auto-pause');
+  });
+
+  it('410: failed at once and the subscription disabled with the reason', async () => {
+    const w = world({ script: [response(410, 'gone')] });
+
+    const outcome = await send(w);
+
+    assert.deepEqual(outcome, { kind: 'done', note: 'dead', outcome: { kind: 'dead', state: 'failed', reason: 'HTTP 410', disableSubscription: true } });
+    const row = stored(w);
+    assert.deepEqual([row.state, row.lastStatus, row.lastError], ['failed', 410, 'HTTP 410']);
+    const sub = w.deps.subscriptions.items.get('sub_1')!;
+    assert.equal(sub.state, 'disabled');
+    assert.equal(sub.stateReason, 'endpoint answered 410 Gone for delivery dlv_1');
+    assert.deepEqual(w.deps.metrics.counts, { DeliveriesFailed: 1, DeadLettered: 1 });
+  });
+
+  it('a paused subscription: not attempted, the delivery waits an hour (or until resumed)', async () => {
+    const w = world({ subscription: { state: 'paused', stateReason: 'paused by operator' } });
+
+    const outcome = await send(w);
+
+    assert.deepEqual(outcome, { kind: 'done', note: 'subscription paused: waits for resume' });
+    assert.equal(w.http.requests.length, 0);
+    const row = stored(w);
+    assert.deepEqual([row.state, row.attempts, row.attemptSeq, row.nextAttemptAt, row.updatedAt], ['pending', 0, 0, at(PAUSED_RECHECK_SECONDS), NOW]);
+    assert.deepEqual(w.deps.attempts.items, []);
+    assert.deepEqual(w.deps.metrics.counts, {});
+  });
+
+  it('a paused subscription whose delivery is due to give up sooner than the recheck waits only until then', async () => {
+    const w = world({ subscription: { state: 'paused' }, delivery: { giveUpAt: at(600) } });
+
+    await send(w);
+
+    assert.equal(stored(w).nextAttemptAt, at(600));
+  });
+
+  it('a disabled subscription: dead-lettered as failed with the reason, never POSTed', async () => {
+    const w = world({ subscription: { state: 'disabled', stateReason: 'endpoint answered 410 Gone for delivery dlv_0' } });
+
+    const outcome = await send(w);
+
+    const reason = 'subscription disabled: endpoint answered 410 Gone for delivery dlv_0';
+    assert.deepEqual(outcome, { kind: 'done', note: reason });
+    assert.equal(w.http.requests.length, 0);
+    const row = stored(w);
+    assert.deepEqual([row.state, row.lastError, row.attempts], ['failed', reason, 1]);
+    assert.deepEqual(w.deps.attempts.items, []);
+    assert.deepEqual(w.deps.metrics.counts, { DeliveriesFailed: 1, DeadLettered: 1 });
+  });
+
+  it('a deleted subscription: dead-lettered as failed', async () => {
+    const w = world({ subscription: null });
+
+    const outcome = await send(w);
+
+    assert.deepEqual(outcome, { kind: 'done', note: 'subscription no longer exists' });
+    assert.deepEqual([stored(w).state, stored(w).lastError], ['failed', 'subscription no longer exists']);
+  });
+
+  it('a missing event body: dead-lettered as failed, never POSTed', async () => {
+    const w = world({ event: false });
+
+    const outcome = await send(w);
+
+    assert.deepEqual(outcome, { kind: 'done', note: 'event missing' });
+    assert.equal(w.http.requests.length, 0);
+    assert.deepEqual([stored(w).state, stored(w).lastError], ['failed', 'event body no longer stored']);
+    assert.deepEqual(w.deps.metrics.counts, { DeliveriesFailed: 1, DeadLettered: 1 });
+  });
+
+  it('a lost claim: the sweeper released and another worker re-claimed mid-attempt, so this outcome is not recorded', async () => {
+    let w!: World;
+    const sweeperMeanwhile = async (): Promise<AttemptResult> => {
+      // This worker stalls past its lease; the sweeper hands the delivery back and another worker claims it.
+      w.deps.clock.advance(2 * TIMEOUT_MS + 5000 + 1000);
+      assert.equal(await w.deps.deliveries.release('dlv_1', 1, w.deps.clock.iso()), true);
+      assert.equal((await w.deps.deliveries.claim('dlv_1', w.deps.clock.iso(), at(3600))).kind, 'claimed');
+      return response(200, 'late ok');
+    };
+    w = world({ script: [sweeperMeanwhile] });
+
+    const outcome = await send(w);
+
+    assert.deepEqual(outcome, { kind: 'done', note: 'claim lost to the sweeper; the newer claim records the outcome' });
+    const row = stored(w);
+    assert.deepEqual([row.state, row.attemptSeq, row.leaseUntil], ['in_flight', 2, at(3600)], 'the newer claim is untouched');
+    assert.deepEqual(w.deps.attempts.items.map((a) => a.seq), [1], 'the attempt that happened is logged once, under its own number');
+    assert.deepEqual(w.deps.metrics.counts, {}, 'no outcome counted for the lost claim');
+    assert.equal(w.deps.subscriptions.items.get('sub_1')!.state, 'active');
+  });
+
+  it('a store failure after the attempt: a DeliveryStageError at after_attempt, the claim left for the sweeper', async () => {
+    const throttled = new Error('ProvisionedThroughputExceededException');
+    class ThrottledOnComplete extends InMemoryDeliveryStore {
+      override async complete(_claimed: Delivery, _completion: Completion): Promise<boolean> {
+        throw throttled;
+      }
+    }
+    const w = world({ deliveries: new ThrottledOnComplete(), script: [response(200)] });
+
+    await assert.rejects(send(w), (error: unknown) => {
+      assert.ok(error instanceof DeliveryStageError);
+      assert.equal(error.stage, 'after_attempt');
+      assert.equal(error.deliveryId, 'dlv_1');
+      assert.equal(error.cause, throttled);
+      return true;
+    });
+    assert.equal(stored(w).state, 'in_flight');
+    assert.equal(w.http.requests.length, 1);
+    assert.deepEqual(w.deps.metrics.counts, {});
+  });
+
+  it('a store failure before the attempt: a DeliveryStageError at before_attempt, nothing POSTed', async () => {
+    const w = world();
+    w.deps.subscriptions.get = async () => {
+      throw new Error('network down');
+    };
+
+    await assert.rejects(send(w), (error: unknown) => error instanceof DeliveryStageError && error.stage === 'before_attempt');
+    assert.equal(w.http.requests.length, 0);
+    assert.equal(stored(w).state, 'pending');
+  });
+
+  it('not due yet: asks for the message back when it is', async () => {
+    const w = world({ delivery: { nextAttemptAt: at(30) } });
+
+    assert.deepEqual(await send(w), { kind: 'retry_later', delaySeconds: 30, note: 'not due yet' });
+    assert.equal(w.http.requests.length, 0);
+  });
+
+  it('already finished or held by another worker: done, nothing written', async () => {
+    for (const [state, note] of [['delivered', 'already delivered'], ['in_flight', 'claimed by another worker']] as const) {
+      const w = world({ delivery: { state, leaseUntil: at(60) } });
+      const before = structuredClone(stored(w));
+
+      assert.deepEqual(await send(w), { kind: 'done', note });
+      assert.deepEqual(stored(w), before);
+      assert.equal(w.http.requests.length, 0);
+    }
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { STAGE_RETRY_SECONDS } from '#app/send/settle.ts';
+import type { AttemptResult } from '#domain/classify.ts';
+import { createSenderHandler } from '#handlers/sender.ts';
+import { aDelivery, aSubscription, fakeDeps } from '#test/fakes.ts';
+
+const context = { getRemainingTimeInMillis: () => 60_000, awsRequestId: 'r', functionName: 'sender' } as unknown as Context;
+const NOW = '2024-05-01T12:00:00.000Z';
+
+const record = (messageId: string, body: string): SQSRecord => ({ messageId, receiptHandle: `rh-${messageId}`, body }) as SQSRecord;
+const message = (deliveryId: string) => JSON.stringify({ deliveryId, subscriptionId: 'sub_1' });
+
+/** A logger whose error and debug lines are kept, so the test can tell a planned retry from a failure. */
+function recordingLogger() {
+  const logger = new Logger({ logLevel: 'SILENT' });
+  const lines = { error: [] as string[], debug: [] as string[] };
+  logger.error = (...args: unknown[]) => void lines.error.push(String(args[0]));
+  logger.debug = (...args: unknown[]) => void lines.debug.push(String(args[0]));
+  return { logger, lines };
+}
+
+/** One delivery per status; the URL names the delivery so the scripted sender knows which is which. */
+function senderWorld(statusById: Record<string, number>) {
+  const deps = fakeDeps();
+  deps.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1' }));
+  for (const id of Object.keys(statusById)) {
+    const eventId = `evt_${id}`;
+    deps.deliveries.put(aDelivery({ id, eventId, url: `https://hooks.example.com/${id}` }));
+    deps.events.items.set(eventId, { id: eventId, type: 't', body: '{}', subscriptionIds: ['sub_1'], deliveryIds: [id], createdAt: NOW });
+  }
+  const http = {
+    post: async ({ url }: { url: string }): Promise<AttemptResult> => ({ kind: 'response', status: statusById[url.split('/').at(-1)!]!, bodySnippet: '', durationMs: 5 }),
+  };
+  return { ...deps, http, attemptTimeoutMs: 15_000 };
+}
+
+describe('sender handler', () => {
+  it('reports as batch item failures exactly the records that are not done, logging a retry at DEBUG and a failure at ERROR', async () => {
+    const deps = senderWorld({ dlv_ok: 200, dlv_busy: 503 });
+    const { logger, lines } = recordingLogger();
+    const handler = createSenderHandler(deps, { logger });
+    const event: SQSEvent = {
+      Records: [record('m-ok', message('dlv_ok')), record('m-busy', message('dlv_busy')), record('m-junk', 'not json'), record('m-nofield', '{"deliveryId":"dlv_x"}')],
+    };
+
+    const response = await handler(event, context);
+
+    assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-busy' }, { itemIdentifier: 'm-junk' }, { itemIdentifier: 'm-nofield' }] });
+    assert.equal(deps.deliveries.items.get('dlv_ok')!.state, 'delivered');
+    assert.equal(deps.deliveries.items.get('dlv_busy')!.state, 'pending');
+    assert.deepEqual(deps.queue.retries, [{ receiptHandle: 'rh-m-busy', delaySeconds: 10 }]);
+    assert.ok(lines.debug.includes('delivery dlv_busy will be retried in 10 s'), lines.debug.join('\n'));
+    assert.deepEqual(lines.error, ['delivery message unreadable', 'delivery message unreadable']);
+  });
+
+  it('a stage error is a batch item failure, logged at ERROR, and the message comes back after STAGE_RETRY_SECONDS', async () => {
+    const deps = senderWorld({ dlv_ok: 200 });
+    deps.deliveries.claim = async () => {
+      throw new Error('throttled');
+    };
+    const { logger, lines } = recordingLogger();
+
+    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-1', message('dlv_ok'))] }, context);
+
+    assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-1' }] });
+    assert.deepEqual(deps.queue.retries, [{ receiptHandle: 'rh-m-1', delaySeconds: STAGE_RETRY_SECONDS }]);
+    assert.deepEqual(lines.error, ['delivery message failed']);
+  });
+
+  it('an all-done batch reports no failures', async () => {
+    const deps = senderWorld({ dlv_a: 200, dlv_b: 204 });
+    const { logger, lines } = recordingLogger();
+
+    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-a', message('dlv_a')), record('m-b', message('dlv_b'))] }, context);
+
+    assert.deepEqual(response, { batchItemFailures: [] });
+    assert.deepEqual(lines.error, []);
+  });
+});
