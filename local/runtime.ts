@@ -7,9 +7,8 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDbApiKeyStore } from '#adapters/dynamodb-api-key-store.ts';
 import { documentClient } from '#adapters/dynamodb.ts';
-import { buildOperatorDeps } from '#adapters/operator-deps.ts';
 import { StaticKeySource } from '#adapters/secrets-manager-key-source.ts';
-import { buildSenderDeps, buildServiceDeps, sweepGraceSeconds } from '#adapters/service-deps.ts';
+import { buildDeps, sweepGraceSeconds } from '#adapters/function-deps.ts';
 import type { Env } from '#config/env.ts';
 import { BUCKETS, ENV_DEFAULTS, EVENT_SOURCES, localResourceName, QUEUES, SCHEDULES, TABLES, validResourcePrefix, type FunctionKey, type QueueKey } from '#config/topology.ts';
 import type { ScheduledEvent } from 'aws-lambda';
@@ -160,8 +159,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
   const wrap = options.wrapHandler ?? (<E, R>(_fn: FunctionKey, handler: Invoke<E, R>) => handler);
   const handlers = {
-    ingest: wrap('ingest', createIngestHandler(buildServiceDeps('ingest', env, build), obs)),
-    sender: wrap('sender', createSenderHandler(buildSenderDeps(env, build), obs)),
+    ingest: wrap('ingest', createIngestHandler(buildDeps('ingest', env, build), obs)),
+    sender: wrap('sender', createSenderHandler(buildDeps('sender', env, build), obs)),
   };
   const pollers = EVENT_SOURCES.map(
     (source) =>
@@ -176,9 +175,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       }),
   );
   const scheduled = {
-    sweeper: wrap('sweeper', createSweeperHandler(buildServiceDeps('sweeper', env, build), { graceSeconds: sweepGraceSeconds(env) }, obs)),
-    replay: wrap('replay', createReplayHandler(buildOperatorDeps('replay', env, build), obs)),
-    archiver: wrap('archiver', createArchiverHandler(buildOperatorDeps('archiver', env, build), obs)),
+    sweeper: wrap('sweeper', createSweeperHandler(buildDeps('sweeper', env, build), { graceSeconds: sweepGraceSeconds(env) }, obs)),
+    replay: wrap('replay', createReplayHandler(buildDeps('replay', env, build), obs)),
+    archiver: wrap('archiver', createArchiverHandler(buildDeps('archiver', env, build), obs)),
   } satisfies Record<(typeof SCHEDULES)[number]['function'], Invoke<never, unknown>>;
   const schedules = new Map(
     SCHEDULES.map((s) => [
@@ -194,7 +193,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   try {
     gateway = await startGateway({
       port: options.port ?? 3000,
-      api: wrap('api', createApiHandler(buildOperatorDeps('api', env, build), obs)),
+      api: wrap('api', createApiHandler(buildDeps('api', env, build), obs)),
       authorizer: wrap('authorizer', createAuthorizerHandler(new StaticKeySource(adminKey), obs, new DynamoDbApiKeyStore(documentClient(dynamodb), env.API_KEYS_TABLE!))),
       onError,
     });

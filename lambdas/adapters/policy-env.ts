@@ -1,6 +1,6 @@
-import type { RecoveryPolicies } from '#app/deps.ts';
+import type { Deps } from '#app/deps.ts';
 import { resolveArchivePolicy } from '#domain/archive.ts';
-import { resolveAutoPausePolicy, type AutoPausePolicy } from '#domain/auto-pause.ts';
+import { resolveAutoPausePolicy } from '#domain/auto-pause.ts';
 import { InvalidPolicyError } from '#domain/errors.ts';
 import { resolveRateLimit } from '#domain/rate-limit.ts';
 import { resolveReplayPolicy } from '#domain/replay.ts';
@@ -8,50 +8,44 @@ import { resolveRetentionPolicy } from '#domain/retention.ts';
 import { InvalidEnvironmentError } from '#config/errors.ts';
 import { ENV_DEFAULTS, type EnvName } from '#config/topology.ts';
 
-/** A number from the environment, through the domain's own policy validation (named after the variable on failure). */
-function policyFrom<T>(variable: EnvName, build: () => T): T {
+type Vars = Partial<Record<EnvName, string>>;
+type PolicyDep = 'autoPause' | 'replayPolicy' | 'customerReplayLimit' | 'retention' | 'archivePolicy';
+
+/**
+ * Builds a policy from numbers in the environment through the domain's own validation. A
+ * refusal names the variable that carries the refused field (`fields` maps field → variable).
+ */
+function policyFrom<T>(vars: Vars, fields: Readonly<Record<string, EnvName>>, resolve: (override: Record<string, number>) => T): T {
+  const override = Object.fromEntries(Object.entries(fields).map(([field, variable]) => [field, Number(vars[variable] ?? ENV_DEFAULTS[variable])]));
   try {
-    return build();
+    return resolve(override);
   } catch (error) {
-    if (error instanceof InvalidPolicyError) throw new InvalidEnvironmentError(variable, error.message, { cause: error });
-    throw error;
+    if (!(error instanceof InvalidPolicyError)) throw error;
+    const variable = fields[error.field] ?? Object.values(fields)[0]!;
+    throw new InvalidEnvironmentError(variable, error.message, { cause: error });
   }
 }
 
-const num = (value: string | undefined, variable: EnvName) => Number(value ?? ENV_DEFAULTS[variable]);
-
-export function autoPausePolicy(value: string | undefined): AutoPausePolicy {
-  return policyFrom('HOOKLINE_AUTO_PAUSE_SECONDS', () => resolveAutoPausePolicy({ afterSeconds: num(value, 'HOOKLINE_AUTO_PAUSE_SECONDS') }));
-}
-
 /**
- * The recovery policies from a function's declared environment; a policy the function does not
- * declare keeps its documented default (ENV_DEFAULTS), since that function never applies it.
+ * Each policy dependency from its variables; a variable the function does not declare keeps its
+ * documented default (ENV_DEFAULTS), which is what the tests of the defaults read back.
  */
-export function recoveryPolicies(vars: Partial<Record<EnvName, string>>): RecoveryPolicies {
-  return {
-    replay: policyFrom('HOOKLINE_REPLAY_WINDOW_SECONDS', () =>
-      resolveReplayPolicy({ windowSeconds: num(vars.HOOKLINE_REPLAY_WINDOW_SECONDS, 'HOOKLINE_REPLAY_WINDOW_SECONDS') }),
+export const POLICIES_FROM_ENV: { readonly [K in PolicyDep]: (vars: Vars) => Deps[K] } = {
+  autoPause: (vars) => policyFrom(vars, { afterSeconds: 'HOOKLINE_AUTO_PAUSE_SECONDS' }, resolveAutoPausePolicy),
+  replayPolicy: (vars) => policyFrom(vars, { windowSeconds: 'HOOKLINE_REPLAY_WINDOW_SECONDS' }, resolveReplayPolicy),
+  customerReplayLimit: (vars) =>
+    policyFrom(vars, { limit: 'HOOKLINE_CUSTOMER_REPLAY_LIMIT', windowSeconds: 'HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS' }, resolveRateLimit),
+  retention: (vars) =>
+    policyFrom(vars, { deliveredDays: 'HOOKLINE_RETENTION_DELIVERED_DAYS', deadLetterDays: 'HOOKLINE_RETENTION_DEAD_LETTER_DAYS' }, resolveRetentionPolicy),
+  archivePolicy: (vars) =>
+    policyFrom(
+      vars,
+      { batchSize: 'HOOKLINE_ARCHIVE_BATCH_SIZE', restoreHoldDays: 'HOOKLINE_RESTORE_HOLD_DAYS', lockSeconds: 'HOOKLINE_ARCHIVE_LOCK_SECONDS' },
+      resolveArchivePolicy,
     ),
-    customerReplayLimit: policyFrom('HOOKLINE_CUSTOMER_REPLAY_LIMIT', () =>
-      resolveRateLimit({
-        limit: num(vars.HOOKLINE_CUSTOMER_REPLAY_LIMIT, 'HOOKLINE_CUSTOMER_REPLAY_LIMIT'),
-        windowSeconds: num(vars.HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS, 'HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS'),
-      }),
-    ),
-    autoPause: autoPausePolicy(vars.HOOKLINE_AUTO_PAUSE_SECONDS),
-    retention: policyFrom('HOOKLINE_RETENTION_DELIVERED_DAYS', () =>
-      resolveRetentionPolicy({
-        deliveredDays: num(vars.HOOKLINE_RETENTION_DELIVERED_DAYS, 'HOOKLINE_RETENTION_DELIVERED_DAYS'),
-        deadLetterDays: num(vars.HOOKLINE_RETENTION_DEAD_LETTER_DAYS, 'HOOKLINE_RETENTION_DEAD_LETTER_DAYS'),
-      }),
-    ),
-    archive: policyFrom('HOOKLINE_ARCHIVE_BATCH_SIZE', () =>
-      resolveArchivePolicy({
-        batchSize: num(vars.HOOKLINE_ARCHIVE_BATCH_SIZE, 'HOOKLINE_ARCHIVE_BATCH_SIZE'),
-        restoreHoldDays: num(vars.HOOKLINE_RESTORE_HOLD_DAYS, 'HOOKLINE_RESTORE_HOLD_DAYS'),
-        lockSeconds: num(vars.HOOKLINE_ARCHIVE_LOCK_SECONDS, 'HOOKLINE_ARCHIVE_LOCK_SECONDS'),
-      }),
-    ),
-  };
+};
+
+/** Every policy dependency at once (tests of the defaults, and of what the CDK hands each function). */
+export function policiesFrom(vars: Vars): { readonly [K in PolicyDep]: Deps[K] } {
+  return Object.fromEntries(Object.entries(POLICIES_FROM_ENV).map(([dep, from]) => [dep, from(vars)])) as { [K in PolicyDep]: Deps[K] };
 }

@@ -1,5 +1,5 @@
 import type { Delivery, Subscription } from '#domain/types.ts';
-import type { ServiceDeps } from '#app/deps.ts';
+import type { Deps } from '#app/deps.ts';
 import { ForbiddenError, NotFoundError } from '#app/errors.ts';
 
 /**
@@ -30,14 +30,14 @@ export function canSee(principal: Principal, resource: { readonly tenantId?: str
 }
 
 /** The subscription if the principal may see it; NotFoundError otherwise, the same as for an unknown id. */
-export async function visibleSubscription(deps: Pick<ServiceDeps, 'subscriptions'>, principal: Principal, id: string): Promise<Subscription> {
+export async function visibleSubscription(deps: Pick<Deps, 'subscriptions'>, principal: Principal, id: string): Promise<Subscription> {
   const subscription = await deps.subscriptions.get(id);
   if (!subscription || !canSee(principal, subscription)) throw new NotFoundError('subscription', id);
   return subscription;
 }
 
 /** The delivery if the principal may see it; NotFoundError otherwise, the same as for an unknown id. */
-export async function visibleDelivery(deps: Pick<ServiceDeps, 'deliveries'>, principal: Principal, id: string): Promise<Delivery> {
+export async function visibleDelivery(deps: Pick<Deps, 'deliveries'>, principal: Principal, id: string): Promise<Delivery> {
   const delivery = await deps.deliveries.get(id);
   if (!delivery || !canSee(principal, delivery)) throw new NotFoundError('delivery', id);
   return delivery;

@@ -1,64 +1,93 @@
+import type { ArchivePolicy } from '#domain/archive.ts';
+import type { AutoPausePolicy } from '#domain/auto-pause.ts';
+import type { RateLimit } from '#domain/rate-limit.ts';
+import type { ReplayPolicy } from '#domain/replay.ts';
+import type { RetentionPolicy } from '#domain/retention.ts';
+import type { RetryPolicy } from '#domain/retry-policy.ts';
+import type { EnvName, FunctionKey, FUNCTIONS } from '#config/topology.ts';
 import type { ApiKeyStore } from '#ports/api-key-store.ts';
 import type { Archive, ArchiveManifestStore } from '#ports/archive.ts';
-import type { ArchivePolicy } from '#domain/archive.ts';
 import type { AttemptStore } from '#ports/attempt-store.ts';
-import type { AutoPausePolicy } from '#domain/auto-pause.ts';
 import type { Clock } from '#ports/clock.ts';
-import type { DeliveryMetrics } from '#ports/metrics.ts';
 import type { DeliveryQueue } from '#ports/delivery-queue.ts';
 import type { DeliveryStore } from '#ports/delivery-store.ts';
 import type { EventStore } from '#ports/event-store.ts';
 import type { HostResolver } from '#ports/host-resolver.ts';
 import type { HttpSender } from '#ports/http-sender.ts';
-import type { RateLimit } from '#domain/rate-limit.ts';
+import type { DeliveryMetrics } from '#ports/metrics.ts';
 import type { RateLimiter } from '#ports/rate-limiter.ts';
 import type { RecoveryStore } from '#ports/recovery-store.ts';
-import type { ReplayPolicy } from '#domain/replay.ts';
 import type { ReplayStore } from '#ports/replay-store.ts';
-import type { RetentionPolicy } from '#domain/retention.ts';
-import type { RetryPolicy } from '#domain/retry-policy.ts';
 import type { SubscriptionStore } from '#ports/subscription-store.ts';
 
-/** Everything the services use; each wiring point (Lambda entries, local runtime) builds one. */
-export interface ServiceDeps {
+/**
+ * Every dependency a service may ask for. Each service declares the few it uses
+ * (`Pick<Deps, …>`), and each function is handed `FunctionDeps<F>`: only what its environment
+ * provides, so a service that needs a store its function cannot reach does not type-check.
+ */
+export interface Deps {
   readonly subscriptions: SubscriptionStore;
   readonly events: EventStore;
   readonly deliveries: DeliveryStore;
   readonly attempts: AttemptStore;
   readonly queue: DeliveryQueue;
-  readonly clock: Clock;
-  readonly metrics: DeliveryMetrics;
-  readonly defaultRetryPolicy: RetryPolicy;
-  readonly allowPrivateTargets: boolean;
-  readonly resolver: HostResolver;
-}
-
-export interface SenderDeps extends ServiceDeps {
-  readonly http: HttpSender;
-  readonly attemptTimeoutMs: number;
-  /** When a subscription that keeps dead-lettering is paused; DEFAULT_AUTO_PAUSE_POLICY when absent. */
-  readonly autoPause?: AutoPausePolicy;
-}
-
-/** The recovery and retention policies, each configuration with a documented default (topology ENV_DEFAULTS). */
-export interface RecoveryPolicies {
-  readonly replay: ReplayPolicy;
-  readonly customerReplayLimit: RateLimit;
-  readonly autoPause: AutoPausePolicy;
-  readonly retention: RetentionPolicy;
-  readonly archive: ArchivePolicy;
-}
-
-/** What replay, tenant access, auto-pause and archival add to the delivery engine's dependencies. */
-export interface RecoveryDeps {
   readonly replays: ReplayStore;
   readonly recovery: RecoveryStore;
   readonly rateLimiter: RateLimiter;
   readonly apiKeys: ApiKeyStore;
   readonly archive: Archive;
   readonly manifests: ArchiveManifestStore;
-  readonly policies: RecoveryPolicies;
+  readonly http: HttpSender;
+  readonly attemptTimeoutMs: number;
+  readonly defaultRetryPolicy: RetryPolicy;
+  /** Lets subscriptions and sends reach loopback and private addresses (local development only). */
+  readonly allowPrivateTargets: boolean;
+  /** When a subscription that keeps dead-lettering is paused. */
+  readonly autoPause: AutoPausePolicy;
+  readonly replayPolicy: ReplayPolicy;
+  /** Single replays a tenant key may make per subscription and window. */
+  readonly customerReplayLimit: RateLimit;
+  readonly retention: RetentionPolicy;
+  readonly archivePolicy: ArchivePolicy;
+  readonly clock: Clock;
+  readonly metrics: DeliveryMetrics;
+  readonly resolver: HostResolver;
 }
 
-/** The API, replay and archiver functions get both. */
-export type OperatorDeps = ServiceDeps & RecoveryDeps;
+/**
+ * The environment variables each dependency is built from; a function has the dependency
+ * exactly when its topology entry declares all of them. Dependencies not listed (clock,
+ * metrics, resolver) every function has.
+ */
+export const PROVIDED_BY = {
+  subscriptions: ['SUBSCRIPTIONS_TABLE'],
+  events: ['EVENTS_TABLE'],
+  deliveries: ['DELIVERIES_TABLE'],
+  attempts: ['ATTEMPTS_TABLE'],
+  queue: ['DELIVERY_QUEUE_URL'],
+  replays: ['REPLAYS_TABLE'],
+  recovery: ['DELIVERIES_TABLE'],
+  rateLimiter: ['RATE_LIMITS_TABLE'],
+  apiKeys: ['API_KEYS_TABLE'],
+  archive: ['ARCHIVE_BUCKET'],
+  manifests: ['ARCHIVE_BATCHES_TABLE'],
+  http: ['HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_ALLOW_PRIVATE_TARGETS'],
+  attemptTimeoutMs: ['HOOKLINE_SENDER_TIMEOUT_MS'],
+  defaultRetryPolicy: ['HOOKLINE_DEFAULT_RETRY_POLICY'],
+  allowPrivateTargets: ['HOOKLINE_ALLOW_PRIVATE_TARGETS'],
+  autoPause: ['HOOKLINE_AUTO_PAUSE_SECONDS'],
+  replayPolicy: ['HOOKLINE_REPLAY_WINDOW_SECONDS'],
+  customerReplayLimit: ['HOOKLINE_CUSTOMER_REPLAY_LIMIT', 'HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS'],
+  retention: ['HOOKLINE_RETENTION_DELIVERED_DAYS', 'HOOKLINE_RETENTION_DEAD_LETTER_DAYS'],
+  archivePolicy: ['HOOKLINE_ARCHIVE_BATCH_SIZE', 'HOOKLINE_RESTORE_HOLD_DAYS', 'HOOKLINE_ARCHIVE_LOCK_SECONDS'],
+} as const satisfies Partial<Record<keyof Deps, readonly EnvName[]>>;
+export type ProvidedDep = keyof typeof PROVIDED_BY;
+
+type Declared<F extends FunctionKey> = (typeof FUNCTIONS)[F]['environment'][number];
+/** The dependencies function F's declared environment provides. */
+export type ProvidedTo<F extends FunctionKey> = {
+  [K in ProvidedDep]: [(typeof PROVIDED_BY)[K][number]] extends [Declared<F>] ? K : never;
+}[ProvidedDep];
+
+/** What function F is handed: the always-present dependencies plus those its environment provides. */
+export type FunctionDeps<F extends FunctionKey> = Pick<Deps, Exclude<keyof Deps, ProvidedDep> | ProvidedTo<F>>;

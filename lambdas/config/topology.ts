@@ -73,24 +73,18 @@ function stringIndex(indexName: string, partitionKey: string, sortKey: string, p
   return { indexName, partitionKey: { name: partitionKey, type: 'S' }, sortKey: { name: sortKey, type: 'S' }, projection };
 }
 
+/**
+ * A table keyed on one string attribute, which every table here is (attempts adds a numeric
+ * sort key); `more` adds the sort key, indexes and TTL attribute where a table has them.
+ */
+function table(envVar: EnvName, localName: string, partitionKey: string, more: Partial<Pick<TableDef, 'sortKey' | 'indexes' | 'ttlAttribute'>> = {}): TableDef {
+  return { envVar, localName, partitionKey: { name: partitionKey, type: 'S' }, indexes: [], ...more };
+}
+
 export const TABLES = {
-  subscriptions: {
-    envVar: 'SUBSCRIPTIONS_TABLE',
-    localName: 'hookline-subscriptions',
-    partitionKey: { name: 'id', type: 'S' },
-    indexes: [],
-  },
-  events: {
-    envVar: 'EVENTS_TABLE',
-    localName: 'hookline-events',
-    partitionKey: { name: 'id', type: 'S' },
-    indexes: [],
-    ttlAttribute: 'expiresAt',
-  },
-  deliveries: {
-    envVar: 'DELIVERIES_TABLE',
-    localName: 'hookline-deliveries',
-    partitionKey: { name: 'id', type: 'S' },
+  subscriptions: table('SUBSCRIPTIONS_TABLE', 'hookline-subscriptions', 'id'),
+  events: table('EVENTS_TABLE', 'hookline-events', 'id', { ttlAttribute: 'expiresAt' }),
+  deliveries: table('DELIVERIES_TABLE', 'hookline-deliveries', 'id', {
     indexes: [
       // Per-subscription listing, newest first. Keys only: its keys never change, so the
       // claim and outcome updates of a delivery never write this index.
@@ -104,49 +98,23 @@ export const TABLES = {
       stringIndex(INDEXES.deliveries.active, 'activeShard', 'nextAttemptAt', 'KEYS_ONLY'),
     ],
     ttlAttribute: 'expiresAt',
-  },
-  attempts: {
-    envVar: 'ATTEMPTS_TABLE',
-    localName: 'hookline-attempts',
-    partitionKey: { name: 'deliveryId', type: 'S' },
-    sortKey: { name: 'seq', type: 'N' },
-    indexes: [],
-    ttlAttribute: 'expiresAt',
-  },
+  }),
+  attempts: table('ATTEMPTS_TABLE', 'hookline-attempts', 'deliveryId', { sortKey: { name: 'seq', type: 'N' }, ttlAttribute: 'expiresAt' }),
   // The bulk-replay audit trail; each record is also its replay's resumable checkpoint.
-  replays: {
-    envVar: 'REPLAYS_TABLE',
-    localName: 'hookline-replays',
-    partitionKey: { name: 'id', type: 'S' },
+  replays: table('REPLAYS_TABLE', 'hookline-replays', 'id', {
     indexes: [
       // Newest first. One constant partition (`listKey`): replays are operator actions, a handful a day.
       stringIndex(INDEXES.replays.byStartedAt, 'listKey', 'startedAt', 'ALL'),
       // Sparse: `runKey` is set only while a replay runs; the resume schedule finds stalled ones by lease expiry.
       stringIndex(INDEXES.replays.running, 'runKey', 'leaseUntil', 'KEYS_ONLY'),
     ],
-  },
+  }),
   // Tenant API keys by the SHA-256 of the key.
-  apiKeys: {
-    envVar: 'API_KEYS_TABLE',
-    localName: 'hookline-api-keys',
-    partitionKey: { name: 'keyHash', type: 'S' },
-    indexes: [],
-  },
+  apiKeys: table('API_KEYS_TABLE', 'hookline-api-keys', 'keyHash'),
   // Fixed-window counters (customer replay limit); TTL drops finished windows.
-  rateLimits: {
-    envVar: 'RATE_LIMITS_TABLE',
-    localName: 'hookline-rate-limits',
-    partitionKey: { name: 'key', type: 'S' },
-    indexes: [],
-    ttlAttribute: 'expiresAt',
-  },
+  rateLimits: table('RATE_LIMITS_TABLE', 'hookline-rate-limits', 'key', { ttlAttribute: 'expiresAt' }),
   // The archiver's write-ahead manifests of unfinished batches (empty after a clean run) and its run lock.
-  archiveBatches: {
-    envVar: 'ARCHIVE_BATCHES_TABLE',
-    localName: 'hookline-archive-batches',
-    partitionKey: { name: 'objectKey', type: 'S' },
-    indexes: [],
-  },
+  archiveBatches: table('ARCHIVE_BATCHES_TABLE', 'hookline-archive-batches', 'objectKey'),
 } as const satisfies Record<string, TableDef>;
 export type TableKey = keyof typeof TABLES;
 

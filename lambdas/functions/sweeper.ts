@@ -1,11 +1,11 @@
-import { buildServiceDeps, sweepGraceSeconds } from '#adapters/service-deps.ts';
+import { buildDeps, sweepGraceSeconds } from '#adapters/function-deps.ts';
 import { powertoolsMetrics } from '#adapters/powertools-metrics.ts';
 import { awsObservability } from '#handlers/observability.ts';
 import { createSweeperHandler } from '#handlers/sweeper.ts';
 
 const obs = awsObservability();
 export const handler = createSweeperHandler(
-  buildServiceDeps('sweeper', process.env, { metrics: powertoolsMetrics(obs.metrics!) }),
+  buildDeps('sweeper', process.env, { metrics: powertoolsMetrics(obs.metrics!) }),
   { graceSeconds: sweepGraceSeconds(process.env) },
   obs,
 );

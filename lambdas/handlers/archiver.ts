@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { restoreArchive, runArchive } from '#app/archive/archival.ts';
 import { parseArchiveRun, parseRestore } from '#app/archive/archive-request.ts';
-import type { OperatorDeps } from '#app/deps.ts';
+import type { ArchiveDeps } from '#app/archive/archival.ts';
 import { ValidationError } from '#app/errors.ts';
 import { answer, deadlineOf, isScheduledEvent, payloadObject } from './invocation.ts';
 import { withObservability, type Observability } from './observability.ts';
@@ -13,7 +13,7 @@ const BATCH_MARGIN_MS = 60_000;
  * The archiver function: daily on its schedule (archive what is past retention), or invoked by
  * an operator with `{action: 'archive', maxObjects?}` or `{action: 'restore', from, to, subscriptionId?}`.
  */
-export function createArchiverHandler(deps: OperatorDeps, obs: Observability) {
+export function createArchiverHandler(deps: ArchiveDeps, obs: Observability) {
   return withObservability(async (event: unknown, context: Context) => {
     const budget = { deadlineMs: deadlineOf(context, BATCH_MARGIN_MS) };
     if (isScheduledEvent(event)) {

@@ -1,6 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import type { ServiceDeps } from '#app/deps.ts';
+import type { PublishDeps } from '#app/publish/publish.ts';
 import { parsePublishRequest } from '#app/publish/publish-request.ts';
 import { publish } from '#app/publish/publish.ts';
 import { withObservability, type Observability } from './observability.ts';
@@ -10,7 +10,7 @@ import { withObservability, type Observability } from './observability.ts';
  * is reported as failed, so after maxReceiveCount it rests in the ingest redrive queue (alarmed)
  * instead of disappearing.
  */
-export function createIngestHandler(deps: ServiceDeps, obs: Observability) {
+export function createIngestHandler(deps: PublishDeps, obs: Observability) {
   const recordHandler = async (record: SQSRecord) => {
     try {
       const result = await publish(deps, parsePublishRequest(record.body));

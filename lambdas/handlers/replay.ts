@@ -1,6 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { deliveryView } from '#app/deliveries/delivery-view.ts';
-import type { OperatorDeps } from '#app/deps.ts';
+import type { BulkReplayDeps } from '#app/replay/bulk-replay.ts';
+import type { ReplayDeliveryDeps } from '#app/replay/replay-delivery.ts';
 import { ValidationError } from '#app/errors.ts';
 import { parseId, parseLimit } from '#app/parse.ts';
 import { getReplay, listReplays, resumeBulkReplay, resumeStalledReplays, startBulkReplay } from '#app/replay/bulk-replay.ts';
@@ -21,7 +22,7 @@ const CHECKPOINT_MARGIN_MS = 30_000;
  * - `{action: 'resume' | 'get', replayId}`, `{action: 'list', limit?, cursor?}`: the audit trail;
  * - a scheduled event: resume every bulk replay whose worker stopped.
  */
-export function createReplayHandler(deps: OperatorDeps, obs: Observability) {
+export function createReplayHandler(deps: BulkReplayDeps & ReplayDeliveryDeps, obs: Observability) {
   return withObservability(async (event: unknown, context: Context) => {
     if (isScheduledEvent(event)) {
       const resumed = await resumeStalledReplays(deps, { deadlineMs: deadlineOf(context, CHECKPOINT_MARGIN_MS) });

@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { SenderDeps } from '#app/deps.ts';
-import { type DeliveryMessageBody, processDelivery } from '#app/send/send.ts';
+import type { Deps } from '#app/deps.ts';
+import { type DeliveryMessageBody, processDelivery, type SendDeps } from '#app/send/send.ts';
 import { settle } from '#app/send/settle.ts';
 import { parseQueueMessage } from './sqs-message.ts';
 import { withObservability, type Observability } from './observability.ts';
@@ -10,7 +10,7 @@ import { withObservability, type Observability } from './observability.ts';
  * response built here from what `settle` says of each record: anything but `done` (a planned
  * retry, a stage error, a body that cannot be read) is a batch item failure, so SQS keeps it.
  */
-export function createSenderHandler(deps: SenderDeps, obs: Observability) {
+export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue'>, obs: Observability) {
   /** True when the message is finished with (SQS may delete it). */
   const settleRecord = async (record: SQSRecord): Promise<boolean> => {
     let message: DeliveryMessageBody;

@@ -45,10 +45,10 @@ export class HooklineStorage extends Construct {
       const def = TABLES[key];
       const table = new dynamodb.Table(this, pascal(key), {
         partitionKey: attribute(def.partitionKey),
-        sortKey: 'sortKey' in def ? attribute(def.sortKey) : undefined,
+        sortKey: def.sortKey ? attribute(def.sortKey) : undefined,
         billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-        timeToLiveAttribute: 'ttlAttribute' in def ? def.ttlAttribute : undefined,
+        timeToLiveAttribute: def.ttlAttribute,
         deletionProtection,
         removalPolicy,
       });
@@ -56,7 +56,7 @@ export class HooklineStorage extends Construct {
         table.addGlobalSecondaryIndex({
           indexName: index.indexName,
           partitionKey: attribute(index.partitionKey),
-          sortKey: 'sortKey' in index ? attribute(index.sortKey) : undefined,
+          sortKey: index.sortKey ? attribute(index.sortKey) : undefined,
           projectionType: PROJECTIONS[index.projection],
         });
       }

@@ -1,4 +1,4 @@
-import type { SenderDeps } from '#app/deps.ts';
+import type { SendDeps } from '#app/send/send.ts';
 import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
 import type { AttemptStore } from '#ports/attempt-store.ts';
 import type { EventStore } from '#ports/event-store.ts';
@@ -17,7 +17,7 @@ function senderPathOnly<T extends object>(port: string, impl: Partial<T>): T {
  * In-memory stores for the sender path, so the engine's own CPU cost (claim, sign, POST,
  * classify, record) can be measured without an emulator in the way. Benchmark use only.
  */
-export function memorySenderStores(subscription: Subscription, events: readonly EventRecord[], deliveries: readonly Delivery[]): Pick<SenderDeps, 'subscriptions' | 'events' | 'deliveries' | 'attempts'> {
+export function memorySenderStores(subscription: Subscription, events: readonly EventRecord[], deliveries: readonly Delivery[]): Pick<SendDeps, 'subscriptions' | 'events' | 'deliveries' | 'attempts'> {
   const eventById = new Map(events.map((e) => [e.id, e]));
   const attempts: unknown[] = [];
   return {

@@ -1,8 +1,7 @@
 import http from 'node:http';
-import { buildSenderDeps } from '#adapters/service-deps.ts';
-import type { SenderDeps } from '#app/deps.ts';
+import { buildDeps } from '#adapters/function-deps.ts';
 import { DELIVERY_HEADERS } from '#app/publish/publish.ts';
-import { processDelivery } from '#app/send/send.ts';
+import { processDelivery, type SendDeps } from '#app/send/send.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
 import { STATE } from '#domain/states.ts';
 import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
@@ -46,7 +45,7 @@ async function timed(count: number, concurrency: number, one: (i: number) => Pro
   return count / ((performance.now() - started) / 1000);
 }
 
-async function deliverAll(deps: SenderDeps, deliveries: readonly Delivery[], concurrency: number): Promise<number> {
+async function deliverAll(deps: SendDeps, deliveries: readonly Delivery[], concurrency: number): Promise<number> {
   return timed(deliveries.length, concurrency, async (i) => {
     const d = deliveries[i]!;
     const outcome = await processDelivery(deps, { deliveryId: d.id, subscriptionId: d.subscriptionId });
@@ -78,7 +77,7 @@ export async function measureOverhead(count: number, concurrency: number, run: n
     await timed(Math.min(300, count), concurrency, post); // warm-up: no JIT in the figures
 
     // Real adapters against the emulator; the deliveries are written directly and never enqueued, so the runtime's own pollers never see them.
-    const deps = buildSenderDeps(stack.runtime.env, { clients: stack.runtime.clients, metrics: noMetrics, subscriptionCacheMs: 0 });
+    const deps = buildDeps('sender', stack.runtime.env, { clients: stack.runtime.clients, metrics: noMetrics, subscriptionCacheMs: 0 });
     const subscription = (await deps.subscriptions.get(subscriptionId!)) as Subscription;
     const onEmulator = fixtures(subscriptionId!, url, count, `db${run}`);
     await pool(onEmulator.events.length, 16, async (i) => {

@@ -47,22 +47,22 @@ describe('parity: tables and indexes', () => {
     const def = TABLES[key];
     test(`${key}: keys, attribute types, indexes and TTL match topology.ts`, () => {
       const { properties: p } = findTopologyResource(json, `table/${key}`);
-      assert.deepEqual(p.KeySchema, keySchema(def.partitionKey, 'sortKey' in def ? def.sortKey : undefined));
+      assert.deepEqual(p.KeySchema, keySchema(def.partitionKey, def.sortKey));
 
-      const keyDefs: KeyDef[] = [def.partitionKey, ...('sortKey' in def ? [def.sortKey] : [])];
-      for (const index of def.indexes) keyDefs.push(index.partitionKey, ...('sortKey' in index ? [index.sortKey] : []));
+      const keyDefs: KeyDef[] = [def.partitionKey, ...(def.sortKey ? [def.sortKey] : [])];
+      for (const index of def.indexes) keyDefs.push(index.partitionKey, ...(index.sortKey ? [index.sortKey] : []));
       const expectedAttributes = [...new Map(keyDefs.map((k) => [k.name, { AttributeName: k.name, AttributeType: k.type }])).values()];
       assert.deepEqual(sortByName(p.AttributeDefinitions as Record<string, unknown>[], 'AttributeName'), sortByName(expectedAttributes, 'AttributeName'));
 
       const expectedIndexes = def.indexes.map((i) => ({
         IndexName: i.indexName,
-        KeySchema: keySchema(i.partitionKey, 'sortKey' in i ? i.sortKey : undefined),
+        KeySchema: keySchema(i.partitionKey, i.sortKey),
         Projection: { ProjectionType: i.projection },
       }));
       assert.deepEqual(sortByName((p.GlobalSecondaryIndexes ?? []) as Record<string, unknown>[], 'IndexName'), sortByName(expectedIndexes, 'IndexName'));
       assert.equal(p.LocalSecondaryIndexes, undefined);
 
-      assert.deepEqual(p.TimeToLiveSpecification, 'ttlAttribute' in def ? { AttributeName: def.ttlAttribute, Enabled: true } : undefined);
+      assert.deepEqual(p.TimeToLiveSpecification, def.ttlAttribute ? { AttributeName: def.ttlAttribute, Enabled: true } : undefined);
     });
   }
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Duration } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
-import { recoveryPolicies } from '../../lambdas/adapters/policy-env.ts';
+import { policiesFrom } from '../../lambdas/adapters/policy-env.ts';
 import { parsePositiveInt } from '../../lambdas/config/env.ts';
 import { DEFAULT_SENDER_TIMEOUT_MS, ENV_DEFAULTS, type EnvName, type FunctionKey } from '../../lambdas/config/topology.ts';
 import { DEFAULT_ARCHIVE_POLICY } from '../../lambdas/domain/archive.ts';
@@ -86,16 +86,16 @@ describe('default props: the environment parses back to the domain defaults', ()
 
   test('every function that declares a recovery variable gets the domain policy for it', () => {
     const expected = {
-      replay: DEFAULT_REPLAY_POLICY,
+      replayPolicy: DEFAULT_REPLAY_POLICY,
       customerReplayLimit: DEFAULT_CUSTOMER_REPLAY_LIMIT,
       autoPause: DEFAULT_AUTO_PAUSE_POLICY,
       retention: DEFAULT_RETENTION,
-      archive: DEFAULT_ARCHIVE_POLICY,
+      archivePolicy: DEFAULT_ARCHIVE_POLICY,
     };
     const keys = ['api', 'sender', 'replay', 'archiver'] as const;
-    // A variable a function does not declare falls back to ENV_DEFAULTS inside recoveryPolicies;
+    // A variable a function does not declare falls back to ENV_DEFAULTS inside policiesFrom;
     // the declared ones come from the template, and those are what this checks.
-    for (const key of keys) assert.deepEqual(recoveryPolicies(strings(variablesOf(key))), expected, key);
+    for (const key of keys) assert.deepEqual(policiesFrom(strings(variablesOf(key))), expected, key);
     // Not vacuous: between them the four functions are handed every recovery variable.
     const handed = new Set(keys.flatMap((key) => Object.keys(strings(variablesOf(key)))));
     const recoveryVariables = Object.keys(ENV_DEFAULTS).filter((name) => /^HOOKLINE_(REPLAY|CUSTOMER|AUTO_PAUSE|RETENTION|ARCHIVE|RESTORE)_/.test(name));

@@ -43,9 +43,9 @@ describe('storage: DynamoDB tables', () => {
 
   for (const key of TABLE_KEYS) {
     const def = TABLES[key];
-    test(`${key}: TTL ${'ttlAttribute' in def ? `on ${def.ttlAttribute}` : 'off'}`, () => {
+    test(`${key}: TTL ${def.ttlAttribute ? `on ${def.ttlAttribute}` : 'off'}`, () => {
       const { properties } = findTopologyResource(json, `table/${key}`);
-      if ('ttlAttribute' in def) {
+      if (def.ttlAttribute) {
         assert.deepEqual(properties.TimeToLiveSpecification, { AttributeName: def.ttlAttribute, Enabled: true });
       } else {
         assert.equal(properties.TimeToLiveSpecification, undefined);

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { after, before, describe, it } from 'node:test';
-import { buildOperatorDeps } from '#adapters/operator-deps.ts';
+import { buildDeps } from '#adapters/function-deps.ts';
 import { systemClock } from '#adapters/system-clock.ts';
 import { runArchive } from '#app/archive/archival.ts';
-import type { OperatorDeps } from '#app/deps.ts';
-import { TABLES } from '#config/topology.ts';
+import type { FunctionDeps } from '#app/deps.ts';
 import { idCounts, OBJECT_KEY, readArchive } from '#test/archive.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 
@@ -16,17 +15,17 @@ const ENV = { HOOKLINE_RETENTION_DELIVERED_DAYS: '0', HOOKLINE_RETENTION_DEAD_LE
 
 describe('archive to S3 and restore', () => {
   let stack: LocalStack;
-  let deps: OperatorDeps;
+  let deps: FunctionDeps<'archiver'>;
   const terminal = new Map<string, any>();
   const pendingIds: string[] = [];
   const bySub = new Map<string, string[]>();
 
   const archiverDeps = (env: Record<string, string> = {}) =>
-    buildOperatorDeps('archiver', { ...stack.runtime.env, ...env }, { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 });
+    buildDeps('archiver', { ...stack.runtime.env, ...env }, { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 });
   const budget = () => ({ deadlineMs: Date.now() + 60_000 });
   const status = async (id: string) => (await stack.api.get(`/v1/deliveries/${id}`)).status;
   const attemptRows = async (id: string) =>
-    (await stack.runtime.clients.dynamodb.send(new QueryCommand({ TableName: TABLES.attempts.localName, KeyConditionExpression: 'deliveryId = :d', ExpressionAttributeValues: { ':d': { S: id } } }))).Count;
+    (await stack.runtime.clients.dynamodb.send(new QueryCommand({ TableName: stack.runtime.env.ATTEMPTS_TABLE!, KeyConditionExpression: 'deliveryId = :d', ExpressionAttributeValues: { ':d': { S: id } } }))).Count;
 
   before(async () => {
     stack = await startLocalStack({ env: ENV });
@@ -111,7 +110,7 @@ describe('archive to S3 and restore', () => {
     for (const id of [...terminal.keys()].slice(0, 20)) assert.equal(await attemptRows(id), 0, `attempts of ${id} deleted`);
     const pending = await Promise.all(pendingIds.map(status));
     assert.ok(pending.every((s) => s === 200), 'live deliveries are never archived');
-    const manifests = await stack.runtime.clients.dynamodb.send(new ScanCommand({ TableName: TABLES.archiveBatches.localName }));
+    const manifests = await stack.runtime.clients.dynamodb.send(new ScanCommand({ TableName: stack.runtime.env.ARCHIVE_BATCHES_TABLE! }));
     assert.equal(manifests.Count, 0, 'no unfinished batch left');
 
     const again = await runArchive(deps, { budget: budget() });
@@ -173,10 +172,10 @@ describe('archive to S3 and restore', () => {
     const ids: string[] = [];
     for (let i = 0; i < 120; i += 20) ids.push(...(await Promise.all(Array.from({ length: 20 }, (_, j) => stack.publish('arch.crash', { i: i + j })))).flatMap((p) => p.deliveryIds));
     await Promise.all(ids.map((id) => stack.waitForState(id, ['delivered'])));
-    const small = { ...deps, policies: { ...deps.policies, archive: { ...deps.policies.archive, batchSize: 10 } } };
+    const small = { ...deps, archivePolicy: { ...deps.archivePolicy, batchSize: 10 } };
 
     /** `deps` whose `port.method` dies on its `nth` call, before or after doing its work: a process killed there. */
-    const crashAt = <K extends 'manifests' | 'archive' | 'recovery'>(port: K, method: string, nth: number, when: 'before' | 'after'): OperatorDeps => {
+    const crashAt = <K extends 'manifests' | 'archive' | 'recovery'>(port: K, method: string, nth: number, when: 'before' | 'after'): FunctionDeps<'archiver'> => {
       let calls = 0;
       const target = small[port] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
       const wrapped = new Proxy(target, {
@@ -194,7 +193,7 @@ describe('archive to S3 and restore', () => {
       });
       return { ...small, [port]: wrapped };
     };
-    const points: [string, OperatorDeps][] = [
+    const points: [string, FunctionDeps<'archiver'>][] = [
       ['after the manifest is written, before the object', crashAt('manifests', 'put', 2, 'after')],
       ['after the object is written, before it is verified', crashAt('archive', 'put', 2, 'after')],
       ['after verifying, before the batch is marked written', crashAt('manifests', 'setPhase', 2, 'before')],
@@ -213,7 +212,7 @@ describe('archive to S3 and restore', () => {
     const counts = idCounts(await readArchive(stack.runtime.clients.s3));
     assert.deepEqual(ids.filter((id) => counts.get(id) !== 1), [], 'every delivery archived exactly once');
     assert.ok((await Promise.all(ids.map(status))).every((s) => s === 404), 'and every row deleted');
-    const manifests = await stack.runtime.clients.dynamodb.send(new ScanCommand({ TableName: TABLES.archiveBatches.localName }));
+    const manifests = await stack.runtime.clients.dynamodb.send(new ScanCommand({ TableName: stack.runtime.env.ARCHIVE_BATCHES_TABLE! }));
     assert.equal(manifests.Count, 0);
   });
 });

@@ -176,7 +176,7 @@ describe('bad input: hostile requests get a clear 4xx and store nothing', () => 
   for (const c of hostileCases('sub_placeholder')) {
     it(`${c.method ?? 'POST'} ${c.name} → ${c.status} ${c.code}`, async () => {
       const real = hostileCases(subscriptionId).find((x) => x.name === c.name)!;
-      const before = await countTables(stack.runtime.clients.dynamodb);
+      const before = await countTables(stack.runtime);
       const res = await send(real);
       assert.equal(res.status, real.status, `status for ${real.name}: ${JSON.stringify(res.body)}`);
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
@@ -184,17 +184,17 @@ describe('bad input: hostile requests get a clear 4xx and store nothing', () => 
       assert.ok(res.body.error.message.length > 0);
       assert.equal(res.body.error.code, real.code);
       assert.deepEqual(Object.keys(res.body), ['error']);
-      assert.deepEqual(await countTables(stack.runtime.clients.dynamodb), before, 'nothing stored');
+      assert.deepEqual(await countTables(stack.runtime), before, 'nothing stored');
     });
   }
 
   it('refuses a hostname that resolves to a private address', async (t) => {
     if (!privateHost) return t.skip('this machine name does not resolve locally to a private address');
-    const before = await countTables(stack.runtime.clients.dynamodb);
+    const before = await countTables(stack.runtime);
     const res = await send({ path: '/v1/subscriptions', body: sub(`http://${privateHost}:8080/x`) });
     assert.equal(res.status, 400);
     assert.match(res.body.error.message, /resolves to/);
-    assert.deepEqual(await countTables(stack.runtime.clients.dynamodb), before);
+    assert.deepEqual(await countTables(stack.runtime), before);
   });
 
   it('keeps serving: health, a good subscription and a good publish work afterwards', async () => {
@@ -207,7 +207,7 @@ describe('bad input: hostile requests get a clear 4xx and store nothing', () => 
     const published = await send({ path: '/v1/events', body: { id: 'bad-input-after', type: 'bad-input.other', payload: { ok: true } } });
     assert.equal(published.status, 202);
     assert.deepEqual(published.body.deliveryIds, []);
-    const counts = await countTables(stack.runtime.clients.dynamodb);
+    const counts = await countTables(stack.runtime);
     assert.deepEqual({ subscriptions: counts.subscriptions, deliveries: counts.deliveries, attempts: counts.attempts }, { subscriptions: 2, deliveries: 0, attempts: 0 });
   });
 });

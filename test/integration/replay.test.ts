@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildOperatorDeps } from '#adapters/operator-deps.ts';
+import { buildDeps } from '#adapters/function-deps.ts';
 import { startBulkReplay } from '#app/replay/bulk-replay.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 import { waitFor } from '#test/wait.ts';
@@ -146,8 +146,8 @@ describe('replay', () => {
     stack.receiver.script('/resume', [], { status: 200 });
 
     // The replay function's own wiring, with 5-delivery pages and no time at all: one page, then a checkpoint.
-    const base = buildOperatorDeps('replay', stack.runtime.env, { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 });
-    const deps = { ...base, policies: { ...base.policies, replay: { windowSeconds: 1, pageSize: 5 } } };
+    const base = buildDeps('replay', stack.runtime.env, { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 });
+    const deps = { ...base, replayPolicy: { windowSeconds: 1, pageSize: 5 } };
     const cut = await startBulkReplay(deps, { criteria: { states: ['failed'], subscriptionId: sub.id, createdFrom: hourAgo(), createdTo: now() }, dryRun: false, operator: 'resume-test', principal: 'invoke' }, { deadlineMs: 0 });
     assert.equal(cut.status, 'running');
     assert.deepEqual([cut.matched, cut.replayed], [5, 5]);

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DynamoDbSubscriptionStore } from '#adapters/dynamodb-subscription-store.ts';
 import { documentClient } from '#adapters/dynamodb.ts';
-import { TABLES } from '#config/topology.ts';
 import { formatSecret } from '#domain/signing.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 
@@ -16,7 +15,7 @@ describe('cloud mode: private targets are refused at send time too', () => {
   let subscriptions: DynamoDbSubscriptionStore;
   before(async () => {
     stack = await startLocalStack({ allowPrivateTargets: false });
-    subscriptions = new DynamoDbSubscriptionStore(documentClient(stack.runtime.clients.dynamodb), TABLES.subscriptions.localName, 0);
+    subscriptions = new DynamoDbSubscriptionStore(documentClient(stack.runtime.clients.dynamodb), stack.runtime.env.SUBSCRIPTIONS_TABLE!, 0);
   });
   after(() => stack.stop());
 

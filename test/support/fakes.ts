@@ -4,10 +4,11 @@
  * condition (a lost claim, a raced reschedule) behaves here as it does against the table. The
  * delivery store is shared with the benchmark and lives in memory-delivery-store.ts.
  */
+import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '#domain/retry-policy.ts';
 import { STATE } from '#domain/states.ts';
 import type { AttemptRecord, Delivery, EventRecord, Subscription, SubscriptionState } from '#domain/types.ts';
-import type { ServiceDeps } from '#app/deps.ts';
+import type { Deps } from '#app/deps.ts';
 import type { AttemptStore } from '#ports/attempt-store.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { DeliveryMessage, DeliveryQueue } from '#ports/delivery-queue.ts';
@@ -144,7 +145,8 @@ export class RecordingQueue implements DeliveryQueue {
 }
 
 
-export interface FakeDeps extends ServiceDeps {
+/** The delivery engine's dependencies, over in-memory fakes a test can inspect. */
+export interface FakeDeps extends Pick<Deps, 'defaultRetryPolicy' | 'allowPrivateTargets' | 'resolver' | 'autoPause'> {
   readonly subscriptions: InMemorySubscriptionStore;
   readonly events: InMemoryEventStore;
   readonly deliveries: InMemoryDeliveryStore;
@@ -154,7 +156,7 @@ export interface FakeDeps extends ServiceDeps {
   readonly metrics: MemoryMetrics;
 }
 
-/** A full ServiceDeps over fresh in-memory fakes; pass any part to replace it. */
+/** The engine's dependencies over fresh in-memory fakes; pass any part to replace it. */
 export function fakeDeps(overrides: Partial<Mutable<FakeDeps>> = {}): FakeDeps {
   return {
     subscriptions: new InMemorySubscriptionStore(),
@@ -167,6 +169,7 @@ export function fakeDeps(overrides: Partial<Mutable<FakeDeps>> = {}): FakeDeps {
     defaultRetryPolicy: DEFAULT_RETRY_POLICY as RetryPolicy,
     allowPrivateTargets: false,
     resolver: { resolve: async () => ['93.184.216.34'] },
+    autoPause: DEFAULT_AUTO_PAUSE_POLICY,
     ...overrides,
   };
 }

@@ -16,9 +16,12 @@ import type { Delivery, EventRecord } from '#domain/types.ts';
 import type { ArchiveBatch } from '#ports/archive.ts';
 import type { Budget } from '#app/budget.ts';
 import { forEachLimit } from '#app/concurrency.ts';
-import type { OperatorDeps } from '#app/deps.ts';
+import type { Deps } from '#app/deps.ts';
 import { ArchiveLockLostError, ArchiveVerificationError } from '#app/errors.ts';
 import { iso } from '#domain/time.ts';
+
+/** What this service uses (FunctionDeps of every function that runs it must include these). */
+export type ArchiveDeps = Pick<Deps, 'recovery' | 'archive' | 'manifests' | 'subscriptions' | 'deliveries' | 'events' | 'attempts' | 'clock' | 'retention' | 'archivePolicy'>;
 
 /** DynamoDB and S3 calls in flight at once within a batch. */
 const CONCURRENCY = 16;
@@ -54,12 +57,12 @@ type MutableReport = { -readonly [K in keyof ArchiveReport]: ArchiveReport[K] };
  * since), drop the manifest. An interrupted run leaves a manifest that the next run finishes
  * first, so a crash anywhere loses nothing and archives nothing twice.
  */
-export async function runArchive(deps: OperatorDeps, options: ArchiveRunOptions): Promise<ArchiveReport> {
+export async function runArchive(deps: ArchiveDeps, options: ArchiveRunOptions): Promise<ArchiveReport> {
   const report: MutableReport = { kind: 'done', objects: 0, archived: 0, kept: 0, dropped: 0, resumed: 0 };
   const owner = `arch_${Buffer.from(deps.clock.randomBytes(9)).toString('base64url')}`;
   const lock = () => {
     const nowMs = deps.clock.now();
-    return deps.manifests.lock(owner, iso(nowMs + deps.policies.archive.lockSeconds * 1000), iso(nowMs));
+    return deps.manifests.lock(owner, iso(nowMs + deps.archivePolicy.lockSeconds * 1000), iso(nowMs));
   };
   if (!(await lock())) return { ...report, kind: 'busy' };
   try {
@@ -68,8 +71,8 @@ export async function runArchive(deps: OperatorDeps, options: ArchiveRunOptions)
       report.resumed++;
     }
     const nowMs = deps.clock.now();
-    const cutoffs = archiveCutoffs(nowMs, deps.policies.retention);
-    const batchSize = deps.policies.archive.batchSize;
+    const cutoffs = archiveCutoffs(nowMs, deps.retention);
+    const batchSize = deps.archivePolicy.batchSize;
     const stop = () => deps.clock.now() >= options.budget.deadlineMs || (options.maxObjects !== undefined && report.objects >= options.maxObjects);
     const subscriptionIds = (await deps.subscriptions.all()).map((s) => s.id).sort();
 
@@ -115,7 +118,7 @@ export async function runArchive(deps: OperatorDeps, options: ArchiveRunOptions)
   }
 }
 
-async function archiveBatch(deps: OperatorDeps, subscriptionId: string, items: readonly Delivery[], report: MutableReport, lock: () => Promise<boolean>): Promise<void> {
+async function archiveBatch(deps: ArchiveDeps, subscriptionId: string, items: readonly Delivery[], report: MutableReport, lock: () => Promise<boolean>): Promise<void> {
   const day = archiveDay(items[0]!);
   const batch: ArchiveBatch = {
     objectKey: archiveObjectKey(day, subscriptionId, items.map((d) => d.id)),
@@ -140,7 +143,7 @@ async function archiveBatch(deps: OperatorDeps, subscriptionId: string, items: r
  * so it replaces whatever the crashed run may have written) from the rows that are still the
  * version the batch recorded.
  */
-async function finishBatch(deps: OperatorDeps, batch: ArchiveBatch, report: MutableReport): Promise<void> {
+async function finishBatch(deps: ArchiveDeps, batch: ArchiveBatch, report: MutableReport): Promise<void> {
   if (batch.phase === 'writing') {
     const recorded = new Map(batch.items.map((i) => [i.id, i.updatedAt]));
     const rows = (await deps.deliveries.getMany(batch.items.map((i) => i.id))).filter((d) => recorded.get(d.id) === d.updatedAt);
@@ -160,7 +163,7 @@ async function finishBatch(deps: OperatorDeps, batch: ArchiveBatch, report: Muta
   await deps.manifests.delete(batch.objectKey);
 }
 
-async function writeVerified(deps: OperatorDeps, batch: ArchiveBatch, rows: readonly Delivery[]): Promise<void> {
+async function writeVerified(deps: ArchiveDeps, batch: ArchiveBatch, rows: readonly Delivery[]): Promise<void> {
   const events = new Map<string, Promise<EventRecord | undefined>>();
   const archivedAt = iso(deps.clock.now());
   const records: ArchiveRecord[] = new Array(rows.length);
@@ -196,7 +199,7 @@ async function writeVerified(deps: OperatorDeps, batch: ArchiveBatch, rows: read
   if (seen.size !== expected.size) throw new ArchiveVerificationError(batch.objectKey, `holds ${seen.size} of ${expected.size} records`);
 }
 
-async function deleteRows(deps: OperatorDeps, batch: ArchiveBatch, report: MutableReport): Promise<void> {
+async function deleteRows(deps: ArchiveDeps, batch: ArchiveBatch, report: MutableReport): Promise<void> {
   await forEachLimit(batch.items, CONCURRENCY, async (item) => {
     if (await deps.recovery.deleteArchived(item.id, item.updatedAt)) report.archived++;
     else report.kept++;
@@ -231,10 +234,10 @@ export interface RestoreReport {
  * days, with its attempts and body, put-if-absent so a re-run or an overlapping range changes
  * nothing. Restored rows are marked, so the archiver later drops them instead of archiving them again.
  */
-export async function restoreArchive(deps: OperatorDeps, request: RestoreRequest): Promise<RestoreReport> {
+export async function restoreArchive(deps: ArchiveDeps, request: RestoreRequest): Promise<RestoreReport> {
   const days = daysBetween(request.from, request.to);
   const nowMs = deps.clock.now();
-  const until = iso(nowMs + deps.policies.archive.restoreHoldDays * 86_400_000);
+  const until = iso(nowMs + deps.archivePolicy.restoreHoldDays * 86_400_000);
   let objects = 0;
   let records = 0;
   let restored = 0;

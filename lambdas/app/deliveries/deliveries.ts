@@ -2,11 +2,11 @@ import type { AttemptRecord, Delivery, EventRecord } from '#domain/types.ts';
 import type { Page } from '#ports/page.ts';
 import { type Principal, visibleDelivery, visibleSubscription } from '#app/access.ts';
 import type { DeadLetterQuery, DeliveryListQuery } from '#app/deliveries/delivery-request.ts';
-import type { ServiceDeps } from '#app/deps.ts';
+import type { Deps } from '#app/deps.ts';
 import { NotFoundError, ValidationError } from '#app/errors.ts';
 
 /** One delivery by id, whoever owns it (operator paths); NotFoundError when there is none. */
-export async function getDelivery(deps: Pick<ServiceDeps, 'deliveries'>, id: string): Promise<Delivery> {
+export async function getDelivery(deps: Pick<Deps, 'deliveries'>, id: string): Promise<Delivery> {
   const delivery = await deps.deliveries.get(id);
   if (!delivery) throw new NotFoundError('delivery', id);
   return delivery;
@@ -20,7 +20,7 @@ export interface DeliveryDetail {
 }
 
 /** The detail of a delivery the principal may see; another tenant's is NotFoundError, like one that does not exist. */
-export async function getDeliveryDetail(deps: Pick<ServiceDeps, 'deliveries' | 'events' | 'attempts'>, principal: Principal, id: string): Promise<DeliveryDetail> {
+export async function getDeliveryDetail(deps: Pick<Deps, 'deliveries' | 'events' | 'attempts'>, principal: Principal, id: string): Promise<DeliveryDetail> {
   const delivery = await visibleDelivery(deps, principal, id);
   const [event, attempts] = await Promise.all([deps.events.get(delivery.eventId), deps.attempts.list(id)]);
   return { delivery, ...(event ? { event } : {}), attempts };
@@ -30,7 +30,7 @@ export async function getDeliveryDetail(deps: Pick<ServiceDeps, 'deliveries' | '
  * A page of one subscription's deliveries. A tenant key must own the subscription (else
  * NotFoundError); the admin key may list any id, and an unknown one is simply an empty page.
  */
-export async function listDeliveries(deps: Pick<ServiceDeps, 'deliveries' | 'subscriptions'>, principal: Principal, query: DeliveryListQuery): Promise<Page<Delivery>> {
+export async function listDeliveries(deps: Pick<Deps, 'deliveries' | 'subscriptions'>, principal: Principal, query: DeliveryListQuery): Promise<Page<Delivery>> {
   if (principal.role === 'tenant') await visibleSubscription(deps, principal, query.subscriptionId);
   return deps.deliveries.listBySubscription(query);
 }
@@ -39,7 +39,7 @@ export async function listDeliveries(deps: Pick<ServiceDeps, 'deliveries' | 'sub
  * A page of dead letters. The admin key may list them across all subscriptions; a tenant key
  * only per subscription, one of its own, since the overall listing is not partitioned by tenant.
  */
-export async function listDeadLetters(deps: Pick<ServiceDeps, 'deliveries' | 'subscriptions'>, principal: Principal, query: DeadLetterQuery): Promise<Page<Delivery>> {
+export async function listDeadLetters(deps: Pick<Deps, 'deliveries' | 'subscriptions'>, principal: Principal, query: DeadLetterQuery): Promise<Page<Delivery>> {
   if (principal.role === 'tenant') {
     if (!query.subscriptionId) throw new ValidationError('subscriptionId', 'is required with a tenant key (dead letters are listed per subscription)');
     await visibleSubscription(deps, principal, query.subscriptionId);

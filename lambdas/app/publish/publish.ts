@@ -2,10 +2,13 @@ import { matchesEventType } from '#domain/event-types.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
 import { STATE } from '#domain/states.ts';
 import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
-import type { ServiceDeps } from '#app/deps.ts';
+import type { Deps } from '#app/deps.ts';
 import type { PublishRequest } from '#app/publish/publish-request.ts';
 import { iso } from '#domain/time.ts';
 import { METRICS } from '#config/topology.ts';
+
+/** What this service uses (FunctionDeps of every function that runs it must include these). */
+export type PublishDeps = Pick<Deps, 'events' | 'subscriptions' | 'deliveries' | 'queue' | 'clock' | 'metrics' | 'defaultRetryPolicy'>;
 
 export type PublishResult =
   | { readonly kind: 'accepted'; readonly eventId: string; readonly deliveryIds: readonly string[] }
@@ -20,7 +23,7 @@ export const DELIVERY_HEADERS = Object.freeze({ 'content-type': 'application/jso
  * subscription and enqueues it. Paused subscriptions get deliveries too: they wait, never skip.
  * A publish retried after a crash completes the fan-out that the first try started.
  */
-export async function publish(deps: ServiceDeps, request: PublishRequest): Promise<PublishResult> {
+export async function publish(deps: PublishDeps, request: PublishRequest): Promise<PublishResult> {
   const nowMs = deps.clock.now();
   const eventId = request.id ?? formatId('evt', deps.clock.randomBytes(16));
   if (request.id) {
@@ -46,7 +49,7 @@ export async function publish(deps: ServiceDeps, request: PublishRequest): Promi
   return { kind: 'accepted', eventId, deliveryIds: event.deliveryIds };
 }
 
-async function duplicate(deps: ServiceDeps, event: EventRecord): Promise<PublishResult> {
+async function duplicate(deps: PublishDeps, event: EventRecord): Promise<PublishResult> {
   const existing = new Set((await deps.deliveries.getMany(event.deliveryIds)).map((d) => d.id));
   const missing = event.subscriptionIds.filter((subId) => !existing.has(deliveryIdFor(event.id, subId)));
   if (missing.length > 0) {
@@ -56,7 +59,7 @@ async function duplicate(deps: ServiceDeps, event: EventRecord): Promise<Publish
   return { kind: 'duplicate', eventId: event.id, deliveryIds: event.deliveryIds };
 }
 
-async function fanOut(deps: ServiceDeps, event: EventRecord, subscriptions: readonly Subscription[]): Promise<void> {
+async function fanOut(deps: PublishDeps, event: EventRecord, subscriptions: readonly Subscription[]): Promise<void> {
   const nowMs = deps.clock.now();
   const created = await Promise.all(
     subscriptions.map(async (sub) => {

@@ -7,9 +7,12 @@ import type { Page, PageRequest } from '#ports/page.ts';
 import type { ReplayProgress } from '#ports/replay-store.ts';
 import { forEachLimit } from '#app/concurrency.ts';
 import type { Budget } from '#app/budget.ts';
-import type { OperatorDeps } from '#app/deps.ts';
+import type { Deps } from '#app/deps.ts';
 import { NotFoundError, ValidationError } from '#app/errors.ts';
 import { iso } from '#domain/time.ts';
+
+/** What this service uses (FunctionDeps of every function that runs it must include these). */
+export type BulkReplayDeps = Pick<Deps, 'replays' | 'recovery' | 'subscriptions' | 'deliveries' | 'queue' | 'clock' | 'defaultRetryPolicy' | 'replayPolicy'>;
 
 /** A worker holds a running replay this long per page; a replay whose worker died is resumed after it. */
 export const REPLAY_LEASE_SECONDS = 60;
@@ -34,12 +37,12 @@ export interface BulkReplayRequest {
  * out of budget. Each page is checkpointed on the record (cursor and counts), so a replay cut
  * short, by the budget or by a crash, is resumed where it stopped (`resumeStalledReplays`).
  */
-export async function startBulkReplay(deps: OperatorDeps, request: BulkReplayRequest, budget: Budget): Promise<ReplayRecord> {
+export async function startBulkReplay(deps: BulkReplayDeps, request: BulkReplayRequest, budget: Budget): Promise<ReplayRecord> {
   const { criteria } = request;
   if (criteria.subscriptionId && !(await deps.subscriptions.get(criteria.subscriptionId))) {
     throw new NotFoundError('subscription', criteria.subscriptionId);
   }
-  const windowSeconds = request.windowSeconds ?? deps.policies.replay.windowSeconds;
+  const windowSeconds = request.windowSeconds ?? deps.replayPolicy.windowSeconds;
   const nowMs = deps.clock.now();
   const owner = workerId(deps);
   const record: ReplayRecord = {
@@ -63,7 +66,7 @@ export async function startBulkReplay(deps: OperatorDeps, request: BulkReplayReq
 }
 
 /** Continues a running replay if no live worker holds it; returns the record as it stands. */
-export async function resumeBulkReplay(deps: OperatorDeps, id: string, budget: Budget): Promise<ReplayRecord> {
+export async function resumeBulkReplay(deps: BulkReplayDeps, id: string, budget: Budget): Promise<ReplayRecord> {
   const current = await getReplay(deps, id);
   if (current.status !== 'running') return current;
   const nowMs = deps.clock.now();
@@ -73,7 +76,7 @@ export async function resumeBulkReplay(deps: OperatorDeps, id: string, budget: B
 }
 
 /** The resume schedule: every running replay whose worker stopped (lease expired) is continued. */
-export async function resumeStalledReplays(deps: OperatorDeps, budget: Budget): Promise<readonly ReplayRecord[]> {
+export async function resumeStalledReplays(deps: BulkReplayDeps, budget: Budget): Promise<readonly ReplayRecord[]> {
   const ids = await deps.replays.listStalled(iso(deps.clock.now()), 25);
   const resumed: ReplayRecord[] = [];
   for (const id of ids) {
@@ -83,17 +86,17 @@ export async function resumeStalledReplays(deps: OperatorDeps, budget: Budget): 
   return resumed;
 }
 
-export async function getReplay(deps: Pick<OperatorDeps, 'replays'>, id: string): Promise<ReplayRecord> {
+export async function getReplay(deps: Pick<Deps, 'replays'>, id: string): Promise<ReplayRecord> {
   const record = await deps.replays.get(id);
   if (!record) throw new NotFoundError('replay', id);
   return record;
 }
 
-export function listReplays(deps: Pick<OperatorDeps, 'replays'>, request: PageRequest): Promise<Page<ReplayRecord>> {
+export function listReplays(deps: Pick<Deps, 'replays'>, request: PageRequest): Promise<Page<ReplayRecord>> {
   return deps.replays.list(request);
 }
 
-function workerId(deps: OperatorDeps): string {
+function workerId(deps: BulkReplayDeps): string {
   return `w_${Buffer.from(deps.clock.randomBytes(9)).toString('base64url')}`;
 }
 
@@ -105,7 +108,7 @@ interface Progress {
   cursor?: string;
 }
 
-async function run(deps: OperatorDeps, record: ReplayRecord, owner: string, budget: Budget): Promise<ReplayRecord> {
+async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, budget: Budget): Promise<ReplayRecord> {
   const progress: Progress = {
     matched: record.matched,
     replayed: record.replayed,
@@ -116,7 +119,7 @@ async function run(deps: OperatorDeps, record: ReplayRecord, owner: string, budg
   const subscriptions = new Map<string, Promise<Subscription | undefined>>();
   const walk = await sourcesOf(deps, record);
   for (;;) {
-    const page = await readPage(walk, progress.cursor, deps.policies.replay.pageSize);
+    const page = await readPage(walk, progress.cursor, deps.replayPolicy.pageSize);
     const matches = page.items.filter((d) => matchesCriteria(d, record.criteria, record.startedAt));
     progress.matched += matches.length;
     if (record.dryRun) {
@@ -157,7 +160,7 @@ async function run(deps: OperatorDeps, record: ReplayRecord, owner: string, budg
  * which the sweeper re-enqueues once they are overdue.
  */
 async function replayPage(
-  deps: OperatorDeps,
+  deps: BulkReplayDeps,
   matches: readonly Delivery[],
   windowSeconds: number,
   subscriptions: Map<string, Promise<Subscription | undefined>>,
@@ -188,7 +191,7 @@ interface Source {
  * changes only after it is created), delivered ones through each subscription's creation-time
  * index. A tenant's replay reads only that tenant's subscriptions.
  */
-async function sourcesOf(deps: OperatorDeps, record: ReplayRecord): Promise<readonly Source[]> {
+async function sourcesOf(deps: BulkReplayDeps, record: ReplayRecord): Promise<readonly Source[]> {
   const c = record.criteria;
   const needsList = !c.subscriptionId && (c.tenantId !== undefined || c.states.includes(STATE.delivered));
   const listed = needsList

@@ -2,7 +2,7 @@ import { REPLAYABLE_STATES } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
 import type { Delivery } from '#domain/types.ts';
 import { type Principal, visibleDelivery } from '#app/access.ts';
-import type { OperatorDeps, ServiceDeps } from '#app/deps.ts';
+import type { Deps } from '#app/deps.ts';
 import { ConflictError, RateLimitedError } from '#app/errors.ts';
 import { getDelivery } from '#app/deliveries/deliveries.ts';
 
@@ -10,7 +10,10 @@ import { getDelivery } from '#app/deliveries/deliveries.ts';
  * Sends a delivery again from a terminal state: back to pending, attempts 0 (the backoff starts
  * afresh), a fresh deadline; the attempt log keeps every earlier attempt.
  */
-export async function replayDelivery(deps: ServiceDeps, id: string): Promise<Delivery> {
+/** What a single replay uses. */
+export type ReplayDeliveryDeps = Pick<Deps, 'deliveries' | 'subscriptions' | 'queue' | 'clock' | 'defaultRetryPolicy'>;
+
+export async function replayDelivery(deps: ReplayDeliveryDeps, id: string): Promise<Delivery> {
   const current = await getDelivery(deps, id);
   const subscription = await deps.subscriptions.get(current.subscriptionId);
   const policy = subscription?.retryPolicy ?? deps.defaultRetryPolicy;
@@ -29,10 +32,10 @@ export async function replayDelivery(deps: ServiceDeps, id: string): Promise<Del
  * `customerReplayLimit` per window and subscription (the 101st in a minute gets 429 with
  * Retry-After). The admin key is not limited.
  */
-export async function replayAs(deps: OperatorDeps, principal: Principal, id: string): Promise<Delivery> {
+export async function replayAs(deps: ReplayDeliveryDeps & Pick<Deps, 'rateLimiter' | 'customerReplayLimit'>, principal: Principal, id: string): Promise<Delivery> {
   const delivery = await visibleDelivery(deps, principal, id);
   if (principal.role === 'tenant') {
-    const limit = deps.policies.customerReplayLimit;
+    const limit = deps.customerReplayLimit;
     const decision = await deps.rateLimiter.take(`replay:${delivery.subscriptionId}`, limit, deps.clock.now());
     if (decision.kind === 'limited') {
       throw new RateLimitedError(

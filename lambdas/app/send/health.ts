@@ -1,7 +1,7 @@
 import { autoPauseVerdict, type AutoPausePolicy } from '#domain/auto-pause.ts';
 import { isDeadLetter, type TerminalState } from '#domain/states.ts';
 import type { Subscription } from '#domain/types.ts';
-import type { ServiceDeps } from '#app/deps.ts';
+import type { Deps } from '#app/deps.ts';
 import { iso } from '#domain/time.ts';
 
 /**
@@ -11,7 +11,7 @@ import { iso } from '#domain/time.ts';
  * conditional update (plus the pause, once). Returns the subscription when this call paused it.
  */
 export async function recordHealth(
-  deps: Pick<ServiceDeps, 'subscriptions'>,
+  deps: Pick<Deps, 'subscriptions'>,
   policy: AutoPausePolicy,
   subscription: Subscription,
   state: TerminalState,

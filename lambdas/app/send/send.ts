@@ -4,11 +4,14 @@ import { signatureHeaders } from '#domain/signing.ts';
 import { allows, isTerminal, STATE, targetOf, type CompletionAction } from '#domain/states.ts';
 import { capUtf8, type Delivery, type Subscription } from '#domain/types.ts';
 import type { Completion } from '#ports/delivery-store.ts';
-import type { SenderDeps } from '#app/deps.ts';
+import type { Deps } from '#app/deps.ts';
 import { DeliveryStageError } from '#app/errors.ts';
 import { recordHealth } from '#app/send/health.ts';
 import { iso } from '#domain/time.ts';
 import { METRICS, type CountMetric } from '#config/topology.ts';
+
+/** What this service uses (FunctionDeps of every function that runs it must include these). */
+export type SendDeps = Pick<Deps, 'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'clock' | 'metrics' | 'http' | 'attemptTimeoutMs' | 'defaultRetryPolicy' | 'autoPause'>;
 
 /** How long a paused subscription's delivery waits before it is looked at again (resume re-enqueues at once). */
 export const PAUSED_RECHECK_SECONDS = 3600;
@@ -23,7 +26,7 @@ export type SendOutcome =
   | { readonly kind: 'retry_later'; readonly delaySeconds: number; readonly note: string };
 
 /** Claims, signs, POSTs and records one delivery; what happens to its SQS message is decided by `settle` (settle.ts). */
-export async function processDelivery(deps: SenderDeps, message: DeliveryMessageBody): Promise<SendOutcome> {
+export async function processDelivery(deps: SendDeps, message: DeliveryMessageBody): Promise<SendOutcome> {
   const { deliveryId } = message;
   const prepared = await stage('before_attempt', deliveryId, () => prepare(deps, message));
   if (prepared.kind !== 'ready') return prepared;
@@ -45,7 +48,7 @@ type Prepared =
   | { readonly kind: 'ready'; readonly delivery: Delivery; readonly subscription: Subscription; readonly body: string }
   | SendOutcome;
 
-async function prepare(deps: SenderDeps, message: DeliveryMessageBody): Promise<Prepared> {
+async function prepare(deps: SendDeps, message: DeliveryMessageBody): Promise<Prepared> {
   const nowMs = deps.clock.now();
   const subscription = await deps.subscriptions.get(message.subscriptionId);
   if (subscription?.state === 'paused') return deferWhilePaused(deps, message.deliveryId, nowMs);
@@ -75,7 +78,7 @@ async function prepare(deps: SenderDeps, message: DeliveryMessageBody): Promise<
   return { kind: 'ready', delivery, subscription, body: event.body };
 }
 
-async function deferWhilePaused(deps: SenderDeps, deliveryId: string, nowMs: number): Promise<SendOutcome> {
+async function deferWhilePaused(deps: SendDeps, deliveryId: string, nowMs: number): Promise<SendOutcome> {
   const current = await deps.deliveries.get(deliveryId);
   // Only a waiting delivery moves; one that is in flight or finished is left to its own course.
   if (current && allows('reschedule', current.state)) {
@@ -86,7 +89,7 @@ async function deferWhilePaused(deps: SenderDeps, deliveryId: string, nowMs: num
 }
 
 async function record(
-  deps: SenderDeps,
+  deps: SendDeps,
   delivery: Delivery,
   subscription: Subscription,
   result: AttemptResult,
@@ -125,7 +128,7 @@ async function record(
 }
 
 /** Records `outcome` as its state-machine action; the store writes the action's target state. */
-async function complete(deps: SenderDeps, delivery: Delivery, outcome: Outcome, nowMs: number, result?: AttemptResult): Promise<boolean> {
+async function complete(deps: SendDeps, delivery: Delivery, outcome: Outcome, nowMs: number, result?: AttemptResult): Promise<boolean> {
   const response = result?.kind === 'response' ? result : undefined;
   const action = actionFor(outcome);
   const completion: Completion = {

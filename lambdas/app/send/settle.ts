@@ -1,4 +1,4 @@
-import type { SenderDeps } from '#app/deps.ts';
+import type { Deps } from '#app/deps.ts';
 import type { SendOutcome } from '#app/send/send.ts';
 
 /** A transient failure before or after the attempt (DynamoDB throttled, say) is retried this soon. */
@@ -20,7 +20,7 @@ export type MessageFate =
  * STAGE_RETRY_SECONDS (nothing was recorded as sent). Never throws: a failure is an answer.
  */
 export async function settle(
-  deps: Pick<SenderDeps, 'queue'>,
+  deps: Pick<Deps, 'queue'>,
   receiptHandle: string,
   run: () => Promise<SendOutcome>,
 ): Promise<MessageFate> {

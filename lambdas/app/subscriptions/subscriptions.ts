@@ -6,7 +6,7 @@ import { iso } from '#domain/time.ts';
 import type { Subscription } from '#domain/types.ts';
 import type { Page } from '#ports/page.ts';
 import { type Principal, tenantScope, visibleSubscription } from '#app/access.ts';
-import type { ServiceDeps } from '#app/deps.ts';
+import type { Deps } from '#app/deps.ts';
 import { ConflictError, ValidationError } from '#app/errors.ts';
 import type { CreateSubscriptionRequest, SubscriptionListQuery } from '#app/subscriptions/subscription-request.ts';
 
@@ -15,7 +15,7 @@ import type { CreateSubscriptionRequest, SubscriptionListQuery } from '#app/subs
  * rules. A URL the rules refuse throws the domain's ForbiddenTargetError, which callers answer
  * as a refusal of `url` (handlers/error-map.ts).
  */
-export async function createSubscription(deps: ServiceDeps, request: CreateSubscriptionRequest): Promise<Subscription> {
+export async function createSubscription(deps: Pick<Deps, 'subscriptions' | 'clock' | 'allowPrivateTargets' | 'resolver'>, request: CreateSubscriptionRequest): Promise<Subscription> {
   await checkTarget(deps, request.url);
   const now = iso(deps.clock.now());
   const subscription: Subscription = {
@@ -32,7 +32,7 @@ export async function createSubscription(deps: ServiceDeps, request: CreateSubsc
 }
 
 /** The URL rules, plus (in cloud mode) the addresses its host resolves to right now. */
-async function checkTarget(deps: ServiceDeps, raw: string): Promise<void> {
+async function checkTarget(deps: Pick<Deps, 'allowPrivateTargets' | 'resolver'>, raw: string): Promise<void> {
   const url = checkTargetUrl(raw, { allowPrivate: deps.allowPrivateTargets });
   if (deps.allowPrivateTargets) return;
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -47,18 +47,18 @@ async function checkTarget(deps: ServiceDeps, raw: string): Promise<void> {
 }
 
 /** A page of the subscriptions the principal may see: a tenant's own only, whatever tenant it asks for. */
-export async function listSubscriptions(deps: Pick<ServiceDeps, 'subscriptions'>, principal: Principal, query: SubscriptionListQuery): Promise<Page<Subscription>> {
+export async function listSubscriptions(deps: Pick<Deps, 'subscriptions'>, principal: Principal, query: SubscriptionListQuery): Promise<Page<Subscription>> {
   const tenantId = tenantScope(principal) ?? query.tenantId;
   return deps.subscriptions.list({ limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}), ...(tenantId ? { tenantId } : {}) });
 }
 
 /** One subscription the principal may see; another tenant's is NotFoundError, like one that does not exist. */
-export async function getSubscription(deps: Pick<ServiceDeps, 'subscriptions'>, principal: Principal, id: string): Promise<Subscription> {
+export async function getSubscription(deps: Pick<Deps, 'subscriptions'>, principal: Principal, id: string): Promise<Subscription> {
   return visibleSubscription(deps, principal, id);
 }
 
 /** Pauses a subscription (events wait as pending); pausing a paused one changes nothing, a disabled one is a ConflictError. */
-export async function pauseSubscription(deps: ServiceDeps, principal: Principal, id: string, reason = 'paused by request'): Promise<Subscription> {
+export async function pauseSubscription(deps: Pick<Deps, 'subscriptions' | 'clock'>, principal: Principal, id: string, reason = 'paused by request'): Promise<Subscription> {
   const current = await getSubscription(deps, principal, id);
   if (current.state === 'paused') return current;
   if (current.state === 'disabled') throw new ConflictError(`subscription ${id} is disabled (${current.stateReason ?? 'no reason'}); resume it instead`);
@@ -74,7 +74,7 @@ export function drainWindowSeconds(backlog: number): number {
  * Makes the subscription active again and every pending delivery due, spread over a window so
  * the backlog drains without a thundering herd.
  */
-export async function resumeSubscription(deps: ServiceDeps, principal: Principal, id: string): Promise<{ subscription: Subscription; drained: number }> {
+export async function resumeSubscription(deps: Pick<Deps, 'subscriptions' | 'deliveries' | 'queue' | 'clock'>, principal: Principal, id: string): Promise<{ subscription: Subscription; drained: number }> {
   const current = await getSubscription(deps, principal, id);
   const nowMs = deps.clock.now();
   // A fresh start: the streak that auto-paused it must not pause it again at the next dead letter.

@@ -1,7 +1,10 @@
-import type { ServiceDeps } from '#app/deps.ts';
+import type { Deps } from '#app/deps.ts';
 import { allows } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
 import { METRICS } from '#config/topology.ts';
+
+/** What this service uses (FunctionDeps of every function that runs it must include these). */
+export type SweepDeps = Pick<Deps, 'deliveries' | 'queue' | 'clock' | 'metrics'>;
 
 export interface SweepOptions {
   /** A pending delivery this far past due has lost its message. */
@@ -23,7 +26,7 @@ export interface SweepReport {
  * worker died (their claim lease ran out). Every write is conditional, so a sweep racing a
  * sender changes nothing the sender already changed.
  */
-export async function sweep(deps: ServiceDeps, options: SweepOptions): Promise<SweepReport> {
+export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<SweepReport> {
   const nowMs = deps.clock.now();
   const now = iso(nowMs);
   const due = await deps.deliveries.listDue(iso(nowMs - options.graceSeconds * 1000), options.limit ?? 1000);

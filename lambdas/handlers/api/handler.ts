@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ADMIN, type Principal } from '#app/access.ts';
-import type { OperatorDeps } from '#app/deps.ts';
+import type { FunctionDeps } from '#app/deps.ts';
 import { withObservability, type Observability } from '../observability.ts';
 import { errorResponse, json } from './http.ts';
 import { route } from './router.ts';
@@ -22,7 +22,7 @@ export function principalOf(authorizer: Record<string, unknown> | null | undefin
  * errors become responses by the error table (handlers/error-map.ts), and only the ones it does
  * not know are logged as failures.
  */
-export function createApiHandler(deps: OperatorDeps, obs: Observability) {
+export function createApiHandler(deps: FunctionDeps<'api'>, obs: Observability) {
   return withObservability(async (event: APIGatewayProxyEvent, context): Promise<APIGatewayProxyResult> => {
     try {
       const path = event.path;

@@ -3,7 +3,7 @@ import { deliveryDetailView } from '#app/deliveries/delivery-detail-view.ts';
 import { parseDeadLetterQuery, parseDeliveryListQuery } from '#app/deliveries/delivery-request.ts';
 import { deliveryView } from '#app/deliveries/delivery-view.ts';
 import { getDeliveryDetail, listDeadLetters, listDeliveries } from '#app/deliveries/deliveries.ts';
-import type { OperatorDeps } from '#app/deps.ts';
+import type { FunctionDeps } from '#app/deps.ts';
 import { MethodNotAllowedError, NotFoundError, UnauthorizedError } from '#app/errors.ts';
 import { parsePageRequest, parseTenantId, type Query } from '#app/parse.ts';
 import { parsePublishRequest } from '#app/publish/publish-request.ts';
@@ -43,9 +43,9 @@ type AuthenticatedRequest = ApiRequest & { readonly principal: Principal };
 type Params = readonly string[];
 
 type Route = { readonly method: string; readonly pattern: RegExp } & (
-  | { readonly access: 'public'; readonly run: (deps: OperatorDeps, req: ApiRequest, params: Params) => Promise<ApiResponse> }
+  | { readonly access: 'public'; readonly run: (deps: FunctionDeps<'api'>, req: ApiRequest, params: Params) => Promise<ApiResponse> }
   /** `admin`: the deployment's key only; `tenant`: tenant keys too, which every service scopes to their own resources. */
-  | { readonly access: 'admin' | 'tenant'; readonly run: (deps: OperatorDeps, req: AuthenticatedRequest, params: Params) => Promise<ApiResponse> }
+  | { readonly access: 'admin' | 'tenant'; readonly run: (deps: FunctionDeps<'api'>, req: AuthenticatedRequest, params: Params) => Promise<ApiResponse> }
 );
 
 const ok = (body: unknown, status = 200): ApiResponse => ({ status, body });
@@ -132,7 +132,7 @@ const ROUTES: readonly Route[] = [
  * anything else, known path or not, is UnauthorizedError, so an unauthenticated caller learns
  * nothing about which paths exist. A known path with another method is MethodNotAllowedError.
  */
-export async function route(deps: OperatorDeps, req: ApiRequest): Promise<ApiResponse> {
+export async function route(deps: FunctionDeps<'api'>, req: ApiRequest): Promise<ApiResponse> {
   const path = req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path;
   const { principal } = req;
   const allowed: string[] = [];

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { autoPausePolicy, recoveryPolicies } from '#adapters/policy-env.ts';
+import { policiesFrom } from '#adapters/policy-env.ts';
 import { parsePositiveInt, parseRetryPolicyEnv, readFunctionEnv } from '#config/env.ts';
 import { DEFAULT_SENDER_TIMEOUT_MS, DEFAULT_SWEEP_GRACE_SECONDS, ENV_DEFAULTS } from '#config/topology.ts';
 import { DEFAULT_ARCHIVE_POLICY } from '#domain/archive.ts';
@@ -17,14 +17,13 @@ import { DEFAULT_RETRY_POLICY } from '#domain/retry-policy.ts';
  */
 describe('ENV_DEFAULTS read back as the one definition of each default', () => {
   it('an empty environment yields exactly the domain recovery policies', () => {
-    assert.deepEqual(recoveryPolicies({}), {
-      replay: DEFAULT_REPLAY_POLICY,
+    assert.deepEqual(policiesFrom({}), {
+      replayPolicy: DEFAULT_REPLAY_POLICY,
       customerReplayLimit: DEFAULT_CUSTOMER_REPLAY_LIMIT,
       autoPause: DEFAULT_AUTO_PAUSE_POLICY,
       retention: DEFAULT_RETENTION,
-      archive: DEFAULT_ARCHIVE_POLICY,
+      archivePolicy: DEFAULT_ARCHIVE_POLICY,
     });
-    assert.deepEqual(autoPausePolicy(undefined), DEFAULT_AUTO_PAUSE_POLICY);
   });
 
   it('the sender timeout and sweep grace parse to their named constants', () => {

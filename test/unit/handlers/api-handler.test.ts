@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import type { OperatorDeps } from '#app/deps.ts';
+import type { FunctionDeps } from '#app/deps.ts';
 import { createApiHandler } from '#handlers/api/handler.ts';
 import { aSubscription, fakeDeps } from '#test/fakes.ts';
 
@@ -17,7 +17,7 @@ function handlerWith(deps = fakeDeps()) {
   const logger = new Logger({ logLevel: 'SILENT' });
   const errors: unknown[][] = [];
   logger.error = ((...args: unknown[]) => void errors.push(args)) as Logger['error'];
-  return { handler: createApiHandler(deps as unknown as OperatorDeps, { logger }), errors };
+  return { handler: createApiHandler(deps as unknown as FunctionDeps<'api'>, { logger }), errors };
 }
 
 describe('the API handler', () => {

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ADMIN, type Principal } from '#app/access.ts';
-import type { OperatorDeps } from '#app/deps.ts';
+import type { FunctionDeps } from '#app/deps.ts';
 import { ForbiddenError, MethodNotAllowedError, NotFoundError, UnauthorizedError, ValidationError } from '#app/errors.ts';
 import { ForbiddenTargetError } from '#domain/errors.ts';
 import { STATE } from '#domain/states.ts';
@@ -26,7 +26,7 @@ function seeded(): FakeDeps {
 
 /** The routes used here touch only the delivery engine's dependencies. */
 const call = (deps: FakeDeps, principal: Principal | undefined, method: string, path: string, query: ApiRequest['query'] = {}, body: string | null = null) =>
-  route(deps as unknown as OperatorDeps, { method, path, query, body, principal });
+  route(deps as unknown as FunctionDeps<'api'>, { method, path, query, body, principal });
 
 const ids = (body: unknown) => (body as { items: { id: string }[] }).items.map((i) => i.id).sort();
 

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { SenderDeps } from '#app/deps.ts';
+import type { SendDeps } from '#app/send/send.ts';
 import { DeliveryStageError } from '#app/errors.ts';
 import { PAUSED_RECHECK_SECONDS, processDelivery } from '#app/send/send.ts';
 import type { AttemptResult } from '#domain/classify.ts';
@@ -32,7 +32,7 @@ class ScriptedHttp implements HttpSender {
 const response = (status: number, bodySnippet = '', durationMs = 42): AttemptResult => ({ kind: 'response', status, bodySnippet, durationMs });
 
 interface World {
-  readonly deps: FakeDeps & SenderDeps;
+  readonly deps: FakeDeps & SendDeps;
   readonly http: ScriptedHttp;
   readonly subscription: Subscription;
 }
