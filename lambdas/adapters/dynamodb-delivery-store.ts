@@ -3,7 +3,7 @@ import { ttlFor } from '#domain/retention.ts';
 import { isDeadLetter, isLive, statesAllowing, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
 import type { Delivery } from '#domain/types.ts';
 import { ACTIVE_SHARDS, INDEXES } from '#config/topology.ts';
-import type { ClaimResult, Completion, DeliveryStore, DueDelivery } from '#ports/delivery-store.ts';
+import { completionAttributes, type ClaimResult, type Completion, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
 import { InvalidCursorError } from '#ports/page.ts';
@@ -128,13 +128,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     const state = targetOf(c.action);
     return this.transition(claimed.id, c.action, {
       set: {
-        attempts: c.attempts,
-        nextAttemptAt: c.nextAttemptAt,
-        lastStatus: c.lastStatus,
-        lastError: c.lastError,
-        lastResponse: c.lastResponse,
-        updatedAt: c.updatedAt,
-        leaseUntil: undefined,
+        ...completionAttributes(c),
         ...indexAttributes(claimed.id, claimed.subscriptionId, state, c.updatedAt),
       },
       // The claim is still this worker's: no release (and re-claim) happened meanwhile.

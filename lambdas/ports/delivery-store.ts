@@ -21,6 +21,23 @@ export interface Completion {
   readonly updatedAt: string;
 }
 
+/**
+ * The attributes a completion writes, the same for every store: an attribute absent from the
+ * completion is removed (an attempt without a status clears the previous one), and the claim's
+ * lease ends.
+ */
+export function completionAttributes(c: Completion) {
+  return {
+    attempts: c.attempts,
+    nextAttemptAt: c.nextAttemptAt,
+    lastStatus: c.lastStatus,
+    lastError: c.lastError,
+    lastResponse: c.lastResponse,
+    updatedAt: c.updatedAt,
+    leaseUntil: undefined,
+  };
+}
+
 export interface DueDelivery {
   readonly id: string;
   readonly nextAttemptAt: string;

@@ -8,7 +8,7 @@
  */
 import { allows, isDeadLetter, isLive, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
 import type { Delivery } from '#domain/types.ts';
-import type { ClaimResult, Completion, DeliveryStore, DueDelivery } from '#ports/delivery-store.ts';
+import { completionAttributes, type ClaimResult, type Completion, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import { offsetPage } from './offset-page.ts';
 
@@ -76,16 +76,7 @@ export class InMemoryDeliveryStore implements DeliveryStore {
   }
 
   async complete(claimed: Delivery, c: Completion): Promise<boolean> {
-    const done = this.transition(claimed.id, c.action, (d) => d.attemptSeq === claimed.attemptSeq, () => ({
-      attempts: c.attempts,
-      nextAttemptAt: c.nextAttemptAt,
-      // Absent in the completion means removed, so an attempt without a status clears the old one.
-      lastStatus: c.lastStatus,
-      lastError: c.lastError,
-      lastResponse: c.lastResponse,
-      updatedAt: c.updatedAt,
-      leaseUntil: undefined,
-    }));
+    const done = this.transition(claimed.id, c.action, (d) => d.attemptSeq === claimed.attemptSeq, () => completionAttributes(c));
     return done !== undefined;
   }
 
