@@ -1,6 +1,7 @@
 import type { Backend } from './backend.ts';
 import { CliError, EXIT, IncompleteError } from './errors.ts';
 import { table, type Output } from './output.ts';
+import { line } from './printable.ts';
 
 type Json = any;
 
@@ -29,7 +30,7 @@ async function collect(fetchPage: (cursor?: string) => Promise<Json>, all: boole
   return { items, nextCursor: null };
 }
 
-const moreHint = (page: Json) => (page.nextCursor ? `\n(more: --cursor ${page.nextCursor}, or --all)` : '');
+const moreHint = (page: Json) => (page.nextCursor ? line`\n(more: --cursor ${page.nextCursor}, or --all)` : '');
 
 export async function subscriptionsList(ctx: Context, o: { tenant?: string; limit: number; cursor?: string; all?: boolean }) {
   const page = await collect((cursor) => {
@@ -52,17 +53,17 @@ export async function subscriptionsCreate(ctx: Context, o: { url: string; eventT
     ...(o.tenant ? { tenantId: o.tenant } : {}),
     ...(o.description ? { description: o.description } : {}),
   });
-  ctx.out.result(s, () => `created ${s.id} (${s.state}) for ${s.url}\nsigning secret (shown once): ${s.secret}`);
+  ctx.out.result(s, () => line`created ${s.id} (${s.state}) for ${s.url}\nsigning secret (shown once): ${s.secret}`);
 }
 
 export async function subscriptionsPause(ctx: Context, id: string, o: { reason?: string }) {
   const s = await ctx.backend.pause(id, o.reason);
-  ctx.out.result(s, () => `${s.id} is ${s.state} (${s.stateReason}) since ${s.stateChangedAt}`);
+  ctx.out.result(s, () => line`${s.id} is ${s.state} (${s.stateReason}) since ${s.stateChangedAt}`);
 }
 
 export async function subscriptionsResume(ctx: Context, id: string) {
   const s = await ctx.backend.resume(id);
-  ctx.out.result(s, () => `${s.id} is ${s.state}; ${s.drained} pending deliveries are due again, spread over the drain window`);
+  ctx.out.result(s, () => line`${s.id} is ${s.state}; ${s.drained} pending deliveries are due again, spread over the drain window`);
 }
 
 export async function deadLettersList(ctx: Context, o: { subscription?: string; limit: number; cursor?: string; all?: boolean }) {
@@ -83,14 +84,14 @@ export async function deliveriesShow(ctx: Context, id: string) {
   const d = await ctx.backend.delivery(id);
   ctx.out.result(d, () =>
     [
-      `${d.id}  ${d.state}  (attempts ${d.attempts})`,
-      `  event         ${d.eventId}`,
-      `  subscription  ${d.subscriptionId}  ${d.url}`,
-      `  created       ${d.createdAt}   updated ${d.updatedAt}`,
-      `  give up at    ${d.giveUpAt}${d.nextAttemptAt ? `   next attempt ${d.nextAttemptAt}` : ''}`,
-      `  last status   ${d.lastStatus ?? '-'}   last error ${d.lastError ?? '-'}`,
-      `  headers       ${JSON.stringify(d.headers)}`,
-      `  body          ${d.body ?? '-'}`,
+      line`${d.id}  ${d.state}  (attempts ${d.attempts})`,
+      line`  event         ${d.eventId}`,
+      line`  subscription  ${d.subscriptionId}  ${d.url}`,
+      line`  created       ${d.createdAt}   updated ${d.updatedAt}`,
+      line`  give up at    ${d.giveUpAt}` + (d.nextAttemptAt ? line`   next attempt ${d.nextAttemptAt}` : ''),
+      line`  last status   ${d.lastStatus ?? '-'}   last error ${d.lastError ?? '-'}`,
+      line`  headers       ${JSON.stringify(d.headers)}`,
+      line`  body          ${d.body ?? '-'}`,
       '',
       d.attemptLog.length === 0
         ? '  no attempts yet'
@@ -101,7 +102,7 @@ export async function deliveriesShow(ctx: Context, id: string) {
 
 export async function replayOne(ctx: Context, id: string) {
   const d = await ctx.backend.replay(id);
-  ctx.out.result(d, () => `${d.id} is ${d.state} again (attempts ${d.attempts}, gives up at ${d.giveUpAt})`);
+  ctx.out.result(d, () => line`${d.id} is ${d.state} again (attempts ${d.attempts}, gives up at ${d.giveUpAt})`);
 }
 
 export interface BulkOptions {
@@ -118,8 +119,8 @@ export interface BulkOptions {
 
 const replayLine = (r: Json) =>
   r.dryRun
-    ? `dry run ${r.id}: ${r.matched} deliveries match (${r.criteria.states.join(', ')}, created ${r.criteria.createdFrom} .. ${r.criteria.createdTo})${r.sample?.length ? `\nsample: ${r.sample.join(' ')}` : ''}`
-    : `replay ${r.id} ${r.status}: matched ${r.matched}, replayed ${r.replayed}, skipped ${r.skipped}; re-attempts spread over ${r.windowSeconds} s`;
+    ? line`dry run ${r.id}: ${r.matched} deliveries match (${r.criteria.states.join(', ')}, created ${r.criteria.createdFrom} .. ${r.criteria.createdTo})` + (r.sample?.length ? line`\nsample: ${r.sample.join(' ')}` : '')
+    : line`replay ${r.id} ${r.status}: matched ${r.matched}, replayed ${r.replayed}, skipped ${r.skipped}; re-attempts spread over ${r.windowSeconds} s`;
 
 /**
  * Starts a bulk replay and follows it to the end, printing progress. The request itself works
@@ -148,9 +149,9 @@ export async function replayBulk(ctx: Context, o: BulkOptions) {
       if (!watching) break;
       const recent = await ctx.backend.listReplays(10).catch(() => undefined);
       const mine = recent?.items?.find((r: Json) => r.operator === ctx.operator && r.startedAt >= startedAt && r.status === 'running');
-      const line = mine ? `  ${mine.id}: matched ${mine.matched}, replayed ${mine.replayed}…` : '';
-      if (line && line !== last) ctx.out.progress(line);
-      last = line || last;
+      const status = mine ? line`  ${mine.id}: matched ${mine.matched}, replayed ${mine.replayed}…` : '';
+      if (status && status !== last) ctx.out.progress(status);
+      last = status || last;
     }
   })();
   let record: Json;
@@ -163,7 +164,7 @@ export async function replayBulk(ctx: Context, o: BulkOptions) {
   const deadline = Date.now() + o.timeout * 1000;
   while (record.status === 'running' && o.wait) {
     if (Date.now() > deadline) throw new IncompleteError(`replay ${record.id} is still running after ${o.timeout} s (it continues by itself; follow it with \`hookline replays show ${record.id}\`)`, record);
-    ctx.out.progress(`  ${record.id}: matched ${record.matched}, replayed ${record.replayed}…`);
+    ctx.out.progress(line`  ${record.id}: matched ${record.matched}, replayed ${record.replayed}…`);
     if (!ctx.backend.aws) await sleep(ctx.pollMs);
     record = await ctx.backend.continueReplay(record.id);
   }
@@ -184,7 +185,7 @@ export async function replaysList(ctx: Context, o: { limit: number; cursor?: str
 
 export async function replaysShow(ctx: Context, id: string) {
   const r = await ctx.backend.getReplay(id);
-  ctx.out.result(r, () => `${replayLine(r)}\noperator ${r.operator} (${r.principal}), started ${r.startedAt}, finished ${r.finishedAt ?? '-'}`);
+  ctx.out.result(r, () => `${replayLine(r)}\n${line`operator ${r.operator} (${r.principal}), started ${r.startedAt}, finished ${r.finishedAt ?? '-'}`}`);
 }
 
 /**
@@ -223,14 +224,14 @@ export async function restore(ctx: Context, o: { from: string; to: string; subsc
     total.restored += r.restored;
     total.present += r.present;
     total.until = r.until;
-    ctx.out.progress(`  ${day}: ${r.restored} restored, ${r.present} already present (${r.objects} objects)`);
+    ctx.out.progress(line`  ${day}: ${r.restored} restored, ${r.present} already present (${r.objects} objects)`);
   }
-  ctx.out.result(total, () => `restored ${total.restored} deliveries from ${total.objects} archive objects over ${total.days} days (${total.present} already present); they stay until ${total.until}`);
+  ctx.out.result(total, () => line`restored ${total.restored} deliveries from ${total.objects} archive objects over ${total.days} days (${total.present} already present); they stay until ${total.until}`);
 }
 
 export async function tenantsCreateKey(ctx: Context, tenantId: string) {
   const k = await ctx.backend.mintTenantKey(tenantId);
-  ctx.out.result(k, () => `tenant key for ${k.tenantId} (${k.keyId}), shown once:\n${k.key}`);
+  ctx.out.result(k, () => line`tenant key for ${k.tenantId} (${k.keyId}), shown once:\n${k.key}`);
 }
 
 /** The UTC days from..to inclusive; the archiver validates the range again. */

@@ -5,6 +5,7 @@ import { Backend } from './backend.ts';
 import * as commands from './commands.ts';
 import { CliError, EXIT, ServiceCallError, type ExitCode } from './errors.ts';
 import { Output } from './output.ts';
+import { printable } from './printable.ts';
 import { resolveTarget, type AwsClients, type TargetOptions } from './target.ts';
 
 interface GlobalOptions extends TargetOptions {
@@ -210,9 +211,10 @@ function safeUser(): string {
 /** Runs the CLI; resolves to the process exit code. */
 export async function main(argv: readonly string[], io: Io = {}): Promise<ExitCode> {
   const { program, failures } = buildProgram(io);
+  // Commander echoes arguments back in its messages: they go through the same escaping as ours.
   program.configureOutput({
-    writeOut: (s) => (io.stdout ?? process.stdout).write(s),
-    writeErr: (s) => (io.stderr ?? process.stderr).write(s),
+    writeOut: (s) => (io.stdout ?? process.stdout).write(printable(s, { keepNewlines: true })),
+    writeErr: (s) => (io.stderr ?? process.stderr).write(printable(s, { keepNewlines: true })),
   });
   try {
     await program.parseAsync(argv as string[]);

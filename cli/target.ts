@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { parseRuntimeFile } from '#local/runtime-file.ts';
+import { INVOKE_TOKEN_HEADER, parseRuntimeFile } from '#local/runtime-file.ts';
 import { CliError, EXIT, UnreachableError } from './errors.ts';
 
 /** The options that say where Hookline runs; every one has a flag, most an environment variable. */
@@ -44,6 +44,23 @@ export interface AwsClients {
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
+/**
+ * Sends the local Invoke API's per-run token (local/lambda-api.ts) with every call `client`
+ * makes; without a token the client is left as it is.
+ */
+function withInvokeToken(client: LambdaClient, token: string | undefined): LambdaClient {
+  if (!token) return client;
+  client.middlewareStack.add(
+    (next) => (args) => {
+      const request = args.request as { headers?: Record<string, string> };
+      if (request.headers) request.headers[INVOKE_TOKEN_HEADER] = token;
+      return next(args);
+    },
+    { step: 'build', name: 'hooklineInvokeToken' },
+  );
+  return client;
+}
+
 function once<T>(make: () => Promise<T>): () => Promise<T> {
   let value: Promise<T> | undefined;
   return () => (value ??= make());
@@ -51,8 +68,10 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 
 /**
  * The local runtime (default): `runtime.json` and `admin-key` in the data folder say where the
- * API and the local Lambda Invoke API listen. `npm start` writes both; a runtime.json of an
- * older runtime (version 1) is read as well, one of an unknown version is refused.
+ * API and the local Lambda Invoke API listen, and the Invoke API's per-run token. `npm start`
+ * writes both; a runtime.json of an older runtime (version 1) is read as well, one of an
+ * unknown version is refused. The token goes only to the endpoint runtime.json names; another
+ * --lambda-endpoint gets $HOOKLINE_LAMBDA_TOKEN, if set.
  */
 export function localTarget(options: TargetOptions, env: NodeJS.ProcessEnv = process.env): Target {
   const dataDir = resolve(options.dataDir ?? env.HOOKLINE_DATA_DIR ?? '.data');
@@ -78,10 +97,12 @@ export function localTarget(options: TargetOptions, env: NodeJS.ProcessEnv = pro
       return { url: url.replace(/\/+$/, ''), key };
     }),
     lambda: once(async () => {
-      const endpoint = options.lambdaEndpoint ?? env.HOOKLINE_LAMBDA_ENDPOINT ?? (await runtime())?.lambda;
+      const file = await runtime();
+      const endpoint = options.lambdaEndpoint ?? env.HOOKLINE_LAMBDA_ENDPOINT ?? file?.lambda;
       if (!endpoint) throw notRunning('--lambda-endpoint');
+      const token = env.HOOKLINE_LAMBDA_TOKEN ?? (endpoint === file?.lambda ? file.lambdaToken : undefined);
       return {
-        client: new LambdaClient({ endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 1 }),
+        client: withInvokeToken(new LambdaClient({ endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 1 }), token),
         replayFunction: options.replayFunction ?? 'replay',
         archiverFunction: options.archiverFunction ?? 'archiver',
       };
@@ -129,7 +150,10 @@ export function awsTarget(options: TargetOptions, clients: AwsClients = {}, env:
       return { url: url.replace(/\/+$/, ''), key };
     }),
     lambda: once(async () => ({
-      client: new LambdaClient({ ...config, ...(options.lambdaEndpoint ? { endpoint: options.lambdaEndpoint } : {}) }),
+      // A token is for a local Invoke API given as --lambda-endpoint, never for AWS itself.
+      client: options.lambdaEndpoint
+        ? withInvokeToken(new LambdaClient({ ...config, endpoint: options.lambdaEndpoint }), env.HOOKLINE_LAMBDA_TOKEN)
+        : new LambdaClient(config),
       replayFunction: options.replayFunction ?? env.HOOKLINE_REPLAY_FUNCTION ?? (await output('ReplayFunctionName', '--replay-function')),
       archiverFunction: options.archiverFunction ?? env.HOOKLINE_ARCHIVER_FUNCTION ?? (await output('ArchiverFunctionName', '--archiver-function')),
     })),

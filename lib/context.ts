@@ -30,6 +30,9 @@ export const CONTEXT_KEYS = [
   'archiveExpireDays',
   'tracing',
   'removalPolicy',
+  'staticEgressNatGateways',
+  'deliveryQueueMaxAgeMinutes',
+  'apiServerErrorPercent',
 ] as const;
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
 
@@ -86,6 +89,8 @@ export function settingsFromContext(get: (key: ContextKey) => unknown): AppSetti
   const rateLimit = num('apiRateLimit');
   const burstLimit = num('apiBurstLimit');
   const removal = oneOf('removalPolicy', ['retain', 'destroy'] as const);
+  const natGateways = num('staticEgressNatGateways');
+  const maxAgeMinutes = num('deliveryQueueMaxAgeMinutes');
 
   return {
     stackName: str('stackName') ?? 'Hookline',
@@ -114,6 +119,9 @@ export function settingsFromContext(get: (key: ContextKey) => unknown): AppSetti
         archiveExpireAfterDays: num('archiveExpireDays'),
       },
       tracing: bool('tracing'),
+      staticEgress: natGateways === undefined ? undefined : { natGateways },
+      deliveryQueueMaxAge: maxAgeMinutes === undefined ? undefined : Duration.minutes(maxAgeMinutes),
+      apiServerErrorPercent: num('apiServerErrorPercent'),
       removalPolicy: removal === 'destroy' ? RemovalPolicy.DESTROY : removal === 'retain' ? RemovalPolicy.RETAIN : undefined,
     },
   };

@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { FunctionKey } from '../lambdas/config/topology.ts';
 import { WebhookDelivery, type WebhookDeliveryProps } from './webhook-delivery.ts';
@@ -18,6 +18,12 @@ export class HooklineStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { value: this.delivery.apiUrl, description: 'Base URL of the HTTP API stage (append v1/... or health)' });
     new CfnOutput(this, 'IngestQueueUrl', { value: this.delivery.ingestQueue.queueUrl, description: 'Producers SendMessage events here' });
+    new CfnOutput(this, 'IngestQueueArn', { value: this.delivery.ingestQueue.queueArn, description: 'The ingest queue, for producer IAM policies' });
+    new CfnOutput(this, 'ProducerPolicyArn', { value: this.delivery.producerPolicy.managedPolicyArn, description: 'Managed policy a producer role attaches to publish events and nothing else' });
+    new CfnOutput(this, 'DashboardName', { value: this.delivery.dashboard.dashboard.dashboardName, description: 'CloudWatch dashboard of the whole pipeline' });
+    if (this.delivery.staticEgress) {
+      new CfnOutput(this, 'EgressIps', { value: Fn.join(',', [...this.delivery.staticEgress.egressIps]), description: 'Source addresses of every webhook (allow-list these at receivers)' });
+    }
     new CfnOutput(this, 'ArchiveBucketName', { value: this.delivery.archive.bucket.bucketName, description: 'S3 bucket holding archived deliveries (deliveries/dt=YYYY-MM-DD/subscription=…/part-….ndjson.gz)' });
     new CfnOutput(this, 'OnCallTopicArn', { value: this.delivery.topic.topicArn, description: 'SNS topic every alarm notifies' });
     if (this.delivery.api.adminKeySecret) {

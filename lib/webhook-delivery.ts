@@ -1,6 +1,6 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -10,11 +10,14 @@ import { BUCKETS, DEFAULT_SENDER_TIMEOUT_MS, FUNCTIONS, QUEUES, type FunctionKey
 import { baseDelaySeconds } from '../lambdas/domain/backoff.ts';
 import { resolveArchivePolicy } from '../lambdas/domain/archive.ts';
 import { resolveAutoPausePolicy } from '../lambdas/domain/auto-pause.ts';
-import { resolveRateLimit } from '../lambdas/domain/rate-limit.ts';
+import { resolvePauseLimit, resolveRateLimit } from '../lambdas/domain/rate-limit.ts';
 import { resolveReplayPolicy } from '../lambdas/domain/replay.ts';
 import { DEFAULT_RETENTION } from '../lambdas/domain/retention.ts';
 import { resolveRetryPolicy, type RetryPolicy } from '../lambdas/domain/retry-policy.ts';
+import { DEFAULT_ALLOWED_PORTS, formatPorts, parseAllowedPorts } from '../lambdas/domain/target-ports.ts';
+import { InvalidPolicyError } from '../lambdas/domain/errors.ts';
 import { HooklineAlarms, type DeadLetterAlarmOptions, type LambdaAlarmSettings } from './constructs/alarms.ts';
+import { HooklineDashboard } from './constructs/dashboard.ts';
 import { HooklineApi, type ApiAuth, type ApiThrottling } from './constructs/api.ts';
 import { ARCHIVE_LIFECYCLE_DEFAULTS, ArchiveBucket } from './constructs/archive.ts';
 import { DeliveryArchiver } from './constructs/archiver.ts';
@@ -26,6 +29,8 @@ import { HooklineQueues } from './constructs/queues.ts';
 import { DeliveryReplay } from './constructs/replay.ts';
 import { HooklineSchedules } from './constructs/schedules.ts';
 import { DeliverySender } from './constructs/sender.ts';
+import { StaticEgress, type StaticEgressProps } from './constructs/static-egress.ts';
+import { SigningSecretsKey } from './constructs/secrets-key.ts';
 import { HooklineStorage } from './constructs/storage.ts';
 import { DeliverySweeper } from './constructs/sweeper.ts';
 import { InvalidPropError } from './errors.ts';
@@ -50,6 +55,8 @@ export interface RecoveryProps {
   readonly replayWindow?: Duration;
   /** Replays a tenant key may make per subscription per minute (429 beyond). @default 100 */
   readonly customerReplaysPerMinute?: number;
+  /** Pauses and resumes (together) a tenant key may make per subscription per hour (429 beyond). @default 10 */
+  readonly customerPausesPerHour?: number;
   /** Continuous dead-lettering after which a subscription is paused. @default 24 hours */
   readonly autoPauseAfter?: Duration;
   /** Most deliveries per archive object (1-2000). @default 1000 */
@@ -68,7 +75,7 @@ export interface WebhookDeliveryProps {
   readonly retryPolicy?: Partial<RetryPolicy>;
   /** @default delivered 30 days, dead letters 90 days, archive cold after 30 and deleted after 365 days */
   readonly retention?: RetentionProps;
-  /** @default replay window 5 minutes, 100 customer replays a minute, auto-pause after 24 h, 1000 deliveries per archive object, restores kept 7 days */
+  /** @default replay window 5 minutes, 100 customer replays a minute, 10 customer pauses/resumes an hour, auto-pause after 24 h, 1000 deliveries per archive object, restores kept 7 days */
   readonly recovery?: RecoveryProps;
   /** The `WebhookDLQRateHigh` alarm: a preset (`default` or `low-volume`) and/or explicit threshold, period, evaluation. */
   readonly deadLetterAlarm?: DeadLetterAlarmOptions;
@@ -78,6 +85,18 @@ export interface WebhookDeliveryProps {
   readonly senderThrottlesAlarm?: Partial<LambdaAlarmSettings>;
   /** Email address subscribed to the on-call topic. @default no subscription */
   readonly onCallEmail?: string;
+  /** `DeliveryQueueStuck`: how old the oldest not-yet-retried delivery message may get. @default 15 minutes */
+  readonly deliveryQueueMaxAge?: Duration;
+  /** `ApiServerErrors`: the 5xx share of API requests (%) that pages. @default 5 */
+  readonly apiServerErrorPercent?: number;
+  /** Name of the CloudWatch dashboard. @default `${stackName}-Hookline` */
+  readonly dashboardName?: string;
+  /**
+   * Send webhooks from fixed addresses receivers can allow-list: the sender runs in a VPC
+   * behind NAT gateways with Elastic IPs (NAT hours and per-GB processing are billed; see
+   * docs/aws.md). @default off: the sender uses Lambda's shared, changing addresses
+   */
+  readonly staticEgress?: StaticEgressProps;
   /** Prefix of every alarm name. @default `${stackName}-` */
   readonly alarmNamePrefix?: string;
   /** `bearer` (admin key in Secrets Manager, TOKEN authorizer) or `iam` (SigV4). @default 'bearer' */
@@ -94,6 +113,12 @@ export interface WebhookDeliveryProps {
   readonly ingestMaxConcurrency?: number;
   /** Per-attempt HTTP timeout of the sender (HOOKLINE_SENDER_TIMEOUT_MS). @default 15 seconds */
   readonly senderTimeout?: Duration;
+  /**
+   * Destination ports subscription URLs may use, e.g. `'443'` or `'80,443,8000-8999'`
+   * (HOOKLINE_ALLOWED_PORTS), checked when a subscription is created and at every send.
+   * Validated at synth time. @default '80,443,1024-65535'
+   */
+  readonly allowedTargetPorts?: string;
   /** Retention of every function log group and the API access logs. @default RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
   /** X-Ray active tracing on the functions. @default true */
@@ -135,6 +160,16 @@ export class WebhookDelivery extends Construct {
   /** The daily archiver (and on-demand restore). */
   readonly archiver: DeliveryArchiver;
   readonly alarms: HooklineAlarms;
+  /** The KMS key that seals signing secrets: the api may seal, the sender may open, nobody else. */
+  readonly secretsKey: SigningSecretsKey;
+  readonly dashboard: HooklineDashboard;
+  /**
+   * A managed policy a producer's role attaches to publish and do nothing else: SendMessage on
+   * the ingest queue, and with `apiAuth: 'iam'` the `POST /v1/events` routes of the API.
+   */
+  readonly producerPolicy: iam.ManagedPolicy;
+  /** The sender's VPC and Elastic IPs, when `staticEgress` is set. */
+  readonly staticEgress?: StaticEgress;
   /** The on-call SNS topic every alarm notifies. */
   readonly topic: sns.ITopic;
   /** The deployment-wide retry default after merging and validation. */
@@ -155,6 +190,7 @@ export class WebhookDelivery extends Construct {
 
     this.storage = new HooklineStorage(this, 'Storage', { removalPolicy });
     this.tables = this.storage.tables;
+    this.secretsKey = new SigningSecretsKey(this, 'SigningSecrets', { removalPolicy });
     this.queues = new HooklineQueues(this, 'Queues');
     this.ingestQueue = this.queues.ingest.queue;
     this.deliveryQueue = this.queues.delivery.queue;
@@ -168,10 +204,12 @@ export class WebhookDelivery extends Construct {
 
     const environmentValues: EnvironmentValues = {
       ...this.storage.environmentValues(),
+      ...this.secretsKey.environmentValues(),
       [QUEUES.ingest.envVar]: this.ingestQueue.queueUrl,
       [QUEUES.delivery.envVar]: this.deliveryQueue.queueUrl,
       HOOKLINE_DEFAULT_RETRY_POLICY: JSON.stringify(props.retryPolicy ?? {}),
       HOOKLINE_SENDER_TIMEOUT_MS: String(senderTimeoutMs),
+      HOOKLINE_ALLOWED_PORTS: validateAllowedTargetPorts(props.allowedTargetPorts),
       [BUCKETS.archive.envVar]: this.archive.bucket.bucketName,
       HOOKLINE_RETENTION_DELIVERED_DAYS: String(this.retention.deliveredDays),
       HOOKLINE_RETENTION_DEAD_LETTER_DAYS: String(this.retention.deadLetterDays),
@@ -185,7 +223,13 @@ export class WebhookDelivery extends Construct {
       deliveryQueue: this.queues.delivery,
       maxConcurrency: props.ingestMaxConcurrency,
     });
-    const sender = new DeliverySender(this, 'Sender', { ...shared, deliveryQueue: this.queues.delivery, maxConcurrency: props.senderMaxConcurrency });
+    if (props.staticEgress) this.staticEgress = new StaticEgress(this, 'StaticEgress', props.staticEgress);
+    const sender = new DeliverySender(this, 'Sender', {
+      ...shared,
+      deliveryQueue: this.queues.delivery,
+      maxConcurrency: props.senderMaxConcurrency,
+      ...(this.staticEgress ? { staticEgress: this.staticEgress } : {}),
+    });
     const sweeper = new DeliverySweeper(this, 'Sweeper', { ...shared, deliveryQueue: this.queues.delivery });
     this.api = new HooklineApi(this, 'Api', {
       ...shared,
@@ -196,6 +240,8 @@ export class WebhookDelivery extends Construct {
       createCloudWatchRole: props.createApiGatewayCloudWatchRole,
       removalPolicy,
     });
+    this.secretsKey.grantSeal(this.api.handler.function);
+    this.secretsKey.grantOpen(sender.handler.function);
     this.replay = new DeliveryReplay(this, 'Replay', { ...shared, deliveryQueue: this.queues.delivery });
     this.archiver = new DeliveryArchiver(this, 'Archiver', { ...shared, archive: this.archive });
     this.functions = {
@@ -212,6 +258,10 @@ export class WebhookDelivery extends Construct {
     this.alarms = new HooklineAlarms(this, 'Alarms', {
       queues: this.queues.all,
       sender: sender.handler.function,
+      sweeper: sweeper.handler.function,
+      restApi: this.api.restApi,
+      deliveryQueueMaxAge: props.deliveryQueueMaxAge,
+      apiServerErrorPercent: props.apiServerErrorPercent,
       onCallEmail: props.onCallEmail,
       deadLetterAlarm: props.deadLetterAlarm,
       senderErrors: props.senderErrorsAlarm,
@@ -220,6 +270,27 @@ export class WebhookDelivery extends Construct {
       removalPolicy,
     });
     this.topic = this.alarms.topic;
+    this.producerPolicy = new iam.ManagedPolicy(this, 'ProducerPolicy', {
+      description: 'Publish Hookline events (ingest queue SendMessage, and POST /v1/events with IAM auth); nothing else',
+      statements: [
+        new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.ingestQueue.queueArn] }),
+        ...(this.api.auth === 'iam'
+          ? [
+              new iam.PolicyStatement({
+                actions: ['execute-api:Invoke'],
+                resources: [this.api.restApi.arnForExecuteApi('POST', '/v1/events', this.api.restApi.deploymentStage.stageName)],
+              }),
+            ]
+          : []),
+      ],
+    });
+    this.dashboard = new HooklineDashboard(this, 'Dashboard', {
+      dashboardName: props.dashboardName ?? `${Stack.of(this).stackName}-Hookline`,
+      queues: this.queues.all,
+      functions: this.functions,
+      restApi: this.api.restApi,
+      alarms: this.alarms.alarms,
+    });
   }
 
   /** The API stage's base URL. */
@@ -269,6 +340,16 @@ export class WebhookDelivery extends Construct {
  * most attempts the schedule can make (shortest jittered delays) must stay below the
  * redrive threshold, so business retries never land in the redrive queue.
  */
+/** The allowedTargetPorts prop, parsed by the domain's own rules, as the handlers will read it. */
+export function validateAllowedTargetPorts(ports: string | undefined): string {
+  try {
+    return formatPorts(parseAllowedPorts(ports ?? DEFAULT_ALLOWED_PORTS));
+  } catch (error) {
+    if (!(error instanceof InvalidPolicyError)) throw error;
+    throw new InvalidPropError('allowedTargetPorts', error.rule, { cause: error });
+  }
+}
+
 export function validateRetryPolicy(override: Partial<RetryPolicy> | undefined): RetryPolicy {
   let policy: RetryPolicy;
   try {
@@ -364,6 +445,13 @@ export function recoveryEnvironment(props: RecoveryProps = {}): EnvironmentValue
     check('customerReplaysPerMinute', () => resolveRateLimit({ limit: props.customerReplaysPerMinute, windowSeconds }));
     env.HOOKLINE_CUSTOMER_REPLAY_LIMIT = String(props.customerReplaysPerMinute);
     env.HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS = String(windowSeconds);
+  }
+  if (props.customerPausesPerHour !== undefined) {
+    // Per hour whatever the domain's default window is, so it sets both.
+    const windowSeconds = Duration.hours(1).toSeconds();
+    check('customerPausesPerHour', () => resolvePauseLimit({ limit: props.customerPausesPerHour, windowSeconds }));
+    env.HOOKLINE_CUSTOMER_PAUSE_LIMIT = String(props.customerPausesPerHour);
+    env.HOOKLINE_CUSTOMER_PAUSE_WINDOW_SECONDS = String(windowSeconds);
   }
   if (props.autoPauseAfter) {
     const seconds = props.autoPauseAfter.toSeconds();

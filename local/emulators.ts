@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
+import { onLoopbackOnly } from './loopback-only.ts';
 
 export type Service = 'dynamodb' | 'sqs' | 's3';
 export const SERVICES: readonly Service[] = ['dynamodb', 'sqs', 's3'];
@@ -26,6 +27,12 @@ export function externalEndpoints(env: NodeJS.ProcessEnv = process.env): Partial
   return out;
 }
 
+/** The emulators' data holds every table row and message body: the owner's only (0700), also a folder from before this rule. */
+function ownerOnlyFolder(path: string): void {
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  chmodSync(path, 0o700);
+}
+
 export interface Emulators {
   /** The endpoint of each service emulated here; a service given from outside has none. */
   readonly endpoints: Partial<Record<Service, string>>;
@@ -45,7 +52,7 @@ export async function startEmulators(dataDir: string, services: ReadonlySet<Serv
   };
   try {
     if (services.has('dynamodb')) {
-      mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
+      ownerOnlyFolder(join(dataDir, 'dynamodb'));
       const dynamo = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
       await new Promise<void>((resolve, reject) => {
         dynamo.once('error', reject);
@@ -55,8 +62,9 @@ export async function startEmulators(dataDir: string, services: ReadonlySet<Serv
       endpoints.dynamodb = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
     }
     if (services.has('sqs') || services.has('s3')) {
-      mkdirSync(join(dataDir, 'sqs'), { recursive: true });
-      const fauxqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false, dataDir: join(dataDir, 'sqs') });
+      ownerOnlyFolder(join(dataDir, 'sqs'));
+      // fauxqs binds 0.0.0.0 whatever `host` says (that only names queue URLs): keep it on loopback.
+      const fauxqs = await onLoopbackOnly(() => startFauxqs({ port: 0, host: '127.0.0.1', logger: false, dataDir: join(dataDir, 'sqs') }));
       stops.push(() => fauxqs.stop());
       if (services.has('sqs')) endpoints.sqs = fauxqs.address;
       if (services.has('s3')) endpoints.s3 = fauxqs.address;

@@ -1,7 +1,9 @@
-import http, { type ServerResponse } from 'node:http';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { FunctionKey } from '#config/topology.ts';
 import { lambdaContext, type Invoke } from './lambda-context.ts';
-import { listen, readBody } from './http-server.ts';
+import { CLOSING, listen, readBody } from './http-server.ts';
+import { INVOKE_TOKEN_HEADER } from './runtime-file.ts';
 
 /** The Lambda Invoke API's largest synchronous payload. */
 const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
@@ -10,12 +12,27 @@ export interface LambdaApiOptions {
   /** The functions operators invoke directly, by topology key. */
   readonly functions: Readonly<Partial<Record<FunctionKey, Invoke<unknown, unknown>>>>;
   readonly onError: (error: unknown) => void;
-  readonly host?: string;
 }
 
 export interface LambdaApi {
   readonly url: string;
+  /** This run's token: a request without it in INVOKE_TOKEN_HEADER is refused. runtime.json carries it to the CLI. */
+  readonly token: string;
   close(): Promise<void>;
+}
+
+/** What a browser may send cross-site without a CORS preflight: a page could otherwise post here. */
+const SIMPLE_CONTENT_TYPES = /^\s*(text\/plain|application\/x-www-form-urlencoded|multipart\/form-data)\s*(;|$)/i;
+
+/** Why the request is refused, or undefined when it carries this run's token and does not come from a browser. */
+function refusal(req: IncomingMessage, token: Buffer): string | undefined {
+  if (req.headers.origin !== undefined) return 'requests from a browser (with an Origin header) are refused';
+  if (SIMPLE_CONTENT_TYPES.test(req.headers['content-type'] ?? '')) return `content-type ${req.headers['content-type']} is refused (what a browser form can send)`;
+  const given = Buffer.from(String(req.headers[INVOKE_TOKEN_HEADER] ?? ''));
+  if (given.length !== token.length || !timingSafeEqual(given, token)) {
+    return `refused: the ${INVOKE_TOKEN_HEADER} header must carry this run's token (lambdaToken in the data folder's runtime.json; npx hookline sends it)`;
+  }
+  return undefined;
 }
 
 /** `replay`, `hookline-local-replay`, or an ARN ending in either: the local function it names. */
@@ -33,13 +50,20 @@ function reply(res: ServerResponse, status: number, body: unknown, headers: Reco
 /**
  * A local stand-in for the Lambda Invoke API (`POST /2015-03-31/functions/{name}/invocations`),
  * so the CLI reaches the local replay and archiver functions through the same `@aws-sdk/client-lambda`
- * call it makes against AWS. Like dynalite and fauxqs it listens on loopback only and does not
- * check signatures: anyone who can reach it can already reach the emulators' data directly.
+ * call it makes against AWS. It listens on loopback only and does not check signatures, but it
+ * runs replays and archive runs for whoever asks, so it asks for a token generated at start
+ * (other local users and processes cannot read runtime.json) and refuses anything a web page
+ * could send (an Origin header, a form content type): a page in the operator's browser must not
+ * be able to trigger a bulk replay. Both checks come before the body is read or a name resolved.
  */
 export async function startLambdaApi(options: LambdaApiOptions): Promise<LambdaApi> {
   const known = Object.keys(options.functions);
+  const token = randomBytes(32).toString('base64url');
+  const tokenBytes = Buffer.from(token);
   const server = http.createServer(async (req, res) => {
     try {
+      const refused = refusal(req, tokenBytes);
+      if (refused) return reply(res, 403, { message: refused }, { 'x-amzn-errortype': 'AccessDeniedException', ...CLOSING });
       const match = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(new URL(req.url ?? '/', 'http://localhost').pathname);
       if (req.method !== 'POST' || !match) {
         return reply(res, 404, { message: 'only Invoke is served here' }, { 'x-amzn-errortype': 'ResourceNotFoundException' });
@@ -49,7 +73,7 @@ export async function startLambdaApi(options: LambdaApiOptions): Promise<LambdaA
         return reply(res, 404, { Type: 'User', message: `Function not found: ${match[1]} (local functions: ${known.join(', ')})` }, { 'x-amzn-errortype': 'ResourceNotFoundException' });
       }
       const raw = await readBody(req, MAX_PAYLOAD_BYTES);
-      if (raw === undefined) return reply(res, 413, { message: 'payload too large' }, { 'x-amzn-errortype': 'RequestTooLargeException' });
+      if (raw === undefined) return reply(res, 413, { message: 'payload too large' }, { 'x-amzn-errortype': 'RequestTooLargeException', ...CLOSING });
       let payload: unknown;
       try {
         payload = raw === '' ? {} : JSON.parse(raw);
@@ -76,5 +100,6 @@ export async function startLambdaApi(options: LambdaApiOptions): Promise<LambdaA
       if (!res.headersSent) reply(res, 500, { message: 'the local Lambda API failed to handle the request' }, { 'x-amzn-errortype': 'ServiceException' });
     }
   });
-  return listen(server, 0, options.host);
+  const listening = await listen(server, 0);
+  return { ...listening, token };
 }

@@ -1,5 +1,6 @@
 import { ENV_DEFAULTS } from '#config/topology.ts';
-import { ENDPOINT_VARIABLES, type Service } from './emulators.ts';
+import { AdminKeyError, adminKeyFromEnvironment, checkConfiguredAdminKey } from './admin-key.ts';
+import { banner } from './banner.ts';
 import { startRuntime } from './runtime.ts';
 
 /** `npm start`: the whole system on this machine, until SIGINT/SIGTERM. */
@@ -8,6 +9,15 @@ const port = Number(process.env.PORT ?? 3000);
 const allowPrivate = process.env.HOOKLINE_ALLOW_PRIVATE_TARGETS !== '0';
 /** Local only: the sweeper's period in ms (default: its cloud schedule); tests and chaos runs shorten it. */
 const sweepIntervalMs = process.env.HOOKLINE_SWEEP_INTERVAL_MS ? Number(process.env.HOOKLINE_SWEEP_INTERVAL_MS) : undefined;
+
+// A key too short to be a secret is refused before anything starts, with what to do about it.
+try {
+  checkConfiguredAdminKey(dataDir, process.env);
+} catch (error) {
+  if (!(error instanceof AdminKeyError)) throw error;
+  console.error(`hookline: ${error.message}`);
+  process.exit(1);
+}
 
 const runtime = await startRuntime({
   dataDir,
@@ -25,19 +35,7 @@ const runtime = await startRuntime({
   logLevel: (process.env.HOOKLINE_LOG_LEVEL as 'INFO' | undefined) ?? 'WARN',
 });
 
-/** Embedded emulator, or the variable that pointed the service elsewhere. */
-const via = (service: Service, emulator: string) => (runtime.embedded[service] ? `(${emulator}, embedded)` : `(${ENDPOINT_VARIABLES[service]})`);
-console.log(`Hookline is running locally.
-  API        ${runtime.url}   (try: curl ${runtime.url}/health)
-  Admin key  ${runtime.adminKey}
-  Data       ${runtime.dataDir}
-  DynamoDB   ${runtime.endpoints.dynamodb} ${via('dynamodb', 'dynalite')}
-  SQS        ${runtime.endpoints.sqs} ${via('sqs', 'fauxqs')}
-  S3         ${runtime.endpoints.s3} ${via('s3', 'fauxqs')}
-  Names      ${runtime.resourcePrefix ? `${runtime.resourcePrefix}-hookline-… (HOOKLINE_RESOURCE_PREFIX)` : 'hookline-… (no HOOKLINE_RESOURCE_PREFIX)'}
-  Lambda     ${runtime.endpoints.lambda} (Invoke API for the replay and archiver functions; try: npx hookline --help)
-  Private targets ${allowPrivate ? 'allowed (HOOKLINE_ALLOW_PRIVATE_TARGETS=1)' : 'refused'}
-Press Ctrl+C to stop.`);
+console.log(banner(runtime, { adminKeyFromEnvironment: adminKeyFromEnvironment(process.env), allowPrivate }));
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -1,14 +1,23 @@
 /**
  * `runtime.json`: where a running local runtime listens, written into its data folder at start
- * and removed on a clean stop; the CLI (cli/target.ts) reads it. Version 2 gives SQS and S3 an
- * endpoint each (either may be external); version 1 (no `version`) had one shared `aws`.
+ * (owner-only, 0600: it carries the Invoke token) and removed on a clean stop; the CLI
+ * (cli/target.ts) reads it. Version 2 gives SQS and S3 an endpoint each (either may be
+ * external); version 1 (no `version`) had one shared `aws`.
  */
 export const RUNTIME_FILE_VERSION = 2;
+
+/** The header the local Invoke API (local/lambda-api.ts) reads its per-run token from. */
+export const INVOKE_TOKEN_HEADER = 'x-hookline-invoke-token';
 
 export interface RuntimeFile {
   readonly version: typeof RUNTIME_FILE_VERSION;
   readonly api: string;
   readonly lambda: string;
+  /**
+   * The local Invoke API's per-run token, sent in INVOKE_TOKEN_HEADER. Absent in files written
+   * by runtimes from before it was required (they do not check one).
+   */
+  readonly lambdaToken?: string;
   readonly dynamodb: string;
   readonly sqs: string;
   readonly s3: string;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -8,7 +8,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDbApiKeyStore } from '#adapters/dynamodb-api-key-store.ts';
 import { documentClient } from '#adapters/dynamodb.ts';
 import { StaticKeySource } from '#adapters/secrets-manager-key-source.ts';
-import { buildDeps, sweepGraceSeconds } from '#adapters/function-deps.ts';
+import { buildDeps, LOCAL_SECRETS_KEY_ID, sweepGraceSeconds } from '#adapters/function-deps.ts';
+import { loadLocalSecretsKey } from '#adapters/local-key-secret-cipher.ts';
+import { sealPlainSecrets } from '#app/secrets/seal-plain-secrets.ts';
 import type { Env } from '#config/env.ts';
 import { BUCKETS, ENV_DEFAULTS, EVENT_SOURCES, localResourceName, QUEUES, SCHEDULES, TABLES, validResourcePrefix, type FunctionKey, type QueueKey } from '#config/topology.ts';
 import type { ScheduledEvent } from 'aws-lambda';
@@ -21,6 +23,7 @@ import { createReplayHandler } from '#handlers/replay.ts';
 import { createSenderHandler } from '#handlers/sender.ts';
 import { createSweeperHandler } from '#handlers/sweeper.ts';
 import { externalEndpoints, SERVICES, startEmulators, type Emulators, type Service } from './emulators.ts';
+import { checkAdminKey } from './admin-key.ts';
 import { startGateway, type Gateway } from './gateway.ts';
 import { startLambdaApi, type LambdaApi } from './lambda-api.ts';
 import { lambdaContext, type Invoke } from './lambda-context.ts';
@@ -81,9 +84,9 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const LOCAL_SENDER_CONCURRENCY = 4;
 
 function loadAdminKey(dataDir: string, given?: string): string {
-  if (given) return given;
+  if (given) return checkAdminKey(given, { variable: 'HOOKLINE_ADMIN_KEY' });
   const file = join(dataDir, 'admin-key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (existsSync(file)) return checkAdminKey(readFileSync(file, 'utf8').trim(), { file });
   const key = `hk_admin_${randomBytes(24).toString('base64url')}`;
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
   return key;
@@ -97,6 +100,9 @@ export function localEnv(queues: ProvisionedQueues, allowPrivate: boolean, overr
   for (const def of Object.values(BUCKETS)) env[def.envVar] = localResourceName(def, prefix);
   env.HOOKLINE_ADMIN_KEY_SECRET_ID = 'local:HOOKLINE_ADMIN_KEY';
   env.HOOKLINE_ALLOW_PRIVATE_TARGETS = allowPrivate ? '1' : '0';
+  // Signing secrets are sealed with the key file in the data folder (no KMS locally).
+  env.HOOKLINE_SECRETS_SEAL_KEY_ID = LOCAL_SECRETS_KEY_ID;
+  env.HOOKLINE_SECRETS_OPEN_KEY_ID = LOCAL_SECRETS_KEY_ID;
   return { ...env, ...overrides };
 }
 
@@ -127,7 +133,13 @@ function scheduledEvent(): ScheduledEvent {
  */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const dataDir = resolve(options.dataDir);
-  mkdirSync(dataDir, { recursive: true });
+  // The folder holds the admin key, the secrets key and every table row: the owner's only,
+  // also when it already existed from before this rule.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
+  const localSecretsKey = loadLocalSecretsKey(dataDir);
+  // Before anything starts: a refused key (under 24 characters) leaves nothing running.
+  const adminKey = loadAdminKey(dataDir, options.adminKey ?? process.env.HOOKLINE_ADMIN_KEY);
   const logger = new Logger({ serviceName: 'hookline', logLevel: options.logLevel ?? 'WARN' });
   const onError = (error: unknown) => logger.error('local runtime error', { error: error as Error });
   const prefix = validResourcePrefix(options.resourcePrefix ?? process.env.HOOKLINE_RESOURCE_PREFIX);
@@ -153,9 +165,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const env = localEnv(queues, options.allowPrivateTargets ?? true, options.env, prefix);
   const metrics = new MemoryMetrics();
   // One process serves every function here, so fan-out reads subscriptions fresh (no cross-function cache to go stale).
-  const build = { clients: { dynamodb, sqs, s3 }, metrics, subscriptionCacheMs: 0 };
+  const build = { clients: { dynamodb, sqs, s3 }, metrics, subscriptionCacheMs: 0, localSecretsKey };
   const obs: Observability = { logger };
-  const adminKey = loadAdminKey(dataDir, options.adminKey ?? process.env.HOOKLINE_ADMIN_KEY);
+
+  const apiDeps = buildDeps('api', env, build);
+  // Rows from before secrets were sealed are sealed once, here; until then (or if this fails)
+  // the sender still signs with the plain list it finds.
+  await sealPlainSecrets(apiDeps).catch((error: unknown) => logger.error('could not seal plain-text signing secrets', { error: error as Error }));
 
   const wrap = options.wrapHandler ?? (<E, R>(_fn: FunctionKey, handler: Invoke<E, R>) => handler);
   const handlers = {
@@ -193,7 +209,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   try {
     gateway = await startGateway({
       port: options.port ?? 3000,
-      api: wrap('api', createApiHandler(buildDeps('api', env, build), obs)),
+      api: wrap('api', createApiHandler(apiDeps, obs)),
       authorizer: wrap('authorizer', createAuthorizerHandler(new StaticKeySource(adminKey), obs, new DynamoDbApiKeyStore(documentClient(dynamodb), env.API_KEYS_TABLE!))),
       onError,
     });
@@ -207,8 +223,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const runtimeFile = join(dataDir, 'runtime.json');
   writeFileSync(
     runtimeFile,
-    `${JSON.stringify({ version: RUNTIME_FILE_VERSION, api: gateway.url, lambda: lambdaApi.url, ...endpoint, resourcePrefix: prefix, pid: process.pid } satisfies RuntimeFile, null, 2)}\n`,
+    `${JSON.stringify({ version: RUNTIME_FILE_VERSION, api: gateway.url, lambda: lambdaApi.url, lambdaToken: lambdaApi.token, ...endpoint, resourcePrefix: prefix, pid: process.pid } satisfies RuntimeFile, null, 2)}\n`,
+    { mode: 0o600 },
   );
+  // A file left by a crashed run keeps its old mode when rewritten.
+  chmodSync(runtimeFile, 0o600);
   for (const p of pollers) p.start();
   for (const s of schedules.values()) s.start();
 

@@ -2,6 +2,8 @@ import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/
 import { DEFAULT_RETENTION } from '#domain/retention.ts';
 import type { AttemptRecord } from '#domain/types.ts';
 import type { AttemptStore } from '#ports/attempt-store.ts';
+import { InvalidCursorError, type Page, type PageRequest } from '#ports/page.ts';
+import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
 
 /** Attempts outlive the dead-letter retention of their delivery (replays restart the clock). */
 const ATTEMPT_TTL_DAYS = DEFAULT_RETENTION.deadLetterDays * 2 + DEFAULT_RETENTION.ttlSafetyMarginDays;
@@ -37,5 +39,27 @@ export class DynamoDbAttemptStore implements AttemptStore {
       key = out.LastEvaluatedKey;
     } while (key);
     return items;
+  }
+
+  async latest(deliveryId: string, request: PageRequest): Promise<Page<AttemptRecord>> {
+    const startKey = decodeCursor<Record<string, string | number>>(request.cursor);
+    // A key from another delivery's log is not this log's cursor: refuse it like any foreign one.
+    if (startKey && startKey.deliveryId !== deliveryId) throw new InvalidCursorError();
+    // Newest first from the cursor back, then reversed: each page reads oldest first, like the whole log.
+    const out = await fromCursor(startKey, () =>
+      this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: '#d = :d',
+          ExpressionAttributeNames: { '#d': 'deliveryId' },
+          ExpressionAttributeValues: { ':d': deliveryId },
+          ScanIndexForward: false,
+          Limit: request.limit,
+          ExclusiveStartKey: startKey,
+        }),
+      ),
+    );
+    const items = (out.Items ?? []).map(({ expiresAt: _e, ...rest }) => rest as AttemptRecord).reverse();
+    return out.LastEvaluatedKey ? { items, nextCursor: encodeCursor(out.LastEvaluatedKey)! } : { items };
   }
 }

@@ -13,6 +13,8 @@ import { INDEXES } from '#config/topology.ts';
 type Key = Record<string, string | number>;
 const DAY_MS = 86_400_000;
 const dayOf = (iso: string) => iso.slice(0, 10);
+/** The UTC day after `day`; years below 1000 keep their four digits (Date's ISO form does too). */
+const nextDay = (day: string) => dayOf(new Date(Date.parse(`${day}T00:00:00.000Z`) + DAY_MS).toISOString());
 
 export interface RecoveryTables {
   readonly deliveries: string;
@@ -33,7 +35,7 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tables: RecoveryTables,
-    now: () => number = Date.now,
+    private readonly now: () => number = Date.now,
   ) {
     this.deliveries = new DynamoDbDeliveryStore(db, tables.deliveries, now);
   }
@@ -55,7 +57,7 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
     return out.LastEvaluatedKey ? { items, nextCursor: encodeCursor(out.LastEvaluatedKey)! } : { items };
   }
 
-  async listDeadLettersChanged(request: PageRequest & { subscriptionId?: string; changedFrom: string; changedTo: string }): Promise<Page<Delivery>> {
+  async listDeadLettersChanged(request: PageRequest & { subscriptionId?: string; changedFrom: string; changedTo: string; deadlineMs?: number }): Promise<Page<Delivery>> {
     const query = (index: string, pk: string, key: Key | undefined, limit: number) =>
       this.db.send(
         new QueryCommand({
@@ -87,7 +89,10 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
       const out = await query(INDEXES.deliveries.deadLetters, day, key, request.limit - ids.length);
       ids.push(...(out.Items ?? []).map((i) => i.id as string));
       key = out.LastEvaluatedKey as Key | undefined;
-      if (!key) day = dayOf(new Date(Date.parse(day) + DAY_MS).toISOString());
+      if (!key) day = nextDay(day);
+      // Checked after each query, so every call moves on by at least one: a long run of empty
+      // days ends at the deadline with the day reached in the cursor, not after walking them all.
+      if (request.deadlineMs !== undefined && this.now() >= request.deadlineMs) break;
     }
     const items = await fetch(ids);
     return day > lastDay ? { items } : { items, nextCursor: encodeCursor(key ? { day, key } : { day })! };

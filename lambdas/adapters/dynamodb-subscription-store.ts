@@ -1,13 +1,29 @@
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Subscription, SubscriptionState } from '#domain/types.ts';
+import type { SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { SubscriptionStore } from '#ports/subscription-store.ts';
 import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
-import { ifConditionHolds, isConditionFailure } from './dynamodb.ts';
+import { conditionHeld, ifConditionHolds, isConditionFailure } from './dynamodb.ts';
+
+const SEALED_SCHEMES: ReadonlySet<string | undefined> = new Set<SealedSecrets['scheme']>(['kms-v1', 'local-v1']);
 
 /**
- * Subscriptions in DynamoDB. Fan-out reads every subscription on each publish, so `all()` is
- * served from a per-container cache for `cacheMs`; writes through this instance drop it at once.
+ * A stored row as the domain sees it. `secrets` is the sealed map; a row written before
+ * sealing holds a plain list there, which is read as `{scheme: 'plain'}` until it is sealed
+ * (sealPlainSecrets), so nothing outside the sender ever handles a usable secret by accident.
+ */
+function fromItem(item: Record<string, unknown> | undefined): Subscription | undefined {
+  if (!item) return undefined;
+  const secrets = item.secrets;
+  return (Array.isArray(secrets) ? { ...item, secrets: { scheme: 'plain', secrets } } : item) as unknown as Subscription;
+}
+
+const fromItems = (items: Record<string, unknown>[] | undefined): Subscription[] => (items ?? []).map((i) => fromItem(i)!);
+
+/**
+ * Subscriptions in DynamoDB, their signing secrets only ever in sealed form. Fan-out reads
+ * every subscription on each publish, so `all()` is served from a per-container cache for
+ * `cacheMs`; writes through this instance drop it at once.
  */
 export class DynamoDbSubscriptionStore implements SubscriptionStore {
   private cache?: { at: number; items: readonly Subscription[] };
@@ -19,14 +35,16 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async create(subscription: Subscription): Promise<void> {
+  async create(subscription: Subscription & { readonly secrets: SealedSecrets }): Promise<void> {
+    // The type says so; this holds it at run time too (a cast, a JavaScript caller).
+    if (!SEALED_SCHEMES.has(subscription.secrets?.scheme)) throw new TypeError('subscriptions are stored with sealed secrets only');
     await this.db.send(new PutCommand({ TableName: this.table, Item: subscription, ConditionExpression: 'attribute_not_exists(id)' }));
     this.cache = undefined;
   }
 
   async get(id: string): Promise<Subscription | undefined> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { id }, ConsistentRead: true }));
-    return out.Item as Subscription | undefined;
+    return fromItem(out.Item);
   }
 
   async list(request: PageRequest & { tenantId?: string }): Promise<Page<Subscription>> {
@@ -46,7 +64,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
           }),
         ),
       );
-      items.push(...((out.Items ?? []) as Subscription[]));
+      items.push(...fromItems(out.Items));
       key = out.LastEvaluatedKey as Record<string, string> | undefined;
     } while (key && items.length < request.limit);
     return key ? { items, nextCursor: encodeCursor(key)! } : { items };
@@ -58,7 +76,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     let key: Record<string, unknown> | undefined;
     do {
       const out = await this.db.send(new ScanCommand({ TableName: this.table, ExclusiveStartKey: key, ConsistentRead: true }));
-      items.push(...((out.Items ?? []) as Subscription[]));
+      items.push(...fromItems(out.Items));
       key = out.LastEvaluatedKey;
     } while (key);
     this.cache = { at: this.now(), items };
@@ -81,7 +99,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     );
     // Any successful state change may alter fan-out: drop the cached list.
     if (out) this.cache = undefined;
-    return out?.Attributes as Subscription | undefined;
+    return fromItem(out?.Attributes);
   }
 
   async noteDeadLetter(id: string, nowIso: string): Promise<Subscription | undefined> {
@@ -97,7 +115,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
         ReturnValues: 'ALL_NEW',
       }),
     ));
-    return out?.Attributes as Subscription | undefined;
+    return fromItem(out?.Attributes);
   }
 
   async clearDeadLetterStreak(id: string): Promise<void> {
@@ -114,5 +132,23 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
+  }
+
+  async sealPlainSecrets(id: string, sealed: SealedSecrets): Promise<boolean> {
+    const written = await conditionHeld(
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          UpdateExpression: 'SET #secrets = :sealed',
+          // Only a row that still holds the plain list: a second migration changes nothing.
+          ConditionExpression: 'attribute_type(#secrets, :list)',
+          ExpressionAttributeNames: { '#secrets': 'secrets' },
+          ExpressionAttributeValues: { ':sealed': sealed, ':list': 'L' },
+        }),
+      ),
+    );
+    if (written) this.cache = undefined;
+    return written;
   }
 }

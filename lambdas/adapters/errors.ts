@@ -8,3 +8,8 @@ export class ForbiddenAddressError extends Error {
   override name = 'ForbiddenAddressError';
   readonly code = 'EHOOKLINE_FORBIDDEN_ADDRESS';
 }
+
+/** Sealed signing secrets that cannot be opened (another subscription's blob, another key, altered bytes) or sealed. */
+export class SealedSecretsError extends Error {
+  override name = 'SealedSecretsError';
+}

@@ -1,8 +1,12 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { PROVIDED_BY, type Deps, type FunctionDeps, type ProvidedDep } from '#app/deps.ts';
+import { InvalidPolicyError } from '#domain/errors.ts';
+import { parseAllowedPorts, type PortRanges } from '#domain/target-ports.ts';
 import { parseFlag, parsePositiveInt, parseRetryPolicyEnv, readFunctionEnv, type Env } from '#config/env.ts';
+import { InvalidEnvironmentError } from '#config/errors.ts';
 import type { EnvName, FunctionKey } from '#config/topology.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { DeliveryMetrics } from '#ports/metrics.ts';
@@ -17,6 +21,8 @@ import { DynamoDbRecoveryStore } from './dynamodb-recovery-store.ts';
 import { DynamoDbReplayStore } from './dynamodb-replay-store.ts';
 import { DynamoDbSubscriptionStore } from './dynamodb-subscription-store.ts';
 import { documentClient } from './dynamodb.ts';
+import { KmsSecretOpener, KmsSecretSealer } from './kms-secret-cipher.ts';
+import { LocalKeySecretCipher } from './local-key-secret-cipher.ts';
 import { NodeHttpSender } from './node-http-sender.ts';
 import { POLICIES_FROM_ENV } from './policy-env.ts';
 import { S3Archive } from './s3-archive.ts';
@@ -27,7 +33,11 @@ export interface Clients {
   readonly dynamodb?: DynamoDBClient;
   readonly sqs?: SQSClient;
   readonly s3?: S3Client;
+  readonly kms?: KMSClient;
 }
+
+/** The value of HOOKLINE_SECRETS_*_KEY_ID that means "the local key file", never a KMS key. */
+export const LOCAL_SECRETS_KEY_ID = 'local';
 
 export interface BuildOptions {
   readonly clients?: Clients;
@@ -35,6 +45,8 @@ export interface BuildOptions {
   readonly clock?: Clock;
   /** How long fan-out may serve subscriptions from memory (ms). */
   readonly subscriptionCacheMs?: number;
+  /** The local runtime's secrets key (local-key-secret-cipher.ts), used where HOOKLINE_SECRETS_*_KEY_ID is `local`. */
+  readonly localSecretsKey?: Uint8Array;
 }
 
 const USER_AGENT = 'Hookline/0.1 (+webhooks)';
@@ -58,12 +70,33 @@ const MAKE: { readonly [K in ProvidedDep]: (v: Vars, s: Shared) => Deps[K] } = {
   apiKeys: (v, s) => new DynamoDbApiKeyStore(s.db, v.API_KEYS_TABLE),
   archive: (v, s) => new S3Archive(s.options.clients?.s3 ?? new S3Client({}), v.ARCHIVE_BUCKET),
   manifests: (v, s) => new DynamoDbArchiveManifestStore(s.db, v.ARCHIVE_BATCHES_TABLE),
-  http: (v, s) => new NodeHttpSender({ allowPrivate: MAKE.allowPrivateTargets(v, s), userAgent: USER_AGENT }, s.clock.now),
+  http: (v, s) => new NodeHttpSender({ allowPrivate: MAKE.allowPrivateTargets(v, s), allowedPorts: MAKE.allowedPorts(v, s), userAgent: USER_AGENT }, s.clock.now),
   attemptTimeoutMs: (v) => parsePositiveInt('HOOKLINE_SENDER_TIMEOUT_MS', v.HOOKLINE_SENDER_TIMEOUT_MS),
   defaultRetryPolicy: (v) => parseRetryPolicyEnv('HOOKLINE_DEFAULT_RETRY_POLICY', v.HOOKLINE_DEFAULT_RETRY_POLICY),
   allowPrivateTargets: (v) => parseFlag('HOOKLINE_ALLOW_PRIVATE_TARGETS', v.HOOKLINE_ALLOW_PRIVATE_TARGETS),
+  allowedPorts: (v) => allowedPortsFromEnv('HOOKLINE_ALLOWED_PORTS', v.HOOKLINE_ALLOWED_PORTS),
+  secretSealer: (v, s) => secretsCipher('HOOKLINE_SECRETS_SEAL_KEY_ID', v, s, (kms, keyId) => new KmsSecretSealer(kms, keyId)),
+  secretOpener: (v, s) => secretsCipher('HOOKLINE_SECRETS_OPEN_KEY_ID', v, s, (kms, keyId) => new KmsSecretOpener(kms, keyId)),
   ...POLICIES_FROM_ENV,
 };
+
+/** The local key where the variable says `local` (and the local runtime gave one), else KMS envelope encryption under that key. */
+function secretsCipher<T>(name: EnvName, v: Vars, s: Shared, kms: (client: KMSClient, keyId: string) => T): T | LocalKeySecretCipher {
+  const keyId = v[name];
+  if (keyId !== LOCAL_SECRETS_KEY_ID) return kms(s.options.clients?.kms ?? new KMSClient({}), keyId);
+  if (!s.options.localSecretsKey) throw new InvalidEnvironmentError(name, `is '${LOCAL_SECRETS_KEY_ID}' but no local secrets key was given (only the local runtime has one)`);
+  return new LocalKeySecretCipher(s.options.localSecretsKey);
+}
+
+/** The domain's port list from a variable; a refusal names the variable. */
+function allowedPortsFromEnv(name: EnvName, value: string): PortRanges {
+  try {
+    return parseAllowedPorts(value);
+  } catch (error) {
+    if (!(error instanceof InvalidPolicyError)) throw error;
+    throw new InvalidEnvironmentError(name, error.rule, { cause: error });
+  }
+}
 
 /** The dependencies function `fn`'s declared environment provides (what FunctionDeps<fn> names). */
 export function providedTo(fn: FunctionKey, env: Env = {}): readonly ProvidedDep[] {

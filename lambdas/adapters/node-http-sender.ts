@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { AttemptResult } from '#domain/classify.ts';
+import { DEFAULT_PORT_RANGES, formatPorts, isAllowedPort, targetPort, type PortRanges } from '#domain/target-ports.ts';
 import { isForbiddenAddress } from '#domain/targets.ts';
 import { RESPONSE_SNIPPET_BYTES, capUtf8 } from '#domain/types.ts';
 import type { HttpRequest, HttpSender } from '#ports/http-sender.ts';
@@ -35,7 +36,12 @@ export class NodeHttpSender implements HttpSender {
   private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
 
   constructor(
-    private readonly options: { readonly allowPrivate: boolean; readonly userAgent?: string },
+    private readonly options: {
+      readonly allowPrivate: boolean;
+      readonly userAgent?: string;
+      /** Destination ports (HOOKLINE_ALLOWED_PORTS), checked again here because a stored URL may predate the setting. */
+      readonly allowedPorts?: PortRanges;
+    },
     private readonly clock: () => number = Date.now,
   ) {
     this.lookup = guardedLookup(options.allowPrivate);
@@ -58,6 +64,11 @@ export class NodeHttpSender implements HttpSender {
       } catch {
         return resolve({ kind: 'forbidden_target', durationMs: 0, message: 'url is not valid' });
       }
+      const ports = this.options.allowedPorts ?? DEFAULT_PORT_RANGES;
+      const port = targetPort(url);
+      if (!isAllowedPort(port, ports)) {
+        return resolve({ kind: 'forbidden_target', durationMs: 0, message: `port ${port} is not allowed (allowed ports: ${formatPorts(ports)})` });
+      }
       if (!this.options.allowPrivate) {
         const host = url.hostname.replace(/^\[|\]$/g, '');
         if (/^[\d.]+$|:/.test(host) && isForbiddenAddress(host)) {
@@ -72,8 +83,13 @@ export class NodeHttpSender implements HttpSender {
         lookup: this.lookup,
         headers: { ...request.headers, 'content-length': String(body.length), ...(this.options.userAgent ? { 'user-agent': this.options.userAgent } : {}) },
       });
+      // Set once the status line and headers are in: from then on the attempt is that response.
+      let responded: (() => void) | undefined;
       const timer = setTimeout(() => {
-        finish({ kind: 'timeout', durationMs: elapsed(), message: `no response within ${request.timeoutMs} ms` });
+        // A body still trickling in does not undo a status already received: a 2xx is delivered
+        // (retrying it would deliver twice), any other status is judged as it is.
+        if (responded) responded();
+        else finish({ kind: 'timeout', durationMs: elapsed(), message: `no response within ${request.timeoutMs} ms` });
         req.destroy();
       }, request.timeoutMs);
       req.on('response', (res) => {
@@ -89,6 +105,7 @@ export class NodeHttpSender implements HttpSender {
             durationMs: elapsed(),
           });
         };
+        responded = done;
         res.on('data', (chunk: Buffer) => {
           if (size < RESPONSE_SNIPPET_BYTES) chunks.push(chunk.subarray(0, RESPONSE_SNIPPET_BYTES - size));
           size += chunk.length;

@@ -2,14 +2,14 @@ import type { Deps } from '#app/deps.ts';
 import { resolveArchivePolicy } from '#domain/archive.ts';
 import { resolveAutoPausePolicy } from '#domain/auto-pause.ts';
 import { InvalidPolicyError } from '#domain/errors.ts';
-import { resolveRateLimit } from '#domain/rate-limit.ts';
+import { resolvePauseLimit, resolveRateLimit } from '#domain/rate-limit.ts';
 import { resolveReplayPolicy } from '#domain/replay.ts';
 import { resolveRetentionPolicy } from '#domain/retention.ts';
 import { InvalidEnvironmentError } from '#config/errors.ts';
 import { ENV_DEFAULTS, type EnvName } from '#config/topology.ts';
 
 type Vars = Partial<Record<EnvName, string>>;
-type PolicyDep = 'autoPause' | 'replayPolicy' | 'customerReplayLimit' | 'retention' | 'archivePolicy';
+type PolicyDep = 'autoPause' | 'replayPolicy' | 'customerReplayLimit' | 'customerPauseLimit' | 'retention' | 'archivePolicy';
 
 /**
  * Builds a policy from numbers in the environment through the domain's own validation. A
@@ -35,6 +35,8 @@ export const POLICIES_FROM_ENV: { readonly [K in PolicyDep]: (vars: Vars) => Dep
   replayPolicy: (vars) => policyFrom(vars, { windowSeconds: 'HOOKLINE_REPLAY_WINDOW_SECONDS' }, resolveReplayPolicy),
   customerReplayLimit: (vars) =>
     policyFrom(vars, { limit: 'HOOKLINE_CUSTOMER_REPLAY_LIMIT', windowSeconds: 'HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS' }, resolveRateLimit),
+  customerPauseLimit: (vars) =>
+    policyFrom(vars, { limit: 'HOOKLINE_CUSTOMER_PAUSE_LIMIT', windowSeconds: 'HOOKLINE_CUSTOMER_PAUSE_WINDOW_SECONDS' }, resolvePauseLimit),
   retention: (vars) =>
     policyFrom(vars, { deliveredDays: 'HOOKLINE_RETENTION_DELIVERED_DAYS', deadLetterDays: 'HOOKLINE_RETENTION_DEAD_LETTER_DAYS' }, resolveRetentionPolicy),
   archivePolicy: (vars) =>

@@ -4,6 +4,7 @@ import type { RateLimit } from '#domain/rate-limit.ts';
 import type { ReplayPolicy } from '#domain/replay.ts';
 import type { RetentionPolicy } from '#domain/retention.ts';
 import type { RetryPolicy } from '#domain/retry-policy.ts';
+import type { PortRanges } from '#domain/target-ports.ts';
 import type { EnvName, FunctionKey, FUNCTIONS } from '#config/topology.ts';
 import type { ApiKeyStore } from '#ports/api-key-store.ts';
 import type { Archive, ArchiveManifestStore } from '#ports/archive.ts';
@@ -18,6 +19,7 @@ import type { DeliveryMetrics } from '#ports/metrics.ts';
 import type { RateLimiter } from '#ports/rate-limiter.ts';
 import type { RecoveryStore } from '#ports/recovery-store.ts';
 import type { ReplayStore } from '#ports/replay-store.ts';
+import type { SecretOpener, SecretSealer } from '#ports/secret-sealer.ts';
 import type { SubscriptionStore } from '#ports/subscription-store.ts';
 
 /**
@@ -42,16 +44,24 @@ export interface Deps {
   readonly defaultRetryPolicy: RetryPolicy;
   /** Lets subscriptions and sends reach loopback and private addresses (local development only). */
   readonly allowPrivateTargets: boolean;
+  /** Destination ports subscription URLs may use (HOOKLINE_ALLOWED_PORTS). */
+  readonly allowedPorts: PortRanges;
   /** When a subscription that keeps dead-lettering is paused. */
   readonly autoPause: AutoPausePolicy;
   readonly replayPolicy: ReplayPolicy;
   /** Single replays a tenant key may make per subscription and window. */
   readonly customerReplayLimit: RateLimit;
+  /** Pauses and resumes a tenant key may make per subscription and window. */
+  readonly customerPauseLimit: RateLimit;
   readonly retention: RetentionPolicy;
   readonly archivePolicy: ArchivePolicy;
   readonly clock: Clock;
   readonly metrics: DeliveryMetrics;
   readonly resolver: HostResolver;
+  /** Seals new subscriptions' signing secrets (the api: it creates them). */
+  readonly secretSealer: SecretSealer;
+  /** Opens them for signing (the sender only; no other function can). */
+  readonly secretOpener: SecretOpener;
 }
 
 /**
@@ -71,15 +81,21 @@ export const PROVIDED_BY = {
   apiKeys: ['API_KEYS_TABLE'],
   archive: ['ARCHIVE_BUCKET'],
   manifests: ['ARCHIVE_BATCHES_TABLE'],
-  http: ['HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_ALLOW_PRIVATE_TARGETS'],
+  http: ['HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_ALLOW_PRIVATE_TARGETS', 'HOOKLINE_ALLOWED_PORTS'],
   attemptTimeoutMs: ['HOOKLINE_SENDER_TIMEOUT_MS'],
   defaultRetryPolicy: ['HOOKLINE_DEFAULT_RETRY_POLICY'],
   allowPrivateTargets: ['HOOKLINE_ALLOW_PRIVATE_TARGETS'],
+  allowedPorts: ['HOOKLINE_ALLOWED_PORTS'],
   autoPause: ['HOOKLINE_AUTO_PAUSE_SECONDS'],
   replayPolicy: ['HOOKLINE_REPLAY_WINDOW_SECONDS'],
   customerReplayLimit: ['HOOKLINE_CUSTOMER_REPLAY_LIMIT', 'HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS'],
+  customerPauseLimit: ['HOOKLINE_CUSTOMER_PAUSE_LIMIT', 'HOOKLINE_CUSTOMER_PAUSE_WINDOW_SECONDS'],
   retention: ['HOOKLINE_RETENTION_DELIVERED_DAYS', 'HOOKLINE_RETENTION_DEAD_LETTER_DAYS'],
   archivePolicy: ['HOOKLINE_ARCHIVE_BATCH_SIZE', 'HOOKLINE_RESTORE_HOLD_DAYS', 'HOOKLINE_ARCHIVE_LOCK_SECONDS'],
+  // Two names for the one key, so sealing and opening are separate dependencies a function's
+  // environment grants one at a time, as its IAM policy does.
+  secretSealer: ['HOOKLINE_SECRETS_SEAL_KEY_ID'],
+  secretOpener: ['HOOKLINE_SECRETS_OPEN_KEY_ID'],
 } as const satisfies Partial<Record<keyof Deps, readonly EnvName[]>>;
 export type ProvidedDep = keyof typeof PROVIDED_BY;
 

@@ -6,9 +6,10 @@
 
 import { DEFAULT_ARCHIVE_POLICY } from '../domain/archive.ts';
 import { DEFAULT_AUTO_PAUSE_POLICY } from '../domain/auto-pause.ts';
-import { DEFAULT_CUSTOMER_REPLAY_LIMIT } from '../domain/rate-limit.ts';
+import { DEFAULT_CUSTOMER_PAUSE_LIMIT, DEFAULT_CUSTOMER_REPLAY_LIMIT } from '../domain/rate-limit.ts';
 import { DEFAULT_REPLAY_POLICY } from '../domain/replay.ts';
 import { DEFAULT_RETENTION } from '../domain/retention.ts';
+import { DEFAULT_ALLOWED_PORTS } from '../domain/target-ports.ts';
 
 export type AttributeType = 'S' | 'N';
 export interface KeyDef {
@@ -63,6 +64,7 @@ export function localResourceName(def: { readonly localName: string }, prefix = 
 export const INDEXES = {
   deliveries: { bySubscription: 'bySubscription', deadLetters: 'deadLetters', deadLettersBySubscription: 'deadLettersBySubscription', active: 'active' },
   replays: { byStartedAt: 'byStartedAt', running: 'running' },
+  apiKeys: { byTenant: 'byTenant' },
 } as const;
 
 /**
@@ -110,7 +112,10 @@ export const TABLES = {
     ],
   }),
   // Tenant API keys by the SHA-256 of the key.
-  apiKeys: table('API_KEYS_TABLE', 'hookline-api-keys', 'keyHash'),
+  apiKeys: table('API_KEYS_TABLE', 'hookline-api-keys', 'keyHash', {
+    // A tenant's keys, to list and revoke them by keyId (the table itself is keyed by the hash).
+    indexes: [stringIndex(INDEXES.apiKeys.byTenant, 'tenantId', 'keyId', 'ALL')],
+  }),
   // Fixed-window counters (customer replay limit); TTL drops finished windows.
   rateLimits: table('RATE_LIMITS_TABLE', 'hookline-rate-limits', 'key', { ttlAttribute: 'expiresAt' }),
   // The archiver's write-ahead manifests of unfinished batches (empty after a clean run) and its run lock.
@@ -165,6 +170,7 @@ export const FUNCTIONS = {
       'ATTEMPTS_TABLE',
       'DELIVERY_QUEUE_URL',
       'HOOKLINE_ALLOW_PRIVATE_TARGETS',
+      'HOOKLINE_ALLOWED_PORTS',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
       'REPLAYS_TABLE',
       'API_KEYS_TABLE',
@@ -172,6 +178,12 @@ export const FUNCTIONS = {
       'HOOKLINE_REPLAY_WINDOW_SECONDS',
       'HOOKLINE_CUSTOMER_REPLAY_LIMIT',
       'HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS',
+      'HOOKLINE_CUSTOMER_PAUSE_LIMIT',
+      'HOOKLINE_CUSTOMER_PAUSE_WINDOW_SECONDS',
+      // A bulk replay's range is capped at the retention window.
+      'HOOKLINE_RETENTION_DELIVERED_DAYS',
+      'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+      'HOOKLINE_SECRETS_SEAL_KEY_ID',
     ],
   },
   authorizer: {
@@ -206,9 +218,11 @@ export const FUNCTIONS = {
       'ATTEMPTS_TABLE',
       'DELIVERY_QUEUE_URL',
       'HOOKLINE_ALLOW_PRIVATE_TARGETS',
+      'HOOKLINE_ALLOWED_PORTS',
       'HOOKLINE_SENDER_TIMEOUT_MS',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
       'HOOKLINE_AUTO_PAUSE_SECONDS',
+      'HOOKLINE_SECRETS_OPEN_KEY_ID',
     ],
   },
   sweeper: {
@@ -216,7 +230,8 @@ export const FUNCTIONS = {
     timeoutSeconds: 300,
     memorySize: 512,
     description: 'Hookline sweeper: expires past-deadline deliveries, re-enqueues lost messages, releases stuck claims',
-    environment: ['DELIVERIES_TABLE', 'DELIVERY_QUEUE_URL', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_SWEEP_GRACE_SECONDS'],
+    // Subscriptions and the auto-pause period: an expiry counts toward the dead-letter streak.
+    environment: ['SUBSCRIPTIONS_TABLE', 'DELIVERIES_TABLE', 'DELIVERY_QUEUE_URL', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_SWEEP_GRACE_SECONDS', 'HOOKLINE_AUTO_PAUSE_SECONDS'],
   },
   replay: {
     entry: 'lambdas/functions/replay.ts',
@@ -231,6 +246,9 @@ export const FUNCTIONS = {
       'REPLAYS_TABLE',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
       'HOOKLINE_REPLAY_WINDOW_SECONDS',
+      // A bulk replay's range is capped at the retention window.
+      'HOOKLINE_RETENTION_DELIVERED_DAYS',
+      'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
     ],
   },
   archiver: {
@@ -328,8 +346,14 @@ export const ENV_DEFAULTS = {
   DELIVERY_QUEUE_URL: undefined,
   INGEST_QUEUE_URL: undefined,
   HOOKLINE_ADMIN_KEY_SECRET_ID: undefined,
+  /** The KMS key (id or ARN) that seals new subscriptions' signing secrets (api: GenerateDataKey); `local` in the local runtime. */
+  HOOKLINE_SECRETS_SEAL_KEY_ID: undefined,
+  /** The same key, for opening them to sign (sender: Decrypt); `local` in the local runtime. */
+  HOOKLINE_SECRETS_OPEN_KEY_ID: undefined,
   /** '1' lets deliveries reach loopback/private addresses: local development only. */
   HOOKLINE_ALLOW_PRIVATE_TARGETS: '0',
+  /** Destination ports subscriptions may use, checked at creation and at every send (lambdas/domain/target-ports.ts). */
+  HOOKLINE_ALLOWED_PORTS: DEFAULT_ALLOWED_PORTS,
   HOOKLINE_SENDER_TIMEOUT_MS: String(DEFAULT_SENDER_TIMEOUT_MS),
   /** How long past due a pending delivery may sit before the sweeper decides its message was lost. */
   HOOKLINE_SWEEP_GRACE_SECONDS: String(DEFAULT_SWEEP_GRACE_SECONDS),
@@ -345,6 +369,9 @@ export const ENV_DEFAULTS = {
   /** Single replays a tenant key may make per subscription per window (429 with Retry-After beyond). */
   HOOKLINE_CUSTOMER_REPLAY_LIMIT: String(DEFAULT_CUSTOMER_REPLAY_LIMIT.limit),
   HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS: String(DEFAULT_CUSTOMER_REPLAY_LIMIT.windowSeconds),
+  /** Pauses and resumes (together) a tenant key may make per subscription per window (429 with Retry-After beyond). */
+  HOOKLINE_CUSTOMER_PAUSE_LIMIT: String(DEFAULT_CUSTOMER_PAUSE_LIMIT.limit),
+  HOOKLINE_CUSTOMER_PAUSE_WINDOW_SECONDS: String(DEFAULT_CUSTOMER_PAUSE_LIMIT.windowSeconds),
   /** A subscription whose deliveries dead-letter without a success for this long is paused. */
   HOOKLINE_AUTO_PAUSE_SECONDS: String(DEFAULT_AUTO_PAUSE_POLICY.afterSeconds),
   /** Days a delivered delivery stays in DynamoDB before the archiver moves it to S3 (fractions allowed). */
@@ -371,6 +398,8 @@ export const COMMON_ENVIRONMENT = {
 export const METRICS = {
   eventsPublished: 'EventsPublished',
   succeeded: 'DeliveriesSucceeded',
+  /** An attempt that failed in a way worth retrying, rescheduled: the dashboard's retry rate. */
+  retried: 'DeliveriesRetried',
   failed: 'DeliveriesFailed',
   expired: 'DeliveriesExpired',
   deadLettered: 'DeadLettered',

@@ -13,6 +13,22 @@ export type RateLimit = typeof DEFAULT_CUSTOMER_REPLAY_LIMIT;
 export const DEFAULT_CUSTOMER_REPLAY_LIMIT = CUSTOMER_REPLAY_LIMIT.defaults;
 export const resolveRateLimit = CUSTOMER_REPLAY_LIMIT.resolve;
 
+/**
+ * Pause and resume by a tenant key, counted together: 10 an hour per subscription. A resume
+ * of a paused subscription makes its whole backlog due at once (spread over the drain window),
+ * ahead of each delivery's backoff, so a pause/resume loop would otherwise be a way around
+ * the backoff; 10 an hour is five maintenance windows, far more than a tenant needs.
+ */
+const CUSTOMER_PAUSE_LIMIT = numericPolicy('customerPauseLimit', {
+  /** Most pauses and resumes in one window. */
+  limit: { default: 10, min: 1, max: 1_000_000, integer: true },
+  /** Length of a window. */
+  windowSeconds: { default: 3600, min: 1, max: 86_400, integer: true },
+});
+
+export const DEFAULT_CUSTOMER_PAUSE_LIMIT: RateLimit = CUSTOMER_PAUSE_LIMIT.defaults;
+export const resolvePauseLimit: (override: unknown) => RateLimit = CUSTOMER_PAUSE_LIMIT.resolve;
+
 export interface FixedWindow {
   /** Identifies the window in a counter key: its start in epoch seconds. */
   readonly startSeconds: number;

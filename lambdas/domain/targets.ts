@@ -1,5 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { ForbiddenTargetError } from './errors.ts';
+import { DEFAULT_PORT_RANGES, formatPorts, isAllowedPort, targetPort, type PortRanges } from './target-ports.ts';
 
 /** IPv4 ranges a cloud deployment must never call: loopback, private, link-local (metadata), CGNAT, multicast. */
 const BLOCKED_V4: ReadonlyArray<readonly [string, number]> = [
@@ -41,23 +42,35 @@ function v6Groups(ip: string): number[] {
   return [...h, ...fill, ...t];
 }
 
-/** Whether a resolved address is one a cloud deployment must refuse (SSRF protection). */
+const v4Of = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/**
+ * Whether a resolved address is one a cloud deployment must refuse (SSRF protection).
+ *
+ * IPv6 transition ranges either carry an IPv4 address that is judged like any other (IPv4-mapped
+ * `::ffff:0:0/96`, and the well-known NAT64 prefix `64:ff9b::/96`, which an IPv6-only network
+ * uses to reach public IPv4 hosts, so a public inner address passes), or are refused whole:
+ * IPv4-compatible `::/96` and IPv4-translated `::ffff:0:0:0/96` (both obsolete), 6to4
+ * `2002::/16` (deprecated, RFC 7526; where the packet goes depends on relays we cannot see, so
+ * even a public embedded address is refused), Teredo `2001::/32` (a tunnel whose embedded
+ * addresses are obfuscated), and the rest of `64:ff9b::/32`, local-use `64:ff9b:1::/48`
+ * included (an operator-defined translation that can lead anywhere, RFC 8215).
+ */
 export function isForbiddenAddress(ip: string): boolean {
   if (isIPv4(ip)) return BLOCKED_V4.some((range) => inV4Range(ip, range));
   if (!isIPv6(ip.replace(/^\[|\]$/g, ''))) return true;
   const g = v6Groups(ip);
-  const allZeroPrefix = g.slice(0, 5).every((x) => x === 0);
-  if (allZeroPrefix && g[5] === 0xffff) {
-    // IPv4-mapped (::ffff:a.b.c.d): judge the IPv4 address it carries.
-    const v4 = `${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`;
-    return isForbiddenAddress(v4);
-  }
-  if (g.slice(0, 7).every((x) => x === 0) && (g[7] === 0 || g[7] === 1)) return true; // :: and ::1
-  const first = g[0]!;
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && g[5] === 0xffff) return isForbiddenAddress(v4Of(g[6]!, g[7]!)); // IPv4-mapped
+  if (zeros(0, 6)) return true; // ::/96 IPv4-compatible, with :: and ::1
+  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return true; // ::ffff:0:0:0/96 IPv4-translated
+  const [first, second] = [g[0]!, g[1]!];
+  if (first === 0x64 && second === 0xff9b) return zeros(2, 6) ? isForbiddenAddress(v4Of(g[6]!, g[7]!)) : true; // NAT64
+  if (first === 0x2002) return true; // 6to4
+  if (first === 0x2001 && second === 0) return true; // Teredo
   if ((first & 0xfe00) === 0xfc00) return true; // fc00::/7 unique-local (AWS metadata fd00:ec2::254 included)
   if ((first & 0xffc0) === 0xfe80) return true; // fe80::/10 link-local
   if ((first & 0xff00) === 0xff00) return true; // multicast
-  if (first === 0x64 && g[1] === 0xff9b) return true; // NAT64 can reach private IPv4
   return false;
 }
 
@@ -66,12 +79,16 @@ const FORBIDDEN_HOSTNAMES = [/^localhost$/i, /\.localhost$/i, /^metadata\.google
 export interface TargetRules {
   /** Local development lets receivers on localhost and private networks through. */
   readonly allowPrivate: boolean;
+  /** Destination ports a URL may name (HOOKLINE_ALLOWED_PORTS); default DEFAULT_ALLOWED_PORTS. Checked in every mode. */
+  readonly allowedPorts?: PortRanges;
 }
 
 /**
  * Checks a subscription URL before it is stored: http/https only, no credentials, no
- * fragment, at most 2048 characters, and (in cloud mode) no private host literal. Hostnames are
- * checked again on the resolved address at every send, which also defeats DNS rebinding.
+ * fragment, at most 2048 characters, an allowed port, and (in cloud mode) no private host
+ * literal. Hostnames are checked again on the resolved address at every send, which also
+ * defeats DNS rebinding. The URL returned is the WHATWG-normalised one: its `href` is what is
+ * stored and sent, so the rules judged exactly what will be called.
  */
 export function checkTargetUrl(raw: string, rules: TargetRules): URL {
   if (raw.length > 2048) throw new ForbiddenTargetError('must be at most 2048 characters', raw.slice(0, 64));
@@ -87,6 +104,9 @@ export function checkTargetUrl(raw: string, rules: TargetRules): URL {
   }
   if (url.username || url.password) throw new ForbiddenTargetError('must not carry credentials', raw);
   if (url.hash) throw new ForbiddenTargetError('must not have a fragment', raw);
+  const ports = rules.allowedPorts ?? DEFAULT_PORT_RANGES;
+  const port = targetPort(url);
+  if (!isAllowedPort(port, ports)) throw new ForbiddenTargetError(`port ${port} is not allowed (allowed ports: ${formatPorts(ports)})`, raw);
   if (!rules.allowPrivate) {
     // A trailing dot names the same host (fully qualified): "localhost." is localhost.
     const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');

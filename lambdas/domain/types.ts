@@ -18,11 +18,40 @@ export interface Subscription {
   readonly lastDeadLetterAt?: string;
   /** Dead letters in the current run. */
   readonly deadLetterStreak?: number;
-  /** Newest first; more than one while a rotation is in progress. */
-  readonly secrets: readonly string[];
+  /**
+   * The signing secrets (newest first; more than one while a rotation is in progress), sealed:
+   * a subscription read from the store carries no usable secret, and only the sender's
+   * SecretOpener turns this into the strings `signatureHeaders` needs (docs/design.md, "Secrets at rest").
+   */
+  readonly secrets: StoredSecrets;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
+
+/**
+ * Signing secrets encrypted with AES-256-GCM under a data key, bound to their subscription's
+ * id. `kms-v1`: the data key comes from KMS GenerateDataKey and `key` is its encrypted form;
+ * `local-v1`: the data key is the local runtime's key file, so there is no `key`.
+ * Binary fields are base64.
+ */
+export interface SealedSecrets {
+  readonly scheme: 'kms-v1' | 'local-v1';
+  readonly key?: string;
+  readonly iv: string;
+  readonly tag: string;
+  readonly data: string;
+}
+
+/** A row written before secrets were sealed: the store reads its plain list as this until it is sealed. */
+export interface PlainSecrets {
+  readonly scheme: 'plain';
+  readonly secrets: readonly string[];
+}
+
+export type StoredSecrets = SealedSecrets | PlainSecrets;
+
+/** The subscription createSubscription returns: the one time its plain-text secret is shown. */
+export type CreatedSubscription = Subscription & { readonly secret: string };
 
 /** The publish idempotency record; the body is kept here once, not per delivery. */
 export interface EventRecord {

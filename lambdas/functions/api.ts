@@ -1,7 +1,24 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { buildDeps } from '#adapters/function-deps.ts';
 import { powertoolsMetrics } from '#adapters/powertools-metrics.ts';
+import { sealPlainSecrets } from '#app/secrets/seal-plain-secrets.ts';
 import { createApiHandler } from '#handlers/api/handler.ts';
 import { awsObservability } from '#handlers/observability.ts';
 
 const obs = awsObservability();
-export const handler = createApiHandler(buildDeps('api', process.env, { metrics: powertoolsMetrics(obs.metrics!) }), obs);
+const deps = buildDeps('api', process.env, { metrics: powertoolsMetrics(obs.metrics!) });
+const api = createApiHandler(deps, obs);
+
+// Rows written before secrets were sealed are sealed by the one function that may seal, once
+// per container before its first request (conditional writes: racing containers write once).
+// Not at import: a cold start must not fail on DynamoDB. Until then the sender signs with the
+// plain list it finds (docs/design.md, "Secrets at rest").
+let migrated: Promise<void> | undefined;
+export const handler = async (...args: Parameters<typeof api>): Promise<APIGatewayProxyResult> => {
+  migrated ??= sealPlainSecrets(deps).then(
+    (sealed) => void (sealed > 0 && obs.logger.info('sealed plain-text signing secrets', { sealed })),
+    (error: unknown) => void obs.logger.error('could not seal plain-text signing secrets; the next container retries', { error: error as Error }),
+  );
+  await migrated;
+  return api(...args);
+};

@@ -19,11 +19,13 @@ export const UNAUTHORIZED = 'Unauthorized';
  * API Gateway TOKEN authorizer: `Authorization: Bearer <key>` → principal with a role. The
  * deployment's admin key gives `admin`; a key minted for a tenant (`hk_tenant_…`, looked up by
  * its hash when `tenantKeys` is given) gives `tenant` with its tenant id, and the API scopes
- * every route to that tenant.
+ * every route to that tenant. A revoked or expired tenant key is refused like an unknown one;
+ * tenant keys are looked up on every call (no cache here), so only API Gateway's authorizer
+ * cache (30 s, lib/constructs/api.ts) delays a revocation.
  */
-export function createAuthorizerHandler(keys: KeySource, obs: Observability, tenantKeys?: ApiKeyStore) {
+export function createAuthorizerHandler(keys: KeySource, obs: Observability, tenantKeys?: ApiKeyStore, now: () => number = Date.now) {
   return withObservability(async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
-    const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(event.authorizationToken ?? '');
+    const match = /^Bearer ([\x21-\x7e]{1,512})$/i.exec(event.authorizationToken ?? '');
     if (!match) throw new Error(UNAUTHORIZED);
     const key = match[1]!;
     // Allow every route of this stage so API Gateway's authorizer cache serves the next call.
@@ -37,7 +39,7 @@ export function createAuthorizerHandler(keys: KeySource, obs: Observability, ten
       context,
     });
     if (keyMatches(key, await keys.adminKey())) return allow('admin', { role: 'admin' });
-    const tenant = tenantKeys ? await tenantKey(tenantKeys, key) : undefined;
+    const tenant = tenantKeys ? await tenantKey(tenantKeys, key, now()) : undefined;
     if (tenant) return allow(`tenant:${tenant.tenantId}`, { role: 'tenant', tenantId: tenant.tenantId, keyId: tenant.keyId });
     throw new Error(UNAUTHORIZED);
   }, obs);

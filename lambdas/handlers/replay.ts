@@ -41,8 +41,8 @@ export function createReplayHandler(deps: BulkReplayDeps & ReplayDeliveryDeps, o
         obs.logger.info('bulk replay', { id: record.id, status: record.status, matched: record.matched, replayed: record.replayed, operator: record.operator });
         return replayView(record);
       }
-      if (action === 'resume') return replayView(await resumeBulkReplay(deps, parseId(rest.replayId as string, 'rpl', 'replayId'), budget));
-      if (action === 'get') return replayView(await getReplay(deps, parseId(rest.replayId as string, 'rpl', 'replayId')));
+      if (action === 'resume') return replayView(await resumeBulkReplay(deps, parseId(rest.replayId, 'rpl', 'replayId'), budget));
+      if (action === 'get') return replayView(await getReplay(deps, parseId(rest.replayId, 'rpl', 'replayId')));
       if (action === 'list') {
         const page = await listReplays(deps, { limit: parseLimit(rest.limit === undefined ? undefined : String(rest.limit)), ...(typeof rest.cursor === 'string' ? { cursor: rest.cursor } : {}) });
         return { items: page.items.map(replayView), nextCursor: page.nextCursor ?? null };

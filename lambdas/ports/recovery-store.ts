@@ -9,9 +9,14 @@ import type { Page, PageRequest } from './page.ts';
 export interface RecoveryStore {
   /** One subscription's deliveries created in [createdFrom, createdTo], oldest first, read consistently. */
   listCreated(request: PageRequest & { readonly subscriptionId: string; readonly createdFrom?: string; readonly createdTo: string }): Promise<Page<Delivery>>;
-  /** Dead letters last changed in [changedFrom, changedTo], oldest first, optionally of one subscription. */
+  /**
+   * Dead letters last changed in [changedFrom, changedTo], oldest first, optionally of one
+   * subscription. Across subscriptions this walks one partition per day; past `deadlineMs`
+   * (epoch ms) it stops, even with fewer than `limit` items, and `nextCursor` continues from
+   * the day it reached.
+   */
   listDeadLettersChanged(
-    request: PageRequest & { readonly subscriptionId?: string; readonly changedFrom: string; readonly changedTo: string },
+    request: PageRequest & { readonly subscriptionId?: string; readonly changedFrom: string; readonly changedTo: string; readonly deadlineMs?: number },
   ): Promise<Page<Delivery>>;
   /**
    * Deletes an archived delivery and its attempt log, unless the delivery changed after

@@ -1,8 +1,9 @@
-import type { Subscription, SubscriptionState } from '#domain/types.ts';
+import type { SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
 import type { Page, PageRequest } from './page.ts';
 
 export interface SubscriptionStore {
-  create(subscription: Subscription): Promise<void>;
+  /** Stores a new subscription; its secrets are sealed (the type has no room for plain text). */
+  create(subscription: Subscription & { readonly secrets: SealedSecrets }): Promise<void>;
   get(id: string): Promise<Subscription | undefined>;
   list(request: PageRequest & { readonly tenantId?: string }): Promise<Page<Subscription>>;
   /** Every subscription (active, paused and disabled) for fan-out; may be served from a short cache. */
@@ -16,4 +17,9 @@ export interface SubscriptionStore {
   noteDeadLetter(id: string, nowIso: string): Promise<Subscription | undefined>;
   /** Ends the dead-letter streak (a delivery succeeded, or the subscription was resumed). */
   clearDeadLetterStreak(id: string): Promise<void>;
+  /**
+   * Replaces a row's plain-text secrets (written before sealing) with their sealed form; false
+   * when the row is gone or already sealed, so racing migrations write once.
+   */
+  sealPlainSecrets(id: string, sealed: SealedSecrets): Promise<boolean>;
 }

@@ -9,14 +9,15 @@ import type { TableGrants } from './storage.ts';
  */
 export const TABLE_GRANTS = {
   // Subscriptions CRUD and pause/resume; inline publish (POST /v1/events); replay; attempt log reads;
-  // bulk replay and its audit trail; minting tenant keys (put only); the customer replay counters.
+  // bulk replay and its audit trail; minting, listing (byTenant index) and revoking tenant keys;
+  // the customer replay and pause counters.
   api: {
     subscriptions: 'readWrite',
     events: 'readWrite',
     deliveries: 'readWrite',
     attempts: 'read',
     replays: 'readWrite',
-    apiKeys: 'write',
+    apiKeys: 'readWrite',
     rateLimits: 'write',
   },
   // Looks tenant keys up by hash; never writes.
@@ -26,8 +27,9 @@ export const TABLE_GRANTS = {
   // Reads the subscription (and disables it on 410 Gone) and the stored body; claims and
   // settles deliveries; appends attempts (conditional PutItem, never reads them back).
   sender: { subscriptions: 'readWrite', events: 'read', deliveries: 'readWrite', attempts: 'write' },
-  // Expires, re-enqueues and releases deliveries.
-  sweeper: { deliveries: 'readWrite' },
+  // Expires, re-enqueues and releases deliveries; an expiry extends the subscription's
+  // dead-letter streak and may auto-pause it (conditional updates of the subscription).
+  sweeper: { subscriptions: 'readWrite', deliveries: 'readWrite' },
   // Reads retry policies; replays deliveries; writes and resumes the audit records.
   replay: { subscriptions: 'read', deliveries: 'readWrite', replays: 'readWrite' },
   // Reads what it archives, deletes archived rows and their attempts, puts restored rows back

@@ -1,4 +1,5 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -62,6 +63,14 @@ export interface HooklineAlarmsProps {
   readonly senderThrottles?: Partial<LambdaAlarmSettings>;
   /** Prepended to every alarm name so two deployments in one account stay apart. @default `${stackName}-` */
   readonly alarmNamePrefix?: string;
+  /** The sweeper: the `SweeperNotRunning` alarm watches its invocations. */
+  readonly sweeper: lambda.IFunction;
+  /** The REST API: the `ApiServerErrors` alarm watches its 5xx rate. */
+  readonly restApi: apigw.RestApi;
+  /** `DeliveryQueueStuck`: how old the oldest not-yet-retried delivery message may get. @default 15 minutes */
+  readonly deliveryQueueMaxAge?: Duration;
+  /** `ApiServerErrors`: the 5xx share of requests (%) over 5 minutes, in 2 consecutive periods, that pages. @default 5 */
+  readonly apiServerErrorPercent?: number;
   /** For the topic's KMS key. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
 }
@@ -89,6 +98,9 @@ export class HooklineAlarms extends Construct {
   readonly redriveNotEmpty: Readonly<Record<QueueKey, cloudwatch.Alarm>>;
   readonly senderErrors: cloudwatch.Alarm;
   readonly senderThrottles: cloudwatch.Alarm;
+  readonly deliveryQueueStuck: cloudwatch.Alarm;
+  readonly apiServerErrors: cloudwatch.Alarm;
+  readonly sweeperNotRunning: cloudwatch.Alarm;
   readonly deadLetterSettings: DeadLetterAlarmSettings;
 
   constructor(scope: Construct, id: string, props: HooklineAlarmsProps) {
@@ -202,11 +214,67 @@ export class HooklineAlarms extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
     );
+
+    // SQS leaves a message out of ApproximateAgeOfOldestMessage once it has been received three
+    // times, so deliveries waiting in their backoff drop out of it after their second retry:
+    // what stays old is a message nobody is receiving (a stuck pipeline).
+    const maxAge = props.deliveryQueueMaxAge ?? Duration.minutes(15);
+    this.deliveryQueueStuck = wire(
+      new cloudwatch.Alarm(this, 'DeliveryQueueStuck', {
+        alarmName: `${prefix}DeliveryQueueStuck`,
+        alarmDescription: `The oldest delivery message not yet retried twice has waited more than ${maxAge.toHumanString()} for 5 minutes: the sender is not consuming the delivery queue. Runbook: docs/aws.md#deliveryqueuestuck`,
+        metric: props.queues.delivery.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM }),
+        threshold: maxAge.toSeconds(),
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 5,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    const percent = props.apiServerErrorPercent ?? 5;
+    if (!(percent > 0 && percent <= 100)) throw new InvalidPropError('apiServerErrorPercent', `must be more than 0 and at most 100, got ${percent}`);
+    const window = Duration.minutes(5);
+    this.apiServerErrors = wire(
+      new cloudwatch.Alarm(this, 'ApiServerErrors', {
+        alarmName: `${prefix}ApiServerErrors`,
+        alarmDescription: `More than ${percent} % of API requests answered 5xx in each of 2 consecutive 5-minute periods (at least 20 requests each). Runbook: docs/aws.md#apiservererrors`,
+        // Below 20 requests a period one failure is too loud a signal; such periods count as fine.
+        metric: new cloudwatch.MathExpression({
+          expression: 'IF(requests >= 20, 100 * errors / requests, 0)',
+          usingMetrics: { requests: props.restApi.metricCount({ period: window }), errors: props.restApi.metricServerError({ period: window }) },
+          period: window,
+          label: '5xx (%)',
+        }),
+        threshold: percent,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 2,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    // The sweeper runs every minute; no invocation at all for 3 minutes (missing data) is the failure.
+    this.sweeperNotRunning = wire(
+      new cloudwatch.Alarm(this, 'SweeperNotRunning', {
+        alarmName: `${prefix}SweeperNotRunning`,
+        alarmDescription: 'The sweeper has not run for 3 minutes: lost delivery messages are not re-enqueued and past-deadline deliveries are not expired. Runbook: docs/aws.md#sweepernotrunning',
+        metric: props.sweeper.metricInvocations({ period: Duration.minutes(1), statistic: cloudwatch.Stats.SUM }),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+      }),
+    );
   }
 
   /** Every alarm this construct owns. */
   get alarms(): readonly cloudwatch.Alarm[] {
-    return [this.deadLetterRate, ...Object.values(this.redriveNotEmpty), this.senderErrors, this.senderThrottles];
+    return [
+      this.deadLetterRate,
+      ...Object.values(this.redriveNotEmpty),
+      this.senderErrors,
+      this.senderThrottles,
+      this.deliveryQueueStuck,
+      this.apiServerErrors,
+      this.sweeperNotRunning,
+    ];
   }
 }
 

@@ -12,6 +12,15 @@ import { DEFAULT_LOG_RETENTION, functionPropsFrom, HooklineFunction } from './ho
 import type { HooklineQueue } from './queues.ts';
 
 /**
+ * API Gateway caches each authorizer decision per key this long: a revoked or expired tenant key
+ * stops working within it (the authorizer itself looks tenant keys up on every call). Short
+ * enough for revocation, long enough that the authorizer runs about twice a minute per busy key.
+ */
+export const DEFAULT_AUTHORIZER_CACHE_TTL = Duration.seconds(30);
+/** The longest cache allowed: Hookline promises that a revoked key stops within a minute. */
+export const MAX_AUTHORIZER_CACHE_TTL = Duration.seconds(60);
+
+/**
  * How API callers authenticate.
  * - `bearer`: `Authorization: Bearer <key>`, the same scheme as the local gateway, checked
  *   by the `authorizer` function against a key generated in Secrets Manager.
@@ -37,8 +46,9 @@ export interface HooklineApiProps extends FunctionConstructProps {
   readonly throttling?: ApiThrottling;
   /**
    * How long API Gateway caches an authorizer decision per bearer key. The authorizer
-   * must then allow the whole API (not just the method it was asked about).
-   * @default Duration.minutes(5)
+   * must then allow the whole API (not just the method it was asked about). It is how long a
+   * revoked or expired tenant key may still get in, so at most MAX_AUTHORIZER_CACHE_TTL (60 s).
+   * @default DEFAULT_AUTHORIZER_CACHE_TTL (30 seconds)
    */
   readonly authorizerCacheTtl?: Duration;
   /** @default 'prod' */
@@ -94,6 +104,10 @@ export class HooklineApi extends Construct {
       throw new InvalidPropError('apiThrottling', 'needs rateLimit > 0 and a positive integer burstLimit');
     }
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const cacheTtl = props.authorizerCacheTtl ?? DEFAULT_AUTHORIZER_CACHE_TTL;
+    if (cacheTtl.toSeconds() > MAX_AUTHORIZER_CACHE_TTL.toSeconds()) {
+      throw new InvalidPropError('authorizerCacheTtl', `must be at most ${MAX_AUTHORIZER_CACHE_TTL.toSeconds()} s (a revoked tenant key works until the cached decision expires), got ${cacheTtl.toSeconds()} s`);
+    }
 
     this.handler = new HooklineFunction(this, 'Api', {
       ...functionPropsFrom('api', props),
@@ -111,7 +125,7 @@ export class HooklineApi extends Construct {
       acknowledgeNag(this.adminKeySecret, [
         {
           id: 'AwsSolutions-SMG4',
-          reason: 'A static bearer key handed to operators: automatic rotation would lock out every client holding it. It is rotated by hand (docs/aws.md "Rotating the admin key"); authorizer decisions are cached for minutes, so a rotation takes effect within the cache TTL.',
+          reason: 'A static bearer key handed to operators: automatic rotation would lock out every client holding it. It is rotated by hand (docs/aws.md "Rotating the admin key"); API Gateway caches authorizer decisions for 30 s and each authorizer container the admin key for 5 minutes, so a rotation takes effect within about 5.5 minutes.',
         },
       ]);
       this.authorizerHandler = new HooklineFunction(this, 'Authorizer', {
@@ -123,7 +137,7 @@ export class HooklineApi extends Construct {
       authorizer = new apigw.TokenAuthorizer(this, 'BearerAuthorizer', {
         handler: this.authorizerHandler.function,
         identitySource: apigw.IdentitySource.header('Authorization'),
-        resultsCacheTtl: props.authorizerCacheTtl ?? Duration.minutes(5),
+        resultsCacheTtl: cacheTtl,
       });
     }
 

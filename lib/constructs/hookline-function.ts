@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -52,6 +53,8 @@ export interface HooklineFunctionProps {
    * for cdk-nag (see acknowledgeNoAsyncFailureDestination). @default nothing acknowledged
    */
   readonly noAsyncFailureDestination?: string;
+  /** Runs the function in these VPC subnets (the sender with static egress IPs). @default no VPC */
+  readonly placement?: { readonly vpc: ec2.IVpc; readonly vpcSubnets: ec2.SubnetSelection; readonly securityGroups: ec2.ISecurityGroup[] };
 }
 
 /** A FunctionConstructProps as the props of its one function: the shared options, environment and tables. */
@@ -103,6 +106,7 @@ export class HooklineFunction extends Construct {
       environment: functionEnvironment(props.functionKey, props.environmentValues),
       role: this.role,
       logGroup: this.logGroup,
+      ...(props.placement ?? {}),
       tracing: props.tracing === false ? lambda.Tracing.DISABLED : lambda.Tracing.ACTIVE,
       projectRoot: root,
       depsLockFilePath: path.join(root, 'package-lock.json'),
@@ -127,6 +131,17 @@ export class HooklineFunction extends Construct {
     props.storage?.grant(this.function, TABLE_GRANTS[props.functionKey]);
     for (const queue of props.sendsTo ?? []) queue.queue.grantSendMessages(this.function);
     if (props.noAsyncFailureDestination !== undefined) this.acknowledgeNoAsyncFailureDestination(props.noAsyncFailureDestination);
+    if (props.placement) {
+      // Lambda attaches the VPC-access managed policy itself: it lets the function create and
+      // delete its own network interfaces, which ec2 does not scope to resources.
+      acknowledgeNag(this.role, [
+        {
+          id: 'AwsSolutions-IAM4',
+          reason: 'AWSLambdaVPCAccessExecutionRole: the ENI permissions a function in a VPC needs; EC2 offers no narrower resource scope for them.',
+          findings: ['Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole'],
+        },
+      ]);
+    }
 
     acknowledgeNag(this.function, [
       {

@@ -3,6 +3,7 @@ import { connectQueue } from './event-source.ts';
 import type { FunctionConstructProps } from './function-options.ts';
 import { functionPropsFrom, HooklineFunction } from './hookline-function.ts';
 import type { HooklineQueue } from './queues.ts';
+import type { StaticEgress } from './static-egress.ts';
 
 export interface DeliverySenderProps extends FunctionConstructProps {
   /** The delivery queue pair the sender consumes. */
@@ -13,6 +14,8 @@ export interface DeliverySenderProps extends FunctionConstructProps {
    * @default EVENT_SOURCES entry for the sender
    */
   readonly maxConcurrency?: number;
+  /** Send from fixed addresses: the sender runs in this VPC's private subnets behind its NAT gateways. @default no VPC */
+  readonly staticEgress?: StaticEgress;
 }
 
 /**
@@ -29,6 +32,7 @@ export class DeliverySender extends Construct {
     this.handler = new HooklineFunction(this, 'Sender', {
       ...functionPropsFrom('sender', props),
       sendsTo: [props.deliveryQueue],
+      ...(props.staticEgress ? { placement: props.staticEgress.functionPlacement } : {}),
       noAsyncFailureDestination:
         'Invoked only synchronously by its SQS event source mapping, never asynchronously; delivery outcomes are recorded in DynamoDB and poison messages move to the delivery redrive queue, which is alarmed.',
     });

@@ -1,5 +1,7 @@
 import { loadavg } from 'node:os';
 import { addSection } from './benchmarks-file.ts';
+import { costChart, latencyChart, retryChart } from './bench-charts.ts';
+import { writeCharts } from './charts.ts';
 import { bareNodeStartMs, measureColdStarts } from './cold-start.ts';
 import { measureCost } from './cost.ts';
 import { profileShares } from './cpu-profile.ts';
@@ -13,7 +15,8 @@ import { repeat } from './stats.ts';
 
 /**
  * `npm run bench [-- --quick] [-- --only=cost,overhead,e2e,retry,cold]`: measures, prints, and
- * adds a dated section to BENCHMARKS.md. Loopback only; every loop is bounded in count and time.
+ * adds a dated section to BENCHMARKS.md, with SVG charts in benchmarks/ (ECharts, rendered
+ * server-side). Loopback only; every loop is bounded in count and time.
  */
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -32,7 +35,7 @@ if (wanted('cost')) {
     progress(`cost: ${scenario.name}`);
     results.push(await repeat(plan.runs, () => measureCost(scenario)));
   }
-  sections.push(renderCost(results));
+  sections.push(`${renderCost(results)}\n\n${writeCharts([costChart(results)])}`);
 }
 if (wanted('overhead')) {
   progress('engine overhead');
@@ -50,11 +53,12 @@ if (wanted('e2e')) {
   }
   progress('end to end: CPU profile');
   const profile = await profileShares(() => measureThroughput(plan.throughputDeliveries, 1));
-  sections.push(renderEndToEnd(fo1, fo10, wide, latency, profile));
+  sections.push(`${renderEndToEnd(fo1, fo10, wide, latency, profile)}\n\n${writeCharts([latencyChart(latency)])}`);
 }
 if (wanted('retry')) {
   progress('retry timing');
-  sections.push(renderRetryTiming(await repeat(plan.runs, () => measureRetryTiming(plan.retryDeliveries, plan.retryFailures)), TIMING_POLICY));
+  const retryRuns = await repeat(plan.runs, () => measureRetryTiming(plan.retryDeliveries, plan.retryFailures));
+  sections.push(`${renderRetryTiming(retryRuns, TIMING_POLICY)}\n\n${writeCharts([retryChart(retryRuns)])}`);
 }
 if (wanted('cold')) {
   progress('cold start');

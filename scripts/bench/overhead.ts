@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { buildDeps } from '#adapters/function-deps.ts';
+import { loadLocalSecretsKey } from '#adapters/local-key-secret-cipher.ts';
 import { DELIVERY_HEADERS } from '#app/publish/publish.ts';
 import { processDelivery, type SendDeps } from '#app/send/send.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
@@ -77,7 +78,8 @@ export async function measureOverhead(count: number, concurrency: number, run: n
     await timed(Math.min(300, count), concurrency, post); // warm-up: no JIT in the figures
 
     // Real adapters against the emulator; the deliveries are written directly and never enqueued, so the runtime's own pollers never see them.
-    const deps = buildDeps('sender', stack.runtime.env, { clients: stack.runtime.clients, metrics: noMetrics, subscriptionCacheMs: 0 });
+    // The runtime's own key file, so the sender opens the secrets the runtime's api sealed.
+    const deps = buildDeps('sender', stack.runtime.env, { clients: stack.runtime.clients, metrics: noMetrics, subscriptionCacheMs: 0, localSecretsKey: loadLocalSecretsKey(stack.runtime.dataDir) });
     const subscription = (await deps.subscriptions.get(subscriptionId!)) as Subscription;
     const onEmulator = fixtures(subscriptionId!, url, count, `db${run}`);
     await pool(onEmulator.events.length, 16, async (i) => {

@@ -14,8 +14,22 @@ const usd = (n: number) => `$${n.toFixed(2)}`;
 
 export const TARGETS = { dollarsPerMillion: 1.5, writeUnits: 2, sqsRequests: 0.5, lambdaInvocations: 0.15, overheadRatio: 0.8, throughput: 500, p50: 25, p99: 150, senderKb: 400, initMs: 150 };
 
+/** Each scenario's median run (by total cost), the figures every cost table and chart reads. */
+export function costRows(runs: readonly CostRun[][]) {
+  return runs.map((r) => ({ scenario: r[0]!.scenario, p: medianBy(r.map((x) => x.perDelivery), (p) => p.dollarsPerMillion.total), usage: r[0]!.usage, n: r.length }));
+}
+
+/** What the same deliveries would cost on EventBridge API destinations and on the straightforward design. */
+export function alternativesPerMillion(row: ReturnType<typeof costRows>[number]): { readonly eventBridge: number; readonly straightforward: number } {
+  const attempts = row.scenario.failuresFirst + 1;
+  return {
+    eventBridge: eventBridgePerMillion(row.scenario.fanOut, attempts),
+    straightforward: naivePerMillion(row.scenario.fanOut, attempts, row.p.lambdaGbSeconds / attempts, row.scenario.publish === 'http'),
+  };
+}
+
 export function renderCost(runs: readonly CostRun[][]): string {
-  const rows = runs.map((r) => ({ scenario: r[0]!.scenario, p: medianBy(r.map((x) => x.perDelivery), (p) => p.dollarsPerMillion.total), usage: r[0]!.usage, n: r.length }));
+  const rows = costRows(runs);
   const main = table(
     ['scenario', 'WRU / delivery (table + index + refused)', 'RRU', 'SQS requests (msgs per receive)', 'Lambda invocations (api + ingest + sender)', 'Lambda GB-s', 'API GW', 'DynamoDB', 'SQS', 'Lambda', 'API GW', '**total per million deliveries**'],
     rows.map(({ scenario, p }) => [
@@ -35,9 +49,9 @@ export function renderCost(runs: readonly CostRun[][]): string {
   );
   const comparison = table(
     ['scenario', 'Hookline (measured)', 'EventBridge API destinations', 'straightforward design (modelled)'],
-    rows.map(({ scenario, p }) => {
-      const attempts = scenario.failuresFirst + 1;
-      return [scenario.name, usd(p.dollarsPerMillion.total), usd(eventBridgePerMillion(scenario.fanOut, attempts)), usd(naivePerMillion(scenario.fanOut, attempts, p.lambdaGbSeconds / attempts, scenario.publish === 'http'))];
+    rows.map((row) => {
+      const alt = alternativesPerMillion(row);
+      return [row.scenario.name, usd(row.p.dollarsPerMillion.total), usd(alt.eventBridge), usd(alt.straightforward)];
     }),
   );
   const firstTry = rows.filter((r) => r.scenario.failuresFirst === 0);

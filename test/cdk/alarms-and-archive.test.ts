@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Capture, Match, Template } from 'aws-cdk-lib/assertions';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DEAD_LETTER_ALARM_PRESETS, HooklineAlarms, resolveDeadLetterSettings, type HooklineAlarmsProps } from '../../lib/constructs/alarms.ts';
@@ -11,15 +12,21 @@ import { InvalidPropError } from '../../lib/errors.ts';
 import type { TemplateJson } from '../../lib/topology-metadata.ts';
 import { bareStack, defaultHookline, resourcesOfType } from './helpers/synth.ts';
 
-function alarmsTemplate(props: Partial<Omit<HooklineAlarmsProps, 'queues' | 'sender'>> = {}) {
+function alarmsTemplate(props: Partial<Omit<HooklineAlarmsProps, 'queues' | 'sender' | 'sweeper' | 'restApi'>> = {}) {
   const stack = bareStack('Alarms');
   const queues = new HooklineQueues(stack, 'Queues');
-  const sender = new lambda.Function(stack, 'Sender', { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('export const handler = async () => {}') });
-  const alarms = new HooklineAlarms(stack, 'Alarms', { queues: queues.all, sender, ...props });
+  const inline = (id: string) => new lambda.Function(stack, id, { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('export const handler = async () => {}') });
+  const sender = inline('Sender');
+  const sweeper = inline('Sweeper');
+  const restApi = new apigw.RestApi(stack, 'Api', { deploy: true });
+  restApi.root.addMethod('GET', new apigw.MockIntegration());
+  const alarms = new HooklineAlarms(stack, 'Alarms', { queues: queues.all, sender, sweeper, restApi, ...props });
   const template = Template.fromStack(stack);
   return { stack, alarms, template, json: template.toJSON() as TemplateJson, ids: {
     topic: stack.getLogicalId(alarms.topic.node.defaultChild as never),
     sender: stack.getLogicalId(sender.node.defaultChild as never),
+    sweeper: stack.getLogicalId(sweeper.node.defaultChild as never),
+    deliveryQueue: stack.getLogicalId(queues.delivery.queue.node.defaultChild as never),
     ingestRedrive: stack.getLogicalId(queues.ingest.redriveQueue.node.defaultChild as never),
     deliveryRedrive: stack.getLogicalId(queues.delivery.redriveQueue.node.defaultChild as never),
   } };
@@ -118,7 +125,7 @@ describe('alarms: redrive queues, sender errors and throttles', () => {
 
   test('every alarm notifies the on-call topic on ALARM and on OK', () => {
     const alarms = resourcesOfType(json, 'AWS::CloudWatch::Alarm');
-    assert.equal(alarms.length, 5);
+    assert.equal(alarms.length, 8);
     for (const [id, alarm] of alarms) {
       assert.deepEqual(alarm.Properties!.AlarmActions, [{ Ref: ids.topic }], id);
       assert.deepEqual(alarm.Properties!.OKActions, [{ Ref: ids.topic }], id);
@@ -127,9 +134,26 @@ describe('alarms: redrive queues, sender errors and throttles', () => {
 
   test('alarm names carry a prefix so two deployments in one account do not collide', () => {
     const names = resourcesOfType(json, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!.AlarmName as string).sort();
-    assert.deepEqual(names, ['Alarms-DeliveryRedriveNotEmpty', 'Alarms-IngestRedriveNotEmpty', 'Alarms-SenderErrors', 'Alarms-SenderThrottles', 'Alarms-WebhookDLQRateHigh']);
+    assert.deepEqual(names, [
+      'Alarms-ApiServerErrors',
+      'Alarms-DeliveryQueueStuck',
+      'Alarms-DeliveryRedriveNotEmpty',
+      'Alarms-IngestRedriveNotEmpty',
+      'Alarms-SenderErrors',
+      'Alarms-SenderThrottles',
+      'Alarms-SweeperNotRunning',
+      'Alarms-WebhookDLQRateHigh',
+    ]);
     const custom = alarmsTemplate({ alarmNamePrefix: 'prod-hooks-' });
     custom.template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'prod-hooks-WebhookDLQRateHigh' });
+  });
+
+  test('the stuck-queue and API error thresholds are configurable, and an impossible percentage is refused', () => {
+    const custom = alarmsTemplate({ deliveryQueueMaxAge: Duration.minutes(30), apiServerErrorPercent: 1 });
+    custom.template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'Alarms-DeliveryQueueStuck', Threshold: 1800, Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.deliveryQueue, 'QueueName'] } }] });
+    custom.template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'Alarms-ApiServerErrors', Threshold: 1 });
+    custom.template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'Alarms-SweeperNotRunning', Dimensions: [{ Name: 'FunctionName', Value: { Ref: ids.sweeper } }] });
+    for (const apiServerErrorPercent of [0, 101]) assert.throws(() => alarmsTemplate({ apiServerErrorPercent }), InvalidPropError);
   });
 
   test('sender alarm thresholds are configurable', () => {
@@ -177,7 +201,7 @@ describe('alarms: on-call topic', () => {
     const topics = resourcesOfType(json, 'AWS::SNS::Topic').map(([id]) => id);
     assert.equal(topics.length, 1);
     const alarms = resourcesOfType(json, 'AWS::CloudWatch::Alarm');
-    assert.equal(alarms.length, 5);
+    assert.equal(alarms.length, 8);
     for (const [, alarm] of alarms) assert.deepEqual(alarm.Properties!.AlarmActions, [{ Ref: topics[0] }]);
   });
 });

@@ -57,11 +57,15 @@ describe('API Gateway REST API (bearer auth, the default)', () => {
     template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
       Type: 'TOKEN',
       IdentitySource: 'method.request.header.Authorization',
-      AuthorizerResultTtlInSeconds: 300,
       RestApiId: { Ref: restApiId },
     });
     const authorizer = resourcesOfType(json, 'AWS::ApiGateway::Authorizer')[0]![1];
     assert.match(JSON.stringify(authorizer.Properties!.AuthorizerUri), new RegExp(`"${authorizerFn}","Arn"`));
+  });
+
+  test('authorizer decisions are cached for 30 s, so a revoked or expired tenant key stops working within 60 s', () => {
+    const authorizer = resourcesOfType(json, 'AWS::ApiGateway::Authorizer')[0]![1];
+    assert.equal(authorizer.Properties!.AuthorizerResultTtlInSeconds, 30);
   });
 
   test('API Gateway may invoke the api and authorizer functions, scoped to this API', () => {

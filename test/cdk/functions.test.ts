@@ -121,11 +121,11 @@ describe('functions: least-privilege IAM', () => {
 
   // Pinned here rather than read from TABLE_GRANTS, so widening a grant is a visible test change.
   const EXPECTED_ACCESS: Record<FunctionKey, Partial<Record<TableKey, 'read' | 'write' | 'readWrite'>>> = {
-    api: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', replays: 'readWrite', apiKeys: 'write', rateLimits: 'write' },
+    api: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', replays: 'readWrite', apiKeys: 'readWrite', rateLimits: 'write' },
     authorizer: { apiKeys: 'read' },
     ingest: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite' },
     sender: { subscriptions: 'readWrite', events: 'read', deliveries: 'readWrite', attempts: 'write' },
-    sweeper: { deliveries: 'readWrite' },
+    sweeper: { subscriptions: 'readWrite', deliveries: 'readWrite' },
     replay: { subscriptions: 'read', deliveries: 'readWrite', replays: 'readWrite' },
     archiver: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'readWrite', archiveBatches: 'readWrite' },
   };
@@ -152,6 +152,14 @@ describe('functions: least-privilege IAM', () => {
         if (access === 'write') for (const a of reads) assert.ok(!actions.has(a), `${key} has ${a} on ${table}`);
         for (const a of actions) assert.ok(!/dynamodb:(CreateTable|DeleteTable|UpdateTable|UpdateTimeToLive)/.test(a), `${key} manages ${table}`);
       }
+    });
+  }
+
+  // The signing-secrets key (test/cdk/secrets-key.test.ts has the key policy and the conditions).
+  const EXPECTED_KMS: Record<FunctionKey, string[]> = { api: ['kms:GenerateDataKey'], authorizer: [], ingest: [], sender: ['kms:Decrypt'], sweeper: [], replay: [], archiver: [] };
+  for (const key of FUNCTION_KEYS) {
+    test(`${key}: KMS actions are exactly ${JSON.stringify(EXPECTED_KMS[key])} (only the api seals secrets, only the sender opens them)`, () => {
+      assert.deepEqual(statementsOf(json, key).flatMap(actionsOf).filter((a) => a.startsWith('kms:')).sort(), EXPECTED_KMS[key]);
     });
   }
 

@@ -10,7 +10,7 @@ import { defaultHookline, synthHookline, type SynthesizedHookline } from './help
  */
 const variants: [string, () => SynthesizedHookline][] = [
   ['default props', defaultHookline],
-  ['IAM auth, on-call email, low-volume alarm', () => synthHookline({ apiAuth: 'iam', onCallEmail: 'oncall@example.com', deadLetterAlarm: { preset: 'low-volume' }, webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/hooks/abc' }, 'HooklineVariant')],
+  ['IAM auth, on-call email, low-volume alarm, static egress', () => synthHookline({ apiAuth: 'iam', onCallEmail: 'oncall@example.com', deadLetterAlarm: { preset: 'low-volume' }, webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/hooks/abc', staticEgress: { natGateways: 2 } }, 'HooklineVariant')],
 ];
 
 /** Every acknowledgement written into the template, as {resource, id, reason}. */

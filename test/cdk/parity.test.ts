@@ -168,6 +168,7 @@ describe('parity: functions and their environment', () => {
         if (tableIdByEnv[name]) assert.deepEqual(vars[name], { Ref: tableIdByEnv[name] }, name);
         else if (queueIdByEnv[name]) assert.deepEqual(vars[name], { Ref: queueIdByEnv[name] }, name);
         else if (name === 'HOOKLINE_ADMIN_KEY_SECRET_ID') assert.deepEqual(vars[name], { Ref: resourcesOfType(json, 'AWS::SecretsManager::Secret')[0]![0] });
+        else if (name === 'HOOKLINE_SECRETS_SEAL_KEY_ID' || name === 'HOOKLINE_SECRETS_OPEN_KEY_ID') assert.equal(json.Resources[(vars[name] as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]]?.Type, 'AWS::KMS::Key', name);
         else if (bucketIdByEnv[name]) assert.deepEqual(vars[name], { Ref: bucketIdByEnv[name] }, name);
         else assert.equal(vars[name], ENV_DEFAULTS[name], `${name} should be the default with default props`);
       }
@@ -189,11 +190,12 @@ describe('parity: functions and their environment', () => {
 describe('parity: every bundle loads with the environment the stack gives it', () => {
   function fakeValue(name: string, value: unknown): string {
     if (typeof value === 'string') return value;
-    const id = (value as { Ref?: string }).Ref ?? 'Unknown';
+    const id = (value as { Ref?: string }).Ref ?? (value as { 'Fn::GetAtt'?: [string] })['Fn::GetAtt']?.[0] ?? 'Unknown';
     const type = json.Resources[id]?.Type;
     if (type === 'AWS::DynamoDB::Table') return `hookline-test-${name.toLowerCase()}`;
     if (type === 'AWS::SQS::Queue') return `https://sqs.${TEST_ENV.region}.amazonaws.com/${TEST_ENV.account}/${id}`;
     if (type === 'AWS::S3::Bucket') return `hookline-test-${id.toLowerCase()}`;
+    if (type === 'AWS::KMS::Key') return `arn:aws:kms:${TEST_ENV.region}:${TEST_ENV.account}:key/1234abcd-12ab-34cd-56ef-1234567890ab`;
     if (type === 'AWS::SecretsManager::Secret') return `arn:aws:secretsmanager:${TEST_ENV.region}:${TEST_ENV.account}:secret:${id}-AbCdEf`;
     throw new Error(`no fake value for ${name} -> ${JSON.stringify(value)} (${type})`);
   }

@@ -7,7 +7,7 @@ import { parsePositiveInt } from '../../lambdas/config/env.ts';
 import { DEFAULT_SENDER_TIMEOUT_MS, ENV_DEFAULTS, type EnvName, type FunctionKey } from '../../lambdas/config/topology.ts';
 import { DEFAULT_ARCHIVE_POLICY } from '../../lambdas/domain/archive.ts';
 import { DEFAULT_AUTO_PAUSE_POLICY } from '../../lambdas/domain/auto-pause.ts';
-import { DEFAULT_CUSTOMER_REPLAY_LIMIT } from '../../lambdas/domain/rate-limit.ts';
+import { DEFAULT_CUSTOMER_PAUSE_LIMIT, DEFAULT_CUSTOMER_REPLAY_LIMIT } from '../../lambdas/domain/rate-limit.ts';
 import { DEFAULT_REPLAY_POLICY } from '../../lambdas/domain/replay.ts';
 import { DEFAULT_RETENTION } from '../../lambdas/domain/retention.ts';
 import { InvalidPropError } from '../../lib/errors.ts';
@@ -38,7 +38,7 @@ describe('replay and archiver functions', () => {
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: fn('archiver') }, MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: Duration.hours(6).toSeconds() });
   });
 
-  test('the archiver gets the bucket name and the retention; the replay function neither', () => {
+  test('the archiver gets the bucket name and the retention; the replay function only the retention (it bounds a bulk replay\'s range)', () => {
     const bucket = findTopologyResource(json, 'bucket/archive').logicalId;
     const archiverEnv = (findTopologyResource(json, 'function/archiver').properties.Environment as { Variables: Record<string, unknown> }).Variables;
     assert.deepEqual(archiverEnv.ARCHIVE_BUCKET, { Ref: bucket });
@@ -46,7 +46,7 @@ describe('replay and archiver functions', () => {
     assert.equal(archiverEnv.HOOKLINE_RETENTION_DEAD_LETTER_DAYS, String(DEFAULT_RETENTION.deadLetterDays));
     const replayEnv = (findTopologyResource(json, 'function/replay').properties.Environment as { Variables: Record<string, unknown> }).Variables;
     assert.equal(replayEnv.ARCHIVE_BUCKET, undefined);
-    assert.equal(replayEnv.HOOKLINE_RETENTION_DELIVERED_DAYS, undefined);
+    assert.equal(replayEnv.HOOKLINE_RETENTION_DEAD_LETTER_DAYS, String(DEFAULT_RETENTION.deadLetterDays));
   });
 
   test('the replay function sends to the delivery queue and nothing else of SQS', () => {
@@ -88,6 +88,7 @@ describe('default props: the environment parses back to the domain defaults', ()
     const expected = {
       replayPolicy: DEFAULT_REPLAY_POLICY,
       customerReplayLimit: DEFAULT_CUSTOMER_REPLAY_LIMIT,
+      customerPauseLimit: DEFAULT_CUSTOMER_PAUSE_LIMIT,
       autoPause: DEFAULT_AUTO_PAUSE_POLICY,
       retention: DEFAULT_RETENTION,
       archivePolicy: DEFAULT_ARCHIVE_POLICY,
@@ -99,7 +100,7 @@ describe('default props: the environment parses back to the domain defaults', ()
     // Not vacuous: between them the four functions are handed every recovery variable.
     const handed = new Set(keys.flatMap((key) => Object.keys(strings(variablesOf(key)))));
     const recoveryVariables = Object.keys(ENV_DEFAULTS).filter((name) => /^HOOKLINE_(REPLAY|CUSTOMER|AUTO_PAUSE|RETENTION|ARCHIVE|RESTORE)_/.test(name));
-    assert.equal(recoveryVariables.length, 9);
+    assert.equal(recoveryVariables.length, 11);
     for (const name of recoveryVariables) assert.ok(handed.has(name), name);
   });
 
@@ -114,12 +115,14 @@ describe('recovery props', () => {
   test('become the handlers\' environment, only where set', () => {
     assert.deepEqual(recoveryEnvironment(), {});
     assert.deepEqual(
-      recoveryEnvironment({ replayWindow: Duration.minutes(10), customerReplaysPerMinute: 20, autoPauseAfter: Duration.hours(12), archiveBatchSize: 500, restoreHold: Duration.hours(36) }),
+      recoveryEnvironment({ replayWindow: Duration.minutes(10), customerReplaysPerMinute: 20, customerPausesPerHour: 4, autoPauseAfter: Duration.hours(12), archiveBatchSize: 500, restoreHold: Duration.hours(36) }),
       {
         HOOKLINE_REPLAY_WINDOW_SECONDS: '600',
         HOOKLINE_CUSTOMER_REPLAY_LIMIT: '20',
         // "Per minute" whatever the domain's default window: the prop pins the window too.
         HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS: '60',
+        HOOKLINE_CUSTOMER_PAUSE_LIMIT: '4',
+        HOOKLINE_CUSTOMER_PAUSE_WINDOW_SECONDS: '3600',
         HOOKLINE_AUTO_PAUSE_SECONDS: '43200',
         HOOKLINE_ARCHIVE_BATCH_SIZE: '500',
         HOOKLINE_RESTORE_HOLD_DAYS: '1.5',
@@ -131,6 +134,7 @@ describe('recovery props', () => {
     const cases: [string, ConstructorParameters<typeof WebhookDelivery>[2]][] = [
       ['recovery.replayWindow', { recovery: { replayWindow: Duration.days(2) } }],
       ['recovery.customerReplaysPerMinute', { recovery: { customerReplaysPerMinute: 0 } }],
+      ['recovery.customerPausesPerHour', { recovery: { customerPausesPerHour: 0 } }],
       ['recovery.archiveBatchSize', { recovery: { archiveBatchSize: 5000 } }],
       ['recovery.autoPauseAfter', { recovery: { autoPauseAfter: Duration.days(91) } }],
     ];

@@ -57,11 +57,11 @@ it(`archival SIGKILLed midway and run again: all ${DELIVERIES} deliveries archiv
   await waitFor('every delivery recorded', async () => (await api.get(`/v1/deliveries/${deliveryIds[DELIVERIES - 1]}`)).body.state === 'delivered', 10_000);
 
   // Start the daily run through the local Lambda Invoke API (asynchronously, as EventBridge does), then kill the process mid-run.
-  const endpoints = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as { lambda: string; s3: string };
+  const endpoints = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as { lambda: string; lambdaToken: string; s3: string };
   const s3 = new S3Client({ region: 'us-east-1', endpoint: endpoints.s3, forcePathStyle: true, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const started = await fetch(`${endpoints.lambda}/2015-03-31/functions/archiver/invocations`, {
     method: 'POST',
-    headers: { 'x-amz-invocation-type': 'Event' },
+    headers: { 'x-amz-invocation-type': 'Event', 'x-hookline-invoke-token': endpoints.lambdaToken, 'content-type': 'application/json' },
     body: JSON.stringify({ action: 'archive' }),
   });
   assert.equal(started.status, 202);

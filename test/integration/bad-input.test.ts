@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { after, before, describe, it } from 'node:test';
+import { STATE } from '#domain/states.ts';
 import { isForbiddenAddress } from '#domain/targets.ts';
 import { apiClient } from '#test/api-client.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
@@ -29,21 +30,35 @@ interface HostileCase {
   readonly authorization?: string | null;
   readonly status: number;
   readonly code: string;
+  /** The field the message must name first (`field: rule`), where the refusal is about one. */
+  readonly field?: string;
 }
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const sub = (url: string, extra: Record<string, unknown> = {}) => ({ url, eventTypes: [NEVER_PUBLISHED], ...extra });
 const event = (extra: Record<string, unknown>) => ({ type: 'bad.input', payload: {}, ...extra });
+/** An event body around payload text written by hand (numbers and keys JSON.stringify could not produce). */
+const rawEvent = (payload: string) => `{"type":"bad.input","payload":${payload}}`;
+const replay = (extra: Record<string, unknown>) => ({ createdFrom: '2024-01-01', createdTo: '2024-01-02', dryRun: true, ...extra });
+const arrays = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+const objects = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+/** Longer than DynamoDB allows a key (2048 bytes). */
+const HUGE_ID = 'x'.repeat(3000);
 
 function hostileCases(subscriptionId: string): HostileCase[] {
-  const bad = (name: string, path: string, body: unknown, method = 'POST'): HostileCase => ({ name, method, path, body, status: 400, code: 'invalid_request' });
-  const badSub = (name: string, body: unknown) => bad(name, '/v1/subscriptions', body);
-  const badTarget = (name: string, url: string) => badSub(`subscription target: ${name}`, sub(url));
-  const badEvent = (name: string, body: unknown) => bad(name, '/v1/events', body);
+  const bad = (name: string, path: string, body: unknown, method = 'POST', field?: string): HostileCase => ({
+    name, method, path, body, status: 400, code: 'invalid_request', ...(field ? { field } : {}),
+  });
+  const badSub = (name: string, body: unknown, field?: string) => bad(name, '/v1/subscriptions', body, 'POST', field);
+  const badTarget = (name: string, url: string) => badSub(`subscription target: ${name}`, sub(url), 'url');
+  const badEvent = (name: string, body: unknown, field?: string) => bad(name, '/v1/events', body, 'POST', field);
+  const badPause = (name: string, body: unknown, field?: string) => bad(`pause: ${name}`, `/v1/subscriptions/${subscriptionId}/pause`, body, 'POST', field);
+  const badReplay = (name: string, body: unknown, field?: string) => bad(`bulk replay: ${name}`, '/v1/replays', body, 'POST', field);
+  const badQuery = (name: string, path: string, field?: string) => bad(name, path, undefined, 'GET', field);
   const wrongMethod = (name: string, path: string, body: unknown, method: string): HostileCase => ({ name, method, path, body, status: 405, code: 'method_not_allowed' });
   const notFound = (name: string, path: string, method = 'GET'): HostileCase => ({ name, method, path, status: 404, code: 'not_found' });
-  const unauthorized = (name: string, authorization: string | null): HostileCase => ({
-    name, method: 'POST', path: '/v1/events', body: event({}), authorization, status: 401, code: 'unauthorized',
+  const unauthorized = (name: string, authorization: string | null, method = 'POST', path = '/v1/events'): HostileCase => ({
+    name, method, path, body: method === 'GET' ? undefined : event({}), authorization, status: 401, code: 'unauthorized',
   });
   return [
     unauthorized('no Authorization header', null),
@@ -51,30 +66,97 @@ function hostileCases(subscriptionId: string): HostileCase[] {
     unauthorized('Basic instead of Bearer', 'Basic YWRtaW46YWRtaW4='),
     unauthorized('empty Bearer', 'Bearer '),
     unauthorized('a 600-character key', `Bearer ${'k'.repeat(600)}`),
+    unauthorized('a tab after Bearer', 'Bearer\thk_admin_bad_input_0123456789abcdef'),
+    unauthorized('the right key with trailing text', 'Bearer hk_admin_bad_input_0123456789abcdef extra'),
+    unauthorized('another scheme with the right key', 'Token hk_admin_bad_input_0123456789abcdef'),
+    unauthorized('the key without a scheme', 'hk_admin_bad_input_0123456789abcdef'),
+    unauthorized('no key on a listing', null, 'GET', '/v1/subscriptions'),
+    unauthorized('no key on an unknown path', null, 'GET', '/v1/nothing-here'),
+    unauthorized('no key on a bulk replay', null, 'POST', '/v1/replays'),
+    unauthorized('no key on minting a tenant key', null, 'POST', '/v1/tenants/acme/keys'),
+    unauthorized('no key on POST /health', null, 'POST', '/health'),
 
-    badEvent('invalid JSON', '{"type": "a",'),
-    badEvent('a JSON array', '[1,2,3]'),
-    badEvent('a JSON string', '"hello"'),
-    badEvent('JSON null', 'null'),
-    badEvent('an empty body', ''),
-    badEvent('missing type', { payload: {} }),
-    badEvent('type is a number', { type: 42, payload: {} }),
-    badEvent('type is empty', event({ type: '' })),
-    badEvent('type with a newline', event({ type: 'a.b\nX-Injected: 1' })),
-    badEvent('type of 300 characters', event({ type: 't'.repeat(300) })),
-    badEvent('missing payload', { type: 'bad.input' }),
-    badEvent('an unknown field', event({ extra: true })),
-    badEvent('a __proto__ field', '{"type":"bad.input","payload":1,"__proto__":{"admin":true}}'),
-    badEvent('header injection in the event id', event({ id: 'evt-1\r\nX-Injected: yes' })),
-    badEvent('event id of 129 characters', event({ id: 'i'.repeat(129) })),
-    badEvent('event id is a number', event({ id: 12345 })),
-    badEvent('non-ASCII event id', event({ id: 'ünïcödé' })),
-    badEvent('payload over 256 KiB', event({ payload: 'x'.repeat(300 * 1024) })),
+    badEvent('invalid JSON', '{"type": "a",', 'body'),
+    badEvent('a JSON array', '[1,2,3]', 'body'),
+    badEvent('a JSON string', '"hello"', 'body'),
+    badEvent('JSON null', 'null', 'body'),
+    badEvent('an empty body', '', 'body'),
+    badEvent('a body of whitespace', ' \n\t ', 'body'),
+    badEvent('missing type', { payload: {} }, 'type'),
+    badEvent('type is a number', { type: 42, payload: {} }, 'type'),
+    badEvent('type is an array', { type: ['bad.input'], payload: {} }, 'type'),
+    badEvent('type is an object', { type: { name: 'bad.input' }, payload: {} }, 'type'),
+    badEvent('type is null', { type: null, payload: {} }, 'type'),
+    badEvent('type is a boolean', { type: true, payload: {} }, 'type'),
+    badEvent('type is empty', event({ type: '' }), 'type'),
+    badEvent('type with a newline', event({ type: 'a.b\nX-Injected: 1' }), 'type'),
+    badEvent('type of 300 characters', event({ type: 't'.repeat(300) }), 'type'),
+    badEvent('type of 100 000 characters', event({ type: 't'.repeat(100_000) }), 'type'),
+    badEvent('type with a Cyrillic lookalike letter', event({ type: 'іnvoice.paid' }), 'type'),
+    badEvent('type with a zero-width space', event({ type: 'invoice\u200b.paid' }), 'type'),
+    badEvent('type with a right-to-left override', event({ type: 'invoice.\u202edia' }), 'type'),
+    badEvent('type "*"', event({ type: '*' }), 'type'),
+    badEvent('type with an escaped lone surrogate', '{"type":"bad.input\\ud800","payload":{}}', 'type'),
+    badEvent('type with an emoji', event({ type: 'bad.input.🎉' }), 'type'),
+    badEvent('missing payload', { type: 'bad.input' }, 'payload'),
+    badEvent('an unknown field', event({ extra: true }), 'extra'),
+    badEvent('a __proto__ field', '{"type":"bad.input","payload":1,"__proto__":{"admin":true}}', '__proto__'),
+    badEvent('header injection in the event id', event({ id: 'evt-1\r\nX-Injected: yes' }), 'id'),
+    badEvent('event id of 129 characters', event({ id: 'i'.repeat(129) }), 'id'),
+    badEvent('event id is a number', event({ id: 12345 }), 'id'),
+    badEvent('event id is an array', event({ id: ['evt-1'] }), 'id'),
+    badEvent('event id is an object', event({ id: { id: 'evt-1' } }), 'id'),
+    badEvent('event id is null', event({ id: null }), 'id'),
+    badEvent('event id is empty', event({ id: '' }), 'id'),
+    badEvent('event id is a space', event({ id: ' ' }), 'id'),
+    badEvent('event id with a NUL', event({ id: 'evt\u0000x' }), 'id'),
+    badEvent('event id with DEL', event({ id: 'evt\u007fx' }), 'id'),
+    badEvent('non-ASCII event id', event({ id: 'ünïcödé' }), 'id'),
+    badEvent('event id of 3000 characters', event({ id: HUGE_ID }), 'id'),
+    badEvent('payload over 256 KiB', event({ payload: 'x'.repeat(300 * 1024) }), 'body'),
+    badEvent('payload over 256 KiB in UTF-8 bytes, not characters', event({ payload: 'é'.repeat(140 * 1024) }), 'body'),
     { name: 'body over 1 MiB (gateway limit)', method: 'POST', path: '/v1/events', body: event({ payload: 'x'.repeat(1100 * 1024) }), status: 413, code: 'payload_too_large' },
 
-    badSub('subscription without url', { eventTypes: ['a.b'] }),
-    badSub('url is a number', sub(1234 as unknown as string)),
-    badSub('an unknown subscription field', sub(PUBLIC_TARGET, { secret: 'whsec_mine' })),
+    // Payloads JSON.parse would silently rewrite, or choke on.
+    badEvent('a payload number JSON.parse turns into Infinity', rawEvent('{"items":[{},{},{},{"price":1e400}]}'), 'payload.items[3].price'),
+    badEvent('a payload number that becomes -Infinity', rawEvent('-1e400'), 'payload'),
+    badEvent('a payload integer beyond 2^53', rawEvent('{"id":9007199254740993}'), 'payload.id'),
+    badEvent('a payload integer below -2^53', rawEvent('[-9007199254740993]'), 'payload[0]'),
+    badEvent('a payload integer of 400 digits', rawEvent(`{"n":${'9'.repeat(400)}}`), 'payload.n'),
+    badEvent('a duplicate key in the payload', rawEvent('{"amount":1,"amount":1000}'), 'payload.amount'),
+    badEvent('a duplicate key spelt with an escape', rawEvent('{"amount":1,"\\u0061mount":1000}'), 'payload.amount'),
+    badEvent('a duplicate key deep in the payload', rawEvent('{"a":[{"b":{"c":1,"c":2}}]}'), 'payload.a[0].b.c'),
+    badEvent('a duplicate type field', '{"type":"bad.input","type":"other.type","payload":{}}', 'type'),
+    badEvent('a duplicate payload field', '{"type":"bad.input","payload":{},"payload":{"x":1}}', 'payload'),
+    badEvent('a duplicate id field', '{"id":"a","id":"b","type":"bad.input","payload":{}}', 'id'),
+    badEvent('a payload nested 65 deep', rawEvent(arrays(65)), `payload${'[0]'.repeat(64)}`),
+    badEvent('a payload of arrays nested 5000 deep', rawEvent(arrays(5000)), `payload${'[0]'.repeat(64)}`),
+    badEvent('a payload of objects nested 5000 deep', rawEvent(objects(5000)), `payload${'.a'.repeat(64)}`),
+    badEvent('a payload nested 100 000 deep', rawEvent(`${'['.repeat(100_000)}${']'.repeat(100_000)}`), `payload${'[0]'.repeat(64)}`),
+    badEvent('an unknown field nested 5000 deep', `{"type":"bad.input","payload":1,"junk":${arrays(5000)}}`, `junk${'[0]'.repeat(64)}`),
+    badEvent('NaN in the payload', rawEvent('NaN'), 'body'),
+    badEvent('Infinity in the payload', rawEvent('Infinity'), 'body'),
+    badEvent('a leading zero in the payload', rawEvent('012'), 'body'),
+    badEvent('a trailing comma', '{"type":"bad.input","payload":{},}', 'body'),
+    badEvent('single quotes', "{'type':'bad.input','payload':{}}", 'body'),
+    badEvent('a comment', '{"type":"bad.input",/* c */"payload":{}}', 'body'),
+    badEvent('a raw control character in a string', '{"type":"bad.input","payload":"a\u0001b"}', 'body'),
+    badEvent('an invalid escape', rawEvent('"\\x41"'), 'body'),
+    badEvent('a truncated unicode escape', rawEvent('"\\u12"'), 'body'),
+    badEvent('two JSON values', '{"type":"bad.input","payload":{}} {}', 'body'),
+    badEvent('a byte-order mark', '\uFEFF{"type":"bad.input","payload":{}}', 'body'),
+
+    badSub('subscription without url', { eventTypes: ['a.b'] }, 'url'),
+    badSub('url is a number', sub(1234 as unknown as string), 'url'),
+    badSub('url is an array', sub([PUBLIC_TARGET] as unknown as string), 'url'),
+    badSub('url is an object', sub({ href: PUBLIC_TARGET } as unknown as string), 'url'),
+    badSub('url is null', sub(null as unknown as string), 'url'),
+    badSub('url is a boolean', sub(true as unknown as string), 'url'),
+    badSub('url given twice', `{"url":"${PUBLIC_TARGET}","url":"https://203.0.113.11/x","eventTypes":["${NEVER_PUBLISHED}"]}`, 'url'),
+    badSub('an unknown subscription field', sub(PUBLIC_TARGET, { secret: 'whsec_mine' }), 'secret'),
+    badSub('a subscription body that is an array', [sub(PUBLIC_TARGET)], 'body'),
+    badSub('a subscription body nested 5000 deep', `{"url":"${PUBLIC_TARGET}","retryPolicy":${objects(5000)}}`, `retryPolicy${'.a'.repeat(64)}`),
+    badSub('a subscription body over 64 KiB', sub(PUBLIC_TARGET, { description: 'd'.repeat(70 * 1024) }), 'body'),
     badTarget('not a URL', 'not a url'),
     badTarget('ftp scheme', 'ftp://203.0.113.10/x'),
     badTarget('javascript scheme', 'javascript:alert(1)'),
@@ -104,43 +186,146 @@ function hostileCases(subscriptionId: string): HostileCase[] {
     badTarget('IPv6 link-local', 'http://[fe80::1]/x'),
     badTarget('AWS IPv6 metadata fd00:ec2::254', 'http://[fd00:ec2::254]/latest/meta-data/'),
     badTarget('NAT64 of a private address', 'http://[64:ff9b::a00:1]/x'),
-    badSub('eventTypes empty', sub(PUBLIC_TARGET, { eventTypes: [] })),
-    badSub('eventTypes a string', sub(PUBLIC_TARGET, { eventTypes: 'a.b' })),
-    badSub('eventTypes of 101 entries', sub(PUBLIC_TARGET, { eventTypes: Array.from({ length: 101 }, (_, i) => `t.${i}`) })),
-    badSub('eventTypes of 20 000 entries', sub(PUBLIC_TARGET, { eventTypes: Array.from({ length: 20_000 }, (_, i) => `type.${i}`) })),
-    badSub('eventTypes with a bad pattern', sub(PUBLIC_TARGET, { eventTypes: ['a..b', '**'] })),
-    badSub('eventTypes with a number', sub(PUBLIC_TARGET, { eventTypes: [7] })),
-    badSub('retryPolicy with an unknown field', sub(PUBLIC_TARGET, { retryPolicy: { retries: 3 } })),
-    badSub('retryPolicy with a negative delay', sub(PUBLIC_TARGET, { retryPolicy: { initialDelaySeconds: -1 } })),
-    badSub('retryPolicy as a string', sub(PUBLIC_TARGET, { retryPolicy: 'fast' })),
-    badSub('description of 2000 characters', sub(PUBLIC_TARGET, { description: 'd'.repeat(2000) })),
-    badSub('tenantId with a slash', sub(PUBLIC_TARGET, { tenantId: '../other' })),
+    badSub('eventTypes empty', sub(PUBLIC_TARGET, { eventTypes: [] }), 'eventTypes'),
+    badSub('eventTypes a string', sub(PUBLIC_TARGET, { eventTypes: 'a.b' }), 'eventTypes'),
+    badSub('eventTypes an object', sub(PUBLIC_TARGET, { eventTypes: { 0: 'a.b' } }), 'eventTypes'),
+    badSub('eventTypes null', sub(PUBLIC_TARGET, { eventTypes: null }), 'eventTypes'),
+    badSub('eventTypes nested arrays', sub(PUBLIC_TARGET, { eventTypes: [['a.b']] }), 'eventTypes'),
+    badSub('eventTypes of 101 entries', sub(PUBLIC_TARGET, { eventTypes: Array.from({ length: 101 }, (_, i) => `t.${i}`) }), 'eventTypes'),
+    badSub('eventTypes of 20 000 entries', sub(PUBLIC_TARGET, { eventTypes: Array.from({ length: 20_000 }, (_, i) => `type.${i}`) }), 'body'),
+    badSub('eventTypes with a bad pattern', sub(PUBLIC_TARGET, { eventTypes: ['a..b', '**'] }), 'eventTypes'),
+    badSub('eventTypes with a number', sub(PUBLIC_TARGET, { eventTypes: [7] }), 'eventTypes'),
+    badSub('eventTypes with a control character', sub(PUBLIC_TARGET, { eventTypes: ['a.\u0000'] }), 'eventTypes'),
+    badSub('retryPolicy with an unknown field', sub(PUBLIC_TARGET, { retryPolicy: { retries: 3 } }), 'retryPolicy.retries'),
+    badSub('retryPolicy with a negative delay', sub(PUBLIC_TARGET, { retryPolicy: { initialDelaySeconds: -1 } }), 'retryPolicy.initialDelaySeconds'),
+    badSub('retryPolicy as a string', sub(PUBLIC_TARGET, { retryPolicy: 'fast' }), 'retryPolicy'),
+    badSub('retryPolicy as an array', sub(PUBLIC_TARGET, { retryPolicy: [1, 2] }), 'retryPolicy'),
+    badSub('retryPolicy delay as a string', sub(PUBLIC_TARGET, { retryPolicy: { initialDelaySeconds: '10' } }), 'retryPolicy.initialDelaySeconds'),
+    badSub('retryPolicy jitter as an array', sub(PUBLIC_TARGET, { retryPolicy: { jitter: [0.1] } }), 'retryPolicy.jitter'),
+    badSub('retryPolicy maxAttempts as a fraction', sub(PUBLIC_TARGET, { retryPolicy: { maxAttempts: 1.5 } }), 'retryPolicy.maxAttempts'),
+    badSub('retryPolicy multiplier 1e400', `{"url":"${PUBLIC_TARGET}","retryPolicy":{"multiplier":1e400}}`, 'retryPolicy.multiplier'),
+    badSub('retryPolicy deadline beyond 2^53', `{"url":"${PUBLIC_TARGET}","retryPolicy":{"deadlineSeconds":9007199254740993}}`, 'retryPolicy.deadlineSeconds'),
+    badSub('retryPolicy field given twice', `{"url":"${PUBLIC_TARGET}","retryPolicy":{"jitter":0,"jitter":0.5}}`, 'retryPolicy.jitter'),
+    badSub('description of 2000 characters', sub(PUBLIC_TARGET, { description: 'd'.repeat(2000) }), 'description'),
+    badSub('description is a number', sub(PUBLIC_TARGET, { description: 5 }), 'description'),
+    badSub('description is an array', sub(PUBLIC_TARGET, { description: ['billing'] }), 'description'),
+    badSub('description is an object', sub(PUBLIC_TARGET, { description: { text: 'billing' } }), 'description'),
+    badSub('tenantId with a slash', sub(PUBLIC_TARGET, { tenantId: '../other' }), 'tenantId'),
+    badSub('tenantId is a number', sub(PUBLIC_TARGET, { tenantId: 7 }), 'tenantId'),
+    badSub('tenantId is an array', sub(PUBLIC_TARGET, { tenantId: ['acme'] }), 'tenantId'),
+    badSub('tenantId with a control character', sub(PUBLIC_TARGET, { tenantId: 'acme\u0007' }), 'tenantId'),
+    badSub('tenantId of 200 characters', sub(PUBLIC_TARGET, { tenantId: 't'.repeat(200) }), 'tenantId'),
+
+    badPause('reason is a number', { reason: 5 }, 'reason'),
+    badPause('reason is an array', { reason: ['maintenance'] }, 'reason'),
+    badPause('reason is empty', { reason: '' }, 'reason'),
+    badPause('reason of 501 characters', { reason: 'r'.repeat(501) }, 'reason'),
+    badPause('an unknown field', { reason: 'x', until: 'tomorrow' }, 'until'),
+    badPause('invalid JSON', '{"reason":', 'body'),
+    badPause('a JSON array', '["maintenance"]', 'body'),
+    badPause('reason given twice', '{"reason":"a","reason":"b"}', 'reason'),
+    badPause('a body over 4 KiB', { reason: 'r'.repeat(5000) }, 'body'),
+
+    badReplay('no createdFrom', { createdTo: '2024-01-02' }, 'createdFrom'),
+    badReplay('createdFrom is a number', replay({ createdFrom: 1714521600000 }), 'createdFrom'),
+    badReplay('createdFrom is an array', replay({ createdFrom: ['2024-01-01'] }), 'createdFrom'),
+    badReplay('createdFrom on 30 February', replay({ createdFrom: '2024-02-30' }), 'createdFrom'),
+    badReplay('createdFrom in month 13', replay({ createdFrom: '2024-13-01' }), 'createdFrom'),
+    badReplay('createdTo on 29 February of a common year', replay({ createdTo: '2023-02-29T00:00:00Z' }), 'createdTo'),
+    badReplay('createdTo at hour 24', replay({ createdTo: '2024-01-02T24:00:00Z' }), 'createdTo'),
+    badReplay('createdTo without a zone', replay({ createdTo: '2024-01-02T10:00:00' }), 'createdTo'),
+    badReplay('createdTo before createdFrom', replay({ createdFrom: '2024-02-01', createdTo: '2024-01-01' }), 'createdTo'),
+    badReplay('states is a string', replay({ states: STATE.failed }), 'states'),
+    badReplay('states is empty', replay({ states: [] }), 'states'),
+    badReplay('states with a live state', replay({ states: [STATE.pending] }), 'states'),
+    badReplay('states with a number', replay({ states: [1] }), 'states'),
+    badReplay('subscriptionId is an array', replay({ subscriptionId: [subscriptionId] }), 'subscriptionId'),
+    badReplay('subscriptionId is a number', replay({ subscriptionId: 5 }), 'subscriptionId'),
+    badReplay('subscriptionId is an object', replay({ subscriptionId: { id: subscriptionId } }), 'subscriptionId'),
+    badReplay('subscriptionId of 3000 characters', replay({ subscriptionId: `sub_${HUGE_ID}` }), 'subscriptionId'),
+    badReplay('tenantId is an array', replay({ tenantId: ['acme'] }), 'tenantId'),
+    badReplay('dryRun is a string', replay({ dryRun: 'true' }), 'dryRun'),
+    badReplay('windowSeconds is a string', replay({ windowSeconds: '60' }), 'windowSeconds'),
+    badReplay('windowSeconds is negative', replay({ windowSeconds: -1 }), 'windowSeconds'),
+    badReplay('windowSeconds 1e400', '{"createdFrom":"2024-01-01","createdTo":"2024-01-02","windowSeconds":1e400}', 'windowSeconds'),
+    badReplay('operator is a number', replay({ operator: 7 }), 'operator'),
+    badReplay('operator with a newline', replay({ operator: 'alice\nX-Injected: 1' }), 'operator'),
+    badReplay('an unknown field', replay({ force: true }), 'force'),
+    badReplay('a JSON array', '[]', 'body'),
+    badReplay('a body over 16 KiB', replay({ operator: 'o'.repeat(17 * 1024) }), 'body'),
+    badReplay('createdFrom given twice', '{"createdFrom":"2024-01-01","createdFrom":"2020-01-01","createdTo":"2024-01-02"}', 'createdFrom'),
+
+    bad('tenant key: a malformed percent-escape', '/v1/tenants/%E0%A4%A/keys', undefined, 'POST', 'tenantId'),
+    bad('tenant key: a lone percent sign', '/v1/tenants/acme%/keys', undefined, 'POST', 'tenantId'),
+    bad('tenant key: an encoded slash', '/v1/tenants/..%2Fother/keys', undefined, 'POST', 'tenantId'),
+    bad('tenant key: an encoded NUL', '/v1/tenants/acme%00/keys', undefined, 'POST', 'tenantId'),
+    bad('tenant key: encoded non-ASCII', '/v1/tenants/%C3%BCber/keys', undefined, 'POST', 'tenantId'),
+    bad('tenant key: a tenant of 200 characters', `/v1/tenants/${'t'.repeat(200)}/keys`, undefined, 'POST', 'tenantId'),
+    notFound('tenant key: a tenant of 3000 characters', `/v1/tenants/${HUGE_ID}/keys`, 'POST'),
 
     notFound('unknown subscription id', '/v1/subscriptions/sub_doesnotexist'),
     notFound('unknown delivery id', '/v1/deliveries/dlv_doesnotexist'),
     notFound('replay of an unknown delivery', '/v1/deliveries/dlv_doesnotexist/replay', 'POST'),
     notFound('pause of an unknown subscription', '/v1/subscriptions/sub_doesnotexist/pause', 'POST'),
     notFound('resume of an unknown subscription', '/v1/subscriptions/sub_doesnotexist/resume', 'POST'),
+    notFound('an unknown bulk replay', '/v1/replays/rpl_doesnotexist'),
     notFound('an unknown route', '/v1/nothing-here'),
     notFound('an encoded dot-dot path', '/v1/subscriptions/%2e%2e%2f%2e%2e%2fetc'),
+    notFound('a subscription id over 2 KB', `/v1/subscriptions/sub_${HUGE_ID}`),
+    notFound('pause with an id over 2 KB', `/v1/subscriptions/sub_${HUGE_ID}/pause`, 'POST'),
+    notFound('resume with an id over 2 KB', `/v1/subscriptions/sub_${HUGE_ID}/resume`, 'POST'),
+    notFound('a delivery id over 2 KB', `/v1/deliveries/dlv_${HUGE_ID}`),
+    notFound('replay of a delivery id over 2 KB', `/v1/deliveries/dlv_${HUGE_ID}/replay`, 'POST'),
+    notFound('a bulk replay id over 2 KB', `/v1/replays/rpl_${HUGE_ID}`),
+    notFound('a subscription id with an encoded NUL', '/v1/subscriptions/sub_a%00b'),
+    notFound('a subscription id with a malformed percent-escape', '/v1/subscriptions/sub_%E0%A4%A'),
+    notFound('a subscription id with encoded non-ASCII', '/v1/subscriptions/sub_%C3%BC'),
+    notFound('a delivery id with an encoded newline', '/v1/deliveries/dlv_a%0D%0Ab'),
+    notFound('an empty path segment', '/v1//subscriptions'),
 
-    bad('cursor with bad characters', '/v1/dead-letters?cursor=!!!', undefined, 'GET'),
-    bad('cursor that is not base64 JSON', '/v1/dead-letters?cursor=AAAA', undefined, 'GET'),
-    bad('cursor that is a JSON array', `/v1/dead-letters?cursor=${b64([1, 2])}`, undefined, 'GET'),
-    bad('cursor with nested objects', `/v1/subscriptions?cursor=${b64({ id: { nested: { deep: 1 } } })}`, undefined, 'GET'),
-    bad('cursor forged with the wrong key for the table', `/v1/subscriptions?cursor=${b64({ notTheKey: 'x' })}`, undefined, 'GET'),
-    bad('cursor forged with the wrong key for the index', `/v1/deliveries?subscriptionId=${subscriptionId}&cursor=${b64({ id: 'dlv_x' })}`, undefined, 'GET'),
-    bad('limit 0', '/v1/dead-letters?limit=0', undefined, 'GET'),
-    bad('limit 1000', '/v1/dead-letters?limit=1000', undefined, 'GET'),
-    bad('limit not a number', '/v1/dead-letters?limit=ten', undefined, 'GET'),
-    bad('unknown state filter', `/v1/deliveries?subscriptionId=${subscriptionId}&state=lost`, undefined, 'GET'),
-    bad('deliveries without subscriptionId', '/v1/deliveries', undefined, 'GET'),
-    bad('malformed subscriptionId', '/v1/deliveries?subscriptionId=%27%20OR%201%3D1', undefined, 'GET'),
+    badQuery('cursor with bad characters', '/v1/dead-letters?cursor=!!!', 'cursor'),
+    badQuery('cursor that is not base64 JSON', '/v1/dead-letters?cursor=AAAA', 'cursor'),
+    badQuery('cursor that is a JSON array', `/v1/dead-letters?cursor=${b64([1, 2])}`, 'cursor'),
+    badQuery('cursor with nested objects', `/v1/subscriptions?cursor=${b64({ id: { nested: { deep: 1 } } })}`, 'cursor'),
+    badQuery('cursor forged with the wrong key for the table', `/v1/subscriptions?cursor=${b64({ notTheKey: 'x' })}`, 'cursor'),
+    badQuery('cursor forged with the wrong key for the index', `/v1/deliveries?subscriptionId=${subscriptionId}&cursor=${b64({ id: 'dlv_x' })}`, 'cursor'),
+    badQuery('cursor of 3000 characters', `/v1/dead-letters?cursor=${'A'.repeat(3000)}`, 'cursor'),
+    badQuery('cursor of base64 JSON nested deep', `/v1/subscriptions?cursor=${Buffer.from(arrays(500)).toString('base64url')}`, 'cursor'),
+    badQuery('limit 0', '/v1/dead-letters?limit=0', 'limit'),
+    badQuery('limit 1000', '/v1/dead-letters?limit=1000', 'limit'),
+    badQuery('limit not a number', '/v1/dead-letters?limit=ten', 'limit'),
+    badQuery('limit negative', '/v1/subscriptions?limit=-1', 'limit'),
+    badQuery('limit in exponent form', '/v1/subscriptions?limit=1e2', 'limit'),
+    badQuery('limit of 30 digits', `/v1/subscriptions?limit=${'9'.repeat(30)}`, 'limit'),
+    badQuery('limit with a space', '/v1/subscriptions?limit=%205', 'limit'),
+    badQuery('limit empty', '/v1/subscriptions?limit=', 'limit'),
+    badQuery('unknown state filter', `/v1/deliveries?subscriptionId=${subscriptionId}&state=lost`, 'state'),
+    badQuery('a state filter in capitals', `/v1/deliveries?subscriptionId=${subscriptionId}&state=FAILED`, 'state'),
+    badQuery('deliveries without subscriptionId', '/v1/deliveries', 'subscriptionId'),
+    badQuery('malformed subscriptionId', '/v1/deliveries?subscriptionId=%27%20OR%201%3D1', 'subscriptionId'),
+    badQuery('subscriptionId of 3000 characters', `/v1/deliveries?subscriptionId=sub_${HUGE_ID}`, 'subscriptionId'),
+    badQuery('subscriptionId with a NUL', '/v1/deliveries?subscriptionId=sub_a%00', 'subscriptionId'),
+    badQuery('subscriptionId with a malformed percent-escape', '/v1/deliveries?subscriptionId=sub_%E0%A4%A', 'subscriptionId'),
+    badQuery('subscriptionId as a bracketed array', `/v1/deliveries?subscriptionId[]=${subscriptionId}`, 'subscriptionId'),
+    badQuery('dead letters of a delivery id', '/v1/dead-letters?subscriptionId=dlv_x', 'subscriptionId'),
+    badQuery('tenantId filter with an encoded slash', '/v1/subscriptions?tenantId=..%2Fother', 'tenantId'),
+    badQuery('subscriptionId repeated', `/v1/deliveries?subscriptionId=${subscriptionId}&subscriptionId=sub_other`, 'subscriptionId'),
+    badQuery('subscriptionId repeated on dead letters', `/v1/dead-letters?subscriptionId=${subscriptionId}&subscriptionId=sub_other`, 'subscriptionId'),
+    badQuery('limit repeated', '/v1/dead-letters?limit=5&limit=6', 'limit'),
+    badQuery('state repeated', `/v1/deliveries?subscriptionId=${subscriptionId}&state=${STATE.failed}&state=${STATE.expired}`, 'state'),
+    badQuery('cursor repeated', '/v1/subscriptions?cursor=a&cursor=b', 'cursor'),
+    badQuery('tenantId repeated', '/v1/subscriptions?tenantId=acme&tenantId=globex', 'tenantId'),
 
     wrongMethod('DELETE on subscriptions', '/v1/subscriptions', undefined, 'DELETE'),
     wrongMethod('PUT on events', '/v1/events', event({}), 'PUT'),
     wrongMethod('GET on events', '/v1/events', undefined, 'GET'),
+    wrongMethod('DELETE on events', '/v1/events', undefined, 'DELETE'),
     wrongMethod('PATCH on a subscription', `/v1/subscriptions/${subscriptionId}`, { state: 'disabled' }, 'PATCH'),
+    wrongMethod('DELETE on a subscription', `/v1/subscriptions/${subscriptionId}`, undefined, 'DELETE'),
+    wrongMethod('GET on pause', `/v1/subscriptions/${subscriptionId}/pause`, undefined, 'GET'),
+    wrongMethod('PUT on replays', '/v1/replays', replay({}), 'PUT'),
+    wrongMethod('GET on tenant keys', '/v1/tenants/acme/keys', undefined, 'GET'),
+    wrongMethod('DELETE on a delivery', '/v1/deliveries/dlv_x', undefined, 'DELETE'),
   ];
 }
 
@@ -169,12 +354,14 @@ describe('bad input: hostile requests get a clear 4xx and store nothing', () => 
   });
   after(() => stack.stop());
 
-  it('has at least 40 hostile cases', () => {
-    assert.ok(hostileCases('sub_x').length >= 40);
+  it('has at least 150 hostile cases, each named once', () => {
+    const names = hostileCases('sub_x').map((c) => c.name);
+    assert.ok(names.length >= 150, `${names.length} cases`);
+    assert.equal(new Set(names).size, names.length);
   });
 
   for (const c of hostileCases('sub_placeholder')) {
-    it(`${c.method ?? 'POST'} ${c.name} → ${c.status} ${c.code}`, async () => {
+    it(`${c.method ?? 'POST'} ${c.name} → ${c.status} ${c.code}${c.field ? ` on ${c.field.length > 40 ? `${c.field.slice(0, 40)}…` : c.field}` : ''}`, async () => {
       const real = hostileCases(subscriptionId).find((x) => x.name === c.name)!;
       const before = await countTables(stack.runtime);
       const res = await send(real);
@@ -184,6 +371,7 @@ describe('bad input: hostile requests get a clear 4xx and store nothing', () => 
       assert.ok(res.body.error.message.length > 0);
       assert.equal(res.body.error.code, real.code);
       assert.deepEqual(Object.keys(res.body), ['error']);
+      if (real.field) assert.ok(res.body.error.message.startsWith(`${real.field}:`) || res.body.error.message.startsWith(`${real.field} `), `names ${real.field}: ${res.body.error.message.slice(0, 300)}`);
       assert.deepEqual(await countTables(stack.runtime), before, 'nothing stored');
     });
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -188,7 +188,12 @@ describe('the hookline CLI against the local runtime', () => {
 
   it('--aws drives the replay and archiver functions through the Lambda Invoke API (here: the local stand-in)', async () => {
     const aws = ['--aws', '--region', 'us-east-1', '--lambda-endpoint', stack.runtime.endpoints.lambda, '--replay-function', 'replay', '--archiver-function', 'archiver', '--api-url', stack.runtime.url, '--key', stack.runtime.adminKey];
-    const env = { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' };
+    // The local stand-in wants this run's token; with --aws the CLI sends $HOOKLINE_LAMBDA_TOKEN to an explicit --lambda-endpoint.
+    const token = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')).lambdaToken as string;
+    const refused = await hookline([...aws, 'replays', 'list'], { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' });
+    assert.equal(refused.code, 6, 'without the token the Invoke API refuses (403)');
+    assert.match(refused.stderr, /token/);
+    const env = { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', HOOKLINE_LAMBDA_TOKEN: token };
     const list = await hookline([...aws, '--json', 'replays', 'list', '--limit', '2'], env);
     assert.equal(list.code, 0, list.stderr);
     assert.deepEqual(list.json().items, (await stack.api.get('/v1/replays?limit=2')).body.items);
@@ -200,6 +205,34 @@ describe('the hookline CLI against the local runtime', () => {
     const noFunction = await hookline([...aws.slice(0, 6), 'nope', ...aws.slice(7), 'replays', 'list'], env);
     assert.equal(noFunction.code, 3);
     assert.match(noFunction.stderr, /function nope not found/);
+  });
+
+  it('subscriptions create stores the normalised URL, and deliveries go there', async () => {
+    const port = new URL(stack.receiver.url).port;
+    const created = await hookline(['--json', 'subscriptions', 'create', '--url', `HTTP://127.0.0.1:${port}/x/../cli-norm`, '--event-types', 'cli.norm']);
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(created.json().url, `http://127.0.0.1:${port}/cli-norm`);
+    stack.receiver.expectSecret('/cli-norm', created.json().secret);
+    const id = (await stack.publish('cli.norm', {})).deliveryIds[0]!;
+    const delivered = await stack.waitForState(id, ['delivered']);
+    assert.equal(delivered.url, `http://127.0.0.1:${port}/cli-norm`);
+    assert.equal(stack.receiver.on('/cli-norm').length, 1);
+  });
+
+  it("a receiver's response with terminal escapes shows them escaped in deliveries show; --json keeps it exact", async () => {
+    const snippet = '\u001b]0;owned\u0007\u001b[2Jnope\rfake \u202eevil';
+    stack.receiver.script('/cli-esc', [], { status: 422, body: snippet });
+    const sub = await stack.subscribe('/cli-esc', { eventTypes: ['cli.esc'] });
+    assert.ok(sub.id);
+    const id = (await stack.publish('cli.esc', {})).deliveryIds[0]!;
+    await stack.waitForState(id, ['failed']);
+    const human = await hookline(['deliveries', 'show', id]);
+    assert.equal(human.code, 0, human.stderr);
+    assert.doesNotMatch(human.stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    assert.ok(human.stdout.includes('\\x1b]0;owned\\x07\\x1b[2Jnope\\rfake \\u202eevil'), human.stdout);
+    const json = await hookline(['--json', 'deliveries', 'show', id]);
+    assert.equal(json.json().attemptLog[0].responseSnippet, snippet);
+    assert.doesNotMatch(json.stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
   });
 
   it('runs as `npx hookline` from the project', async () => {

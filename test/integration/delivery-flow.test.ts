@@ -28,6 +28,29 @@ describe('delivery engine on the local runtime', () => {
     assert.equal(d.attemptLog[0].status, 200);
   });
 
+  it("sends the payload's source text byte for byte as data: first attempt, retry and replay", async () => {
+    // Numbers, escapes, whitespace and key order that a JSON.parse/JSON.stringify round trip would all rewrite.
+    const payload = '{ "z" : 1.0,\n\t"a":[1e2 , -0, 0.50, 9007199254740992, "9007199254740993"],\r\n "s":"\\u00e9\\n\\/", "é":"é ✓", "n":null }';
+    stack.receiver.script('/exact', [{ status: 503 }], { status: 200 });
+    await stack.subscribe('/exact', { eventTypes: ['exact.bytes'] });
+    const res = await stack.api.post('/v1/events', `{"id":"exact-1",\n  "type":"exact.bytes", "payload":   ${payload}  \n}`);
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const id = res.body.deliveryIds[0];
+    const delivered = await stack.waitForState(id, ['delivered']);
+    const replayed = await stack.api.post(`/v1/deliveries/${id}/replay`);
+    assert.equal(replayed.status, 202);
+    await waitFor('the replay to arrive', () => stack.receiver.on('/exact').length === 3);
+    const requests = stack.receiver.on('/exact');
+    assert.deepEqual(requests.map((r) => r.answeredWith), [503, 200, 200], 'first attempt, retry, replay');
+    const { timestamp } = JSON.parse(delivered.body);
+    const expected = `{"id":"exact-1","type":"exact.bytes","timestamp":"${timestamp}","data":${payload}}`;
+    assert.equal(delivered.body, expected, 'stored with the payload as sent');
+    for (const r of requests) {
+      assert.equal(r.body, expected);
+      assert.equal(r.verified, true);
+    }
+  });
+
   it('is idempotent on the event id: a repeat answers 200 with the same deliveries and sends nothing new', async () => {
     await stack.subscribe('/idem', { eventTypes: ['order.created'] });
     const first = await stack.api.post('/v1/events', { id: 'order-1001', type: 'order.created', payload: { n: 1 } });

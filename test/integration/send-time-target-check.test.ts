@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DynamoDbSubscriptionStore } from '#adapters/dynamodb-subscription-store.ts';
 import { documentClient } from '#adapters/dynamodb.ts';
+import { LocalKeySecretCipher, loadLocalSecretsKey } from '#adapters/local-key-secret-cipher.ts';
 import { formatSecret } from '#domain/signing.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 
@@ -24,16 +25,21 @@ describe('cloud mode: private targets are refused at send time too', () => {
     const now = new Date().toISOString();
     await subscriptions.create({
       id, url, eventTypes: [`${id}.test`], state: 'active', stateChangedAt: now, createdAt: now, updatedAt: now,
-      secrets: [formatSecret(new Uint8Array(32).fill(7))],
+      // Sealed with the runtime's own local key, as createSubscription would have stored it.
+      secrets: await new LocalKeySecretCipher(loadLocalSecretsKey(stack.runtime.dataDir)).seal(id, [formatSecret(new Uint8Array(32).fill(7))]),
       retryPolicy: { initialDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 1, jitter: 0, deadlineSeconds: 30 },
     });
   };
 
   for (const [name, url] of [
-    ['hostname resolving to loopback', `http://localhost:1/hook`],
-    ['IPv4 literal', `http://127.0.0.1:1/hook`],
-    ['IPv4-mapped IPv6 literal', `http://[::ffff:127.0.0.1]:1/hook`],
+    // Allowed ports (HOOKLINE_ALLOWED_PORTS): these are refused for their address alone.
+    ['hostname resolving to loopback', `http://localhost:8080/hook`],
+    ['IPv4 literal', `http://127.0.0.1:8080/hook`],
+    ['IPv4-mapped IPv6 literal', `http://[::ffff:127.0.0.1]:8080/hook`],
     ['metadata address', `http://169.254.169.254/latest/meta-data/`],
+    // Only targets whose refusal keeps the test on loopback even if the rule broke (the new
+    // transition ranges and the port rule are covered by the unit tables and the sender's test).
+    ['NAT64 of a private address', `http://[64:ff9b::a00:1]/hook`],
   ] as const) {
     it(`dead-letters a delivery to a ${name} as failed without connecting`, async () => {
       const id = `sub_rebind${name.replace(/\W/g, '').slice(0, 20)}`;
@@ -48,7 +54,7 @@ describe('cloud mode: private targets are refused at send time too', () => {
   }
 
   it('refuses the same targets when a subscription is created', async () => {
-    for (const url of ['http://localhost:1/hook', 'http://127.0.0.1/hook', 'http://[::ffff:127.0.0.1]/hook', 'http://169.254.169.254/']) {
+    for (const url of ['http://localhost:8080/hook', 'http://127.0.0.1/hook', 'http://[::ffff:127.0.0.1]/hook', 'http://169.254.169.254/', 'http://[2001::1]/', 'http://93.184.216.34:22/']) {
       const res = await stack.api.post('/v1/subscriptions', { url });
       assert.equal(res.status, 400, url);
       assert.equal(res.body.error.code, 'invalid_request');

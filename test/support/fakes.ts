@@ -7,7 +7,9 @@
 import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '#domain/retry-policy.ts';
 import { STATE } from '#domain/states.ts';
-import type { AttemptRecord, Delivery, EventRecord, Subscription, SubscriptionState } from '#domain/types.ts';
+import type { AttemptRecord, Delivery, EventRecord, SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
+import { encryptSecrets } from '#adapters/aes-gcm-secrets.ts';
+import { LocalKeySecretCipher } from '#adapters/local-key-secret-cipher.ts';
 import type { Deps } from '#app/deps.ts';
 import type { AttemptStore } from '#ports/attempt-store.ts';
 import type { Clock } from '#ports/clock.ts';
@@ -109,6 +111,13 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
     const { deadLetteringSince: _s, lastDeadLetterAt: _l, deadLetterStreak: _c, ...rest } = s;
     this.items.set(id, rest);
   }
+
+  async sealPlainSecrets(id: string, sealed: SealedSecrets): Promise<boolean> {
+    const s = this.items.get(id);
+    if (!s || s.secrets.scheme !== 'plain') return false;
+    this.items.set(id, { ...s, secrets: copy(sealed) });
+    return true;
+  }
 }
 
 export class InMemoryAttemptStore implements AttemptStore {
@@ -120,6 +129,13 @@ export class InMemoryAttemptStore implements AttemptStore {
 
   async list(deliveryId: string): Promise<readonly AttemptRecord[]> {
     return this.items.filter((a) => a.deliveryId === deliveryId).sort((a, b) => a.seq - b.seq).map(copy);
+  }
+
+  /** Newest first from the cursor (an offset from the newest), each page returned oldest first, like the DynamoDB store. */
+  async latest(deliveryId: string, request: PageRequest): Promise<Page<AttemptRecord>> {
+    const newestFirst = (await this.list(deliveryId)).slice().reverse();
+    const p = page(newestFirst, request);
+    return { ...p, items: [...p.items].reverse() };
   }
 }
 
@@ -146,7 +162,7 @@ export class RecordingQueue implements DeliveryQueue {
 
 
 /** The delivery engine's dependencies, over in-memory fakes a test can inspect. */
-export interface FakeDeps extends Pick<Deps, 'defaultRetryPolicy' | 'allowPrivateTargets' | 'resolver' | 'autoPause'> {
+export interface FakeDeps extends Pick<Deps, 'defaultRetryPolicy' | 'allowPrivateTargets' | 'resolver' | 'autoPause' | 'secretSealer' | 'secretOpener'> {
   readonly subscriptions: InMemorySubscriptionStore;
   readonly events: InMemoryEventStore;
   readonly deliveries: InMemoryDeliveryStore;
@@ -170,11 +186,24 @@ export function fakeDeps(overrides: Partial<Mutable<FakeDeps>> = {}): FakeDeps {
     allowPrivateTargets: false,
     resolver: { resolve: async () => ['93.184.216.34'] },
     autoPause: DEFAULT_AUTO_PAUSE_POLICY,
+    // The real local cipher with a fixed key: sealing is in-memory AES-GCM, nothing to fake.
+    secretSealer: TEST_SECRETS_CIPHER,
+    secretOpener: TEST_SECRETS_CIPHER,
     ...overrides,
   };
 }
 
 const T0 = '2024-05-01T12:00:00.000Z';
+
+/** The key fakeDeps seals and opens with, and the secret aSubscription seals by default. */
+export const TEST_SECRETS_KEY = new Uint8Array(32).fill(42);
+export const TEST_SECRETS_CIPHER = new LocalKeySecretCipher(TEST_SECRETS_KEY);
+export const TEST_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+/** `secrets` sealed for subscription `id` under TEST_SECRETS_KEY, as createSubscription stores them locally. */
+export function sealedForTest(id: string, secrets: readonly string[] = [TEST_SECRET]): SealedSecrets {
+  return { scheme: 'local-v1', ...encryptSecrets(TEST_SECRETS_KEY, 'local-v1', id, secrets) };
+}
 
 /** A subscription with every required field; override what the test is about. */
 export function aSubscription(overrides: Partial<Subscription> & { id: string }): Subscription {
@@ -183,7 +212,7 @@ export function aSubscription(overrides: Partial<Subscription> & { id: string })
     eventTypes: ['*'],
     state: 'active',
     stateChangedAt: T0,
-    secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+    secrets: sealedForTest(overrides.id),
     createdAt: T0,
     updatedAt: T0,
     ...overrides,

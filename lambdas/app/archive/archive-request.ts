@@ -13,7 +13,7 @@ export function parseRestore(body: Json): RestoreRequest {
   return {
     from: body.from as string,
     to: body.to as string,
-    ...(body.subscriptionId !== undefined ? { subscriptionId: parseId(body.subscriptionId as string, 'sub', 'subscriptionId') } : {}),
+    ...(body.subscriptionId !== undefined ? { subscriptionId: parseId(body.subscriptionId, 'sub', 'subscriptionId') } : {}),
   };
 }
 

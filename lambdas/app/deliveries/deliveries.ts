@@ -1,5 +1,5 @@
 import type { AttemptRecord, Delivery, EventRecord } from '#domain/types.ts';
-import type { Page } from '#ports/page.ts';
+import type { Page, PageRequest } from '#ports/page.ts';
 import { type Principal, visibleDelivery, visibleSubscription } from '#app/access.ts';
 import type { DeadLetterQuery, DeliveryListQuery } from '#app/deliveries/delivery-request.ts';
 import type { Deps } from '#app/deps.ts';
@@ -12,18 +12,30 @@ export async function getDelivery(deps: Pick<Deps, 'deliveries'>, id: string): P
   return delivery;
 }
 
-/** A delivery with what it sent (the event's body) and every attempt so far. */
+/** How many attempts the detail of a delivery shows: the latest; older ones page through `listAttempts`. */
+export const DETAIL_ATTEMPTS = 50;
+
+/** A delivery with what it sent (the event's body) and its latest attempts. */
 export interface DeliveryDetail {
   readonly delivery: Delivery;
   readonly event?: EventRecord;
+  /** The latest DETAIL_ATTEMPTS attempts, oldest first. */
   readonly attempts: readonly AttemptRecord[];
+  /** Leads to the attempts before those (listAttempts); absent when there are none. */
+  readonly attemptsNextCursor?: string;
 }
 
 /** The detail of a delivery the principal may see; another tenant's is NotFoundError, like one that does not exist. */
 export async function getDeliveryDetail(deps: Pick<Deps, 'deliveries' | 'events' | 'attempts'>, principal: Principal, id: string): Promise<DeliveryDetail> {
   const delivery = await visibleDelivery(deps, principal, id);
-  const [event, attempts] = await Promise.all([deps.events.get(delivery.eventId), deps.attempts.list(id)]);
-  return { delivery, ...(event ? { event } : {}), attempts };
+  const [event, attempts] = await Promise.all([deps.events.get(delivery.eventId), deps.attempts.latest(id, { limit: DETAIL_ATTEMPTS })]);
+  return { delivery, ...(event ? { event } : {}), attempts: attempts.items, ...(attempts.nextCursor ? { attemptsNextCursor: attempts.nextCursor } : {}) };
+}
+
+/** A page of a visible delivery's attempt log: the latest before the cursor, oldest first within the page. */
+export async function listAttempts(deps: Pick<Deps, 'deliveries' | 'attempts'>, principal: Principal, id: string, request: PageRequest): Promise<Page<AttemptRecord>> {
+  await visibleDelivery(deps, principal, id);
+  return deps.attempts.latest(id, request);
 }
 
 /**

@@ -3,13 +3,16 @@ import { attemptView, deliveryView } from '#app/deliveries/delivery-view.ts';
 
 /**
  * `GET /v1/deliveries/{id}`: the delivery, the body and headers it sends (with the
- * `webhook-id` every attempt carries) and its attempt log. The body is null when the event record is gone.
+ * `webhook-id` every attempt carries) and its latest attempts, oldest first, with
+ * `attemptLogNextCursor` (null when there are no more) for the earlier ones at
+ * `GET /v1/deliveries/{id}/attempts`. The body is null when the event record is gone.
  */
-export function deliveryDetailView({ delivery, event, attempts }: DeliveryDetail) {
+export function deliveryDetailView({ delivery, event, attempts, attemptsNextCursor }: DeliveryDetail) {
   return {
     ...deliveryView(delivery),
     body: event?.body ?? null,
     headers: { ...delivery.headers, 'webhook-id': delivery.eventId },
     attemptLog: attempts.map(attemptView),
+    attemptLogNextCursor: attemptsNextCursor ?? null,
   };
 }

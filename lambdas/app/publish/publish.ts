@@ -19,6 +19,15 @@ export type PublishResult =
 export const DELIVERY_HEADERS = Object.freeze({ 'content-type': 'application/json' });
 
 /**
+ * The webhook body `{id, type, timestamp, data}` as text. The envelope's fields are Hookline's
+ * and serialised here; `data` is the producer's payload text spliced in unchanged, because a
+ * parse and re-serialise would rewrite numbers (1.0 → 1), escapes and key order.
+ */
+export function webhookBody(id: string, type: string, timestamp: string, payloadJson: string): string {
+  return `{"id":${JSON.stringify(id)},"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(timestamp)},"data":${payloadJson}}`;
+}
+
+/**
  * Stores the event once (idempotent on its id), then writes one delivery per matching
  * subscription and enqueues it. Paused subscriptions get deliveries too: they wait, never skip.
  * A publish retried after a crash completes the fan-out that the first try started.
@@ -37,7 +46,7 @@ export async function publish(deps: PublishDeps, request: PublishRequest): Promi
   const event: EventRecord = {
     id: eventId,
     type: request.type,
-    body: JSON.stringify({ id: eventId, type: request.type, timestamp: createdAt, data: request.payload }),
+    body: webhookBody(eventId, request.type, createdAt, request.payloadJson),
     subscriptionIds: subscriptions.map((s) => s.id),
     deliveryIds: subscriptions.map((s) => deliveryIdFor(eventId, s.id)),
     createdAt,

@@ -10,9 +10,11 @@ import type { Budget } from '#app/budget.ts';
 import type { Deps } from '#app/deps.ts';
 import { NotFoundError, ValidationError } from '#app/errors.ts';
 import { iso } from '#domain/time.ts';
+import type { RetentionPolicy } from '#domain/retention.ts';
+import { MAX_DEADLINE_SECONDS } from '#domain/retry-policy.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type BulkReplayDeps = Pick<Deps, 'replays' | 'recovery' | 'subscriptions' | 'deliveries' | 'queue' | 'clock' | 'defaultRetryPolicy' | 'replayPolicy'>;
+export type BulkReplayDeps = Pick<Deps, 'replays' | 'recovery' | 'subscriptions' | 'deliveries' | 'queue' | 'clock' | 'defaultRetryPolicy' | 'replayPolicy' | 'retention'>;
 
 /** A worker holds a running replay this long per page; a replay whose worker died is resumed after it. */
 export const REPLAY_LEASE_SECONDS = 60;
@@ -39,6 +41,14 @@ export interface BulkReplayRequest {
  */
 export async function startBulkReplay(deps: BulkReplayDeps, request: BulkReplayRequest, budget: Budget): Promise<ReplayRecord> {
   const { criteria } = request;
+  const earliest = earliestCreatedFrom(deps.clock.now(), deps.retention);
+  if (criteria.createdFrom < earliest) {
+    throw new ValidationError(
+      'createdFrom',
+      `must be on or after ${earliest}: older deliveries are past the retention (${Math.max(deps.retention.deliveredDays, deps.retention.deadLetterDays)} days, ` +
+        `plus the longest retry deadline) and archived; restore them (hookline restore) and replay them one by one`,
+    );
+  }
   if (criteria.subscriptionId && !(await deps.subscriptions.get(criteria.subscriptionId))) {
     throw new NotFoundError('subscription', criteria.subscriptionId);
   }
@@ -108,6 +118,19 @@ interface Progress {
   cursor?: string;
 }
 
+/**
+ * How far back a bulk replay may reach: the longest retention, plus the longest retry deadline
+ * (a delivery is created up to that long before it dead-letters and its retention starts).
+ * Anything older is archived, and an unbounded range would make the dead-letter walk cross
+ * every day since it (`0001-01-01` is 739,000 of them).
+ */
+export function earliestCreatedFrom(nowMs: number, retention: RetentionPolicy): string {
+  const days = Math.max(retention.deliveredDays, retention.deadLetterDays);
+  return iso(nowMs - days * DAY_MS - MAX_DEADLINE_SECONDS * 1000);
+}
+
+const DAY_MS = 86_400_000;
+
 async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, budget: Budget): Promise<ReplayRecord> {
   const progress: Progress = {
     matched: record.matched,
@@ -117,7 +140,7 @@ async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, bu
     ...(record.cursor ? { cursor: record.cursor } : {}),
   };
   const subscriptions = new Map<string, Promise<Subscription | undefined>>();
-  const walk = await sourcesOf(deps, record);
+  const walk = await sourcesOf(deps, record, budget);
   for (;;) {
     const page = await readPage(walk, progress.cursor, deps.replayPolicy.pageSize);
     const matches = page.items.filter((d) => matchesCriteria(d, record.criteria, record.startedAt));
@@ -168,7 +191,10 @@ async function replayPage(
   const messages: DeliveryMessage[] = [];
   await forEachLimit(matches, REPLAY_CONCURRENCY, async (d) => {
     if (!subscriptions.has(d.subscriptionId)) subscriptions.set(d.subscriptionId, deps.subscriptions.get(d.subscriptionId));
-    const policy = (await subscriptions.get(d.subscriptionId))?.retryPolicy ?? deps.defaultRetryPolicy;
+    const subscription = await subscriptions.get(d.subscriptionId);
+    // A disabled endpoint answered 410 Gone: a replay would only dead-letter again. Counted as skipped.
+    if (subscription?.state === 'disabled') return;
+    const policy = subscription?.retryPolicy ?? deps.defaultRetryPolicy;
     const nowMs = deps.clock.now();
     const delaySeconds = spreadDelaySeconds(windowSeconds, deps.clock.random());
     const dueMs = nowMs + delaySeconds * 1000;
@@ -191,7 +217,7 @@ interface Source {
  * changes only after it is created), delivered ones through each subscription's creation-time
  * index. A tenant's replay reads only that tenant's subscriptions.
  */
-async function sourcesOf(deps: BulkReplayDeps, record: ReplayRecord): Promise<readonly Source[]> {
+async function sourcesOf(deps: BulkReplayDeps, record: ReplayRecord, budget: Budget): Promise<readonly Source[]> {
   const c = record.criteria;
   const needsList = !c.subscriptionId && (c.tenantId !== undefined || c.states.includes(STATE.delivered));
   const listed = needsList
@@ -203,7 +229,8 @@ async function sourcesOf(deps: BulkReplayDeps, record: ReplayRecord): Promise<re
   const scoped = c.subscriptionId ? [c.subscriptionId] : listed;
   const sources: Source[] = [];
   if (c.states.some((s) => isDeadLetter(s))) {
-    const range = { changedFrom: c.createdFrom, changedTo: record.startedAt };
+    // The deadline goes into the read: the day walk over an empty range stops at it and hands back the day it reached.
+    const range = { changedFrom: c.createdFrom, changedTo: record.startedAt, deadlineMs: budget.deadlineMs };
     if (c.subscriptionId || c.tenantId !== undefined) {
       for (const subscriptionId of scoped) {
         sources.push({ token: `dl:${subscriptionId}`, read: (cursor, limit) => deps.recovery.listDeadLettersChanged({ ...range, subscriptionId, limit, ...(cursor ? { cursor } : {}) }) });
@@ -241,8 +268,9 @@ async function readPage(sources: readonly Source[], cursor: string | undefined, 
     const page = await source.read(inner, limit - items.length);
     items.push(...page.items);
     if (page.nextCursor) {
-      inner = page.nextCursor;
-      if (items.length >= limit) return { items, nextCursor: encodeWalkCursor({ s: source.token, c: inner }) };
+      // More in this source, whether the page is full or the source stopped early (its
+      // deadline, a 1 MB page): hand the position back so it is checkpointed before reading on.
+      return { items, nextCursor: encodeWalkCursor({ s: source.token, c: page.nextCursor }) };
     } else {
       index++;
       inner = undefined;

@@ -3,8 +3,9 @@ import { iso } from '#domain/time.ts';
 import type { Delivery } from '#domain/types.ts';
 import { type Principal, visibleDelivery } from '#app/access.ts';
 import type { Deps } from '#app/deps.ts';
-import { ConflictError, RateLimitedError } from '#app/errors.ts';
+import { ConflictError } from '#app/errors.ts';
 import { getDelivery } from '#app/deliveries/deliveries.ts';
+import { takeTenantAction } from '#app/tenants/customer-limit.ts';
 
 /**
  * Sends a delivery again from a terminal state: back to pending, attempts 0 (the backoff starts
@@ -16,6 +17,12 @@ export type ReplayDeliveryDeps = Pick<Deps, 'deliveries' | 'subscriptions' | 'qu
 export async function replayDelivery(deps: ReplayDeliveryDeps, id: string): Promise<Delivery> {
   const current = await getDelivery(deps, id);
   const subscription = await deps.subscriptions.get(current.subscriptionId);
+  // Sending to an endpoint that answered 410 Gone would only dead-letter it again.
+  if (subscription?.state === 'disabled') {
+    throw new ConflictError(
+      `delivery ${id} belongs to subscription ${subscription.id}, which is disabled (${subscription.stateReason ?? 'no reason'}); resume the subscription before replaying its deliveries`,
+    );
+  }
   const policy = subscription?.retryPolicy ?? deps.defaultRetryPolicy;
   const nowMs = deps.clock.now();
   const replayed = await deps.deliveries.replay(id, iso(nowMs), iso(nowMs + policy.deadlineSeconds * 1000));
@@ -34,15 +41,6 @@ export async function replayDelivery(deps: ReplayDeliveryDeps, id: string): Prom
  */
 export async function replayAs(deps: ReplayDeliveryDeps & Pick<Deps, 'rateLimiter' | 'customerReplayLimit'>, principal: Principal, id: string): Promise<Delivery> {
   const delivery = await visibleDelivery(deps, principal, id);
-  if (principal.role === 'tenant') {
-    const limit = deps.customerReplayLimit;
-    const decision = await deps.rateLimiter.take(`replay:${delivery.subscriptionId}`, limit, deps.clock.now());
-    if (decision.kind === 'limited') {
-      throw new RateLimitedError(
-        `at most ${limit.limit} replays per ${limit.windowSeconds} s for subscription ${delivery.subscriptionId}; retry in ${decision.retryAfterSeconds} s`,
-        decision.retryAfterSeconds,
-      );
-    }
-  }
+  await takeTenantAction(deps, principal, { key: 'replay', what: 'replays', limit: deps.customerReplayLimit, subscriptionId: delivery.subscriptionId });
   return replayDelivery(deps, id);
 }

@@ -21,7 +21,7 @@ export function parseReplayCriteria(body: Json): ReplayCriteria {
   if (createdTo < createdFrom) throw new ValidationError('createdTo', 'must not be before createdFrom');
   return {
     states: parseStates(body.states),
-    ...(body.subscriptionId !== undefined ? { subscriptionId: parseId(body.subscriptionId as string, 'sub', 'subscriptionId') } : {}),
+    ...(body.subscriptionId !== undefined ? { subscriptionId: parseId(body.subscriptionId, 'sub', 'subscriptionId') } : {}),
     ...(body.tenantId !== undefined ? { tenantId: parseTenantId(body.tenantId) } : {}),
     createdFrom,
     createdTo,

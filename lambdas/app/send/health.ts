@@ -21,7 +21,16 @@ export async function recordHealth(
     if (subscription.deadLetteringSince) await deps.subscriptions.clearDeadLetterStreak(subscription.id);
     return undefined;
   }
-  const updated = await deps.subscriptions.noteDeadLetter(subscription.id, iso(nowMs));
+  return recordDeadLetter(deps, policy, subscription.id, nowMs);
+}
+
+/**
+ * Adds one dead letter to the subscription's streak and auto-pauses it once the streak spans
+ * the policy's period. The sender's dead letters and the sweeper's expiries both come here, so
+ * a delivery that expires while waiting counts like one the sender gave up on.
+ */
+export async function recordDeadLetter(deps: Pick<Deps, 'subscriptions'>, policy: AutoPausePolicy, subscriptionId: string, nowMs: number): Promise<Subscription | undefined> {
+  const updated = await deps.subscriptions.noteDeadLetter(subscriptionId, iso(nowMs));
   if (!updated?.deadLetteringSince || !updated.lastDeadLetterAt) return undefined;
   const verdict = autoPauseVerdict(
     updated.state,
@@ -30,5 +39,5 @@ export async function recordHealth(
   );
   if (verdict.kind !== 'pause') return undefined;
   // Only from active: a manual pause or a 410 disable that landed meanwhile keeps its own reason.
-  return deps.subscriptions.setState(subscription.id, 'paused', verdict.reason, iso(nowMs), 'active');
+  return deps.subscriptions.setState(subscriptionId, 'paused', verdict.reason, iso(nowMs), 'active');
 }

@@ -11,7 +11,7 @@ import { iso } from '#domain/time.ts';
 import { METRICS, type CountMetric } from '#config/topology.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type SendDeps = Pick<Deps, 'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'clock' | 'metrics' | 'http' | 'attemptTimeoutMs' | 'defaultRetryPolicy' | 'autoPause'>;
+export type SendDeps = Pick<Deps, 'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'clock' | 'metrics' | 'http' | 'attemptTimeoutMs' | 'defaultRetryPolicy' | 'autoPause' | 'secretOpener'>;
 
 /** How long a paused subscription's delivery waits before it is looked at again (resume re-enqueues at once). */
 export const PAUSED_RECHECK_SECONDS = 3600;
@@ -30,12 +30,12 @@ export async function processDelivery(deps: SendDeps, message: DeliveryMessageBo
   const { deliveryId } = message;
   const prepared = await stage('before_attempt', deliveryId, () => prepare(deps, message));
   if (prepared.kind !== 'ready') return prepared;
-  const { delivery, subscription, body } = prepared;
+  const { delivery, subscription, body, secrets } = prepared;
 
   const startedAtMs = deps.clock.now();
   const headers = {
     ...delivery.headers,
-    ...signatureHeaders(subscription.secrets, delivery.eventId, Math.floor(startedAtMs / 1000), body),
+    ...signatureHeaders(secrets, delivery.eventId, Math.floor(startedAtMs / 1000), body),
   };
   const result = await stage('attempt', deliveryId, () =>
     deps.http.post({ url: delivery.url, headers, body, timeoutMs: deps.attemptTimeoutMs }),
@@ -45,7 +45,7 @@ export async function processDelivery(deps: SendDeps, message: DeliveryMessageBo
 }
 
 type Prepared =
-  | { readonly kind: 'ready'; readonly delivery: Delivery; readonly subscription: Subscription; readonly body: string }
+  | { readonly kind: 'ready'; readonly delivery: Delivery; readonly subscription: Subscription; readonly body: string; readonly secrets: readonly string[] }
   | SendOutcome;
 
 async function prepare(deps: SendDeps, message: DeliveryMessageBody): Promise<Prepared> {
@@ -75,7 +75,17 @@ async function prepare(deps: SendDeps, message: DeliveryMessageBody): Promise<Pr
     await complete(deps, delivery, failedOutcome('event body no longer stored'), nowMs);
     return { kind: 'done', note: 'event missing' };
   }
-  return { kind: 'ready', delivery, subscription, body: event.body };
+  return { kind: 'ready', delivery, subscription, body: event.body, secrets: await signingSecrets(deps, subscription) };
+}
+
+/**
+ * The subscription's secrets in plain text, for this attempt only: sealed ones through the
+ * opener (only the sender has one); a row from before sealing still signs with the plain list
+ * it holds until the migration seals it (docs/design.md, "Secrets at rest").
+ */
+async function signingSecrets(deps: Pick<SendDeps, 'secretOpener'>, subscription: Subscription): Promise<readonly string[]> {
+  const stored = subscription.secrets;
+  return stored.scheme === 'plain' ? stored.secrets : deps.secretOpener.open(subscription.id, stored);
 }
 
 async function deferWhilePaused(deps: SendDeps, deliveryId: string, nowMs: number): Promise<SendOutcome> {
@@ -148,7 +158,7 @@ async function complete(deps: SendDeps, delivery: Delivery, outcome: Outcome, no
 /** What each recorded outcome adds to the delivery metrics (a retry is not an outcome yet). */
 const OUTCOME_METRICS: Readonly<Record<CompletionAction, readonly CountMetric[]>> = {
   succeed: [METRICS.succeeded],
-  retry: [],
+  retry: [METRICS.retried],
   fail_permanently: [METRICS.failed, METRICS.deadLettered],
   give_up: [METRICS.expired, METRICS.deadLettered],
 };

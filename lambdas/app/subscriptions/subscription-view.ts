@@ -1,7 +1,7 @@
-import type { Subscription } from '#domain/types.ts';
+import type { CreatedSubscription, Subscription } from '#domain/types.ts';
 
 /** A subscription as the API shows it; the secret only when just created. Absent values are null. */
-export function subscriptionView(s: Subscription, options: { withSecret?: boolean } = {}) {
+export function subscriptionView(s: Subscription | CreatedSubscription, options: { withSecret?: boolean } = {}) {
   return {
     id: s.id,
     url: s.url,
@@ -16,6 +16,7 @@ export function subscriptionView(s: Subscription, options: { withSecret?: boolea
     deadLetterStreak: s.deadLetterStreak ?? 0,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
-    ...(options.withSecret ? { secret: s.secrets[0] } : {}),
+    // Only the value createSubscription returns has it; a stored subscription's secrets are sealed.
+    ...(options.withSecret && 'secret' in s ? { secret: s.secret } : {}),
   };
 }

@@ -1,40 +1,46 @@
 import { formatId } from '#domain/ids.ts';
 import { formatSecret } from '#domain/signing.ts';
-import { STATE } from '#domain/states.ts';
 import { checkTargetUrl, isForbiddenAddress } from '#domain/targets.ts';
 import { iso } from '#domain/time.ts';
-import type { Subscription } from '#domain/types.ts';
+import type { CreatedSubscription, SealedSecrets, Subscription } from '#domain/types.ts';
 import type { Page } from '#ports/page.ts';
 import { type Principal, tenantScope, visibleSubscription } from '#app/access.ts';
 import type { Deps } from '#app/deps.ts';
 import { ConflictError, ValidationError } from '#app/errors.ts';
 import type { CreateSubscriptionRequest, SubscriptionListQuery } from '#app/subscriptions/subscription-request.ts';
+import { drainBacklog } from '#app/subscriptions/drain.ts';
+import { takeTenantAction } from '#app/tenants/customer-limit.ts';
 
 /**
  * Stores a new, active subscription with a fresh signing secret, once its URL passes the target
  * rules. A URL the rules refuse throws the domain's ForbiddenTargetError, which callers answer
  * as a refusal of `url` (handlers/error-map.ts).
  */
-export async function createSubscription(deps: Pick<Deps, 'subscriptions' | 'clock' | 'allowPrivateTargets' | 'resolver'>, request: CreateSubscriptionRequest): Promise<Subscription> {
-  await checkTarget(deps, request.url);
+export async function createSubscription(deps: Pick<Deps, 'subscriptions' | 'clock' | 'allowPrivateTargets' | 'allowedPorts' | 'resolver' | 'secretSealer'>, request: CreateSubscriptionRequest): Promise<CreatedSubscription> {
+  const url = await checkTarget(deps, request.url);
   const now = iso(deps.clock.now());
-  const subscription: Subscription = {
-    id: formatId('sub', deps.clock.randomBytes(12)),
+  const id = formatId('sub', deps.clock.randomBytes(12));
+  const secret = formatSecret(deps.clock.randomBytes(32));
+  // Sealed before it is stored: the plain secret lives only in this answer, shown once.
+  const subscription: Subscription & { readonly secrets: SealedSecrets } = {
+    id,
     ...request,
+    // The normalised URL the rules judged is the one stored and sent, not the text as written.
+    url: url.href,
     state: 'active',
     stateChangedAt: now,
-    secrets: [formatSecret(deps.clock.randomBytes(32))],
+    secrets: await deps.secretSealer.seal(id, [secret]),
     createdAt: now,
     updatedAt: now,
   };
   await deps.subscriptions.create(subscription);
-  return subscription;
+  return { ...subscription, secret };
 }
 
 /** The URL rules, plus (in cloud mode) the addresses its host resolves to right now. */
-async function checkTarget(deps: Pick<Deps, 'allowPrivateTargets' | 'resolver'>, raw: string): Promise<void> {
-  const url = checkTargetUrl(raw, { allowPrivate: deps.allowPrivateTargets });
-  if (deps.allowPrivateTargets) return;
+async function checkTarget(deps: Pick<Deps, 'allowPrivateTargets' | 'allowedPorts' | 'resolver'>, raw: string): Promise<URL> {
+  const url = checkTargetUrl(raw, { allowPrivate: deps.allowPrivateTargets, allowedPorts: deps.allowedPorts });
+  if (deps.allowPrivateTargets) return url;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: readonly string[];
   try {
@@ -44,6 +50,7 @@ async function checkTarget(deps: Pick<Deps, 'allowPrivateTargets' | 'resolver'>,
   }
   const bad = addresses.find(isForbiddenAddress);
   if (bad) throw new ValidationError('url', `host ${host} resolves to ${bad}, a loopback, private, link-local or metadata address`);
+  return url;
 }
 
 /** A page of the subscriptions the principal may see: a tenant's own only, whatever tenant it asks for. */
@@ -57,47 +64,42 @@ export async function getSubscription(deps: Pick<Deps, 'subscriptions'>, princip
   return visibleSubscription(deps, principal, id);
 }
 
+/** Pause and resume by a tenant key count against `customerPauseLimit`, per subscription. */
+type StateChangeDeps = Pick<Deps, 'subscriptions' | 'clock' | 'rateLimiter' | 'customerPauseLimit'>;
+
+/** Counts a tenant's pause or resume before it changes anything (the admin key is not limited). */
+async function takeStateChange(deps: StateChangeDeps, principal: Principal, subscriptionId: string): Promise<void> {
+  await takeTenantAction(deps, principal, { key: 'pause', what: 'pauses and resumes', limit: deps.customerPauseLimit, subscriptionId });
+}
+
 /** Pauses a subscription (events wait as pending); pausing a paused one changes nothing, a disabled one is a ConflictError. */
-export async function pauseSubscription(deps: Pick<Deps, 'subscriptions' | 'clock'>, principal: Principal, id: string, reason = 'paused by request'): Promise<Subscription> {
+export async function pauseSubscription(deps: StateChangeDeps, principal: Principal, id: string, reason = 'paused by request'): Promise<Subscription> {
   const current = await getSubscription(deps, principal, id);
+  await takeStateChange(deps, principal, id);
   if (current.state === 'paused') return current;
   if (current.state === 'disabled') throw new ConflictError(`subscription ${id} is disabled (${current.stateReason ?? 'no reason'}); resume it instead`);
   return (await deps.subscriptions.setState(id, 'paused', reason, iso(deps.clock.now())))!;
 }
 
-/** Window over which a resumed backlog is spread: ~50 deliveries a second, at most 5 minutes. */
-export function drainWindowSeconds(backlog: number): number {
-  return Math.min(300, Math.ceil(backlog / 50));
-}
-
 /**
- * Makes the subscription active again and every pending delivery due, spread over a window so
- * the backlog drains without a thundering herd.
+ * Makes a paused or disabled subscription active again and its pending deliveries due, spread
+ * over the drain window (drain.ts). Resuming an active one changes nothing (`drained: 0`): its
+ * deliveries are on their backoff schedule, and pulling them forward would bypass it, nor is
+ * its dead-letter streak cleared, which would let a tenant stave off auto-pause.
  */
-export async function resumeSubscription(deps: Pick<Deps, 'subscriptions' | 'deliveries' | 'queue' | 'clock'>, principal: Principal, id: string): Promise<{ subscription: Subscription; drained: number }> {
+export async function resumeSubscription(
+  deps: StateChangeDeps & Pick<Deps, 'deliveries' | 'queue'>,
+  principal: Principal,
+  id: string,
+): Promise<{ subscription: Subscription; drained: number }> {
   const current = await getSubscription(deps, principal, id);
-  const nowMs = deps.clock.now();
+  await takeStateChange(deps, principal, id);
+  if (current.state === 'active') return { subscription: current, drained: 0 };
   // A fresh start: the streak that auto-paused it must not pause it again at the next dead letter.
   if (current.deadLetteringSince) await deps.subscriptions.clearDeadLetterStreak(id);
-  const { deadLetteringSince: _s, lastDeadLetterAt: _l, deadLetterStreak: _c, ...unchanged } = current;
-  const subscription =
-    current.state === 'active' ? unchanged : (await deps.subscriptions.setState(id, 'active', 'resumed by request', iso(nowMs)))!;
-  const pending = [];
-  let cursor: string | undefined;
-  do {
-    const page = await deps.deliveries.listBySubscription({ subscriptionId: id, state: STATE.pending, limit: 100, ...(cursor ? { cursor } : {}) });
-    pending.push(...page.items);
-    cursor = page.nextCursor;
-  } while (cursor);
-  const window = drainWindowSeconds(pending.length);
-  const messages = [];
-  for (const d of pending) {
-    const delaySeconds = Math.floor(deps.clock.random() * window);
-    const at = iso(nowMs + delaySeconds * 1000);
-    if (await deps.deliveries.reschedule(d.id, d.nextAttemptAt, at, iso(nowMs))) {
-      messages.push({ deliveryId: d.id, subscriptionId: d.subscriptionId, delaySeconds });
-    }
-  }
-  await deps.queue.enqueue(messages);
-  return { subscription, drained: messages.length };
+  // Only from the state read: of two concurrent resumes, one drains.
+  const subscription = await deps.subscriptions.setState(id, 'active', 'resumed by request', iso(deps.clock.now()), current.state);
+  if (!subscription) return { subscription: await getSubscription(deps, principal, id), drained: 0 };
+  const { deadLetteringSince: _s, lastDeadLetterAt: _l, deadLetterStreak: _c, ...resumed } = subscription;
+  return { subscription: resumed, drained: await drainBacklog(deps, id) };
 }

@@ -2,9 +2,10 @@ import type { Deps } from '#app/deps.ts';
 import { allows } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
 import { METRICS } from '#config/topology.ts';
+import { recordDeadLetter } from '#app/send/health.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type SweepDeps = Pick<Deps, 'deliveries' | 'queue' | 'clock' | 'metrics'>;
+export type SweepDeps = Pick<Deps, 'deliveries' | 'subscriptions' | 'queue' | 'clock' | 'metrics' | 'autoPause'>;
 
 export interface SweepOptions {
   /** A pending delivery this far past due has lost its message. */
@@ -47,6 +48,8 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
         expired++;
         deps.metrics.count(METRICS.expired);
         deps.metrics.count(METRICS.deadLettered);
+        // A dead letter like the sender's: it extends the subscription's streak and may auto-pause it.
+        await recordDeadLetter(deps, deps.autoPause, d.subscriptionId, nowMs);
       }
     } else if (allows('reschedule', d.state)) {
       // Due now, so the claim condition holds when the new message arrives.

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ADMIN, type Principal } from '#app/access.ts';
 import type { FunctionDeps } from '#app/deps.ts';
+import { rejectRepeatedParameters } from '#app/parse.ts';
 import { withObservability, type Observability } from '../observability.ts';
 import { errorResponse, json } from './http.ts';
 import { route } from './router.ts';
@@ -31,6 +32,8 @@ export function createApiHandler(deps: FunctionDeps<'api'>, obs: Observability) 
       // Without either, the router answers only public routes (GET /health).
       const principal = principalOf(event.requestContext?.authorizer) ?? (event.requestContext?.identity?.userArn ? ADMIN : undefined);
       const body = event.body && event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+      // Only once a caller is established, so an unauthenticated one still gets the 401 and learns nothing else.
+      if (principal) rejectRepeatedParameters(event.multiValueQueryStringParameters);
       const query = Object.fromEntries(Object.entries(event.queryStringParameters ?? {}));
       const deadlineMs = Date.now() + Math.max(0, context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS);
       const res = await route(deps, { method: event.httpMethod, path, query, body, deadlineMs, principal });

@@ -1,11 +1,11 @@
 import { type Principal, requireAdmin } from '#app/access.ts';
 import { deliveryDetailView } from '#app/deliveries/delivery-detail-view.ts';
 import { parseDeadLetterQuery, parseDeliveryListQuery } from '#app/deliveries/delivery-request.ts';
-import { deliveryView } from '#app/deliveries/delivery-view.ts';
-import { getDeliveryDetail, listDeadLetters, listDeliveries } from '#app/deliveries/deliveries.ts';
+import { attemptView, deliveryView } from '#app/deliveries/delivery-view.ts';
+import { getDeliveryDetail, listAttempts, listDeadLetters, listDeliveries } from '#app/deliveries/deliveries.ts';
 import type { FunctionDeps } from '#app/deps.ts';
 import { MethodNotAllowedError, NotFoundError, UnauthorizedError } from '#app/errors.ts';
-import { parsePageRequest, parseTenantId, type Query } from '#app/parse.ts';
+import { decodePathSegment, parsePageRequest, parseTenantId, type Query } from '#app/parse.ts';
 import { parsePublishRequest } from '#app/publish/publish-request.ts';
 import { publish } from '#app/publish/publish.ts';
 import { getReplay, listReplays, startBulkReplay } from '#app/replay/bulk-replay.ts';
@@ -15,7 +15,8 @@ import { replayView } from '#app/replay/replay-view.ts';
 import { parseCreateSubscription, parsePauseBody, parseSubscriptionListQuery } from '#app/subscriptions/subscription-request.ts';
 import { subscriptionView } from '#app/subscriptions/subscription-view.ts';
 import { createSubscription, getSubscription, listSubscriptions, pauseSubscription, resumeSubscription } from '#app/subscriptions/subscriptions.ts';
-import { mintTenantKey } from '#app/tenants/tenants.ts';
+import { parseMintKeyBody } from '#app/tenants/tenant-request.ts';
+import { listTenantKeys, mintTenantKey, revokeTenantKey, tenantKeyView } from '#app/tenants/tenants.ts';
 import type { Page } from '#ports/page.ts';
 
 /** One API request as the handler hands it over, whatever transport it came by. */
@@ -50,10 +51,13 @@ type Route = { readonly method: string; readonly pattern: RegExp } & (
 
 const ok = (body: unknown, status = 200): ApiResponse => ({ status, body });
 const listed = <T>(page: Page<T>, view: (item: T) => unknown): ApiResponse => ok({ items: page.items.map(view), nextCursor: page.nextCursor ?? null });
-const SUB = '(sub_[A-Za-z0-9_-]+)';
-const DLV = '(dlv_[A-Za-z0-9_-]+)';
-const RPL = '(rpl_[A-Za-z0-9_-]+)';
-const TENANT = '([^/]+)';
+// Bounded like parseId (64 after the prefix), so an id DynamoDB would refuse as a key (over 2048 bytes) never reaches the store.
+const SUB = '(sub_[A-Za-z0-9_-]{1,64})';
+const DLV = '(dlv_[A-Za-z0-9_-]{1,64})';
+const RPL = '(rpl_[A-Za-z0-9_-]{1,64})';
+/** A tenant id is at most 128 characters; percent-encoded, each can take 3. */
+const TENANT = '([^/]{1,384})';
+const KEY = '(key_[A-Za-z0-9_-]{1,64})';
 /** A bulk replay answers within this even when API Gateway would allow more; the rest continues on the replay schedule. */
 const API_REPLAY_BUDGET_MS = 20_000;
 
@@ -99,6 +103,10 @@ const ROUTES: readonly Route[] = [
     run: async (deps, req, [id]) => ok(deliveryDetailView(await getDeliveryDetail(deps, req.principal, id!))),
   },
   {
+    method: 'GET', pattern: new RegExp(`^/v1/deliveries/${DLV}/attempts$`), access: 'tenant',
+    run: async (deps, req, [id]) => listed(await listAttempts(deps, req.principal, id!, parsePageRequest(req.query)), attemptView),
+  },
+  {
     method: 'POST', pattern: new RegExp(`^/v1/deliveries/${DLV}/replay$`), access: 'tenant',
     run: async (deps, req, [id]) => ok(deliveryView(await replayAs(deps, req.principal, id!)), 202),
   },
@@ -123,7 +131,15 @@ const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: new RegExp(`^/v1/replays/${RPL}$`), access: 'admin', run: async (deps, _r, [id]) => ok(replayView(await getReplay(deps, id!))) },
   {
     method: 'POST', pattern: new RegExp(`^/v1/tenants/${TENANT}/keys$`), access: 'admin',
-    run: async (deps, _r, [tenantId]) => ok(await mintTenantKey(deps, parseTenantId(decodeURIComponent(tenantId!))), 201),
+    run: async (deps, req, [tenantId]) => ok(await mintTenantKey(deps, parseTenantId(decodePathSegment(tenantId!, 'tenantId')), parseMintKeyBody(req.body)), 201),
+  },
+  {
+    method: 'GET', pattern: new RegExp(`^/v1/tenants/${TENANT}/keys$`), access: 'admin',
+    run: async (deps, _r, [tenantId]) => listed({ items: await listTenantKeys(deps, parseTenantId(decodePathSegment(tenantId!, 'tenantId'))) }, tenantKeyView),
+  },
+  {
+    method: 'DELETE', pattern: new RegExp(`^/v1/tenants/${TENANT}/keys/${KEY}$`), access: 'admin',
+    run: async (deps, _r, [tenantId, keyId]) => ok(tenantKeyView(await revokeTenantKey(deps, parseTenantId(decodePathSegment(tenantId!, 'tenantId')), keyId!))),
   },
 ];
 
@@ -143,7 +159,7 @@ export async function route(deps: FunctionDeps<'api'>, req: ApiRequest): Promise
     if (r.method !== req.method) continue;
     if (r.access === 'public') return r.run(deps, req, m.slice(1));
     if (!principal) throw new UnauthorizedError();
-    if (r.access === 'admin') requireAdmin(principal, `${req.method} ${path.replace(/\/(sub|dlv|rpl)_[^/]+/g, '/{id}')}`);
+    if (r.access === 'admin') requireAdmin(principal, `${req.method} ${path.replace(/\/(sub|dlv|rpl|key)_[^/]+/g, '/{id}')}`);
     return r.run(deps, { ...req, principal }, m.slice(1));
   }
   if (!principal) throw new UnauthorizedError();

@@ -2,7 +2,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '#app/errors.ts';
 import { parseDeadLetterQuery, parseDeliveryListQuery } from '#app/deliveries/delivery-request.ts';
-import { MAX_EVENT_BYTES, parseId, parseLimit, parsePageRequest, parseState } from '#app/parse.ts';
+import { decodePathSegment, MAX_EVENT_BYTES, parseDay, parseId, parseInstant, parseLimit, parseObject, parsePageRequest, parseState } from '#app/parse.ts';
+import { parseRestore } from '#app/archive/archive-request.ts';
+import { parseBulkReplay } from '#app/replay/replay-request.ts';
+import { MAX_JSON_NESTING } from '#domain/json-text.ts';
 import { parsePublishRequest } from '#app/publish/publish-request.ts';
 import { parseCreateSubscription, parseSubscriptionListQuery } from '#app/subscriptions/subscription-request.ts';
 import { InvalidRetryPolicyError } from '#domain/errors.ts';
@@ -22,22 +25,32 @@ function assertInvalid(run: () => unknown, field: string, message?: RegExp): voi
 }
 
 const json = (value: unknown) => JSON.stringify(value);
+/** A field path short enough for a test name. */
+const short = (field: string) => (field.length > 40 ? `${field.slice(0, 40)}…` : field);
 
 describe('parsePublishRequest', () => {
   const valid: ReadonlyArray<readonly [string, string, unknown]> = [
-    ['type and payload', json({ type: 'invoice.paid', payload: { amount: 10 } }), { type: 'invoice.paid', payload: { amount: 10 } }],
-    ['an id', json({ id: 'order-42', type: 'a', payload: 1 }), { id: 'order-42', type: 'a', payload: 1 }],
-    ['a null payload', json({ type: 'a', payload: null }), { type: 'a', payload: null }],
-    ['an array payload', json({ type: 'a', payload: [1, 2] }), { type: 'a', payload: [1, 2] }],
-    ['a type with every allowed character', json({ type: 'A-z_0.9:x', payload: {} }), { type: 'A-z_0.9:x', payload: {} }],
-    ['a 128-character id', json({ id: 'i'.repeat(128), type: 'a', payload: {} }), { id: 'i'.repeat(128), type: 'a', payload: {} }],
-    ['a 256-character type', json({ type: 't'.repeat(256), payload: {} }), { type: 't'.repeat(256), payload: {} }],
+    ['type and payload', json({ type: 'invoice.paid', payload: { amount: 10 } }), { type: 'invoice.paid', payloadJson: '{"amount":10}' }],
+    ['an id', json({ id: 'order-42', type: 'a', payload: 1 }), { id: 'order-42', type: 'a', payloadJson: '1' }],
+    ['a null payload', json({ type: 'a', payload: null }), { type: 'a', payloadJson: 'null' }],
+    ['an array payload', json({ type: 'a', payload: [1, 2] }), { type: 'a', payloadJson: '[1,2]' }],
+    ['a type with every allowed character', json({ type: 'A-z_0.9:x', payload: {} }), { type: 'A-z_0.9:x', payloadJson: '{}' }],
+    ['a 128-character id', json({ id: 'i'.repeat(128), type: 'a', payload: {} }), { id: 'i'.repeat(128), type: 'a', payloadJson: '{}' }],
+    ['a 256-character type', json({ type: 't'.repeat(256), payload: {} }), { type: 't'.repeat(256), payloadJson: '{}' }],
+    ['2^53 and a big integer as a string', '{"type":"a","payload":[9007199254740992,"9007199254740993"]}', { type: 'a', payloadJson: '[9007199254740992,"9007199254740993"]' }],
+    [`a payload nested ${MAX_JSON_NESTING} deep`, `{"type":"a","payload":${'['.repeat(MAX_JSON_NESTING)}${']'.repeat(MAX_JSON_NESTING)}}`, { type: 'a', payloadJson: `${'['.repeat(MAX_JSON_NESTING)}${']'.repeat(MAX_JSON_NESTING)}` }],
   ];
   for (const [label, raw, expected] of valid) {
     it(`accepts ${label}`, () => {
       assert.deepEqual(parsePublishRequest(raw), expected);
     });
   }
+
+  it("keeps the payload's source text exactly: numbers, escapes, whitespace and key order", () => {
+    const payload = '{ "z" : 1.0,\n\t"a":[1e2 , -0, 0.50],"s":"\\u00e9\\n","é":"é" }';
+    const request = parsePublishRequest(`{"type":"a",  "payload":  ${payload} \n}`);
+    assert.equal(request.payloadJson, payload);
+  });
 
   it('leaves id out when none is given (not id: undefined)', () => {
     assert.equal('id' in parsePublishRequest(json({ type: 'a', payload: {} })), false);
@@ -62,9 +75,21 @@ describe('parsePublishRequest', () => {
     ['an id with a space', json({ id: 'a b', type: 'a', payload: {} }), 'id'],
     ['an id of 129 characters', json({ id: 'i'.repeat(129), type: 'a', payload: {} }), 'id'],
     ['an id with non-ASCII', json({ id: 'café', type: 'a', payload: {} }), 'id'],
+    ['an array id', json({ id: ['a'], type: 'a', payload: {} }), 'id'],
+    ['an array type', json({ type: ['a'], payload: {} }), 'type'],
+    ['a number JSON.parse makes Infinity', '{"type":"a","payload":{"items":[{},{},{},{"price":1e400}]}}', 'payload.items[3].price'],
+    ['a negative one', '{"type":"a","payload":-1e400}', 'payload'],
+    ['an integer beyond 2^53', '{"type":"a","payload":{"n":9007199254740993}}', 'payload.n'],
+    ['a duplicate key in the payload', '{"type":"a","payload":{"a":1,"a":2}}', 'payload.a'],
+    ['a duplicate key spelt with an escape', '{"type":"a","payload":{"a":1,"\\u0061":2}}', 'payload.a'],
+    ['a duplicate type', '{"type":"a","type":"b","payload":1}', 'type'],
+    ['a duplicate payload', '{"type":"a","payload":1,"payload":2}', 'payload'],
+    [`a payload nested ${MAX_JSON_NESTING + 1} deep`, `{"type":"a","payload":${'['.repeat(MAX_JSON_NESTING + 1)}${']'.repeat(MAX_JSON_NESTING + 1)}}`, `payload${'[0]'.repeat(MAX_JSON_NESTING)}`],
+    ['a payload nested 5000 deep', `{"type":"a","payload":${'['.repeat(5000)}${']'.repeat(5000)}}`, `payload${'[0]'.repeat(MAX_JSON_NESTING)}`],
+    ['NaN', '{"type":"a","payload":NaN}', 'body'],
   ];
   for (const [label, raw, field] of invalid) {
-    it(`rejects ${label} on '${field}'`, () => {
+    it(`rejects ${label} on '${short(field)}'`, () => {
       assertInvalid(() => parsePublishRequest(raw), field);
     });
   }
@@ -271,4 +296,83 @@ describe('listing queries', () => {
     assert.deepEqual(parseDeadLetterQuery({ subscriptionId: 'sub_a' }), { limit: 50, subscriptionId: 'sub_a' });
     assertInvalid(() => parseDeadLetterQuery({ subscriptionId: 'dlv_a' }), 'subscriptionId');
   });
+});
+
+describe('parseObject applies the JSON text rules to every body', () => {
+  const refused: ReadonlyArray<readonly [string, string, string]> = [
+    ['a duplicate field', '{"url":"https://x.test","url":"https://y.test"}', 'url'],
+    ['a duplicate nested field', '{"retryPolicy":{"jitter":0,"jitter":1}}', 'retryPolicy.jitter'],
+    ['a non-finite number', '{"retryPolicy":{"multiplier":1e999}}', 'retryPolicy.multiplier'],
+    ['an unsafe integer', '{"windowSeconds":9007199254740993}', 'windowSeconds'],
+    ['deep nesting', `{"x":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`, `x${'.a'.repeat(MAX_JSON_NESTING)}`],
+    ['a body that is one huge number', '1e400', 'body'],
+    ['a trailing comma', '{"a":1,}', 'body'],
+  ];
+  for (const [label, raw, field] of refused) {
+    it(`refuses ${label} on '${short(field)}'`, () => {
+      assertInvalid(() => parseObject(raw, ['url', 'retryPolicy', 'windowSeconds', 'x', 'a']), field);
+    });
+  }
+
+  it('says where invalid JSON goes wrong', () => {
+    assertInvalid(() => parseObject('{"a":1,}', ['a']), 'body', /not valid JSON.*character 7/);
+  });
+});
+
+describe('parseInstant and parseDay refuse dates that do not exist', () => {
+  const impossible = ['2024-02-30', '2024-13-01', '2024-00-10', '2024-04-31', '2023-02-29', '2024-01-32', '2024-01-00'];
+  for (const day of impossible) {
+    it(`refuses the day ${day}`, () => {
+      assertInvalid(() => parseDay(day, 'from'), 'from');
+      assertInvalid(() => parseInstant(day, 'createdFrom', 'from'), 'createdFrom');
+    });
+  }
+
+  const impossibleInstants = [
+    '2023-02-29T00:00:00Z',
+    '2024-02-30T12:00:00Z',
+    '2024-05-01T24:00:00Z',
+    '2024-05-01T23:60:00Z',
+    '2024-05-01T23:59:60Z',
+    '2024-05-01T10:00:00+24:00',
+    '2024-05-01T10:00:00+02:60',
+  ];
+  for (const instant of impossibleInstants) {
+    it(`refuses the instant ${instant}`, () => {
+      assertInvalid(() => parseInstant(instant, 'createdTo', 'to'), 'createdTo');
+    });
+  }
+
+  it('accepts a leap day, the ends of a day and an offset', () => {
+    assert.equal(parseDay('2024-02-29', 'from'), '2024-02-29');
+    assert.equal(parseInstant('2024-02-29', 'createdFrom', 'from'), '2024-02-29T00:00:00.000Z');
+    assert.equal(parseInstant('2024-02-29', 'createdTo', 'to'), '2024-02-29T23:59:59.999Z');
+    assert.equal(parseInstant('2000-02-29T23:59:59.5+23:59', 'createdFrom', 'from'), '2000-02-29T00:00:59.500Z');
+  });
+});
+
+describe('fields that must be strings refuse arrays', () => {
+  it('parseId refuses an array holding a valid id', () => {
+    assertInvalid(() => parseId(['sub_x'], 'sub', 'subscriptionId'), 'subscriptionId');
+  });
+
+  it('a bulk replay refuses subscriptionId as an array', () => {
+    assertInvalid(() => parseBulkReplay({ createdFrom: '2024-01-01', createdTo: '2024-01-02', subscriptionId: ['sub_x'] }, 'admin'), 'subscriptionId');
+  });
+
+  it('a restore refuses subscriptionId as an array', () => {
+    assertInvalid(() => parseRestore({ from: '2024-01-01', to: '2024-01-02', subscriptionId: ['sub_x'] }), 'subscriptionId');
+  });
+});
+
+describe('decodePathSegment', () => {
+  it('decodes percent-escapes', () => {
+    assert.equal(decodePathSegment('acme%3Aeu', 'tenantId'), 'acme:eu');
+  });
+
+  for (const segment of ['%E0%A4%A', '%', '%zz', '%C0%AF']) {
+    it(`refuses the malformed escape ${segment} on the field it is told`, () => {
+      assertInvalid(() => decodePathSegment(segment, 'tenantId'), 'tenantId');
+    });
+  }
 });

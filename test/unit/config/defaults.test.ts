@@ -5,7 +5,7 @@ import { parsePositiveInt, parseRetryPolicyEnv, readFunctionEnv } from '#config/
 import { DEFAULT_SENDER_TIMEOUT_MS, DEFAULT_SWEEP_GRACE_SECONDS, ENV_DEFAULTS } from '#config/topology.ts';
 import { DEFAULT_ARCHIVE_POLICY } from '#domain/archive.ts';
 import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
-import { DEFAULT_CUSTOMER_REPLAY_LIMIT } from '#domain/rate-limit.ts';
+import { DEFAULT_CUSTOMER_PAUSE_LIMIT, DEFAULT_CUSTOMER_REPLAY_LIMIT } from '#domain/rate-limit.ts';
 import { DEFAULT_REPLAY_POLICY } from '#domain/replay.ts';
 import { DEFAULT_RETENTION } from '#domain/retention.ts';
 import { DEFAULT_RETRY_POLICY } from '#domain/retry-policy.ts';
@@ -20,6 +20,7 @@ describe('ENV_DEFAULTS read back as the one definition of each default', () => {
     assert.deepEqual(policiesFrom({}), {
       replayPolicy: DEFAULT_REPLAY_POLICY,
       customerReplayLimit: DEFAULT_CUSTOMER_REPLAY_LIMIT,
+      customerPauseLimit: DEFAULT_CUSTOMER_PAUSE_LIMIT,
       autoPause: DEFAULT_AUTO_PAUSE_POLICY,
       retention: DEFAULT_RETENTION,
       archivePolicy: DEFAULT_ARCHIVE_POLICY,
@@ -27,9 +28,9 @@ describe('ENV_DEFAULTS read back as the one definition of each default', () => {
   });
 
   it('the sender timeout and sweep grace parse to their named constants', () => {
-    const sender = readFunctionEnv('sender', { SUBSCRIPTIONS_TABLE: 's', EVENTS_TABLE: 'e', DELIVERIES_TABLE: 'd', ATTEMPTS_TABLE: 'a', DELIVERY_QUEUE_URL: 'q' });
+    const sender = readFunctionEnv('sender', { SUBSCRIPTIONS_TABLE: 's', EVENTS_TABLE: 'e', DELIVERIES_TABLE: 'd', ATTEMPTS_TABLE: 'a', DELIVERY_QUEUE_URL: 'q', HOOKLINE_SECRETS_OPEN_KEY_ID: 'k' });
     assert.equal(parsePositiveInt('HOOKLINE_SENDER_TIMEOUT_MS', sender.HOOKLINE_SENDER_TIMEOUT_MS), DEFAULT_SENDER_TIMEOUT_MS);
-    const sweeper = readFunctionEnv('sweeper', { DELIVERIES_TABLE: 'd', DELIVERY_QUEUE_URL: 'q' });
+    const sweeper = readFunctionEnv('sweeper', { SUBSCRIPTIONS_TABLE: 's', DELIVERIES_TABLE: 'd', DELIVERY_QUEUE_URL: 'q' });
     assert.equal(parsePositiveInt('HOOKLINE_SWEEP_GRACE_SECONDS', sweeper.HOOKLINE_SWEEP_GRACE_SECONDS), DEFAULT_SWEEP_GRACE_SECONDS);
   });
 

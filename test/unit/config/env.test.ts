@@ -19,6 +19,8 @@ const FULL_ENV = {
   HOOKLINE_SWEEP_GRACE_SECONDS: '60',
   HOOKLINE_DEFAULT_RETRY_POLICY: '{"maxAttempts":5}',
   API_KEYS_TABLE: 'api-keys',
+  HOOKLINE_SECRETS_SEAL_KEY_ID: 'seal-key',
+  HOOKLINE_SECRETS_OPEN_KEY_ID: 'open-key',
   PATH: '/usr/bin',
   AWS_REGION: 'eu-west-1',
 };
@@ -30,10 +32,12 @@ describe('readFunctionEnv', () => {
 
   it('returns exactly the sweeper variables', () => {
     assert.deepEqual(readFunctionEnv('sweeper', FULL_ENV), {
+      SUBSCRIPTIONS_TABLE: FULL_ENV.SUBSCRIPTIONS_TABLE,
       DELIVERIES_TABLE: 'deliveries',
       DELIVERY_QUEUE_URL: 'https://sqs/delivery',
       HOOKLINE_SENDER_TIMEOUT_MS: '5000',
       HOOKLINE_SWEEP_GRACE_SECONDS: '60',
+      HOOKLINE_AUTO_PAUSE_SECONDS: ENV_DEFAULTS.HOOKLINE_AUTO_PAUSE_SECONDS,
     });
   });
 
@@ -53,9 +57,11 @@ describe('readFunctionEnv', () => {
       'DELIVERIES_TABLE',
       'DELIVERY_QUEUE_URL',
       'EVENTS_TABLE',
+      'HOOKLINE_ALLOWED_PORTS',
       'HOOKLINE_ALLOW_PRIVATE_TARGETS',
       'HOOKLINE_AUTO_PAUSE_SECONDS',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
+      'HOOKLINE_SECRETS_OPEN_KEY_ID',
       'HOOKLINE_SENDER_TIMEOUT_MS',
       'SUBSCRIPTIONS_TABLE',
     ]);
@@ -68,11 +74,17 @@ describe('readFunctionEnv', () => {
       'DELIVERIES_TABLE',
       'DELIVERY_QUEUE_URL',
       'EVENTS_TABLE',
+      'HOOKLINE_ALLOWED_PORTS',
       'HOOKLINE_ALLOW_PRIVATE_TARGETS',
+      'HOOKLINE_CUSTOMER_PAUSE_LIMIT',
+      'HOOKLINE_CUSTOMER_PAUSE_WINDOW_SECONDS',
       'HOOKLINE_CUSTOMER_REPLAY_LIMIT',
       'HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
       'HOOKLINE_REPLAY_WINDOW_SECONDS',
+      'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+      'HOOKLINE_RETENTION_DELIVERED_DAYS',
+      'HOOKLINE_SECRETS_SEAL_KEY_ID',
       'RATE_LIMITS_TABLE',
       'REPLAYS_TABLE',
       'SUBSCRIPTIONS_TABLE',
@@ -86,6 +98,8 @@ describe('readFunctionEnv', () => {
       'DELIVERY_QUEUE_URL',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
       'HOOKLINE_REPLAY_WINDOW_SECONDS',
+      'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+      'HOOKLINE_RETENTION_DELIVERED_DAYS',
       'REPLAYS_TABLE',
       'SUBSCRIPTIONS_TABLE',
     ]);
@@ -111,18 +125,19 @@ describe('readFunctionEnv', () => {
       DELIVERIES_TABLE: 'deliveries',
       ATTEMPTS_TABLE: 'attempts',
       DELIVERY_QUEUE_URL: 'https://sqs/delivery',
+      HOOKLINE_SECRETS_OPEN_KEY_ID: 'arn:aws:kms:eu-west-1:123456789012:key/k',
     });
 
     for (const name of ['HOOKLINE_ALLOW_PRIVATE_TARGETS', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_DEFAULT_RETRY_POLICY', 'HOOKLINE_AUTO_PAUSE_SECONDS'] as const) {
       assert.equal(env[name], ENV_DEFAULTS[name], name);
     }
-    assert.equal(readFunctionEnv('sweeper', { DELIVERIES_TABLE: 'd', DELIVERY_QUEUE_URL: 'q' }).HOOKLINE_SWEEP_GRACE_SECONDS, ENV_DEFAULTS.HOOKLINE_SWEEP_GRACE_SECONDS);
+    assert.equal(readFunctionEnv('sweeper', { SUBSCRIPTIONS_TABLE: 's', DELIVERIES_TABLE: 'd', DELIVERY_QUEUE_URL: 'q' }).HOOKLINE_SWEEP_GRACE_SECONDS, ENV_DEFAULTS.HOOKLINE_SWEEP_GRACE_SECONDS);
   });
 
   it('prefers a set value over the default', () => {
     // Twice the default, so the value set can never be the default itself.
     const set = String(2 * Number(ENV_DEFAULTS.HOOKLINE_SWEEP_GRACE_SECONDS));
-    const env = readFunctionEnv('sweeper', { DELIVERIES_TABLE: 'd', DELIVERY_QUEUE_URL: 'q', HOOKLINE_SWEEP_GRACE_SECONDS: set });
+    const env = readFunctionEnv('sweeper', { SUBSCRIPTIONS_TABLE: 's', DELIVERIES_TABLE: 'd', DELIVERY_QUEUE_URL: 'q', HOOKLINE_SWEEP_GRACE_SECONDS: set });
 
     assert.equal(env.HOOKLINE_SWEEP_GRACE_SECONDS, set);
   });

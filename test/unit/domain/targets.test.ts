@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkTargetUrl, isForbiddenAddress } from '#domain/targets.ts';
+import { parseAllowedPorts } from '#domain/target-ports.ts';
 import { DomainError, ForbiddenTargetError } from '#domain/errors.ts';
 
 describe('isForbiddenAddress()', () => {
@@ -54,6 +55,29 @@ describe('isForbiddenAddress()', () => {
     ['2001:4860:4860::8888', false, 'public IPv6'],
     ['64:ff9b::a00:1', true, 'NAT64 of 10.0.0.1'],
     ['64:ff9b::7f00:1', true, 'NAT64 of 127.0.0.1'],
+    // IPv6 transition ranges: each either carries an IPv4 address that is judged, or is refused whole.
+    ['64:ff9b::a9fe:a9fe', true, 'NAT64 of the metadata address'],
+    ['64:ff9b::192.168.1.1', true, 'NAT64 of a private address, dotted tail'],
+    ['64:ff9b::808:808', false, 'NAT64 of 8.8.8.8: a public IPv4 host from an IPv6-only network'],
+    ['64:ff9b::8.8.4.4', false, 'NAT64 of 8.8.4.4, dotted tail'],
+    ['64:ff9b:1::808:808', true, 'local-use NAT64 64:ff9b:1::/48 (operator-defined translation)'],
+    ['64:ff9b:1:ffff::a00:1', true, 'local-use NAT64, last part of the /48'],
+    ['64:ff9b:0:0:1::808:808', true, 'the rest of 64:ff9b::/32 is not the well-known /96'],
+    ['::7f00:1', true, 'IPv4-compatible ::/96 of 127.0.0.1'],
+    ['::8.8.8.8', true, 'IPv4-compatible ::/96 (deprecated): refused whole, even a public one'],
+    ['::0.0.0.2', true, 'IPv4-compatible ::/96, low'],
+    ['::ffff:0:7f00:1', true, 'IPv4-translated ::ffff:0:0:0/96 of 127.0.0.1'],
+    ['::ffff:0:8.8.8.8', true, 'IPv4-translated ::ffff:0:0:0/96: refused whole'],
+    ['2002:7f00:1::1', true, '6to4 of 127.0.0.1'],
+    ['2002:a9fe:a9fe::', true, '6to4 of the metadata address'],
+    ['2002:808:808::1', true, '6to4 of a public address: 2002::/16 refused whole'],
+    ['2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff', true, '6to4, last'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', true, 'Teredo 2001::/32'],
+    ['2001::1', true, 'Teredo, compressed'],
+    ['2001:0:ffff:ffff:ffff:ffff:ffff:ffff', true, 'Teredo, last'],
+    ['2001:1::1', false, 'just above Teredo'],
+    ['2003:de:2016::1', false, 'just above 6to4 (public)'],
+    ['2001:1ff::1', false, 'public, 2001::/32 boundary not overreached'],
     ['localhost', true, 'not an address: refused'],
     ['example.com', true, 'not an address: refused'],
     ['', true, 'empty: refused'],
@@ -151,6 +175,13 @@ describe('checkTargetUrl(): private hosts depend on allowPrivate', () => {
     ['https://100.64.0.1/hook', PRIVATE_HOST, 'https://100.64.0.1/hook'],
     ['http://[::ffff:127.0.0.1]/', PRIVATE_HOST, 'http://[::ffff:7f00:1]/'],
     ['http://[fe80::1]/', PRIVATE_HOST, 'http://[fe80::1]/'],
+    ['http://[64:ff9b::10.0.0.1]/', PRIVATE_HOST, 'http://[64:ff9b::a00:1]/'],
+    ['http://[64:ff9b:1::808:808]/', PRIVATE_HOST, 'http://[64:ff9b:1::808:808]/'],
+    ['http://[::127.0.0.1]/', PRIVATE_HOST, 'http://[::7f00:1]/'],
+    ['http://[::ffff:0:10.0.0.1]/', PRIVATE_HOST, 'http://[::ffff:0:a00:1]/'],
+    ['http://[2002:a00:1::]/', PRIVATE_HOST, 'http://[2002:a00:1::]/'],
+    ['http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', PRIVATE_HOST, 'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/'],
+    ['http://127.0.0.1:54321/hook', PRIVATE_HOST, 'http://127.0.0.1:54321/hook'],
   ];
   for (const [raw, message, href] of table) {
     it(`${raw}: refused in cloud mode`, () => rejects(raw, false, message));
@@ -171,6 +202,14 @@ describe('checkTargetUrl(): public targets pass in every mode', () => {
     ['https://example.com/%0d%0aX-Injected:%201', 'https://example.com/%0d%0aX-Injected:%201'],
     ['https://localhost.example.com/hook', 'https://localhost.example.com/hook'],
     ['https://internal.example.com/hook', 'https://internal.example.com/hook'],
+    ['https://[64:ff9b::808:808]/hook', 'https://[64:ff9b::808:808]/hook'],
+    // The URL is normalised (WHATWG): the returned href is what is stored and sent.
+    ['HTTP://Example.COM:443/a/../b', 'http://example.com:443/b'],
+    ['https://example.com:443/x/./y/../z', 'https://example.com/x/z'],
+    ['http://example.com:80/%7Efoo', 'http://example.com/%7Efoo'],
+    ['http://EXAMPLE.com./a', 'http://example.com./a'],
+    ['http://example.com:1024/', 'http://example.com:1024/'],
+    ['http://example.com:65535/', 'http://example.com:65535/'],
     [LONGEST, LONGEST],
   ];
   for (const [raw, href] of table) {
@@ -182,4 +221,39 @@ describe('checkTargetUrl(): public targets pass in every mode', () => {
       });
     }
   }
+});
+
+describe('checkTargetUrl(): destination ports (HOOKLINE_ALLOWED_PORTS, default 80,443,1024-65535)', () => {
+  const DEFAULT_REFUSAL = (port: number) => `url port ${port} is not allowed (allowed ports: 80,443,1024-65535)`;
+  // [url, refused port]: SSH, SMTP, DNS, LDAP and the like on a public host, in every mode.
+  const refused: ReadonlyArray<readonly [string, number]> = [
+    ['https://example.com:22/', 22],
+    ['http://example.com:25/hook', 25],
+    ['http://example.com:1023/', 1023],
+    ['https://example.com:81/', 81],
+    ['http://example.com:1/', 1],
+  ];
+  for (const [raw, port] of refused) {
+    for (const allowPrivate of [false, true]) {
+      it(`${raw} is refused by the default ports (allowPrivate ${allowPrivate})`, () => rejects(raw, allowPrivate, DEFAULT_REFUSAL(port)));
+    }
+  }
+
+  it('the scheme default counts: http:// is port 80, https:// port 443', () => {
+    const onlyTls = { allowPrivate: false, allowedPorts: parseAllowedPorts('443') };
+    assert.equal(checkTargetUrl('https://example.com/hook', onlyTls).href, 'https://example.com/hook');
+    assert.equal(checkTargetUrl('http://example.com:443/hook', onlyTls).href, 'http://example.com:443/hook');
+    assert.throws(() => checkTargetUrl('http://example.com/hook', onlyTls), (e: unknown) => e instanceof ForbiddenTargetError && e.message === 'url port 80 is not allowed (allowed ports: 443)');
+    assert.throws(() => checkTargetUrl('https://example.com:8443/hook', onlyTls), /url port 8443 is not allowed/);
+  });
+
+  it('a deployment can widen the set, e.g. to every port', () => {
+    const any = { allowPrivate: false, allowedPorts: parseAllowedPorts('1-65535') };
+    assert.equal(checkTargetUrl('http://example.com:22/', any).href, 'http://example.com:22/');
+  });
+
+  it('locally (allowPrivate) a receiver on a random high port passes the default set', () => {
+    assert.equal(checkTargetUrl('http://127.0.0.1:54321/hook', { allowPrivate: true }).href, 'http://127.0.0.1:54321/hook');
+    assert.equal(checkTargetUrl('http://localhost:3001/hook', { allowPrivate: true }).href, 'http://localhost:3001/hook');
+  });
 });

@@ -6,24 +6,14 @@ import { StaticKeySource } from '#adapters/secrets-manager-key-source.ts';
 import { hashKey, mintTenantKey } from '#app/tenants/tenants.ts';
 import { principalOf } from '#handlers/api/handler.ts';
 import { createAuthorizerHandler } from '#handlers/authorizer.ts';
-import type { ApiKeyRecord, ApiKeyStore } from '#ports/api-key-store.ts';
 import { FakeClock } from '#test/fakes.ts';
-
-class InMemoryApiKeys implements ApiKeyStore {
-  readonly items = new Map<string, ApiKeyRecord>();
-  async put(record: ApiKeyRecord) {
-    this.items.set(record.keyHash, record);
-  }
-  async find(keyHash: string) {
-    return this.items.get(keyHash);
-  }
-}
+import { InMemoryApiKeyStore } from '#test/memory-stores.ts';
 
 const context = { getRemainingTimeInMillis: () => 10_000, awsRequestId: 'r', functionName: 'authorizer' } as unknown as Context;
 const event = (token: string) => ({ type: 'TOKEN', methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abc/prod/GET/v1/subscriptions', authorizationToken: token }) as APIGatewayTokenAuthorizerEvent;
 
 describe('authorizer with tenant keys', () => {
-  const keys = new InMemoryApiKeys();
+  const keys = new InMemoryApiKeyStore();
   const handler = createAuthorizerHandler(new StaticKeySource('hk_admin_key'), { logger: new Logger({ logLevel: 'SILENT' }) }, keys);
 
   it('mints keys stored only as their SHA-256, and lets the key in as its tenant', async () => {
@@ -44,7 +34,7 @@ describe('authorizer with tenant keys', () => {
 
   it('refuses an unknown tenant key, and never looks up keys without the tenant prefix', async () => {
     let lookups = 0;
-    const counting = createAuthorizerHandler(new StaticKeySource('hk_admin_key'), { logger: new Logger({ logLevel: 'SILENT' }) }, { put: async () => {}, find: async () => (lookups++, undefined) });
+    const counting = createAuthorizerHandler(new StaticKeySource('hk_admin_key'), { logger: new Logger({ logLevel: 'SILENT' }) }, { put: async () => {}, find: async () => (lookups++, undefined), listByTenant: async () => [], revoke: async () => undefined });
     await assert.rejects(counting(event('Bearer hk_tenant_unknown'), context), /Unauthorized/);
     await assert.rejects(counting(event('Bearer something_else'), context), /Unauthorized/);
     assert.equal(lookups, 1);

@@ -50,7 +50,7 @@ describe('authorizer handler', () => {
     ['an empty header', ''],
     ['the bare key without Bearer', KEY],
     ['another scheme', `Basic ${KEY}`],
-    ['lower-case bearer', `bearer ${KEY}`],
+    ['the key in another case (the scheme is case-insensitive, the key is not)', `bearer ${KEY.toUpperCase()}`],
     ['two spaces', `Bearer  ${KEY}`],
     ['a trailing space', `Bearer ${KEY} `],
     ['Bearer and nothing else', 'Bearer '],

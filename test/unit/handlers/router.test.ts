@@ -7,6 +7,8 @@ import { ForbiddenTargetError } from '#domain/errors.ts';
 import { STATE } from '#domain/states.ts';
 import { type ApiRequest, route } from '#handlers/api/router.ts';
 import { aDelivery, aSubscription, fakeDeps, type FakeDeps } from '#test/fakes.ts';
+import { InMemoryRateLimiter } from '#test/memory-stores.ts';
+import { DEFAULT_CUSTOMER_PAUSE_LIMIT } from '#domain/rate-limit.ts';
 
 const ACME: Principal = { role: 'tenant', tenantId: 'acme', keyId: 'key_acme' };
 const GLOBEX: Principal = { role: 'tenant', tenantId: 'globex', keyId: 'key_globex' };
@@ -101,7 +103,7 @@ describe('route(): each listing is scoped by the service', () => {
   });
 
   it('lets a tenant pause its own subscription only', async () => {
-    const deps = seeded();
+    const deps = Object.assign(seeded(), { rateLimiter: new InMemoryRateLimiter(), customerPauseLimit: DEFAULT_CUSTOMER_PAUSE_LIMIT });
     const paused = await call(deps, ACME, 'POST', '/v1/subscriptions/sub_acme/pause', {}, '{"reason":"maintenance"}');
     assert.deepEqual([(paused.body as { state: string }).state, (paused.body as { stateReason: string }).stateReason], ['paused', 'maintenance']);
     await assert.rejects(call(deps, ACME, 'POST', '/v1/subscriptions/sub_globex/pause'), NotFoundError);

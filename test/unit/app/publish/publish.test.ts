@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DELIVERY_HEADERS, publish } from '#app/publish/publish.ts';
+import { DELIVERY_HEADERS, publish, webhookBody } from '#app/publish/publish.ts';
+import { parsePublishRequest } from '#app/publish/publish-request.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
 import type { EventRecord } from '#domain/types.ts';
 import { aSubscription, FakeClock, fakeDeps, InMemoryEventStore, type FakeDeps } from '#test/fakes.ts';
@@ -16,7 +17,7 @@ describe('publish', () => {
     const deps = fakeDeps();
     withSubscriptions(deps, { id: 'sub_a', eventTypes: ['invoice.*'] }, { id: 'sub_b', eventTypes: ['invoice.paid'], tenantId: 'acme' });
 
-    const result = await publish(deps, { id: 'evt_1', type: 'invoice.paid', payload: { amount: 5 } });
+    const result = await publish(deps, { id: 'evt_1', type: 'invoice.paid', payloadJson: '{"amount":5}' });
 
     const ids = [deliveryIdFor('evt_1', 'sub_a'), deliveryIdFor('evt_1', 'sub_b')];
     assert.deepEqual(result, { kind: 'accepted', eventId: 'evt_1', deliveryIds: ids });
@@ -55,7 +56,7 @@ describe('publish', () => {
     const deps = fakeDeps();
     withSubscriptions(deps, { id: 'sub_a', eventTypes: ['user.*'] }, { id: 'sub_b', eventTypes: ['invoice.created'] }, { id: 'sub_c', eventTypes: ['*'] });
 
-    const result = await publish(deps, { id: 'evt_1', type: 'invoice.paid', payload: {} });
+    const result = await publish(deps, { id: 'evt_1', type: 'invoice.paid', payloadJson: '{}' });
 
     assert.deepEqual(result.deliveryIds, [deliveryIdFor('evt_1', 'sub_c')]);
     assert.deepEqual([...deps.deliveries.items.values()].map((d) => d.subscriptionId), ['sub_c']);
@@ -65,7 +66,7 @@ describe('publish', () => {
     const deps = fakeDeps();
     withSubscriptions(deps, { id: 'sub_on' }, { id: 'sub_paused', state: 'paused' }, { id: 'sub_off', state: 'disabled' });
 
-    const result = await publish(deps, { id: 'evt_1', type: 'a.b', payload: {} });
+    const result = await publish(deps, { id: 'evt_1', type: 'a.b', payloadJson: '{}' });
 
     assert.deepEqual(result.deliveryIds, [deliveryIdFor('evt_1', 'sub_on'), deliveryIdFor('evt_1', 'sub_paused')]);
     assert.deepEqual(deps.events.items.get('evt_1')!.subscriptionIds, ['sub_on', 'sub_paused']);
@@ -77,7 +78,7 @@ describe('publish', () => {
     const deps = fakeDeps({ defaultRetryPolicy: { initialDelaySeconds: 10, multiplier: 2, maxDelaySeconds: 60, jitter: 0, deadlineSeconds: 600 } });
     withSubscriptions(deps, { id: 'sub_own', retryPolicy: { initialDelaySeconds: 1, multiplier: 2, maxDelaySeconds: 10, jitter: 0, deadlineSeconds: 60 } }, { id: 'sub_default' });
 
-    await publish(deps, { id: 'evt_1', type: 'a', payload: {} });
+    await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
 
     assert.equal(deps.deliveries.items.get(deliveryIdFor('evt_1', 'sub_own'))!.giveUpAt, '2024-05-01T12:01:00.000Z');
     assert.equal(deps.deliveries.items.get(deliveryIdFor('evt_1', 'sub_default'))!.giveUpAt, '2024-05-01T12:10:00.000Z');
@@ -88,7 +89,7 @@ describe('publish', () => {
     withSubscriptions(deps, { id: 'sub_a' });
     const expectedBytes = new FakeClock().randomBytes(16);
 
-    const result = await publish(deps, { type: 'a', payload: null });
+    const result = await publish(deps, { type: 'a', payloadJson: 'null' });
 
     assert.equal(result.eventId, formatId('evt', expectedBytes));
     assert.match(result.eventId, /^evt_[A-Za-z0-9_-]{22}$/);
@@ -99,7 +100,7 @@ describe('publish', () => {
     const deps = fakeDeps();
     withSubscriptions(deps, { id: 'sub_a', eventTypes: ['user.created'] });
 
-    const result = await publish(deps, { id: 'evt_1', type: 'invoice.paid', payload: {} });
+    const result = await publish(deps, { id: 'evt_1', type: 'invoice.paid', payloadJson: '{}' });
 
     assert.deepEqual(result, { kind: 'accepted', eventId: 'evt_1', deliveryIds: [] });
     assert.equal(deps.events.items.size, 1);
@@ -109,11 +110,11 @@ describe('publish', () => {
   it('is idempotent on the id: a repeat returns the original deliveries and sends nothing new', async () => {
     const deps = fakeDeps();
     withSubscriptions(deps, { id: 'sub_a' }, { id: 'sub_b' });
-    const first = await publish(deps, { id: 'evt_1', type: 'a', payload: { v: 1 } });
+    const first = await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{"v":1}' });
     deps.clock.advance(60_000);
     withSubscriptions(deps, { id: 'sub_late' });
 
-    const again = await publish(deps, { id: 'evt_1', type: 'a', payload: { v: 2 } });
+    const again = await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{"v":2}' });
 
     assert.deepEqual(again, { kind: 'duplicate', eventId: 'evt_1', deliveryIds: first.deliveryIds });
     assert.equal(deps.queue.messages().length, 2);
@@ -125,7 +126,7 @@ describe('publish', () => {
   it('completes a half-done fan-out on a repeat without re-enqueueing the deliveries that exist', async () => {
     const deps = fakeDeps();
     withSubscriptions(deps, { id: 'sub_a' }, { id: 'sub_b' }, { id: 'sub_c' });
-    await publish(deps, { id: 'evt_1', type: 'a', payload: {} });
+    await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
     // A crash after the event and one delivery were written: the other two never made it.
     const kept = deliveryIdFor('evt_1', 'sub_a');
     deps.deliveries.items.delete(deliveryIdFor('evt_1', 'sub_b'));
@@ -134,7 +135,7 @@ describe('publish', () => {
     deps.queue.enqueued.length = 0;
     deps.clock.advance(30_000);
 
-    const again = await publish(deps, { id: 'evt_1', type: 'a', payload: {} });
+    const again = await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
 
     assert.equal(again.kind, 'duplicate');
     assert.deepEqual(deps.queue.messages(), [
@@ -151,12 +152,12 @@ describe('publish', () => {
   it('does not fan out to a subscription deleted since the first try', async () => {
     const deps = fakeDeps();
     withSubscriptions(deps, { id: 'sub_a' }, { id: 'sub_gone' });
-    await publish(deps, { id: 'evt_1', type: 'a', payload: {} });
+    await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
     deps.deliveries.items.clear();
     deps.subscriptions.items.delete('sub_gone');
     deps.queue.enqueued.length = 0;
 
-    await publish(deps, { id: 'evt_1', type: 'a', payload: {} });
+    await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
 
     assert.deepEqual(deps.queue.messages().map((m) => m.subscriptionId), ['sub_a']);
   });
@@ -180,11 +181,30 @@ describe('publish', () => {
     const deps = fakeDeps({ events });
     withSubscriptions(deps, { id: 'sub_a' }, { id: 'sub_b' });
 
-    const result = await publish(deps, { id: 'evt_1', type: 'a', payload: {} });
+    const result = await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
 
     assert.deepEqual(result, { kind: 'duplicate', eventId: 'evt_1', deliveryIds: stored.deliveryIds });
     assert.deepEqual(deps.queue.messages(), [{ deliveryId: deliveryIdFor('evt_1', 'sub_a'), subscriptionId: 'sub_a' }]);
     assert.equal(deps.deliveries.items.has(deliveryIdFor('evt_1', 'sub_b')), false);
     assert.equal(deps.metrics.counts.EventsPublished, undefined);
+  });
+
+  it("stores the payload's source text as data, byte for byte, inside Hookline's envelope", async () => {
+    const deps = fakeDeps();
+    const payload = '{ "b" : 1.0,\n "a":[1e2,-0,"\\u00e9"], "n":9007199254740992 }';
+
+    await publish(deps, parsePublishRequest(`{"id":"evt_1","type":"a","payload":${payload}}`));
+
+    const body = deps.events.items.get('evt_1')!.body;
+    assert.equal(body, `{"id":"evt_1","type":"a","timestamp":"${NOW}","data":${payload}}`);
+    assert.deepEqual(JSON.parse(body).data, JSON.parse(payload));
+  });
+});
+
+describe('webhookBody', () => {
+  it('escapes the envelope fields it serialises and splices the payload text in unchanged', () => {
+    const body = webhookBody('evt_"1"', 'a.b', NOW, '[1.0, 1e2]');
+    assert.equal(body, `{"id":"evt_\\"1\\"","type":"a.b","timestamp":"${NOW}","data":[1.0, 1e2]}`);
+    assert.deepEqual(JSON.parse(body), { id: 'evt_"1"', type: 'a.b', timestamp: NOW, data: [1, 100] });
   });
 });

@@ -8,7 +8,7 @@ import { verifySignature } from '#domain/signing.ts';
 import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
 import type { HttpRequest, HttpSender } from '#ports/http-sender.ts';
 import type { Completion } from '#ports/delivery-store.ts';
-import { aDelivery, aSubscription, fakeDeps, InMemoryDeliveryStore, type FakeDeps } from '#test/fakes.ts';
+import { aDelivery, aSubscription, fakeDeps, InMemoryDeliveryStore, TEST_SECRET, type FakeDeps } from '#test/fakes.ts';
 
 // The fake clock starts here and draws 0.5 for jitter, so the default policy's delays are exact: 10 s, 20 s, 40 s, ...
 const NOW = '2024-05-01T12:00:00.000Z';
@@ -72,7 +72,7 @@ describe('processDelivery', () => {
     assert.equal(request!.timeoutMs, TIMEOUT_MS);
     assert.equal(request!.headers['webhook-id'], 'evt_1');
     assert.equal(request!.headers['content-type'], 'application/json');
-    assert.ok(verifySignature(w.subscription.secrets, 'evt_1', Number(request!.headers['webhook-timestamp']), BODY, request!.headers['webhook-signature']!));
+    assert.ok(verifySignature([TEST_SECRET], 'evt_1', Number(request!.headers['webhook-timestamp']), BODY, request!.headers['webhook-signature']!));
     const row = stored(w);
     assert.equal(row.state, 'delivered');
     assert.deepEqual([row.attempts, row.attemptSeq, row.lastStatus, row.lastResponse, row.lastError, row.leaseUntil], [1, 1, 204, 'ok', undefined, undefined]);
@@ -94,7 +94,7 @@ describe('processDelivery', () => {
       ['pending', 3, 5, at(40), 503, 'HTTP 503', 'busy', undefined],
     );
     assert.deepEqual(w.deps.attempts.items.map((a) => [a.seq, a.attempt, a.status]), [[5, 3, 503]]);
-    assert.deepEqual(w.deps.metrics.counts, {});
+    assert.deepEqual(w.deps.metrics.counts, { DeliveriesRetried: 1 });
   });
 
   it('a failure whose next try would land past the deadline: expired, dead-lettered and counted', async () => {

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sweep } from '#app/sweep/sweep.ts';
 import type { Delivery } from '#domain/types.ts';
-import { aDelivery, fakeDeps, InMemoryDeliveryStore } from '#test/fakes.ts';
+import { aDelivery, aSubscription, fakeDeps, InMemoryDeliveryStore } from '#test/fakes.ts';
 
 // The fake clock starts at 2024-05-01T12:00:00Z; the sweep looks at what is more than 120 s overdue.
 const NOW = '2024-05-01T12:00:00.000Z';
@@ -45,6 +45,31 @@ describe('sweep', () => {
     assert.equal(after.lastError, `retry deadline ${at(-60)} passed after 7 attempts; last error: HTTP 503`);
     assert.deepEqual(deps.queue.messages(), []);
     assert.deepEqual(deps.metrics.counts, { DeliveriesExpired: 1, DeadLettered: 1 });
+  });
+
+  it('counts an expiry toward the auto-pause streak, like a sender dead letter, and auto-pauses once the streak spans the period', async () => {
+    const deps = depsWith(
+      aDelivery({ id: 'dlv_a', subscriptionId: 'sub_dead', nextAttemptAt: at(-3600), giveUpAt: at(-60) }),
+    );
+    deps.subscriptions.items.set('sub_dead', aSubscription({ id: 'sub_dead', deadLetteringSince: at(-deps.autoPause.afterSeconds), lastDeadLetterAt: at(-600), deadLetterStreak: 40 }));
+
+    await sweep(deps, { graceSeconds: GRACE });
+
+    const sub = deps.subscriptions.items.get('sub_dead')!;
+    assert.equal(sub.deadLetterStreak, 41);
+    assert.equal(sub.lastDeadLetterAt, NOW);
+    assert.equal(sub.state, 'paused');
+    assert.match(sub.stateReason!, /^auto-paused/);
+  });
+
+  it('starts a streak on a healthy subscription when the sweeper expires its delivery', async () => {
+    const deps = depsWith(aDelivery({ id: 'dlv_b', subscriptionId: 'sub_ok', nextAttemptAt: at(-3600), giveUpAt: at(-60) }));
+    deps.subscriptions.items.set('sub_ok', aSubscription({ id: 'sub_ok' }));
+
+    await sweep(deps, { graceSeconds: GRACE });
+
+    const sub = deps.subscriptions.items.get('sub_ok')!;
+    assert.deepEqual([sub.state, sub.deadLetteringSince, sub.deadLetterStreak], ['active', NOW, 1]);
   });
 
   it('expires a delivery whose deadline is exactly now', async () => {

@@ -1,0 +1,26 @@
+import type { RateLimit } from '#domain/rate-limit.ts';
+import type { Principal } from '#app/access.ts';
+import type { Deps } from '#app/deps.ts';
+import { RateLimitedError } from '#app/errors.ts';
+
+/**
+ * Counts one action of a tenant key against `limit`, per subscription and kind of action
+ * (`replays`, `pauses and resumes`), before anything is changed: over the limit it is a
+ * RateLimitedError (429 with Retry-After) and nothing happens. The admin key is not limited:
+ * operators act on incidents, tenants on a button.
+ */
+export async function takeTenantAction(
+  deps: Pick<Deps, 'rateLimiter' | 'clock'>,
+  principal: Principal,
+  action: { readonly key: string; readonly what: string; readonly limit: RateLimit; readonly subscriptionId: string },
+): Promise<void> {
+  if (principal.role !== 'tenant') return;
+  const { limit, subscriptionId } = action;
+  const decision = await deps.rateLimiter.take(`${action.key}:${subscriptionId}`, limit, deps.clock.now());
+  if (decision.kind === 'limited') {
+    throw new RateLimitedError(
+      `at most ${limit.limit} ${action.what} per ${limit.windowSeconds} s for subscription ${subscriptionId}; retry in ${decision.retryAfterSeconds} s`,
+      decision.retryAfterSeconds,
+    );
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * In-memory stand-ins for the ports the tenant and bulk-replay services use beyond the delivery
+ * engine (rate limiter, tenant keys, replay audit records). Each keeps the rule its DynamoDB
+ * adapter's conditional write keeps, so a service test sees the same refusals.
+ */
+import { fixedWindow, retryAfterSeconds, type RateDecision, type RateLimit } from '#domain/rate-limit.ts';
+import type { ReplayRecord } from '#domain/replay.ts';
+import type { ApiKeyRecord, ApiKeyStore } from '#ports/api-key-store.ts';
+import type { Page, PageRequest } from '#ports/page.ts';
+import type { RateLimiter } from '#ports/rate-limiter.ts';
+import type { ReplayProgress, ReplayStore } from '#ports/replay-store.ts';
+import { offsetPage } from './offset-page.ts';
+
+/** Fixed windows per key, like DynamoDbRateLimiter; `taken` records every key asked for. */
+export class InMemoryRateLimiter implements RateLimiter {
+  readonly counts = new Map<string, number>();
+  readonly taken: string[] = [];
+
+  async take(key: string, limit: RateLimit, nowMs: number): Promise<RateDecision> {
+    this.taken.push(key);
+    const window = fixedWindow(nowMs, limit.windowSeconds);
+    const slot = `${key}#${window.startSeconds}`;
+    const count = this.counts.get(slot) ?? 0;
+    if (count >= limit.limit) return { kind: 'limited', retryAfterSeconds: retryAfterSeconds(nowMs, window.resetAtMs) };
+    this.counts.set(slot, count + 1);
+    return { kind: 'allowed', remaining: limit.limit - count - 1 };
+  }
+}
+
+export class InMemoryApiKeyStore implements ApiKeyStore {
+  readonly items = new Map<string, ApiKeyRecord>();
+
+  async put(record: ApiKeyRecord): Promise<void> {
+    if (this.items.has(record.keyHash)) throw new Error('key hash exists');
+    this.items.set(record.keyHash, { ...record });
+  }
+
+  async find(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const r = this.items.get(keyHash);
+    return r && { ...r };
+  }
+
+  async listByTenant(tenantId: string): Promise<readonly ApiKeyRecord[]> {
+    return [...this.items.values()].filter((r) => r.tenantId === tenantId).map((r) => ({ ...r }));
+  }
+
+  async revoke(tenantId: string, keyId: string, nowIso: string): Promise<ApiKeyRecord | undefined> {
+    const r = [...this.items.values()].find((k) => k.tenantId === tenantId && k.keyId === keyId);
+    if (!r) return undefined;
+    const revoked = { ...r, revokedAt: r.revokedAt ?? nowIso };
+    this.items.set(r.keyHash, revoked);
+    return { ...revoked };
+  }
+}
+
+/** The audit records, with the lease rules of DynamoDbReplayStore. */
+export class InMemoryReplayStore implements ReplayStore {
+  readonly items = new Map<string, ReplayRecord>();
+  /** Every checkpoint written, in order. */
+  readonly checkpoints: ReplayProgress[] = [];
+
+  async create(record: ReplayRecord): Promise<void> {
+    this.items.set(record.id, structuredClone(record));
+  }
+
+  async get(id: string): Promise<ReplayRecord | undefined> {
+    const r = this.items.get(id);
+    return r && structuredClone(r);
+  }
+
+  async list(request: PageRequest): Promise<Page<ReplayRecord>> {
+    return offsetPage([...this.items.values()].sort((a, b) => b.startedAt.localeCompare(a.startedAt)), request);
+  }
+
+  async acquire(id: string, owner: string, leaseUntil: string, nowIso: string): Promise<ReplayRecord | undefined> {
+    const r = this.items.get(id);
+    if (!r || r.status !== 'running') return undefined;
+    if (r.leaseOwner && r.leaseOwner !== owner && r.leaseUntil && r.leaseUntil > nowIso) return undefined;
+    const acquired = { ...r, leaseOwner: owner, leaseUntil };
+    this.items.set(id, acquired);
+    return structuredClone(acquired);
+  }
+
+  async checkpoint(id: string, owner: string, progress: ReplayProgress): Promise<boolean> {
+    const r = this.items.get(id);
+    if (!r || r.leaseOwner !== owner) return false;
+    this.checkpoints.push(structuredClone(progress));
+    const { cursor: _c, ...rest } = r;
+    this.items.set(id, { ...rest, ...progress });
+    return true;
+  }
+
+  async listStalled(nowIso: string, limit: number): Promise<readonly string[]> {
+    return [...this.items.values()].filter((r) => r.status === 'running' && (!r.leaseUntil || r.leaseUntil <= nowIso)).slice(0, limit).map((r) => r.id);
+  }
+}
