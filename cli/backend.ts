@@ -1,4 +1,5 @@
 import { InvokeCommand } from '@aws-sdk/client-lambda';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { CliError, EXIT, ServiceCallError, UnreachableError } from './errors.ts';
 import type { Target } from './target.ts';
 
@@ -25,21 +26,26 @@ export class Backend {
   }
 
   async http(method: string, path: string, body?: unknown): Promise<Json> {
+    return (await this.request(method, path, body === undefined ? undefined : JSON.stringify(body))).body;
+  }
+
+  /** One API call with `text` as the body exactly; the status with the parsed answer, or the error it maps to. */
+  private async request(method: string, path: string, text?: string): Promise<{ status: number; body: Json }> {
     const api = await this.target.api();
     let res: Response;
     try {
       res = await fetch(`${api.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${api.key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        headers: { authorization: `Bearer ${api.key}`, ...(text !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(text !== undefined ? { body: text } : {}),
       });
     } catch (error) {
       unreachable(`the Hookline API at ${api.url}`, error);
     }
-    const text = await res.text();
+    const answer = await res.text();
     let parsed: Json;
     try {
-      parsed = text ? JSON.parse(text) : undefined;
+      parsed = answer ? JSON.parse(answer) : undefined;
     } catch {
       parsed = undefined;
     }
@@ -52,7 +58,37 @@ export class Backend {
         retryAfter ? Number(retryAfter) : undefined,
       );
     }
-    return parsed;
+    return { status: res.status, body: parsed };
+  }
+
+  /** POST /v1/events with `body` as written (the payload's exact text): 202 new, 200 already published. */
+  publish(body: string) {
+    return this.request('POST', '/v1/events', body);
+  }
+
+  /** Sends `body` to the ingest queue as it is; the queue cannot refuse it, so the caller checks it first. */
+  async sendToIngestQueue(body: string): Promise<{ queueUrl: string; messageId: string }> {
+    const queue = await this.target.queue();
+    try {
+      const out = await queue.client.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: body }));
+      return { queueUrl: queue.queueUrl, messageId: out.MessageId! };
+    } catch (error) {
+      const e = error as Error & { $metadata?: { httpStatusCode?: number }; code?: string };
+      if (CONNECTION_ERRORS.test(`${e.message} ${e.code ?? ''}`) || e.name === 'TimeoutError') unreachable(`the ingest queue ${queue.queueUrl}`, error);
+      if (/NonExistentQueue|QueueDoesNotExist/.test(e.name)) throw new ServiceCallError(404, 'queue_not_found', `queue ${queue.queueUrl} does not exist: ${e.message}`);
+      if (e.$metadata?.httpStatusCode === 403 || /AccessDenied/.test(e.name)) throw new ServiceCallError(403, 'forbidden', e.message);
+      throw new CliError(`sending to ${queue.queueUrl} failed: ${e.message}`, EXIT.failure, { cause: error });
+    } finally {
+      queue.client.destroy();
+    }
+  }
+
+  /** Where producers reach Hookline (`hookline env`), and the key when asked for. */
+  endpoints() {
+    return this.target.endpoints();
+  }
+  async adminKey(): Promise<string> {
+    return (await this.target.api()).key;
   }
 
   async invoke(fn: 'replay' | 'archiver', payload: unknown): Promise<Json> {

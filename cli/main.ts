@@ -3,9 +3,11 @@ import { hostname, userInfo } from 'node:os';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { Backend } from './backend.ts';
 import * as commands from './commands.ts';
+import { environment } from './environment.ts';
 import { CliError, EXIT, ServiceCallError, type ExitCode } from './errors.ts';
 import { Output } from './output.ts';
 import { printable } from './printable.ts';
+import { publish, type PublishOptions } from './publish.ts';
 import { resolveTarget, type AwsClients, type TargetOptions } from './target.ts';
 
 interface GlobalOptions extends TargetOptions {
@@ -45,7 +47,7 @@ export function buildProgram(io: Io = {}): { program: Command; failures: { error
   const env = io.env ?? process.env;
   const failures: { error?: unknown; options?: GlobalOptions } = {};
   const program = new Command('hookline')
-    .description('Operate Hookline: subscriptions, dead letters, replay (single and bulk), archive and restore.\nTalks to the local runtime (`npm start`) by default, to the deployed stack with --aws.')
+    .description('Operate Hookline: publish events, subscriptions, dead letters, replay (single and bulk), archive and restore.\nTalks to the local runtime (`npm start`) by default, to the deployed stack with --aws.')
     .version(VERSION)
     .option('--json', 'print the result as one JSON document on stdout (progress stays on stderr)')
     .option('-q, --quiet', 'no progress output')
@@ -58,6 +60,8 @@ export function buildProgram(io: Io = {}): { program: Command; failures: { error
     .option('--region <region>', 'AWS region with --aws (default: the SDK chain: $AWS_REGION, profile)')
     .option('--replay-function <name>', 'replay function name (default: stack output ReplayFunctionName)')
     .option('--archiver-function <name>', 'archiver function name (default: stack output ArchiverFunctionName)')
+    .option('--queue-url <url>', 'ingest queue for publish --sqs (default: $HOOKLINE_INGEST_QUEUE_URL, runtime.json, or the stack output IngestQueueUrl with --aws)')
+    .option('--sqs-endpoint <url>', 'SQS endpoint for publish --sqs (default: $HOOKLINE_SQS_ENDPOINT or runtime.json; AWS itself with --aws)')
     .option('--operator <name>', 'who you are, recorded in the bulk replay audit trail (default: user@host)')
     .showHelpAfterError('(add --help for usage)')
     .exitOverride();
@@ -66,7 +70,22 @@ export function buildProgram(io: Io = {}): { program: Command; failures: { error
     `
 Exit codes: 0 ok, 1 failure, 2 invalid input, 3 not found, 4 conflict (wrong state, archive busy),
             5 rate limited, 6 key refused, 7 runtime/AWS unreachable, 8 did not finish within --timeout.
+Environment (a flag wins over its variable):
+  HOOKLINE_DATA_DIR           local data folder with runtime.json and admin-key (--data-dir; default .data)
+  HOOKLINE_API_URL            API base URL (--api-url)
+  HOOKLINE_ADMIN_KEY          admin key (--key)
+  HOOKLINE_INGEST_QUEUE_URL   ingest queue for publish --sqs (--queue-url)
+  HOOKLINE_SQS_ENDPOINT       local SQS endpoint for publish --sqs (--sqs-endpoint)
+  HOOKLINE_LAMBDA_ENDPOINT    local Invoke API (--lambda-endpoint); HOOKLINE_LAMBDA_TOKEN its token for another endpoint
+  HOOKLINE_STACK, HOOKLINE_REPLAY_FUNCTION, HOOKLINE_ARCHIVER_FUNCTION   with --aws (--stack, --replay-function, --archiver-function)
+  HOOKLINE_OPERATOR           --operator;  HOOKLINE_CLI_POLL_MS  polling period while waiting (ms, default 1000)
+  AWS_REGION, AWS_DEFAULT_REGION, AWS_PROFILE and the rest of the AWS SDK chain   with --aws
+  (npm start prints the HOOKLINE_* ones as export lines; \`hookline env\` prints them again. With --aws,
+   HOOKLINE_API_URL or HOOKLINE_INGEST_QUEUE_URL pointing at this machine is refused.)
 Examples:
+  npx hookline publish --type invoice.paid --data '{"amount":42}' --id inv-1001
+  npx hookline publish --sqs --type invoice.paid --data '{"amount":42}'
+  eval "$(npx hookline env)"
   npx hookline dead-letters list --subscription sub_123
   npx hookline replay-bulk --from 2024-05-01 --to 2024-05-02 --dry-run
   npx hookline --aws --stack Hookline replay-bulk --from 2024-05-01T00:00:00Z --to 2024-05-01T06:00:00Z
@@ -90,6 +109,21 @@ Examples:
         failures.error = error;
       }
     };
+
+  program
+    .command('publish')
+    .description('publish one event through the HTTP API (or the ingest queue with --sqs)')
+    .requiredOption('--type <type>', 'event type, e.g. invoice.paid')
+    .requiredOption('--data <json>', "the payload: JSON text, sent exactly as written (e.g. '{\"amount\":42}')")
+    .option('--id <id>', 'event id (default: generated); publishing the same id again sends nothing new')
+    .option('--sqs', 'send it to the ingest queue instead (the same JSON; accepted for later, no delivery ids in the answer)')
+    .action(action((ctx, o: PublishOptions) => publish(ctx, o)));
+
+  program
+    .command('env')
+    .description('print the API URL, queue URLs and SQS endpoint (and dashboard, if any) as export lines: eval "$(npx hookline env)"')
+    .option('--with-key', 'also print HOOKLINE_ADMIN_KEY (local: the data folder key; --aws: from Secrets Manager)')
+    .action(action((ctx, o: { withKey?: boolean }) => environment(ctx, o)));
 
   const subscriptions = program.command('subscriptions').description('list, create, pause and resume subscriptions');
   subscriptions

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { INVOKE_TOKEN_HEADER, parseRuntimeFile } from '#local/runtime-file.ts';
 import { CliError, EXIT, UnreachableError } from './errors.ts';
 
@@ -17,6 +18,10 @@ export interface TargetOptions {
   readonly region?: string;
   readonly replayFunction?: string;
   readonly archiverFunction?: string;
+  /** The ingest queue `publish --sqs` sends to. */
+  readonly queueUrl?: string;
+  /** The SQS endpoint for it (locally; AWS itself otherwise). */
+  readonly sqsEndpoint?: string;
 }
 
 export interface ApiTarget {
@@ -30,17 +35,50 @@ export interface LambdaTarget {
   readonly archiverFunction: string;
 }
 
-/** Where commands go: the HTTP API and the replay/archiver functions, resolved only when first needed. */
+export interface QueueTarget {
+  readonly client: SQSClient;
+  readonly queueUrl: string;
+}
+
+/**
+ * Where producers and scripts reach Hookline, as `hookline env` prints it: what the runtime
+ * (runtime.json) or the stack (its outputs) says, with flags over it.
+ */
+export interface Endpoints {
+  readonly apiUrl?: string;
+  readonly ingestQueueUrl?: string;
+  readonly ingestRedriveQueueUrl?: string;
+  readonly sqsEndpoint?: string;
+  readonly dashboardName?: string;
+  readonly dashboardUrl?: string;
+}
+
+/** Where commands go: the HTTP API, the replay/archiver functions and the ingest queue, resolved only when first needed. */
 export interface Target {
   readonly mode: 'local' | 'aws';
   api(): Promise<ApiTarget>;
   lambda(): Promise<LambdaTarget>;
+  queue(): Promise<QueueTarget>;
+  endpoints(): Promise<Endpoints>;
 }
 
 export interface AwsClients {
   readonly cloudFormation?: CloudFormationClient;
   readonly secretsManager?: SecretsManagerClient;
+  readonly sqs?: SQSClient;
 }
+
+/** The region in an AWS URL (`sqs.eu-west-1.amazonaws.com`, `abc.execute-api.eu-west-1.amazonaws.com`), if any. */
+export function regionOfUrl(url: string | undefined): string | undefined {
+  return url ? /\.([a-z]{2}(?:-[a-z]+)+-\d)\.amazonaws\.com/.exec(url)?.[1] : undefined;
+}
+
+/** The CloudWatch console page of a dashboard. */
+export function dashboardUrl(region: string, name: string): string {
+  return `https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}#dashboards/dashboard/${encodeURIComponent(name)}`;
+}
+
+const LOOPBACK_URL = /^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:|\/|$)/i;
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
@@ -107,6 +145,31 @@ export function localTarget(options: TargetOptions, env: NodeJS.ProcessEnv = pro
         archiverFunction: options.archiverFunction ?? 'archiver',
       };
     }),
+    queue: once(async () => {
+      const file = await runtime();
+      const queueUrl = options.queueUrl ?? env.HOOKLINE_INGEST_QUEUE_URL ?? file?.ingestQueueUrl;
+      if (!queueUrl && file) throw new CliError(`${join(dataDir, 'runtime.json')} names no ingest queue (its runtime predates that): restart \`npm start\`, or pass --queue-url`, EXIT.usage);
+      const endpoint = options.sqsEndpoint ?? env.HOOKLINE_SQS_ENDPOINT ?? file?.sqs;
+      if (!queueUrl || !endpoint) throw notRunning('--queue-url and --sqs-endpoint');
+      // Dummy credentials for the embedded fauxqs only; another endpoint gets the SDK's chain.
+      const embedded = endpoint === file?.sqs && file.embedded?.sqs !== false;
+      const config = embedded
+        ? { endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 1 }
+        : { endpoint, region: options.region ?? env.AWS_REGION ?? 'us-east-1', maxAttempts: 1 };
+      return { client: new SQSClient(config), queueUrl };
+    }),
+    // What the runtime says, not the HOOKLINE_* variables: `eval "$(hookline env)"` refreshes stale ones.
+    endpoints: once(async () => {
+      const file = await runtime();
+      if (!file) throw notRunning('the endpoints as flags');
+      return {
+        apiUrl: options.apiUrl ?? file.api,
+        ...(file.ingestQueueUrl || options.queueUrl ? { ingestQueueUrl: options.queueUrl ?? file.ingestQueueUrl } : {}),
+        ...(file.ingestRedriveQueueUrl ? { ingestRedriveQueueUrl: file.ingestRedriveQueueUrl } : {}),
+        sqsEndpoint: options.sqsEndpoint ?? file.sqs,
+        ...(file.dashboardUrl ? { dashboardUrl: file.dashboardUrl } : {}),
+      };
+    }),
   };
 }
 
@@ -136,10 +199,22 @@ export function awsTarget(options: TargetOptions, clients: AwsClients = {}, env:
     if (!value) throw new CliError(`stack ${stackName} has no ${name} output: pass ${flag}`, EXIT.usage);
     return value;
   };
+  /**
+   * A URL variable for --aws. One that points at this machine was most likely exported from
+   * `npm start`'s banner into this shell: refused, so --aws never quietly talks to the local
+   * runtime (and never sends it a production key).
+   */
+  const awsVariable = (name: string, flag: string): string | undefined => {
+    const value = env[name];
+    if (value && LOOPBACK_URL.test(value)) {
+      throw new CliError(`--aws, but ${name}=${value} points at this machine (exported from npm start's banner?): unset ${name} (and HOOKLINE_ADMIN_KEY with it) in this shell, or pass ${flag}`, EXIT.usage);
+    }
+    return value || undefined;
+  };
   return {
     mode: 'aws',
     api: once(async () => {
-      const url = options.apiUrl ?? env.HOOKLINE_API_URL ?? (await output('ApiUrl', '--api-url'));
+      const url = options.apiUrl ?? awsVariable('HOOKLINE_API_URL', '--api-url') ?? (await output('ApiUrl', '--api-url'));
       let key = options.key ?? env.HOOKLINE_ADMIN_KEY;
       if (!key) {
         const secretId = await output('AdminKeySecretArn', '--key');
@@ -157,6 +232,26 @@ export function awsTarget(options: TargetOptions, clients: AwsClients = {}, env:
       replayFunction: options.replayFunction ?? env.HOOKLINE_REPLAY_FUNCTION ?? (await output('ReplayFunctionName', '--replay-function')),
       archiverFunction: options.archiverFunction ?? env.HOOKLINE_ARCHIVER_FUNCTION ?? (await output('ArchiverFunctionName', '--archiver-function')),
     })),
+    queue: once(async () => {
+      const queueUrl = options.queueUrl ?? awsVariable('HOOKLINE_INGEST_QUEUE_URL', '--queue-url') ?? (await output('IngestQueueUrl', '--queue-url'));
+      const queueRegion = region ?? regionOfUrl(queueUrl);
+      const client = clients.sqs ?? new SQSClient({ ...(queueRegion ? { region: queueRegion } : {}), ...(options.sqsEndpoint ? { endpoint: options.sqsEndpoint } : {}) });
+      return { client, queueUrl };
+    }),
+    // The stack's outputs (flags over them); an output the stack does not have is left out.
+    endpoints: once(async () => {
+      const out = await outputs();
+      const apiUrl = options.apiUrl ?? out.ApiUrl;
+      const ingestQueueUrl = options.queueUrl ?? out.IngestQueueUrl;
+      const dashboardName = out.DashboardName;
+      const where = region ?? regionOfUrl(ingestQueueUrl) ?? regionOfUrl(apiUrl);
+      return {
+        ...(apiUrl ? { apiUrl: apiUrl.replace(/\/+$/, '') } : {}),
+        ...(ingestQueueUrl ? { ingestQueueUrl } : {}),
+        ...(options.sqsEndpoint ? { sqsEndpoint: options.sqsEndpoint } : {}),
+        ...(dashboardName ? { dashboardName, ...(where ? { dashboardUrl: dashboardUrl(where, dashboardName) } : {}) } : {}),
+      };
+    }),
   };
 }
 

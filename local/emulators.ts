@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
 import { onLoopbackOnly } from './loopback-only.ts';
+import { listening } from './ports.ts';
 
 export type Service = 'dynamodb' | 'sqs' | 's3';
 export const SERVICES: readonly Service[] = ['dynamodb', 'sqs', 's3'];
@@ -39,12 +40,30 @@ export interface Emulators {
   stop(): Promise<void>;
 }
 
+/** Where the emulators listen (local/ports.ts); 0 picks a free port. fauxqs serves SQS and S3 on one. */
+export interface EmulatorPorts {
+  readonly dynamodb: number;
+  readonly sqs: number;
+}
+
+/**
+ * A queue URL fauxqs gave, made usable as it is. fauxqs names queues
+ * `http://sqs.<region>.<host>:<port>/<account>/<name>`, a host no resolver knows, and keeps the
+ * URL a queue was created with (SQLite) across restarts, port and all. fauxqs finds a queue by
+ * the name in the path whatever the host, so `<endpoint>/<account>/<name>` reaches the same
+ * queue, and an SDK client given no endpoint sends to that URL's host and port.
+ */
+export function reachableQueueUrl(queueUrl: string, endpoint: string): string {
+  // Not `new URL()`: a host ending in 127.0.0.1 after other labels is not even a valid URL to it.
+  return `${endpoint.replace(/\/+$/, '')}${queueUrl.replace(/^[a-z]+:\/\/[^/]*/i, '')}`;
+}
+
 /**
  * DynamoDB (dynalite on LevelDB) and SQS + S3 (fauxqs on SQLite, one endpoint for both),
  * persisting under `dataDir`, so a restart — even after SIGKILL — finds every table row and
  * queued message. Only the services in `services` are started; fauxqs when SQS or S3 is.
  */
-export async function startEmulators(dataDir: string, services: ReadonlySet<Service>): Promise<Emulators> {
+export async function startEmulators(dataDir: string, services: ReadonlySet<Service>, ports: EmulatorPorts = { dynamodb: 0, sqs: 0 }): Promise<Emulators> {
   const endpoints: Partial<Record<Service, string>> = {};
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
@@ -54,17 +73,21 @@ export async function startEmulators(dataDir: string, services: ReadonlySet<Serv
     if (services.has('dynamodb')) {
       ownerOnlyFolder(join(dataDir, 'dynamodb'));
       const dynamo = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-      await new Promise<void>((resolve, reject) => {
-        dynamo.once('error', reject);
-        dynamo.listen(0, '127.0.0.1', () => resolve());
-      });
+      await listening('dynamodb', ports.dynamodb, () =>
+        new Promise<void>((resolve, reject) => {
+          dynamo.once('error', reject);
+          dynamo.listen(ports.dynamodb, '127.0.0.1', () => resolve());
+        }),
+      );
       stops.push(() => new Promise<void>((resolve) => dynamo.close(() => resolve())));
       endpoints.dynamodb = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
     }
     if (services.has('sqs') || services.has('s3')) {
       ownerOnlyFolder(join(dataDir, 'sqs'));
       // fauxqs binds 0.0.0.0 whatever `host` says (that only names queue URLs): keep it on loopback.
-      const fauxqs = await onLoopbackOnly(() => startFauxqs({ port: 0, host: '127.0.0.1', logger: false, dataDir: join(dataDir, 'sqs') }));
+      const fauxqs = await listening('sqs', ports.sqs, () =>
+        onLoopbackOnly(() => startFauxqs({ port: ports.sqs, host: '127.0.0.1', logger: false, dataDir: join(dataDir, 'sqs') })),
+      );
       stops.push(() => fauxqs.stop());
       if (services.has('sqs')) endpoints.sqs = fauxqs.address;
       if (services.has('s3')) endpoints.s3 = fauxqs.address;

@@ -12,6 +12,8 @@ export interface LambdaApiOptions {
   /** The functions operators invoke directly, by topology key. */
   readonly functions: Readonly<Partial<Record<FunctionKey, Invoke<unknown, unknown>>>>;
   readonly onError: (error: unknown) => void;
+  /** Where it listens (local/ports.ts: PORT+3 for `npm start`); 0, the default, picks a free port. */
+  readonly port?: number;
 }
 
 export interface LambdaApi {
@@ -100,6 +102,6 @@ export async function startLambdaApi(options: LambdaApiOptions): Promise<LambdaA
       if (!res.headersSent) reply(res, 500, { message: 'the local Lambda API failed to handle the request' }, { 'x-amzn-errortype': 'ServiceException' });
     }
   });
-  const listening = await listen(server, 0);
+  const listening = await listen(server, options.port ?? 0);
   return { ...listening, token };
 }

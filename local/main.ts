@@ -1,27 +1,36 @@
 import { ENV_DEFAULTS } from '#config/topology.ts';
 import { AdminKeyError, adminKeyFromEnvironment, checkConfiguredAdminKey } from './admin-key.ts';
 import { banner } from './banner.ts';
-import { startRuntime } from './runtime.ts';
+import { PortError, portsFromEnvironment, type LocalPorts } from './ports.ts';
+import { startRuntime, type Runtime } from './runtime.ts';
 
 /** `npm start`: the whole system on this machine, until SIGINT/SIGTERM. */
 const dataDir = process.env.HOOKLINE_DATA_DIR ?? '.data';
-const port = Number(process.env.PORT ?? 3000);
 const allowPrivate = process.env.HOOKLINE_ALLOW_PRIVATE_TARGETS !== '0';
 /** Local only: the sweeper's period in ms (default: its cloud schedule); tests and chaos runs shorten it. */
 const sweepIntervalMs = process.env.HOOKLINE_SWEEP_INTERVAL_MS ? Number(process.env.HOOKLINE_SWEEP_INTERVAL_MS) : undefined;
 
-// A key too short to be a secret is refused before anything starts, with what to do about it.
-try {
-  checkConfiguredAdminKey(dataDir, process.env);
-} catch (error) {
-  if (!(error instanceof AdminKeyError)) throw error;
+/** A refusal the operator can act on (a short key, a taken port): its message, no stack trace. */
+function refuse(error: unknown): never {
+  if (!(error instanceof AdminKeyError) && !(error instanceof PortError)) throw error;
   console.error(`hookline: ${error.message}`);
   process.exit(1);
 }
 
-const runtime = await startRuntime({
+// A key too short to be a secret, or a port setting that cannot work, is refused before anything starts.
+let ports: LocalPorts;
+try {
+  checkConfiguredAdminKey(dataDir, process.env);
+  // PORT (default 3000) and the listeners after it: stable, so queue URLs and endpoints survive a restart.
+  ports = portsFromEnvironment(process.env);
+} catch (error) {
+  refuse(error);
+}
+
+const runtime: Runtime = await startRuntime({
   dataDir,
-  port,
+  port: ports.api,
+  ports: { dynamodb: ports.dynamodb, sqs: ports.sqs, lambda: ports.lambda },
   allowPrivateTargets: allowPrivate,
   ...(sweepIntervalMs && sweepIntervalMs > 0 ? { scheduleIntervalMs: { sweeper: sweepIntervalMs } } : {}),
   // Every tunable handler setting of topology.ts (retry policy, timeouts, replay window, rate
@@ -32,11 +41,11 @@ const runtime = await startRuntime({
       .filter((k) => process.env[k] !== undefined)
       .map((k) => [k, process.env[k]!]),
   ),
-  logLevel: (process.env.HOOKLINE_LOG_LEVEL as 'INFO' | undefined) ?? 'WARN',
-});
+  logLevel: (process.env.HOOKLINE_LOG_LEVEL as 'INFO' | undefined) ?? 'INFO', // INFO: one line per delivery attempt (docs/operations.md, configuration)
+}).catch(refuse);
 
-console.log(banner(runtime, { adminKeyFromEnvironment: adminKeyFromEnvironment(process.env), allowPrivate }));
-
+// Handlers first: whoever reads the banner may stop the runtime at once (a test, a script), and
+// a SIGTERM before they exist would kill the process without a clean stop.
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
@@ -55,3 +64,5 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     );
   });
 }
+
+console.log(banner(runtime, { adminKeyFromEnvironment: adminKeyFromEnvironment(process.env), allowPrivate }));

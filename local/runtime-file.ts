@@ -21,6 +21,20 @@ export interface RuntimeFile {
   readonly dynamodb: string;
   readonly sqs: string;
   readonly s3: string;
+  /**
+   * Which of dynamodb, sqs, s3 the embedded emulators serve (dummy credentials do), as opposed
+   * to an endpoint given from outside (the SDK's credential chain). Absent in older files.
+   */
+  readonly embedded?: Readonly<Record<'dynamodb' | 'sqs' | 's3', boolean>>;
+  /** The ingest queue producers send events to, usable as it is (`npx hookline publish --sqs`, `env`). Absent in older files. */
+  readonly ingestQueueUrl?: string;
+  /** Where ingest messages that fail validation end up. Absent in older files. */
+  readonly ingestRedriveQueueUrl?: string;
+  /**
+   * A dashboard of the local run, once there is one (there is none yet, so no runtime writes
+   * this): the banner and `npx hookline env` show it when present.
+   */
+  readonly dashboardUrl?: string;
   readonly resourcePrefix: string;
   readonly pid: number;
 }

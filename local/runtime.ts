@@ -4,11 +4,10 @@ import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDbApiKeyStore } from '#adapters/dynamodb-api-key-store.ts';
 import { documentClient } from '#adapters/dynamodb.ts';
 import { StaticKeySource } from '#adapters/secrets-manager-key-source.ts';
-import { buildDeps, LOCAL_SECRETS_KEY_ID, sweepGraceSeconds } from '#adapters/function-deps.ts';
+import { buildDeps, sweepGraceSeconds } from '#adapters/function-deps.ts';
 import { loadLocalSecretsKey } from '#adapters/local-key-secret-cipher.ts';
 import { sealPlainSecrets } from '#app/secrets/seal-plain-secrets.ts';
 import type { Env } from '#config/env.ts';
@@ -22,23 +21,29 @@ import type { Observability } from '#handlers/observability.ts';
 import { createReplayHandler } from '#handlers/replay.ts';
 import { createSenderHandler } from '#handlers/sender.ts';
 import { createSweeperHandler } from '#handlers/sweeper.ts';
-import { externalEndpoints, SERVICES, startEmulators, type Emulators, type Service } from './emulators.ts';
+import { externalEndpoints, reachableQueueUrl, SERVICES, startEmulators, type Emulators, type Service } from './emulators.ts';
 import { checkAdminKey } from './admin-key.ts';
 import { startGateway, type Gateway } from './gateway.ts';
 import { startLambdaApi, type LambdaApi } from './lambda-api.ts';
 import { lambdaContext, type Invoke } from './lambda-context.ts';
+import { chooseLogFormat, localLogger, type LogFormat } from './local-logger.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
 import { QueuePoller } from './poller.ts';
 import { repairActiveIndex } from './index-repair.ts';
+import { listening, resolvePorts, type Listener } from './ports.ts';
 import { RUNTIME_FILE_VERSION, type RuntimeFile } from './runtime-file.ts';
 import { provision, provisionBuckets, type ProvisionedQueues } from './provision.ts';
 import { Schedule } from './scheduler.ts';
+import { ALL_FACTORIES } from '#adapters/deps/all-factories.ts';
+import { LOCAL_SECRETS_KEY_ID } from '#adapters/deps/secrets-factories.ts';
 
 export interface RuntimeOptions {
   /** Where dynalite and fauxqs keep their data; a restart on the same folder loses nothing. */
   readonly dataDir: string;
-  /** HTTP port of the API; 0 picks a free one. */
+  /** HTTP port of the API (default 3000); 0 picks a free one. The other listeners follow it (local/ports.ts). */
   readonly port?: number;
+  /** Ports of the other listeners; default PORT+1 (DynamoDB), +2 (SQS and S3), +3 (Invoke API), or all free ones when `port` is 0. */
+  readonly ports?: Partial<Record<Exclude<Listener, 'api'>, number>>;
   readonly adminKey?: string;
   /** Let deliveries reach loopback and private addresses (default true locally; never in the cloud). */
   readonly allowPrivateTargets?: boolean;
@@ -49,6 +54,8 @@ export interface RuntimeOptions {
   /** Concurrent sender batches; defaults to the event source mapping's maxConcurrency capped for a laptop. */
   readonly senderConcurrency?: number;
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+  /** How log records are printed; default: HOOKLINE_LOG_FORMAT, else pretty lines on a terminal and JSON otherwise. */
+  readonly logFormat?: LogFormat;
   /** Wraps each handler as it is wired, e.g. to count and time invocations (benchmarks). */
   readonly wrapHandler?: <E, R>(fn: FunctionKey, handler: Invoke<E, R>) => Invoke<E, R>;
   /** Endpoints to use instead of the embedded emulators; default: AWS_ENDPOINT_URL_DYNAMODB, _SQS, _S3. */
@@ -121,6 +128,12 @@ function pathStyle(endpoint: string): boolean {
   return !/(^|\.)amazonaws\.com$/.test(new URL(endpoint).hostname);
 }
 
+/** Every queue URL with its origin replaced by the embedded fauxqs endpoint. */
+function reachableQueues(queues: ProvisionedQueues, endpoint: string): ProvisionedQueues {
+  const map = (urls: Record<QueueKey, string>) => Object.fromEntries(Object.entries(urls).map(([k, url]) => [k, reachableQueueUrl(url, endpoint)])) as Record<QueueKey, string>;
+  return { ...queues, urls: map(queues.urls), redriveUrls: map(queues.redriveUrls) };
+}
+
 /** What EventBridge hands a scheduled function. */
 function scheduledEvent(): ScheduledEvent {
   return { version: '0', id: 'local', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000', time: new Date().toISOString(), region: 'us-east-1', resources: [], detail: {} };
@@ -140,11 +153,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const localSecretsKey = loadLocalSecretsKey(dataDir);
   // Before anything starts: a refused key (under 24 characters) leaves nothing running.
   const adminKey = loadAdminKey(dataDir, options.adminKey ?? process.env.HOOKLINE_ADMIN_KEY);
-  const logger = new Logger({ serviceName: 'hookline', logLevel: options.logLevel ?? 'WARN' });
+  const logger = localLogger(options.logLevel ?? 'WARN', options.logFormat ?? chooseLogFormat(process.env.HOOKLINE_LOG_FORMAT, process.stdout.isTTY === true));
   const onError = (error: unknown) => logger.error('local runtime error', { error: error as Error });
   const prefix = validResourcePrefix(options.resourcePrefix ?? process.env.HOOKLINE_RESOURCE_PREFIX);
+  const ports = resolvePorts(options.port ?? 3000, options.ports);
   const external = options.endpoints ?? externalEndpoints(process.env);
-  const emulators: Emulators = await startEmulators(dataDir, new Set(SERVICES.filter((s) => !external[s])));
+  const emulators: Emulators = await startEmulators(dataDir, new Set(SERVICES.filter((s) => !external[s])), ports);
   const embedded = Object.fromEntries(SERVICES.map((s) => [s, !external[s]])) as Record<Service, boolean>;
   const endpoint = Object.fromEntries(SERVICES.map((s) => [s, external[s] ?? emulators.endpoints[s]!])) as Record<Service, string>;
   const dynamodb = new DynamoDBClient(clientConfig(endpoint.dynamodb, embedded.dynamodb));
@@ -154,6 +168,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let queues: ProvisionedQueues;
   try {
     queues = await provision(dynamodb, sqs, prefix);
+    // What fauxqs answers is not a URL a producer can use as it is (see reachableQueueUrl).
+    if (embedded.sqs) queues = reachableQueues(queues, endpoint.sqs);
     if (embedded.dynamodb) await repairActiveIndex(dynamodb, localResourceName(TABLES.deliveries, prefix));
     await provisionBuckets(s3, prefix);
   } catch (error) {
@@ -168,15 +184,15 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const build = { clients: { dynamodb, sqs, s3 }, metrics, subscriptionCacheMs: 0, localSecretsKey };
   const obs: Observability = { logger };
 
-  const apiDeps = buildDeps('api', env, build);
+  const apiDeps = buildDeps('api', env, build, ALL_FACTORIES);
   // Rows from before secrets were sealed are sealed once, here; until then (or if this fails)
   // the sender still signs with the plain list it finds.
   await sealPlainSecrets(apiDeps).catch((error: unknown) => logger.error('could not seal plain-text signing secrets', { error: error as Error }));
 
   const wrap = options.wrapHandler ?? (<E, R>(_fn: FunctionKey, handler: Invoke<E, R>) => handler);
   const handlers = {
-    ingest: wrap('ingest', createIngestHandler(buildDeps('ingest', env, build), obs)),
-    sender: wrap('sender', createSenderHandler(buildDeps('sender', env, build), obs)),
+    ingest: wrap('ingest', createIngestHandler(buildDeps('ingest', env, build, ALL_FACTORIES), obs)),
+    sender: wrap('sender', createSenderHandler(buildDeps('sender', env, build, ALL_FACTORIES), obs)),
   };
   const pollers = EVENT_SOURCES.map(
     (source) =>
@@ -191,9 +207,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       }),
   );
   const scheduled = {
-    sweeper: wrap('sweeper', createSweeperHandler(buildDeps('sweeper', env, build), { graceSeconds: sweepGraceSeconds(env) }, obs)),
-    replay: wrap('replay', createReplayHandler(buildDeps('replay', env, build), obs)),
-    archiver: wrap('archiver', createArchiverHandler(buildDeps('archiver', env, build), obs)),
+    sweeper: wrap('sweeper', createSweeperHandler(buildDeps('sweeper', env, build, ALL_FACTORIES), { graceSeconds: sweepGraceSeconds(env) }, obs)),
+    replay: wrap('replay', createReplayHandler(buildDeps('replay', env, build, ALL_FACTORIES), obs)),
+    archiver: wrap('archiver', createArchiverHandler(buildDeps('archiver', env, build, ALL_FACTORIES), obs)),
   } satisfies Record<(typeof SCHEDULES)[number]['function'], Invoke<never, unknown>>;
   const schedules = new Map(
     SCHEDULES.map((s) => [
@@ -203,16 +219,23 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   );
   // What operators invoke directly on AWS (`aws lambda invoke`, the CLI with --aws), served locally by the Invoke stand-in.
   const invocable: Partial<Record<FunctionKey, Invoke<unknown, unknown>>> = scheduled as Record<string, Invoke<unknown, unknown>>;
-  const lambdaApi: LambdaApi = await startLambdaApi({ functions: invocable, onError });
+  let lambdaApi: LambdaApi;
+  try {
+    lambdaApi = await listening('lambda', ports.lambda, () => startLambdaApi({ functions: invocable, onError, port: ports.lambda }));
+  } catch (error) {
+    closeClients();
+    await emulators.stop();
+    throw error;
+  }
 
   let gateway: Gateway;
   try {
-    gateway = await startGateway({
-      port: options.port ?? 3000,
+    gateway = await listening('api', ports.api, () => startGateway({
+      port: ports.api,
       api: wrap('api', createApiHandler(apiDeps, obs)),
       authorizer: wrap('authorizer', createAuthorizerHandler(new StaticKeySource(adminKey), obs, new DynamoDbApiKeyStore(documentClient(dynamodb), env.API_KEYS_TABLE!))),
       onError,
-    });
+    }));
   } catch (error) {
     await lambdaApi.close();
     closeClients();
@@ -223,7 +246,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const runtimeFile = join(dataDir, 'runtime.json');
   writeFileSync(
     runtimeFile,
-    `${JSON.stringify({ version: RUNTIME_FILE_VERSION, api: gateway.url, lambda: lambdaApi.url, lambdaToken: lambdaApi.token, ...endpoint, resourcePrefix: prefix, pid: process.pid } satisfies RuntimeFile, null, 2)}\n`,
+    `${JSON.stringify({ version: RUNTIME_FILE_VERSION, api: gateway.url, lambda: lambdaApi.url, lambdaToken: lambdaApi.token, ...endpoint, embedded, ingestQueueUrl: queues.urls.ingest, ingestRedriveQueueUrl: queues.redriveUrls.ingest, resourcePrefix: prefix, pid: process.pid } satisfies RuntimeFile, null, 2)}\n`,
     { mode: 0o600 },
   );
   // A file left by a crashed run keeps its old mode when rewritten.

@@ -1,12 +1,16 @@
 /**
  * `npm run demo`: a newcomer's first minute with Hookline. Uses the runtime `npm start` is
- * running (http://127.0.0.1:3000, key from .data/admin-key), or starts one in-process, plus a
- * sample receiver that verifies every signature with the `standardwebhooks` library. Shows a
- * delivery, a retry that succeeds, and a dead letter.
+ * running (found as the CLI finds it: $HOOKLINE_API_URL, else the data folder's runtime.json;
+ * key from $HOOKLINE_ADMIN_KEY or the data folder), or starts one in-process, plus a sample
+ * receiver that verifies every signature with the `standardwebhooks` library. Shows a
+ * delivery, a retry that succeeds, and a dead letter. Its receiver goes away with it, so it
+ * pauses the subscriptions it made on the way out (there is no delete route yet): a later bulk
+ * replay then leaves their deliveries waiting instead of sending them to a dead port.
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseRuntimeFile } from '#local/runtime-file.ts';
 import { startRuntime, type Runtime } from '#local/runtime.ts';
 import { apiClient } from '#test/api-client.ts';
 import { TestReceiver } from '#test/receiver.ts';
@@ -16,16 +20,28 @@ const DEMO_RETRY = { initialDelaySeconds: 2, multiplier: 2, maxDelaySeconds: 8, 
 const started = Date.now();
 const log = (msg: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${msg}`);
 
+/** The API URL of a running `npm start`: the variable the banner exports, else the data folder's runtime.json. */
+function runningUrl(dataDir: string): string | undefined {
+  if (process.env.HOOKLINE_API_URL) return process.env.HOOKLINE_API_URL.replace(/\/+$/, '');
+  const file = join(dataDir, 'runtime.json');
+  try {
+    return existsSync(file) ? parseRuntimeFile(readFileSync(file, 'utf8'), file).api : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function connect(): Promise<{ url: string; key: string; runtime?: Runtime }> {
-  const url = process.env.HOOKLINE_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
-  const keyFile = join(process.env.HOOKLINE_DATA_DIR ?? '.data', 'admin-key');
-  const healthy = await fetch(`${url}/health`).then((r) => r.ok, () => false);
+  const dataDir = process.env.HOOKLINE_DATA_DIR ?? '.data';
+  const url = runningUrl(dataDir);
+  const keyFile = join(dataDir, 'admin-key');
+  const healthy = url !== undefined && (await fetch(`${url}/health`).then((r) => r.ok, () => false));
   const key = process.env.HOOKLINE_ADMIN_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined);
   if (healthy && key) {
     log(`using the Hookline runtime at ${url}`);
     return { url, key };
   }
-  log('no runtime on :3000 (start one with `npm start`); starting one in-process for this demo');
+  log(`no runtime found${url ? ` at ${url}` : ''} (start one with \`npm start\`); starting one in-process for this demo`);
   const runtime = await startRuntime({ dataDir: mkdtempSync(join(tmpdir(), 'hookline-demo-')), port: 0 });
   return { url: runtime.url, key: runtime.adminKey, runtime };
 }
@@ -41,40 +57,61 @@ const api = apiClient(url, key);
 const run = `demo-${Date.now().toString(36)}`;
 
 const subscriptions: Record<string, string> = {};
-for (const [path, what] of [['/orders', 'healthy endpoint'], ['/flaky', 'fails twice, then recovers'], ['/broken', 'rejects the payload (400)']] as const) {
-  const res = await api.post('/v1/subscriptions', { url: `${receiver.url}${path}`, eventTypes: [`${run}.*`], description: what, retryPolicy: DEMO_RETRY });
-  if (res.status !== 201) throw new Error(`could not create a subscription: ${res.status} ${JSON.stringify(res.body)}`);
-  receiver.expectSecret(path, res.body.secret);
-  subscriptions[res.body.id] = path;
-  log(`subscription ${res.body.id} → ${path} (${what})`);
-}
+/** Pauses what the demo made, labelled, once: its receiver stops with it. */
+let cleaned: Promise<void> | undefined;
+const cleanUp = () =>
+  (cleaned ??= (async () => {
+    const ids = Object.keys(subscriptions);
+    for (const id of ids) {
+      const res = await api.post(`/v1/subscriptions/${id}/pause`, { reason: 'demo: its receiver stopped when npm run demo ended' }).catch((error: unknown) => ({ status: 0, body: String(error) }));
+      if (res.status !== 200) console.error(`could not pause demo subscription ${id}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    if (ids.length) {
+      console.log(`\nCleaned up: the demo's ${ids.length} subscriptions (description "demo ${run}: …") are paused with reason "demo: …"; there is no delete route yet.`);
+      console.log('Paused, they keep their deliveries waiting, so a later bulk replay does not send anything to the demo receiver, which is gone.');
+    }
+    await receiver.stop();
+    await runtime?.stop();
+  })());
+// Ctrl+C in the middle of the demo still pauses what it made.
+process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
 
-const published = await api.post('/v1/events', { id: `${run}-order-1`, type: `${run}.order.created`, payload: { orderId: 1, total: '42.00' } });
-log(`POST /v1/events → ${published.status} ${JSON.stringify(published.body)}`);
-const again = await api.post('/v1/events', { id: `${run}-order-1`, type: `${run}.order.created`, payload: { orderId: 1, total: '42.00' } });
-log(`same event id again → ${again.status} (idempotent: same deliveries, nothing new sent)`);
-
-let shown = 0;
-const deliveryIds: string[] = published.body.deliveryIds;
-const final = await waitFor('every delivery to settle', async () => {
-  for (const r of receiver.requests.slice(shown)) {
-    log(`receiver ${r.path.padEnd(8)} got webhook-id ${r.webhookId}: signature ${r.verified ? 'valid' : 'INVALID'} → answered ${r.answeredWith}`);
+try {
+  for (const [path, what] of [['/orders', 'healthy endpoint'], ['/flaky', 'fails twice, then recovers'], ['/broken', 'rejects the payload (400)']] as const) {
+    const res = await api.post('/v1/subscriptions', { url: `${receiver.url}${path}`, eventTypes: [`${run}.*`], description: `demo ${run}: ${what}`, retryPolicy: DEMO_RETRY });
+    if (res.status !== 201) throw new Error(`could not create a subscription: ${res.status} ${JSON.stringify(res.body)}`);
+    receiver.expectSecret(path, res.body.secret);
+    subscriptions[res.body.id] = path;
+    log(`subscription ${res.body.id} → ${path} (${what})`);
   }
-  shown = receiver.requests.length;
-  const ds = await Promise.all(deliveryIds.map(async (id) => (await api.get(`/v1/deliveries/${id}`)).body));
-  return ds.every((d) => ['delivered', 'failed', 'expired'].includes(d.state)) ? ds : undefined;
-}, 60_000, 250);
 
-console.log('\nOutcome:');
-for (const d of final) {
-  const attempts = d.attemptLog.map((a: any) => a.status ?? a.error).join(' → ');
-  console.log(`  ${subscriptions[d.subscriptionId]!.padEnd(8)} ${d.state.padEnd(9)} after ${d.attempts} attempt(s): ${attempts}${d.lastError ? `  (${d.lastError})` : ''}`);
+  const published = await api.post('/v1/events', { id: `${run}-order-1`, type: `${run}.order.created`, payload: { orderId: 1, total: '42.00' } });
+  log(`POST /v1/events → ${published.status} ${JSON.stringify(published.body)}`);
+  const again = await api.post('/v1/events', { id: `${run}-order-1`, type: `${run}.order.created`, payload: { orderId: 1, total: '42.00' } });
+  log(`same event id again → ${again.status} (idempotent: same deliveries, nothing new sent)`);
+
+  let shown = 0;
+  const deliveryIds: string[] = published.body.deliveryIds;
+  const final = await waitFor('every delivery to settle', async () => {
+    for (const r of receiver.requests.slice(shown)) {
+      log(`receiver ${r.path.padEnd(8)} got webhook-id ${r.webhookId}: signature ${r.verified ? 'valid' : 'INVALID'} → answered ${r.answeredWith}`);
+    }
+    shown = receiver.requests.length;
+    const ds = await Promise.all(deliveryIds.map(async (id) => (await api.get(`/v1/deliveries/${id}`)).body));
+    return ds.every((d) => ['delivered', 'failed', 'expired'].includes(d.state)) ? ds : undefined;
+  }, 60_000, 250);
+
+  console.log('\nOutcome:');
+  for (const d of final) {
+    const attempts = d.attemptLog.map((a: any) => a.status ?? a.error).join(' → ');
+    console.log(`  ${subscriptions[d.subscriptionId]!.padEnd(8)} ${d.state.padEnd(9)} after ${d.attempts} attempt(s): ${attempts}${d.lastError ? `  (${d.lastError})` : ''}`);
+  }
+  const dead = final.find((d) => d.state === 'failed');
+  console.log(`\nDead letters are kept with body, headers and every attempt: GET ${url}/v1/dead-letters`);
+  // With the banner's export lines pasted (or `eval "$(npx hookline env --with-key)"`), as in the README.
+  if (dead) console.log(`Replay one when the endpoint is fixed (on your own subscriptions; the demo's are paused below):\n  curl -X POST -H "Authorization: Bearer $HOOKLINE_ADMIN_KEY" $HOOKLINE_API_URL/v1/deliveries/${dead.id}/replay\n  (or: npx hookline replay ${dead.id})`);
+  if (runtime) console.log('(This runtime lives only as long as the demo; run `npm start` in another terminal to keep one up.)');
+  log('demo finished');
+} finally {
+  await cleanUp();
 }
-const dead = final.find((d) => d.state === 'failed');
-console.log(`\nDead letters are kept with body, headers and every attempt: GET ${url}/v1/dead-letters`);
-if (dead) console.log(`Replay one when the endpoint is fixed:\n  curl -X POST -H "Authorization: Bearer ${key}" ${url}/v1/deliveries/${dead.id}/replay`);
-if (runtime) console.log('(This runtime lives only as long as the demo; run `npm start` in another terminal to keep one up.)');
-log('demo finished');
-
-await receiver.stop();
-await runtime?.stop();

@@ -4,9 +4,13 @@ import { powertoolsMetrics } from '#adapters/powertools-metrics.ts';
 import { sealPlainSecrets } from '#app/secrets/seal-plain-secrets.ts';
 import { createApiHandler } from '#handlers/api/handler.ts';
 import { awsObservability } from '#handlers/observability.ts';
+import { DYNAMODB_FACTORIES } from '#adapters/deps/dynamodb-factories.ts';
+import { SECRETS_FACTORIES } from '#adapters/deps/secrets-factories.ts';
+import { SETTING_FACTORIES } from '#adapters/deps/setting-factories.ts';
+import { SQS_FACTORIES } from '#adapters/deps/sqs-factories.ts';
 
 const obs = awsObservability();
-const deps = buildDeps('api', process.env, { metrics: powertoolsMetrics(obs.metrics!) });
+const deps = buildDeps('api', process.env, { metrics: powertoolsMetrics(obs.metrics!) }, { ...DYNAMODB_FACTORIES, ...SQS_FACTORIES, ...SECRETS_FACTORIES, ...SETTING_FACTORIES });
 const api = createApiHandler(deps, obs);
 
 // Rows written before secrets were sealed are sealed by the one function that may seal, once

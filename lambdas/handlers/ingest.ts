@@ -1,5 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { ValidationError } from '#app/errors.ts';
 import type { PublishDeps } from '#app/publish/publish.ts';
 import { parsePublishRequest } from '#app/publish/publish-request.ts';
 import { publish } from '#app/publish/publish.ts';
@@ -8,7 +9,8 @@ import { withObservability, type Observability } from './observability.ts';
 /**
  * SQS ingest queue → the same publish path as POST /v1/events. A message that fails validation
  * is reported as failed, so after maxReceiveCount it rests in the ingest redrive queue (alarmed)
- * instead of disappearing.
+ * instead of disappearing. A refusal is the producer's to fix, so it is a WARN naming the field
+ * and the rule; anything else is unexpected and stays an ERROR with its stack.
  */
 export function createIngestHandler(deps: PublishDeps, obs: Observability) {
   const recordHandler = async (record: SQSRecord) => {
@@ -16,7 +18,9 @@ export function createIngestHandler(deps: PublishDeps, obs: Observability) {
       const result = await publish(deps, parsePublishRequest(record.body));
       obs.logger.debug('event ingested', { eventId: result.eventId, kind: result.kind, deliveries: result.deliveryIds.length });
     } catch (error) {
-      obs.logger.error('ingest message rejected', { messageId: record.messageId, error: error as Error });
+      const receives = { messageId: record.messageId, receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1) };
+      if (error instanceof ValidationError) obs.logger.warn('ingest message rejected', { ...receives, field: error.field, reason: error.rule });
+      else obs.logger.error('ingest message rejected', { ...receives, error: error as Error });
       throw error;
     }
   };

@@ -6,6 +6,12 @@ import { parseQueueMessage } from './sqs-message.ts';
 import { withObservability, type Observability } from './observability.ts';
 
 /**
+ * The message of the one INFO record per attempt (its fields: AttemptReport in send.ts). Logs
+ * Insights queries filter on it (docs/aws.md), and the local pretty format recognises it.
+ */
+export const ATTEMPT_LOG_MESSAGE = 'delivery attempt';
+
+/**
  * SQS → sender: one record per delivery, visibility-timeout backoff, and the partial batch
  * response built here from what `settle` says of each record: anything but `done` (a planned
  * retry, a stage error, a body that cannot be read) is a batch item failure, so SQS keeps it.
@@ -21,6 +27,7 @@ export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue'>, obs: O
       return false;
     }
     const fate = await settle(deps, record.receiptHandle, () => processDelivery(deps, message));
+    if (fate.attempt) obs.logger.info(ATTEMPT_LOG_MESSAGE, { ...fate.attempt });
     const { deliveryId } = message;
     if (fate.kind === 'done') {
       obs.logger.debug('delivery settled', { deliveryId, note: fate.note });

@@ -11,6 +11,7 @@ import { PAYLOAD_1KB, startBenchStack } from './bench-stack.ts';
 import { profileShares, type ProfileShare } from './cpu-profile.ts';
 import { memorySenderStores } from './memory-ports.ts';
 import { pool } from './stats.ts';
+import { ALL_FACTORIES } from '#adapters/deps/all-factories.ts';
 
 export interface OverheadRun {
   /** Raw node:http keep-alive POSTs per second to the sink. */
@@ -79,7 +80,7 @@ export async function measureOverhead(count: number, concurrency: number, run: n
 
     // Real adapters against the emulator; the deliveries are written directly and never enqueued, so the runtime's own pollers never see them.
     // The runtime's own key file, so the sender opens the secrets the runtime's api sealed.
-    const deps = buildDeps('sender', stack.runtime.env, { clients: stack.runtime.clients, metrics: noMetrics, subscriptionCacheMs: 0, localSecretsKey: loadLocalSecretsKey(stack.runtime.dataDir) });
+    const deps = buildDeps('sender', stack.runtime.env, { clients: stack.runtime.clients, metrics: noMetrics, subscriptionCacheMs: 0, localSecretsKey: loadLocalSecretsKey(stack.runtime.dataDir) }, ALL_FACTORIES);
     const subscription = (await deps.subscriptions.get(subscriptionId!)) as Subscription;
     const onEmulator = fixtures(subscriptionId!, url, count, `db${run}`);
     await pool(onEmulator.events.length, 16, async (i) => {

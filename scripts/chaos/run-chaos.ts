@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -10,6 +9,7 @@ import { apiClient } from '#test/api-client.ts';
 import { ChaosReceiver, type Behaviour } from './chaos-receiver.ts';
 import { seededRandom } from './random.ts';
 import { RuntimeProcess, type RuntimeEndpoints } from './runtime-process.ts';
+import { freePortBlock } from '#test/main-process.ts';
 
 export interface ChaosOptions {
   readonly events: number;
@@ -73,14 +73,6 @@ const TERMINAL = new Set(['delivered', 'failed', 'expired']);
 const LOCAL = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
 async function scanAll(db: DynamoDBClient, table: string, projection: string): Promise<Record<string, AttributeValue>[]> {
   const items: Record<string, AttributeValue>[] = [];
   let start: Record<string, AttributeValue> | undefined;
@@ -134,7 +126,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const adminKey = `hk_admin_chaos_${randomBytes(12).toString('hex')}`;
   const receiver = await new ChaosReceiver({ random, senderTimeoutMs: options.senderTimeoutMs, ...(options.behaviours ? { behaviours: options.behaviours } : {}) }).start();
   const runtime = new RuntimeProcess({
-    PORT: String(await freePort()),
+    // The runtime listens on PORT to PORT+3 (API, DynamoDB, SQS/S3, Invoke), the same at every restart.
+    PORT: String(await freePortBlock(4)),
     HOOKLINE_DATA_DIR: dataDir,
     HOOKLINE_ADMIN_KEY: adminKey,
     HOOKLINE_DEFAULT_RETRY_POLICY: JSON.stringify(options.retryPolicy),

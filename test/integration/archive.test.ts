@@ -7,6 +7,7 @@ import { runArchive } from '#app/archive/archival.ts';
 import type { FunctionDeps } from '#app/deps.ts';
 import { idCounts, OBJECT_KEY, readArchive } from '#test/archive.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
+import { ALL_FACTORIES } from '#adapters/deps/all-factories.ts';
 
 const BATCH = 50;
 const DAY_MS = 86_400_000;
@@ -21,7 +22,7 @@ describe('archive to S3 and restore', () => {
   const bySub = new Map<string, string[]>();
 
   const archiverDeps = (env: Record<string, string> = {}) =>
-    buildDeps('archiver', { ...stack.runtime.env, ...env }, { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 });
+    buildDeps('archiver', { ...stack.runtime.env, ...env }, { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 }, ALL_FACTORIES);
   const budget = () => ({ deadlineMs: Date.now() + 60_000 });
   const status = async (id: string) => (await stack.api.get(`/v1/deliveries/${id}`)).status;
   const attemptRows = async (id: string) =>

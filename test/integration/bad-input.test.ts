@@ -324,7 +324,7 @@ function hostileCases(subscriptionId: string): HostileCase[] {
     wrongMethod('DELETE on a subscription', `/v1/subscriptions/${subscriptionId}`, undefined, 'DELETE'),
     wrongMethod('GET on pause', `/v1/subscriptions/${subscriptionId}/pause`, undefined, 'GET'),
     wrongMethod('PUT on replays', '/v1/replays', replay({}), 'PUT'),
-    wrongMethod('GET on tenant keys', '/v1/tenants/acme/keys', undefined, 'GET'),
+    wrongMethod('PUT on tenant keys', '/v1/tenants/acme/keys', undefined, 'PUT'),
     wrongMethod('DELETE on a delivery', '/v1/deliveries/dlv_x', undefined, 'DELETE'),
   ];
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
+import { waitFor } from '#test/wait.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'hookline-cli-'));
@@ -50,13 +51,16 @@ describe('the hookline CLI against the local runtime', () => {
   });
 
   it('--help works on every command and subcommand; usage errors exit 2', async () => {
-    const paths = [[], ['subscriptions'], ['subscriptions', 'list'], ['subscriptions', 'create'], ['subscriptions', 'pause'], ['subscriptions', 'resume'], ['dead-letters', 'list'], ['deliveries', 'show'], ['replay'], ['replay-bulk'], ['replays', 'list'], ['replays', 'show'], ['archive', 'run'], ['restore'], ['tenants', 'create-key']];
+    const paths = [[], ['subscriptions'], ['subscriptions', 'list'], ['subscriptions', 'create'], ['subscriptions', 'pause'], ['subscriptions', 'resume'], ['dead-letters', 'list'], ['deliveries', 'show'], ['replay'], ['replay-bulk'], ['replays', 'list'], ['replays', 'show'], ['archive', 'run'], ['restore'], ['tenants', 'create-key'], ['publish'], ['env']];
     const runs = await Promise.all(paths.map((p) => hookline([...p, '--help'])));
     for (const [i, run] of runs.entries()) {
       assert.equal(run.code, 0, `${paths[i]!.join(' ')} --help`);
       assert.match(run.stdout, new RegExp(`Usage: hookline${paths[i]!.length ? ` ${paths[i]!.join(' ')}` : ''} `));
     }
     assert.match(runs[0]!.stdout, /Exit codes: 0 ok/);
+    for (const variable of ['HOOKLINE_DATA_DIR', 'HOOKLINE_API_URL', 'HOOKLINE_ADMIN_KEY', 'HOOKLINE_INGEST_QUEUE_URL', 'HOOKLINE_SQS_ENDPOINT', 'HOOKLINE_LAMBDA_TOKEN', 'HOOKLINE_STACK', 'AWS_REGION']) {
+      assert.ok(runs[0]!.stdout.includes(variable), `--help names ${variable}`);
+    }
     for (const args of [['replay-bulk', '--to', '2024-01-01'], ['subscriptions', 'list', '--limit', '0'], ['no-such-command'], ['replay'], ['replay-bulk', '--from', 'a', '--to', 'b', '--window', '-3']]) {
       const run = await hookline(args);
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
@@ -217,6 +221,66 @@ describe('the hookline CLI against the local runtime', () => {
     const delivered = await stack.waitForState(id, ['delivered']);
     assert.equal(delivered.url, `http://127.0.0.1:${port}/cli-norm`);
     assert.equal(stack.receiver.on('/cli-norm').length, 1);
+  });
+
+  it('publish: through the API with the payload text exactly as given, and through the ingest queue; bad input exits 2 before sending', async () => {
+    const sub = await stack.subscribe('/cli-pub', { eventTypes: ['cli.pub'] });
+    assert.ok(sub.id);
+    const data = '{"total": 42.10, "big": "9007199254740993", "z": 1, "a": [1.0e2]}';
+    const viaApi = await hookline(['--json', 'publish', '--type', 'cli.pub', '--data', data, '--id', 'cli-pub-1']);
+    assert.equal(viaApi.code, 0, viaApi.stderr);
+    assert.deepEqual([viaApi.json().eventId, viaApi.json().deliveryIds.length, viaApi.json().duplicate], ['cli-pub-1', 1, false]);
+    const delivered = await stack.waitForState(viaApi.json().deliveryIds[0], ['delivered']);
+    assert.ok(delivered.body.includes(`"data":${data}`), `sent byte for byte: ${delivered.body}`);
+    const again = await hookline(['publish', '--type', 'cli.pub', '--data', data, '--id', 'cli-pub-1']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /^cli-pub-1 was published before: the same 1 deliveries, nothing new sent/);
+
+    const viaSqs = await hookline(['--json', 'publish', '--sqs', '--type', 'cli.pub', '--data', '{"via": "sqs"}', '--id', 'cli-pub-sqs']);
+    assert.equal(viaSqs.code, 0, viaSqs.stderr);
+    const runtimeFile = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
+    assert.equal(viaSqs.json().queueUrl, runtimeFile.ingestQueueUrl);
+    assert.match(viaSqs.json().messageId, /\S/);
+    await waitFor('the queued event delivered', () => stack.receiver.on('/cli-pub').find((r) => r.webhookId === 'cli-pub-sqs' && r.verified), 20_000);
+    assert.ok(stack.receiver.on('/cli-pub').find((r) => r.webhookId === 'cli-pub-sqs')!.body.includes('"data":{"via": "sqs"}'));
+    const human = await hookline(['publish', '--sqs', '--type', 'cli.pub', '--data', '{}']);
+    assert.match(human.stdout, /^sent to http:\/\/127\.0\.0\.1:\d+\/000000000000\/\S+ as message \S+; the ingest function publishes it under a generated id/);
+
+    for (const [args, message] of [
+      [['--data', '{"n": 9007199254740993}'], /--data n: is an integer beyond/],
+      [['--data', '{oops}'], /--data is not valid JSON/],
+      [['--type', 'has space', '--data', '{}'], /--type: must be/],
+    ] as const) {
+      const refused = await hookline(['publish', '--sqs', ...((args as readonly string[]).includes('--type') ? [] : ['--type', 'cli.pub']), ...args]);
+      assert.equal(refused.code, 2, `${args.join(' ')}: ${refused.stderr}`);
+      assert.match(refused.stderr, message);
+    }
+  });
+
+  it('env prints the runtime\'s endpoints as export lines (the key only with --with-key), and --json', async () => {
+    const human = await hookline(['env']);
+    assert.equal(human.code, 0, human.stderr);
+    const file = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
+    assert.deepEqual(human.stdout.trim().split('\n'), [
+      `export HOOKLINE_API_URL=${stack.runtime.url}`,
+      `export HOOKLINE_INGEST_QUEUE_URL=${stack.runtime.queues.urls.ingest}`,
+      `export HOOKLINE_INGEST_REDRIVE_QUEUE_URL=${stack.runtime.queues.redriveUrls.ingest}`,
+      `export HOOKLINE_SQS_ENDPOINT=${file.sqs}`,
+    ]);
+    // Stale exports in the shell do not leak into what env prints: it reads the runtime.
+    const json = await hookline(['--json', 'env', '--with-key'], { HOOKLINE_API_URL: 'http://127.0.0.1:9' });
+    assert.deepEqual(json.json(), {
+      HOOKLINE_API_URL: stack.runtime.url,
+      HOOKLINE_ADMIN_KEY: stack.runtime.adminKey,
+      HOOKLINE_INGEST_QUEUE_URL: stack.runtime.queues.urls.ingest,
+      HOOKLINE_INGEST_REDRIVE_QUEUE_URL: stack.runtime.queues.redriveUrls.ingest,
+      HOOKLINE_SQS_ENDPOINT: file.sqs,
+    });
+    const none = await hookline(['--data-dir', join(dataDir, 'nowhere'), 'env']);
+    assert.equal(none.code, 7);
+    const awsFromLocalShell = await hookline(['--aws', 'publish', '--sqs', '--type', 'cli.pub', '--data', '{}'], { HOOKLINE_INGEST_QUEUE_URL: stack.runtime.queues.urls.ingest });
+    assert.equal(awsFromLocalShell.code, 2, 'a local queue URL exported into the shell is never used with --aws');
+    assert.match(awsFromLocalShell.stderr, /--aws, but HOOKLINE_INGEST_QUEUE_URL=\S+ points at this machine/);
   });
 
   it("a receiver's response with terminal escapes shows them escaped in deliveries show; --json keeps it exact", async () => {

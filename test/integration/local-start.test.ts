@@ -86,7 +86,8 @@ describe('npm start: the admin key', () => {
       let stdout = '';
       child.stdout.on('data', (c: Buffer) => {
         stdout += c.toString();
-        if (stdout.includes('Press Ctrl+C to stop.')) {
+        // Once: the stop removes runtime.json, and its own output arrives as more chunks.
+        if (lines.length === 0 && stdout.includes('Press Ctrl+C to stop.')) {
           // While it runs: what the CLI will read.
           const file = join(dir, 'runtime.json');
           lines.push((statSync(file).mode & 0o777).toString(8), JSON.parse(readFileSync(file, 'utf8')).lambdaToken ?? '');

@@ -4,6 +4,7 @@ import { buildDeps } from '#adapters/function-deps.ts';
 import { startBulkReplay } from '#app/replay/bulk-replay.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 import { waitFor } from '#test/wait.ts';
+import { ALL_FACTORIES } from '#adapters/deps/all-factories.ts';
 
 /** Replay on the local runtime: single replays from each terminal state, refusals, bulk replay criteria, the audit trail, resuming. */
 describe('replay', () => {
@@ -148,7 +149,7 @@ describe('replay', () => {
     stack.receiver.script('/resume', [], { status: 200 });
 
     // The replay function's own wiring, with 5-delivery pages and no time at all: one page, then a checkpoint.
-    const base = buildDeps('replay', stack.runtime.env, { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 });
+    const base = buildDeps('replay', stack.runtime.env, { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 }, ALL_FACTORIES);
     const deps = { ...base, replayPolicy: { windowSeconds: 1, pageSize: 5 } };
     const cut = await startBulkReplay(deps, { criteria: { states: ['failed'], subscriptionId: sub.id, createdFrom: hourAgo(), createdTo: now() }, dryRun: false, operator: 'resume-test', principal: 'invoke' }, { deadlineMs: 0 });
     assert.equal(cut.status, 'running');

@@ -1,7 +1,7 @@
 import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
 import { actionFor, decide, describe, failedOutcome, type AttemptResult, type Outcome } from '#domain/classify.ts';
 import { signatureHeaders } from '#domain/signing.ts';
-import { allows, isTerminal, STATE, targetOf, type CompletionAction } from '#domain/states.ts';
+import { allows, isTerminal, STATE, targetOf, type CompletionAction, type DeliveryState } from '#domain/states.ts';
 import { capUtf8, type Delivery, type Subscription } from '#domain/types.ts';
 import type { Completion } from '#ports/delivery-store.ts';
 import type { Deps } from '#app/deps.ts';
@@ -21,16 +21,40 @@ export interface DeliveryMessageBody {
   readonly subscriptionId: string;
 }
 
+/**
+ * One attempt as data: the sender handler logs it as one structured record (INFO), which is
+ * what Logs Insights slices by subscription on AWS and what the local terminal prints as a line.
+ * Only the URL's host is kept: a receiver's path or query may carry a token.
+ */
+export interface AttemptReport {
+  readonly deliveryId: string;
+  readonly subscriptionId: string;
+  readonly eventType: string;
+  readonly host: string;
+  /** Attempt number within the current run (1 after a replay too). */
+  readonly attempt: number;
+  readonly status?: number;
+  readonly error?: string;
+  readonly durationMs: number;
+  /** The action recorded, or `claim_lost` when the sweeper took the delivery back meanwhile (the newer claim records the outcome). */
+  readonly outcome: CompletionAction | 'claim_lost';
+  /** The delivery's state after the attempt; absent when the claim was lost. */
+  readonly state?: DeliveryState;
+  /** For a retry: the backoff delay. */
+  readonly retryInSeconds?: number;
+}
+
+/** `attempt` is present whenever a POST was made and its result recorded (or lost to the sweeper). */
 export type SendOutcome =
-  | { readonly kind: 'done'; readonly note: string; readonly outcome?: Outcome }
-  | { readonly kind: 'retry_later'; readonly delaySeconds: number; readonly note: string };
+  | { readonly kind: 'done'; readonly note: string; readonly outcome?: Outcome; readonly attempt?: AttemptReport }
+  | { readonly kind: 'retry_later'; readonly delaySeconds: number; readonly note: string; readonly attempt?: AttemptReport };
 
 /** Claims, signs, POSTs and records one delivery; what happens to its SQS message is decided by `settle` (settle.ts). */
 export async function processDelivery(deps: SendDeps, message: DeliveryMessageBody): Promise<SendOutcome> {
   const { deliveryId } = message;
   const prepared = await stage('before_attempt', deliveryId, () => prepare(deps, message));
   if (prepared.kind !== 'ready') return prepared;
-  const { delivery, subscription, body, secrets } = prepared;
+  const { delivery, subscription, body, eventType, secrets } = prepared;
 
   const startedAtMs = deps.clock.now();
   const headers = {
@@ -41,11 +65,11 @@ export async function processDelivery(deps: SendDeps, message: DeliveryMessageBo
     deps.http.post({ url: delivery.url, headers, body, timeoutMs: deps.attemptTimeoutMs }),
   );
 
-  return stage('after_attempt', deliveryId, () => record(deps, delivery, subscription, result, startedAtMs));
+  return stage('after_attempt', deliveryId, () => record(deps, delivery, subscription, eventType, result, startedAtMs));
 }
 
 type Prepared =
-  | { readonly kind: 'ready'; readonly delivery: Delivery; readonly subscription: Subscription; readonly body: string; readonly secrets: readonly string[] }
+  | { readonly kind: 'ready'; readonly delivery: Delivery; readonly subscription: Subscription; readonly body: string; readonly eventType: string; readonly secrets: readonly string[] }
   | SendOutcome;
 
 async function prepare(deps: SendDeps, message: DeliveryMessageBody): Promise<Prepared> {
@@ -75,7 +99,7 @@ async function prepare(deps: SendDeps, message: DeliveryMessageBody): Promise<Pr
     await complete(deps, delivery, failedOutcome('event body no longer stored'), nowMs);
     return { kind: 'done', note: 'event missing' };
   }
-  return { kind: 'ready', delivery, subscription, body: event.body, secrets: await signingSecrets(deps, subscription) };
+  return { kind: 'ready', delivery, subscription, body: event.body, eventType: event.type, secrets: await signingSecrets(deps, subscription) };
 }
 
 /**
@@ -102,6 +126,7 @@ async function record(
   deps: SendDeps,
   delivery: Delivery,
   subscription: Subscription,
+  eventType: string,
   result: AttemptResult,
   startedAtMs: number,
 ): Promise<SendOutcome> {
@@ -126,15 +151,34 @@ async function record(
   });
   deps.metrics.latency(result.durationMs);
   const recorded = await complete(deps, delivery, outcome, nowMs, result);
-  if (!recorded) return { kind: 'done', note: 'claim lost to the sweeper; the newer claim records the outcome' };
-  const state = targetOf(actionFor(outcome));
+  const report = (fields: Pick<AttemptReport, 'outcome' | 'state' | 'retryInSeconds'>) => attemptReport(delivery, eventType, result, fields);
+  if (!recorded) return { kind: 'done', note: 'claim lost to the sweeper; the newer claim records the outcome', attempt: report({ outcome: 'claim_lost' }) };
+  const action = actionFor(outcome);
+  const state = targetOf(action);
   if (outcome.kind === 'dead' && outcome.disableSubscription) {
     await deps.subscriptions.setState(subscription.id, 'disabled', `endpoint answered 410 Gone for delivery ${delivery.id}`, iso(nowMs));
   } else if (isTerminal(state)) {
     await recordHealth(deps, deps.autoPause ?? DEFAULT_AUTO_PAUSE_POLICY, subscription, state, nowMs);
   }
-  if (outcome.kind === 'retry') return { kind: 'retry_later', delaySeconds: outcome.delaySeconds, note: describe(result) };
-  return { kind: 'done', note: outcome.kind, outcome };
+  if (outcome.kind === 'retry') {
+    const attempt = report({ outcome: action, state, retryInSeconds: outcome.delaySeconds });
+    return { kind: 'retry_later', delaySeconds: outcome.delaySeconds, note: describe(result), attempt };
+  }
+  return { kind: 'done', note: outcome.kind, outcome, attempt: report({ outcome: action, state }) };
+}
+
+function attemptReport(delivery: Delivery, eventType: string, result: AttemptResult, fields: Pick<AttemptReport, 'outcome' | 'state' | 'retryInSeconds'>): AttemptReport {
+  return {
+    deliveryId: delivery.id,
+    subscriptionId: delivery.subscriptionId,
+    eventType,
+    // Stored URLs are normalised at creation; a row that is not one must not fail the recorded attempt.
+    host: URL.canParse(delivery.url) ? new URL(delivery.url).host : '(invalid URL)',
+    attempt: delivery.attempts,
+    ...(result.kind === 'response' ? { status: result.status } : { error: describe(result) }),
+    durationMs: result.durationMs,
+    ...fields,
+  };
 }
 
 /** Records `outcome` as its state-machine action; the store writes the action's target state. */

@@ -1,5 +1,5 @@
 import type { Deps } from '#app/deps.ts';
-import type { SendOutcome } from '#app/send/send.ts';
+import type { AttemptReport, SendOutcome } from '#app/send/send.ts';
 
 /** A transient failure before or after the attempt (DynamoDB throttled, say) is retried this soon. */
 export const STAGE_RETRY_SECONDS = 10;
@@ -8,11 +8,13 @@ export const STAGE_RETRY_SECONDS = 10;
  * What becomes of one SQS message: `done` → deleted (a success in the batch response);
  * `retry` → back when the delay has passed; `error` → a real failure, back soon. Both of the
  * latter are reported as batch item failures by the handler, which logs them differently.
+ * `attempt` carries the attempt that was made, whatever became of the message, for the handler
+ * to log.
  */
 export type MessageFate =
-  | { readonly kind: 'done'; readonly note: string }
-  | { readonly kind: 'retry'; readonly delaySeconds: number; readonly note: string }
-  | { readonly kind: 'error'; readonly error: unknown };
+  | { readonly kind: 'done'; readonly note: string; readonly attempt?: AttemptReport }
+  | { readonly kind: 'retry'; readonly delaySeconds: number; readonly note: string; readonly attempt?: AttemptReport }
+  | { readonly kind: 'error'; readonly error: unknown; readonly attempt?: AttemptReport };
 
 /**
  * The one place where a message's fate is decided. A planned retry sets the message's
@@ -32,12 +34,13 @@ export async function settle(
     await deps.queue.retryLater(receiptHandle, STAGE_RETRY_SECONDS).catch(() => undefined);
     return { kind: 'error', error };
   }
-  if (outcome.kind === 'done') return { kind: 'done', note: outcome.note };
+  const attempt = outcome.attempt ? { attempt: outcome.attempt } : {};
+  if (outcome.kind === 'done') return { kind: 'done', note: outcome.note, ...attempt };
   try {
     await deps.queue.retryLater(receiptHandle, outcome.delaySeconds);
   } catch (error) {
     // The delay was not set: the message comes back after the queue's visibility timeout instead.
-    return { kind: 'error', error };
+    return { kind: 'error', error, ...attempt };
   }
-  return { kind: 'retry', delaySeconds: outcome.delaySeconds, note: outcome.note };
+  return { kind: 'retry', delaySeconds: outcome.delaySeconds, note: outcome.note, ...attempt };
 }

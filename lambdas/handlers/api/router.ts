@@ -13,6 +13,9 @@ import { replayAs } from '#app/replay/replay-delivery.ts';
 import { parseBulkReplayBody } from '#app/replay/replay-request.ts';
 import { replayView } from '#app/replay/replay-view.ts';
 import { parseCreateSubscription, parsePauseBody, parseSubscriptionListQuery } from '#app/subscriptions/subscription-request.ts';
+import { getSubscriptionStats } from '#app/subscriptions/subscription-stats.ts';
+import { parseSubscriptionStatsQuery } from '#app/subscriptions/subscription-stats-request.ts';
+import { subscriptionStatsView } from '#app/subscriptions/subscription-stats-view.ts';
 import { subscriptionView } from '#app/subscriptions/subscription-view.ts';
 import { createSubscription, getSubscription, listSubscriptions, pauseSubscription, resumeSubscription } from '#app/subscriptions/subscriptions.ts';
 import { parseMintKeyBody } from '#app/tenants/tenant-request.ts';
@@ -75,6 +78,10 @@ const ROUTES: readonly Route[] = [
   {
     method: 'GET', pattern: new RegExp(`^/v1/subscriptions/${SUB}$`), access: 'tenant',
     run: async (deps, req, [id]) => ok(subscriptionView(await getSubscription(deps, req.principal, id!))),
+  },
+  {
+    method: 'GET', pattern: new RegExp(`^/v1/subscriptions/${SUB}/stats$`), access: 'tenant',
+    run: async (deps, req, [id]) => ok(subscriptionStatsView(await getSubscriptionStats(deps, req.principal, id!, parseSubscriptionStatsQuery(req.query)))),
   },
   {
     method: 'POST', pattern: new RegExp(`^/v1/subscriptions/${SUB}/pause$`), access: 'tenant',

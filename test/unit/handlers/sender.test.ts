@@ -4,7 +4,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { STAGE_RETRY_SECONDS } from '#app/send/settle.ts';
 import type { AttemptResult } from '#domain/classify.ts';
-import { createSenderHandler } from '#handlers/sender.ts';
+import { ATTEMPT_LOG_MESSAGE, createSenderHandler } from '#handlers/sender.ts';
 import { aDelivery, aSubscription, fakeDeps } from '#test/fakes.ts';
 
 const context = { getRemainingTimeInMillis: () => 60_000, awsRequestId: 'r', functionName: 'sender' } as unknown as Context;
@@ -13,12 +13,13 @@ const NOW = '2024-05-01T12:00:00.000Z';
 const record = (messageId: string, body: string): SQSRecord => ({ messageId, receiptHandle: `rh-${messageId}`, body }) as SQSRecord;
 const message = (deliveryId: string) => JSON.stringify({ deliveryId, subscriptionId: 'sub_1' });
 
-/** A logger whose error and debug lines are kept, so the test can tell a planned retry from a failure. */
+/** A logger whose error, info and debug lines are kept, so the test can tell a planned retry from a failure; INFO records keep their attributes. */
 function recordingLogger() {
   const logger = new Logger({ logLevel: 'SILENT' });
-  const lines = { error: [] as string[], debug: [] as string[] };
+  const lines = { error: [] as string[], debug: [] as string[], info: [] as Array<{ message: string; attributes: unknown }> };
   logger.error = (...args: unknown[]) => void lines.error.push(String(args[0]));
   logger.debug = (...args: unknown[]) => void lines.debug.push(String(args[0]));
+  logger.info = (...args: unknown[]) => void lines.info.push({ message: String(args[0]), attributes: args[1] });
   return { logger, lines };
 }
 
@@ -68,6 +69,23 @@ describe('sender handler', () => {
     assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-1' }] });
     assert.deepEqual(deps.queue.retries, [{ receiptHandle: 'rh-m-1', delaySeconds: STAGE_RETRY_SECONDS }]);
     assert.deepEqual(lines.error, ['delivery message failed']);
+  });
+
+  it('logs one INFO record per attempt with what the attempt was and led to, and none for a message that made no attempt', async () => {
+    const deps = senderWorld({ dlv_ok: 200, dlv_busy: 503, dlv_gone: 400 });
+    const { logger, lines } = recordingLogger();
+    const event: SQSEvent = {
+      Records: [record('m-ok', message('dlv_ok')), record('m-busy', message('dlv_busy')), record('m-gone', message('dlv_gone')), record('m-junk', 'not json')],
+    };
+
+    await createSenderHandler(deps, { logger })(event, context);
+
+    const common = { subscriptionId: 'sub_1', eventType: 't', host: 'hooks.example.com', attempt: 1, durationMs: 5 };
+    const byDelivery = Object.fromEntries(lines.info.map((line) => [(line.attributes as { deliveryId: string }).deliveryId, line]));
+    assert.deepEqual(lines.info.map((line) => line.message), [ATTEMPT_LOG_MESSAGE, ATTEMPT_LOG_MESSAGE, ATTEMPT_LOG_MESSAGE]);
+    assert.deepEqual(byDelivery.dlv_ok!.attributes, { deliveryId: 'dlv_ok', ...common, status: 200, outcome: 'succeed', state: 'delivered' });
+    assert.deepEqual(byDelivery.dlv_busy!.attributes, { deliveryId: 'dlv_busy', ...common, status: 503, outcome: 'retry', state: 'pending', retryInSeconds: 10 });
+    assert.deepEqual(byDelivery.dlv_gone!.attributes, { deliveryId: 'dlv_gone', ...common, status: 400, outcome: 'fail_permanently', state: 'failed' });
   });
 
   it('an all-done batch reports no failures', async () => {

@@ -31,6 +31,7 @@ describe('npm start banner', () => {
     endpoints: { dynamodb: 'http://127.0.0.1:1', sqs: 'http://127.0.0.1:2', s3: 'http://127.0.0.1:2', lambda: 'http://127.0.0.1:3' },
     embedded: { dynamodb: true, sqs: true, s3: true },
     resourcePrefix: '',
+    queues: { urls: { ingest: 'http://127.0.0.1:2/000000000000/hookline-ingest' } },
   };
 
   it('never shows a key from HOOKLINE_ADMIN_KEY, only where it came from', () => {

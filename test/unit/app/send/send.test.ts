@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { SendDeps } from '#app/send/send.ts';
+import type { AttemptReport, SendDeps } from '#app/send/send.ts';
 import { DeliveryStageError } from '#app/errors.ts';
 import { PAUSED_RECHECK_SECONDS, processDelivery } from '#app/send/send.ts';
 import type { AttemptResult } from '#domain/classify.ts';
@@ -57,6 +57,14 @@ function world(options: {
 }
 
 const send = (w: World) => processDelivery(w.deps, { deliveryId: 'dlv_1', subscriptionId: 'sub_1' });
+/** The attempt as the handler logs it: the world's delivery, its event's type and the URL's host, then what the attempt was and led to. */
+const report = (fields: Omit<AttemptReport, 'deliveryId' | 'subscriptionId' | 'eventType' | 'host'>): AttemptReport => ({
+  deliveryId: 'dlv_1',
+  subscriptionId: 'sub_1',
+  eventType: 'order.created',
+  host: 'hooks.example.com',
+  ...fields,
+});
 const stored = (w: World) => w.deps.deliveries.items.get('dlv_1')!;
 
 describe('processDelivery', () => {
@@ -65,7 +73,8 @@ describe('processDelivery', () => {
 
     const outcome = await send(w);
 
-    assert.deepEqual(outcome, { kind: 'done', note: 'delivered', outcome: { kind: 'delivered' } });
+    const attempt = report({ attempt: 1, status: 204, durationMs: 37, outcome: 'succeed', state: 'delivered' });
+    assert.deepEqual(outcome, { kind: 'done', note: 'delivered', outcome: { kind: 'delivered' }, attempt });
     const [request] = w.http.requests;
     assert.equal(request!.url, 'https://hooks.example.com/sub_1');
     assert.equal(request!.body, BODY);
@@ -87,7 +96,8 @@ describe('processDelivery', () => {
     const outcome = await send(w);
 
     // Third attempt of the default policy: 10 s doubled twice.
-    assert.deepEqual(outcome, { kind: 'retry_later', delaySeconds: 40, note: 'HTTP 503' });
+    const attempt = report({ attempt: 3, status: 503, durationMs: 42, outcome: 'retry', state: 'pending', retryInSeconds: 40 });
+    assert.deepEqual(outcome, { kind: 'retry_later', delaySeconds: 40, note: 'HTTP 503', attempt });
     const row = stored(w);
     assert.deepEqual(
       [row.state, row.attempts, row.attemptSeq, row.nextAttemptAt, row.lastStatus, row.lastError, row.lastResponse, row.leaseUntil],
@@ -103,7 +113,8 @@ describe('processDelivery', () => {
     const outcome = await send(w);
 
     const dead = { kind: 'dead', state: 'expired', reason: 'retry deadline reached: timeout: no answer in 15000 ms', disableSubscription: false };
-    assert.deepEqual(outcome, { kind: 'done', note: 'dead', outcome: dead });
+    const attempt = report({ attempt: 2, error: 'timeout: no answer in 15000 ms', durationMs: TIMEOUT_MS, outcome: 'give_up', state: 'expired' });
+    assert.deepEqual(outcome, { kind: 'done', note: 'dead', outcome: dead, attempt });
     const row = stored(w);
     assert.deepEqual([row.state, row.attempts, row.lastError, row.lastStatus], ['expired', 2, dead.reason, undefined]);
     assert.deepEqual(w.deps.metrics.counts, { DeliveriesExpired: 1, DeadLettered: 1 });
@@ -115,7 +126,8 @@ describe('processDelivery', () => {
 
     const outcome = await send(w);
 
-    assert.deepEqual(outcome, { kind: 'done', note: 'dead', outcome: { kind: 'dead', state: 'failed', reason: 'HTTP 410', disableSubscription: true } });
+    const attempt = report({ attempt: 1, status: 410, durationMs: 42, outcome: 'fail_permanently', state: 'failed' });
+    assert.deepEqual(outcome, { kind: 'done', note: 'dead', outcome: { kind: 'dead', state: 'failed', reason: 'HTTP 410', disableSubscription: true }, attempt });
     const row = stored(w);
     assert.deepEqual([row.state, row.lastStatus, row.lastError], ['failed', 410, 'HTTP 410']);
     const sub = w.deps.subscriptions.items.get('sub_1')!;
@@ -192,7 +204,8 @@ describe('processDelivery', () => {
 
     const outcome = await send(w);
 
-    assert.deepEqual(outcome, { kind: 'done', note: 'claim lost to the sweeper; the newer claim records the outcome' });
+    const attempt = report({ attempt: 1, status: 200, durationMs: 42, outcome: 'claim_lost' });
+    assert.deepEqual(outcome, { kind: 'done', note: 'claim lost to the sweeper; the newer claim records the outcome', attempt }, 'the attempt that was made is still reported');
     const row = stored(w);
     assert.deepEqual([row.state, row.attemptSeq, row.leaseUntil], ['in_flight', 2, at(3600)], 'the newer claim is untouched');
     assert.deepEqual(w.deps.attempts.items.map((a) => a.seq), [1], 'the attempt that happened is logged once, under its own number');

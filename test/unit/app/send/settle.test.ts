@@ -1,12 +1,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DeliveryStageError } from '#app/errors.ts';
-import type { SendOutcome } from '#app/send/send.ts';
+import type { AttemptReport, SendOutcome } from '#app/send/send.ts';
 import { STAGE_RETRY_SECONDS, settle } from '#app/send/settle.ts';
 import { RecordingQueue } from '#test/fakes.ts';
 
 const RECEIPT = 'receipt-handle-1';
 const DELIVERY = 'dlv_abc';
+const ATTEMPT: AttemptReport = { deliveryId: DELIVERY, subscriptionId: 'sub_1', eventType: 't', host: 'hooks.example.com', attempt: 2, status: 503, durationMs: 12, outcome: 'retry', state: 'pending', retryInSeconds: 20 };
 
 describe('settle', () => {
   it('says done for a done outcome and leaves the message alone (it is deleted as a success)', async () => {
@@ -65,6 +66,18 @@ describe('settle', () => {
 
     assert.deepEqual(fate, { kind: 'error', error: unreachable });
     assert.deepEqual(queue.retries, [{ receiptHandle: RECEIPT, delaySeconds: 20 }]);
+  });
+
+  it('passes the attempt that was made on to the handler, whatever the fate of the message', async () => {
+    const retried = await settle({ queue: new RecordingQueue() }, RECEIPT, async () => ({ kind: 'retry_later', delaySeconds: 20, note: 'HTTP 503', attempt: ATTEMPT }));
+    const done = await settle({ queue: new RecordingQueue() }, RECEIPT, async () => ({ kind: 'done', note: 'delivered', attempt: { ...ATTEMPT, outcome: 'succeed' } }));
+    const unreachable = new RecordingQueue();
+    unreachable.failRetryLater = new Error('SQS unreachable');
+    const stranded = await settle({ queue: unreachable }, RECEIPT, async () => ({ kind: 'retry_later', delaySeconds: 20, note: 'HTTP 503', attempt: ATTEMPT }));
+
+    assert.deepEqual(retried, { kind: 'retry', delaySeconds: 20, note: 'HTTP 503', attempt: ATTEMPT });
+    assert.equal(done.attempt?.outcome, 'succeed');
+    assert.deepEqual(stranded, { kind: 'error', error: unreachable.failRetryLater, attempt: ATTEMPT }, 'the POST happened even though the delay could not be set');
   });
 
   it('does not call run twice nor touch the queue before run settles', async () => {

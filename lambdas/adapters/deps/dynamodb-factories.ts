@@ -1,0 +1,25 @@
+import { DynamoDbApiKeyStore } from '../dynamodb-api-key-store.ts';
+import { DynamoDbArchiveManifestStore } from '../dynamodb-archive-manifest-store.ts';
+import { DynamoDbAttemptStore } from '../dynamodb-attempt-store.ts';
+import { DynamoDbDeliveryStore } from '../dynamodb-delivery-store.ts';
+import { DynamoDbEventStore } from '../dynamodb-event-store.ts';
+import { DynamoDbRateLimiter } from '../dynamodb-rate-limiter.ts';
+import { DynamoDbRecoveryStore } from '../dynamodb-recovery-store.ts';
+import { DynamoDbReplayStore } from '../dynamodb-replay-store.ts';
+import { DynamoDbSubscriptionStore } from '../dynamodb-subscription-store.ts';
+import type { Factories } from './factory.ts';
+
+/** Every DynamoDB-backed store, over the build's one document client. */
+export const DYNAMODB_FACTORIES: Factories<'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'replays' | 'recovery' | 'rateLimiter' | 'apiKeys' | 'manifests'> = {
+  subscriptions: (v, s) => new DynamoDbSubscriptionStore(s.db, v.SUBSCRIPTIONS_TABLE, s.options.subscriptionCacheMs ?? 5000, s.clock.now),
+  events: (v, s) => new DynamoDbEventStore(s.db, v.EVENTS_TABLE),
+  deliveries: (v, s) => new DynamoDbDeliveryStore(s.db, v.DELIVERIES_TABLE, s.clock.now),
+  attempts: (v, s) => new DynamoDbAttemptStore(s.db, v.ATTEMPTS_TABLE),
+  replays: (v, s) => new DynamoDbReplayStore(s.db, v.REPLAYS_TABLE),
+  // The recovery store also reads attempts and events when the function has those tables (the archiver).
+  recovery: (v, s) =>
+    new DynamoDbRecoveryStore(s.db, { deliveries: v.DELIVERIES_TABLE, ...(v.ATTEMPTS_TABLE ? { attempts: v.ATTEMPTS_TABLE } : {}), ...(v.EVENTS_TABLE ? { events: v.EVENTS_TABLE } : {}) }, s.clock.now),
+  rateLimiter: (v, s) => new DynamoDbRateLimiter(s.db, v.RATE_LIMITS_TABLE),
+  apiKeys: (v, s) => new DynamoDbApiKeyStore(s.db, v.API_KEYS_TABLE),
+  manifests: (v, s) => new DynamoDbArchiveManifestStore(s.db, v.ARCHIVE_BATCHES_TABLE),
+};

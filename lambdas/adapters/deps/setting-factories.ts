@@ -1,0 +1,37 @@
+import { InvalidPolicyError } from '#domain/errors.ts';
+import { parseAllowedPorts, type PortRanges } from '#domain/target-ports.ts';
+import { parseFlag, parsePositiveInt, parseRetryPolicyEnv } from '#config/env.ts';
+import { InvalidEnvironmentError } from '#config/errors.ts';
+import type { EnvName } from '#config/topology.ts';
+import { NodeHttpSender } from '../node-http-sender.ts';
+import { POLICIES_FROM_ENV } from '../policy-env.ts';
+import type { Factories } from './factory.ts';
+
+const USER_AGENT = 'Hookline/0.1 (+webhooks)';
+
+/** The domain's port list from a variable; a refusal names the variable. */
+function allowedPortsFromEnv(name: EnvName, value: string): PortRanges {
+  try {
+    return parseAllowedPorts(value);
+  } catch (error) {
+    if (!(error instanceof InvalidPolicyError)) throw error;
+    throw new InvalidEnvironmentError(name, error.rule, { cause: error });
+  }
+}
+
+type SettingDep = 'attemptTimeoutMs' | 'defaultRetryPolicy' | 'allowPrivateTargets' | 'allowedPorts' | 'autoPause' | 'replayPolicy' | 'customerReplayLimit' | 'customerPauseLimit' | 'retention' | 'archivePolicy';
+
+/** Settings parsed from the environment (no client behind them). */
+export const SETTING_FACTORIES: Factories<SettingDep> = {
+  attemptTimeoutMs: (v) => parsePositiveInt('HOOKLINE_SENDER_TIMEOUT_MS', v.HOOKLINE_SENDER_TIMEOUT_MS),
+  defaultRetryPolicy: (v) => parseRetryPolicyEnv('HOOKLINE_DEFAULT_RETRY_POLICY', v.HOOKLINE_DEFAULT_RETRY_POLICY),
+  allowPrivateTargets: (v) => parseFlag('HOOKLINE_ALLOW_PRIVATE_TARGETS', v.HOOKLINE_ALLOW_PRIVATE_TARGETS),
+  allowedPorts: (v) => allowedPortsFromEnv('HOOKLINE_ALLOWED_PORTS', v.HOOKLINE_ALLOWED_PORTS),
+  ...POLICIES_FROM_ENV,
+};
+
+/** The sender's HTTP client, refusing what the target rules refuse at every send. */
+export const HTTP_FACTORIES: Factories<'http'> = {
+  http: (v, s) =>
+    new NodeHttpSender({ allowPrivate: SETTING_FACTORIES.allowPrivateTargets(v, s), allowedPorts: SETTING_FACTORIES.allowedPorts(v, s), userAgent: USER_AGENT }, s.clock.now),
+};

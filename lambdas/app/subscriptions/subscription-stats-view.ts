@@ -1,0 +1,30 @@
+import { HEALTH_SAMPLE } from '#domain/subscription-health.ts';
+import { iso } from '#domain/time.ts';
+import type { SubscriptionStats } from '#app/subscriptions/subscription-stats.ts';
+
+/** `GET /v1/subscriptions/{id}/stats` as JSON (README, "HTTP API"). Absent values are null. */
+export function subscriptionStatsView(stats: SubscriptionStats) {
+  const { subscription: s, figures: f } = stats;
+  return {
+    subscriptionId: s.id,
+    window: { hours: stats.windowHours, from: iso(stats.fromMs), to: iso(stats.toMs) },
+    state: s.state,
+    stateReason: s.stateReason ?? null,
+    stateChangedAt: s.stateChangedAt,
+    finished: f.finished,
+    open: f.open,
+    successRate: f.successRate ?? null,
+    latencyMs: { attempts: f.latency.attempts, average: f.latency.averageMs ?? null, p95: f.latency.p95Ms ?? null },
+    lastFailure: f.lastFailure
+      ? { at: f.lastFailure.at, deliveryId: f.lastFailure.deliveryId, status: f.lastFailure.status ?? null, error: f.lastFailure.error ?? null }
+      : null,
+    failingSince: f.failingSince ?? null,
+    deadLetteringSince: s.deadLetteringSince ?? null,
+    deadLetterStreak: s.deadLetterStreak ?? 0,
+    sampled: stats.sampled,
+    examined: stats.examined,
+    attemptsExamined: stats.attemptsExamined,
+    // The bounds, so a caller reading `sampled` knows what it was measured against.
+    limits: { deliveries: HEALTH_SAMPLE.deliveries, attemptsPerDelivery: HEALTH_SAMPLE.attemptsPerDelivery },
+  };
+}

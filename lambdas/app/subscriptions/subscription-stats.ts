@@ -1,0 +1,89 @@
+import { HEALTH_SAMPLE, summarizeHealth, type AttemptFacts, type HealthFigures } from '#domain/subscription-health.ts';
+import type { Delivery, Subscription } from '#domain/types.ts';
+import { type Principal, visibleSubscription } from '#app/access.ts';
+import { forEachLimit } from '#app/concurrency.ts';
+import type { Deps } from '#app/deps.ts';
+import type { SubscriptionStatsQuery } from '#app/subscriptions/subscription-stats-request.ts';
+
+export type SubscriptionStatsDeps = Pick<Deps, 'subscriptions' | 'deliveries' | 'attempts' | 'clock' | 'defaultRetryPolicy'>;
+
+/** A subscription's health over a window, and how much was read to work it out. */
+export interface SubscriptionStats {
+  readonly subscription: Subscription;
+  readonly windowHours: number;
+  readonly fromMs: number;
+  readonly toMs: number;
+  readonly figures: HealthFigures;
+  /** Deliveries read (created since `fromMs` minus the retry deadline), at most HEALTH_SAMPLE.deliveries. */
+  readonly examined: number;
+  /** Attempts read for the deliveries touched in the window. */
+  readonly attemptsExamined: number;
+  /** A bound cut the read short: older deliveries, or older attempts of one delivery, that could count were not read. */
+  readonly sampled: boolean;
+}
+
+/** Deliveries per listing page: the store's BatchGet takes 100 keys at a time. */
+const PAGE = 100;
+/** Attempt logs read at once: quick without a burst that throttles the attempts table. */
+const ATTEMPT_READS_IN_FLIGHT = 8;
+const HOUR_MS = 3_600_000;
+
+/**
+ * The stats of a subscription the principal may see (another tenant's is NotFoundError, like an
+ * unknown id). Computed at read time, writing nothing: the subscription's deliveries newest
+ * first (by creation), back to the window's start minus the retry deadline, since a delivery
+ * created that long before the window can still finish (expire) inside it; then the latest
+ * attempts of those updated in the window (a delivery's `updatedAt` is never before its last
+ * attempt). Both reads are bounded by HEALTH_SAMPLE.
+ */
+export async function getSubscriptionStats(deps: SubscriptionStatsDeps, principal: Principal, id: string, query: SubscriptionStatsQuery): Promise<SubscriptionStats> {
+  const subscription = await visibleSubscription(deps, principal, id);
+  const toMs = deps.clock.now();
+  const fromMs = toMs - query.windowHours * HOUR_MS;
+  const deadlineSeconds = (subscription.retryPolicy ?? deps.defaultRetryPolicy).deadlineSeconds;
+  const { deliveries, cut } = await recentDeliveries(deps, id, fromMs - deadlineSeconds * 1000);
+
+  const touched = deliveries.filter((d) => Date.parse(d.updatedAt) >= fromMs);
+  const attempts: AttemptFacts[] = [];
+  let attemptsCut = false;
+  await forEachLimit(touched, ATTEMPT_READS_IN_FLIGHT, async (d) => {
+    const page = await deps.attempts.latest(d.id, { limit: HEALTH_SAMPLE.attemptsPerDelivery });
+    attempts.push(...page.items);
+    // The page is oldest first: if even its oldest attempt is in the window, earlier ones may be too.
+    const oldest = page.items[0];
+    if (page.nextCursor && oldest && Date.parse(oldest.startedAt) >= fromMs) attemptsCut = true;
+  });
+
+  return {
+    subscription,
+    windowHours: query.windowHours,
+    fromMs,
+    toMs,
+    figures: summarizeHealth({ fromMs, toMs, deliveries, attempts }),
+    examined: deliveries.length,
+    attemptsExamined: attempts.length,
+    sampled: cut || attemptsCut,
+  };
+}
+
+/**
+ * The subscription's deliveries created at or after `sinceMs`, newest first, at most
+ * HEALTH_SAMPLE.deliveries; `cut` when that bound left some unread.
+ */
+async function recentDeliveries(deps: Pick<Deps, 'deliveries'>, subscriptionId: string, sinceMs: number): Promise<{ deliveries: Delivery[]; cut: boolean }> {
+  const deliveries: Delivery[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await deps.deliveries.listBySubscription({ subscriptionId, limit: Math.min(PAGE, HEALTH_SAMPLE.deliveries - deliveries.length), ...(cursor ? { cursor } : {}) });
+    for (const d of page.items) {
+      // Newest first: the first one older than the look-back ends the read.
+      if (Date.parse(d.createdAt) < sinceMs) return { deliveries, cut: false };
+      deliveries.push(d);
+    }
+    cursor = page.nextCursor;
+  } while (cursor && deliveries.length < HEALTH_SAMPLE.deliveries);
+  if (!cursor) return { deliveries, cut: false };
+  // Stopped at the bound with more listed: one more key says whether the bound left out any that count.
+  const next = (await deps.deliveries.listBySubscription({ subscriptionId, limit: 1, cursor })).items[0];
+  return { deliveries, cut: next !== undefined && Date.parse(next.createdAt) >= sinceMs };
+}

@@ -1,0 +1,127 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ADMIN, type Principal } from '#app/access.ts';
+import { NotFoundError, ValidationError } from '#app/errors.ts';
+import { getSubscriptionStats } from '#app/subscriptions/subscription-stats.ts';
+import { parseSubscriptionStatsQuery } from '#app/subscriptions/subscription-stats-request.ts';
+import { subscriptionStatsView } from '#app/subscriptions/subscription-stats-view.ts';
+import { STATE } from '#domain/states.ts';
+import { HEALTH_SAMPLE } from '#domain/subscription-health.ts';
+import { aDelivery, aSubscription, fakeDeps, InMemoryDeliveryStore } from '#test/fakes.ts';
+
+const NOW = Date.parse('2024-05-10T12:00:00.000Z');
+const HOUR = 3_600_000;
+const ago = (ms: number) => new Date(NOW - ms).toISOString();
+const ACME: Principal = { role: 'tenant', tenantId: 'acme', keyId: 'key_acme' };
+const DAY_WINDOW = { windowHours: 24 };
+/** The subscription's own deadline (1 h), so the look-back is the window plus 1 h. */
+const POLICY = { initialDelaySeconds: 1, multiplier: 2, maxDelaySeconds: 60, jitter: 0, deadlineSeconds: 3600 };
+
+/** Counts the writes a read must never make. */
+class WriteCountingDeliveryStore extends InMemoryDeliveryStore {
+  writes = 0;
+  override async complete(...args: Parameters<InMemoryDeliveryStore['complete']>) {
+    this.writes++;
+    return super.complete(...args);
+  }
+  override async create(...args: Parameters<InMemoryDeliveryStore['create']>) {
+    this.writes++;
+    return super.create(...args);
+  }
+}
+
+function setup() {
+  const deliveries = new WriteCountingDeliveryStore();
+  const deps = fakeDeps({ deliveries });
+  deps.clock.nowMs = NOW;
+  deps.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1', tenantId: 'acme', retryPolicy: POLICY, deadLetteringSince: ago(2 * HOUR), deadLetterStreak: 1 }));
+  return { deps, deliveries };
+}
+
+describe('getSubscriptionStats', () => {
+  it('counts what finished in the window, reads back the retry deadline before it, and writes nothing', async () => {
+    const { deps, deliveries } = setup();
+    const seed = [
+      // Created before the window but within its deadline of it: expired inside the window, so it counts.
+      aDelivery({ id: 'dlv_old_exp', state: STATE.expired, createdAt: ago(24.5 * HOUR), updatedAt: ago(23.9 * HOUR) }),
+      // Beyond the look-back (window + 1 h deadline): not read at all.
+      aDelivery({ id: 'dlv_ancient', state: STATE.delivered, createdAt: ago(26 * HOUR), updatedAt: ago(1 * HOUR) }),
+      aDelivery({ id: 'dlv_ok', state: STATE.delivered, createdAt: ago(3 * HOUR), updatedAt: ago(3 * HOUR) }),
+      aDelivery({ id: 'dlv_fail', state: STATE.failed, createdAt: ago(2 * HOUR), updatedAt: ago(2 * HOUR) }),
+      aDelivery({ id: 'dlv_wait', state: STATE.pending, createdAt: ago(HOUR), updatedAt: ago(HOUR) }),
+    ];
+    for (const d of seed) deliveries.put({ ...d, subscriptionId: 'sub_1' });
+    await deps.attempts.put({ deliveryId: 'dlv_ok', seq: 1, attempt: 1, startedAt: ago(3 * HOUR), durationMs: 20, status: 200 });
+    await deps.attempts.put({ deliveryId: 'dlv_fail', seq: 1, attempt: 1, startedAt: ago(2 * HOUR), durationMs: 40, status: 400 });
+    await deps.attempts.put({ deliveryId: 'dlv_wait', seq: 1, attempt: 1, startedAt: ago(HOUR), durationMs: 60, error: 'connection refused' });
+
+    const stats = await getSubscriptionStats(deps, ACME, 'sub_1', DAY_WINDOW);
+    const view = subscriptionStatsView(stats);
+
+    assert.deepEqual(view.window, { hours: 24, from: ago(24 * HOUR), to: ago(0) });
+    assert.deepEqual(view.finished, { delivered: 1, failed: 1, expired: 1, total: 3 });
+    assert.deepEqual(view.open, { pending: 1, inFlight: 0 });
+    assert.equal(view.successRate, 0.3333);
+    assert.deepEqual(view.latencyMs, { attempts: 3, average: 40, p95: 60 });
+    assert.deepEqual(view.lastFailure, { at: ago(HOUR), deliveryId: 'dlv_wait', status: null, error: 'connection refused' });
+    assert.equal(view.failingSince, ago(2 * HOUR));
+    assert.equal(view.deadLetteringSince, ago(2 * HOUR));
+    assert.deepEqual([view.sampled, view.examined, view.attemptsExamined], [false, 4, 3]);
+    assert.equal(deliveries.writes, 0);
+  });
+
+  it(`reads at most ${HEALTH_SAMPLE.deliveries} deliveries and says sampled when the bound left some out`, async () => {
+    const { deps, deliveries } = setup();
+    for (let i = 0; i < HEALTH_SAMPLE.deliveries + 5; i++) {
+      const t = ago(i * 1000);
+      deliveries.put(aDelivery({ id: `dlv_${String(i).padStart(5, '0')}`, subscriptionId: 'sub_1', state: STATE.delivered, createdAt: t, updatedAt: t }));
+    }
+    const stats = await getSubscriptionStats(deps, ADMIN, 'sub_1', DAY_WINDOW);
+    assert.deepEqual([stats.sampled, stats.examined, stats.figures.finished.delivered], [true, HEALTH_SAMPLE.deliveries, HEALTH_SAMPLE.deliveries]);
+  });
+
+  it('is not sampled when the deliveries past the bound are all older than the look-back', async () => {
+    const { deps, deliveries } = setup();
+    for (let i = 0; i < HEALTH_SAMPLE.deliveries; i++) {
+      const t = ago(i * 1000);
+      deliveries.put(aDelivery({ id: `dlv_${String(i).padStart(5, '0')}`, subscriptionId: 'sub_1', state: STATE.delivered, createdAt: t, updatedAt: t }));
+    }
+    deliveries.put(aDelivery({ id: 'dlv_ancient', subscriptionId: 'sub_1', state: STATE.delivered, createdAt: ago(100 * HOUR), updatedAt: ago(100 * HOUR) }));
+    const stats = await getSubscriptionStats(deps, ADMIN, 'sub_1', DAY_WINDOW);
+    assert.deepEqual([stats.sampled, stats.examined], [false, HEALTH_SAMPLE.deliveries]);
+  });
+
+  it(`reads a delivery's latest ${HEALTH_SAMPLE.attemptsPerDelivery} attempts and says sampled when older ones were in the window`, async () => {
+    const { deps, deliveries } = setup();
+    deliveries.put(aDelivery({ id: 'dlv_busy', subscriptionId: 'sub_1', state: STATE.pending, createdAt: ago(HOUR), updatedAt: ago(0) }));
+    for (let seq = 1; seq <= HEALTH_SAMPLE.attemptsPerDelivery + 10; seq++) {
+      await deps.attempts.put({ deliveryId: 'dlv_busy', seq, attempt: seq, startedAt: ago(HOUR - seq * 1000), durationMs: 5, status: 503 });
+    }
+    const stats = await getSubscriptionStats(deps, ADMIN, 'sub_1', DAY_WINDOW);
+    assert.deepEqual([stats.sampled, stats.attemptsExamined], [true, HEALTH_SAMPLE.attemptsPerDelivery]);
+  });
+
+  it("answers another tenant's subscription as NotFoundError, like an unknown id", async () => {
+    const { deps } = setup();
+    const globex: Principal = { role: 'tenant', tenantId: 'globex', keyId: 'key_globex' };
+    await assert.rejects(getSubscriptionStats(deps, globex, 'sub_1', DAY_WINDOW), NotFoundError);
+    await assert.rejects(getSubscriptionStats(deps, ADMIN, 'sub_nope', DAY_WINDOW), NotFoundError);
+  });
+});
+
+describe('parseSubscriptionStatsQuery', () => {
+  it('defaults to 24 h and takes 1 to 168', () => {
+    assert.deepEqual(parseSubscriptionStatsQuery({}), { windowHours: 24 });
+    assert.deepEqual(parseSubscriptionStatsQuery({ windowHours: '1' }), { windowHours: 1 });
+    assert.deepEqual(parseSubscriptionStatsQuery({ windowHours: '168' }), { windowHours: 168 });
+  });
+
+  for (const bad of ['0', '169', '1.5', '-1', '', 'abc', '24h', '1e2', '0024']) {
+    it(`refuses windowHours=${JSON.stringify(bad)}, naming the field`, () => {
+      assert.throws(
+        () => parseSubscriptionStatsQuery({ windowHours: bad }),
+        (e: unknown) => e instanceof ValidationError && e.field === 'windowHours' && /1 to 168/.test(e.message),
+      );
+    });
+  }
+});

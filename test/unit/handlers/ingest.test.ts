@@ -1,0 +1,61 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { createIngestHandler } from '#handlers/ingest.ts';
+import { fakeDeps } from '#test/fakes.ts';
+
+const context = { getRemainingTimeInMillis: () => 60_000, awsRequestId: 'r', functionName: 'ingest' } as unknown as Context;
+
+const record = (messageId: string, body: string, receiveCount = '1'): SQSRecord =>
+  ({ messageId, receiptHandle: `rh-${messageId}`, body, attributes: { ApproximateReceiveCount: receiveCount } }) as unknown as SQSRecord;
+
+/** Keeps every WARN and ERROR record with its attributes: the level is what the test is about. */
+function recordingLogger() {
+  const logger = new Logger({ logLevel: 'SILENT' });
+  const lines = { warn: [] as Array<[string, Record<string, unknown>]>, error: [] as Array<[string, Record<string, unknown>]> };
+  logger.warn = (...args: unknown[]) => void lines.warn.push([String(args[0]), args[1] as Record<string, unknown>]);
+  logger.error = (...args: unknown[]) => void lines.error.push([String(args[0]), args[1] as Record<string, unknown>]);
+  return { logger, lines };
+}
+
+describe('ingest handler', () => {
+  it('a refused message is a WARN naming the field and the rule, without an error or stack, and stays on the queue', async () => {
+    const deps = fakeDeps();
+    const { logger, lines } = recordingLogger();
+    const event: SQSEvent = {
+      Records: [record('m-json', 'not json', '3'), record('m-type', '{"payload":{}}'), record('m-dup', '{"type":"a","type":"b","payload":{}}'), record('m-ok', '{"type":"order.created","payload":{}}')],
+    };
+
+    const response = await createIngestHandler(deps, { logger })(event, context);
+
+    assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-json' }, { itemIdentifier: 'm-type' }, { itemIdentifier: 'm-dup' }] });
+    assert.deepEqual(lines.error, []);
+    assert.deepEqual(
+      lines.warn.map(([message, attributes]) => [message, attributes.messageId, attributes.field, typeof attributes.reason, 'error' in attributes]),
+      [
+        ['ingest message rejected', 'm-json', 'body', 'string', false],
+        ['ingest message rejected', 'm-type', 'type', 'string', false],
+        ['ingest message rejected', 'm-dup', 'type', 'string', false],
+      ],
+    );
+    assert.equal(lines.warn[0]![1].receiveCount, 3, 'how many receives so far: the redrive queue takes it after maxReceiveCount');
+    assert.equal(lines.warn[1]![1].reason, 'a non-empty string is required');
+    assert.equal(deps.events.items.size, 1, 'the valid message in the same batch is stored');
+  });
+
+  it('an unexpected failure stays an ERROR carrying the error', async () => {
+    const deps = fakeDeps();
+    const outage = new Error('DynamoDB unreachable');
+    deps.events.putIfAbsent = async () => {
+      throw outage;
+    };
+    const { logger, lines } = recordingLogger();
+
+    const response = await createIngestHandler(deps, { logger })({ Records: [record('m-1', '{"type":"order.created","payload":{}}')] }, context);
+
+    assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-1' }] });
+    assert.deepEqual(lines.warn, []);
+    assert.deepEqual(lines.error, [['ingest message rejected', { messageId: 'm-1', receiveCount: 1, error: outage }]]);
+  });
+});
