@@ -401,6 +401,8 @@ export const COMMON_ENVIRONMENT = {
 export const METRICS = {
   eventsPublished: 'EventsPublished',
   succeeded: 'DeliveriesSucceeded',
+  /** Every attempt, counted from the per-attempt log record (an EMF document that also carries subscriptionId, eventType and outcome as properties). */
+  attempts: 'DeliveryAttempts',
   /** An attempt that failed in a way worth retrying, rescheduled: the dashboard's retry rate. */
   retried: 'DeliveriesRetried',
   failed: 'DeliveriesFailed',

@@ -2,12 +2,15 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Deps } from '#app/deps.ts';
 import { type DeliveryMessageBody, processDelivery, type SendDeps } from '#app/send/send.ts';
 import { settle } from '#app/send/settle.ts';
+import { METRICS } from '#config/topology.ts';
+import { emfCount } from './emf.ts';
 import { parseQueueMessage } from './sqs-message.ts';
 import { withObservability, type Observability } from './observability.ts';
 
 /**
- * The message of the one INFO record per attempt (its fields: AttemptReport in send.ts). Logs
- * Insights queries filter on it (docs/aws.md), and the local pretty format recognises it.
+ * The message of the one INFO record per attempt (its fields: AttemptReport in send.ts, plus the
+ * EMF fields that count it as DeliveryAttempts). Logs Insights queries filter on it
+ * (docs/aws.md), and the local pretty format recognises it.
  */
 export const ATTEMPT_LOG_MESSAGE = 'delivery attempt';
 
@@ -27,7 +30,7 @@ export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue'>, obs: O
       return false;
     }
     const fate = await settle(deps, record.receiptHandle, () => processDelivery(deps, message));
-    if (fate.attempt) obs.logger.info(ATTEMPT_LOG_MESSAGE, { ...fate.attempt });
+    if (fate.attempt) obs.logger.info(ATTEMPT_LOG_MESSAGE, { ...fate.attempt, ...emfCount(METRICS.attempts, Date.now()) });
     const { deliveryId } = message;
     if (fate.kind === 'done') {
       obs.logger.debug('delivery settled', { deliveryId, note: fate.note });

@@ -81,6 +81,13 @@ describe('sender handler', () => {
     await createSenderHandler(deps, { logger })(event, context);
 
     const common = { subscriptionId: 'sub_1', eventType: 't', host: 'hooks.example.com', attempt: 1, durationMs: 5 };
+    // Each record is also an EMF document: one DeliveryAttempts count, dimension service only.
+    for (const line of lines.info) {
+      const { _aws: emf, DeliveryAttempts: count, ...fields } = line.attributes as { _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] }; DeliveryAttempts: number };
+      assert.equal(count, 1);
+      assert.deepEqual(emf.CloudWatchMetrics, [{ Namespace: 'Hookline', Dimensions: [['service']], Metrics: [{ Name: 'DeliveryAttempts', Unit: 'Count' }] }]);
+      line.attributes = fields;
+    }
     const byDelivery = Object.fromEntries(lines.info.map((line) => [(line.attributes as { deliveryId: string }).deliveryId, line]));
     assert.deepEqual(lines.info.map((line) => line.message), [ATTEMPT_LOG_MESSAGE, ATTEMPT_LOG_MESSAGE, ATTEMPT_LOG_MESSAGE]);
     assert.deepEqual(byDelivery.dlv_ok!.attributes, { deliveryId: 'dlv_ok', ...common, status: 200, outcome: 'succeed', state: 'delivered' });
