@@ -11,7 +11,8 @@ export function costChart(runs: readonly CostRun[][]): Chart {
   return {
     file: 'cost-per-million',
     title: 'AWS cost per million deliveries (USD, us-east-1 list prices)',
-    categories: rows.map((r) => r.scenario.name),
+    // Short labels: five full scenario names do not fit under their bars (the tables carry them).
+    categories: rows.map(({ scenario: s }) => `fan-out ${s.fanOut}, ${s.publish === 'http' ? 'HTTP' : 'SQS'}${s.failuresFirst ? `, ${s.failuresFirst} fails first` : ', first try'}`),
     yAxis: 'USD per million deliveries',
     series: [
       { name: 'Hookline (measured)', values: rows.map((r) => r.p.dollarsPerMillion.total) },

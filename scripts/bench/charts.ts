@@ -27,9 +27,11 @@ export function renderBarChart(chart: Chart): string {
   const instance = echarts.init(null, null, { renderer: 'svg', ssr: true, width: WIDTH, height: HEIGHT });
   instance.setOption({
     animation: false,
-    title: { text: chart.title, left: 'center', textStyle: { fontSize: 15 } },
-    legend: { top: 28 },
-    grid: { left: 70, right: 20, top: 70, bottom: 90 },
+    // Opaque: a transparent chart's dark text vanishes on a dark page (GitHub's dark theme).
+    backgroundColor: '#ffffff',
+    title: { text: chart.title, left: 'center', top: 6, textStyle: { fontSize: 15 } },
+    legend: { top: 36 },
+    grid: { left: 70, right: 20, top: 80, bottom: 70 },
     xAxis: { type: 'category', data: [...chart.categories], axisLabel: { interval: 0, width: 150, overflow: 'break', fontSize: 11 } },
     yAxis: { type: 'value', name: chart.yAxis, nameLocation: 'middle', nameGap: 50 },
     series: chart.series.map((s) => ({ name: s.name, type: 'bar', data: [...s.values], label: { show: true, position: 'top', fontSize: 10, formatter: (p: { value: number }) => format(p.value) } })),

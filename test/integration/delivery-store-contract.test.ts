@@ -18,7 +18,8 @@ import { documentClient } from '#adapters/dynamodb.ts';
 import { DynamoDbDeliveryStore } from '#adapters/dynamodb-delivery-store.ts';
 import { TABLES } from '#config/topology.ts';
 import { createTableInput } from '#local/provision.ts';
-import { deliveryStoreContract } from '#test/delivery-store-contract.ts';
+import assert from 'node:assert/strict';
+import { CONTRACT_CASES, deliveryStoreContract } from '#test/delivery-store-contract.ts';
 
 let client: DynamoDBClient;
 let server: Server | undefined;
@@ -60,7 +61,9 @@ async function untilActive(table: string): Promise<void> {
   throw new Error(`table ${table} did not become active`);
 }
 
+let opened = 0;
 deliveryStoreContract('DynamoDB', async (nowMs) => {
+  opened++;
   const table = `hookline-contract-${randomUUID()}`;
   await client.send(new CreateTableCommand({ ...createTableInput(TABLES.deliveries), TableName: table }));
   await untilActive(table);
@@ -71,3 +74,6 @@ deliveryStoreContract('DynamoDB', async (nowMs) => {
     },
   };
 });
+
+// Not vacuous: every case of the contract ran against a table of its own.
+after(() => assert.equal(opened, CONTRACT_CASES));

@@ -50,6 +50,9 @@ const COMPLETIONS: ReadonlyArray<readonly [CompletionAction, DeliveryState]> = [
   ['give_up', 'expired'],
 ];
 
+/** How many cases the contract has: each opens one store, which the runners check, so a lost case shows. */
+export const CONTRACT_CASES = 41;
+
 export function deliveryStoreContract(label: string, open: OpenStore): void {
   /** Runs `body` on a fresh store, disposing of it whatever happens. */
   const withStore = (body: (store: DeliveryStore) => Promise<void>) => async () => {
