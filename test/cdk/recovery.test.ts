@@ -5,16 +5,13 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { policiesFrom } from '../../lambdas/adapters/policy-env.ts';
 import { parsePositiveInt } from '../../lambdas/config/env.ts';
 import { DEFAULT_SENDER_TIMEOUT_MS, ENV_DEFAULTS, type EnvName, type FunctionKey } from '../../lambdas/config/topology.ts';
-import { DEFAULT_ARCHIVE_POLICY } from '../../lambdas/domain/archive.ts';
-import { DEFAULT_AUTO_PAUSE_POLICY } from '../../lambdas/domain/auto-pause.ts';
-import { DEFAULT_CUSTOMER_PAUSE_LIMIT, DEFAULT_CUSTOMER_REPLAY_LIMIT } from '../../lambdas/domain/rate-limit.ts';
-import { DEFAULT_REPLAY_POLICY } from '../../lambdas/domain/replay.ts';
-import { DEFAULT_RETENTION } from '../../lambdas/domain/retention.ts';
 import { InvalidPropError } from '../../lib/errors.ts';
 import { findTopologyResource } from '../../lib/topology-metadata.ts';
 import { recoveryEnvironment, WebhookDelivery } from '../../lib/webhook-delivery.ts';
 import { bareStack, defaultHookline } from './helpers/synth.ts';
 import { allowedActionsOn } from './helpers/template.ts';
+import { DEFAULT_RETENTION } from '../../lambdas/domain/retention.ts';
+import { DOMAIN_POLICY_DEFAULTS } from '../support/policy-defaults.ts';
 
 /** The replay and archiver functions, their schedules and their storage (issue 4's additions to the stack). */
 const { template, json } = defaultHookline();
@@ -85,14 +82,7 @@ describe('default props: the environment parses back to the domain defaults', ()
   const strings = (vars: Record<string, unknown>) => Object.fromEntries(Object.entries(vars).filter(([, v]) => typeof v === 'string')) as Partial<Record<EnvName, string>>;
 
   test('every function that declares a recovery variable gets the domain policy for it', () => {
-    const expected = {
-      replayPolicy: DEFAULT_REPLAY_POLICY,
-      customerReplayLimit: DEFAULT_CUSTOMER_REPLAY_LIMIT,
-      customerPauseLimit: DEFAULT_CUSTOMER_PAUSE_LIMIT,
-      autoPause: DEFAULT_AUTO_PAUSE_POLICY,
-      retention: DEFAULT_RETENTION,
-      archivePolicy: DEFAULT_ARCHIVE_POLICY,
-    };
+    const expected = DOMAIN_POLICY_DEFAULTS;
     const keys = ['api', 'sender', 'replay', 'archiver'] as const;
     // A variable a function does not declare falls back to ENV_DEFAULTS inside policiesFrom;
     // the declared ones come from the template, and those are what this checks.

@@ -3,12 +3,8 @@ import assert from 'node:assert/strict';
 import { policiesFrom } from '#adapters/policy-env.ts';
 import { parsePositiveInt, parseRetryPolicyEnv, readFunctionEnv } from '#config/env.ts';
 import { DEFAULT_SENDER_TIMEOUT_MS, DEFAULT_SWEEP_GRACE_SECONDS, ENV_DEFAULTS } from '#config/topology.ts';
-import { DEFAULT_ARCHIVE_POLICY } from '#domain/archive.ts';
-import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
-import { DEFAULT_CUSTOMER_PAUSE_LIMIT, DEFAULT_CUSTOMER_REPLAY_LIMIT } from '#domain/rate-limit.ts';
-import { DEFAULT_REPLAY_POLICY } from '#domain/replay.ts';
-import { DEFAULT_RETENTION } from '#domain/retention.ts';
 import { DEFAULT_RETRY_POLICY } from '#domain/retry-policy.ts';
+import { DOMAIN_POLICY_DEFAULTS } from '#test/policy-defaults.ts';
 
 /**
  * Each default has one definition (a domain DEFAULT_* or a named constant in topology.ts);
@@ -17,14 +13,7 @@ import { DEFAULT_RETRY_POLICY } from '#domain/retry-policy.ts';
  */
 describe('ENV_DEFAULTS read back as the one definition of each default', () => {
   it('an empty environment yields exactly the domain recovery policies', () => {
-    assert.deepEqual(policiesFrom({}), {
-      replayPolicy: DEFAULT_REPLAY_POLICY,
-      customerReplayLimit: DEFAULT_CUSTOMER_REPLAY_LIMIT,
-      customerPauseLimit: DEFAULT_CUSTOMER_PAUSE_LIMIT,
-      autoPause: DEFAULT_AUTO_PAUSE_POLICY,
-      retention: DEFAULT_RETENTION,
-      archivePolicy: DEFAULT_ARCHIVE_POLICY,
-    });
+    assert.deepEqual(policiesFrom({}), DOMAIN_POLICY_DEFAULTS);
   });
 
   it('the sender timeout and sweep grace parse to their named constants', () => {
