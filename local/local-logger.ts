@@ -1,4 +1,5 @@
 import { Logger, LogLevelThreshold, type LogItem } from '@aws-lambda-powertools/logger';
+import { COMMON_ENVIRONMENT } from '#config/topology.ts';
 import { prettyLogLine } from './pretty-log.ts';
 
 export const LOG_FORMATS = ['pretty', 'json'] as const;
@@ -34,6 +35,6 @@ class PrettyLogger extends Logger {
 
 /** The local runtime's one logger, shared by every handler it runs. */
 export function localLogger(logLevel: LocalLogLevel, format: LogFormat): Logger {
-  const options = { serviceName: 'hookline', logLevel };
+  const options = { serviceName: COMMON_ENVIRONMENT.POWERTOOLS_SERVICE_NAME, logLevel };
   return format === 'pretty' ? new PrettyLogger(options) : new Logger(options);
 }

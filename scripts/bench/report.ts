@@ -7,7 +7,7 @@ import type { LatencyRun, ThroughputRun } from './end-to-end.ts';
 import type { OverheadRun } from './overhead.ts';
 import { PRICE_TABLE_MARKDOWN } from './prices.ts';
 import type { RetryTimingRun } from './retry-timing.ts';
-import { fmt, median, percentile } from './stats.ts';
+import { fmt, median, medianRun, percentile } from './stats.ts';
 
 const mark = (ok: boolean) => (ok ? 'met' : '**not met**');
 const usd = (n: number) => `$${n.toFixed(2)}`;
@@ -16,7 +16,7 @@ export const TARGETS = { dollarsPerMillion: 1.5, writeUnits: 2, sqsRequests: 0.5
 
 /** Each scenario's median run (by total cost), the figures every cost table and chart reads. */
 export function costRows(runs: readonly CostRun[][]) {
-  return runs.map((r) => ({ scenario: r[0]!.scenario, p: medianBy(r.map((x) => x.perDelivery), (p) => p.dollarsPerMillion.total), usage: r[0]!.usage, n: r.length }));
+  return runs.map((r) => ({ scenario: r[0]!.scenario, p: medianRun(r.map((x) => x.perDelivery), (p) => p.dollarsPerMillion.total), usage: r[0]!.usage, n: r.length }));
 }
 
 /** What the same deliveries would cost on EventBridge API destinations and on the straightforward design. */
@@ -104,10 +104,6 @@ function limits(fo1: PerDelivery, fo10: PerDelivery | undefined): string {
   ].join('\n');
 }
 
-function medianBy<T>(items: readonly T[], key: (t: T) => number): T {
-  const m = median(items.map(key));
-  return items.find((i) => key(i) === m)!;
-}
 
 function breakdown(usage: CostRun['usage'], deliveries: number): string {
   const rows = Object.entries(usage.calls)
