@@ -1,7 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { DeadLetterAlarmPreset } from './constructs/alarms.ts';
-import { DEFAULT_API_THROTTLING, type ApiAuth } from './constructs/api.ts';
+import { API_TYPES, DEFAULT_API_THROTTLING, type ApiAuth } from './constructs/api.ts';
 import { InvalidPropError } from './errors.ts';
 import type { WebhookDeliveryProps } from './webhook-delivery.ts';
 
@@ -16,6 +16,7 @@ export const CONTEXT_KEYS = [
   'dlqAlarmThreshold',
   'dlqAlarmPeriodMinutes',
   'dlqAlarmEvaluationPeriods',
+  'apiType',
   'apiAuth',
   'apiRateLimit',
   'apiBurstLimit',
@@ -102,6 +103,7 @@ export function settingsFromContext(get: (key: ContextKey) => unknown): AppSetti
         period: period === undefined ? undefined : Duration.minutes(period),
         evaluationPeriods: num('dlqAlarmEvaluationPeriods'),
       },
+      apiType: oneOf('apiType', API_TYPES),
       apiAuth: oneOf<ApiAuth>('apiAuth', ['bearer', 'iam']),
       apiThrottling:
         rateLimit === undefined && burstLimit === undefined

@@ -18,7 +18,7 @@ import { DEFAULT_ALLOWED_PORTS, formatPorts, parseAllowedPorts } from '../lambda
 import { InvalidPolicyError } from '../lambdas/domain/errors.ts';
 import { HooklineAlarms, type DeadLetterAlarmOptions, type LambdaAlarmSettings } from './constructs/alarms.ts';
 import { HooklineDashboard } from './constructs/dashboard.ts';
-import { HooklineApi, type ApiAuth, type ApiThrottling } from './constructs/api.ts';
+import { HooklineApi, type ApiAuth, type ApiThrottling, type ApiType } from './constructs/api.ts';
 import { ARCHIVE_LIFECYCLE_DEFAULTS, ArchiveBucket } from './constructs/archive.ts';
 import { DeliveryArchiver } from './constructs/archiver.ts';
 import { DEFAULT_LOG_RETENTION } from './constructs/hookline-function.ts';
@@ -99,13 +99,18 @@ export interface WebhookDeliveryProps {
   readonly staticEgress?: StaticEgressProps;
   /** Prefix of every alarm name. @default `${stackName}-` */
   readonly alarmNamePrefix?: string;
-  /** `bearer` (admin key in Secrets Manager, TOKEN authorizer) or `iam` (SigV4). @default 'bearer' */
+  /**
+   * `http` (API Gateway HTTP API, $1.00 per million requests) or `rest` (REST API, $3.50 per
+   * million; needed for `webAclArn`). @default 'http'
+   */
+  readonly apiType?: ApiType;
+  /** `bearer` (admin key in Secrets Manager, Lambda authorizer) or `iam` (SigV4). @default 'bearer' */
   readonly apiAuth?: ApiAuth;
   /** API stage throttling. @default 100 requests/s, burst 200 */
   readonly apiThrottling?: ApiThrottling;
-  /** Regional WAFv2 web ACL to associate with the API stage. */
+  /** Regional WAFv2 web ACL to associate with the API stage. Needs `apiType: 'rest'`. */
   readonly webAclArn?: string;
-  /** Create the account-level API Gateway CloudWatch role. @default true */
+  /** Create the account-level API Gateway CloudWatch role (REST only). @default true */
   readonly createApiGatewayCloudWatchRole?: boolean;
   /** Cap on concurrent sender batches, i.e. on parallel outbound POSTs / 10. @default 20 (EVENT_SOURCES) */
   readonly senderMaxConcurrency?: number;
@@ -234,6 +239,7 @@ export class WebhookDelivery extends Construct {
     this.api = new HooklineApi(this, 'Api', {
       ...shared,
       deliveryQueue: this.queues.delivery,
+      apiType: props.apiType,
       auth: props.apiAuth,
       throttling: props.apiThrottling,
       webAclArn: props.webAclArn,
@@ -259,7 +265,7 @@ export class WebhookDelivery extends Construct {
       queues: this.queues.all,
       sender: sender.handler.function,
       sweeper: sweeper.handler.function,
-      restApi: this.api.restApi,
+      api: this.api,
       deliveryQueueMaxAge: props.deliveryQueueMaxAge,
       apiServerErrorPercent: props.apiServerErrorPercent,
       onCallEmail: props.onCallEmail,
@@ -278,7 +284,7 @@ export class WebhookDelivery extends Construct {
           ? [
               new iam.PolicyStatement({
                 actions: ['execute-api:Invoke'],
-                resources: [this.api.restApi.arnForExecuteApi('POST', '/v1/events', this.api.restApi.deploymentStage.stageName)],
+                resources: [this.api.arnForExecuteApi('POST', '/v1/events')],
               }),
             ]
           : []),
@@ -288,7 +294,7 @@ export class WebhookDelivery extends Construct {
       dashboardName: props.dashboardName ?? `${Stack.of(this).stackName}-Hookline`,
       queues: this.queues.all,
       functions: this.functions,
-      restApi: this.api.restApi,
+      api: this.api,
       alarms: this.alarms.alarms,
     });
   }

@@ -1,11 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type {
-  APIGatewayAuthorizerResult,
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  APIGatewayTokenAuthorizerEvent,
-} from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
+import type { SimpleAuthorizerResult } from '#handlers/authorizer.ts';
 import { lambdaContext, type Invoke } from './lambda-context.ts';
 import { CLOSING, listen, readBody } from './http-server.ts';
 
@@ -14,8 +10,8 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface GatewayOptions {
   readonly port: number;
-  readonly api: Invoke<APIGatewayProxyEvent, APIGatewayProxyResult>;
-  readonly authorizer: Invoke<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>;
+  readonly api: Invoke<APIGatewayProxyEventV2, APIGatewayProxyResult>;
+  readonly authorizer: Invoke<APIGatewayRequestAuthorizerEventV2, SimpleAuthorizerResult>;
   readonly onError: (error: unknown) => void;
 }
 
@@ -35,50 +31,74 @@ const errorResult = (statusCode: number, code: string, message: string): APIGate
   body: JSON.stringify({ error: { code, message } }),
 });
 
+const refused = () => errorResult(401, 'unauthorized', 'a valid Authorization: Bearer <key> header is required');
+
+/** What the authorizer and the API both see of a request, as HTTP API (payload 2.0) spells it. */
+function requestParts(req: IncomingMessage, url: URL) {
+  const method = req.method ?? 'GET';
+  const path = url.pathname;
+  const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'cookie').map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v ?? '')]));
+  // As HTTP API does: a repeated parameter's values joined by commas, the raw string alongside.
+  const names = [...new Set(url.searchParams.keys())];
+  const query = names.length ? Object.fromEntries(names.map((k) => [k, url.searchParams.getAll(k).join(',')])) : undefined;
+  const routeKey = path === '/health' && method === 'GET' ? 'GET /health' : path.startsWith('/v1/') ? 'ANY /v1/{proxy+}' : '$default';
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: path,
+    rawQueryString: url.search.slice(1),
+    cookies: req.headers.cookie?.split(/;\s*/),
+    headers,
+    queryStringParameters: query,
+    pathParameters: routeKey === 'ANY /v1/{proxy+}' ? { proxy: path.slice('/v1/'.length) } : undefined,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: req.headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: { method, path, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: req.headers['user-agent'] ?? '' },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: now.toISOString(),
+      timeEpoch: now.getTime(),
+    },
+  };
+}
+
 /**
- * The local stand-in for API Gateway (REST, proxy integration): the same TOKEN authorizer
- * runs first (except on /health, as in the stack), then the API handler gets a real
- * APIGatewayProxyEvent. The key is checked before a byte of the body is read (a client that
- * asks for `100 Continue` gets it only then), and a refused or oversized request is answered
- * at once and its connection closed, so an unauthenticated client cannot make it read megabytes.
+ * The local stand-in for API Gateway (HTTP API, the stack's default): the same REQUEST
+ * authorizer runs first (except on /health, as in the stack) on a payload 2.0 event, then the
+ * API handler gets a real APIGatewayProxyEventV2 with the authorizer's context under
+ * `authorizer.lambda`. The key is checked before a byte of the body is read (a client that asks
+ * for `100 Continue` gets it only then), and a refused or oversized request is answered at once
+ * and its connection closed, so an unauthenticated client cannot make it read megabytes.
+ * Refusals answer 401 in Hookline's error shape; on AWS, HTTP API answers a missing header 401
+ * and a refused key 403, each as `{"message": ...}` (clients treat both alike).
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const handle = async (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
-      const method = req.method ?? 'GET';
-      let authorizer: Record<string, unknown> | undefined;
+      const parts = requestParts(req, url);
+      let authorizer: { lambda: Record<string, string> } | undefined;
       if (url.pathname !== '/health') {
-        try {
-          const auth = await options.authorizer(
-            { type: 'TOKEN', authorizationToken: req.headers.authorization ?? '', methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/local/${method}${url.pathname}` },
-            lambdaContext('authorizer'),
-          );
-          authorizer = { principalId: auth.principalId, ...(auth.context ?? {}) };
-        } catch {
-          return send(res, errorResult(401, 'unauthorized', 'a valid Authorization: Bearer <key> header is required'), CLOSING);
-        }
+        const authorization = req.headers.authorization;
+        // HTTP API refuses a request without its identity source before invoking the authorizer.
+        if (!authorization) return send(res, refused(), CLOSING);
+        const { method, path } = parts.requestContext.http;
+        const event = { ...parts, type: 'REQUEST', routeArn: `arn:aws:execute-api:us-east-1:000000000000:local/$default/${method}${path}`, identitySource: [authorization] };
+        // A refusal is `isAuthorized: false`; a throw is a fault, answered 500 below as HTTP API does.
+        const result = await options.authorizer(event as APIGatewayRequestAuthorizerEventV2, lambdaContext('authorizer'));
+        if (!result.isAuthorized) return send(res, refused(), CLOSING);
+        authorizer = { lambda: { ...result.context } };
       }
       if (expectsContinue) res.writeContinue();
       const body = await readBody(req, MAX_BODY_BYTES);
       if (body === undefined) return send(res, errorResult(413, 'payload_too_large', `request body must be at most ${MAX_BODY_BYTES} bytes`), CLOSING);
-      const query = Object.fromEntries(url.searchParams);
-      const event = {
-        resource: '/{proxy+}',
-        path: url.pathname,
-        httpMethod: method,
-        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v ?? '')])),
-        multiValueHeaders: {},
-        queryStringParameters: Object.keys(query).length ? query : null,
-        // As API Gateway does: every value of a repeated parameter, which the API refuses rather than keep one.
-        multiValueQueryStringParameters: Object.keys(query).length ? Object.fromEntries([...new Set(url.searchParams.keys())].map((k) => [k, url.searchParams.getAll(k)])) : null,
-        pathParameters: { proxy: url.pathname.slice(1) },
-        stageVariables: null,
-        body: body === '' ? null : body,
-        isBase64Encoded: false,
-        requestContext: { requestId: randomUUID(), authorizer, httpMethod: method, path: url.pathname, stage: 'local' },
-      } as unknown as APIGatewayProxyEvent;
-      send(res, await options.api(event, lambdaContext('api')));
+      const event = { ...parts, body: body === '' ? undefined : body, isBase64Encoded: false, requestContext: { ...parts.requestContext, authorizer } };
+      send(res, await options.api(event as APIGatewayProxyEventV2, lambdaContext('api')));
     } catch (error) {
       options.onError(error);
       if (!res.headersSent) send(res, errorResult(500, 'internal_error', 'the local gateway failed to handle the request'));

@@ -14,6 +14,11 @@ export interface PollerOptions {
   readonly onError: (error: unknown) => void;
   /** Long-poll wait per receive; short so a stop is prompt. */
   readonly waitSeconds?: number;
+  /**
+   * The visibility timeout of each receive, in place of the queue's: how soon a message whose
+   * process died (SIGKILL) comes back to the restarted one.
+   */
+  readonly visibilityTimeoutSeconds?: number;
 }
 
 function toRecord(m: Message, arn: string): SQSRecord {
@@ -80,6 +85,7 @@ export class QueuePoller {
         new ReceiveMessageCommand({
           QueueUrl: queueUrl,
           MaxNumberOfMessages: Math.min(10, source.batchSize - batch.length),
+          ...(this.options.visibilityTimeoutSeconds ? { VisibilityTimeout: this.options.visibilityTimeoutSeconds } : {}),
           WaitTimeSeconds: batch.length > 0 ? 0 : (this.options.waitSeconds ?? 1),
           MessageSystemAttributeNames: ['All'],
           MessageAttributeNames: ['All'],

@@ -10,6 +10,7 @@ import { StaticKeySource } from '#adapters/secrets-manager-key-source.ts';
 import { buildDeps, sweepGraceSeconds } from '#adapters/function-deps.ts';
 import { loadLocalSecretsKey } from '#adapters/local-key-secret-cipher.ts';
 import { sealPlainSecrets } from '#app/secrets/seal-plain-secrets.ts';
+import { claimLeaseMs } from '#app/send/send.ts';
 import type { Env } from '#config/env.ts';
 import { BUCKETS, ENV_DEFAULTS, EVENT_SOURCES, localResourceName, QUEUES, SCHEDULES, TABLES, validResourcePrefix, type FunctionKey, type QueueKey } from '#config/topology.ts';
 import type { ScheduledEvent } from 'aws-lambda';
@@ -184,6 +185,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const build = { clients: { dynamodb, sqs, s3 }, metrics, subscriptionCacheMs: 0, localSecretsKey };
   const obs: Observability = { logger };
 
+  const sweeperDeps = buildDeps('sweeper', env, build, ALL_FACTORIES);
   const apiDeps = buildDeps('api', env, build, ALL_FACTORIES);
   // Rows from before secrets were sealed are sealed once, here; until then (or if this fails)
   // the sender still signs with the plain list it finds.
@@ -202,12 +204,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         queueArn: queues.arns[source.queue],
         source,
         concurrency: source.function === 'sender' ? (options.senderConcurrency ?? LOCAL_SENDER_CONCURRENCY) : 1,
+        // A message held by a process that died comes back once a claim it made may be taken over (the queue's own timeout is minutes).
+        visibilityTimeoutSeconds: Math.ceil(claimLeaseMs(Number(env.HOOKLINE_SENDER_TIMEOUT_MS ?? ENV_DEFAULTS.HOOKLINE_SENDER_TIMEOUT_MS)) / 1000),
         handler: handlers[source.function],
         onError,
       }),
   );
   const scheduled = {
-    sweeper: wrap('sweeper', createSweeperHandler(buildDeps('sweeper', env, build, ALL_FACTORIES), { graceSeconds: sweepGraceSeconds(env) }, obs)),
+    sweeper: wrap('sweeper', createSweeperHandler(sweeperDeps, { graceSeconds: sweepGraceSeconds(env) }, obs)),
     replay: wrap('replay', createReplayHandler(buildDeps('replay', env, build, ALL_FACTORIES), obs)),
     archiver: wrap('archiver', createArchiverHandler(buildDeps('archiver', env, build, ALL_FACTORIES), obs)),
   } satisfies Record<(typeof SCHEDULES)[number]['function'], Invoke<never, unknown>>;

@@ -31,10 +31,16 @@ function isDayCursor(cursor: { day?: unknown; key?: unknown }, today: string): b
   );
 }
 
-/** Strips the index bookkeeping attributes so callers see a plain Delivery. */
+/**
+ * Strips the index bookkeeping attributes so callers see a plain Delivery. A row whose only
+ * attempt is its inline first one keeps that response once (recordFirst leaves `lastResponse`
+ * out when it is the same text), so it is read back from there.
+ */
 function toDelivery(item: Record<string, unknown>): Delivery {
   const { activeShard: _a, dlDay: _d, dlSubscription: _s, expiresAt: _e, ...rest } = item;
-  return rest as unknown as Delivery;
+  const d = rest as unknown as Delivery;
+  const inherited = d.lastResponse === undefined && d.attemptSeq === 1 ? d.firstAttempt?.responseSnippet : undefined;
+  return inherited === undefined ? d : { ...d, lastResponse: inherited };
 }
 
 /**
@@ -68,12 +74,30 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async create(d: Delivery): Promise<boolean> {
+  async create(d: Delivery, options: { readonly waiting?: boolean } = {}): Promise<boolean> {
+    const index = indexAttributes(d.id, d.subscriptionId, d.state, d.updatedAt);
     return conditionHeld(this.db.send(
       new PutCommand({
         TableName: this.table,
-        Item: { ...d, ...indexAttributes(d.id, d.subscriptionId, d.state, d.updatedAt) },
+        Item: { ...d, ...index, ...(options.waiting === false ? { activeShard: undefined } : {}) },
         ConditionExpression: 'attribute_not_exists(id)',
+      }),
+    ));
+  }
+
+  async recordFirst(attempted: Delivery, c: Completion): Promise<boolean> {
+    const state = targetOf(c.action);
+    const from = stateCondition('claim');
+    const item = { ...attempted, ...completionAttributes(c), state, ...indexAttributes(attempted.id, attempted.subscriptionId, state, c.updatedAt) };
+    // The response is kept once: the inline attempt holds it, toDelivery reads it back from there.
+    if (item.lastResponse !== undefined && item.lastResponse === attempted.firstAttempt?.responseSnippet) item.lastResponse = undefined;
+    return conditionHeld(this.db.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: item,
+        ConditionExpression: `attribute_not_exists(id) OR (${from.condition} AND #attemptSeq = :unattempted)`,
+        ExpressionAttributeNames: { '#state': 'state', '#attemptSeq': 'attemptSeq' },
+        ExpressionAttributeValues: { ...from.values, ':unattempted': 0 },
       }),
     ));
   }
@@ -109,10 +133,11 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
           Key: { id },
           // The lease goes in its own attribute: moving nextAttemptAt (the active index's sort key)
           // would cost a GSI delete + insert on every claim.
-          UpdateExpression: 'SET #state = :to, #lease = :lease, #updatedAt = :now ADD #attempts :one, #attemptSeq :one',
+          // `activeShard` too: a fresh row (created out of view) enters the sweeper's index once claimed, so a worker that dies holding it is found.
+          UpdateExpression: 'SET #state = :to, #lease = :lease, #updatedAt = :now, #shard = :shard ADD #attempts :one, #attemptSeq :one',
           ConditionExpression: `${from.condition} AND #next <= :now`,
-          ExpressionAttributeNames: { '#state': 'state', '#next': 'nextAttemptAt', '#lease': 'leaseUntil', '#updatedAt': 'updatedAt', '#attempts': 'attempts', '#attemptSeq': 'attemptSeq' },
-          ExpressionAttributeValues: { ':to': targetOf('claim'), ...from.values, ':lease': leaseUntilIso, ':now': nowIso, ':one': 1 },
+          ExpressionAttributeNames: { '#state': 'state', '#next': 'nextAttemptAt', '#lease': 'leaseUntil', '#updatedAt': 'updatedAt', '#attempts': 'attempts', '#attemptSeq': 'attemptSeq', '#shard': 'activeShard' },
+          ExpressionAttributeValues: { ':to': targetOf('claim'), ...from.values, ':lease': leaseUntilIso, ':now': nowIso, ':one': 1, ':shard': shardOf(id) },
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -139,7 +164,8 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
 
   reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean> {
     return this.transition(id, 'reschedule', {
-      set: { nextAttemptAt, updatedAt: nowIso },
+      // In view of the sweeper from here on, also when it was a fresh row out of view.
+      set: { nextAttemptAt, updatedAt: nowIso, activeShard: shardOf(id) },
       condition: '#nextAttemptAt = :expected',
       values: { ':expected': expectedNextAttemptAt },
     });

@@ -1,29 +1,59 @@
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_RETENTION } from '#domain/retention.ts';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_RETENTION, eventTtlFor, type RetentionPolicy } from '#domain/retention.ts';
 import type { EventRecord } from '#domain/types.ts';
 import type { EventStore, PutEventResult } from '#ports/event-store.ts';
-import { isConditionFailure } from './dynamodb.ts';
+import { decodeBody, encodeBody } from './body-codec.ts';
+import { conditionHeld, isConditionFailure } from './dynamodb.ts';
 
-/** Events live until their longest-kept delivery could be archived, plus the TTL margin. */
-const EVENT_TTL_DAYS = DEFAULT_RETENTION.deadLetterDays * 2 + DEFAULT_RETENTION.ttlSafetyMarginDays;
+/** Attributes of an event row beyond EventRecord's fields. */
+export type EventItem = Omit<EventRecord, 'body'> & {
+  readonly bodyZ: Uint8Array;
+  readonly bodySha256: string;
+  readonly expiresAt: number;
+};
+
+/** The row for an event: the body compressed (a 1 KB body is one write unit instead of two) with its sha256. */
+export function eventItem(event: EventRecord, expiresAt: number): EventItem {
+  const { body, ...fields } = event;
+  const encoded = encodeBody(body);
+  return { ...fields, bodyZ: encoded.bytes, bodySha256: encoded.sha256, expiresAt };
+}
+
+/**
+ * The event a row holds; a row from before bodies were compressed has the text in `body`, and
+ * one an earlier version restored carries `restored: true`, which nothing reads any more.
+ */
+export function eventFromItem(item: Record<string, unknown>): EventRecord {
+  const { expiresAt: _e, restored: _r, bodyZ, bodySha256, body, ...fields } = item;
+  const text = bodyZ instanceof Uint8Array ? decodeBody(bodyZ, bodySha256 as string) : (body as string);
+  return { ...fields, body: text } as unknown as EventRecord;
+}
+
+export interface EventStoreOptions {
+  /** The TTL of a new event follows the delivered retention (eventTtlFor). */
+  readonly retention?: RetentionPolicy;
+}
 
 export class DynamoDbEventStore implements EventStore {
+  private readonly retention: RetentionPolicy;
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
-  ) {}
+    options: EventStoreOptions = {},
+  ) {
+    this.retention = options.retention ?? DEFAULT_RETENTION;
+  }
 
   async get(id: string): Promise<EventRecord | undefined> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { id }, ConsistentRead: true }));
-    return out.Item ? (({ expiresAt: _e, ...rest }) => rest as unknown as EventRecord)(out.Item) : undefined;
+    return out.Item ? eventFromItem(out.Item) : undefined;
   }
 
   async putIfAbsent(event: EventRecord): Promise<PutEventResult> {
     try {
-      const expiresAt = Math.floor(Date.parse(event.createdAt) / 1000) + EVENT_TTL_DAYS * 86_400;
-      await this.db.send(
-        new PutCommand({ TableName: this.table, Item: { ...event, expiresAt }, ConditionExpression: 'attribute_not_exists(id)' }),
-      );
+      const item = eventItem(event, eventTtlFor(Date.parse(event.createdAt), this.retention));
+      await this.db.send(new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(id)' }));
       return { kind: 'created' };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
@@ -31,5 +61,22 @@ export class DynamoDbEventStore implements EventStore {
       if (!existing) throw error;
       return { kind: 'exists', existing };
     }
+  }
+
+  async extendRetention(eventId: string, untilEpochSeconds: number): Promise<void> {
+    // Refused when the row is gone (an update would create a row holding only a TTL) or already
+    // kept as long: both are the answer, not a failure. A row without a TTL is kept for ever.
+    await conditionHeld(
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id: eventId },
+          UpdateExpression: 'SET #e = :t',
+          ConditionExpression: 'attribute_exists(id) AND #e < :t',
+          ExpressionAttributeNames: { '#e': 'expiresAt' },
+          ExpressionAttributeValues: { ':t': untilEpochSeconds },
+        }),
+      ),
+    );
   }
 }

@@ -1,12 +1,13 @@
-import { BatchWriteCommand, DeleteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ArchiveRecord } from '#domain/archive.ts';
 import { DEFAULT_RETENTION } from '#domain/retention.ts';
 import { isTerminal } from '#domain/states.ts';
-import type { Delivery, RestoreMarker } from '#domain/types.ts';
+import type { Delivery, EventRecord, RestoreMarker } from '#domain/types.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { RecoveryStore } from '#ports/recovery-store.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { DynamoDbDeliveryStore, indexAttributes } from './dynamodb-delivery-store.ts';
+import { DynamoDbEventStore, eventItem } from './dynamodb-event-store.ts';
 import { conditionHeld, isConditionFailure } from './dynamodb.ts';
 import { INDEXES } from '#config/topology.ts';
 
@@ -31,6 +32,7 @@ export interface RecoveryTables {
  */
 export class DynamoDbRecoveryStore implements RecoveryStore {
   private readonly deliveries: DynamoDbDeliveryStore;
+  private readonly events: DynamoDbEventStore | undefined;
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -38,6 +40,7 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
     private readonly now: () => number = Date.now,
   ) {
     this.deliveries = new DynamoDbDeliveryStore(db, tables.deliveries, now);
+    this.events = tables.events ? new DynamoDbEventStore(db, tables.events) : undefined;
   }
 
   async listCreated(request: PageRequest & { subscriptionId: string; createdFrom?: string; createdTo: string }): Promise<Page<Delivery>> {
@@ -157,14 +160,29 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
       await this.putIfAbsent(this.need('attempts'), { ...attempt, expiresAt }, 'deliveryId');
     }
     if (record.event) {
-      await this.putIfAbsent(
-        this.need('events'),
-        { ...record.event, subscriptionIds: [d.subscriptionId], deliveryIds: [d.id], expiresAt, restored: true },
-        'id',
-      );
+      const { id, type, body, createdAt } = record.event;
+      await this.restoreEvent({ id, type, body, createdAt, subscriptionIds: [d.subscriptionId], deliveryIds: [d.id] }, expiresAt);
     }
     const item = { ...d, restored: marker, ...indexAttributes(d.id, d.subscriptionId, d.state, d.updatedAt), expiresAt };
     return this.putIfAbsent(this.tables.deliveries, item, 'id');
+  }
+
+  /**
+   * Puts the event back, or keeps the one still there (another subscription's delivery, or a
+   * dead letter, kept it) at least as long as the restored delivery: its TTL would otherwise
+   * take the body the restored rows need.
+   */
+  private async restoreEvent(event: EventRecord, expiresAt: number): Promise<void> {
+    const table = this.need('events');
+    // Two rounds: a row past its TTL may be deleted between the refused put and the extension.
+    for (let round = 0; round < 2; round++) {
+      if (await this.putIfAbsent(table, eventItem(event, expiresAt), 'id')) return;
+      await this.events!.extendRetention(event.id, expiresAt);
+      // Still there after the extension: kept until `expiresAt` at least (or for ever, with no TTL).
+      const out = await this.db.send(new GetCommand({ TableName: table, Key: { id: event.id }, ConsistentRead: true, ProjectionExpression: 'id' }));
+      if (out.Item) return;
+    }
+    throw new Error(`event ${event.id} kept disappearing while it was being restored`);
   }
 
   private need(table: 'attempts' | 'events'): string {

@@ -27,6 +27,7 @@ const fromItems = (items: Record<string, unknown>[] | undefined): Subscription[]
  */
 export class DynamoDbSubscriptionStore implements SubscriptionStore {
   private cache?: { at: number; items: readonly Subscription[] };
+  private readonly byId = new Map<string, { at: number; item: Subscription | undefined }>();
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -39,12 +40,30 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     // The type says so; this holds it at run time too (a cast, a JavaScript caller).
     if (!SEALED_SCHEMES.has(subscription.secrets?.scheme)) throw new TypeError('subscriptions are stored with sealed secrets only');
     await this.db.send(new PutCommand({ TableName: this.table, Item: subscription, ConditionExpression: 'attribute_not_exists(id)' }));
-    this.cache = undefined;
+    this.dropCaches();
   }
 
   async get(id: string): Promise<Subscription | undefined> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { id }, ConsistentRead: true }));
     return fromItem(out.Item);
+  }
+
+  /** Writes through this instance are seen at once by its own readers. */
+  private dropCaches(): void {
+    this.cache = undefined;
+    this.byId.clear();
+  }
+
+  async getCached(id: string): Promise<Subscription | undefined> {
+    const hit = this.byId.get(id);
+    if (hit && this.now() - hit.at < this.cacheMs) return hit.item;
+    const item = await this.get(id);
+    if (this.cacheMs > 0) {
+      // Bounded: a sender serving more subscriptions than this re-reads the oldest, nothing worse.
+      if (this.byId.size >= 10_000) this.byId.delete(this.byId.keys().next().value!);
+      this.byId.set(id, { at: this.now(), item });
+    }
+    return item;
   }
 
   async list(request: PageRequest & { tenantId?: string }): Promise<Page<Subscription>> {
@@ -98,7 +117,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
       ),
     );
     // Any successful state change may alter fan-out: drop the cached list.
-    if (out) this.cache = undefined;
+    if (out) this.dropCaches();
     return fromItem(out?.Attributes);
   }
 
@@ -148,7 +167,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
         }),
       ),
     );
-    if (written) this.cache = undefined;
+    if (written) this.dropCaches();
     return written;
   }
 }

@@ -13,3 +13,8 @@ export class ForbiddenAddressError extends Error {
 export class SealedSecretsError extends Error {
   override name = 'SealedSecretsError';
 }
+
+/** A stored or carried webhook body whose bytes do not inflate to the text its sha256 names: never sent, never archived as it is. */
+export class BodyIntegrityError extends Error {
+  override name = 'BodyIntegrityError';
+}

@@ -1,6 +1,7 @@
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { MAX_DELAY_SECONDS } from '#domain/retry-policy.ts';
 import type { DeliveryMessage, DeliveryQueue } from '#ports/delivery-queue.ts';
+import { encodeDeliveryMessage } from './delivery-message-codec.ts';
 import { QueueSendError } from './errors.ts';
 
 const SQS_MAX_MESSAGE_DELAY = 900;
@@ -18,7 +19,7 @@ export class SqsDeliveryQueue implements DeliveryQueue {
   }
 
   private async sendBatch(batch: readonly DeliveryMessage[]): Promise<void> {
-    let pending = batch.map((m, i) => ({ Id: String(i), MessageBody: JSON.stringify({ deliveryId: m.deliveryId, subscriptionId: m.subscriptionId }), DelaySeconds: Math.min(SQS_MAX_MESSAGE_DELAY, Math.max(0, Math.round(m.delaySeconds ?? 0))) }));
+    let pending = batch.map((m, i) => ({ Id: String(i), MessageBody: encodeDeliveryMessage(m), DelaySeconds: Math.min(SQS_MAX_MESSAGE_DELAY, Math.max(0, Math.round(m.delaySeconds ?? 0))) }));
     for (let round = 0; pending.length > 0; round++) {
       if (round === 4) throw new QueueSendError(`${pending.length} messages could not be enqueued after ${round} tries`);
       if (round > 0) await new Promise((r) => setTimeout(r, 100 * 2 ** round));

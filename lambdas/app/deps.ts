@@ -13,6 +13,7 @@ import type { Clock } from '#ports/clock.ts';
 import type { DeliveryQueue } from '#ports/delivery-queue.ts';
 import type { DeliveryStore } from '#ports/delivery-store.ts';
 import type { EventStore } from '#ports/event-store.ts';
+import type { IngestManifestStore } from '#ports/ingest-manifest-store.ts';
 import type { HostResolver } from '#ports/host-resolver.ts';
 import type { HttpSender } from '#ports/http-sender.ts';
 import type { DeliveryMetrics } from '#ports/metrics.ts';
@@ -39,8 +40,11 @@ export interface Deps {
   readonly apiKeys: ApiKeyStore;
   readonly archive: Archive;
   readonly manifests: ArchiveManifestStore;
+  readonly ingestManifests: IngestManifestStore;
   readonly http: HttpSender;
   readonly attemptTimeoutMs: number;
+  /** How long past due (or past its publish) a delivery may wait before the sweeper steps in (HOOKLINE_SWEEP_GRACE_SECONDS). */
+  readonly sweepGraceSeconds: number;
   readonly defaultRetryPolicy: RetryPolicy;
   /** Lets subscriptions and sends reach loopback and private addresses (local development only). */
   readonly allowPrivateTargets: boolean;
@@ -81,8 +85,10 @@ export const PROVIDED_BY = {
   apiKeys: ['API_KEYS_TABLE'],
   archive: ['ARCHIVE_BUCKET'],
   manifests: ['ARCHIVE_BATCHES_TABLE'],
+  ingestManifests: ['INGEST_MANIFESTS_TABLE'],
   http: ['HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_ALLOW_PRIVATE_TARGETS', 'HOOKLINE_ALLOWED_PORTS'],
   attemptTimeoutMs: ['HOOKLINE_SENDER_TIMEOUT_MS'],
+  sweepGraceSeconds: ['HOOKLINE_SWEEP_GRACE_SECONDS'],
   defaultRetryPolicy: ['HOOKLINE_DEFAULT_RETRY_POLICY'],
   allowPrivateTargets: ['HOOKLINE_ALLOW_PRIVATE_TARGETS'],
   allowedPorts: ['HOOKLINE_ALLOWED_PORTS'],

@@ -28,11 +28,12 @@ export interface ParsedBody {
  * numbers, integers beyond 2^53, duplicate keys) or that nests deeper than a field may is
  * refused naming the value, and only then parsed, which the nesting bound keeps cheap.
  */
-export function parseObjectSource(raw: string | null | undefined, allowed: readonly string[], maxBytes = MAX_EVENT_BYTES): ParsedBody {
+export function parseObjectSource(raw: string | null | undefined, allowed: readonly string[], maxBytes = MAX_EVENT_BYTES, outerLevels = 1): ParsedBody {
   if (raw === null || raw === undefined || raw.trim() === '') throw new ValidationError('body', 'a JSON object is required');
   if (Buffer.byteLength(raw, 'utf8') > maxBytes) throw new ValidationError('body', `must be at most ${maxBytes} bytes`);
-  // The body object itself does not count: each field's value may nest MAX_JSON_NESTING deep.
-  const scan = scanJsonText(raw, { maxNesting: MAX_JSON_NESTING, outerLevels: 1 });
+  // The containers around a field's value (`outerLevels`: the body object, for a batch also its
+  // list and item) do not count: each field's value may nest MAX_JSON_NESTING deep.
+  const scan = scanJsonText(raw, { maxNesting: MAX_JSON_NESTING, outerLevels });
   if (!scan.ok) {
     const { kind, path, rule } = scan.refusal;
     throw new ValidationError(kind === 'syntax' || path === '' ? 'body' : path, rule);

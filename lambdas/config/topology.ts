@@ -118,6 +118,8 @@ export const TABLES = {
   }),
   // Fixed-window counters (customer replay limit); TTL drops finished windows.
   rateLimits: table('RATE_LIMITS_TABLE', 'hookline-rate-limits', 'key', { ttlAttribute: 'expiresAt' }),
+  // Publish batches' write-ahead manifests (normally empty: each is deleted once its batch is enqueued).
+  ingestManifests: table('INGEST_MANIFESTS_TABLE', 'hookline-ingest-manifests', 'shard', { sortKey: { name: 'key', type: 'S' } }),
   // The archiver's write-ahead manifests of unfinished batches (empty after a clean run) and its run lock.
   archiveBatches: table('ARCHIVE_BATCHES_TABLE', 'hookline-archive-batches', 'objectKey'),
 } as const satisfies Record<string, TableDef>;
@@ -138,6 +140,8 @@ export type BucketKey = keyof typeof BUCKETS;
 
 /** Shards of the `active` index: spreads live deliveries over partitions. */
 export const ACTIVE_SHARDS = 8;
+/** Shards of the ingest manifests table: every publish batch writes and deletes one item there. */
+export const INGEST_MANIFEST_SHARDS = 16;
 
 export interface QueueDef {
   readonly envVar: EnvName;
@@ -184,6 +188,7 @@ export const FUNCTIONS = {
       'HOOKLINE_RETENTION_DELIVERED_DAYS',
       'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
       'HOOKLINE_SECRETS_SEAL_KEY_ID',
+      'INGEST_MANIFESTS_TABLE',
     ],
   },
   authorizer: {
@@ -204,6 +209,10 @@ export const FUNCTIONS = {
       'DELIVERIES_TABLE',
       'DELIVERY_QUEUE_URL',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
+      'INGEST_MANIFESTS_TABLE',
+      // An event's TTL is the delivered retention (and its margin) from publication.
+      'HOOKLINE_RETENTION_DELIVERED_DAYS',
+      'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
     ],
   },
   sender: {
@@ -223,6 +232,11 @@ export const FUNCTIONS = {
       'HOOKLINE_DEFAULT_RETRY_POLICY',
       'HOOKLINE_AUTO_PAUSE_SECONDS',
       'HOOKLINE_SECRETS_OPEN_KEY_ID',
+      // The happy path (no claim) is only for a message younger than the sweeper's grace allows.
+      'HOOKLINE_SWEEP_GRACE_SECONDS',
+      // A dead letter extends its event's TTL to its own retention.
+      'HOOKLINE_RETENTION_DELIVERED_DAYS',
+      'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
     ],
   },
   sweeper: {
@@ -231,7 +245,8 @@ export const FUNCTIONS = {
     memorySize: 512,
     description: 'Hookline sweeper: expires past-deadline deliveries, re-enqueues lost messages, releases stuck claims',
     // Subscriptions and the auto-pause period: an expiry counts toward the dead-letter streak.
-    environment: ['SUBSCRIPTIONS_TABLE', 'DELIVERIES_TABLE', 'DELIVERY_QUEUE_URL', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_SWEEP_GRACE_SECONDS', 'HOOKLINE_AUTO_PAUSE_SECONDS'],
+    // Events and the ingest manifests: it finishes the fan-out of a publish that stopped half-way.
+    environment: ['SUBSCRIPTIONS_TABLE', 'EVENTS_TABLE', 'DELIVERIES_TABLE', 'INGEST_MANIFESTS_TABLE', 'DELIVERY_QUEUE_URL', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_SWEEP_GRACE_SECONDS', 'HOOKLINE_AUTO_PAUSE_SECONDS', 'HOOKLINE_DEFAULT_RETRY_POLICY', 'HOOKLINE_RETENTION_DELIVERED_DAYS', 'HOOKLINE_RETENTION_DEAD_LETTER_DAYS'],
   },
   replay: {
     entry: 'lambdas/functions/replay.ts',
@@ -241,6 +256,8 @@ export const FUNCTIONS = {
     description: 'Hookline replay: single and bulk replay for operators (audited, paged, resumable)',
     environment: [
       'SUBSCRIPTIONS_TABLE',
+      // A replay extends its event's TTL so the body outlives the replayed delivery.
+      'EVENTS_TABLE',
       'DELIVERIES_TABLE',
       'DELIVERY_QUEUE_URL',
       'REPLAYS_TABLE',
@@ -309,7 +326,7 @@ export interface EventSourceDef {
 }
 
 export const EVENT_SOURCES = [
-  { queue: 'ingest', function: 'ingest', batchSize: 10, maxBatchingWindowSeconds: 1, reportBatchItemFailures: true, maxConcurrency: 5 },
+  { queue: 'ingest', function: 'ingest', batchSize: 100, maxBatchingWindowSeconds: 1, reportBatchItemFailures: true, maxConcurrency: 5 },
   { queue: 'delivery', function: 'sender', batchSize: 10, maxBatchingWindowSeconds: 0, reportBatchItemFailures: true, maxConcurrency: 20 },
 ] as const satisfies readonly EventSourceDef[];
 
@@ -363,6 +380,7 @@ export const ENV_DEFAULTS = {
   API_KEYS_TABLE: undefined,
   RATE_LIMITS_TABLE: undefined,
   ARCHIVE_BATCHES_TABLE: undefined,
+  INGEST_MANIFESTS_TABLE: undefined,
   ARCHIVE_BUCKET: undefined,
   /** Seconds over which a bulk replay spreads its re-attempts at random (0: all due at once). */
   HOOKLINE_REPLAY_WINDOW_SECONDS: String(DEFAULT_REPLAY_POLICY.windowSeconds),

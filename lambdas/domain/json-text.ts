@@ -34,7 +34,8 @@ export interface JsonTextRefusal extends InputRefusal {
 }
 
 export type JsonTextScan =
-  | { readonly ok: true; readonly members: ReadonlyMap<string, JsonSpan> }
+  /** `members`: the root object's values by key; `elements`: the root array's values in order (each empty for the other kind of root). */
+  | { readonly ok: true; readonly members: ReadonlyMap<string, JsonSpan>; readonly elements: readonly JsonSpan[] }
   | { readonly ok: false; readonly refusal: JsonTextRefusal };
 
 interface Frame {
@@ -88,6 +89,7 @@ export interface JsonTextLimits {
 export function scanJsonText(text: string, { maxNesting = MAX_JSON_NESTING, outerLevels = 0 }: JsonTextLimits = {}): JsonTextScan {
   const stack: Frame[] = [];
   const members = new Map<string, JsonSpan>();
+  const elements: JsonSpan[] = [];
   let i = 0;
 
   const syntax = (what: string): never => {
@@ -219,9 +221,10 @@ export function scanJsonText(text: string, { maxNesting = MAX_JSON_NESTING, oute
         if (!top) {
           skipWhitespace();
           if (i < text.length) syntax('expected the end of the text');
-          return { ok: true, members };
+          return { ok: true, members, elements };
         }
         if (stack.length === 1 && top.kind === 'object') members.set(top.at as string, { start, end: i });
+        if (stack.length === 1 && top.kind === 'array') elements.push({ start, end: i });
         skipWhitespace();
         const next = text.charCodeAt(i);
         if (next === 0x2c) {

@@ -15,12 +15,31 @@ export type RetentionPolicy = typeof DEFAULT_RETENTION;
 export const DEFAULT_RETENTION = RETENTION_POLICY.defaults;
 
 const DAY_MS = 86_400_000;
+const epochSecondsAfter = (ms: number, days: number) => Math.floor((ms + days * DAY_MS) / 1000);
 
 /** Epoch seconds for DynamoDB TTL, or undefined for live deliveries (never auto-deleted). */
 export function ttlFor(state: DeliveryState, updatedAtMs: number, policy: RetentionPolicy = DEFAULT_RETENTION): number | undefined {
   if (state === 'pending' || state === 'in_flight') return undefined;
-  const days = (state === 'delivered' ? policy.deliveredDays : policy.deadLetterDays) + policy.ttlSafetyMarginDays;
-  return Math.floor((updatedAtMs + days * DAY_MS) / 1000);
+  return epochSecondsAfter(updatedAtMs, (state === 'delivered' ? policy.deliveredDays : policy.deadLetterDays) + policy.ttlSafetyMarginDays);
+}
+
+/**
+ * Epoch seconds for the TTL of a new event's row: the delivered retention plus the margin,
+ * from its creation. TTL is how events go (a TTL delete is free, a DeleteItem is a write unit):
+ * its deliveries finish within the retry deadline (at most 14 days, under the 30-day margin),
+ * so a delivered one is archived, with its body, before this. An event that must outlive this
+ * (a dead letter, a replay, a restore) has its TTL moved out with EventStore.extendRetention.
+ */
+export function eventTtlFor(createdAtMs: number, policy: RetentionPolicy = DEFAULT_RETENTION): number {
+  return epochSecondsAfter(createdAtMs, policy.deliveredDays + policy.ttlSafetyMarginDays);
+}
+
+/**
+ * The event TTL a dead letter needs: the same instant as the dead letter's own row TTL, so the
+ * body is there for a replay for as long as the dead letter is, and still there to be archived.
+ */
+export function deadLetterEventTtl(updatedAtMs: number, policy: RetentionPolicy = DEFAULT_RETENTION): number {
+  return epochSecondsAfter(updatedAtMs, policy.deadLetterDays + policy.ttlSafetyMarginDays);
 }
 
 /**

@@ -89,7 +89,16 @@ export interface Delivery {
   readonly updatedAt: string;
   /** Present on a delivery brought back from the archive (for a dispute). */
   readonly restored?: RestoreMarker;
+  /**
+   * The first attempt, kept on the row itself when the sender made it without a claim (the
+   * happy path), so a delivery that succeeds at once is one write; every other attempt is a row
+   * of the attempts table (domain/attempt-log.ts merges the two).
+   */
+  readonly firstAttempt?: InlineAttempt;
 }
+
+/** An attempt stored on its delivery's row: the attempt record without the delivery id. */
+export type InlineAttempt = Omit<AttemptRecord, 'deliveryId'>;
 
 /** Where a restored delivery came from, and until when it stays in DynamoDB. */
 export interface RestoreMarker {

@@ -1,5 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayRequestAuthorizerEventV2,
+  APIGatewaySimpleAuthorizerResult,
+  APIGatewayTokenAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
 import { tenantKey } from '#app/tenants/tenants.ts';
 import type { ApiKeyStore } from '#ports/api-key-store.ts';
 import type { KeySource } from '#ports/key-source.ts';
@@ -12,35 +18,69 @@ export function keyMatches(offered: string, expected: string): boolean {
   return expected.length > 0 && timingSafeEqual(digest(offered), digest(expected));
 }
 
-/** "Unauthorized" is the message API Gateway turns into a 401. */
+/** "Unauthorized" is the message a REST API TOKEN authorizer throws for API Gateway to answer 401. */
 export const UNAUTHORIZED = 'Unauthorized';
 
+/** What the API handler reads back as the principal (handlers/api/handler.ts principalOf). */
+export type AuthorizerContext = Readonly<Record<string, string>>;
+/** An HTTP API simple response: `context` reaches the API as `requestContext.authorizer.lambda`. */
+export type SimpleAuthorizerResult = APIGatewaySimpleAuthorizerResult & { readonly context?: AuthorizerContext };
+export type AuthorizerEvent = APIGatewayTokenAuthorizerEvent | APIGatewayRequestAuthorizerEventV2;
+
+/** REST APIs send a TOKEN event and want a policy; HTTP APIs send a v2 REQUEST event and want a simple response. */
+export interface AuthorizerHandler {
+  (event: APIGatewayTokenAuthorizerEvent, context: Context): Promise<APIGatewayAuthorizerResult>;
+  // Last, so that inferring from the handler (local/runtime.ts wraps it) sees the HTTP API shape the local gateway speaks.
+  (event: APIGatewayRequestAuthorizerEventV2, context: Context): Promise<SimpleAuthorizerResult>;
+}
+
+interface Grant {
+  readonly principalId: string;
+  readonly context: AuthorizerContext;
+}
+
 /**
- * API Gateway TOKEN authorizer: `Authorization: Bearer <key>` → principal with a role. The
+ * API Gateway Lambda authorizer: `Authorization: Bearer <key>` → principal with a role. The
  * deployment's admin key gives `admin`; a key minted for a tenant (`hk_tenant_…`, looked up by
  * its hash when `tenantKeys` is given) gives `tenant` with its tenant id, and the API scopes
  * every route to that tenant. A revoked or expired tenant key is refused like an unknown one;
  * tenant keys are looked up on every call (no cache here), so only API Gateway's authorizer
  * cache (30 s, lib/constructs/api.ts) delays a revocation.
  */
-export function createAuthorizerHandler(keys: KeySource, obs: Observability, tenantKeys?: ApiKeyStore, now: () => number = Date.now) {
-  return withObservability(async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
-    const match = /^Bearer ([\x21-\x7e]{1,512})$/i.exec(event.authorizationToken ?? '');
-    if (!match) throw new Error(UNAUTHORIZED);
+export function createAuthorizerHandler(keys: KeySource, obs: Observability, tenantKeys?: ApiKeyStore, now: () => number = Date.now): AuthorizerHandler {
+  const grantFor = async (authorization: string | undefined): Promise<Grant | undefined> => {
+    const match = /^Bearer ([\x21-\x7e]{1,512})$/i.exec(authorization ?? '');
+    if (!match) return undefined;
     const key = match[1]!;
+    if (keyMatches(key, await keys.adminKey())) return { principalId: 'admin', context: { role: 'admin' } };
+    const tenant = tenantKeys ? await tenantKey(tenantKeys, key, now()) : undefined;
+    if (tenant) return { principalId: `tenant:${tenant.tenantId}`, context: { role: 'tenant', tenantId: tenant.tenantId, keyId: tenant.keyId } };
+    return undefined;
+  };
+
+  // A refusal is an answer, not a failure: HTTP API turns a thrown error into a 500.
+  const simple = async (event: APIGatewayRequestAuthorizerEventV2): Promise<SimpleAuthorizerResult> => {
+    const grant = await grantFor(event.headers?.authorization);
+    return grant ? { isAuthorized: true, context: grant.context } : { isAuthorized: false };
+  };
+
+  const token = async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+    const grant = await grantFor(event.authorizationToken);
+    if (!grant) throw new Error(UNAUTHORIZED);
     // Allow every route of this stage so API Gateway's authorizer cache serves the next call.
     const [arnPrefix, stage] = event.methodArn.split('/');
-    const allow = (principalId: string, context: Record<string, string>): APIGatewayAuthorizerResult => ({
-      principalId,
+    return {
+      principalId: grant.principalId,
       policyDocument: {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${arnPrefix}/${stage}/*` }],
       },
-      context,
-    });
-    if (keyMatches(key, await keys.adminKey())) return allow('admin', { role: 'admin' });
-    const tenant = tenantKeys ? await tenantKey(tenantKeys, key, now()) : undefined;
-    if (tenant) return allow(`tenant:${tenant.tenantId}`, { role: 'tenant', tenantId: tenant.tenantId, keyId: tenant.keyId });
-    throw new Error(UNAUTHORIZED);
-  }, obs);
+      context: { ...grant.context },
+    };
+  };
+
+  return withObservability(
+    async (event: AuthorizerEvent): Promise<APIGatewayAuthorizerResult | SimpleAuthorizerResult> => ('version' in event && event.version === '2.0' ? simple(event) : token(event as APIGatewayTokenAuthorizerEvent)),
+    obs,
+  ) as unknown as AuthorizerHandler;
 }

@@ -1,33 +1,51 @@
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { createHash } from 'node:crypto';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ValidationError } from '#app/errors.ts';
 import type { PublishDeps } from '#app/publish/publish.ts';
-import { parsePublishRequest } from '#app/publish/publish-request.ts';
-import { publish } from '#app/publish/publish.ts';
+import { parsePublishRequest, type PublishRequest } from '#app/publish/publish-request.ts';
+import { publishBatch } from '#app/publish/publish.ts';
+import { formatId } from '#domain/ids.ts';
 import { withObservability, type Observability } from './observability.ts';
 
 /**
- * SQS ingest queue → the same publish path as POST /v1/events. A message that fails validation
- * is reported as failed, so after maxReceiveCount it rests in the ingest redrive queue (alarmed)
- * instead of disappearing. A refusal is the producer's to fix, so it is a WARN naming the field
- * and the rule; anything else is unexpected and stays an ERROR with its stack.
+ * An event without a producer's id gets one from its SQS message id, which stays the same on
+ * every receive: a batch retried after a failure publishes each event once, not again.
+ */
+function withStableId(request: PublishRequest, record: SQSRecord): PublishRequest {
+  return request.id ? request : { ...request, id: formatId('evt', createHash('sha256').update(record.messageId).digest().subarray(0, 16)) };
+}
+
+/**
+ * SQS ingest queue → the same publish path as POST /v1/events, a whole batch at once (one
+ * manifest, one round of enqueues). A message that fails validation is reported as failed, so
+ * after maxReceiveCount it rests in the ingest redrive queue (alarmed) instead of
+ * disappearing. A refusal is the producer's to fix, so it is a WARN naming the field and the
+ * rule; a failure of the publish itself fails every valid message of the batch (they come back,
+ * and their stable ids make the retry idempotent) and stays an ERROR with its stack.
  */
 export function createIngestHandler(deps: PublishDeps, obs: Observability) {
-  const recordHandler = async (record: SQSRecord) => {
-    try {
-      const result = await publish(deps, parsePublishRequest(record.body));
-      obs.logger.debug('event ingested', { eventId: result.eventId, kind: result.kind, deliveries: result.deliveryIds.length });
-    } catch (error) {
+  return withObservability(async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const failed: string[] = [];
+    const valid: { record: SQSRecord; request: PublishRequest }[] = [];
+    for (const record of event.Records) {
       const receives = { messageId: record.messageId, receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1) };
-      if (error instanceof ValidationError) obs.logger.warn('ingest message rejected', { ...receives, field: error.field, reason: error.rule });
-      else obs.logger.error('ingest message rejected', { ...receives, error: error as Error });
-      throw error;
+      try {
+        valid.push({ record, request: withStableId(parsePublishRequest(record.body), record) });
+      } catch (error) {
+        if (error instanceof ValidationError) obs.logger.warn('ingest message rejected', { ...receives, field: error.field, reason: error.rule });
+        else obs.logger.error('ingest message rejected', { ...receives, error: error as Error });
+        failed.push(record.messageId);
+      }
     }
-  };
-  return withObservability(
-    // A processor per invocation: it holds the batch's state, and the local runtime runs concurrent batches through one handler.
-    (event: SQSEvent, context) =>
-      processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false }),
-    obs,
-  );
+    try {
+      const results = await publishBatch(deps, valid.map((v) => v.request));
+      results.forEach((result, i) =>
+        obs.logger.debug('event ingested', { messageId: valid[i]!.record.messageId, eventId: result.eventId, kind: result.kind, deliveries: result.deliveryIds.length }),
+      );
+    } catch (error) {
+      obs.logger.error('ingest batch failed', { messages: valid.length, error: error as Error });
+      failed.push(...valid.map((v) => v.record.messageId));
+    }
+    return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+  }, obs);
 }

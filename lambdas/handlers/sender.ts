@@ -4,6 +4,7 @@ import { type DeliveryMessageBody, processDelivery, type SendDeps } from '#app/s
 import { settle } from '#app/send/settle.ts';
 import { METRICS } from '#config/topology.ts';
 import { emfCount } from './emf.ts';
+import { decodeDeliveryMessage } from '#adapters/delivery-message-codec.ts';
 import { parseQueueMessage } from './sqs-message.ts';
 import { withObservability, type Observability } from './observability.ts';
 
@@ -24,12 +25,13 @@ export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue'>, obs: O
   const settleRecord = async (record: SQSRecord): Promise<boolean> => {
     let message: DeliveryMessageBody;
     try {
-      message = parseQueueMessage<DeliveryMessageBody>(record, ['deliveryId', 'subscriptionId']);
+      message = decodeDeliveryMessage(parseQueueMessage<Record<string, unknown>>(record, ['deliveryId', 'subscriptionId']));
     } catch (error) {
       obs.logger.error('delivery message unreadable', { messageId: record.messageId, error: error as Error });
       return false;
     }
-    const fate = await settle(deps, record.receiptHandle, () => processDelivery(deps, message));
+    const receipt = { receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1), sentAtMs: Number(record.attributes?.SentTimestamp ?? Date.now()) };
+    const fate = await settle(deps, record.receiptHandle, () => processDelivery(deps, message, receipt));
     if (fate.attempt) obs.logger.info(ATTEMPT_LOG_MESSAGE, { ...fate.attempt, ...emfCount(METRICS.attempts, Date.now()) });
     const { deliveryId } = message;
     if (fate.kind === 'done') {

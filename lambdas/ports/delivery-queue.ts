@@ -1,6 +1,19 @@
+/**
+ * One delivery to attempt. Besides the ids, a message from publish carries what the happy path
+ * needs so the sender reads nothing but the (cached) subscription: the event's type, creation
+ * time and body, and the retry deadline. `fresh` says no delivery row exists yet; every other
+ * message (a retry's, a replay's, a sweeper's) is for a row the sender reads and claims.
+ */
 export interface DeliveryMessage {
   readonly deliveryId: string;
   readonly subscriptionId: string;
+  readonly eventId?: string;
+  readonly eventType?: string;
+  readonly createdAt?: string;
+  readonly giveUpAt?: string;
+  /** The exact webhook body; the queue adapter compresses it on the way (and leaves it out when too large: the sender then reads the event). */
+  readonly body?: string;
+  readonly fresh?: boolean;
   /** Seconds before the message becomes visible (SQS allows at most 900). */
   readonly delaySeconds?: number;
 }

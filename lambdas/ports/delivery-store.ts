@@ -44,14 +44,28 @@ export interface DueDelivery {
 }
 
 export interface DeliveryStore {
-  /** Writes a new delivery; false when it already exists (an ingest retried after a crash). */
-  create(delivery: Delivery): Promise<boolean>;
+  /**
+   * Writes a new delivery; false when it already exists (an ingest retried after a crash).
+   * `waiting: false` keeps a fresh pending row out of the sweeper's view (`listDue`) while its
+   * message is on the way: publish's manifest covers it until then, and the first write that
+   * leaves the happy path (a claim, a reschedule, a retry) puts it in view.
+   */
+  create(delivery: Delivery, options?: { readonly waiting?: boolean }): Promise<boolean>;
   get(id: string): Promise<Delivery | undefined>;
   getMany(ids: readonly string[]): Promise<readonly Delivery[]>;
   /** `claim`: pending and due → in_flight with a lease, in one conditional write, so two workers never send the same attempt. */
   claim(id: string, nowIso: string, leaseUntilIso: string): Promise<ClaimResult>;
   /** Records an attempt's outcome (`completion.action`); false when the claim was lost (released, and perhaps re-claimed, meanwhile). */
   complete(claimed: Delivery, completion: Completion): Promise<boolean>;
+  /**
+   * The happy path's one write: the outcome of a first attempt made without a claim (the message
+   * said no row exists yet). Writes the whole row, `firstAttempt` inline, in the state
+   * `targetOf(completion.action)`, when there is no row yet or the row still waits for its first
+   * attempt (a state `claim` is allowed from, attempt number 0: the sweeper or a pause wrote it).
+   * `attempted` is the delivery as claimed in memory (attempts and attemptSeq 1). False when
+   * another worker's attempt got there first.
+   */
+  recordFirst(attempted: Delivery, completion: Completion): Promise<boolean>;
   /** `reschedule`: pushes a pending delivery's next attempt to `nextAttemptAt` (paused subscription, lost message); false if it moved meanwhile. */
   reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean>;
   /** `release`: in_flight of attempt `seq` past its lease → pending, due now. */

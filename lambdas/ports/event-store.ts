@@ -4,8 +4,19 @@ export type PutEventResult =
   | { readonly kind: 'created' }
   | { readonly kind: 'exists'; readonly existing: EventRecord };
 
+/**
+ * The events table: each event once, its body the exact text every attempt sends. A row goes
+ * only by TTL (eventTtlFor, moved out by extendRetention for a dead letter, a replay or a
+ * restore): TTL deletes are free, where the archiver deleting events would pay a write unit
+ * for each.
+ */
 export interface EventStore {
   get(id: string): Promise<EventRecord | undefined>;
   /** Writes the event unless one with the same id exists (the publish idempotency check). */
   putIfAbsent(event: EventRecord): Promise<PutEventResult>;
+  /**
+   * Keeps the event at least until `untilEpochSeconds` (a dead letter's, see
+   * deadLetterEventTtl): never shortens it, and an event that is gone stays gone.
+   */
+  extendRetention(eventId: string, untilEpochSeconds: number): Promise<void>;
 }

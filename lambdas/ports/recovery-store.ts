@@ -27,7 +27,8 @@ export interface RecoveryStore {
   /**
    * Writes an archived delivery back with its attempts and (if gone) its event, kept until
    * `marker.until`. Every write is put-if-absent: a live delivery with the same id is never
-   * overwritten. False when the delivery already existed.
+   * overwritten. An event still there has its TTL extended to the restored rows' at least, so
+   * the body stays as long as they do. False when the delivery already existed.
    */
   restore(record: ArchiveRecord, marker: RestoreMarker): Promise<boolean>;
 }

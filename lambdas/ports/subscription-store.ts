@@ -5,6 +5,11 @@ export interface SubscriptionStore {
   /** Stores a new subscription; its secrets are sealed (the type has no room for plain text). */
   create(subscription: Subscription & { readonly secrets: SealedSecrets }): Promise<void>;
   get(id: string): Promise<Subscription | undefined>;
+  /**
+   * The same, possibly from a per-container cache a few seconds old: the sender's happy path
+   * reads nothing else, so a pause, a resume or a secret rotation reaches it within that time.
+   */
+  getCached(id: string): Promise<Subscription | undefined>;
   list(request: PageRequest & { readonly tenantId?: string }): Promise<Page<Subscription>>;
   /** Every subscription (active, paused and disabled) for fan-out; may be served from a short cache. */
   all(): Promise<readonly Subscription[]>;

@@ -19,19 +19,24 @@ export const TABLE_GRANTS = {
     replays: 'readWrite',
     apiKeys: 'readWrite',
     rateLimits: 'write',
+    // Publish writes each batch's manifest; the sweeper checks and deletes it.
+    ingestManifests: 'write',
   },
   // Looks tenant keys up by hash; never writes.
   authorizer: { apiKeys: 'read' },
   // Fan-out reads subscriptions; stores the event once and one delivery per subscription.
-  ingest: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite' },
+  ingest: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'write' },
   // Reads the subscription (and disables it on 410 Gone) and the stored body; claims and
   // settles deliveries; appends attempts (conditional PutItem, never reads them back).
-  sender: { subscriptions: 'readWrite', events: 'read', deliveries: 'readWrite', attempts: 'write' },
+  // A dead letter extends its event's TTL (UpdateItem).
+  sender: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'write' },
   // Expires, re-enqueues and releases deliveries; an expiry extends the subscription's
   // dead-letter streak and may auto-pause it (conditional updates of the subscription).
-  sweeper: { subscriptions: 'readWrite', deliveries: 'readWrite' },
+  // Checks publish batches' manifests (then deletes them), writing a missing delivery from its stored event.
+  sweeper: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'readWrite' },
   // Reads retry policies; replays deliveries; writes and resumes the audit records.
-  replay: { subscriptions: 'read', deliveries: 'readWrite', replays: 'readWrite' },
+  // A replay extends its event's TTL (UpdateItem, never a read).
+  replay: { subscriptions: 'read', events: 'write', deliveries: 'readWrite', replays: 'readWrite' },
   // Reads what it archives, deletes archived rows and their attempts, puts restored rows back
   // (events too, when TTL has taken them); keeps its manifests and run lock.
   archiver: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'readWrite', archiveBatches: 'readWrite' },

@@ -1,5 +1,4 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -12,6 +11,15 @@ import { acknowledgeNag } from '../nag.ts';
 import { COMMON_ENVIRONMENT, METRICS, QUEUES, type QueueKey } from '../../lambdas/config/topology.ts';
 import { InvalidPropError } from '../errors.ts';
 import type { HooklineQueue } from './queues.ts';
+
+/**
+ * The request metrics `ApiServerErrors` divides. HooklineApi gives them for the HTTP and the
+ * REST API alike (so do RestApi and HttpApi themselves); their metric names differ per type.
+ */
+export interface ApiRequestMetrics {
+  metricCount(props?: cloudwatch.MetricOptions): cloudwatch.IMetric;
+  metricServerError(props?: cloudwatch.MetricOptions): cloudwatch.IMetric;
+}
 
 /** Named settings for the `WebhookDLQRateHigh` alarm. */
 export type DeadLetterAlarmPreset = 'default' | 'low-volume';
@@ -65,8 +73,8 @@ export interface HooklineAlarmsProps {
   readonly alarmNamePrefix?: string;
   /** The sweeper: the `SweeperNotRunning` alarm watches its invocations. */
   readonly sweeper: lambda.IFunction;
-  /** The REST API: the `ApiServerErrors` alarm watches its 5xx rate. */
-  readonly restApi: apigw.RestApi;
+  /** The API: the `ApiServerErrors` alarm watches its 5xx rate. */
+  readonly api: ApiRequestMetrics;
   /** `DeliveryQueueStuck`: how old the oldest not-yet-retried delivery message may get. @default 15 minutes */
   readonly deliveryQueueMaxAge?: Duration;
   /** `ApiServerErrors`: the 5xx share of requests (%) over 5 minutes, in 2 consecutive periods, that pages. @default 5 */
@@ -240,7 +248,7 @@ export class HooklineAlarms extends Construct {
         // Below 20 requests a period one failure is too loud a signal; such periods count as fine.
         metric: new cloudwatch.MathExpression({
           expression: 'IF(requests >= 20, 100 * errors / requests, 0)',
-          usingMetrics: { requests: props.restApi.metricCount({ period: window }), errors: props.restApi.metricServerError({ period: window }) },
+          usingMetrics: { requests: props.api.metricCount({ period: window }), errors: props.api.metricServerError({ period: window }) },
           period: window,
           label: '5xx (%)',
         }),

@@ -1,15 +1,19 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import type * as apigw from 'aws-cdk-lib/aws-apigateway';
+import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { acknowledgeNag } from '../nag.ts';
 import { InvalidPropError } from '../errors.ts';
+import type { ApiDashboardMetrics } from './dashboard.ts';
 import type { FunctionConstructProps, SharedFunctionOptions } from './function-options.ts';
 import { DEFAULT_LOG_RETENTION, functionPropsFrom, HooklineFunction } from './hookline-function.ts';
+import { buildHttpApi, HTTP_API_STAGE } from './http-api.ts';
 import type { HooklineQueue } from './queues.ts';
+import { buildRestApi } from './rest-api.ts';
 
 /**
  * API Gateway caches each authorizer decision per key this long: a revoked or expired tenant key
@@ -28,6 +32,16 @@ export const MAX_AUTHORIZER_CACHE_TTL = Duration.seconds(60);
  */
 export type ApiAuth = 'bearer' | 'iam';
 
+/**
+ * Which API Gateway product serves the API.
+ * - `http`: an HTTP API (API Gateway v2, $1.00 per million requests), served at the root of
+ *   its URL. API Gateway's own errors answer `{"message": ...}` (a refused key is a 403).
+ * - `rest`: a REST API ($3.50 per million), for deployments that need a WAF web ACL
+ *   (`webAclArn`), X-Ray traces of the gateway, execution logs or Hookline-shaped gateway errors.
+ */
+export type ApiType = 'http' | 'rest';
+export const API_TYPES: readonly ApiType[] = ['http', 'rest'];
+
 export interface ApiThrottling {
   /** Steady-state requests per second across the stage. */
   readonly rateLimit: number;
@@ -40,25 +54,28 @@ export const DEFAULT_API_THROTTLING: ApiThrottling = Object.freeze({ rateLimit: 
 
 export interface HooklineApiProps extends FunctionConstructProps {
   readonly deliveryQueue: HooklineQueue;
+  /** @default 'http' */
+  readonly apiType?: ApiType;
   /** @default 'bearer' */
   readonly auth?: ApiAuth;
   /** @default DEFAULT_API_THROTTLING ({ rateLimit: 100, burstLimit: 200 }) */
   readonly throttling?: ApiThrottling;
   /**
-   * How long API Gateway caches an authorizer decision per bearer key. The authorizer
-   * must then allow the whole API (not just the method it was asked about). It is how long a
-   * revoked or expired tenant key may still get in, so at most MAX_AUTHORIZER_CACHE_TTL (60 s).
+   * How long API Gateway caches an authorizer decision per bearer key (for either API type). On
+   * REST the authorizer must then allow the whole API (not just the method it was asked about);
+   * an HTTP API's simple response already does. It is how long a revoked or expired tenant key
+   * may still get in, so at most MAX_AUTHORIZER_CACHE_TTL (60 s).
    * @default DEFAULT_AUTHORIZER_CACHE_TTL (30 seconds)
    */
   readonly authorizerCacheTtl?: Duration;
-  /** @default 'prod' */
+  /** REST only: the HTTP API serves its `$default` stage at the root of its URL. @default 'prod' */
   readonly stageName?: string;
-  /** A regional WAFv2 web ACL to associate with the stage. */
+  /** A regional WAFv2 web ACL to associate with the stage. REST only: WAF cannot attach to an HTTP API. */
   readonly webAclArn?: string;
   /**
    * Create the account-level role API Gateway needs to write access and execution logs
    * (AWS::ApiGateway::Account, one per account and region). Turn off if the account
-   * already has one that another stack owns.
+   * already has one that another stack owns. REST only: HTTP API access logs need no such role.
    * @default true
    */
   readonly createCloudWatchRole?: boolean;
@@ -68,35 +85,38 @@ export interface HooklineApiProps extends FunctionConstructProps {
   readonly removalPolicy?: RemovalPolicy;
 }
 
-/** Error bodies API Gateway itself returns, in Hookline's `{"error": {code, message}}` shape. */
-// Unknown paths reach API Gateway as "missing authentication token": answer them as the 404
-// they are. The DEFAULT_* entries keep API Gateway's own status code.
-const GATEWAY_ERRORS: readonly [apigw.ResponseType, string | undefined, string][] = [
-  [apigw.ResponseType.UNAUTHORIZED, '401', 'unauthorized'],
-  [apigw.ResponseType.ACCESS_DENIED, '403', 'forbidden'],
-  [apigw.ResponseType.MISSING_AUTHENTICATION_TOKEN, '404', 'not_found'],
-  [apigw.ResponseType.THROTTLED, '429', 'rate_limited'],
-  [apigw.ResponseType.DEFAULT_4XX, undefined, 'invalid_request'],
-  [apigw.ResponseType.DEFAULT_5XX, undefined, 'internal'],
-];
-
 /**
- * The HTTP API on API Gateway (REST, regional): `/v1/{proxy+}` and `GET /health`, both
- * Lambda proxy integrations to the `api` function; `/v1` behind the bearer-key TOKEN
- * authorizer (or IAM), `/health` open. Stage throttling, JSON access logs, execution
- * error logs and X-Ray tracing are on.
+ * The Hookline API on API Gateway: `/v1/{proxy+}` and `GET /health`, both Lambda proxy
+ * integrations to the `api` function; `/v1` behind the bearer-key Lambda authorizer (or IAM),
+ * `/health` open. An HTTP API by default (http-api.ts), a REST API with `apiType: 'rest'`
+ * (rest-api.ts). Alarms and the dashboard read its request metrics through this construct,
+ * whichever type serves it.
  */
-export class HooklineApi extends Construct {
-  readonly restApi: apigw.RestApi;
+export class HooklineApi extends Construct implements ApiDashboardMetrics {
+  readonly apiType: ApiType;
+  /** With `apiType: 'rest'`. */
+  readonly restApi?: apigw.RestApi;
+  /** With `apiType: 'http'` (the default). */
+  readonly httpApi?: apigwv2.HttpApi;
   readonly handler: HooklineFunction;
   readonly authorizerHandler?: HooklineFunction;
   /** The generated admin bearer key (bearer auth only). Read it with `aws secretsmanager get-secret-value`. */
   readonly adminKeySecret?: secretsmanager.Secret;
   readonly accessLogGroup: logs.LogGroup;
   readonly auth: ApiAuth;
+  private readonly stage: { readonly stageName: string; readonly url: string };
+  private readonly metricSource: ApiDashboardMetrics;
 
   constructor(scope: Construct, id: string, props: HooklineApiProps) {
     super(scope, id);
+    this.apiType = props.apiType ?? 'http';
+    if (!API_TYPES.includes(this.apiType)) throw new InvalidPropError('apiType', `must be 'http' or 'rest', got '${String(this.apiType)}'`);
+    if (this.apiType === 'http' && props.webAclArn !== undefined) {
+      throw new InvalidPropError('webAclArn', "needs apiType: 'rest': AWS WAF attaches only to REST APIs, not to the HTTP API Hookline deploys by default (-c apiType=rest)");
+    }
+    if (this.apiType === 'http' && props.stageName !== undefined) {
+      throw new InvalidPropError('stageName', "needs apiType: 'rest': the HTTP API serves its $default stage at the root of its URL");
+    }
     this.auth = props.auth ?? 'bearer';
     if (this.auth !== 'bearer' && this.auth !== 'iam') throw new InvalidPropError('apiAuth', `must be 'bearer' or 'iam', got '${String(this.auth)}'`);
     const throttling = props.throttling ?? DEFAULT_API_THROTTLING;
@@ -115,7 +135,6 @@ export class HooklineApi extends Construct {
       noAsyncFailureDestination: 'Invoked only synchronously by API Gateway; the caller gets the error response, there is no asynchronous event to keep.',
     });
 
-    let authorizer: apigw.IAuthorizer | undefined;
     if (this.auth === 'bearer') {
       this.adminKeySecret = new secretsmanager.Secret(this, 'AdminKey', {
         description: 'Hookline admin API bearer key (Authorization: Bearer <value>)',
@@ -134,111 +153,65 @@ export class HooklineApi extends Construct {
         noAsyncFailureDestination: 'Invoked only synchronously by API Gateway to authorize a request; there is no asynchronous event to keep.',
       });
       this.adminKeySecret.grantRead(this.authorizerHandler.function);
-      authorizer = new apigw.TokenAuthorizer(this, 'BearerAuthorizer', {
-        handler: this.authorizerHandler.function,
-        identitySource: apigw.IdentitySource.header('Authorization'),
-        resultsCacheTtl: cacheTtl,
-      });
     }
 
     this.accessLogGroup = new logs.LogGroup(this, 'AccessLogs', {
       retention: props.functionOptions?.logRetention ?? DEFAULT_LOG_RETENTION,
       removalPolicy,
     });
-    const createCloudWatchRole = props.createCloudWatchRole ?? true;
-    this.restApi = new apigw.RestApi(this, 'RestApi', {
-      description: 'Hookline webhook delivery API',
-      endpointTypes: [apigw.EndpointType.REGIONAL],
-      cloudWatchRole: createCloudWatchRole,
-      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
-      deployOptions: {
-        stageName: props.stageName ?? 'prod',
-        throttlingRateLimit: throttling.rateLimit,
-        throttlingBurstLimit: throttling.burstLimit,
-        accessLogDestination: new apigw.LogGroupLogDestination(this.accessLogGroup),
-        accessLogFormat: apigw.AccessLogFormat.jsonWithStandardFields(),
-        loggingLevel: apigw.MethodLoggingLevel.ERROR,
-        dataTraceEnabled: false, // request bodies are customer payloads: never in execution logs
-        metricsEnabled: true,
-        tracingEnabled: true,
-      },
-    });
-    // The stack emits its own ApiUrl output; the one RestApi adds would duplicate it.
-    this.restApi.node.tryRemoveChild('Endpoint');
-    for (const [type, statusCode, code] of GATEWAY_ERRORS) {
-      this.restApi.addGatewayResponse(`${code}-response`, {
-        type,
-        statusCode,
-        templates: { 'application/json': `{"error":{"code":"${code}","message":$context.error.messageString}}` },
-      });
-    }
-
-    const integration = new apigw.LambdaIntegration(this.handler.function, { proxy: true, allowTestInvoke: false });
-    const protectedMethod: apigw.MethodOptions =
-      this.auth === 'bearer'
-        ? { authorizer, authorizationType: apigw.AuthorizationType.CUSTOM }
-        : { authorizationType: apigw.AuthorizationType.IAM };
-    const health = this.restApi.root.addResource('health').addMethod('GET', integration, { authorizationType: apigw.AuthorizationType.NONE });
-    acknowledgeNag(health, [
-      { id: 'AwsSolutions-APIG4', reason: 'GET /health is the unauthenticated liveness probe by design (docs/design.md); it returns no data.' },
-      { id: 'AwsSolutions-COG4', reason: 'GET /health is the unauthenticated liveness probe by design (docs/design.md); it returns no data.' },
-    ]);
-    const v1 = this.restApi.root.addResource('v1');
-    v1.addProxy({ defaultIntegration: integration, anyMethod: true, defaultMethodOptions: protectedMethod });
-
-    if (props.webAclArn !== undefined) {
-      new wafv2.CfnWebACLAssociation(this, 'WebAcl', { resourceArn: this.restApi.deploymentStage.stageArn, webAclArn: props.webAclArn });
-    }
-
-    acknowledgeNag(
-      this.restApi,
-      [
-        {
-          id: 'AwsSolutions-APIG2',
-          reason: 'Every route is a Lambda proxy integration; the api handler validates bodies and query strings with the domain rules and answers 4xx in the documented error shape. An API Gateway model would duplicate those rules and drift from the local gateway, which has none.',
-        },
-        {
-          id: 'AwsSolutions-COG4',
-          reason: this.auth === 'bearer'
-            ? 'Authentication is the bearer-key scheme shared with the local runtime, checked by a Lambda TOKEN authorizer; Hookline has no end users for a Cognito user pool.'
-            : 'Authentication is AWS IAM (SigV4); Hookline has no end users for a Cognito user pool.',
-        },
-        ...(props.webAclArn === undefined
-          ? [
-              {
-                id: 'AwsSolutions-APIG3',
-                reason: 'No WAF by default: every /v1 request needs a valid key and the stage is throttled; pass webAclArn to associate a WAFv2 web ACL where the account has one.',
-              },
-            ]
-          : []),
-      ],
-    );
-    if (createCloudWatchRole) {
-      const role = this.restApi.node.tryFindChild('CloudWatchRole');
-      if (role) {
-        acknowledgeNag(role, [
-          {
-            id: 'AwsSolutions-IAM4',
-            reason: 'AmazonAPIGatewayPushToCloudWatchLogs is the AWS-documented policy for the account-level role API Gateway uses to write access and execution logs; it must create log groups it cannot know in advance.',
-            findings: ['Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs'],
-          },
-        ]);
-      }
+    const common = {
+      handler: this.handler.function,
+      auth: this.auth,
+      authorizerHandler: this.authorizerHandler?.function,
+      authorizerCacheTtl: cacheTtl,
+      throttling,
+      accessLogGroup: this.accessLogGroup,
+    };
+    if (this.apiType === 'rest') {
+      const restApi = buildRestApi(this, { ...common, stageName: props.stageName ?? 'prod', webAclArn: props.webAclArn, createCloudWatchRole: props.createCloudWatchRole ?? true });
+      this.restApi = restApi;
+      this.metricSource = restApi;
+      this.stage = { stageName: restApi.deploymentStage.stageName, url: restApi.url };
+    } else {
+      const { api, stage } = buildHttpApi(this, common);
+      this.httpApi = api;
+      this.metricSource = api;
+      this.stage = { stageName: HTTP_API_STAGE, url: stage.url };
     }
   }
 
-  /** The stage's base URL, e.g. `https://abc.execute-api.eu-west-1.amazonaws.com/prod/`. */
+  /**
+   * The stage's base URL, ending in `/`: `https://abc.execute-api.eu-west-1.amazonaws.com/` for
+   * the HTTP API, `https://abc.execute-api.eu-west-1.amazonaws.com/prod/` for REST.
+   */
   get url(): string {
-    return this.restApi.url;
+    return this.stage.url;
+  }
+
+  /** The execute-api ARN of `method` (`*` for any) on `path` of this API's stage, for IAM policies. */
+  arnForExecuteApi(method: string, path: string): string {
+    return (this.restApi ?? this.httpApi!).arnForExecuteApi(method, path, this.stage.stageName);
+  }
+
+  metricCount(props?: cloudwatch.MetricOptions): cloudwatch.IMetric {
+    return this.metricSource.metricCount(props);
+  }
+
+  metricClientError(props?: cloudwatch.MetricOptions): cloudwatch.IMetric {
+    return this.metricSource.metricClientError(props);
+  }
+
+  metricServerError(props?: cloudwatch.MetricOptions): cloudwatch.IMetric {
+    return this.metricSource.metricServerError(props);
+  }
+
+  metricLatency(props?: cloudwatch.MetricOptions): cloudwatch.IMetric {
+    return this.metricSource.metricLatency(props);
   }
 
   /** Lets `grantee` call every route (needed with `iam` auth; harmless otherwise). */
   grantInvoke(grantee: iam.IGrantable): iam.Grant {
-    return iam.Grant.addToPrincipal({
-      grantee,
-      actions: ['execute-api:Invoke'],
-      resourceArns: [this.restApi.arnForExecuteApi('*', '/*', this.restApi.deploymentStage.stageName)],
-    });
+    return iam.Grant.addToPrincipal({ grantee, actions: ['execute-api:Invoke'], resourceArns: [this.arnForExecuteApi('*', '/*')] });
   }
 
   /** Lets `grantee` read the admin bearer key (bearer auth only). */

@@ -1,17 +1,22 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { METRICS, type FunctionKey, type QueueKey } from '../../lambdas/config/topology.ts';
-import { hooklineMetric } from './alarms.ts';
+import { hooklineMetric, type ApiRequestMetrics } from './alarms.ts';
 import type { HooklineQueue } from './queues.ts';
+
+/** What the API row of the dashboard plots; HooklineApi gives it for either API type. */
+export interface ApiDashboardMetrics extends ApiRequestMetrics {
+  metricClientError(props?: cloudwatch.MetricOptions): cloudwatch.IMetric;
+  metricLatency(props?: cloudwatch.MetricOptions): cloudwatch.IMetric;
+}
 
 export interface HooklineDashboardProps {
   readonly dashboardName: string;
   readonly queues: Readonly<Record<QueueKey, HooklineQueue>>;
   readonly functions: Readonly<Partial<Record<FunctionKey, lambda.IFunction>>>;
-  readonly restApi: apigw.RestApi;
+  readonly api: ApiDashboardMetrics;
   readonly alarms: readonly cloudwatch.IAlarm[];
 }
 
@@ -87,15 +92,15 @@ export class HooklineDashboard extends Construct {
             title: 'API requests, 4xx and 5xx',
             width: WIDTH,
             left: [
-              props.restApi.metricCount({ period: MINUTE, label: 'requests' }),
-              props.restApi.metricClientError({ period: MINUTE, label: '4xx' }),
-              props.restApi.metricServerError({ period: MINUTE, label: '5xx' }),
+              props.api.metricCount({ period: MINUTE, label: 'requests' }),
+              props.api.metricClientError({ period: MINUTE, label: '4xx' }),
+              props.api.metricServerError({ period: MINUTE, label: '5xx' }),
             ],
           }),
           new cloudwatch.GraphWidget({
             title: 'API latency (ms)',
             width: WIDTH,
-            left: [props.restApi.metricLatency({ period: MINUTE, statistic: 'p50', label: 'p50' }), props.restApi.metricLatency({ period: MINUTE, statistic: 'p99', label: 'p99' })],
+            left: [props.api.metricLatency({ period: MINUTE, statistic: 'p50', label: 'p50' }), props.api.metricLatency({ period: MINUTE, statistic: 'p99', label: 'p99' })],
           }),
         ],
       ],

@@ -1,9 +1,12 @@
 import type { Chart } from './charts.ts';
-import type { CostRun } from './cost.ts';
+import { endsDelivered, type CostRun, type CostScenario } from './cost.ts';
 import type { LatencyRun } from './end-to-end.ts';
-import { alternativesPerMillion, costRows } from './report.ts';
+import { alternativesPerMillion, costRows } from './cost-report.ts';
 import type { RetryTimingRun } from './retry-timing.ts';
 import { median, percentile } from './stats.ts';
+
+const PUBLISH_LABEL: Record<CostScenario['publish'], string> = { http: 'HTTP', 'http-batch': 'HTTP batch', sqs: 'SQS' };
+const outcomeLabel = (s: CostScenario) => (!endsDelivered(s) ? `${s.finalStatus} → DLQ` : s.failuresFirst ? `${s.failuresFirst} fails first` : 'first try');
 
 /** Cost per million deliveries, measured, beside what the same traffic costs on the alternatives. */
 export function costChart(runs: readonly CostRun[][]): Chart {
@@ -11,8 +14,8 @@ export function costChart(runs: readonly CostRun[][]): Chart {
   return {
     file: 'cost-per-million',
     title: 'AWS cost per million deliveries (USD, us-east-1 list prices)',
-    // Short labels: five full scenario names do not fit under their bars (the tables carry them).
-    categories: rows.map(({ scenario: s }) => `fan-out ${s.fanOut}, ${s.publish === 'http' ? 'HTTP' : 'SQS'}${s.failuresFirst ? `, ${s.failuresFirst} fails first` : ', first try'}`),
+    // Short labels: the full scenario names do not fit under their bars (the tables carry them).
+    categories: rows.map(({ scenario: s }) => `fan-out ${s.fanOut}, ${PUBLISH_LABEL[s.publish]}, ${outcomeLabel(s)}`),
     yAxis: 'USD per million deliveries',
     series: [
       { name: 'Hookline (measured)', values: rows.map((r) => r.p.dollarsPerMillion.total) },

@@ -1,6 +1,6 @@
 import { FUNCTIONS, type FunctionKey } from '#config/topology.ts';
 import type { FunctionUsage } from './invocation-meter.ts';
-import { PRICES } from './prices.ts';
+import { API_REQUEST_PRICE, PRICES } from './prices.ts';
 import type { Usage } from './sdk-meter.ts';
 
 /** Per-delivery AWS usage of one measured run, and what it costs per million deliveries. */
@@ -14,10 +14,12 @@ export interface PerDelivery {
   readonly readUnits: number;
   /** Read units of the subscription Scan fan-out makes per publish (cached 5 s per container on AWS; not cached locally). */
   readonly subscriptionScanReadUnits: number;
+  /** Billed SQS requests (every 64 KB of payload counts one), idle receives left out. */
   readonly sqsRequests: number;
   readonly messagesPerReceive: number;
   readonly lambdaInvocations: number;
   readonly lambdaGbSeconds: number;
+  /** Billed API Gateway requests (HTTP API: each 512 KB of a request counts one). */
   readonly apiRequests: number;
   readonly invocationsByFunction: Partial<Record<FunctionKey, number>>;
   readonly dollarsPerMillion: { readonly dynamodb: number; readonly sqs: number; readonly lambda: number; readonly apiGateway: number; readonly total: number };
@@ -28,9 +30,16 @@ const SCAN_KEY = 'DynamoDB Scan hookline-subscriptions';
 /**
  * Turns metered usage into per-delivery figures. Left out, and said so in the report: empty
  * receives (idle polling, a fixed cost per queue, not per delivery), the authorizer (API Gateway
- * caches its answer for 5 minutes), and the subscription Scan (cached for 5 s per container on AWS).
+ * caches its answer), and the subscription Scan (cached for 5 s per container on AWS). API
+ * requests are priced as HTTP API requests unless another price is given.
  */
-export function perDelivery(usage: Usage, lambdas: Partial<Record<FunctionKey, FunctionUsage>>, deliveries: number, apiRequests: number): PerDelivery {
+export function perDelivery(
+  usage: Usage,
+  lambdas: Partial<Record<FunctionKey, FunctionUsage>>,
+  deliveries: number,
+  apiRequests: number,
+  apiRequestPrice: number = API_REQUEST_PRICE,
+): PerDelivery {
   const calls = Object.entries(usage.calls);
   const dynamo = calls.filter(([k]) => k.startsWith('DynamoDB '));
   const sum = (list: typeof calls, pick: (c: (typeof calls)[number][1]) => number) => list.reduce((s, [, c]) => s + pick(c), 0);
@@ -38,7 +47,7 @@ export function perDelivery(usage: Usage, lambdas: Partial<Record<FunctionKey, F
   const indexWrites = sum(dynamo, (c) => c.indexWriteUnits);
   const scanReads = usage.calls[SCAN_KEY]?.readUnits ?? 0;
   const readUnits = sum(dynamo, (c) => c.readUnits) - scanReads;
-  const sqsRequests = sum(calls.filter(([k]) => k.startsWith('SQS ')), (c) => c.count) - usage.emptyReceives;
+  const sqsRequests = sum(calls.filter(([k]) => k.startsWith('SQS ')), (c) => c.billedRequests);
   const billed: FunctionKey[] = ['api', 'ingest', 'sender'];
   const invocations = billed.reduce((s, fn) => s + (lambdas[fn]?.invocations ?? 0), 0);
   const gbSeconds = billed.reduce((s, fn) => s + ((lambdas[fn]?.totalMs ?? 0) / 1000) * (FUNCTIONS[fn].memorySize / 1024), 0);
@@ -48,7 +57,7 @@ export function perDelivery(usage: Usage, lambdas: Partial<Record<FunctionKey, F
     dynamodb: 1e6 * (writeUnits * PRICES.dynamodbWriteRequestUnit + per(readUnits) * PRICES.dynamodbReadRequestUnit),
     sqs: 1e6 * per(sqsRequests) * PRICES.sqsRequest,
     lambda: 1e6 * (per(invocations) * PRICES.lambdaRequest + per(gbSeconds) * PRICES.lambdaArmGbSecond),
-    apiGateway: 1e6 * per(apiRequests) * PRICES.apiGatewayRestRequest,
+    apiGateway: 1e6 * per(apiRequests) * apiRequestPrice,
   };
   return {
     deliveries,
@@ -73,18 +82,30 @@ export function eventBridgePerMillion(fanOut: number, attempts: number): number 
   return 1e6 * (PRICES.eventBridgeEvent / fanOut + attempts * PRICES.eventBridgeApiDestinationInvocation);
 }
 
+/** How the events reach Hookline: one HTTP request each, HTTP requests of many events, or the ingest queue. */
+export type PublishPath = 'http' | 'http-batch' | 'sqs';
+
 /**
  * The straightforward design, modelled with the same prices: per delivery a delivery record
  * carrying the 1 KB body (2 WRU), an attempt record (1 WRU) and a state update (2 WRU), one
  * consistent read (1 RRU); one SQS send, then a receive and delete per attempt, one Lambda invocation per
  * attempt (batch size 1) with the same GB-seconds per attempt as measured here; the publish as
- * one API Gateway request (or one SQS send, receive and delete) and one Lambda invocation per event.
+ * one API Gateway request and one Lambda invocation per `eventsPerRequest` events (or one SQS
+ * send, receive and delete and one invocation per event).
  */
-export function naivePerMillion(fanOut: number, attempts: number, gbSecondsPerAttempt: number, http: boolean): number {
+export function naivePerMillion(
+  fanOut: number,
+  attempts: number,
+  gbSecondsPerAttempt: number,
+  publish: PublishPath,
+  eventsPerRequest = 1,
+  apiRequestPrice: number = API_REQUEST_PRICE,
+): number {
   const writeUnits = 2 + attempts * (1 + 2);
   const readUnits = attempts;
   const sqs = 1 + attempts * 2 + (attempts - 1);
-  const invocations = attempts + 1 / fanOut;
+  const publishes = publish === 'sqs' ? 1 / fanOut : 1 / (fanOut * eventsPerRequest);
+  const invocations = attempts + publishes;
   return (
     1e6 *
     (writeUnits * PRICES.dynamodbWriteRequestUnit +
@@ -92,6 +113,6 @@ export function naivePerMillion(fanOut: number, attempts: number, gbSecondsPerAt
       sqs * PRICES.sqsRequest +
       invocations * PRICES.lambdaRequest +
       attempts * gbSecondsPerAttempt * PRICES.lambdaArmGbSecond +
-      (http ? PRICES.apiGatewayRestRequest / fanOut : (3 * PRICES.sqsRequest) / fanOut))
+      (publish === 'sqs' ? 3 * PRICES.sqsRequest * publishes : apiRequestPrice * publishes))
   );
 }

@@ -1,16 +1,26 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { METRICS } from '#config/topology.ts';
 import { PAYLOAD_1KB, startBenchStack } from './bench-stack.ts';
-import { perDelivery, type PerDelivery } from './cost-model.ts';
+import { perDelivery, type PerDelivery, type PublishPath } from './cost-model.ts';
+import { API_GATEWAY_HTTP_METERING_BYTES } from './prices.ts';
 import type { Usage } from './sdk-meter.ts';
 import { sleep } from './stats.ts';
 
+/** Names a scenario, so targets can point at it however its name is worded. */
+export type ScenarioId = 'fo1-http' | 'fo1-http-batch' | 'fo1-sqs' | 'fo10-http' | 'fo10-sqs' | 'retry-http' | 'retry-sqs' | 'dlq-sqs';
+
 export interface CostScenario {
+  readonly id: ScenarioId;
   readonly name: string;
   readonly fanOut: number;
   readonly events: number;
-  readonly publish: 'http' | 'sqs';
-  /** The receiver answers 500 this many times per delivery before a 200. */
+  readonly publish: PublishPath;
+  /** Events per POST /v1/events/batch request (publish 'http-batch'). */
+  readonly eventsPerRequest?: number;
+  /** The receiver answers 500 this many times per delivery before its final answer. */
   readonly failuresFirst: number;
+  /** The receiver's final answer: 200 (delivered) or a permanent 4xx (dead-lettered). */
+  readonly finalStatus: number;
 }
 
 export interface CostRun {
@@ -21,19 +31,29 @@ export interface CostRun {
 
 const RETRY_EVERY_SECOND = { initialDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 1, jitter: 0, deadlineSeconds: 300 };
 
+/** Whether the scenario's deliveries end delivered (else dead-lettered). */
+export const endsDelivered = (s: CostScenario) => s.finalStatus >= 200 && s.finalStatus < 300;
+
 /**
  * One metered run: subscriptions first (not counted), then `events` 1 KB events published
- * through the API or the ingest queue, until every delivery is recorded delivered.
+ * through the API (one per request or in batches) or the ingest queue, until every delivery is
+ * recorded delivered (or dead-lettered, when the receiver's final answer is a 4xx).
  */
 export async function measureCost(scenario: CostScenario): Promise<CostRun> {
-  const stack = await startBenchStack({ meter: true, answer: (_id, attempt) => ({ status: attempt <= scenario.failuresFirst ? 500 : 200 }) });
+  const answer = (_id: string, attempt: number) => ({ status: attempt <= scenario.failuresFirst ? 500 : scenario.finalStatus });
+  const stack = await startBenchStack({ meter: true, answer });
   try {
     await stack.subscribe(scenario.fanOut, 'bench.cost', RETRY_EVERY_SECOND);
     stack.sdk.reset();
     stack.lambdas.reset();
     const deliveries = scenario.events * scenario.fanOut;
+    let apiRequests = 0;
     if (scenario.publish === 'http') {
       await stack.publishHttp(scenario.events, 16, 'bench.cost');
+      apiRequests = scenario.events;
+    } else if (scenario.publish === 'http-batch') {
+      const sizes = await stack.publishBatch(scenario.events, scenario.eventsPerRequest ?? 100, 'bench.cost');
+      apiRequests = sizes.reduce((n, bytes) => n + Math.max(1, Math.ceil(bytes / API_GATEWAY_HTTP_METERING_BYTES)), 0);
     } else {
       // A producer batching its events into the ingest queue, 10 per request (counted as SQS requests).
       const url = stack.runtime.queues.urls.ingest;
@@ -45,12 +65,12 @@ export async function measureCost(scenario: CostScenario): Promise<CostRun> {
         await stack.runtime.clients.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
       }
     }
-    await stack.waitDelivered(deliveries, 120_000 + scenario.failuresFirst * 10_000);
+    await stack.waitCount(endsDelivered(scenario) ? METRICS.succeeded : METRICS.deadLettered, deliveries, 120_000 + scenario.failuresFirst * 10_000);
     // Let the pollers delete the last batches before the meter is read.
     await sleep(1500);
     const usage = stack.sdk.reset();
     const lambdas = stack.lambdas.reset();
-    return { scenario, usage, perDelivery: perDelivery(usage, lambdas, deliveries, scenario.publish === 'http' ? scenario.events : 0) };
+    return { scenario, usage, perDelivery: perDelivery(usage, lambdas, deliveries, apiRequests) };
   } finally {
     await stack.stop();
   }

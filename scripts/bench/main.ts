@@ -9,7 +9,9 @@ import { measureLatency, measureThroughput } from './end-to-end.ts';
 import { commandLine, describeMachine } from './machine.ts';
 import { measureOverhead } from './overhead.ts';
 import { FULL_PLAN, QUICK_PLAN } from './plan.ts';
-import { renderColdStart, renderCost, renderEndToEnd, renderOverhead, renderRetryTiming } from './report.ts';
+import { NotMeasured } from './bench-stack.ts';
+import { renderCost, type Unmeasured } from './cost-report.ts';
+import { renderColdStart, renderEndToEnd, renderOverhead, renderRetryTiming } from './report.ts';
 import { TIMING_POLICY, measureRetryTiming } from './retry-timing.ts';
 import { repeat } from './stats.ts';
 
@@ -31,11 +33,19 @@ const sections: string[] = [];
 
 if (wanted('cost')) {
   const results = [];
+  const unmeasured: Unmeasured[] = [];
   for (const scenario of plan.cost) {
     progress(`cost: ${scenario.name}`);
-    results.push(await repeat(plan.runs, () => measureCost(scenario)));
+    try {
+      results.push(await repeat(plan.runs, () => measureCost(scenario)));
+    } catch (error) {
+      // A scenario this build cannot run (a route not there yet) becomes a "not measured" row.
+      if (!(error instanceof NotMeasured)) throw error;
+      progress(`cost: not measured: ${error.message}`);
+      unmeasured.push({ scenario, reason: error.message });
+    }
   }
-  sections.push(`${renderCost(results)}\n\n${writeCharts([costChart(results)])}`);
+  sections.push(`${renderCost(results, unmeasured)}\n\n${writeCharts([costChart(results)])}`);
 }
 if (wanted('overhead')) {
   progress('engine overhead');

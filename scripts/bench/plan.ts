@@ -1,6 +1,6 @@
 import type { CostScenario } from './cost.ts';
 
-/** How much each benchmark does: the full run (~10 minutes on 2 cores) or `--quick` (~2 minutes). */
+/** How much each benchmark does: the full run (~11 minutes on 2 cores) or `--quick` (~3 minutes). */
 export interface BenchPlan {
   readonly runs: number;
   readonly cost: readonly CostScenario[];
@@ -13,17 +13,26 @@ export interface BenchPlan {
   readonly coldStartRuns: number;
 }
 
-const scenarios = (fo1: number, fo10: number, retry: number): CostScenario[] => [
-  { name: 'first try, fan-out 1, published over HTTP', fanOut: 1, events: fo1, publish: 'http', failuresFirst: 0 },
-  { name: 'first try, fan-out 1, published to the ingest queue', fanOut: 1, events: fo1, publish: 'sqs', failuresFirst: 0 },
-  { name: 'first try, fan-out 10, published over HTTP', fanOut: 10, events: fo10, publish: 'http', failuresFirst: 0 },
-  { name: 'first try, fan-out 10, published to the ingest queue', fanOut: 10, events: fo10, publish: 'sqs', failuresFirst: 0 },
-  { name: '3 attempts (500, 500, 200), fan-out 1, over HTTP', fanOut: 1, events: retry, publish: 'http', failuresFirst: 2 },
+/** Events per POST /v1/events/batch request in the batch scenario (the endpoint's maximum). */
+export const BATCH_SIZE = 100;
+
+const scenarios = (fo1: number, fo10: number, retry: number, batch: number): CostScenario[] => [
+  { id: 'fo1-http', name: 'first try, fan-out 1, published over HTTP', fanOut: 1, events: fo1, publish: 'http', failuresFirst: 0, finalStatus: 200 },
+  {
+    id: 'fo1-http-batch', name: `first try, fan-out 1, batch published over HTTP (${BATCH_SIZE} events per request)`,
+    fanOut: 1, events: batch, publish: 'http-batch', eventsPerRequest: BATCH_SIZE, failuresFirst: 0, finalStatus: 200,
+  },
+  { id: 'fo1-sqs', name: 'first try, fan-out 1, published to the ingest queue', fanOut: 1, events: fo1, publish: 'sqs', failuresFirst: 0, finalStatus: 200 },
+  { id: 'fo10-http', name: 'first try, fan-out 10, published over HTTP', fanOut: 10, events: fo10, publish: 'http', failuresFirst: 0, finalStatus: 200 },
+  { id: 'fo10-sqs', name: 'first try, fan-out 10, published to the ingest queue', fanOut: 10, events: fo10, publish: 'sqs', failuresFirst: 0, finalStatus: 200 },
+  { id: 'retry-http', name: '3 attempts (500, 500, 200), fan-out 1, over HTTP', fanOut: 1, events: retry, publish: 'http', failuresFirst: 2, finalStatus: 200 },
+  { id: 'retry-sqs', name: '3 attempts (500, 500, 200), fan-out 1, ingest queue', fanOut: 1, events: retry, publish: 'sqs', failuresFirst: 2, finalStatus: 200 },
+  { id: 'dlq-sqs', name: 'permanent 400 → dead letter, fan-out 1, ingest queue', fanOut: 1, events: fo1, publish: 'sqs', failuresFirst: 0, finalStatus: 400 },
 ];
 
 export const FULL_PLAN: BenchPlan = {
   runs: 3,
-  cost: scenarios(200, 30, 60),
+  cost: scenarios(200, 30, 60, 3 * BATCH_SIZE),
   overheadCount: 1500,
   throughputDeliveries: 1000,
   latencySeconds: 10,
@@ -35,7 +44,7 @@ export const FULL_PLAN: BenchPlan = {
 
 export const QUICK_PLAN: BenchPlan = {
   runs: 1,
-  cost: scenarios(30, 4, 10),
+  cost: scenarios(30, 4, 10, BATCH_SIZE),
   overheadCount: 300,
   throughputDeliveries: 200,
   latencySeconds: 3,

@@ -7,12 +7,26 @@ export const PRICES = {
   region: 'us-east-1',
   dynamodbWriteRequestUnit: 0.625 / 1e6,
   dynamodbReadRequestUnit: 0.125 / 1e6,
+  /** DynamoDB Standard table class, per GB-month of items, their per-item overhead and index entries. */
+  dynamodbStorageGbMonth: 0.25,
   sqsRequest: 0.4 / 1e6,
   lambdaRequest: 0.2 / 1e6,
   lambdaArmGbSecond: 0.0000133334,
+  /** HTTP API (v2), the first 300 million a month; each 512 KB of a request is metered as one. */
+  apiGatewayHttpRequest: 1.0 / 1e6,
+  /** REST API (v1), the first 333 million a month: kept for comparison with the HTTP API. */
   apiGatewayRestRequest: 3.5 / 1e6,
   eventBridgeEvent: 1.0 / 1e6,
   eventBridgeApiDestinationInvocation: 0.2 / 1e6,
 } as const;
 
-export const PRICE_TABLE_MARKDOWN = `Prices (public list prices, ${PRICES.region}, as of ${PRICES.asOf}): DynamoDB on-demand $0.625 per million write request units and $0.125 per million read request units; SQS standard $0.40 per million requests; Lambda $0.20 per million requests plus $0.0000133334 per GB-second on arm64; API Gateway REST $3.50 per million requests; EventBridge $1.00 per million custom events plus $0.20 per million API destination invocations.`;
+/** HTTP API meters a request per 512 KB of its payload. */
+export const API_GATEWAY_HTTP_METERING_BYTES = 512 * 1024;
+
+/**
+ * What an API request costs in the figures: the HTTP API, the stack's default API type. The
+ * REST price stays in the price line so the two can be compared.
+ */
+export const API_REQUEST_PRICE = PRICES.apiGatewayHttpRequest;
+
+export const PRICE_TABLE_MARKDOWN = `Prices (public list prices, ${PRICES.region}, as of ${PRICES.asOf}): DynamoDB on-demand $0.625 per million write request units and $0.125 per million read request units, Standard storage $0.25 per GB-month; SQS standard $0.40 per million requests (each 64 KB of payload one request); Lambda $0.20 per million requests plus $0.0000133334 per GB-second on arm64; API Gateway HTTP API $1.00 per million requests (each 512 KB one request), **the price API requests are costed at here** (the HTTP API is the default API type), beside REST API $3.50 per million for comparison; EventBridge $1.00 per million custom events plus $0.20 per million API destination invocations.`;

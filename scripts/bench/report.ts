@@ -1,120 +1,15 @@
 import type { ColdStart } from './cold-start.ts';
-import type { CostRun } from './cost.ts';
-import { eventBridgePerMillion, naivePerMillion, type PerDelivery } from './cost-model.ts';
 import type { ProfileShare } from './cpu-profile.ts';
 import { table } from './benchmarks-file.ts';
 import type { LatencyRun, ThroughputRun } from './end-to-end.ts';
 import type { OverheadRun } from './overhead.ts';
-import { PRICE_TABLE_MARKDOWN } from './prices.ts';
 import type { RetryTimingRun } from './retry-timing.ts';
-import { fmt, median, medianRun, percentile } from './stats.ts';
+import { fmt, median, percentile } from './stats.ts';
 
 const mark = (ok: boolean) => (ok ? 'met' : '**not met**');
-const usd = (n: number) => `$${n.toFixed(2)}`;
 
-export const TARGETS = { dollarsPerMillion: 1.5, writeUnits: 2, sqsRequests: 0.5, lambdaInvocations: 0.15, overheadRatio: 0.8, throughput: 500, p50: 25, p99: 150, senderKb: 400, initMs: 150 };
-
-/** Each scenario's median run (by total cost), the figures every cost table and chart reads. */
-export function costRows(runs: readonly CostRun[][]) {
-  return runs.map((r) => ({ scenario: r[0]!.scenario, p: medianRun(r.map((x) => x.perDelivery), (p) => p.dollarsPerMillion.total), usage: r[0]!.usage, n: r.length }));
-}
-
-/** What the same deliveries would cost on EventBridge API destinations and on the straightforward design. */
-export function alternativesPerMillion(row: ReturnType<typeof costRows>[number]): { readonly eventBridge: number; readonly straightforward: number } {
-  const attempts = row.scenario.failuresFirst + 1;
-  return {
-    eventBridge: eventBridgePerMillion(row.scenario.fanOut, attempts),
-    straightforward: naivePerMillion(row.scenario.fanOut, attempts, row.p.lambdaGbSeconds / attempts, row.scenario.publish === 'http'),
-  };
-}
-
-export function renderCost(runs: readonly CostRun[][]): string {
-  const rows = costRows(runs);
-  const main = table(
-    ['scenario', 'WRU / delivery (table + index + refused)', 'RRU', 'SQS requests (msgs per receive)', 'Lambda invocations (api + ingest + sender)', 'Lambda GB-s', 'API GW', 'DynamoDB', 'SQS', 'Lambda', 'API GW', '**total per million deliveries**'],
-    rows.map(({ scenario, p }) => [
-      scenario.name,
-      `${fmt(p.writeUnits, 2)} (${fmt(p.tableWrites, 2)} + ${fmt(p.indexWrites, 2)} + ${fmt(p.conditionFailures, 2)})`,
-      fmt(p.readUnits, 2),
-      `${fmt(p.sqsRequests, 2)} (${fmt(p.messagesPerReceive, 1)})`,
-      `${fmt(p.lambdaInvocations, 3)} (${fmt(p.invocationsByFunction.api ?? 0, 2)} + ${fmt(p.invocationsByFunction.ingest ?? 0, 2)} + ${fmt(p.invocationsByFunction.sender ?? 0, 2)})`,
-      p.lambdaGbSeconds.toFixed(4),
-      fmt(p.apiRequests, 2),
-      usd(p.dollarsPerMillion.dynamodb),
-      usd(p.dollarsPerMillion.sqs),
-      usd(p.dollarsPerMillion.lambda),
-      usd(p.dollarsPerMillion.apiGateway),
-      `**${usd(p.dollarsPerMillion.total)}**`,
-    ]),
-  );
-  const comparison = table(
-    ['scenario', 'Hookline (measured)', 'EventBridge API destinations', 'straightforward design (modelled)'],
-    rows.map((row) => {
-      const alt = alternativesPerMillion(row);
-      return [row.scenario.name, usd(row.p.dollarsPerMillion.total), usd(alt.eventBridge), usd(alt.straightforward)];
-    }),
-  );
-  const firstTry = rows.filter((r) => r.scenario.failuresFirst === 0);
-  const verdicts = firstTry.map(({ scenario, p }) =>
-    `- ${scenario.name}: ${usd(p.dollarsPerMillion.total)} per million (${mark(p.dollarsPerMillion.total <= TARGETS.dollarsPerMillion)}); ` +
-    `${fmt(p.writeUnits, 2)} WRU (${mark(p.writeUnits <= TARGETS.writeUnits)}), ${fmt(p.sqsRequests, 2)} SQS requests (${mark(p.sqsRequests <= TARGETS.sqsRequests)}), ` +
-    `${fmt(p.lambdaInvocations, 3)} Lambda invocations (${mark(p.lambdaInvocations <= TARGETS.lambdaInvocations)}) per delivery.`,
-  );
-  const base = rows[0]!;
-  return [
-    '### AWS cost per million deliveries',
-    '',
-    `Counted during local runs of the real handlers: every AWS SDK call by service, operation and target (a middleware on the runtime's DynamoDB and SQS clients), DynamoDB capacity from \`ReturnConsumedCapacity: TOTAL\`, Lambda invocations and handler time through the runtime's \`wrapHandler\` hook. 1 KB payloads; each row is the median (by total) of ${base.n} run(s). ${PRICE_TABLE_MARKDOWN}`,
-    '',
-    main,
-    '',
-    table(['', 'cost per million deliveries'], [['target (first try, all-in)', `≤ ${usd(TARGETS.dollarsPerMillion)}: ≤ ${TARGETS.writeUnits} WRU, ≤ ${TARGETS.sqsRequests} SQS requests, ≤ ${TARGETS.lambdaInvocations} Lambda invocations per delivery`]]),
-    '',
-    ...verdicts,
-    '',
-    limits(base.p, rows.find((r) => r.scenario.fanOut === 10 && r.scenario.failuresFirst === 0)?.p),
-    '',
-    '**Side by side**',
-    '',
-    comparison,
-    '',
-    `EventBridge: $1.00 per million events (one event per publish, shared by the fan-out) plus $0.20 per million API destination invocations; retried invocations assumed billed. The straightforward design is modelled, not run: per delivery a delivery record carrying the body (2 WRU), an attempt record (1 WRU) and a state update (2 WRU) per attempt, one consistent read per attempt, SQS send + receive + delete one message at a time, one Lambda invocation per attempt with the GB-seconds measured here, and the publish as one API Gateway request (or SQS send/receive/delete) and one Lambda invocation per event.`,
-    '',
-    `**Where the cost goes** (${base.scenario.name}, per delivery, one run):`,
-    '',
-    breakdown(base.usage, base.scenario.events * base.scenario.fanOut),
-    '',
-    'How the figures are counted:',
-    '- Index write units are computed, not reported: dynalite returns table capacity only, so every write to an indexed table is bracketed by two uncounted reads and the index writes follow DynamoDB\'s documented rules (entering or leaving an index: 1 write; key change: 2; projected attribute change: 1; rounded up per KB).',
-    '- Refused conditional writes are charged 1 WRU each (DynamoDB bills them; the emulator reports nothing for a failed request).',
-    `- Left out as fixed, not per-delivery, costs: empty receives (idle polling; on AWS the event source mapping's long polls, about $0.26 a month per queue), the authorizer (API Gateway caches its answer for 5 minutes), the sweeper (one invocation and 8 keys-only index queries a minute), and the subscription Scan fan-out does per publish (the local runtime does not cache it; Lambda containers cache it for 5 s): it would add ${fmt(base.p.subscriptionScanReadUnits, 2)} RRU (${usd(base.p.subscriptionScanReadUnits * 0.125)} per million) per delivery in the first row if every publish scanned.`,
-    '- Lambda GB-seconds use the handler time measured here times the function\'s configured memory. Locally a handler\'s time includes waiting for the CPU it shares with 16 concurrent publishes, the emulators and the other handlers; on Lambda each invocation has its own CPU and DynamoDB answers in single-digit milliseconds, so the duration part of the Lambda column is an overestimate.',
-  ].join('\n');
-}
-
-/** What keeps the first-try figures above the target, in the measured numbers. */
-function limits(fo1: PerDelivery, fo10: PerDelivery | undefined): string {
-  return [
-    '**What limits it** (measured, per delivery; the breakdown below has every call):',
-    `- DynamoDB writes, ${fmt(fo1.writeUnits, 1)} WRU at fan-out 1: the event record (2 WRU, the 1 KB body plus envelope is over 1 KB), the delivery record (1) and its two index entries (\`bySubscription\` and the sparse \`active\`, 2), the claim (1), the attempt record (1), the outcome (1) and the outcome leaving the \`active\` index (1). The claim and the attempt record are what at-least-once delivery with a visible history needs; the index writes are ${fmt(fo1.indexWrites, 1)} WRU. ` +
-      (fo10 ? `At fan-out 10 the event write is shared, leaving ${fmt(fo10.writeUnits, 1)} WRU.` : ''),
-    `- SQS, ${fmt(fo1.sqsRequests, 2)} requests at fan-out 1: each publish sends its deliveries in one SendMessageBatch, which is one request per delivery when an event has one subscriber; receive and delete are batched (${fmt(fo1.messagesPerReceive, 1)} messages per receive here).` +
-      (fo10 ? ` At fan-out 10: ${fmt(fo10.sqsRequests, 2)}.` : ''),
-    `- Lambda, ${fmt(fo1.lambdaInvocations, 2)} invocations at fan-out 1 over HTTP: the API function runs once per publish (1 per delivery at fan-out 1), and API Gateway adds $3.50 per million; publishing through the ingest queue removes both.`,
-  ].join('\n');
-}
-
-
-function breakdown(usage: CostRun['usage'], deliveries: number): string {
-  const rows = Object.entries(usage.calls)
-    .map(([key, c]) => ({ key, c }))
-    .filter(({ key, c }) => !(key.startsWith('SQS ReceiveMessage') && c.count === 0))
-    .sort((a, b) => b.c.writeUnits + b.c.indexWriteUnits - (a.c.writeUnits + a.c.indexWriteUnits) || b.c.count - a.c.count);
-  return table(
-    ['call', 'per delivery', 'WRU', 'index WRU', 'RRU'],
-    rows.map(({ key, c }) => [`\`${key}\``, fmt(c.count / deliveries, 2), fmt(c.writeUnits / deliveries, 2), fmt(c.indexWriteUnits / deliveries, 2), fmt(c.readUnits / deliveries, 2)]),
-  ) + `\n\nReceiveMessage calls above include ${usage.emptyReceives} empty (idle) receives that the cost leaves out; ${usage.receivesWithMessages} receives returned ${usage.messagesReceived} messages.`;
-}
+/** The speed and size targets; the cost targets are in targets.ts. */
+export const TARGETS = { overheadRatio: 0.8, throughput: 500, p50: 25, p99: 150, senderKb: 400, initMs: 150 };
 
 export function renderOverhead(runs: readonly OverheadRun[]): string {
   const raw = median(runs.map((r) => r.rawPerSecond));
@@ -125,7 +20,7 @@ export function renderOverhead(runs: readonly OverheadRun[]): string {
   return [
     '### Engine overhead',
     '',
-    `The sender path (\`processDelivery\`: claim, sign, POST, classify, record) against a loopback receiver that answers 200 at once, next to raw \`node:http\` keep-alive POSTs of the same 1 KB body to the same receiver in the same run; ${runs[0]!.count} deliveries per figure, ${runs[0]!.concurrency} at a time, median of ${runs.length} run(s).`,
+    `The sender's happy path (\`processDelivery\` on a fresh message: sign, POST, classify, one write) against a loopback receiver that answers 200 at once, next to raw \`node:http\` keep-alive POSTs of the same 1 KB body to the same receiver in the same run; ${runs[0]!.count} deliveries per figure, ${runs[0]!.concurrency} at a time, median of ${runs.length} run(s).`,
     '',
     table(
       ['what is measured', 'per second', 'ratio to raw POSTs', `target ≥ ${TARGETS.overheadRatio}`],

@@ -12,7 +12,7 @@ import { InvalidPropError } from '../../lib/errors.ts';
 import type { TemplateJson } from '../../lib/topology-metadata.ts';
 import { bareStack, defaultHookline, resourcesOfType } from './helpers/synth.ts';
 
-function alarmsTemplate(props: Partial<Omit<HooklineAlarmsProps, 'queues' | 'sender' | 'sweeper' | 'restApi'>> = {}) {
+function alarmsTemplate(props: Partial<Omit<HooklineAlarmsProps, 'queues' | 'sender' | 'sweeper' | 'api'>> = {}) {
   const stack = bareStack('Alarms');
   const queues = new HooklineQueues(stack, 'Queues');
   const inline = (id: string) => new lambda.Function(stack, id, { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('export const handler = async () => {}') });
@@ -20,7 +20,7 @@ function alarmsTemplate(props: Partial<Omit<HooklineAlarmsProps, 'queues' | 'sen
   const sweeper = inline('Sweeper');
   const restApi = new apigw.RestApi(stack, 'Api', { deploy: true });
   restApi.root.addMethod('GET', new apigw.MockIntegration());
-  const alarms = new HooklineAlarms(stack, 'Alarms', { queues: queues.all, sender, sweeper, restApi, ...props });
+  const alarms = new HooklineAlarms(stack, 'Alarms', { queues: queues.all, sender, sweeper, api: restApi, ...props });
   const template = Template.fromStack(stack);
   return { stack, alarms, template, json: template.toJSON() as TemplateJson, ids: {
     topic: stack.getLogicalId(alarms.topic.node.defaultChild as never),

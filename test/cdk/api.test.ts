@@ -2,36 +2,164 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { DEFAULT_API_THROTTLING } from '../../lib/constructs/api.ts';
+import { DEFAULT_API_THROTTLING, HooklineApi } from '../../lib/constructs/api.ts';
+import { HooklineQueues } from '../../lib/constructs/queues.ts';
+import { HooklineStorage } from '../../lib/constructs/storage.ts';
+import { InvalidPropError } from '../../lib/errors.ts';
 import { HooklineStack } from '../../lib/hookline-stack.ts';
-import { findTopologyResource } from '../../lib/topology-metadata.ts';
-import { TEST_ENV, defaultHookline, resourcesOfType, testApp } from './helpers/synth.ts';
+import { findTopologyResource, type TemplateJson } from '../../lib/topology-metadata.ts';
+import { TEST_ENV, bareStack, defaultHookline, resourcesOfType, synthHookline, testApp } from './helpers/synth.ts';
 import { allowedActionsOn } from './helpers/template.ts';
 
-const { template, json } = defaultHookline();
-const apiFn = findTopologyResource(json, 'function/api').logicalId;
-const authorizerFn = findTopologyResource(json, 'function/authorizer').logicalId;
-const restApiId = resourcesOfType(json, 'AWS::ApiGateway::RestApi')[0]![0];
+const WEB_ACL = 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/hooks/abc';
 
-/** The path of an AWS::ApiGateway::Resource, rebuilt from its parents. */
-function pathOf(resourceId: string): string {
-  const r = json.Resources[resourceId]!.Properties!;
-  const parent = r.ParentId as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
-  const prefix = parent.Ref ? pathOf(parent.Ref) : '';
-  return `${prefix}/${r.PathPart as string}`;
-}
-function methodsByPath() {
-  return Object.fromEntries(
-    resourcesOfType(json, 'AWS::ApiGateway::Method').map(([, m]) => {
-      const resource = m.Properties!.ResourceId as { Ref?: string };
-      return [`${m.Properties!.HttpMethod as string} ${resource.Ref ? pathOf(resource.Ref) : '/'}`, m.Properties!];
-    }),
-  );
+/** Routes of an HTTP API template by route key. */
+function routesOf(json: TemplateJson) {
+  return Object.fromEntries(resourcesOfType(json, 'AWS::ApiGatewayV2::Route').map(([, r]) => [r.Properties!.RouteKey as string, r.Properties!]));
 }
 
-describe('API Gateway REST API (bearer auth, the default)', () => {
-  test('a regional REST API', () => {
+describe('API Gateway HTTP API (the default, bearer auth)', () => {
+  const { template, json } = defaultHookline();
+  const apiFn = findTopologyResource(json, 'function/api').logicalId;
+  const authorizerFn = findTopologyResource(json, 'function/authorizer').logicalId;
+  const httpApiId = resourcesOfType(json, 'AWS::ApiGatewayV2::Api')[0]![0];
+
+  test('one HTTP API and no REST API, no WAF association, no account-level CloudWatch role', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
+    for (const type of ['AWS::ApiGateway::RestApi', 'AWS::ApiGateway::Account', 'AWS::WAFv2::WebACLAssociation']) template.resourceCountIs(type, 0);
+  });
+
+  test('routes: ANY /v1/{proxy+} behind the authorizer, GET /health open, nothing else', () => {
+    const routes = routesOf(json);
+    assert.deepEqual(Object.keys(routes).sort(), ['ANY /v1/{proxy+}', 'GET /health']);
+    const authorizerId = resourcesOfType(json, 'AWS::ApiGatewayV2::Authorizer')[0]![0];
+    assert.equal(routes['ANY /v1/{proxy+}']!.AuthorizationType, 'CUSTOM');
+    assert.deepEqual(routes['ANY /v1/{proxy+}']!.AuthorizerId, { Ref: authorizerId });
+    assert.equal(routes['GET /health']!.AuthorizationType, 'NONE');
+    assert.equal(routes['GET /health']!.AuthorizerId, undefined);
+  });
+
+  test('both routes target one Lambda proxy integration to the api function, payload format 2.0', () => {
+    const integrations = resourcesOfType(json, 'AWS::ApiGatewayV2::Integration');
+    assert.equal(integrations.length, 1);
+    const [integrationId, integration] = integrations[0]!;
+    assert.equal(integration.Properties!.IntegrationType, 'AWS_PROXY');
+    assert.equal(integration.Properties!.PayloadFormatVersion, '2.0');
+    assert.deepEqual(integration.Properties!.IntegrationUri, { 'Fn::GetAtt': [apiFn, 'Arn'] });
+    for (const route of Object.values(routesOf(json))) assert.deepEqual(route.Target, { 'Fn::Join': ['', ['integrations/', { Ref: integrationId }]] });
+  });
+
+  test('a REQUEST authorizer with simple responses reads the Authorization header and caches decisions for 30 s', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      ApiId: { Ref: httpApiId },
+      AuthorizerType: 'REQUEST',
+      AuthorizerPayloadFormatVersion: '2.0',
+      EnableSimpleResponses: true,
+      IdentitySource: ['$request.header.Authorization'],
+      AuthorizerResultTtlInSeconds: 30,
+    });
+    const authorizer = resourcesOfType(json, 'AWS::ApiGatewayV2::Authorizer')[0]![1];
+    assert.match(JSON.stringify(authorizer.Properties!.AuthorizerUri), new RegExp(`"${authorizerFn}","Arn"`));
+  });
+
+  test('API Gateway may invoke the api and authorizer functions, scoped to this API', () => {
+    for (const fn of [apiFn, authorizerFn]) {
+      template.hasResourceProperties('AWS::Lambda::Permission', {
+        Action: 'lambda:InvokeFunction',
+        Principal: 'apigateway.amazonaws.com',
+        FunctionName: { 'Fn::GetAtt': [fn, 'Arn'] },
+        SourceArn: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: httpApiId }])]) }),
+      });
+    }
+  });
+
+  test('the $default stage deploys itself, throttles at the default rate and burst, and keeps detailed metrics', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      ApiId: { Ref: httpApiId },
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: DEFAULT_API_THROTTLING.rateLimit, ThrottlingBurstLimit: DEFAULT_API_THROTTLING.burstLimit, DetailedMetricsEnabled: true },
+    });
+  });
+
+  test('JSON access logs, with the authorizer and integration errors REST keeps in execution logs, go to a log group with a retention', () => {
+    const stage = resourcesOfType(json, 'AWS::ApiGatewayV2::Stage')[0]![1].Properties!;
+    const access = stage.AccessLogSettings as { DestinationArn: unknown; Format: string };
+    const parsed = JSON.parse(access.Format) as Record<string, string>;
+    assert.equal(parsed.requestId, '$context.requestId');
+    assert.equal(parsed.status, '$context.status');
+    assert.equal(parsed.routeKey, '$context.routeKey');
+    assert.equal(parsed.authorizerError, '$context.authorizer.error');
+    assert.equal(parsed.integrationError, '$context.integrationErrorMessage');
+    const target = resourcesOfType(json, 'AWS::Logs::LogGroup').map(([id]) => id).find((id) => JSON.stringify(access.DestinationArn).includes(`"${id}"`));
+    assert.ok(target, 'access logs target a log group of this stack');
+    assert.equal(typeof json.Resources[target]!.Properties!.RetentionInDays, 'number');
+  });
+
+  test('ApiUrl is the root of the API endpoint: routes are not under a stage path', () => {
+    assert.deepEqual(json.Outputs!.ApiUrl!.Value, { 'Fn::Join': ['', ['https://', { Ref: httpApiId }, '.execute-api.eu-west-1.', { Ref: 'AWS::URLSuffix' }, '/']] });
+  });
+
+  test("ApiServerErrors divides the HTTP API's 5xx by its Count", () => {
+    const metric = (name: string) => Match.objectLike({ MetricStat: Match.objectLike({ Metric: { Namespace: 'AWS/ApiGateway', MetricName: name, Dimensions: [{ Name: 'ApiId', Value: { Ref: httpApiId } }] } }) });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'Hookline-ApiServerErrors', Metrics: Match.arrayWith([metric('Count'), metric('5xx')]) });
+  });
+
+  test('the admin key is generated by Secrets Manager: no secret value anywhere in the template', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: Match.objectLike({ PasswordLength: 48, ExcludePunctuation: true }),
+    });
+    const raw = JSON.stringify(json);
+    assert.ok(!raw.includes('"SecretString"'), 'a SecretString property would put the key in the template');
+    assert.ok(!/Bearer [A-Za-z0-9]{16,}/.test(raw));
+  });
+
+  test('the authorizer gets the secret ARN as HOOKLINE_ADMIN_KEY_SECRET_ID and may read it', () => {
+    const secretId = resourcesOfType(json, 'AWS::SecretsManager::Secret')[0]![0];
+    const env = (findTopologyResource(json, 'function/authorizer').properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    assert.deepEqual(env.HOOKLINE_ADMIN_KEY_SECRET_ID, { Ref: secretId });
+    const actions = allowedActionsOn(json, 'authorizer', secretId);
+    assert.ok(actions.has('secretsmanager:GetSecretValue'));
+    for (const fn of ['api', 'ingest', 'sender', 'sweeper'] as const) assert.equal(allowedActionsOn(json, fn, secretId).size, 0, `${fn} reads the key`);
+  });
+});
+
+describe("API Gateway REST API (apiType: 'rest', bearer auth)", () => {
+  const { template, json } = synthHookline({ apiType: 'rest' }, 'HooklineRest');
+  const apiFn = findTopologyResource(json, 'function/api').logicalId;
+  const authorizerFn = findTopologyResource(json, 'function/authorizer').logicalId;
+  const restApiId = resourcesOfType(json, 'AWS::ApiGateway::RestApi')[0]![0];
+
+  /** The path of an AWS::ApiGateway::Resource, rebuilt from its parents. */
+  function pathOf(resourceId: string): string {
+    const r = json.Resources[resourceId]!.Properties!;
+    const parent = r.ParentId as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
+    const prefix = parent.Ref ? pathOf(parent.Ref) : '';
+    return `${prefix}/${r.PathPart as string}`;
+  }
+  function methodsByPath() {
+    return Object.fromEntries(
+      resourcesOfType(json, 'AWS::ApiGateway::Method').map(([, m]) => {
+        const resource = m.Properties!.ResourceId as { Ref?: string };
+        return [`${m.Properties!.HttpMethod as string} ${resource.Ref ? pathOf(resource.Ref) : '/'}`, m.Properties!];
+      }),
+    );
+  }
+
+  test('a regional REST API and no HTTP API', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', 0);
+  });
+
+  test('ApiUrl ends in the stage path', () => {
+    assert.match(JSON.stringify(json.Outputs!.ApiUrl!.Value), new RegExp(`"${restApiId}".*DeploymentStageprod.*"/"`));
+  });
+
+  test("ApiServerErrors divides the REST API's 5XXError by its Count", () => {
+    const metric = (name: string) => Match.objectLike({ MetricStat: Match.objectLike({ Metric: Match.objectLike({ Namespace: 'AWS/ApiGateway', MetricName: name }) }) });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'HooklineRest-ApiServerErrors', Metrics: Match.arrayWith([metric('Count'), metric('5XXError')]) });
   });
 
   test('routes: ANY /v1/{proxy+} behind the authorizer, GET /health open, nothing else', () => {
@@ -110,24 +238,6 @@ describe('API Gateway REST API (bearer auth, the default)', () => {
     });
   });
 
-  test('the admin key is generated by Secrets Manager: no secret value anywhere in the template', () => {
-    template.hasResourceProperties('AWS::SecretsManager::Secret', {
-      GenerateSecretString: Match.objectLike({ PasswordLength: 48, ExcludePunctuation: true }),
-    });
-    const raw = JSON.stringify(json);
-    assert.ok(!raw.includes('"SecretString"'), 'a SecretString property would put the key in the template');
-    assert.ok(!/Bearer [A-Za-z0-9]{16,}/.test(raw));
-  });
-
-  test('the authorizer gets the secret ARN as HOOKLINE_ADMIN_KEY_SECRET_ID and may read it', () => {
-    const secretId = resourcesOfType(json, 'AWS::SecretsManager::Secret')[0]![0];
-    const env = (findTopologyResource(json, 'function/authorizer').properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    assert.deepEqual(env.HOOKLINE_ADMIN_KEY_SECRET_ID, { Ref: secretId });
-    const actions = allowedActionsOn(json, 'authorizer', secretId);
-    assert.ok(actions.has('secretsmanager:GetSecretValue'));
-    for (const fn of ['api', 'ingest', 'sender', 'sweeper'] as const) assert.equal(allowedActionsOn(json, fn, secretId).size, 0, `${fn} reads the key`);
-  });
-
   test("errors API Gateway answers itself use Hookline's {error: {code, message}} shape", () => {
     for (const [type, code, status] of [
       ['UNAUTHORIZED', 'unauthorized', '401'],
@@ -146,20 +256,58 @@ describe('API Gateway REST API (bearer auth, the default)', () => {
   });
 });
 
-describe('API Gateway with IAM auth and custom throttling', () => {
+describe('HTTP API with IAM auth and custom throttling', () => {
   const app = testApp();
   const stack = new HooklineStack(app, 'HooklineIam', { env: TEST_ENV, delivery: { apiAuth: 'iam', apiThrottling: { rateLimit: 50, burstLimit: 80 } } });
   const caller = new iam.Role(stack, 'Caller', { assumedBy: new iam.AccountRootPrincipal() });
   stack.delivery.grantInvokeApi(caller);
   const t = Template.fromStack(stack);
+  const json = t.toJSON() as TemplateJson;
+  const httpApiId = resourcesOfType(json, 'AWS::ApiGatewayV2::Api')[0]![0];
 
   test('no authorizer, no authorizer function, no admin key', () => {
-    t.resourceCountIs('AWS::ApiGateway::Authorizer', 0);
+    t.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 0);
     t.resourceCountIs('AWS::SecretsManager::Secret', 0);
     // api, ingest, sender, sweeper, replay, archiver: everything but the authorizer.
     t.resourceCountIs('AWS::Lambda::Function', 6);
     assert.equal(stack.delivery.functions.authorizer, undefined);
     assert.throws(() => stack.delivery.grantReadAdminKey(caller), /no admin key/);
+  });
+
+  test('/v1 requires SigV4; /health stays open', () => {
+    const routes = routesOf(json);
+    assert.equal(routes['ANY /v1/{proxy+}']!.AuthorizationType, 'AWS_IAM');
+    assert.equal(routes['GET /health']!.AuthorizationType, 'NONE');
+  });
+
+  test('grantInvokeApi allows execute-api:Invoke on every route of the $default stage', () => {
+    t.hasResourceProperties('AWS::IAM::Policy', {
+      Roles: [{ Ref: stack.getLogicalId(caller.node.defaultChild as iam.CfnRole) }],
+      PolicyDocument: { Statement: [Match.objectLike({ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: { 'Fn::Join': ['', ['arn:aws:execute-api:eu-west-1:123456789012:', { Ref: httpApiId }, '/$default/*/*']] } })] },
+    });
+  });
+
+  test('the producer policy may POST /v1/events on the $default stage and nothing else of the API', () => {
+    t.hasResourceProperties('AWS::IAM::ManagedPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: { 'Fn::Join': ['', ['arn:aws:execute-api:eu-west-1:123456789012:', { Ref: httpApiId }, '/$default/POST/v1/events']] } }]) },
+    });
+  });
+
+  test('stage throttling follows the prop', () => {
+    t.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 80 }) });
+  });
+});
+
+describe("REST API with IAM auth, custom throttling and a WAF web ACL", () => {
+  const app = testApp();
+  const stack = new HooklineStack(app, 'HooklineRestIam', { env: TEST_ENV, delivery: { apiType: 'rest', apiAuth: 'iam', apiThrottling: { rateLimit: 50, burstLimit: 80 }, webAclArn: WEB_ACL } });
+  const caller = new iam.Role(stack, 'Caller', { assumedBy: new iam.AccountRootPrincipal() });
+  stack.delivery.grantInvokeApi(caller);
+  const t = Template.fromStack(stack);
+
+  test('no authorizer, no admin key', () => {
+    t.resourceCountIs('AWS::ApiGateway::Authorizer', 0);
+    t.resourceCountIs('AWS::SecretsManager::Secret', 0);
   });
 
   test('/v1 requires SigV4; /health stays open', () => {
@@ -178,5 +326,35 @@ describe('API Gateway with IAM auth and custom throttling', () => {
     t.hasResourceProperties('AWS::ApiGateway::Stage', {
       MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 80 })]),
     });
+  });
+
+  test('the web ACL is associated with the stage', () => {
+    t.hasResourceProperties('AWS::WAFv2::WebACLAssociation', { WebACLArn: WEB_ACL, ResourceArn: Match.anyValue() });
+  });
+});
+
+describe('API type choices refused at synth time', () => {
+  test("webAclArn without apiType: 'rest' says to choose it: WAF cannot attach to an HTTP API", () => {
+    for (const apiType of [undefined, 'http'] as const) {
+      assert.throws(
+        () => new HooklineStack(testApp(), 'HooklineWaf', { env: TEST_ENV, delivery: { apiType, webAclArn: WEB_ACL } }),
+        (e: unknown) => e instanceof InvalidPropError && e.prop === 'webAclArn' && /apiType: 'rest'/.test(e.message) && /WAF/.test(e.message),
+      );
+    }
+  });
+
+  /** A HooklineApi whose props are checked before anything is built. */
+  const apiWith = (props: Partial<ConstructorParameters<typeof HooklineApi>[2]>) => {
+    const stack = bareStack('Api');
+    const shared = { storage: new HooklineStorage(stack, 'Storage'), environmentValues: {}, deliveryQueue: new HooklineQueues(stack, 'Queues').delivery };
+    return () => new HooklineApi(stack, 'Api', { ...shared, ...props });
+  };
+
+  test('a stage name is REST-only: the HTTP API serves $default at its root', () => {
+    assert.throws(apiWith({ stageName: 'v1' }), (e: unknown) => e instanceof InvalidPropError && e.prop === 'stageName' && /apiType: 'rest'/.test(e.message));
+  });
+
+  test('an unknown apiType is refused', () => {
+    assert.throws(apiWith({ apiType: 'websocket' as never }), (e: unknown) => e instanceof InvalidPropError && e.prop === 'apiType');
   });
 });

@@ -39,7 +39,8 @@ function lint(synth: SynthesizedHookline) {
 describe('cfn-lint over the synthesized template', { skip: haveCfnLint ? false : 'cfn-lint is not on PATH' }, () => {
   const variants: [string, () => SynthesizedHookline][] = [
     ['default props', defaultHookline],
-    ['IAM auth, email, low-volume preset, DESTROY, static egress', () => synthHookline({ apiAuth: 'iam', onCallEmail: 'oncall@example.com', deadLetterAlarm: { preset: 'low-volume' }, removalPolicy: RemovalPolicy.DESTROY, staticEgress: { natGateways: 1 } }, 'HooklineLintVariant')],
+    ['REST API, IAM auth, email, low-volume preset, DESTROY, static egress', () => synthHookline({ apiType: 'rest', apiAuth: 'iam', onCallEmail: 'oncall@example.com', deadLetterAlarm: { preset: 'low-volume' }, removalPolicy: RemovalPolicy.DESTROY, staticEgress: { natGateways: 1 } }, 'HooklineLintVariant')],
+    ['HTTP API, IAM auth', () => synthHookline({ apiAuth: 'iam' }, 'HooklineLintHttpIam')],
   ];
   for (const [name, synth] of variants) {
     test(`${name}: exit code 0, no errors, no warnings (${cfnLintVersion.stdout?.trim()})`, () => {

@@ -121,12 +121,12 @@ describe('functions: least-privilege IAM', () => {
 
   // Pinned here rather than read from TABLE_GRANTS, so widening a grant is a visible test change.
   const EXPECTED_ACCESS: Record<FunctionKey, Partial<Record<TableKey, 'read' | 'write' | 'readWrite'>>> = {
-    api: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', replays: 'readWrite', apiKeys: 'readWrite', rateLimits: 'write' },
+    api: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', replays: 'readWrite', apiKeys: 'readWrite', rateLimits: 'write', ingestManifests: 'write' },
     authorizer: { apiKeys: 'read' },
-    ingest: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite' },
-    sender: { subscriptions: 'readWrite', events: 'read', deliveries: 'readWrite', attempts: 'write' },
-    sweeper: { subscriptions: 'readWrite', deliveries: 'readWrite' },
-    replay: { subscriptions: 'read', deliveries: 'readWrite', replays: 'readWrite' },
+    ingest: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'write' },
+    sender: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'write' },
+    sweeper: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'readWrite' },
+    replay: { subscriptions: 'read', events: 'write', deliveries: 'readWrite', replays: 'readWrite' },
     archiver: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'readWrite', archiveBatches: 'readWrite' },
   };
 

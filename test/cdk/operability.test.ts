@@ -23,9 +23,19 @@ describe('the CloudWatch dashboard', () => {
   test('shows the pipeline: every delivery metric, success rate, latency percentiles, queues and redrive queues, Lambda health, the API and the alarms', () => {
     const body = dashboardBody(json);
     for (const name of [METRICS.eventsPublished, METRICS.succeeded, METRICS.retried, METRICS.deadLettered, METRICS.attemptLatency]) assert.ok(body.includes(name), name);
-    for (const needle of ['success rate', 'p50', 'p99', 'ApproximateAgeOfOldestMessage', 'ApproximateNumberOfMessagesVisible', 'redrive queue', 'Errors', 'Throttles', 'Duration', 'ConcurrentExecutions', '4XXError', '5XXError', 'Latency', 'alarm']) {
+    for (const needle of ['success rate', 'p50', 'p99', 'ApproximateAgeOfOldestMessage', 'ApproximateNumberOfMessagesVisible', 'redrive queue', 'Errors', 'Throttles', 'Duration', 'ConcurrentExecutions', 'Latency', 'alarm']) {
       assert.ok(body.includes(needle), needle);
     }
+  });
+
+  // The two API types name their metrics differently; the dashboard plots whichever is deployed.
+  const apiMetrics = (b: string) => [...b.matchAll(/AWS\/ApiGateway\\",\\"([A-Za-z0-9]+)\\"/g)].map((m) => m[1]).sort();
+  test('plots the HTTP API (the default) requests, 4xx, 5xx and latency', () => {
+    assert.deepEqual(apiMetrics(dashboardBody(json)), ['4xx', '5xx', 'Count', 'Latency', 'Latency']);
+  });
+
+  test("plots the REST API's metrics with apiType: 'rest'", () => {
+    assert.deepEqual(apiMetrics(dashboardBody(synthHookline({ apiType: 'rest' }, 'HooklineRest').json)), ['4XXError', '5XXError', 'Count', 'Latency', 'Latency']);
   });
 });
 

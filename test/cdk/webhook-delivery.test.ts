@@ -171,7 +171,7 @@ describe('WebhookDelivery with every prop set', () => {
     const d = stack.delivery;
     for (const key of ['api', 'authorizer', 'ingest', 'sender', 'sweeper', 'replay', 'archiver'] as const) assert.ok(d.functions[key], key);
     assert.ok(d.ingestQueue && d.deliveryQueue && d.ingestRedriveQueue && d.deliveryRedriveQueue && d.topic && d.archive.bucket);
-    assert.deepEqual(Object.keys(d.tables).sort(), ['apiKeys', 'archiveBatches', 'attempts', 'deliveries', 'events', 'rateLimits', 'replays', 'subscriptions']);
+    assert.deepEqual(Object.keys(d.tables).sort(), ['apiKeys', 'archiveBatches', 'attempts', 'deliveries', 'events', 'ingestManifests', 'rateLimits', 'replays', 'subscriptions']);
     assert.ok(allowedActionsOn(json, 'sender', findTopologyResource(json, 'queue/delivery').logicalId).has('sqs:ChangeMessageVisibility'));
   });
 });
@@ -185,19 +185,21 @@ describe('bin context: `-c key=value` settings', () => {
     assert.equal(s.delivery.onCallEmail, undefined);
     assert.equal(s.delivery.removalPolicy, undefined);
     assert.equal(s.delivery.deadLetterAlarm?.preset, undefined);
+    assert.equal(s.delivery.apiType, undefined, 'the construct picks the HTTP API');
   });
 
   test('command-line strings are parsed into typed props', () => {
     const s = from({
       stackName: 'HooklineStaging', onCallEmail: 'oncall@example.com', alarmPreset: 'low-volume', dlqAlarmThreshold: '50', dlqAlarmPeriodMinutes: '15',
       apiAuth: 'iam', senderMaxConcurrency: '40', logRetentionDays: '90', removalPolicy: 'destroy', retryPolicy: '{"maxAttempts":6}', senderTimeoutMs: '8000',
-      tracing: 'false', apiRateLimit: '20',
+      tracing: 'false', apiRateLimit: '20', apiType: 'rest',
     });
     assert.equal(s.stackName, 'HooklineStaging');
     assert.equal(s.delivery.deadLetterAlarm?.preset, 'low-volume');
     assert.equal(s.delivery.deadLetterAlarm?.threshold, 50);
     assert.equal(s.delivery.deadLetterAlarm?.period?.toMinutes(), 15);
     assert.equal(s.delivery.apiAuth, 'iam');
+    assert.equal(s.delivery.apiType, 'rest');
     assert.equal(s.delivery.senderMaxConcurrency, 40);
     assert.equal(s.delivery.logRetention, RetentionDays.THREE_MONTHS);
     assert.equal(s.delivery.removalPolicy, RemovalPolicy.DESTROY);
@@ -208,7 +210,7 @@ describe('bin context: `-c key=value` settings', () => {
   });
 
   const bad: [ContextKey, string][] = [
-    ['alarmPreset', 'noisy'], ['apiAuth', 'basic'], ['senderMaxConcurrency', 'many'], ['logRetentionDays', '31'], ['removalPolicy', 'snapshot'], ['retryPolicy', '{nope'], ['tracing', 'yes'],
+    ['alarmPreset', 'noisy'], ['apiAuth', 'basic'], ['apiType', 'websocket'], ['senderMaxConcurrency', 'many'], ['logRetentionDays', '31'], ['removalPolicy', 'snapshot'], ['retryPolicy', '{nope'], ['tracing', 'yes'],
   ];
   for (const [key, value] of bad) {
     test(`refuses ${key}=${value}`, () => assert.throws(() => from({ [key]: value }), InvalidPropError));

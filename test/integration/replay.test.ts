@@ -61,7 +61,8 @@ describe('replay', () => {
     assert.equal(res.body.error.code, 'conflict');
     assert.match(res.body.error.message, /is pending; only failed, expired, delivered deliveries can be replayed/);
 
-    stack.receiver.script('/refuse-flight', [{ status: 200, delayMs: 1500 }]);
+    // A first attempt is recorded with its outcome (no claim); a retry is claimed, so it is in_flight while it runs.
+    stack.receiver.script('/refuse-flight', [{ status: 500 }, { status: 200, delayMs: 1500 }]);
     await stack.subscribe('/refuse-flight', { eventTypes: ['refuse.flight'] });
     const flying = (await stack.publish('refuse.flight', {})).deliveryIds[0]!;
     await stack.waitForState(flying, ['in_flight']);

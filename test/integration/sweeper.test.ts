@@ -12,7 +12,8 @@ describe('sweeper: the safety net behind the queue', () => {
   let stack: LocalStack;
   let store: DynamoDbDeliveryStore;
   before(async () => {
-    stack = await startLocalStack();
+    // A 1 s grace, so a run of the sweeper acts at once (every first attempt then takes the claimed path).
+    stack = await startLocalStack({ env: { HOOKLINE_SWEEP_GRACE_SECONDS: '1' } });
     // The runtime's own name for the table: it may carry a HOOKLINE_RESOURCE_PREFIX.
     store = new DynamoDbDeliveryStore(documentClient(stack.runtime.clients.dynamodb), stack.runtime.env.DELIVERIES_TABLE!);
   });

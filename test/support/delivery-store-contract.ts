@@ -51,7 +51,7 @@ const COMPLETIONS: ReadonlyArray<readonly [CompletionAction, DeliveryState]> = [
 ];
 
 /** How many cases the contract has: each opens one store, which the runners check, so a lost case shows. */
-export const CONTRACT_CASES = 41;
+export const CONTRACT_CASES = 48;
 
 export function deliveryStoreContract(label: string, open: OpenStore): void {
   /** Runs `body` on a fresh store, disposing of it whatever happens. */
@@ -186,6 +186,68 @@ export function deliveryStoreContract(label: string, open: OpenStore): void {
       it('refuses an unknown id', withStore(async (store) => {
         assert.equal(await store.complete(inFlight('dlv_unknown'), { action: 'succeed', attempts: 1, nextAttemptAt: NOW, updatedAt: NOW }), false);
         assert.equal(await store.get('dlv_unknown'), undefined);
+      }));
+    });
+
+    describe('recordFirst (the happy path: a first attempt made without a claim)', () => {
+      const attempted = (id: string, overrides: Partial<Delivery> = {}): Delivery => aDelivery({
+        id,
+        state: STATE.inFlight,
+        attempts: 1,
+        attemptSeq: 1,
+        updatedAt: at(1),
+        firstAttempt: { seq: 1, attempt: 1, startedAt: NOW, durationMs: 12, status: 200, responseSnippet: 'ok' },
+        ...overrides,
+      });
+      const fresh = (id: string) => aDelivery({ id, attempts: 0, attemptSeq: 0 });
+
+      for (const [action, state] of COMPLETIONS) {
+        it(`${action}: writes the whole row in ${state} with its attempt inline, where no row was`, withStore(async (store) => {
+          const d = attempted(`dlv_first_${action}`);
+          const completion: Completion = { action, attempts: 1, nextAttemptAt: at(20), lastStatus: 200, lastResponse: 'ok', updatedAt: at(1) };
+
+          assert.equal(await store.recordFirst(d, completion), true);
+
+          assert.deepEqual(await store.get(d.id), { ...d, state, attempts: 1, nextAttemptAt: at(20), lastStatus: 200, lastResponse: 'ok', updatedAt: at(1) });
+        }));
+      }
+
+      it('replaces a fresh row that still waits for its first attempt', withStore(async (store) => {
+        await seed(store, fresh('dlv_first_fresh'));
+        const d = attempted('dlv_first_fresh', { url: 'https://moved.example.com/' });
+
+        assert.equal(await store.recordFirst(d, { action: 'succeed', attempts: 1, nextAttemptAt: at(1), lastStatus: 204, updatedAt: at(1) }), true);
+
+        const after = (await store.get('dlv_first_fresh'))!;
+        assert.deepEqual([after.state, after.attemptSeq, after.url, after.firstAttempt?.status], ['delivered', 1, 'https://moved.example.com/', 200]);
+      }));
+
+      it('refuses once another worker claimed or finished the delivery, and changes nothing', withStore(async (store) => {
+        const claimed = inFlight('dlv_first_taken', { attemptSeq: 1 });
+        const done = aDelivery({ id: 'dlv_first_done', state: 'delivered', attempts: 1, attemptSeq: 1 });
+        await seed(store, claimed, done);
+
+        assert.equal(await store.recordFirst(attempted('dlv_first_taken'), { action: 'succeed', attempts: 1, nextAttemptAt: NOW, updatedAt: NOW }), false);
+        assert.equal(await store.recordFirst(attempted('dlv_first_done'), { action: 'fail_permanently', attempts: 1, nextAttemptAt: NOW, updatedAt: NOW }), false);
+
+        assert.deepEqual(await store.get('dlv_first_taken'), claimed);
+        assert.deepEqual(await store.get('dlv_first_done'), done);
+      }));
+    });
+
+    describe('fresh rows (create with waiting: false)', () => {
+      it('stay out of listDue until a write leaves the happy path: a claim, a reschedule or a retry brings them in', withStore(async (store) => {
+        for (const id of ['dlv_f_idle', 'dlv_f_claim', 'dlv_f_move', 'dlv_f_retry']) {
+          assert.equal(await store.create(aDelivery({ id, attempts: 0, attemptSeq: 0, nextAttemptAt: at(-300) }), { waiting: false }), true);
+        }
+        assert.deepEqual(await store.listDue(NOW, 100), []);
+
+        assert.equal((await store.claim('dlv_f_claim', NOW, LEASE)).kind, 'claimed');
+        assert.equal(await store.reschedule('dlv_f_move', at(-300), at(-100), NOW), true);
+        assert.equal(await store.recordFirst(aDelivery({ id: 'dlv_f_retry', state: STATE.inFlight, attempts: 1, attemptSeq: 1 }), { action: 'retry', attempts: 1, nextAttemptAt: at(-50), updatedAt: NOW }), true);
+
+        const due = (await store.listDue(NOW, 100)).map((d) => d.id).sort();
+        assert.deepEqual(due, ['dlv_f_claim', 'dlv_f_move', 'dlv_f_retry']);
       }));
     });
 

@@ -5,8 +5,10 @@
  * delivery store is shared with the benchmark and lives in memory-delivery-store.ts.
  */
 import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
+import { DEFAULT_RETENTION, eventTtlFor, type RetentionPolicy } from '#domain/retention.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '#domain/retry-policy.ts';
 import { STATE } from '#domain/states.ts';
+import { DEFAULT_SWEEP_GRACE_SECONDS } from '#config/topology.ts';
 import type { AttemptRecord, Delivery, EventRecord, SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
 import { encryptSecrets } from '#adapters/aes-gcm-secrets.ts';
 import { LocalKeySecretCipher } from '#adapters/local-key-secret-cipher.ts';
@@ -15,6 +17,7 @@ import type { AttemptStore } from '#ports/attempt-store.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { DeliveryMessage, DeliveryQueue } from '#ports/delivery-queue.ts';
 import type { EventStore, PutEventResult } from '#ports/event-store.ts';
+import type { IngestManifest, IngestManifestStore } from '#ports/ingest-manifest-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { SubscriptionStore } from '#ports/subscription-store.ts';
 import { MemoryMetrics } from '#local/memory-metrics.ts';
@@ -52,8 +55,19 @@ export class FakeClock implements Clock {
   }
 }
 
+/**
+ * The events table as DynamoDbEventStore keeps it: `expiresAt` holds each row's TTL (epoch
+ * seconds, from the retention it was given). A row seeded straight into `items` has no TTL,
+ * and extendRetention leaves it without one, as the table does a row without `expiresAt`.
+ */
 export class InMemoryEventStore implements EventStore {
   readonly items = new Map<string, EventRecord>();
+  readonly expiresAt = new Map<string, number>();
+  private readonly retention: RetentionPolicy;
+
+  constructor(options: { retention?: RetentionPolicy } = {}) {
+    this.retention = options.retention ?? DEFAULT_RETENTION;
+  }
 
   async get(id: string): Promise<EventRecord | undefined> {
     const e = this.items.get(id);
@@ -64,7 +78,13 @@ export class InMemoryEventStore implements EventStore {
     const existing = this.items.get(event.id);
     if (existing) return { kind: 'exists', existing: copy(existing) };
     this.items.set(event.id, copy(event));
+    this.expiresAt.set(event.id, eventTtlFor(Date.parse(event.createdAt), this.retention));
     return { kind: 'created' };
+  }
+
+  async extendRetention(eventId: string, untilEpochSeconds: number): Promise<void> {
+    const current = this.expiresAt.get(eventId);
+    if (this.items.has(eventId) && current !== undefined && current < untilEpochSeconds) this.expiresAt.set(eventId, untilEpochSeconds);
   }
 }
 
@@ -78,6 +98,11 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
   async get(id: string): Promise<Subscription | undefined> {
     const s = this.items.get(id);
     return s && copy(s);
+  }
+
+  /** No cache here: a test that changes a subscription sees the sender act on it at once. */
+  getCached(id: string): Promise<Subscription | undefined> {
+    return this.get(id);
   }
 
   async list(request: PageRequest & { tenantId?: string }): Promise<Page<Subscription>> {
@@ -161,13 +186,31 @@ export class RecordingQueue implements DeliveryQueue {
 }
 
 
+/** Publish batches' manifests, as the table holds them. */
+export class InMemoryIngestManifestStore implements IngestManifestStore {
+  readonly items = new Map<string, IngestManifest>();
+
+  async put(manifest: IngestManifest): Promise<void> {
+    this.items.set(`${manifest.shard}|${manifest.key}`, { ...manifest, eventIds: [...manifest.eventIds] });
+  }
+
+  async delete(manifest: Pick<IngestManifest, 'shard' | 'key'>): Promise<void> {
+    this.items.delete(`${manifest.shard}|${manifest.key}`);
+  }
+
+  async listBefore(beforeIso: string, limit: number): Promise<readonly IngestManifest[]> {
+    return [...this.items.values()].filter((m) => m.key < beforeIso).sort((a, b) => a.key.localeCompare(b.key)).slice(0, limit);
+  }
+}
+
 /** The delivery engine's dependencies, over in-memory fakes a test can inspect. */
-export interface FakeDeps extends Pick<Deps, 'defaultRetryPolicy' | 'allowPrivateTargets' | 'resolver' | 'autoPause' | 'secretSealer' | 'secretOpener'> {
+export interface FakeDeps extends Pick<Deps, 'defaultRetryPolicy' | 'sweepGraceSeconds' | 'retention' | 'allowPrivateTargets' | 'resolver' | 'autoPause' | 'secretSealer' | 'secretOpener'> {
   readonly subscriptions: InMemorySubscriptionStore;
   readonly events: InMemoryEventStore;
   readonly deliveries: InMemoryDeliveryStore;
   readonly attempts: InMemoryAttemptStore;
   readonly queue: RecordingQueue;
+  readonly ingestManifests: InMemoryIngestManifestStore;
   readonly clock: FakeClock;
   readonly metrics: MemoryMetrics;
 }
@@ -180,9 +223,12 @@ export function fakeDeps(overrides: Partial<Mutable<FakeDeps>> = {}): FakeDeps {
     deliveries: new InMemoryDeliveryStore(),
     attempts: new InMemoryAttemptStore(),
     queue: new RecordingQueue(),
+    ingestManifests: new InMemoryIngestManifestStore(),
     clock: new FakeClock(),
     metrics: new MemoryMetrics(),
     defaultRetryPolicy: DEFAULT_RETRY_POLICY as RetryPolicy,
+    sweepGraceSeconds: DEFAULT_SWEEP_GRACE_SECONDS,
+    retention: DEFAULT_RETENTION,
     allowPrivateTargets: false,
     resolver: { resolve: async () => ['93.184.216.34'] },
     autoPause: DEFAULT_AUTO_PAUSE_POLICY,

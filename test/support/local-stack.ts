@@ -35,7 +35,9 @@ export async function startLocalStack(options: Partial<RuntimeOptions> = {}): Pr
     resourcePrefix: testResourcePrefix(dataDir),
     ...options,
     dataDir,
-    env: { HOOKLINE_SENDER_TIMEOUT_MS: '2000', HOOKLINE_SWEEP_GRACE_SECONDS: '1', ...options.env },
+    // A grace long enough that first attempts take the happy path (younger than the grace less a
+    // 9 s claim lease), as in production; the sweeper's own tests shorten it.
+    env: { HOOKLINE_SENDER_TIMEOUT_MS: '2000', HOOKLINE_SWEEP_GRACE_SECONDS: '30', ...options.env },
   });
   const receiver = await new TestReceiver().start();
   const api = apiClient(runtime.url, runtime.adminKey);

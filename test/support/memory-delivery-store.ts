@@ -20,7 +20,7 @@ type Update = { readonly [K in keyof Delivery]?: Delivery[K] | undefined };
  * through this store, and a deep clone per call would show up in it.
  */
 function copyOf(d: Delivery): Delivery {
-  return { ...d, headers: { ...d.headers }, ...(d.restored ? { restored: { ...d.restored } } : {}) };
+  return { ...d, headers: { ...d.headers }, ...(d.restored ? { restored: { ...d.restored } } : {}), ...(d.firstAttempt ? { firstAttempt: { ...d.firstAttempt } } : {}) };
 }
 
 /** SET for defined values, REMOVE for undefined ones: what updateExpression() does in the adapter. */
@@ -35,6 +35,8 @@ function applied(d: Delivery, update: Update): Delivery {
 
 export class InMemoryDeliveryStore implements DeliveryStore {
   readonly items = new Map<string, Delivery>();
+  /** Fresh rows created with `waiting: false`: out of `listDue`'s view until their first write. */
+  private readonly outOfView = new Set<string>();
 
   constructor(seed: readonly Delivery[] = []) {
     for (const d of seed) this.put(d);
@@ -45,9 +47,18 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     this.items.set(delivery.id, copyOf(delivery));
   }
 
-  async create(delivery: Delivery): Promise<boolean> {
+  async create(delivery: Delivery, options: { readonly waiting?: boolean } = {}): Promise<boolean> {
     if (this.items.has(delivery.id)) return false;
     this.put(delivery);
+    if (options.waiting === false) this.outOfView.add(delivery.id);
+    return true;
+  }
+
+  async recordFirst(attempted: Delivery, c: Completion): Promise<boolean> {
+    const current = this.items.get(attempted.id);
+    if (current && !(allows('claim', current.state) && current.attemptSeq === 0)) return false;
+    this.items.set(attempted.id, applied(copyOf(attempted), { ...completionAttributes(c), state: targetOf(c.action) }));
+    this.outOfView.delete(attempted.id);
     return true;
   }
 
@@ -126,7 +137,7 @@ export class InMemoryDeliveryStore implements DeliveryStore {
 
   async listDue(beforeIso: string, limit: number): Promise<readonly DueDelivery[]> {
     return [...this.items.values()]
-      .filter((d) => isLive(d.state) && d.nextAttemptAt < beforeIso)
+      .filter((d) => isLive(d.state) && d.nextAttemptAt < beforeIso && !this.outOfView.has(d.id))
       .sort((a, b) => a.nextAttemptAt.localeCompare(b.nextAttemptAt))
       .slice(0, limit)
       .map((d) => ({ id: d.id, nextAttemptAt: d.nextAttemptAt }));
@@ -142,6 +153,7 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     if (!d || !allows(action, d.state) || !holds(d)) return undefined;
     const next = applied(d, { ...update(d), state: targetOf(action) });
     this.items.set(id, next);
+    this.outOfView.delete(id);
     return copyOf(next);
   }
 }

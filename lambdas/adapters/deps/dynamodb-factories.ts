@@ -3,16 +3,19 @@ import { DynamoDbArchiveManifestStore } from '../dynamodb-archive-manifest-store
 import { DynamoDbAttemptStore } from '../dynamodb-attempt-store.ts';
 import { DynamoDbDeliveryStore } from '../dynamodb-delivery-store.ts';
 import { DynamoDbEventStore } from '../dynamodb-event-store.ts';
+import { DynamoDbIngestManifestStore } from '../dynamodb-ingest-manifest-store.ts';
 import { DynamoDbRateLimiter } from '../dynamodb-rate-limiter.ts';
 import { DynamoDbRecoveryStore } from '../dynamodb-recovery-store.ts';
 import { DynamoDbReplayStore } from '../dynamodb-replay-store.ts';
 import { DynamoDbSubscriptionStore } from '../dynamodb-subscription-store.ts';
+import { POLICIES_FROM_ENV } from '../policy-env.ts';
 import type { Factories } from './factory.ts';
 
 /** Every DynamoDB-backed store, over the build's one document client. */
-export const DYNAMODB_FACTORIES: Factories<'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'replays' | 'recovery' | 'rateLimiter' | 'apiKeys' | 'manifests'> = {
+export const DYNAMODB_FACTORIES: Factories<'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'replays' | 'recovery' | 'rateLimiter' | 'apiKeys' | 'manifests' | 'ingestManifests'> = {
   subscriptions: (v, s) => new DynamoDbSubscriptionStore(s.db, v.SUBSCRIPTIONS_TABLE, s.options.subscriptionCacheMs ?? 5000, s.clock.now),
-  events: (v, s) => new DynamoDbEventStore(s.db, v.EVENTS_TABLE),
+  // The TTL of new events follows the delivered retention; a function without those variables gets the documented default.
+  events: (v, s) => new DynamoDbEventStore(s.db, v.EVENTS_TABLE, { retention: POLICIES_FROM_ENV.retention(v) }),
   deliveries: (v, s) => new DynamoDbDeliveryStore(s.db, v.DELIVERIES_TABLE, s.clock.now),
   attempts: (v, s) => new DynamoDbAttemptStore(s.db, v.ATTEMPTS_TABLE),
   replays: (v, s) => new DynamoDbReplayStore(s.db, v.REPLAYS_TABLE),
@@ -22,4 +25,5 @@ export const DYNAMODB_FACTORIES: Factories<'subscriptions' | 'events' | 'deliver
   rateLimiter: (v, s) => new DynamoDbRateLimiter(s.db, v.RATE_LIMITS_TABLE),
   apiKeys: (v, s) => new DynamoDbApiKeyStore(s.db, v.API_KEYS_TABLE),
   manifests: (v, s) => new DynamoDbArchiveManifestStore(s.db, v.ARCHIVE_BATCHES_TABLE),
+  ingestManifests: (v, s) => new DynamoDbIngestManifestStore(s.db, v.INGEST_MANIFESTS_TABLE),
 };

@@ -19,11 +19,12 @@ function allowedPortsFromEnv(name: EnvName, value: string): PortRanges {
   }
 }
 
-type SettingDep = 'attemptTimeoutMs' | 'defaultRetryPolicy' | 'allowPrivateTargets' | 'allowedPorts' | 'autoPause' | 'replayPolicy' | 'customerReplayLimit' | 'customerPauseLimit' | 'retention' | 'archivePolicy';
+type SettingDep = 'attemptTimeoutMs' | 'sweepGraceSeconds' | 'defaultRetryPolicy' | 'allowPrivateTargets' | 'allowedPorts' | 'autoPause' | 'replayPolicy' | 'customerReplayLimit' | 'customerPauseLimit' | 'retention' | 'archivePolicy';
 
 /** Settings parsed from the environment (no client behind them). */
 export const SETTING_FACTORIES: Factories<SettingDep> = {
   attemptTimeoutMs: (v) => parsePositiveInt('HOOKLINE_SENDER_TIMEOUT_MS', v.HOOKLINE_SENDER_TIMEOUT_MS),
+  sweepGraceSeconds: (v) => parsePositiveInt('HOOKLINE_SWEEP_GRACE_SECONDS', v.HOOKLINE_SWEEP_GRACE_SECONDS),
   defaultRetryPolicy: (v) => parseRetryPolicyEnv('HOOKLINE_DEFAULT_RETRY_POLICY', v.HOOKLINE_DEFAULT_RETRY_POLICY),
   allowPrivateTargets: (v) => parseFlag('HOOKLINE_ALLOW_PRIVATE_TARGETS', v.HOOKLINE_ALLOW_PRIVATE_TARGETS),
   allowedPorts: (v) => allowedPortsFromEnv('HOOKLINE_ALLOWED_PORTS', v.HOOKLINE_ALLOWED_PORTS),

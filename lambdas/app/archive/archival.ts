@@ -12,6 +12,7 @@ import {
   planBatches,
   type ArchiveRecord,
 } from '#domain/archive.ts';
+import { attemptLog } from '#domain/attempt-log.ts';
 import type { Delivery, EventRecord } from '#domain/types.ts';
 import type { ArchiveBatch } from '#ports/archive.ts';
 import type { Budget } from '#app/budget.ts';
@@ -55,7 +56,9 @@ type MutableReport = { -readonly [K in keyof ArchiveReport]: ArchiveReport[K] };
  * batch in the manifest table, write the gzip NDJSON object under a key derived from its ids,
  * read it back and check it, mark the batch written, delete the rows (each unless it changed
  * since), drop the manifest. An interrupted run leaves a manifest that the next run finishes
- * first, so a crash anywhere loses nothing and archives nothing twice.
+ * first, so a crash anywhere loses nothing and archives nothing twice. Events are not deleted
+ * here: they go by their TTL (eventTtlFor, extended for dead letters and restores), which is
+ * free, where a delete is a paid write unit.
  */
 export async function runArchive(deps: ArchiveDeps, options: ArchiveRunOptions): Promise<ArchiveReport> {
   const report: MutableReport = { kind: 'done', objects: 0, archived: 0, kept: 0, dropped: 0, resumed: 0 };
@@ -163,18 +166,20 @@ async function finishBatch(deps: ArchiveDeps, batch: ArchiveBatch, report: Mutab
   await deps.manifests.delete(batch.objectKey);
 }
 
+/** Writes the batch's object and reads it back before any of its rows may go. */
 async function writeVerified(deps: ArchiveDeps, batch: ArchiveBatch, rows: readonly Delivery[]): Promise<void> {
   const events = new Map<string, Promise<EventRecord | undefined>>();
   const archivedAt = iso(deps.clock.now());
   const records: ArchiveRecord[] = new Array(rows.length);
   await forEachLimit(rows, CONCURRENCY, async (d, i) => {
     if (!events.has(d.eventId)) events.set(d.eventId, deps.events.get(d.eventId));
-    const [attempts, event] = await Promise.all([deps.attempts.list(d.id), events.get(d.eventId)!]);
+    const [stored, event] = await Promise.all([deps.attempts.list(d.id), events.get(d.eventId)!]);
     const { restored: _r, ...delivery } = d;
     records[i] = {
       v: 1,
       delivery,
-      attempts,
+      // The whole log, the first attempt the row holds inline included: the object is read without Hookline (Athena).
+      attempts: attemptLog(d, stored),
       ...(event ? { event: { id: event.id, type: event.type, body: event.body, createdAt: event.createdAt } } : {}),
       archivedAt,
     };

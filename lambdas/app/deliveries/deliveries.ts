@@ -1,3 +1,4 @@
+import { attemptLog } from '#domain/attempt-log.ts';
 import type { AttemptRecord, Delivery, EventRecord } from '#domain/types.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import { type Principal, visibleDelivery, visibleSubscription } from '#app/access.ts';
@@ -28,14 +29,28 @@ export interface DeliveryDetail {
 /** The detail of a delivery the principal may see; another tenant's is NotFoundError, like one that does not exist. */
 export async function getDeliveryDetail(deps: Pick<Deps, 'deliveries' | 'events' | 'attempts'>, principal: Principal, id: string): Promise<DeliveryDetail> {
   const delivery = await visibleDelivery(deps, principal, id);
-  const [event, attempts] = await Promise.all([deps.events.get(delivery.eventId), deps.attempts.latest(id, { limit: DETAIL_ATTEMPTS })]);
+  const [event, attempts] = await Promise.all([deps.events.get(delivery.eventId), attemptPage(deps, delivery, { limit: DETAIL_ATTEMPTS })]);
   return { delivery, ...(event ? { event } : {}), attempts: attempts.items, ...(attempts.nextCursor ? { attemptsNextCursor: attempts.nextCursor } : {}) };
 }
 
 /** A page of a visible delivery's attempt log: the latest before the cursor, oldest first within the page. */
 export async function listAttempts(deps: Pick<Deps, 'deliveries' | 'attempts'>, principal: Principal, id: string, request: PageRequest): Promise<Page<AttemptRecord>> {
-  await visibleDelivery(deps, principal, id);
-  return deps.attempts.latest(id, request);
+  return attemptPage(deps, await visibleDelivery(deps, principal, id), request);
+}
+
+/** The cursor of the last page when it holds only the row's inline first attempt (attempt stores never issue it). */
+const FIRST_ATTEMPT_CURSOR = 'first-attempt';
+
+/**
+ * A page of the whole attempt log (domain/attempt-log.ts): the attempts table's pages, newest
+ * first, then the row's inline first attempt, the oldest of all, on the page that reaches it.
+ */
+async function attemptPage(deps: Pick<Deps, 'attempts'>, delivery: Delivery, request: PageRequest): Promise<Page<AttemptRecord>> {
+  const inline = delivery.firstAttempt && { deliveryId: delivery.id, ...delivery.firstAttempt };
+  if (request.cursor === FIRST_ATTEMPT_CURSOR) return { items: inline ? [inline] : [] };
+  const page = await deps.attempts.latest(delivery.id, request);
+  if (!inline || page.nextCursor || page.items.some((a) => a.seq === inline.seq)) return page;
+  return page.items.length < request.limit ? { items: attemptLog(delivery, page.items) } : { items: page.items, nextCursor: FIRST_ATTEMPT_CURSOR };
 }
 
 /**

@@ -1,22 +1,22 @@
 import { matchesEventType } from '#domain/event-types.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
-import { STATE } from '#domain/states.ts';
 import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
+import { firstDelivery } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
 import type { PublishRequest } from '#app/publish/publish-request.ts';
 import { iso } from '#domain/time.ts';
-import { METRICS } from '#config/topology.ts';
+import { INGEST_MANIFEST_SHARDS, METRICS } from '#config/topology.ts';
+import type { DeliveryMessage } from '#ports/delivery-queue.ts';
+
+export { DELIVERY_HEADERS } from '#app/publish/first-delivery.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type PublishDeps = Pick<Deps, 'events' | 'subscriptions' | 'deliveries' | 'queue' | 'clock' | 'metrics' | 'defaultRetryPolicy'>;
+export type PublishDeps = Pick<Deps, 'events' | 'subscriptions' | 'deliveries' | 'queue' | 'ingestManifests' | 'clock' | 'metrics' | 'defaultRetryPolicy'>;
 
 export type PublishResult =
   | { readonly kind: 'accepted'; readonly eventId: string; readonly deliveryIds: readonly string[] }
   /** The id was seen before: the original delivery ids, nothing new sent. */
   | { readonly kind: 'duplicate'; readonly eventId: string; readonly deliveryIds: readonly string[] };
-
-/** Headers (besides the signature set) sent with every attempt. */
-export const DELIVERY_HEADERS = Object.freeze({ 'content-type': 'application/json' });
 
 /**
  * The webhook body `{id, type, timestamp, data}` as text. The envelope's fields are Hookline's
@@ -27,71 +27,84 @@ export function webhookBody(id: string, type: string, timestamp: string, payload
   return `{"id":${JSON.stringify(id)},"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(timestamp)},"data":${payloadJson}}`;
 }
 
-/**
- * Stores the event once (idempotent on its id), then writes one delivery per matching
- * subscription and enqueues it. Paused subscriptions get deliveries too: they wait, never skip.
- * A publish retried after a crash completes the fan-out that the first try started.
- */
 export async function publish(deps: PublishDeps, request: PublishRequest): Promise<PublishResult> {
+  return (await publishBatch(deps, [request]))[0]!;
+}
+
+/**
+ * Stores each event once (idempotent on its id: the conditional put is the check, no read
+ * before it), writes one delivery row per matching subscription and enqueues them all in as
+ * few requests as the queue allows. Paused subscriptions get deliveries too: they wait, never
+ * skip. The batch's manifest, written first, lets the sweeper check after its grace that every
+ * delivery was attempted (app/sweep/finish-publish.ts), whatever stopped in between. A
+ * duplicate is answered with the original's ids and sends nothing.
+ */
+export async function publishBatch(deps: PublishDeps, requests: readonly PublishRequest[]): Promise<readonly PublishResult[]> {
+  if (requests.length === 0) return [];
   const nowMs = deps.clock.now();
-  const eventId = request.id ?? formatId('evt', deps.clock.randomBytes(16));
-  if (request.id) {
-    const seen = await deps.events.get(eventId);
-    if (seen) return duplicate(deps, seen);
-  }
-  const subscriptions = (await deps.subscriptions.all()).filter(
-    (s) => s.state !== 'disabled' && matchesEventType(s.eventTypes, request.type),
-  );
   const createdAt = iso(nowMs);
-  const event: EventRecord = {
-    id: eventId,
-    type: request.type,
-    body: webhookBody(eventId, request.type, createdAt, request.payloadJson),
-    subscriptionIds: subscriptions.map((s) => s.id),
-    deliveryIds: subscriptions.map((s) => deliveryIdFor(eventId, s.id)),
-    createdAt,
-  };
-  const put = await deps.events.putIfAbsent(event);
-  if (put.kind === 'exists') return duplicate(deps, put.existing);
-  await fanOut(deps, event, subscriptions);
-  deps.metrics.count(METRICS.eventsPublished);
-  return { kind: 'accepted', eventId, deliveryIds: event.deliveryIds };
-}
-
-async function duplicate(deps: PublishDeps, event: EventRecord): Promise<PublishResult> {
-  const existing = new Set((await deps.deliveries.getMany(event.deliveryIds)).map((d) => d.id));
-  const missing = event.subscriptionIds.filter((subId) => !existing.has(deliveryIdFor(event.id, subId)));
-  if (missing.length > 0) {
-    const subs = await Promise.all(missing.map((id) => deps.subscriptions.get(id)));
-    await fanOut(deps, event, subs.filter((s): s is Subscription => s !== undefined));
+  const all = await deps.subscriptions.all();
+  const events = requests.map((request): { event: EventRecord; subscriptions: readonly Subscription[] } => {
+    const eventId = request.id ?? formatId('evt', deps.clock.randomBytes(16));
+    const subscriptions = all.filter((s) => s.state !== 'disabled' && matchesEventType(s.eventTypes, request.type));
+    return {
+      subscriptions,
+      event: {
+        id: eventId,
+        type: request.type,
+        body: webhookBody(eventId, request.type, createdAt, request.payloadJson),
+        subscriptionIds: subscriptions.map((s) => s.id),
+        deliveryIds: subscriptions.map((s) => deliveryIdFor(eventId, s.id)),
+        createdAt,
+      },
+    };
+  });
+  const deliveryIds = events.flatMap((e) => e.event.deliveryIds);
+  if (deliveryIds.length > 0) {
+    await deps.ingestManifests.put({
+      shard: `m${deps.clock.randomBytes(1)[0]! % INGEST_MANIFEST_SHARDS}`,
+      key: `${createdAt}#${Buffer.from(deps.clock.randomBytes(9)).toString('base64url')}`,
+      createdAt,
+      eventIds: events.map((e) => e.event.id),
+      deliveryIds,
+    });
   }
-  return { kind: 'duplicate', eventId: event.id, deliveryIds: event.deliveryIds };
+
+  const results = await Promise.all(
+    events.map(async ({ event, subscriptions }): Promise<{ result: PublishResult; messages: readonly DeliveryMessage[] }> => {
+      const put = await deps.events.putIfAbsent(event);
+      if (put.kind === 'exists') return { result: { kind: 'duplicate', eventId: event.id, deliveryIds: put.existing.deliveryIds }, messages: [] };
+      const messages = await createDeliveries(deps, event, subscriptions, nowMs);
+      return { result: { kind: 'accepted', eventId: event.id, deliveryIds: event.deliveryIds }, messages };
+    }),
+  );
+  await deps.queue.enqueue(results.flatMap((r) => r.messages));
+  for (const r of results) if (r.result.kind === 'accepted') deps.metrics.count(METRICS.eventsPublished);
+  return results.map((r) => r.result);
 }
 
-async function fanOut(deps: PublishDeps, event: EventRecord, subscriptions: readonly Subscription[]): Promise<void> {
-  const nowMs = deps.clock.now();
+/** The message that carries a fresh delivery to the sender with everything its first attempt needs. */
+export function firstMessage(delivery: Delivery, event: Pick<EventRecord, 'type' | 'body'>): DeliveryMessage {
+  return {
+    deliveryId: delivery.id,
+    subscriptionId: delivery.subscriptionId,
+    eventId: delivery.eventId,
+    eventType: event.type,
+    createdAt: delivery.createdAt,
+    giveUpAt: delivery.giveUpAt,
+    body: event.body,
+    fresh: true,
+  };
+}
+
+async function createDeliveries(deps: PublishDeps, event: EventRecord, subscriptions: readonly Subscription[], nowMs: number): Promise<readonly DeliveryMessage[]> {
   const created = await Promise.all(
     subscriptions.map(async (sub) => {
       const policy = sub.retryPolicy ?? deps.defaultRetryPolicy;
-      const delivery: Delivery = {
-        id: deliveryIdFor(event.id, sub.id),
-        eventId: event.id,
-        subscriptionId: sub.id,
-        ...(sub.tenantId ? { tenantId: sub.tenantId } : {}),
-        url: sub.url,
-        state: STATE.pending,
-        attempts: 0,
-        attemptSeq: 0,
-        nextAttemptAt: iso(nowMs),
-        giveUpAt: iso(Date.parse(event.createdAt) + policy.deadlineSeconds * 1000),
-        headers: DELIVERY_HEADERS,
-        createdAt: event.createdAt,
-        updatedAt: iso(nowMs),
-      };
-      return (await deps.deliveries.create(delivery)) ? delivery : undefined;
+      const delivery = firstDelivery(event, sub, Date.parse(event.createdAt) + policy.deadlineSeconds * 1000, nowMs);
+      // `waiting: false`: a fresh row stays out of the sweeper's index; the manifest covers it until it is enqueued.
+      return (await deps.deliveries.create(delivery, { waiting: false })) ? firstMessage(delivery, event) : undefined;
     }),
   );
-  const fresh = created.filter((d): d is Delivery => d !== undefined);
-  // A delivery written but not enqueued (crash here) is found by the sweeper once overdue.
-  await deps.queue.enqueue(fresh.map((d) => ({ deliveryId: d.id, subscriptionId: d.subscriptionId })));
+  return created.filter((m): m is DeliveryMessage => m !== undefined);
 }

@@ -10,11 +10,11 @@ import type { Budget } from '#app/budget.ts';
 import type { Deps } from '#app/deps.ts';
 import { NotFoundError, ValidationError } from '#app/errors.ts';
 import { iso } from '#domain/time.ts';
-import type { RetentionPolicy } from '#domain/retention.ts';
+import { deadLetterEventTtl, type RetentionPolicy } from '#domain/retention.ts';
 import { MAX_DEADLINE_SECONDS } from '#domain/retry-policy.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type BulkReplayDeps = Pick<Deps, 'replays' | 'recovery' | 'subscriptions' | 'deliveries' | 'queue' | 'clock' | 'defaultRetryPolicy' | 'replayPolicy' | 'retention'>;
+export type BulkReplayDeps = Pick<Deps, 'replays' | 'recovery' | 'subscriptions' | 'deliveries' | 'events' | 'queue' | 'clock' | 'defaultRetryPolicy' | 'replayPolicy' | 'retention'>;
 
 /** A worker holds a running replay this long per page; a replay whose worker died is resumed after it. */
 export const REPLAY_LEASE_SECONDS = 60;
@@ -198,7 +198,10 @@ async function replayPage(
     const nowMs = deps.clock.now();
     const delaySeconds = spreadDelaySeconds(windowSeconds, deps.clock.random());
     const dueMs = nowMs + delaySeconds * 1000;
-    const replayed = await deps.deliveries.replay(d.id, iso(nowMs), iso(dueMs + policy.deadlineSeconds * 1000), iso(dueMs));
+    const giveUpAtMs = dueMs + policy.deadlineSeconds * 1000;
+    // The body must outlive the replayed delivery, even one that dead-letters at its new deadline.
+    await deps.events.extendRetention(d.eventId, deadLetterEventTtl(giveUpAtMs, deps.retention));
+    const replayed = await deps.deliveries.replay(d.id, iso(nowMs), iso(giveUpAtMs), iso(dueMs));
     if (replayed) messages.push({ deliveryId: d.id, subscriptionId: d.subscriptionId, delaySeconds });
   });
   await deps.queue.enqueue(messages);

@@ -1,3 +1,4 @@
+import { deadLetterEventTtl } from '#domain/retention.ts';
 import { REPLAYABLE_STATES } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
 import type { Delivery } from '#domain/types.ts';
@@ -12,7 +13,7 @@ import { takeTenantAction } from '#app/tenants/customer-limit.ts';
  * afresh), a fresh deadline; the attempt log keeps every earlier attempt.
  */
 /** What a single replay uses. */
-export type ReplayDeliveryDeps = Pick<Deps, 'deliveries' | 'subscriptions' | 'queue' | 'clock' | 'defaultRetryPolicy'>;
+export type ReplayDeliveryDeps = Pick<Deps, 'deliveries' | 'subscriptions' | 'events' | 'queue' | 'clock' | 'defaultRetryPolicy' | 'retention'>;
 
 export async function replayDelivery(deps: ReplayDeliveryDeps, id: string): Promise<Delivery> {
   const current = await getDelivery(deps, id);
@@ -25,7 +26,10 @@ export async function replayDelivery(deps: ReplayDeliveryDeps, id: string): Prom
   }
   const policy = subscription?.retryPolicy ?? deps.defaultRetryPolicy;
   const nowMs = deps.clock.now();
-  const replayed = await deps.deliveries.replay(id, iso(nowMs), iso(nowMs + policy.deadlineSeconds * 1000));
+  const giveUpAtMs = nowMs + policy.deadlineSeconds * 1000;
+  // The body must outlive the replayed delivery, even one that dead-letters at its new deadline.
+  await deps.events.extendRetention(current.eventId, deadLetterEventTtl(giveUpAtMs, deps.retention));
+  const replayed = await deps.deliveries.replay(id, iso(nowMs), iso(giveUpAtMs));
   if (!replayed) {
     const state = (await deps.deliveries.get(id))?.state ?? current.state;
     throw new ConflictError(`delivery ${id} is ${state}; only ${REPLAYABLE_STATES.join(', ')} deliveries can be replayed`);

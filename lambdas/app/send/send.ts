@@ -1,9 +1,12 @@
 import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
 import { actionFor, decide, describe, failedOutcome, type AttemptResult, type Outcome } from '#domain/classify.ts';
 import { signatureHeaders } from '#domain/signing.ts';
-import { allows, isTerminal, STATE, targetOf, type CompletionAction, type DeliveryState } from '#domain/states.ts';
-import { capUtf8, type Delivery, type Subscription } from '#domain/types.ts';
+import { allows, isDeadLetter, isTerminal, STATE, targetOf, type CompletionAction, type DeliveryState } from '#domain/states.ts';
+import { deadLetterEventTtl } from '#domain/retention.ts';
+import { capUtf8, type Delivery, type InlineAttempt, type Subscription } from '#domain/types.ts';
 import type { Completion } from '#ports/delivery-store.ts';
+import type { DeliveryMessage } from '#ports/delivery-queue.ts';
+import { firstDelivery } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
 import { DeliveryStageError } from '#app/errors.ts';
 import { recordHealth } from '#app/send/health.ts';
@@ -11,15 +14,28 @@ import { iso } from '#domain/time.ts';
 import { METRICS, type CountMetric } from '#config/topology.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type SendDeps = Pick<Deps, 'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'clock' | 'metrics' | 'http' | 'attemptTimeoutMs' | 'defaultRetryPolicy' | 'autoPause' | 'secretOpener'>;
+export type SendDeps = Pick<Deps, 'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'clock' | 'metrics' | 'http' | 'attemptTimeoutMs' | 'sweepGraceSeconds' | 'defaultRetryPolicy' | 'autoPause' | 'secretOpener' | 'retention'>;
+
+/** How a message reached the sender: its receive count and when it was sent (SQS attributes). */
+export interface Receipt {
+  readonly receiveCount: number;
+  readonly sentAtMs: number;
+}
 
 /** How long a paused subscription's delivery waits before it is looked at again (resume re-enqueues at once). */
 export const PAUSED_RECHECK_SECONDS = 3600;
 
-export interface DeliveryMessageBody {
-  readonly deliveryId: string;
-  readonly subscriptionId: string;
+/**
+ * How long a claim holds: two attempt timeouts and a margin, so only a worker that stopped
+ * answering loses it. The local runtime receives delivery messages for as long, so a message
+ * whose worker died comes back as soon as its claim may be taken over.
+ */
+export function claimLeaseMs(attemptTimeoutMs: number): number {
+  return 2 * attemptTimeoutMs + 5000;
 }
+
+/** A delivery message as received (its delay is the queue's business). */
+export type DeliveryMessageBody = Omit<DeliveryMessage, 'delaySeconds'>;
 
 /**
  * One attempt as data: the sender handler logs it as one structured record (INFO), which is
@@ -49,12 +65,18 @@ export type SendOutcome =
   | { readonly kind: 'done'; readonly note: string; readonly outcome?: Outcome; readonly attempt?: AttemptReport }
   | { readonly kind: 'retry_later'; readonly delaySeconds: number; readonly note: string; readonly attempt?: AttemptReport };
 
-/** Claims, signs, POSTs and records one delivery; what happens to its SQS message is decided by `settle` (settle.ts). */
-export async function processDelivery(deps: SendDeps, message: DeliveryMessageBody): Promise<SendOutcome> {
+/**
+ * Signs, POSTs and records one delivery; what happens to its SQS message is decided by `settle`
+ * (settle.ts). A fresh delivery's first receive takes the happy path: no claim and no read but
+ * the cached subscription, and the outcome with the attempt inline as the row's one write
+ * (`recordFirst`). Everything else (a message back after a retry delay or a dead worker, a
+ * replay's, the sweeper's, a paused or gone subscription) reads and claims the row first.
+ */
+export async function processDelivery(deps: SendDeps, message: DeliveryMessageBody, receipt?: Receipt): Promise<SendOutcome> {
   const { deliveryId } = message;
-  const prepared = await stage('before_attempt', deliveryId, () => prepare(deps, message));
+  const prepared = await stage('before_attempt', deliveryId, async () => (receipt && mayGoUnclaimed(deps, receipt) ? await prepareFirst(deps, message) : undefined) ?? prepare(deps, message));
   if (prepared.kind !== 'ready') return prepared;
-  const { delivery, subscription, body, eventType, secrets } = prepared;
+  const { delivery, body, secrets } = prepared;
 
   const startedAtMs = deps.clock.now();
   const headers = {
@@ -65,26 +87,66 @@ export async function processDelivery(deps: SendDeps, message: DeliveryMessageBo
     deps.http.post({ url: delivery.url, headers, body, timeoutMs: deps.attemptTimeoutMs }),
   );
 
-  return stage('after_attempt', deliveryId, () => record(deps, delivery, subscription, eventType, result, startedAtMs));
+  return stage('after_attempt', deliveryId, () => record(deps, prepared, result, startedAtMs));
 }
 
-type Prepared =
-  | { readonly kind: 'ready'; readonly delivery: Delivery; readonly subscription: Subscription; readonly body: string; readonly eventType: string; readonly secrets: readonly string[] }
-  | SendOutcome;
+interface Ready {
+  readonly kind: 'ready';
+  /** As claimed: in flight, its attempt counted. */
+  readonly delivery: Delivery;
+  readonly subscription: Subscription;
+  readonly body: string;
+  readonly eventType: string;
+  readonly secrets: readonly string[];
+  /** Claimed in memory only (the happy path): the outcome is the row's first write, its attempt inline. */
+  readonly unclaimed: boolean;
+}
+type Prepared = Ready | SendOutcome;
+
+/**
+ * The happy path is for a message's first receive while it is young: younger than the sweeper's
+ * grace less a claim lease. From the grace on, the sweeper may send the delivery again
+ * (finish-publish.ts) and its copy is claimed; an attempt begun before then is recorded (or
+ * lost) within a lease, so the two never both go unclaimed.
+ */
+function mayGoUnclaimed(deps: Pick<SendDeps, 'clock' | 'sweepGraceSeconds' | 'attemptTimeoutMs'>, receipt: Receipt): boolean {
+  return receipt.receiveCount <= 1 && deps.clock.now() - receipt.sentAtMs < deps.sweepGraceSeconds * 1000 - claimLeaseMs(deps.attemptTimeoutMs);
+}
+
+/**
+ * The happy path's preparation, or undefined to take the claimed path: only a fresh message
+ * carrying its body, for a subscription that is active now.
+ */
+async function prepareFirst(deps: SendDeps, message: DeliveryMessageBody): Promise<Ready | undefined> {
+  const { fresh, body, eventId, eventType, createdAt, giveUpAt } = message;
+  if (!fresh || body === undefined || !eventId || !eventType || !createdAt || !giveUpAt) return undefined;
+  const subscription = await deps.subscriptions.getCached(message.subscriptionId);
+  if (subscription?.state !== 'active') return undefined;
+  const nowMs = deps.clock.now();
+  const pending = firstDelivery({ id: eventId, createdAt }, subscription, Date.parse(giveUpAt), Date.parse(createdAt));
+  // The message's id is the one publish wrote (and answered with); the row is keyed by it.
+  const delivery: Delivery = { ...pending, id: message.deliveryId, state: STATE.inFlight, attempts: 1, attemptSeq: 1, updatedAt: iso(nowMs) };
+  return { kind: 'ready', delivery, subscription, body, eventType, secrets: await signingSecrets(deps, subscription), unclaimed: true };
+}
 
 async function prepare(deps: SendDeps, message: DeliveryMessageBody): Promise<Prepared> {
   const nowMs = deps.clock.now();
   const subscription = await deps.subscriptions.get(message.subscriptionId);
   if (subscription?.state === 'paused') return deferWhilePaused(deps, message.deliveryId, nowMs);
 
-  const lease = iso(nowMs + 2 * deps.attemptTimeoutMs + 5000);
+  const lease = iso(nowMs + claimLeaseMs(deps.attemptTimeoutMs));
   const claim = await deps.deliveries.claim(message.deliveryId, iso(nowMs), lease);
   if (claim.kind === 'not_claimable') {
     const current = claim.current;
     if (!current) return { kind: 'done', note: 'unknown delivery' };
     if (isTerminal(current.state)) return { kind: 'done', note: `already ${current.state}` };
-    // Another worker holds the claim; if it dies the sweeper releases the delivery and re-enqueues it.
-    if (current.state === STATE.inFlight) return { kind: 'done', note: 'claimed by another worker' };
+    if (current.state === STATE.inFlight) {
+      // Its worker died (the lease ran out) and SQS brought the message back: take the delivery over now rather than wait for the sweeper.
+      if (current.leaseUntil && current.leaseUntil < iso(nowMs) && (await deps.deliveries.release(current.id, current.attemptSeq, iso(nowMs)))) return prepare(deps, message);
+      // Another worker holds the claim; if it dies, this message (back after its delay) or the sweeper takes over.
+      const wait = current.leaseUntil ? Math.ceil((Date.parse(current.leaseUntil) - nowMs) / 1000) : 0;
+      return { kind: 'retry_later', delaySeconds: Math.max(1, wait), note: 'claimed by another worker' };
+    }
     const wait = Math.ceil((Date.parse(current.nextAttemptAt) - nowMs) / 1000);
     return { kind: 'retry_later', delaySeconds: Math.max(1, wait), note: 'not due yet' };
   }
@@ -94,12 +156,13 @@ async function prepare(deps: SendDeps, message: DeliveryMessageBody): Promise<Pr
     await complete(deps, delivery, failedOutcome(reason), nowMs);
     return { kind: 'done', note: reason };
   }
-  const event = await deps.events.get(delivery.eventId);
+  const carried = message.body !== undefined && message.eventType ? { body: message.body, type: message.eventType } : undefined;
+  const event = carried ?? (await deps.events.get(delivery.eventId));
   if (!event) {
     await complete(deps, delivery, failedOutcome('event body no longer stored'), nowMs);
     return { kind: 'done', note: 'event missing' };
   }
-  return { kind: 'ready', delivery, subscription, body: event.body, eventType: event.type, secrets: await signingSecrets(deps, subscription) };
+  return { kind: 'ready', delivery, subscription, body: event.body, eventType: event.type, secrets: await signingSecrets(deps, subscription), unclaimed: false };
 }
 
 /**
@@ -122,14 +185,8 @@ async function deferWhilePaused(deps: SendDeps, deliveryId: string, nowMs: numbe
   return { kind: 'done', note: 'subscription paused: waits for resume' };
 }
 
-async function record(
-  deps: SendDeps,
-  delivery: Delivery,
-  subscription: Subscription,
-  eventType: string,
-  result: AttemptResult,
-  startedAtMs: number,
-): Promise<SendOutcome> {
+async function record(deps: SendDeps, prepared: Ready, result: AttemptResult, startedAtMs: number): Promise<SendOutcome> {
+  const { delivery, subscription, eventType } = prepared;
   const nowMs = deps.clock.now();
   const outcome = decide({
     result,
@@ -139,8 +196,7 @@ async function record(
     giveUpAtMs: Date.parse(delivery.giveUpAt),
     random: deps.clock.random(),
   });
-  await deps.attempts.put({
-    deliveryId: delivery.id,
+  const attempt: InlineAttempt = {
     seq: delivery.attemptSeq,
     attempt: delivery.attempts,
     startedAt: iso(startedAtMs),
@@ -148,11 +204,12 @@ async function record(
     ...(result.kind === 'response'
       ? { status: result.status, responseSnippet: result.bodySnippet }
       : { error: describe(result) }),
-  });
+  };
+  if (!prepared.unclaimed) await deps.attempts.put({ deliveryId: delivery.id, ...attempt });
   deps.metrics.latency(result.durationMs);
-  const recorded = await complete(deps, delivery, outcome, nowMs, result);
+  const recorded = await complete(deps, prepared.unclaimed ? { ...delivery, firstAttempt: attempt } : delivery, outcome, nowMs, result, prepared.unclaimed);
   const report = (fields: Pick<AttemptReport, 'outcome' | 'state' | 'retryInSeconds'>) => attemptReport(delivery, eventType, result, fields);
-  if (!recorded) return { kind: 'done', note: 'claim lost to the sweeper; the newer claim records the outcome', attempt: report({ outcome: 'claim_lost' }) };
+  if (!recorded) return { kind: 'done', note: 'claim lost to another worker or the sweeper; the newer claim records the outcome', attempt: report({ outcome: 'claim_lost' }) };
   const action = actionFor(outcome);
   const state = targetOf(action);
   if (outcome.kind === 'dead' && outcome.disableSubscription) {
@@ -181,8 +238,11 @@ function attemptReport(delivery: Delivery, eventType: string, result: AttemptRes
   };
 }
 
-/** Records `outcome` as its state-machine action; the store writes the action's target state. */
-async function complete(deps: SendDeps, delivery: Delivery, outcome: Outcome, nowMs: number, result?: AttemptResult): Promise<boolean> {
+/**
+ * Records `outcome` as its state-machine action; the store writes the action's target state.
+ * `unclaimed`: the happy path's first attempt, written as the whole row (`recordFirst`).
+ */
+async function complete(deps: SendDeps, delivery: Delivery, outcome: Outcome, nowMs: number, result?: AttemptResult, unclaimed = false): Promise<boolean> {
   const response = result?.kind === 'response' ? result : undefined;
   const action = actionFor(outcome);
   const completion: Completion = {
@@ -193,7 +253,9 @@ async function complete(deps: SendDeps, delivery: Delivery, outcome: Outcome, no
     ...(action === 'succeed' ? {} : { lastError: outcome.kind === 'dead' ? outcome.reason : result ? describe(result) : 'unknown' }),
     updatedAt: iso(nowMs),
   };
-  const ok = await deps.deliveries.complete(delivery, completion);
+  // The event's body first outlives the dead letter, so a crash between the two leaves a body kept too long, never a dead letter without one.
+  if (isDeadLetter(targetOf(action))) await deps.events.extendRetention(delivery.eventId, deadLetterEventTtl(nowMs, deps.retention));
+  const ok = unclaimed ? await deps.deliveries.recordFirst(delivery, completion) : await deps.deliveries.complete(delivery, completion);
   // Counted only when recorded: a lost claim's outcome is the newer claim's to count.
   if (ok) for (const metric of OUTCOME_METRICS[action]) deps.metrics.count(metric);
   return ok;

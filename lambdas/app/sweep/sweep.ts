@@ -1,11 +1,13 @@
 import type { Deps } from '#app/deps.ts';
+import { deadLetterEventTtl } from '#domain/retention.ts';
 import { allows } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
 import { METRICS } from '#config/topology.ts';
 import { recordDeadLetter } from '#app/send/health.ts';
+import { finishPublishes, type FinishPublishDeps } from '#app/sweep/finish-publish.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type SweepDeps = Pick<Deps, 'deliveries' | 'subscriptions' | 'queue' | 'clock' | 'metrics' | 'autoPause'>;
+export type SweepDeps = Pick<Deps, 'deliveries' | 'subscriptions' | 'queue' | 'clock' | 'metrics' | 'autoPause' | 'retention'> & FinishPublishDeps;
 
 export interface SweepOptions {
   /** A pending delivery this far past due has lost its message. */
@@ -19,10 +21,13 @@ export interface SweepReport {
   readonly expired: number;
   readonly requeued: number;
   readonly released: number;
+  /** Publishes that had stopped half-way, finished (app/sweep/finish-publish.ts), and the deliveries they enqueued. */
+  readonly finishedPublishes: number;
+  readonly finishedDeliveries: number;
 }
 
 /**
- * The safety net behind the queue: expires pending deliveries past their deadline,
+ * The safety net behind the queue: finishes publishes that stopped half-way, expires pending deliveries past their deadline,
  * re-enqueues pending ones whose message was lost, and hands back in-flight ones whose
  * worker died (their claim lease ran out). Every write is conditional, so a sweep racing a
  * sender changes nothing the sender already changed.
@@ -30,6 +35,7 @@ export interface SweepReport {
 export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<SweepReport> {
   const nowMs = deps.clock.now();
   const now = iso(nowMs);
+  const finished = await finishPublishes(deps, iso(nowMs - options.graceSeconds * 1000), options.limit ?? 1000);
   const due = await deps.deliveries.listDue(iso(nowMs - options.graceSeconds * 1000), options.limit ?? 1000);
   const deliveries = await deps.deliveries.getMany(due.map((d) => d.id));
   let expired = 0;
@@ -44,6 +50,8 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
         requeue.push({ deliveryId: d.id, subscriptionId: d.subscriptionId });
       }
     } else if (allows('expire', d.state) && d.giveUpAt <= now) {
+      // As the sender does: the body outlives the dead letter, whatever happens between the two writes.
+      await deps.events.extendRetention(d.eventId, deadLetterEventTtl(nowMs, deps.retention));
       if (await deps.deliveries.expire(d, `retry deadline ${d.giveUpAt} passed after ${d.attempts} attempts${d.lastError ? `; last error: ${d.lastError}` : ''}`, now)) {
         expired++;
         deps.metrics.count(METRICS.expired);
@@ -59,5 +67,5 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
     }
   }
   await deps.queue.enqueue(requeue);
-  return { examined: deliveries.length, expired, requeued: requeue.length - released, released };
+  return { examined: deliveries.length, expired, requeued: requeue.length - released, released, finishedPublishes: finished.manifests, finishedDeliveries: finished.deliveries };
 }

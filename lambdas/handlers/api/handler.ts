@@ -1,4 +1,4 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult } from 'aws-lambda';
 import { ADMIN, type Principal } from '#app/access.ts';
 import type { FunctionDeps } from '#app/deps.ts';
 import { rejectRepeatedParameters } from '#app/parse.ts';
@@ -9,6 +9,9 @@ import { route } from './router.ts';
 /** Time kept back from the Lambda's remaining time to write the last checkpoint and answer. */
 const RESPONSE_MARGIN_MS = 5000;
 
+/** A REST API (payload 1.0) or HTTP API (payload 2.0) proxy event; v2 is told apart by `version: '2.0'`. */
+export type ApiGatewayEvent = APIGatewayProxyEvent | APIGatewayProxyEventV2;
+
 /** The principal the authorizer put in the request context (API Gateway passes context values as strings). */
 export function principalOf(authorizer: Record<string, unknown> | null | undefined): Principal | undefined {
   if (authorizer?.role === 'admin') return ADMIN;
@@ -18,29 +21,67 @@ export function principalOf(authorizer: Record<string, unknown> | null | undefin
   return undefined;
 }
 
+/** What either payload version carries for the router, before any check. */
+interface GatewayRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: Record<string, string | undefined>;
+  /** Every value of every query parameter, to refuse a repeated one rather than keep one. */
+  readonly parameters: Record<string, readonly string[] | undefined> | null | undefined;
+  readonly body: string | null;
+  readonly principal: Principal | undefined;
+}
+
+const decoded = (body: string | null | undefined, base64: boolean): string | null => (body && base64 ? Buffer.from(body, 'base64').toString('utf8') : (body ?? null));
+
+// With `apiAuth: 'iam'` there is no Lambda authorizer: API Gateway has already checked the SigV4
+// signature and the caller's execute-api permission, which is the admin's level of trust.
+// Without either, the router answers only public routes (GET /health).
+function fromRest(event: APIGatewayProxyEvent): GatewayRequest {
+  return {
+    method: event.httpMethod,
+    path: event.path,
+    query: { ...event.queryStringParameters },
+    parameters: event.multiValueQueryStringParameters,
+    body: decoded(event.body, event.isBase64Encoded),
+    principal: principalOf(event.requestContext?.authorizer) ?? (event.requestContext?.identity?.userArn ? ADMIN : undefined),
+  };
+}
+
+function fromHttp(event: APIGatewayProxyEventV2): GatewayRequest {
+  // Simple responses put the authorizer's context under `lambda`; IAM authorization fills `iam`.
+  const authorizer = (event.requestContext as { authorizer?: { lambda?: Record<string, unknown> | null; iam?: { userArn?: string } | null } } | undefined)?.authorizer;
+  // queryStringParameters joins a repeated parameter's values with commas: only the raw string tells.
+  const raw = new URLSearchParams(event.rawQueryString ?? '');
+  return {
+    method: event.requestContext?.http?.method,
+    path: event.rawPath,
+    query: { ...event.queryStringParameters },
+    parameters: Object.fromEntries([...new Set(raw.keys())].map((name) => [name, raw.getAll(name)])),
+    body: decoded(event.body, event.isBase64Encoded),
+    principal: principalOf(authorizer?.lambda) ?? (authorizer?.iam?.userArn ? ADMIN : undefined),
+  };
+}
+
+const isHttpApi = (event: ApiGatewayEvent): event is APIGatewayProxyEventV2 => (event as { version?: string }).version === '2.0';
+
 /**
- * API Gateway (REST, proxy integration) → router. The authorizer has already checked the key;
- * errors become responses by the error table (handlers/error-map.ts), and only the ones it does
- * not know are logged as failures.
+ * API Gateway (proxy integration, REST or HTTP API) → router. The authorizer has already checked
+ * the key; errors become responses by the error table (handlers/error-map.ts), and only the ones
+ * it does not know are logged as failures. Both payload versions take the same response object.
  */
 export function createApiHandler(deps: FunctionDeps<'api'>, obs: Observability) {
-  return withObservability(async (event: APIGatewayProxyEvent, context): Promise<APIGatewayProxyResult> => {
+  return withObservability(async (event: ApiGatewayEvent, context): Promise<APIGatewayProxyResult> => {
+    const req = isHttpApi(event) ? fromHttp(event) : fromRest(event);
     try {
-      const path = event.path;
-      // With `apiAuth: 'iam'` there is no authorizer: API Gateway has already checked the SigV4
-      // signature and the caller's execute-api permission, which is the admin's level of trust.
-      // Without either, the router answers only public routes (GET /health).
-      const principal = principalOf(event.requestContext?.authorizer) ?? (event.requestContext?.identity?.userArn ? ADMIN : undefined);
-      const body = event.body && event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
       // Only once a caller is established, so an unauthenticated one still gets the 401 and learns nothing else.
-      if (principal) rejectRepeatedParameters(event.multiValueQueryStringParameters);
-      const query = Object.fromEntries(Object.entries(event.queryStringParameters ?? {}));
+      if (req.principal) rejectRepeatedParameters(req.parameters);
       const deadlineMs = Date.now() + Math.max(0, context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS);
-      const res = await route(deps, { method: event.httpMethod, path, query, body, deadlineMs, principal });
+      const res = await route(deps, { method: req.method, path: req.path, query: req.query, body: req.body, deadlineMs, principal: req.principal });
       return json(res.status, res.body);
     } catch (error) {
       const { response, unexpected } = errorResponse(error);
-      if (unexpected) obs.logger.error('request failed', { path: event.path, method: event.httpMethod, error: error as Error });
+      if (unexpected) obs.logger.error('request failed', { path: req.path, method: req.method, error: error as Error });
       return response;
     }
   }, obs);

@@ -6,8 +6,8 @@ import { getDeliveryDetail, listAttempts, listDeadLetters, listDeliveries } from
 import type { FunctionDeps } from '#app/deps.ts';
 import { MethodNotAllowedError, NotFoundError, UnauthorizedError } from '#app/errors.ts';
 import { decodePathSegment, parsePageRequest, parseTenantId, type Query } from '#app/parse.ts';
-import { parsePublishRequest } from '#app/publish/publish-request.ts';
-import { publish } from '#app/publish/publish.ts';
+import { parsePublishBatch, parsePublishRequest } from '#app/publish/publish-request.ts';
+import { publish, publishBatch } from '#app/publish/publish.ts';
 import { getReplay, listReplays, startBulkReplay } from '#app/replay/bulk-replay.ts';
 import { replayAs } from '#app/replay/replay-delivery.ts';
 import { parseBulkReplayBody } from '#app/replay/replay-request.ts';
@@ -99,6 +99,14 @@ const ROUTES: readonly Route[] = [
     run: async (deps, req) => {
       const result = await publish(deps, parsePublishRequest(req.body));
       return ok({ eventId: result.eventId, deliveryIds: result.deliveryIds }, result.kind === 'accepted' ? 202 : 200);
+    },
+  },
+  {
+    // One result per event, in request order; 200 whatever each was (accepted or a duplicate).
+    method: 'POST', pattern: /^\/v1\/events\/batch$/, access: 'admin',
+    run: async (deps, req) => {
+      const results = await publishBatch(deps, parsePublishBatch(req.body));
+      return ok({ items: results.map((r) => ({ eventId: r.eventId, kind: r.kind, deliveryIds: r.deliveryIds })) });
     },
   },
   {

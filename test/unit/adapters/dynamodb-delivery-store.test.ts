@@ -167,7 +167,8 @@ describe('DynamoDbDeliveryStore', () => {
       assert.equal(input.ConditionExpression, '#state IN (:from0) AND #next <= :now');
       const update = resolveUpdate(input);
       assert.equal(update.condition, `state IN ("pending") AND nextAttemptAt <= "${NOW}"`);
-      assert.deepEqual(update.set, { state: 'in_flight', leaseUntil: LEASE, updatedAt: NOW });
+      // In the sweeper's index from the claim on (a fresh row was created out of it); an unchanged key writes no index entry.
+      assert.deepEqual(update.set, { state: 'in_flight', leaseUntil: LEASE, updatedAt: NOW, activeShard: 's3' });
       assert.deepEqual(update.add, { attempts: 1, attemptSeq: 1 });
       assert.deepEqual(result, { kind: 'claimed', delivery: aDelivery({ attempts: 4, attemptSeq: 8, leaseUntil: LEASE, updatedAt: NOW }) });
     });
@@ -289,7 +290,7 @@ describe('DynamoDbDeliveryStore', () => {
       const update = resolveUpdate(onlyUpdate());
       assert.equal(update.condition, 'state IN ("pending") AND nextAttemptAt = "2024-03-09T23:00:00.000Z"');
       // The reschedule edge leads back to pending: the state is written, and stays what it was.
-      assert.deepEqual(update.set, { state: 'pending', nextAttemptAt: '2024-03-10T00:30:00.000Z', updatedAt: NOW });
+      assert.deepEqual(update.set, { state: 'pending', nextAttemptAt: '2024-03-10T00:30:00.000Z', updatedAt: NOW, activeShard: 's3' });
       assert.deepEqual(update.remove, []);
     });
 

@@ -1,12 +1,15 @@
 import { after, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mockClient } from 'aws-sdk-client-mock';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand, type GetCommandInput, type PutCommandInput, type QueryCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { decodeBody } from '#adapters/body-codec.ts';
 import { DynamoDbRecoveryStore } from '#adapters/dynamodb-recovery-store.ts';
+import type { ArchiveRecord } from '#domain/archive.ts';
 
 const ddbMock = mockClient(DynamoDBDocumentClient);
 const START_MS = Date.parse('2024-05-01T12:00:00.000Z');
+after(() => ddbMock.restore());
 
 describe('DynamoDbRecoveryStore.listDeadLettersChanged: the day walk', () => {
   let nowMs = START_MS;
@@ -25,7 +28,6 @@ describe('DynamoDbRecoveryStore.listDeadLettersChanged: the day walk', () => {
       return { Items: [] };
     });
   });
-  after(() => ddbMock.restore());
 
   it('stops at the deadline over a range of empty days and hands back the day it reached; the next call starts there', async () => {
     const request = { changedFrom: '0001-01-01T00:00:00.000Z', changedTo: '2024-05-01T12:00:00.000Z', limit: 200 };
@@ -47,5 +49,106 @@ describe('DynamoDbRecoveryStore.listDeadLettersChanged: the day walk', () => {
     const page = await store().listDeadLettersChanged({ changedFrom: '2024-04-28T00:00:00.000Z', changedTo: '2024-05-01T12:00:00.000Z', limit: 200, deadlineMs: START_MS + 60_000 });
     assert.deepEqual(queried, ['2024-04-28', '2024-04-29', '2024-04-30', '2024-05-01']);
     assert.deepEqual(page, { items: [] });
+  });
+});
+
+describe('DynamoDbRecoveryStore.restore: the event', () => {
+  const tables = { deliveries: 'deliveries', attempts: 'attempts', events: 'events' };
+  const store = () => new DynamoDbRecoveryStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), tables);
+  const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+  const UNTIL = '2024-05-08T12:00:00.000Z';
+  const TTL = Date.parse(UNTIL) / 1000 + 30 * 86_400;
+  const record: ArchiveRecord = {
+    v: 1,
+    delivery: {
+      id: 'dlv_1', eventId: 'evt_1', subscriptionId: 'sub_1', url: 'https://hooks.example.com/in', state: 'delivered', attempts: 1, attemptSeq: 1,
+      nextAttemptAt: '2024-01-01T00:00:00.000Z', giveUpAt: '2024-01-04T00:00:00.000Z', headers: {}, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:01.000Z',
+    },
+    attempts: [],
+    event: { id: 'evt_1', type: 'order.created', body: '{"id":"evt_1","data":{"total":1.0}}', createdAt: '2024-01-01T00:00:00.000Z' },
+    archivedAt: '2024-02-01T00:00:00.000Z',
+  };
+  const marker = { objectKey: 'deliveries/dt=2024-01-01/subscription=sub_1/part-0.ndjson.gz', until: UNTIL, updatedAt: record.delivery.updatedAt };
+  const eventPuts = () => ddbMock.commandCalls(PutCommand).map((c) => c.args[0].input).filter((i) => i.TableName === 'events');
+  const eventUpdates = () => ddbMock.commandCalls(UpdateCommand).map((c) => c.args[0].input);
+
+  beforeEach(() => ddbMock.reset());
+
+  it('puts a gone event back compressed, kept for the hold plus the margin, with no other attribute', async () => {
+    ddbMock.on(PutCommand).resolves({});
+
+    assert.equal(await store().restore(record, marker), true);
+
+    const [put] = eventPuts();
+    const item = put!.Item!;
+    assert.equal(put!.ConditionExpression, 'attribute_not_exists(id)');
+    assert.equal(decodeBody(item.bodyZ, item.bodySha256), record.event!.body);
+    assert.deepEqual(Object.keys(item).sort(), ['bodySha256', 'bodyZ', 'createdAt', 'deliveryIds', 'expiresAt', 'id', 'subscriptionIds', 'type']);
+    assert.deepEqual([item.expiresAt, item.deliveryIds, item.subscriptionIds], [TTL, ['dlv_1'], ['sub_1']]);
+    assert.deepEqual(eventUpdates(), []);
+  });
+
+  it('extends an event still there to the hold (never shortening it) and checks it is still there, before the delivery goes back', async () => {
+    const order: string[] = [];
+    ddbMock.on(PutCommand).callsFake((input: PutCommandInput) => {
+      order.push(`put ${input.TableName}`);
+      if (input.TableName === 'events') throw conditionFailed();
+      return {};
+    });
+    ddbMock.on(UpdateCommand).callsFake((input: UpdateCommandInput) => {
+      order.push(`update ${input.TableName} ${input.UpdateExpression}`);
+      return {};
+    });
+    ddbMock.on(GetCommand).callsFake((input: GetCommandInput) => {
+      order.push(`get ${input.TableName}`);
+      return { Item: { id: 'evt_1' } };
+    });
+
+    assert.equal(await store().restore(record, marker), true);
+
+    assert.deepEqual(order, ['put events', 'update events SET #e = :t', 'get events', 'put deliveries']);
+    const [extend] = eventUpdates();
+    assert.deepEqual([extend!.ConditionExpression, extend!.ExpressionAttributeNames, extend!.ExpressionAttributeValues], ['attribute_exists(id) AND #e < :t', { '#e': 'expiresAt' }, { ':t': TTL }]);
+    assert.equal(ddbMock.commandCalls(GetCommand)[0]!.args[0].input.ConsistentRead, true);
+  });
+
+  it('an event kept longer already is left as it is (the refused extension is the answer)', async () => {
+    ddbMock.on(PutCommand).callsFake((input: PutCommandInput) => {
+      if (input.TableName === 'events') throw conditionFailed();
+      return {};
+    });
+    ddbMock.on(UpdateCommand).rejects(conditionFailed());
+    ddbMock.on(GetCommand).resolves({ Item: { id: 'evt_1' } });
+
+    assert.equal(await store().restore(record, marker), true);
+
+    assert.equal(eventPuts().length, 1);
+  });
+
+  it('puts it again when its TTL deleted it between the put and the extension', async () => {
+    let eventPutsSoFar = 0;
+    ddbMock.on(PutCommand).callsFake((input: PutCommandInput) => {
+      if (input.TableName === 'events' && eventPutsSoFar++ === 0) throw conditionFailed();
+      return {};
+    });
+    ddbMock.on(UpdateCommand).rejects(conditionFailed());
+    ddbMock.on(GetCommand).resolves({});
+
+    assert.equal(await store().restore(record, marker), true);
+
+    assert.equal(eventPuts().length, 2);
+    assert.equal(eventPuts()[1]!.Item!.expiresAt, TTL);
+  });
+
+  it('gives up when the event keeps vanishing', async () => {
+    ddbMock.on(PutCommand).callsFake((input: PutCommandInput) => {
+      if (input.TableName === 'events') throw conditionFailed();
+      return {};
+    });
+    ddbMock.on(UpdateCommand).rejects(conditionFailed());
+    ddbMock.on(GetCommand).resolves({});
+
+    await assert.rejects(store().restore(record, marker), /kept disappearing/);
+    assert.equal(ddbMock.commandCalls(PutCommand).filter((c) => c.args[0].input.TableName === 'deliveries').length, 0, 'no delivery without its body');
   });
 });

@@ -29,7 +29,7 @@ describe('dependencies per function, derived from the topology', () => {
 
   it('a store a function cannot reach is absent, not a stub that fails on first use', () => {
     const sweeper = buildDeps('sweeper', FULL_ENV, { metrics: noMetrics }, ALL_FACTORIES);
-    assert.equal('events' in sweeper, false);
+    assert.equal('attempts' in sweeper, false);
     assert.equal('http' in sweeper, false);
     const sender = buildDeps('sender', FULL_ENV, { metrics: noMetrics }, ALL_FACTORIES);
     assert.equal(typeof sender.http.post, 'function');
@@ -38,11 +38,11 @@ describe('dependencies per function, derived from the topology', () => {
 
   it('the types say the same as the run time: reaching for an undeclared store does not type-check', () => {
     const sweeper: FunctionDeps<'sweeper'> = buildDeps('sweeper', FULL_ENV, { metrics: noMetrics }, ALL_FACTORIES);
-    // @ts-expect-error the sweeper's environment has no EVENTS_TABLE, so its deps have no event store
-    const events = sweeper.events;
+    // @ts-expect-error the sweeper's environment has no ATTEMPTS_TABLE, so its deps have no attempt store
+    const attempts = sweeper.attempts;
     // @ts-expect-error nor an HTTP sender (no HOOKLINE_ALLOW_PRIVATE_TARGETS)
     const http = sweeper.http;
-    assert.equal(events, undefined);
+    assert.equal(attempts, undefined);
     assert.equal(http, undefined);
     assert.equal(typeof sweeper.deliveries.listDue, 'function');
   });

@@ -19,6 +19,7 @@ const FULL_ENV = {
   HOOKLINE_SWEEP_GRACE_SECONDS: '60',
   HOOKLINE_DEFAULT_RETRY_POLICY: '{"maxAttempts":5}',
   API_KEYS_TABLE: 'api-keys',
+  INGEST_MANIFESTS_TABLE: 'manifests',
   HOOKLINE_SECRETS_SEAL_KEY_ID: 'seal-key',
   HOOKLINE_SECRETS_OPEN_KEY_ID: 'open-key',
   PATH: '/usr/bin',
@@ -33,11 +34,16 @@ describe('readFunctionEnv', () => {
   it('returns exactly the sweeper variables', () => {
     assert.deepEqual(readFunctionEnv('sweeper', FULL_ENV), {
       SUBSCRIPTIONS_TABLE: FULL_ENV.SUBSCRIPTIONS_TABLE,
+      EVENTS_TABLE: 'events',
       DELIVERIES_TABLE: 'deliveries',
+      INGEST_MANIFESTS_TABLE: 'manifests',
       DELIVERY_QUEUE_URL: 'https://sqs/delivery',
       HOOKLINE_SENDER_TIMEOUT_MS: '5000',
       HOOKLINE_SWEEP_GRACE_SECONDS: '60',
       HOOKLINE_AUTO_PAUSE_SECONDS: ENV_DEFAULTS.HOOKLINE_AUTO_PAUSE_SECONDS,
+      HOOKLINE_DEFAULT_RETRY_POLICY: '{"maxAttempts":5}',
+      HOOKLINE_RETENTION_DELIVERED_DAYS: ENV_DEFAULTS.HOOKLINE_RETENTION_DELIVERED_DAYS,
+      HOOKLINE_RETENTION_DEAD_LETTER_DAYS: ENV_DEFAULTS.HOOKLINE_RETENTION_DEAD_LETTER_DAYS,
     });
   });
 
@@ -47,6 +53,9 @@ describe('readFunctionEnv', () => {
       'DELIVERY_QUEUE_URL',
       'EVENTS_TABLE',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
+      'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+      'HOOKLINE_RETENTION_DELIVERED_DAYS',
+      'INGEST_MANIFESTS_TABLE',
       'SUBSCRIPTIONS_TABLE',
     ]);
   });
@@ -61,8 +70,11 @@ describe('readFunctionEnv', () => {
       'HOOKLINE_ALLOW_PRIVATE_TARGETS',
       'HOOKLINE_AUTO_PAUSE_SECONDS',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
+      'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+      'HOOKLINE_RETENTION_DELIVERED_DAYS',
       'HOOKLINE_SECRETS_OPEN_KEY_ID',
       'HOOKLINE_SENDER_TIMEOUT_MS',
+      'HOOKLINE_SWEEP_GRACE_SECONDS',
       'SUBSCRIPTIONS_TABLE',
     ]);
   });
@@ -85,6 +97,7 @@ describe('readFunctionEnv', () => {
       'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
       'HOOKLINE_RETENTION_DELIVERED_DAYS',
       'HOOKLINE_SECRETS_SEAL_KEY_ID',
+      'INGEST_MANIFESTS_TABLE',
       'RATE_LIMITS_TABLE',
       'REPLAYS_TABLE',
       'SUBSCRIPTIONS_TABLE',
@@ -96,6 +109,7 @@ describe('readFunctionEnv', () => {
     assert.deepEqual(Object.keys(readFunctionEnv('replay', env)).sort(), [
       'DELIVERIES_TABLE',
       'DELIVERY_QUEUE_URL',
+      'EVENTS_TABLE',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
       'HOOKLINE_REPLAY_WINDOW_SECONDS',
       'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
@@ -131,13 +145,13 @@ describe('readFunctionEnv', () => {
     for (const name of ['HOOKLINE_ALLOW_PRIVATE_TARGETS', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_DEFAULT_RETRY_POLICY', 'HOOKLINE_AUTO_PAUSE_SECONDS'] as const) {
       assert.equal(env[name], ENV_DEFAULTS[name], name);
     }
-    assert.equal(readFunctionEnv('sweeper', { SUBSCRIPTIONS_TABLE: 's', DELIVERIES_TABLE: 'd', DELIVERY_QUEUE_URL: 'q' }).HOOKLINE_SWEEP_GRACE_SECONDS, ENV_DEFAULTS.HOOKLINE_SWEEP_GRACE_SECONDS);
+    assert.equal(readFunctionEnv('sweeper', { SUBSCRIPTIONS_TABLE: 's', EVENTS_TABLE: 'e', DELIVERIES_TABLE: 'd', INGEST_MANIFESTS_TABLE: 'm', DELIVERY_QUEUE_URL: 'q' }).HOOKLINE_SWEEP_GRACE_SECONDS, ENV_DEFAULTS.HOOKLINE_SWEEP_GRACE_SECONDS);
   });
 
   it('prefers a set value over the default', () => {
     // Twice the default, so the value set can never be the default itself.
     const set = String(2 * Number(ENV_DEFAULTS.HOOKLINE_SWEEP_GRACE_SECONDS));
-    const env = readFunctionEnv('sweeper', { SUBSCRIPTIONS_TABLE: 's', DELIVERIES_TABLE: 'd', DELIVERY_QUEUE_URL: 'q', HOOKLINE_SWEEP_GRACE_SECONDS: set });
+    const env = readFunctionEnv('sweeper', { SUBSCRIPTIONS_TABLE: 's', EVENTS_TABLE: 'e', DELIVERIES_TABLE: 'd', INGEST_MANIFESTS_TABLE: 'm', DELIVERY_QUEUE_URL: 'q', HOOKLINE_SWEEP_GRACE_SECONDS: set });
 
     assert.equal(env.HOOKLINE_SWEEP_GRACE_SECONDS, set);
   });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createIngestHandler } from '#handlers/ingest.ts';
-import { fakeDeps } from '#test/fakes.ts';
+import { aSubscription, fakeDeps } from '#test/fakes.ts';
 
 const context = { getRemainingTimeInMillis: () => 60_000, awsRequestId: 'r', functionName: 'ingest' } as unknown as Context;
 
@@ -56,6 +56,22 @@ describe('ingest handler', () => {
 
     assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-1' }] });
     assert.deepEqual(lines.warn, []);
-    assert.deepEqual(lines.error, [['ingest message rejected', { messageId: 'm-1', receiveCount: 1, error: outage }]]);
+    assert.deepEqual(lines.error, [['ingest batch failed', { messages: 1, error: outage }]]);
+  });
+
+  it('publishes the valid messages of a batch together: one enqueue, and an id from the message id when the producer gave none', async () => {
+    const deps = fakeDeps();
+    deps.subscriptions.items.set('sub_a', aSubscription({ id: 'sub_a' }));
+    const records = [record('m-1', '{"type":"order.created","payload":{}}'), record('m-2', '{"id":"evt_own","type":"order.created","payload":{}}')];
+    const handler = createIngestHandler(deps, { logger: recordingLogger().logger });
+
+    const first = await handler({ Records: records }, context);
+    // The same messages again (a retried batch): the same ids, so nothing is published twice.
+    const again = await handler({ Records: records }, context);
+
+    assert.deepEqual([first, again], [{ batchItemFailures: [] }, { batchItemFailures: [] }]);
+    assert.deepEqual(deps.queue.enqueued.map((call) => call.length), [2, 0], 'one enqueue for the whole first batch; the retry sends nothing');
+    assert.equal(deps.events.items.size, 2);
+    assert.ok(deps.events.items.has('evt_own'));
   });
 });

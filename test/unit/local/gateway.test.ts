@@ -1,10 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { startGateway, type Gateway } from '#local/gateway.ts';
 
 const GOOD = 'Bearer hk_admin_gateway_test_0123456789';
+/** APIGatewayProxyEventV2 leaves the authorizer out of its request context; the stack's routes put one there. */
+const authorizerOf = (event: APIGatewayProxyEventV2) => (event.requestContext as { authorizer?: unknown }).authorizer;
 
 interface RawAnswer {
   readonly head: string;
@@ -54,7 +56,8 @@ function rawPost(url: string, headers: Record<string, string>, declared: number,
 
 describe('local gateway', () => {
   let gateway: Gateway;
-  const apiCalls: APIGatewayProxyEvent[] = [];
+  const apiCalls: APIGatewayProxyEventV2[] = [];
+  const authorizerCalls: APIGatewayRequestAuthorizerEventV2[] = [];
   before(async () => {
     gateway = await startGateway({
       port: 0,
@@ -63,8 +66,8 @@ describe('local gateway', () => {
         return { statusCode: 200, body: JSON.stringify({ bytes: (event.body ?? '').length }) };
       },
       authorizer: async (event) => {
-        if (event.authorizationToken !== GOOD) throw new Error('Unauthorized');
-        return { principalId: 'admin', policyDocument: { Version: '2012-10-17', Statement: [] }, context: { role: 'admin' } };
+        authorizerCalls.push(event);
+        return event.headers?.authorization === GOOD ? { isAuthorized: true, context: { role: 'admin' } } : { isAuthorized: false };
       },
       onError: () => {},
     });
@@ -115,6 +118,66 @@ describe('local gateway', () => {
   it('/health answers without a key, as on AWS', async () => {
     const res = await fetch(`${gateway.url}/health`);
     assert.equal(res.status, 200);
+    assert.equal(apiCalls.at(-1)?.routeKey, 'GET /health');
+    assert.equal(authorizerOf(apiCalls.at(-1)!), undefined);
+  });
+
+  it('does not invoke the authorizer without an Authorization header, as HTTP API does not', async () => {
+    const before = authorizerCalls.length;
+    const res = await fetch(`${gateway.url}/v1/subscriptions`);
+    assert.equal(res.status, 401);
+    assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'unauthorized');
+    assert.equal(authorizerCalls.length, before);
+  });
+
+  it('gives the authorizer an HTTP API v2 REQUEST event', async () => {
+    await fetch(`${gateway.url}/v1/subscriptions?limit=5`, { headers: { authorization: GOOD } });
+    const event = authorizerCalls.at(-1)!;
+    assert.equal(event.version, '2.0');
+    assert.equal(event.type, 'REQUEST');
+    assert.equal(event.headers?.authorization, GOOD);
+    assert.deepEqual(event.identitySource, [GOOD]);
+    assert.equal(event.routeKey, 'ANY /v1/{proxy+}');
+    assert.equal(event.rawPath, '/v1/subscriptions');
+    assert.match(event.routeArn, /\/\$default\/GET\/v1\/subscriptions$/);
+  });
+
+  it('gives the API a payload 2.0 event: the authorizer context under authorizer.lambda, repeated parameters comma-joined beside the raw query', async () => {
+    await fetch(`${gateway.url}/v1/deliveries?state=a&state=b&limit=2`, { method: 'GET', headers: { authorization: GOOD } });
+    const event = apiCalls.at(-1)!;
+    assert.equal(event.version, '2.0');
+    assert.equal(event.requestContext.http.method, 'GET');
+    assert.equal(event.rawPath, '/v1/deliveries');
+    assert.equal(event.rawQueryString, 'state=a&state=b&limit=2');
+    assert.deepEqual(event.queryStringParameters, { state: 'a,b', limit: '2' });
+    assert.deepEqual(event.pathParameters, { proxy: 'deliveries' });
+    assert.equal(event.requestContext.stage, '$default');
+    assert.deepEqual(authorizerOf(event), { lambda: { role: 'admin' } });
+    assert.equal(event.body, undefined);
+    assert.equal(event.isBase64Encoded, false);
+  });
+});
+
+describe('local gateway: an authorizer that fails', () => {
+  it('answers 500 and reports the error (a refusal is isAuthorized: false, never a throw)', async () => {
+    const errors: unknown[] = [];
+    let apiCalled = false;
+    const gateway = await startGateway({
+      port: 0,
+      api: async () => ((apiCalled = true), { statusCode: 200, body: '' }),
+      authorizer: async () => {
+        throw new Error('dynamodb unreachable');
+      },
+      onError: (error) => void errors.push(error),
+    });
+    try {
+      const res = await fetch(`${gateway.url}/v1/subscriptions`, { headers: { authorization: GOOD } });
+      assert.equal(res.status, 500);
+      assert.equal(errors.length, 1);
+      assert.equal(apiCalled, false);
+    } finally {
+      await gateway.close();
+    }
   });
 });
 

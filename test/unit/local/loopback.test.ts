@@ -40,9 +40,7 @@ describe('local listeners bind loopback only', () => {
     gateway = await startGateway({
       port: 0,
       api: async () => ({ statusCode: 200, body: '' }),
-      authorizer: async () => {
-        throw new Error('Unauthorized');
-      },
+      authorizer: async () => ({ isAuthorized: false }),
       onError: () => {},
     });
     lambdaApi = await startLambdaApi({ functions: {}, onError: () => {} });

@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DELIVERY_HEADERS, publish, webhookBody } from '#app/publish/publish.ts';
+import { DELIVERY_HEADERS, publish, publishBatch, webhookBody } from '#app/publish/publish.ts';
 import { parsePublishRequest } from '#app/publish/publish-request.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
 import type { EventRecord } from '#domain/types.ts';
-import { aSubscription, FakeClock, fakeDeps, InMemoryEventStore, type FakeDeps } from '#test/fakes.ts';
+import { aSubscription, FakeClock, fakeDeps, type FakeDeps } from '#test/fakes.ts';
 
 const NOW = '2024-05-01T12:00:00.000Z';
 
@@ -45,9 +45,11 @@ describe('publish', () => {
       updatedAt: NOW,
     });
     assert.equal('tenantId' in deps.deliveries.items.get(ids[0]!)!, false);
+    const body = deps.events.items.get('evt_1')!.body;
+    const carried = { eventId: 'evt_1', eventType: 'invoice.paid', createdAt: NOW, giveUpAt: '2024-05-04T12:00:00.000Z', body, fresh: true };
     assert.deepEqual(deps.queue.messages(), [
-      { deliveryId: ids[0], subscriptionId: 'sub_a' },
-      { deliveryId: ids[1], subscriptionId: 'sub_b' },
+      { deliveryId: ids[0], subscriptionId: 'sub_a', ...carried },
+      { deliveryId: ids[1], subscriptionId: 'sub_b', ...carried },
     ]);
     assert.equal(deps.metrics.counts.EventsPublished, 1);
   });
@@ -123,47 +125,88 @@ describe('publish', () => {
     assert.equal(deps.metrics.counts.EventsPublished, 1);
   });
 
-  it('completes a half-done fan-out on a repeat without re-enqueueing the deliveries that exist', async () => {
+  it('a repeat sends nothing even when the first try stopped half-way: its manifest is the sweeper\'s to finish', async () => {
     const deps = fakeDeps();
-    withSubscriptions(deps, { id: 'sub_a' }, { id: 'sub_b' }, { id: 'sub_c' });
+    withSubscriptions(deps, { id: 'sub_a' }, { id: 'sub_b' });
     await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
-    // A crash after the event and one delivery were written: the other two never made it.
-    const kept = deliveryIdFor('evt_1', 'sub_a');
     deps.deliveries.items.delete(deliveryIdFor('evt_1', 'sub_b'));
-    deps.deliveries.items.delete(deliveryIdFor('evt_1', 'sub_c'));
-    const keptBefore = deps.deliveries.items.get(kept);
     deps.queue.enqueued.length = 0;
-    deps.clock.advance(30_000);
+    let reads = 0;
+    deps.events.get = async () => {
+      reads++;
+      return undefined;
+    };
 
     const again = await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
 
     assert.equal(again.kind, 'duplicate');
-    assert.deepEqual(deps.queue.messages(), [
-      { deliveryId: deliveryIdFor('evt_1', 'sub_b'), subscriptionId: 'sub_b' },
-      { deliveryId: deliveryIdFor('evt_1', 'sub_c'), subscriptionId: 'sub_c' },
-    ]);
-    assert.deepEqual(deps.deliveries.items.get(kept), keptBefore);
-    const restored = deps.deliveries.items.get(deliveryIdFor('evt_1', 'sub_b'))!;
-    assert.equal(restored.createdAt, NOW, 'created at the event time, as the first try would have');
-    assert.equal(restored.giveUpAt, '2024-05-04T12:00:00.000Z', 'the deadline runs from the event, not the repeat');
-    assert.equal(restored.nextAttemptAt, '2024-05-01T12:00:30.000Z');
+    assert.deepEqual(deps.queue.messages(), []);
+    assert.equal(reads, 0, 'the conditional put is the idempotency check: nothing is read before it');
   });
 
-  it('does not fan out to a subscription deleted since the first try', async () => {
+  it('writes a manifest of the batch (events and deliveries) before the events, and leaves it for the sweeper to check', async () => {
     const deps = fakeDeps();
-    withSubscriptions(deps, { id: 'sub_a' }, { id: 'sub_gone' });
-    await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
-    deps.deliveries.items.clear();
-    deps.subscriptions.items.delete('sub_gone');
-    deps.queue.enqueued.length = 0;
+    withSubscriptions(deps, { id: 'sub_a' });
+    const seen: string[] = [];
+    const put = deps.ingestManifests.put.bind(deps.ingestManifests);
+    deps.ingestManifests.put = async (m) => {
+      seen.push(`manifest ${m.eventIds.join(',')} (events stored: ${deps.events.items.size})`);
+      await put(m);
+    };
+    const enqueue = deps.queue.enqueue.bind(deps.queue);
+    deps.queue.enqueue = async (messages) => {
+      seen.push(`enqueue ${messages.length} (manifests: ${deps.ingestManifests.items.size})`);
+      await enqueue(messages);
+    };
 
-    await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
+    await publishBatch(deps, [{ id: 'evt_1', type: 'a', payloadJson: '{}' }, { id: 'evt_2', type: 'a', payloadJson: '{}' }]);
 
-    assert.deepEqual(deps.queue.messages().map((m) => m.subscriptionId), ['sub_a']);
+    assert.deepEqual(seen, ['manifest evt_1,evt_2 (events stored: 0)', 'enqueue 2 (manifests: 1)']);
+    assert.deepEqual([...deps.ingestManifests.items.values()].map((m) => m.deliveryIds), [[deliveryIdFor('evt_1', 'sub_a'), deliveryIdFor('evt_2', 'sub_a')]]);
+    assert.equal(deps.queue.enqueued.length, 1, 'one enqueue for the whole batch');
+  });
+
+  it('writes no manifest for a batch nobody subscribes to', async () => {
+    const deps = fakeDeps();
+    const put = deps.ingestManifests.put.bind(deps.ingestManifests);
+    let manifests = 0;
+    deps.ingestManifests.put = async (m) => {
+      manifests++;
+      await put(m);
+    };
+
+    await publishBatch(deps, [{ id: 'evt_1', type: 'a', payloadJson: '{}' }]);
+
+    assert.equal(manifests, 0);
+  });
+
+  it('has written the manifest when enqueueing fails, so the sweeper finishes the batch', async () => {
+    const deps = fakeDeps();
+    withSubscriptions(deps, { id: 'sub_a' });
+    deps.queue.enqueue = async () => {
+      throw new Error('SQS unavailable');
+    };
+
+    await assert.rejects(publishBatch(deps, [{ id: 'evt_1', type: 'a', payloadJson: '{}' }]), /SQS unavailable/);
+
+    assert.deepEqual([...deps.ingestManifests.items.values()].map((m) => m.eventIds), [['evt_1']]);
+  });
+
+  it('answers each event of a batch in order, a duplicate within it included', async () => {
+    const deps = fakeDeps();
+    withSubscriptions(deps, { id: 'sub_a' });
+    await publish(deps, { id: 'evt_seen', type: 'a', payloadJson: '{}' });
+
+    const results = await publishBatch(deps, [
+      { id: 'evt_new', type: 'a', payloadJson: '{}' },
+      { id: 'evt_seen', type: 'a', payloadJson: '{}' },
+    ]);
+
+    assert.deepEqual(results.map((r) => [r.eventId, r.kind]), [['evt_new', 'accepted'], ['evt_seen', 'duplicate']]);
+    assert.deepEqual(results[1]!.deliveryIds, [deliveryIdFor('evt_seen', 'sub_a')]);
   });
 
   it('treats losing the putIfAbsent race as a duplicate of the stored event', async () => {
-    // The other publisher stored the event between our get and our put.
     const stored: EventRecord = {
       id: 'evt_1',
       type: 'a',
@@ -172,19 +215,14 @@ describe('publish', () => {
       deliveryIds: [deliveryIdFor('evt_1', 'sub_a')],
       createdAt: NOW,
     };
-    const events = new (class extends InMemoryEventStore {
-      override async get() {
-        return undefined;
-      }
-    })();
-    events.items.set('evt_1', stored);
-    const deps = fakeDeps({ events });
+    const deps = fakeDeps();
+    deps.events.items.set('evt_1', stored);
     withSubscriptions(deps, { id: 'sub_a' }, { id: 'sub_b' });
 
     const result = await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
 
     assert.deepEqual(result, { kind: 'duplicate', eventId: 'evt_1', deliveryIds: stored.deliveryIds });
-    assert.deepEqual(deps.queue.messages(), [{ deliveryId: deliveryIdFor('evt_1', 'sub_a'), subscriptionId: 'sub_a' }]);
+    assert.deepEqual(deps.queue.messages(), []);
     assert.equal(deps.deliveries.items.has(deliveryIdFor('evt_1', 'sub_b')), false);
     assert.equal(deps.metrics.counts.EventsPublished, undefined);
   });

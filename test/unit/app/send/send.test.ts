@@ -205,7 +205,7 @@ describe('processDelivery', () => {
     const outcome = await send(w);
 
     const attempt = report({ attempt: 1, status: 200, durationMs: 42, outcome: 'claim_lost' });
-    assert.deepEqual(outcome, { kind: 'done', note: 'claim lost to the sweeper; the newer claim records the outcome', attempt }, 'the attempt that was made is still reported');
+    assert.deepEqual(outcome, { kind: 'done', note: 'claim lost to another worker or the sweeper; the newer claim records the outcome', attempt }, 'the attempt that was made is still reported');
     const row = stored(w);
     assert.deepEqual([row.state, row.attemptSeq, row.leaseUntil], ['in_flight', 2, at(3600)], 'the newer claim is untouched');
     assert.deepEqual(w.deps.attempts.items.map((a) => a.seq), [1], 'the attempt that happened is logged once, under its own number');
@@ -252,14 +252,117 @@ describe('processDelivery', () => {
     assert.equal(w.http.requests.length, 0);
   });
 
-  it('already finished or held by another worker: done, nothing written', async () => {
-    for (const [state, note] of [['delivered', 'already delivered'], ['in_flight', 'claimed by another worker']] as const) {
-      const w = world({ delivery: { state, leaseUntil: at(60) } });
-      const before = structuredClone(stored(w));
+  it('already finished: done, nothing written', async () => {
+    const w = world({ delivery: { state: 'delivered' } });
+    const before = structuredClone(stored(w));
 
-      assert.deepEqual(await send(w), { kind: 'done', note });
-      assert.deepEqual(stored(w), before);
-      assert.equal(w.http.requests.length, 0);
-    }
+    assert.deepEqual(await send(w), { kind: 'done', note: 'already delivered' });
+    assert.deepEqual(stored(w), before);
+    assert.equal(w.http.requests.length, 0);
+  });
+
+  it('held by a live worker: asks for the message back when the claim runs out, nothing written', async () => {
+    const w = world({ delivery: { state: 'in_flight', leaseUntil: at(60) } });
+    const before = structuredClone(stored(w));
+
+    assert.deepEqual(await send(w), { kind: 'retry_later', delaySeconds: 60, note: 'claimed by another worker' });
+    assert.deepEqual(stored(w), before);
+    assert.equal(w.http.requests.length, 0);
+  });
+
+  it('held by a worker that died (its claim ran out): takes the delivery over and attempts it now', async () => {
+    const w = world({ delivery: { state: 'in_flight', attempts: 1, attemptSeq: 1, leaseUntil: at(-1) }, script: [response(200)] });
+
+    const outcome = await send(w);
+
+    assert.equal(outcome.kind, 'done');
+    assert.deepEqual([stored(w).state, stored(w).attemptSeq], ['delivered', 2]);
+    assert.equal(w.http.requests.length, 1);
+  });
+});
+
+describe('processDelivery: the happy path (a fresh message, first receive)', () => {
+  const fresh = { deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventId: 'evt_1', eventType: 'order.created', createdAt: NOW, giveUpAt: at(3600), body: BODY, fresh: true } as const;
+  /** Received once, just sent. */
+  const first = { receiveCount: 1, sentAtMs: Date.parse(NOW) };
+
+  it('2xx: no claim and no read but the subscription; the row written once, delivered, its attempt inline', async () => {
+    const w = world({ event: false, script: [response(200, 'ok', 9)] });
+    w.deps.deliveries.items.delete('dlv_1');
+    const reads: string[] = [];
+    w.deps.events.get = async (id) => {
+      reads.push(id);
+      return undefined;
+    };
+    const claim = w.deps.deliveries.claim.bind(w.deps.deliveries);
+    w.deps.deliveries.claim = async (...args) => {
+      reads.push('claim');
+      return claim(...args);
+    };
+
+    const outcome = await processDelivery(w.deps, fresh, first);
+
+    assert.equal(outcome.kind, 'done');
+    assert.deepEqual(reads, [], 'the event body came in the message; nothing was claimed');
+    assert.equal(w.http.requests[0]!.body, BODY);
+    const row = stored(w);
+    assert.deepEqual([row.state, row.attempts, row.attemptSeq, row.lastStatus], ['delivered', 1, 1, 200]);
+    assert.deepEqual(row.firstAttempt, { seq: 1, attempt: 1, startedAt: NOW, durationMs: 9, status: 200, responseSnippet: 'ok' });
+    assert.deepEqual(w.deps.attempts.items, [], 'no attempts row on the happy path');
+    assert.equal(w.deps.metrics.counts.DeliveriesSucceeded, 1);
+  });
+
+  it('5xx: the row written once, pending with the backoff, its attempt inline, the message asked back', async () => {
+    const w = world({ script: [response(503, 'busy')] });
+    w.deps.deliveries.items.delete('dlv_1');
+
+    const outcome = await processDelivery(w.deps, fresh, first);
+
+    assert.equal(outcome.kind, 'retry_later');
+    const row = stored(w);
+    assert.deepEqual([row.state, row.attempts, row.attemptSeq, row.nextAttemptAt], ['pending', 1, 1, at(10)]);
+    assert.equal(row.firstAttempt?.status, 503);
+    assert.deepEqual(w.deps.attempts.items, []);
+  });
+
+  it('a second receive (the worker died, or a retry came back) reads and claims the row instead', async () => {
+    const w = world({ delivery: { attempts: 0, attemptSeq: 0 }, script: [response(200)] });
+
+    await processDelivery(w.deps, fresh, { ...first, receiveCount: 2 });
+
+    assert.deepEqual([stored(w).state, stored(w).attemptSeq, stored(w).firstAttempt], ['delivered', 1, undefined]);
+    assert.deepEqual(w.deps.attempts.items.map((a) => a.seq), [1], 'a claimed attempt is an attempts row');
+  });
+
+  it('a message older than the sweeper\'s grace less a claim lease is claimed: the sweeper may have sent the delivery again', async () => {
+    const w = world({ delivery: { attempts: 0, attemptSeq: 0 }, script: [response(200)] });
+    const late = (w.deps.sweepGraceSeconds * 1000 - (2 * TIMEOUT_MS + 5000)) + 1;
+
+    await processDelivery(w.deps, fresh, { receiveCount: 1, sentAtMs: Date.parse(NOW) - late });
+
+    assert.deepEqual([stored(w).state, stored(w).firstAttempt], ['delivered', undefined]);
+    assert.deepEqual(w.deps.attempts.items.map((a) => a.seq), [1]);
+  });
+
+  it('a paused subscription takes the claimed path: the fresh row waits', async () => {
+    const w = world({ subscription: { state: 'paused' }, delivery: { attempts: 0, attemptSeq: 0 } });
+
+    const outcome = await processDelivery(w.deps, fresh, first);
+
+    assert.deepEqual(outcome, { kind: 'done', note: 'subscription paused: waits for resume' });
+    assert.equal(w.http.requests.length, 0);
+    assert.equal(stored(w).nextAttemptAt, at(PAUSED_RECHECK_SECONDS));
+  });
+
+  it('another worker recorded the delivery meanwhile: this outcome is dropped, the attempt still reported', async () => {
+    const w = world({ delivery: { state: 'delivered', attempts: 1, attemptSeq: 1 }, script: [response(200)] });
+    const before = structuredClone(stored(w));
+
+    const outcome = await processDelivery(w.deps, fresh, first);
+
+    assert.equal(outcome.kind, 'done');
+    assert.equal(outcome.attempt?.outcome, 'claim_lost');
+    assert.deepEqual(stored(w), before);
+    assert.deepEqual(w.deps.metrics.counts, {});
   });
 });

@@ -1,0 +1,38 @@
+import { deliveryIdFor } from '#domain/ids.ts';
+import { STATE } from '#domain/states.ts';
+import { iso } from '#domain/time.ts';
+import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
+
+/** Headers (besides the signature set) sent with every attempt. */
+export const DELIVERY_HEADERS = Object.freeze({ 'content-type': 'application/json' });
+
+/**
+ * The row a delivery starts as, pending before any attempt: what publish writes, and what the
+ * sender's happy path rebuilds from its message (then writes once, with the outcome).
+ */
+export function firstDelivery(event: Pick<EventRecord, 'id' | 'createdAt'>, sub: Subscription, giveUpAtMs: number, nowMs: number): Delivery {
+  return {
+    id: deliveryIdFor(event.id, sub.id),
+    eventId: event.id,
+    subscriptionId: sub.id,
+    ...(sub.tenantId ? { tenantId: sub.tenantId } : {}),
+    url: sub.url,
+    state: STATE.pending,
+    attempts: 0,
+    attemptSeq: 0,
+    nextAttemptAt: iso(nowMs),
+    giveUpAt: iso(giveUpAtMs),
+    headers: DELIVERY_HEADERS,
+    createdAt: event.createdAt,
+    updatedAt: iso(nowMs),
+  };
+}
+
+/**
+ * Whether a row is still exactly as publish wrote it: never attempted, claimed or moved. Only
+ * such a row may still be waiting for the message publish sent, out of the sweeper's `active`
+ * view; any later write puts it in view.
+ */
+export function untouchedSincePublish(d: Delivery): boolean {
+  return d.state === STATE.pending && d.attemptSeq === 0 && d.updatedAt === d.createdAt;
+}

@@ -1,0 +1,83 @@
+import type { Duration } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpIamAuthorizer, HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { acknowledgeNag } from '../nag.ts';
+import type { ApiAuth, ApiThrottling } from './api.ts';
+
+export interface HttpApiOptions {
+  readonly handler: lambda.IFunction;
+  readonly auth: ApiAuth;
+  /** With bearer auth. */
+  readonly authorizerHandler?: lambda.IFunction;
+  readonly authorizerCacheTtl: Duration;
+  readonly throttling: ApiThrottling;
+  readonly accessLogGroup: logs.ILogGroup;
+}
+
+/** The HTTP API's only stage: it serves at the root of the API's URL, so rawPath never carries a stage prefix. */
+export const HTTP_API_STAGE = '$default';
+
+/**
+ * The REST stage's standard JSON fields, in HTTP API variables. HTTP API has no execution log:
+ * the authorizer and integration errors REST logs at ERROR level are written here instead.
+ */
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  caller: '$context.identity.caller',
+  user: '$context.identity.user',
+  requestTime: '$context.requestTime',
+  httpMethod: '$context.httpMethod',
+  routeKey: '$context.routeKey',
+  path: '$context.path',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  integrationLatency: '$context.integrationLatency',
+  authorizerError: '$context.authorizer.error',
+  integrationError: '$context.integrationErrorMessage',
+};
+
+/**
+ * The HTTP API (API Gateway v2, regional): `ANY /v1/{proxy+}` and `GET /health`, Lambda proxy
+ * integrations (payload 2.0) to the `api` function; `/v1` behind a REQUEST authorizer with
+ * simple responses (or IAM), `/health` open. What the REST stage has and HTTP API does not:
+ * execution logs (see ACCESS_LOG_FIELDS), X-Ray tracing (the functions still trace), gateway
+ * responses (API Gateway's own 401/403/404/429 answer `{"message": ...}`), WAF, and the
+ * account-level CloudWatch role (HTTP API writes access logs without one).
+ */
+export function buildHttpApi(scope: Construct, options: HttpApiOptions): { api: apigwv2.HttpApi; stage: apigwv2.HttpStage } {
+  const api = new apigwv2.HttpApi(scope, 'HttpApi', { description: 'Hookline webhook delivery API', createDefaultStage: false });
+  const stage = api.addStage('DefaultStage', {
+    stageName: HTTP_API_STAGE,
+    autoDeploy: true,
+    throttle: { rateLimit: options.throttling.rateLimit, burstLimit: options.throttling.burstLimit },
+    accessLogSettings: {
+      destination: new apigwv2.LogGroupLogDestination(options.accessLogGroup),
+      format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+    },
+    // The per-route counterpart of the REST stage's metricsEnabled.
+    detailedMetricsEnabled: true,
+  });
+
+  const authorizer =
+    options.auth === 'bearer' && options.authorizerHandler
+      ? new HttpLambdaAuthorizer('BearerAuthorizer', options.authorizerHandler, {
+          responseTypes: [HttpLambdaResponseType.SIMPLE],
+          identitySource: ['$request.header.Authorization'],
+          resultsCacheTtl: options.authorizerCacheTtl,
+        })
+      : new HttpIamAuthorizer();
+  const integration = new HttpLambdaIntegration('Api', options.handler, { payloadFormatVersion: apigwv2.PayloadFormatVersion.VERSION_2_0 });
+  const [health] = api.addRoutes({ path: '/health', methods: [apigwv2.HttpMethod.GET], integration, authorizer: new apigwv2.HttpNoneAuthorizer() });
+  acknowledgeNag(health!, [
+    { id: 'AwsSolutions-APIG4', reason: 'GET /health is the unauthenticated liveness probe by design (docs/design.md); it returns no data.' },
+  ]);
+  api.addRoutes({ path: '/v1/{proxy+}', methods: [apigwv2.HttpMethod.ANY], integration, authorizer });
+  return { api, stage };
+}

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DEFAULT_RETENTION } from '#domain/retention.ts';
+import { billedBytes, DAYS_PER_MONTH, GB, deliveredKeptFor, eventKeptFor, keptParts, storagePerMillionEvents } from '../../../scripts/bench/storage.ts';
+
+const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
+const policy = { ...DEFAULT_RETENTION, deliveredDays: 30, deadLetterDays: 90, ttlSafetyMarginDays: 30 };
+
+describe('storage arithmetic', () => {
+  it('bytes × 10⁶ / 2³⁰ × days / days per month × $0.25 per GB-month', () => {
+    const cost = storagePerMillionEvents([{ table: 'events', rowsPerEvent: 1, bytesPerRow: GB / 1e6, keptFor: { days: DAYS_PER_MONTH * 2, rule: 'two months' } }]);
+    close(cost.parts[0]!.gbMonthsPerMillionEvents, 2);
+    close(cost.dollarsPerMillionEvents, 0.5);
+  });
+
+  it('adds the parts, each with its own rows per event and days', () => {
+    const cost = storagePerMillionEvents([
+      { table: 'events', rowsPerEvent: 1, bytesPerRow: (0.5 * GB) / 1e6, keptFor: { days: DAYS_PER_MONTH, rule: '' } },
+      { table: 'deliveries', rowsPerEvent: 10, bytesPerRow: (0.3 * GB) / 1e6, keptFor: { days: DAYS_PER_MONTH / 2, rule: '' } },
+    ]);
+    close(cost.dollarsPerMillionEvents, 0.5 * 0.25 + 1.5 * 0.25);
+  });
+
+  it('reads the event TTL from eventTtlFor when the retention module exports it (epoch seconds or ms)', () => {
+    const DAY = 86_400_000;
+    const seconds = (at: number, p: typeof policy) => Math.floor((at + (p.deliveredDays + p.ttlSafetyMarginDays) * DAY) / 1000);
+    assert.equal(eventKeptFor({ DEFAULT_RETENTION: policy, eventTtlFor: seconds }).days, 60);
+    assert.equal(eventKeptFor({ DEFAULT_RETENTION: policy, eventTtlFor: (at: number) => at + 45 * DAY }).days, 45);
+  });
+
+  it('falls back to deadLetterDays × 2 + margin, and says so, without eventTtlFor or with an answer that is no time', () => {
+    const none = eventKeptFor({ DEFAULT_RETENTION: policy });
+    assert.equal(none.days, 210);
+    assert.match(none.rule, /no eventTtlFor/);
+    const odd = eventKeptFor({ DEFAULT_RETENTION: policy, eventTtlFor: () => 'soon' });
+    assert.equal(odd.days, 210);
+    assert.match(odd.rule, /not an epoch time/);
+  });
+
+  it('keeps delivered rows for deliveredDays', () => {
+    assert.equal(deliveredKeptFor(policy).days, 30);
+  });
+
+  it('bills a row at its size + 100 B, plus each index entry it sits in at its keys + 100 B', () => {
+    const item = { id: { S: 'dlv_1' }, subscriptionId: { S: 'sub_1' }, createdAt: { S: '2026' }, state: { S: 'delivered' } };
+    // Item: id 2+5, subscriptionId 14+5, createdAt 9+4, state 5+9 = 53. bySubscription (keys only): 53 - 14 = 39.
+    assert.equal(billedBytes('deliveries', item), 53 + 100 + 39 + 100);
+    assert.equal(billedBytes('events', { id: { S: 'evt_1' } }), 7 + 100);
+  });
+
+  it('turns a run\'s kept rows into parts per event, leaving subscriptions out', () => {
+    const rows = (n: number) => ({ kept: new Map(Array.from({ length: n }, (_, i) => [String(i), { id: { S: `x${i}` } }])) });
+    const parts = keptParts({ events: rows(2), deliveries: rows(4), subscriptions: rows(1) }, 2);
+    assert.deepEqual(parts.map((p) => [p.table, p.rowsPerEvent]), [['events', 1], ['deliveries', 2]]);
+    assert.equal(parts[0]!.bytesPerRow, 2 + 2 + 100);
+  });
+});
