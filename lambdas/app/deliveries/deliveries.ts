@@ -45,7 +45,7 @@ const FIRST_ATTEMPT_CURSOR = 'first-attempt';
  * A page of the whole attempt log (domain/attempt-log.ts): the attempts table's pages, newest
  * first, then the row's inline first attempt, the oldest of all, on the page that reaches it.
  */
-async function attemptPage(deps: Pick<Deps, 'attempts'>, delivery: Delivery, request: PageRequest): Promise<Page<AttemptRecord>> {
+export async function attemptPage(deps: Pick<Deps, 'attempts'>, delivery: Delivery, request: PageRequest): Promise<Page<AttemptRecord>> {
   const inline = delivery.firstAttempt && { deliveryId: delivery.id, ...delivery.firstAttempt };
   if (request.cursor === FIRST_ATTEMPT_CURSOR) return { items: inline ? [inline] : [] };
   const page = await deps.attempts.latest(delivery.id, request);

@@ -2,6 +2,7 @@ import { HEALTH_SAMPLE, summarizeHealth, type AttemptFacts, type HealthFigures }
 import type { Delivery, Subscription } from '#domain/types.ts';
 import { type Principal, visibleSubscription } from '#app/access.ts';
 import { forEachLimit } from '#app/concurrency.ts';
+import { attemptPage } from '#app/deliveries/deliveries.ts';
 import type { Deps } from '#app/deps.ts';
 import type { SubscriptionStatsQuery } from '#app/subscriptions/subscription-stats-request.ts';
 
@@ -47,7 +48,8 @@ export async function getSubscriptionStats(deps: SubscriptionStatsDeps, principa
   const attempts: AttemptFacts[] = [];
   let attemptsCut = false;
   await forEachLimit(touched, ATTEMPT_READS_IN_FLIGHT, async (d) => {
-    const page = await deps.attempts.latest(d.id, { limit: HEALTH_SAMPLE.attemptsPerDelivery });
+    // The whole log: a first attempt made on the happy path is kept on the row itself.
+    const page = await attemptPage(deps, d, { limit: HEALTH_SAMPLE.attemptsPerDelivery });
     attempts.push(...page.items);
     // The page is oldest first: if even its oldest attempt is in the window, earlier ones may be too.
     const oldest = page.items[0];
