@@ -57,6 +57,12 @@ export interface RuntimeOptions {
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   /** How log records are printed; default: HOOKLINE_LOG_FORMAT, else pretty lines on a terminal and JSON otherwise. */
   readonly logFormat?: LogFormat;
+  /**
+   * How long the sender and fan-out may serve a subscription from memory (ms). 0 by default: one
+   * process serves every function here, so nothing waits out a cache; the cost benchmark sets
+   * Lambda's 5 s to count what AWS reads.
+   */
+  readonly subscriptionCacheMs?: number;
   /** Wraps each handler as it is wired, e.g. to count and time invocations (benchmarks). */
   readonly wrapHandler?: <E, R>(fn: FunctionKey, handler: Invoke<E, R>) => Invoke<E, R>;
   /** Endpoints to use instead of the embedded emulators; default: AWS_ENDPOINT_URL_DYNAMODB, _SQS, _S3. */
@@ -182,7 +188,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const env = localEnv(queues, options.allowPrivateTargets ?? true, options.env, prefix);
   const metrics = new MemoryMetrics();
   // One process serves every function here, so fan-out reads subscriptions fresh (no cross-function cache to go stale).
-  const build = { clients: { dynamodb, sqs, s3 }, metrics, subscriptionCacheMs: 0, localSecretsKey };
+  const build = { clients: { dynamodb, sqs, s3 }, metrics, subscriptionCacheMs: options.subscriptionCacheMs ?? 0, localSecretsKey };
   const obs: Observability = { logger };
 
   const sweeperDeps = buildDeps('sweeper', env, build, ALL_FACTORIES);

@@ -54,6 +54,8 @@ export async function startBenchStack(
     scheduleIntervalMs: { sweeper: 3_600_000 },
     env: { HOOKLINE_SENDER_TIMEOUT_MS: '5000' },
     wrapHandler: lambdas.wrap,
+    // As on Lambda: the sender and fan-out serve a subscription from a 5 s container cache (the subscriptions are made before the meter starts).
+    subscriptionCacheMs: 5000,
     ...(options.senderConcurrency ? { senderConcurrency: options.senderConcurrency } : {}),
   });
   const sdk = new SdkMeter(runtime.endpoints.dynamodb);
