@@ -30,9 +30,11 @@ export function renderBarChart(chart: Chart): string {
     // Opaque: a transparent chart's dark text vanishes on a dark page (GitHub's dark theme).
     backgroundColor: '#ffffff',
     title: { text: chart.title, left: 'center', top: 6, textStyle: { fontSize: 15 } },
-    legend: { top: 36 },
+    // Server-side rendering measures text roughly: a wide gap keeps legend entries apart.
+    legend: { top: 36, itemGap: 40 },
     grid: { left: 70, right: 20, top: 80, bottom: 70 },
-    xAxis: { type: 'category', data: [...chart.categories], axisLabel: { interval: 0, width: 150, overflow: 'break', fontSize: 11 } },
+    // Each label wraps within its own slot, however many categories share the axis.
+    xAxis: { type: 'category', data: [...chart.categories], axisLabel: { interval: 0, width: Math.floor((WIDTH - 90) / Math.max(1, chart.categories.length)) - 12, overflow: 'break', fontSize: 11 } },
     yAxis: { type: 'value', name: chart.yAxis, nameLocation: 'middle', nameGap: 50 },
     series: chart.series.map((s) => ({ name: s.name, type: 'bar', data: [...s.values], label: { show: true, position: 'top', fontSize: 10, formatter: (p: { value: number }) => format(p.value) } })),
   });
