@@ -18,6 +18,18 @@ function routesOf(json: TemplateJson) {
   return Object.fromEntries(resourcesOfType(json, 'AWS::ApiGatewayV2::Route').map(([, r]) => [r.Properties!.RouteKey as string, r.Properties!]));
 }
 
+/** Each function may be invoked by API Gateway, and only from the API with this logical id. */
+function assertInvokedOnlyBy(template: Template, functionIds: readonly string[], apiId: string): void {
+  for (const fn of functionIds) {
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'apigateway.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [fn, 'Arn'] },
+      SourceArn: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: apiId }])]) }),
+    });
+  }
+}
+
 describe('API Gateway HTTP API (the default, bearer auth)', () => {
   const { template, json } = defaultHookline();
   const apiFn = findTopologyResource(json, 'function/api').logicalId;
@@ -64,14 +76,7 @@ describe('API Gateway HTTP API (the default, bearer auth)', () => {
   });
 
   test('API Gateway may invoke the api and authorizer functions, scoped to this API', () => {
-    for (const fn of [apiFn, authorizerFn]) {
-      template.hasResourceProperties('AWS::Lambda::Permission', {
-        Action: 'lambda:InvokeFunction',
-        Principal: 'apigateway.amazonaws.com',
-        FunctionName: { 'Fn::GetAtt': [fn, 'Arn'] },
-        SourceArn: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: httpApiId }])]) }),
-      });
-    }
+    assertInvokedOnlyBy(template, [apiFn, authorizerFn], httpApiId);
   });
 
   test('the $default stage deploys itself, throttles at the default rate and burst, and keeps detailed metrics', () => {
@@ -197,14 +202,7 @@ describe("API Gateway REST API (apiType: 'rest', bearer auth)", () => {
   });
 
   test('API Gateway may invoke the api and authorizer functions, scoped to this API', () => {
-    for (const fn of [apiFn, authorizerFn]) {
-      template.hasResourceProperties('AWS::Lambda::Permission', {
-        Action: 'lambda:InvokeFunction',
-        Principal: 'apigateway.amazonaws.com',
-        FunctionName: { 'Fn::GetAtt': [fn, 'Arn'] },
-        SourceArn: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: restApiId }])]) }),
-      });
-    }
+    assertInvokedOnlyBy(template, [apiFn, authorizerFn], restApiId);
   });
 
   test('stage throttling: the default rate and burst on every method', () => {
