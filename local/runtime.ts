@@ -191,7 +191,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const build = { clients: { dynamodb, sqs, s3 }, metrics, subscriptionCacheMs: options.subscriptionCacheMs ?? 0, localSecretsKey };
   const obs: Observability = { logger };
 
-  const sweeperDeps = buildDeps('sweeper', env, build, ALL_FACTORIES);
   const apiDeps = buildDeps('api', env, build, ALL_FACTORIES);
   // Rows from before secrets were sealed are sealed once, here; until then (or if this fails)
   // the sender still signs with the plain list it finds.
@@ -217,7 +216,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       }),
   );
   const scheduled = {
-    sweeper: wrap('sweeper', createSweeperHandler(sweeperDeps, { graceSeconds: sweepGraceSeconds(env) }, obs)),
+    sweeper: wrap('sweeper', createSweeperHandler(buildDeps('sweeper', env, build, ALL_FACTORIES), { graceSeconds: sweepGraceSeconds(env) }, obs)),
     replay: wrap('replay', createReplayHandler(buildDeps('replay', env, build, ALL_FACTORIES), obs)),
     archiver: wrap('archiver', createArchiverHandler(buildDeps('archiver', env, build, ALL_FACTORIES), obs)),
   } satisfies Record<(typeof SCHEDULES)[number]['function'], Invoke<never, unknown>>;

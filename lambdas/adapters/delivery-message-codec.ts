@@ -1,4 +1,4 @@
-import type { DeliveryMessage } from '#ports/delivery-queue.ts';
+import type { DeliveryMessage, ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
 import { decodeBodyBase64, encodeBodyBase64 } from './body-codec.ts';
 
 /**
@@ -31,7 +31,7 @@ export function encodeDeliveryMessage(m: DeliveryMessage): string {
  * A body whose sha256 does not match throws (the codec's error): the message is retried, never
  * sent with altered bytes.
  */
-export function decodeDeliveryMessage(wire: Record<string, unknown>): Omit<DeliveryMessage, 'delaySeconds'> {
+export function decodeDeliveryMessage(wire: Readonly<Record<string, unknown>>): ReceivedDeliveryMessage {
   const text = (key: keyof Wire) => (typeof wire[key] === 'string' ? (wire[key] as string) : undefined);
   const optional = <K extends string>(key: K, value: string | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, string>));
   const bodyZ = text('bodyZ');

@@ -1,7 +1,7 @@
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { MAX_DELAY_SECONDS } from '#domain/retry-policy.ts';
 import type { DeliveryMessage, DeliveryQueue } from '#ports/delivery-queue.ts';
-import { encodeDeliveryMessage } from './delivery-message-codec.ts';
+import { decodeDeliveryMessage, encodeDeliveryMessage } from './delivery-message-codec.ts';
 import { QueueSendError } from './errors.ts';
 
 const SQS_MAX_MESSAGE_DELAY = 900;
@@ -27,6 +27,10 @@ export class SqsDeliveryQueue implements DeliveryQueue {
       const failed = new Set((out.Failed ?? []).map((f) => f.Id));
       pending = pending.filter((e) => failed.has(e.Id));
     }
+  }
+
+  decode(wire: Readonly<Record<string, unknown>>) {
+    return decodeDeliveryMessage(wire);
   }
 
   async retryLater(receiptHandle: string, delaySeconds: number): Promise<void> {

@@ -118,7 +118,7 @@ export const TABLES = {
   }),
   // Fixed-window counters (customer replay limit); TTL drops finished windows.
   rateLimits: table('RATE_LIMITS_TABLE', 'hookline-rate-limits', 'key', { ttlAttribute: 'expiresAt' }),
-  // Publish batches' write-ahead manifests (normally empty: each is deleted once its batch is enqueued).
+  // Publish batches' write-ahead manifests: the sweeper checks and deletes each once its grace has passed, so it holds minutes of batches.
   ingestManifests: table('INGEST_MANIFESTS_TABLE', 'hookline-ingest-manifests', 'shard', { sortKey: { name: 'key', type: 'S' } }),
   // The archiver's write-ahead manifests of unfinished batches (empty after a clean run) and its run lock.
   archiveBatches: table('ARCHIVE_BATCHES_TABLE', 'hookline-archive-batches', 'objectKey'),
@@ -140,7 +140,7 @@ export type BucketKey = keyof typeof BUCKETS;
 
 /** Shards of the `active` index: spreads live deliveries over partitions. */
 export const ACTIVE_SHARDS = 8;
-/** Shards of the ingest manifests table: every publish batch writes and deletes one item there. */
+/** Shards of the ingest manifests table: every publish batch writes one item there, which the sweeper deletes. */
 export const INGEST_MANIFEST_SHARDS = 16;
 
 export interface QueueDef {

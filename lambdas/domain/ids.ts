@@ -8,6 +8,15 @@ export function formatId(prefix: IdPrefix, randomBytes: Uint8Array): string {
 }
 
 /**
+ * The id of an event published without one through the ingest queue, from its SQS message id,
+ * which stays the same on every receive: a batch retried after a failure publishes each event
+ * once, not again.
+ */
+export function eventIdForMessage(messageId: string): string {
+  return formatId('evt', createHash('sha256').update(messageId).digest().subarray(0, 16));
+}
+
+/**
  * The delivery id is derived from (event, subscription), so an ingest retried after a crash
  * writes the same deliveries again instead of new ones.
  */

@@ -1,19 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ValidationError } from '#app/errors.ts';
 import type { PublishDeps } from '#app/publish/publish.ts';
-import { parsePublishRequest, type PublishRequest } from '#app/publish/publish-request.ts';
+import { parseIngestMessage, type PublishRequest } from '#app/publish/publish-request.ts';
 import { publishBatch } from '#app/publish/publish.ts';
-import { formatId } from '#domain/ids.ts';
 import { withObservability, type Observability } from './observability.ts';
-
-/**
- * An event without a producer's id gets one from its SQS message id, which stays the same on
- * every receive: a batch retried after a failure publishes each event once, not again.
- */
-function withStableId(request: PublishRequest, record: SQSRecord): PublishRequest {
-  return request.id ? request : { ...request, id: formatId('evt', createHash('sha256').update(record.messageId).digest().subarray(0, 16)) };
-}
 
 /**
  * SQS ingest queue → the same publish path as POST /v1/events, a whole batch at once (one
@@ -21,7 +11,7 @@ function withStableId(request: PublishRequest, record: SQSRecord): PublishReques
  * after maxReceiveCount it rests in the ingest redrive queue (alarmed) instead of
  * disappearing. A refusal is the producer's to fix, so it is a WARN naming the field and the
  * rule; a failure of the publish itself fails every valid message of the batch (they come back,
- * and their stable ids make the retry idempotent) and stays an ERROR with its stack.
+ * and ids taken from their message ids make the retry idempotent) and stays an ERROR with its stack.
  */
 export function createIngestHandler(deps: PublishDeps, obs: Observability) {
   return withObservability(async (event: SQSEvent): Promise<SQSBatchResponse> => {
@@ -30,7 +20,7 @@ export function createIngestHandler(deps: PublishDeps, obs: Observability) {
     for (const record of event.Records) {
       const receives = { messageId: record.messageId, receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1) };
       try {
-        valid.push({ record, request: withStableId(parsePublishRequest(record.body), record) });
+        valid.push({ record, request: parseIngestMessage(record.body, record.messageId) });
       } catch (error) {
         if (error instanceof ValidationError) obs.logger.warn('ingest message rejected', { ...receives, field: error.field, reason: error.rule });
         else obs.logger.error('ingest message rejected', { ...receives, error: error as Error });

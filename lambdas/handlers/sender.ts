@@ -4,7 +4,6 @@ import { type DeliveryMessageBody, processDelivery, type SendDeps } from '#app/s
 import { settle } from '#app/send/settle.ts';
 import { METRICS } from '#config/topology.ts';
 import { emfCount } from './emf.ts';
-import { decodeDeliveryMessage } from '#adapters/delivery-message-codec.ts';
 import { parseQueueMessage } from './sqs-message.ts';
 import { withObservability, type Observability } from './observability.ts';
 
@@ -25,7 +24,7 @@ export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue'>, obs: O
   const settleRecord = async (record: SQSRecord): Promise<boolean> => {
     let message: DeliveryMessageBody;
     try {
-      message = decodeDeliveryMessage(parseQueueMessage<Record<string, unknown>>(record, ['deliveryId', 'subscriptionId']));
+      message = deps.queue.decode(parseQueueMessage<Record<string, unknown>>(record, ['deliveryId', 'subscriptionId']));
     } catch (error) {
       obs.logger.error('delivery message unreadable', { messageId: record.messageId, error: error as Error });
       return false;

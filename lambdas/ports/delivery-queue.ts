@@ -18,8 +18,16 @@ export interface DeliveryMessage {
   readonly delaySeconds?: number;
 }
 
+/** A delivery message as received: its delay was the queue's business. */
+export type ReceivedDeliveryMessage = Omit<DeliveryMessage, 'delaySeconds'>;
+
 export interface DeliveryQueue {
   enqueue(messages: readonly DeliveryMessage[]): Promise<void>;
+  /**
+   * A received message body (its JSON already parsed, the ids checked) as the message that was
+   * enqueued: the wire form is the adapter's. Throws when the body it carries fails its check.
+   */
+  decode(wire: Readonly<Record<string, unknown>>): ReceivedDeliveryMessage;
   /** Visibility-timeout backoff: the received message comes back after `delaySeconds`. */
   retryLater(receiptHandle: string, delaySeconds: number): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { buildDeps } from '#adapters/function-deps.ts';
 import { loadLocalSecretsKey } from '#adapters/local-key-secret-cipher.ts';
-import { DELIVERY_HEADERS, firstMessage } from '#app/publish/publish.ts';
+import { DELIVERY_HEADERS, firstMessage } from '#app/publish/first-delivery.ts';
 import { processDelivery, type SendDeps } from '#app/send/send.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
 import { STATE } from '#domain/states.ts';

@@ -2,6 +2,7 @@ import { deliveryIdFor } from '#domain/ids.ts';
 import { STATE } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
 import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
+import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
 /** Headers (besides the signature set) sent with every attempt. */
 export const DELIVERY_HEADERS = Object.freeze({ 'content-type': 'application/json' });
@@ -35,4 +36,18 @@ export function firstDelivery(event: Pick<EventRecord, 'id' | 'createdAt'>, sub:
  */
 export function untouchedSincePublish(d: Delivery): boolean {
   return d.state === STATE.pending && d.attemptSeq === 0 && d.updatedAt === d.createdAt;
+}
+
+/** The message that carries a fresh delivery to the sender with everything its first attempt needs. */
+export function firstMessage(delivery: Delivery, event: Pick<EventRecord, 'type' | 'body'>): DeliveryMessage {
+  return {
+    deliveryId: delivery.id,
+    subscriptionId: delivery.subscriptionId,
+    eventId: delivery.eventId,
+    eventType: event.type,
+    createdAt: delivery.createdAt,
+    giveUpAt: delivery.giveUpAt,
+    body: event.body,
+    fresh: true,
+  };
 }

@@ -1,5 +1,6 @@
 import { ValidationError } from '#app/errors.ts';
 import { MAX_EVENT_BYTES, optionalString, parseObjectSource } from '#app/parse.ts';
+import { eventIdForMessage } from '#domain/ids.ts';
 import { scanJsonText } from '#domain/json-text.ts';
 
 const ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
@@ -25,6 +26,12 @@ export function parsePublishRequest(raw: string | null | undefined): PublishRequ
   const payloadJson = sourceOf('payload');
   if (payloadJson === undefined) throw new ValidationError('payload', 'is required (any JSON value)');
   return { ...(id ? { id } : {}), type: body.type, payloadJson };
+}
+
+/** An ingest queue message: the same fields as `POST /v1/events`, and an id from the message when the producer gave none. */
+export function parseIngestMessage(raw: string, messageId: string): PublishRequest {
+  const request = parsePublishRequest(raw);
+  return request.id ? request : { ...request, id: eventIdForMessage(messageId) };
 }
 
 /** Most events one `POST /v1/events/batch` takes. */

@@ -1,14 +1,13 @@
 import { matchesEventType } from '#domain/event-types.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
-import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
-import { firstDelivery } from '#app/publish/first-delivery.ts';
+import type { EventRecord, Subscription } from '#domain/types.ts';
+import { firstDelivery, firstMessage } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
 import type { PublishRequest } from '#app/publish/publish-request.ts';
 import { iso } from '#domain/time.ts';
 import { INGEST_MANIFEST_SHARDS, METRICS } from '#config/topology.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
-export { DELIVERY_HEADERS } from '#app/publish/first-delivery.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
 export type PublishDeps = Pick<Deps, 'events' | 'subscriptions' | 'deliveries' | 'queue' | 'ingestManifests' | 'clock' | 'metrics' | 'defaultRetryPolicy'>;
@@ -83,26 +82,12 @@ export async function publishBatch(deps: PublishDeps, requests: readonly Publish
   return results.map((r) => r.result);
 }
 
-/** The message that carries a fresh delivery to the sender with everything its first attempt needs. */
-export function firstMessage(delivery: Delivery, event: Pick<EventRecord, 'type' | 'body'>): DeliveryMessage {
-  return {
-    deliveryId: delivery.id,
-    subscriptionId: delivery.subscriptionId,
-    eventId: delivery.eventId,
-    eventType: event.type,
-    createdAt: delivery.createdAt,
-    giveUpAt: delivery.giveUpAt,
-    body: event.body,
-    fresh: true,
-  };
-}
-
 async function createDeliveries(deps: PublishDeps, event: EventRecord, subscriptions: readonly Subscription[], nowMs: number): Promise<readonly DeliveryMessage[]> {
   const created = await Promise.all(
     subscriptions.map(async (sub) => {
       const policy = sub.retryPolicy ?? deps.defaultRetryPolicy;
       const delivery = firstDelivery(event, sub, Date.parse(event.createdAt) + policy.deadlineSeconds * 1000, nowMs);
-      // `waiting: false`: a fresh row stays out of the sweeper's index; the manifest covers it until it is enqueued.
+      // `waiting: false`: a fresh row stays out of the sweeper's index; the batch's manifest is how the sweeper checks it.
       return (await deps.deliveries.create(delivery, { waiting: false })) ? firstMessage(delivery, event) : undefined;
     }),
   );

@@ -5,7 +5,7 @@ import { allows, isDeadLetter, isTerminal, STATE, targetOf, type CompletionActio
 import { deadLetterEventTtl } from '#domain/retention.ts';
 import { capUtf8, type Delivery, type InlineAttempt, type Subscription } from '#domain/types.ts';
 import type { Completion } from '#ports/delivery-store.ts';
-import type { DeliveryMessage } from '#ports/delivery-queue.ts';
+import type { ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
 import { firstDelivery } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
 import { DeliveryStageError } from '#app/errors.ts';
@@ -35,7 +35,7 @@ export function claimLeaseMs(attemptTimeoutMs: number): number {
 }
 
 /** A delivery message as received (its delay is the queue's business). */
-export type DeliveryMessageBody = Omit<DeliveryMessage, 'delaySeconds'>;
+export type DeliveryMessageBody = ReceivedDeliveryMessage;
 
 /**
  * One attempt as data: the sender handler logs it as one structured record (INFO), which is

@@ -46,3 +46,15 @@ describe('npm start banner: lines to paste', () => {
     assert.equal(exportLine([['A', 'x y'], ['B', '1']]), "export A='x y' B=1");
   });
 });
+
+describe('npm start banner: the admin key', () => {
+  it('never shows a key from HOOKLINE_ADMIN_KEY, only where it came from', () => {
+    const text = banner(runtime, { adminKeyFromEnvironment: true, allowPrivate: true });
+    assert.ok(!text.includes(runtime.adminKey));
+    assert.match(text, /Admin key {2}from HOOKLINE_ADMIN_KEY \(not shown\)/);
+  });
+
+  it('shows a generated key with the file that keeps it', () => {
+    assert.match(banner(runtime, { adminKeyFromEnvironment: false, allowPrivate: false }), /Admin key {2}hk_admin_secret_value_0123456789 {3}\(kept in \/data\/admin-key\)/);
+  });
+});

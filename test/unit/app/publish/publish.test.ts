@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DELIVERY_HEADERS, publish, publishBatch, webhookBody } from '#app/publish/publish.ts';
+import { DELIVERY_HEADERS } from '#app/publish/first-delivery.ts';
+import { publish, publishBatch, webhookBody } from '#app/publish/publish.ts';
 import { parsePublishRequest } from '#app/publish/publish-request.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
 import type { EventRecord } from '#domain/types.ts';
