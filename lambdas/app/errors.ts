@@ -33,10 +33,21 @@ export class ValidationError extends ServiceError {
 export class NotFoundError extends ServiceError {
   override name = 'NotFoundError';
   constructor(
-    readonly kind: 'subscription' | 'delivery' | 'event' | 'route' | 'replay' | 'key',
+    readonly kind: 'subscription' | 'delivery' | 'event' | 'replay' | 'key',
     readonly id: string,
   ) {
     super(`${kind} ${id} does not exist`);
+  }
+}
+
+/** No route has this path (whatever the method): the API's surface, not a missing resource. */
+export class RouteNotFoundError extends ServiceError {
+  override name = 'RouteNotFoundError';
+  constructor(
+    readonly method: string,
+    readonly path: string,
+  ) {
+    super(`no route ${method} ${path} (see GET /openapi.json for the routes)`);
   }
 }
 

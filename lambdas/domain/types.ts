@@ -1,7 +1,8 @@
 import type { DeliveryState } from './states.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 
-export type SubscriptionState = 'active' | 'paused' | 'disabled';
+/** `deleted` is final: the row stays for the retention period so its history reads, and nothing is sent. */
+export type SubscriptionState = 'active' | 'paused' | 'disabled' | 'deleted';
 
 export interface Subscription {
   readonly id: string;
@@ -10,6 +11,12 @@ export interface Subscription {
   readonly tenantId?: string;
   readonly description?: string;
   readonly retryPolicy?: RetryPolicy;
+  /** Sent with every delivery, beside the fixed ones (names checked by domain/custom-headers.ts). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The owner's own labels; never sent. */
+  readonly metadata?: Readonly<Record<string, string>>;
+  /** At most this many attempts a second to this endpoint; the rest wait (docs/design.md, "Rate limits"). */
+  readonly rateLimitPerSecond?: number;
   readonly state: SubscriptionState;
   readonly stateReason?: string;
   readonly stateChangedAt: string;
@@ -24,6 +31,11 @@ export interface Subscription {
    * SecretOpener turns this into the strings `signatureHeaders` needs (docs/design.md, "Secrets at rest").
    */
   readonly secrets: StoredSecrets;
+  /**
+   * When each secret of `secrets` (same order) stops signing, absent or null for the newest: a
+   * rotation keeps the old secret beside the new one for an overlap window, then it drops out.
+   */
+  readonly secretExpiry?: readonly (string | null)[];
   readonly createdAt: string;
   readonly updatedAt: string;
 }

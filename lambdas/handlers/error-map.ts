@@ -4,6 +4,7 @@ import {
   ForbiddenError,
   MethodNotAllowedError,
   NotFoundError,
+  RouteNotFoundError,
   RateLimitedError,
   UnauthorizedError,
   ValidationError,
@@ -17,6 +18,7 @@ export type ErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'route_not_found'
   | 'method_not_allowed'
   | 'conflict'
   | 'rate_limited'
@@ -58,6 +60,7 @@ const ERROR_TABLE: readonly ErrorRule<Error>[] = [
   rule({ type: UnauthorizedError, status: 401, code: 'unauthorized' }),
   rule({ type: ForbiddenError, status: 403, code: 'forbidden' }),
   rule({ type: NotFoundError, status: 404, code: 'not_found' }),
+  rule({ type: RouteNotFoundError, status: 404, code: 'route_not_found' }),
   rule({ type: MethodNotAllowedError, status: 405, code: 'method_not_allowed', headers: (e) => ({ allow: e.allowed.join(', ') }) }),
   rule({ type: ConflictError, status: 409, code: 'conflict' }),
   // A state change the state machine refuses got past the service's own checks (a race): the

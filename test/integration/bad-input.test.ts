@@ -57,6 +57,8 @@ function hostileCases(subscriptionId: string): HostileCase[] {
   const badQuery = (name: string, path: string, field?: string) => bad(name, path, undefined, 'GET', field);
   const wrongMethod = (name: string, path: string, body: unknown, method: string): HostileCase => ({ name, method, path, body, status: 405, code: 'method_not_allowed' });
   const notFound = (name: string, path: string, method = 'GET'): HostileCase => ({ name, method, path, status: 404, code: 'not_found' });
+  // A path no route has is the API's surface, never a missing resource.
+  const noRoute = (name: string, path: string, method = 'GET'): HostileCase => ({ name, method, path, status: 404, code: 'route_not_found' });
   const unauthorized = (name: string, authorization: string | null, method = 'POST', path = '/v1/events'): HostileCase => ({
     name, method, path, body: method === 'GET' ? undefined : event({}), authorization, status: 401, code: 'unauthorized',
   });
@@ -261,7 +263,7 @@ function hostileCases(subscriptionId: string): HostileCase[] {
     bad('tenant key: an encoded NUL', '/v1/tenants/acme%00/keys', undefined, 'POST', 'tenantId'),
     bad('tenant key: encoded non-ASCII', '/v1/tenants/%C3%BCber/keys', undefined, 'POST', 'tenantId'),
     bad('tenant key: a tenant of 200 characters', `/v1/tenants/${'t'.repeat(200)}/keys`, undefined, 'POST', 'tenantId'),
-    notFound('tenant key: a tenant of 3000 characters', `/v1/tenants/${HUGE_ID}/keys`, 'POST'),
+    noRoute('tenant key: a tenant of 3000 characters', `/v1/tenants/${HUGE_ID}/keys`, 'POST'),
 
     notFound('unknown subscription id', '/v1/subscriptions/sub_doesnotexist'),
     notFound('unknown delivery id', '/v1/deliveries/dlv_doesnotexist'),
@@ -269,19 +271,19 @@ function hostileCases(subscriptionId: string): HostileCase[] {
     notFound('pause of an unknown subscription', '/v1/subscriptions/sub_doesnotexist/pause', 'POST'),
     notFound('resume of an unknown subscription', '/v1/subscriptions/sub_doesnotexist/resume', 'POST'),
     notFound('an unknown bulk replay', '/v1/replays/rpl_doesnotexist'),
-    notFound('an unknown route', '/v1/nothing-here'),
-    notFound('an encoded dot-dot path', '/v1/subscriptions/%2e%2e%2f%2e%2e%2fetc'),
-    notFound('a subscription id over 2 KB', `/v1/subscriptions/sub_${HUGE_ID}`),
-    notFound('pause with an id over 2 KB', `/v1/subscriptions/sub_${HUGE_ID}/pause`, 'POST'),
-    notFound('resume with an id over 2 KB', `/v1/subscriptions/sub_${HUGE_ID}/resume`, 'POST'),
-    notFound('a delivery id over 2 KB', `/v1/deliveries/dlv_${HUGE_ID}`),
-    notFound('replay of a delivery id over 2 KB', `/v1/deliveries/dlv_${HUGE_ID}/replay`, 'POST'),
-    notFound('a bulk replay id over 2 KB', `/v1/replays/rpl_${HUGE_ID}`),
-    notFound('a subscription id with an encoded NUL', '/v1/subscriptions/sub_a%00b'),
-    notFound('a subscription id with a malformed percent-escape', '/v1/subscriptions/sub_%E0%A4%A'),
-    notFound('a subscription id with encoded non-ASCII', '/v1/subscriptions/sub_%C3%BC'),
-    notFound('a delivery id with an encoded newline', '/v1/deliveries/dlv_a%0D%0Ab'),
-    notFound('an empty path segment', '/v1//subscriptions'),
+    noRoute('an unknown route', '/v1/nothing-here'),
+    noRoute('an encoded dot-dot path', '/v1/subscriptions/%2e%2e%2f%2e%2e%2fetc'),
+    noRoute('a subscription id over 2 KB', `/v1/subscriptions/sub_${HUGE_ID}`),
+    noRoute('pause with an id over 2 KB', `/v1/subscriptions/sub_${HUGE_ID}/pause`, 'POST'),
+    noRoute('resume with an id over 2 KB', `/v1/subscriptions/sub_${HUGE_ID}/resume`, 'POST'),
+    noRoute('a delivery id over 2 KB', `/v1/deliveries/dlv_${HUGE_ID}`),
+    noRoute('replay of a delivery id over 2 KB', `/v1/deliveries/dlv_${HUGE_ID}/replay`, 'POST'),
+    noRoute('a bulk replay id over 2 KB', `/v1/replays/rpl_${HUGE_ID}`),
+    noRoute('a subscription id with an encoded NUL', '/v1/subscriptions/sub_a%00b'),
+    noRoute('a subscription id with a malformed percent-escape', '/v1/subscriptions/sub_%E0%A4%A'),
+    noRoute('a subscription id with encoded non-ASCII', '/v1/subscriptions/sub_%C3%BC'),
+    noRoute('a delivery id with an encoded newline', '/v1/deliveries/dlv_a%0D%0Ab'),
+    noRoute('an empty path segment', '/v1//subscriptions'),
 
     badQuery('cursor with bad characters', '/v1/dead-letters?cursor=!!!', 'cursor'),
     badQuery('cursor that is not base64 JSON', '/v1/dead-letters?cursor=AAAA', 'cursor'),

@@ -29,8 +29,13 @@ interface GatewayRequest {
   /** Every value of every query parameter, to refuse a repeated one rather than keep one. */
   readonly parameters: Record<string, readonly string[] | undefined> | null | undefined;
   readonly body: string | null;
+  readonly headers: Record<string, string | undefined>;
   readonly principal: Principal | undefined;
 }
+
+/** Header names lower-cased (REST API payloads keep the caller's case; HTTP API payloads lower-case them). */
+const lowerCased = (headers: Record<string, string | undefined> | null | undefined): Record<string, string | undefined> =>
+  Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
 
 const decoded = (body: string | null | undefined, base64: boolean): string | null => (body && base64 ? Buffer.from(body, 'base64').toString('utf8') : (body ?? null));
 
@@ -44,6 +49,7 @@ function fromRest(event: APIGatewayProxyEvent): GatewayRequest {
     query: { ...event.queryStringParameters },
     parameters: event.multiValueQueryStringParameters,
     body: decoded(event.body, event.isBase64Encoded),
+    headers: lowerCased(event.headers),
     principal: principalOf(event.requestContext?.authorizer) ?? (event.requestContext?.identity?.userArn ? ADMIN : undefined),
   };
 }
@@ -59,6 +65,7 @@ function fromHttp(event: APIGatewayProxyEventV2): GatewayRequest {
     query: { ...event.queryStringParameters },
     parameters: Object.fromEntries([...new Set(raw.keys())].map((name) => [name, raw.getAll(name)])),
     body: decoded(event.body, event.isBase64Encoded),
+    headers: lowerCased(event.headers),
     principal: principalOf(authorizer?.lambda) ?? (authorizer?.iam?.userArn ? ADMIN : undefined),
   };
 }
@@ -77,7 +84,7 @@ export function createApiHandler(deps: FunctionDeps<'api'>, obs: Observability) 
       // Only once a caller is established, so an unauthenticated one still gets the 401 and learns nothing else.
       if (req.principal) rejectRepeatedParameters(req.parameters);
       const deadlineMs = Date.now() + Math.max(0, context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS);
-      const res = await route(deps, { method: req.method, path: req.path, query: req.query, body: req.body, deadlineMs, principal: req.principal });
+      const res = await route(deps, { method: req.method, path: req.path, query: req.query, body: req.body, headers: req.headers, deadlineMs, principal: req.principal });
       return json(res.status, res.body);
     } catch (error) {
       const { response, unexpected } = errorResponse(error);

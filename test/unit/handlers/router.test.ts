@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ADMIN, type Principal } from '#app/access.ts';
 import type { FunctionDeps } from '#app/deps.ts';
-import { ForbiddenError, MethodNotAllowedError, NotFoundError, UnauthorizedError, ValidationError } from '#app/errors.ts';
+import { ForbiddenError, MethodNotAllowedError, NotFoundError, RouteNotFoundError, UnauthorizedError, ValidationError } from '#app/errors.ts';
 import { ForbiddenTargetError } from '#domain/errors.ts';
 import { STATE } from '#domain/states.ts';
 import { type ApiRequest, route } from '#handlers/api/router.ts';
@@ -56,9 +56,10 @@ describe('route(): who may call', () => {
     await assert.rejects(call(seeded(), ACME, 'POST', '/v1/events', {}, '{"type":"a.b","payload":{}}'), ForbiddenError);
   });
 
-  it('answers a known path with another method as 405, and an unknown id as not found', async () => {
+  it('answers a known path with another method as 405, and a path no route has as route not found, never a missing resource', async () => {
     await assert.rejects(call(seeded(), ADMIN, 'DELETE', '/v1/subscriptions'), (e: unknown) => e instanceof MethodNotAllowedError && e.allowed.join() === 'POST,GET');
-    await assert.rejects(call(seeded(), ADMIN, 'GET', '/v1/replays/rpl_x/extra'), (e: unknown) => e instanceof NotFoundError && e.kind === 'replay');
+    await assert.rejects(call(seeded(), ADMIN, 'GET', '/v1/replays/rpl_x/extra'), (e: unknown) => e instanceof RouteNotFoundError && e.path === '/v1/replays/rpl_x/extra');
+    await assert.rejects(call(seeded(), ADMIN, 'GET', '/v1/subscriptions/sub_nope'), (e: unknown) => e instanceof NotFoundError && e.kind === 'subscription');
   });
 });
 
