@@ -247,6 +247,8 @@ export class WebhookDelivery extends Construct {
       removalPolicy,
     });
     this.secretsKey.grantSeal(this.api.handler.function);
+    // A rotation opens the current secrets to keep the old one beside the new, and GET .../secret shows them.
+    this.secretsKey.grantOpen(this.api.handler.function);
     this.secretsKey.grantOpen(sender.handler.function);
     this.replay = new DeliveryReplay(this, 'Replay', { ...shared, deliveryQueue: this.queues.delivery });
     this.archiver = new DeliveryArchiver(this, 'Archiver', { ...shared, archive: this.archive });

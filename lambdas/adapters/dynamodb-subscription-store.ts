@@ -1,9 +1,10 @@
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
-import type { SubscriptionStore } from '#ports/subscription-store.ts';
+import type { RotatedSecrets, SubscriptionChange, SubscriptionStore } from '#ports/subscription-store.ts';
 import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
 import { conditionHeld, ifConditionHolds, isConditionFailure } from './dynamodb.ts';
+import { updateExpression } from './update-expression.ts';
 
 const SEALED_SCHEMES: ReadonlySet<string | undefined> = new Set<SealedSecrets['scheme']>(['kms-v1', 'local-v1']);
 
@@ -117,6 +118,38 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
       ),
     );
     // Any successful state change may alter fan-out: drop the cached list.
+    if (out) this.dropCaches();
+    return fromItem(out?.Attributes);
+  }
+
+  async update(id: string, change: SubscriptionChange, nowIso: string): Promise<Subscription | undefined> {
+    // null removes a field (updateExpression removes what is undefined).
+    const set = Object.fromEntries(Object.entries(change).map(([k, v]) => [k, v === null ? undefined : v]));
+    return this.editLive(id, { ...set, updatedAt: nowIso });
+  }
+
+  async replaceSecrets(id: string, secrets: RotatedSecrets, nowIso: string, expectedUpdatedAt: string): Promise<Subscription | undefined> {
+    return this.editLive(id, { secrets: secrets.sealed, secretExpiry: secrets.expiry, publicKeys: secrets.publicKeys, updatedAt: nowIso }, expectedUpdatedAt);
+  }
+
+  /** One SET/REMOVE on a row that exists and is not deleted (and, if given, unchanged since `expectedUpdatedAt`); the updated row, or undefined. */
+  private async editLive(id: string, set: Record<string, unknown>, expectedUpdatedAt?: string): Promise<Subscription | undefined> {
+    const expression = updateExpression(set);
+    const unchanged = expectedUpdatedAt === undefined ? {} : { ':expected': expectedUpdatedAt };
+    const out = await ifConditionHolds(
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          ...expression,
+          ConditionExpression: `attribute_exists(id) AND #state <> :deleted${expectedUpdatedAt === undefined ? '' : ' AND #updatedAt = :expected'}`,
+          ExpressionAttributeNames: { ...expression.ExpressionAttributeNames, '#state': 'state' },
+          ExpressionAttributeValues: { ...expression.ExpressionAttributeValues, ':deleted': 'deleted' satisfies SubscriptionState, ...unchanged },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    // The URL, event types or secrets may have changed: fan-out and the sender must see it.
     if (out) this.dropCaches();
     return fromItem(out?.Attributes);
   }

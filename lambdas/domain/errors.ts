@@ -45,6 +45,19 @@ export class InvalidSecretError extends DomainError {
   override name = 'InvalidSecretError';
 }
 
+/** A custom header a subscription may not send; `path` is `headers.<name>` (or `headers` for the set). */
+export class InvalidHeaderError extends DomainError implements InputRefusal {
+  override name = 'InvalidHeaderError';
+  readonly path: string;
+  constructor(
+    header: string,
+    readonly rule: string,
+  ) {
+    super(header ? `header ${header} ${rule}` : `headers: ${rule}`);
+    this.path = header ? `headers.${header}` : 'headers';
+  }
+}
+
 /** A delivery target that Hookline refuses to call (scheme, host or address); `rule` is what the URL must be. */
 export class ForbiddenTargetError extends DomainError implements InputRefusal {
   override name = 'ForbiddenTargetError';

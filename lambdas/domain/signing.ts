@@ -1,8 +1,17 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createPrivateKey, createPublicKey, sign as signWithKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { InvalidSecretError } from './errors.ts';
 
 const PREFIX = 'whsec_';
 const MIN_SECRET_BYTES = 24;
+/** Standard Webhooks' asymmetric scheme: `whsk_` signing key (kept), `whpk_` public key (the receiver's). */
+const SIGNING_KEY_PREFIX = 'whsk_';
+const PUBLIC_KEY_PREFIX = 'whpk_';
+const ED25519_SEED_BYTES = 32;
+/** The PKCS#8 DER prefix of an Ed25519 private key; the 32-byte seed follows (RFC 8410). */
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/** How a subscription's deliveries are signed: `v1` HMAC-SHA256 (shared secret) or `v1a` Ed25519 (key pair). */
+export type SigningScheme = 'v1' | 'v1a';
 
 /** Encodes raw key bytes (from a CSPRNG the caller owns) as a Standard Webhooks secret. */
 export function formatSecret(bytes: Uint8Array): string {
@@ -19,9 +28,53 @@ function secretKey(secret: string): Buffer {
   return key;
 }
 
-/** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` for one secret. */
+/** Encodes a 32-byte Ed25519 seed (from a CSPRNG the caller owns) as a `whsk_` signing key. */
+export function formatSigningKey(seed: Uint8Array): string {
+  if (seed.length !== ED25519_SEED_BYTES) throw new InvalidSecretError(`an Ed25519 signing key is ${ED25519_SEED_BYTES} bytes`);
+  return SIGNING_KEY_PREFIX + Buffer.from(seed).toString('base64');
+}
+
+/**
+ * The private key of a `whsk_` key: base64 of the 32-byte seed, or of the 64 bytes (seed then
+ * public key) some libraries write, of which the seed is the first half.
+ */
+function ed25519Key(signingKey: string): KeyObject {
+  const encoded = signingKey.slice(SIGNING_KEY_PREFIX.length);
+  const raw = /^[A-Za-z0-9+/]*={0,2}$/.test(encoded) ? Buffer.from(encoded, 'base64') : Buffer.alloc(0);
+  if (raw.length !== ED25519_SEED_BYTES && raw.length !== 2 * ED25519_SEED_BYTES) throw new InvalidSecretError('a signing key is whsk_ followed by the base64 of a 32-byte Ed25519 seed');
+  return createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, raw.subarray(0, ED25519_SEED_BYTES)]), format: 'der', type: 'pkcs8' });
+}
+
+/** The `whpk_` public key a receiver verifies `v1a` signatures with. */
+export function publicKeyOf(signingKey: string): string {
+  const jwk = createPublicKey(ed25519Key(signingKey)).export({ format: 'jwk' });
+  return PUBLIC_KEY_PREFIX + Buffer.from(jwk.x!, 'base64url').toString('base64');
+}
+
+/** Which scheme a stored secret signs with, by its prefix. */
+export function schemeOf(secret: string): SigningScheme {
+  return secret.startsWith(SIGNING_KEY_PREFIX) ? 'v1a' : 'v1';
+}
+
+/** Checks a secret a caller brings (its prefix must fit the scheme) and returns it; InvalidSecretError says what is wrong. */
+export function checkSecret(secret: string, scheme: SigningScheme): string {
+  if (scheme === 'v1a') {
+    if (!secret.startsWith(SIGNING_KEY_PREFIX)) throw new InvalidSecretError('an Ed25519 subscription signs with a whsk_ key');
+    ed25519Key(secret);
+  } else {
+    secretKey(secret);
+  }
+  return secret;
+}
+
+/**
+ * One signature of `id.timestamp.body`: `v1,<base64 HMAC-SHA256>` for a `whsec_` secret,
+ * `v1a,<base64 Ed25519>` for a `whsk_` signing key.
+ */
 export function sign(secret: string, id: string, timestampSeconds: number, body: string): string {
-  const mac = createHmac('sha256', secretKey(secret)).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
+  const content = `${id}.${timestampSeconds}.${body}`;
+  if (schemeOf(secret) === 'v1a') return `v1a,${signWithKey(null, Buffer.from(content), ed25519Key(secret)).toString('base64')}`;
+  const mac = createHmac('sha256', secretKey(secret)).update(content).digest('base64');
   return `v1,${mac}`;
 }
 

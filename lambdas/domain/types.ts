@@ -15,6 +15,10 @@ export interface Subscription {
   readonly headers?: Readonly<Record<string, string>>;
   /** The owner's own labels; never sent. */
   readonly metadata?: Readonly<Record<string, string>>;
+  /** `v1a`: Ed25519 signing keys (`whsk_`), receivers verify with `publicKeys`; absent: `v1`, HMAC-SHA256 secrets. */
+  readonly signatureScheme?: 'v1' | 'v1a';
+  /** For `v1a`: each signing key's `whpk_` public key, same order as `secrets` (not secret, so kept in plain text). */
+  readonly publicKeys?: readonly string[];
   /** At most this many attempts a second to this endpoint; the rest wait (docs/design.md, "Rate limits"). */
   readonly rateLimitPerSecond?: number;
   readonly state: SubscriptionState;

@@ -1,4 +1,18 @@
 import type { SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
+
+/** The fields an owner may change after creation (PATCH), and a rotation's secrets. */
+export const EDITABLE_FIELDS = ['url', 'eventTypes', 'description', 'retryPolicy', 'metadata', 'headers', 'rateLimitPerSecond'] as const;
+export type EditableField = (typeof EDITABLE_FIELDS)[number];
+
+/** A rotation's result: the sealed list (newest first) with what stays plain beside it. */
+export interface RotatedSecrets {
+  readonly sealed: SealedSecrets;
+  readonly expiry: readonly (string | null)[];
+  readonly publicKeys?: readonly string[];
+}
+
+/** A change to the editable fields: an absent field stays as it is, `null` removes it. */
+export type SubscriptionChange = { readonly [K in EditableField]?: Subscription[K] | null };
 import type { Page, PageRequest } from './page.ts';
 
 export interface SubscriptionStore {
@@ -18,6 +32,17 @@ export interface SubscriptionStore {
    * (or, with `onlyFrom`, not in that state: an auto-pause never overrides a manual pause or a disable).
    */
   setState(id: string, state: SubscriptionState, reason: string, nowIso: string, onlyFrom?: SubscriptionState): Promise<Subscription | undefined>;
+  /**
+   * Applies `change` in one conditional write; undefined when the subscription is unknown or
+   * deleted (a deleted subscription's row is history, never edited).
+   */
+  update(id: string, change: SubscriptionChange, nowIso: string): Promise<Subscription | undefined>;
+  /**
+   * Replaces the signing secrets, their expiry and (v1a) public keys: a rotation. Undefined
+   * when unknown, deleted, or changed since the read whose `updatedAt` is `expectedUpdatedAt`
+   * (two rotations at once must not drop each other's new secret).
+   */
+  replaceSecrets(id: string, secrets: RotatedSecrets, nowIso: string, expectedUpdatedAt: string): Promise<Subscription | undefined>;
   /** Adds a dead letter to the subscription's current streak (starting one if none); returns the subscription as updated. */
   noteDeadLetter(id: string, nowIso: string): Promise<Subscription | undefined>;
   /** Ends the dead-letter streak (a delivery succeeded, or the subscription was resumed). */

@@ -14,8 +14,9 @@ export interface SigningSecretsKeyProps {
  * The customer-managed KMS key (rotation on) that envelope-encrypts subscriptions' signing
  * secrets (lambdas/adapters/kms-secret-cipher.ts). The key policy is CDK's default (the
  * account administers the key through IAM); the functions' own policies split its use: the
- * api may only generate data keys (it seals at creation), the sender may only decrypt them
- * (it signs), each only under Hookline's encryption context. No other function may use it.
+ * sender may only decrypt (it signs); the api generates data keys (it seals at creation and
+ * rotation) and decrypts (a rotation keeps the old secret beside the new one, and the owner may
+ * read the current secrets), each only under Hookline's encryption context. No other function may use it.
  */
 export class SigningSecretsKey extends Construct {
   readonly key: kms.Key;

@@ -7,8 +7,8 @@ import { actionsOf, allowedActionsOn, arn, statementsOf } from './helpers/templa
 
 /**
  * Signing secrets are envelope-encrypted under their own customer-managed key: only the api
- * may create data keys (it seals at creation), only the sender may decrypt them (it signs),
- * and no other function may use the key at all.
+ * may create data keys (it seals at creation and rotation), only the api (rotation, reading
+ * the secret) and the sender (it signs) may decrypt them, and no other function may use the key at all.
  */
 const { template, json } = defaultHookline();
 const FUNCTION_KEYS = Object.keys(FUNCTIONS) as FunctionKey[];
@@ -38,9 +38,12 @@ describe('the signing-secrets KMS key', () => {
 
   const condition = { StringEquals: { 'kms:EncryptionContext:purpose': 'hookline-signing-secrets' } };
 
-  test('api: kms:GenerateDataKey on this key only, under the secrets encryption context; nothing that decrypts', () => {
+  test('api: kms:GenerateDataKey and kms:Decrypt (rotation, reading the secret) on this key only, under the secrets encryption context', () => {
     const kms = statementsOf(json, 'api').filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
-    assert.deepEqual(kms, [{ Action: 'kms:GenerateDataKey', Effect: 'Allow', Resource: arn(keyId), Condition: condition }]);
+    assert.deepEqual(kms, [
+      { Action: 'kms:GenerateDataKey', Effect: 'Allow', Resource: arn(keyId), Condition: condition },
+      { Action: 'kms:Decrypt', Effect: 'Allow', Resource: arn(keyId), Condition: condition },
+    ]);
   });
 
   test('sender: kms:Decrypt on this key only, under the secrets encryption context; nothing that creates data keys', () => {
@@ -55,11 +58,11 @@ describe('the signing-secrets KMS key', () => {
     }
   });
 
-  test('the api is told the key to seal with, the sender the key to open with, nobody else either', () => {
+  test('the api is told the key to seal and open with, the sender the key to open with, nobody else either', () => {
     for (const key of FUNCTION_KEYS) {
       const vars = (findTopologyResource(json, `function/${key}`).properties.Environment as { Variables: Record<string, unknown> }).Variables;
       assert.deepEqual(vars.HOOKLINE_SECRETS_SEAL_KEY_ID, key === 'api' ? arn(keyId) : undefined, `${key} seal`);
-      assert.deepEqual(vars.HOOKLINE_SECRETS_OPEN_KEY_ID, key === 'sender' ? arn(keyId) : undefined, `${key} open`);
+      assert.deepEqual(vars.HOOKLINE_SECRETS_OPEN_KEY_ID, key === 'sender' || key === 'api' ? arn(keyId) : undefined, `${key} open`);
     }
   });
 });

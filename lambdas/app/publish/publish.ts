@@ -1,4 +1,5 @@
 import { matchesEventType } from '#domain/event-types.ts';
+import { receivesEvents } from '#domain/subscription-states.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
 import type { EventRecord, Subscription } from '#domain/types.ts';
 import { firstDelivery, firstMessage } from '#app/publish/first-delivery.ts';
@@ -26,8 +27,13 @@ export function webhookBody(id: string, type: string, timestamp: string, payload
   return `{"id":${JSON.stringify(id)},"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(timestamp)},"data":${payloadJson}}`;
 }
 
-export async function publish(deps: PublishDeps, request: PublishRequest): Promise<PublishResult> {
-  return (await publishBatch(deps, [request]))[0]!;
+/** `only`: fan out to this one subscription alone (a test event), still by its state and event types. */
+export interface PublishOptions {
+  readonly only?: Subscription;
+}
+
+export async function publish(deps: PublishDeps, request: PublishRequest, options: PublishOptions = {}): Promise<PublishResult> {
+  return (await publishBatch(deps, [request], options))[0]!;
 }
 
 /**
@@ -38,14 +44,14 @@ export async function publish(deps: PublishDeps, request: PublishRequest): Promi
  * delivery was attempted (app/sweep/finish-publish.ts), whatever stopped in between. A
  * duplicate is answered with the original's ids and sends nothing.
  */
-export async function publishBatch(deps: PublishDeps, requests: readonly PublishRequest[]): Promise<readonly PublishResult[]> {
+export async function publishBatch(deps: PublishDeps, requests: readonly PublishRequest[], options: PublishOptions = {}): Promise<readonly PublishResult[]> {
   if (requests.length === 0) return [];
   const nowMs = deps.clock.now();
   const createdAt = iso(nowMs);
-  const all = await deps.subscriptions.all();
+  const all = options.only ? [options.only] : await deps.subscriptions.all();
   const events = requests.map((request): { event: EventRecord; subscriptions: readonly Subscription[] } => {
     const eventId = request.id ?? formatId('evt', deps.clock.randomBytes(16));
-    const subscriptions = all.filter((s) => s.state !== 'disabled' && matchesEventType(s.eventTypes, request.type));
+    const subscriptions = all.filter((s) => receivesEvents(s) && matchesEventType(s.eventTypes, request.type));
     return {
       subscriptions,
       event: {

@@ -192,8 +192,8 @@ async function replayPage(
   await forEachLimit(matches, REPLAY_CONCURRENCY, async (d) => {
     if (!subscriptions.has(d.subscriptionId)) subscriptions.set(d.subscriptionId, deps.subscriptions.get(d.subscriptionId));
     const subscription = await subscriptions.get(d.subscriptionId);
-    // A disabled endpoint answered 410 Gone: a replay would only dead-letter again. Counted as skipped.
-    if (subscription?.state === 'disabled') return;
+    // A disabled endpoint answered 410 Gone, a deleted subscription is history: a replay would only dead-letter again. Counted as skipped.
+    if (subscription?.state === 'disabled' || subscription?.state === 'deleted') return;
     const policy = subscription?.retryPolicy ?? deps.defaultRetryPolicy;
     const nowMs = deps.clock.now();
     const delaySeconds = spreadDelaySeconds(windowSeconds, deps.clock.random());

@@ -18,6 +18,8 @@ export type ReplayDeliveryDeps = Pick<Deps, 'deliveries' | 'subscriptions' | 'ev
 export async function replayDelivery(deps: ReplayDeliveryDeps, id: string): Promise<Delivery> {
   const current = await getDelivery(deps, id);
   const subscription = await deps.subscriptions.get(current.subscriptionId);
+  // A deleted subscription's deliveries are history: a replay would only dead-letter again.
+  if (subscription?.state === 'deleted') throw new ConflictError(`delivery ${id} belongs to subscription ${subscription.id}, which was deleted; its deliveries cannot be replayed`);
   // Sending to an endpoint that answered 410 Gone would only dead-letter it again.
   if (subscription?.state === 'disabled') {
     throw new ConflictError(

@@ -3,6 +3,8 @@ import { actionFor, decide, describe, failedOutcome, type AttemptResult, type Ou
 import { signatureHeaders } from '#domain/signing.ts';
 import { allows, isDeadLetter, isTerminal, STATE, targetOf, type CompletionAction, type DeliveryState } from '#domain/states.ts';
 import { deadLetterEventTtl } from '#domain/retention.ts';
+import { endedReason, liveSecretIndexes } from '#domain/subscription-states.ts';
+import { openSecrets } from '#app/secrets/open-secrets.ts';
 import { capUtf8, type Delivery, type InlineAttempt, type Subscription } from '#domain/types.ts';
 import type { Completion } from '#ports/delivery-store.ts';
 import type { ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
@@ -81,10 +83,12 @@ export async function processDelivery(deps: SendDeps, message: DeliveryMessageBo
   const startedAtMs = deps.clock.now();
   const headers = {
     ...delivery.headers,
+    // The subscription's own headers as they are now: an update applies to the next attempt.
+    ...prepared.subscription.headers,
     ...signatureHeaders(secrets, delivery.eventId, Math.floor(startedAtMs / 1000), body),
   };
   const result = await stage('attempt', deliveryId, () =>
-    deps.http.post({ url: delivery.url, headers, body, timeoutMs: deps.attemptTimeoutMs }),
+    deps.http.post({ url: prepared.subscription.url, headers, body, timeoutMs: deps.attemptTimeoutMs }),
   );
 
   return stage('after_attempt', deliveryId, () => record(deps, prepared, result, startedAtMs));
@@ -147,12 +151,16 @@ async function prepare(deps: SendDeps, message: DeliveryMessageBody): Promise<Pr
       const wait = current.leaseUntil ? Math.ceil((Date.parse(current.leaseUntil) - nowMs) / 1000) : 0;
       return { kind: 'retry_later', delaySeconds: Math.max(1, wait), note: 'claimed by another worker' };
     }
+    // A deleted or disabled subscription's delivery is dead-lettered now, not at its due time:
+    // a deferral made while it was paused must not hold it back for an hour.
+    if (endedReason(subscription) && current.state === STATE.pending && (await deps.deliveries.reschedule(current.id, current.nextAttemptAt, iso(nowMs), iso(nowMs)))) return prepare(deps, message);
     const wait = Math.ceil((Date.parse(current.nextAttemptAt) - nowMs) / 1000);
     return { kind: 'retry_later', delaySeconds: Math.max(1, wait), note: 'not due yet' };
   }
   const delivery = claim.delivery;
-  if (!subscription || subscription.state === 'disabled') {
-    const reason = subscription ? `subscription disabled: ${subscription.stateReason ?? 'no reason recorded'}` : 'subscription no longer exists';
+  const ended = endedReason(subscription);
+  if (!subscription || ended) {
+    const reason = ended ?? 'subscription no longer exists';
     await complete(deps, delivery, failedOutcome(reason), nowMs);
     return { kind: 'done', note: reason };
   }
@@ -166,13 +174,12 @@ async function prepare(deps: SendDeps, message: DeliveryMessageBody): Promise<Pr
 }
 
 /**
- * The subscription's secrets in plain text, for this attempt only: sealed ones through the
- * opener (only the sender has one); a row from before sealing still signs with the plain list
- * it holds until the migration seals it (docs/design.md, "Secrets at rest").
+ * The subscription's secrets in plain text, for this attempt only, less any whose rotation
+ * overlap has ended (docs/design.md, "Secrets at rest").
  */
-async function signingSecrets(deps: Pick<SendDeps, 'secretOpener'>, subscription: Subscription): Promise<readonly string[]> {
-  const stored = subscription.secrets;
-  return stored.scheme === 'plain' ? stored.secrets : deps.secretOpener.open(subscription.id, stored);
+async function signingSecrets(deps: Pick<SendDeps, 'secretOpener' | 'clock'>, subscription: Subscription): Promise<readonly string[]> {
+  const all = await openSecrets(deps, subscription);
+  return liveSecretIndexes(subscription, all.length, deps.clock.now()).map((i) => all[i]!);
 }
 
 async function deferWhilePaused(deps: SendDeps, deliveryId: string, nowMs: number): Promise<SendOutcome> {

@@ -27,8 +27,11 @@ export function drainDelaySeconds(position: number): number {
  * Makes a resumed subscription's pending deliveries due, spread over the drain window, one page
  * at a time: each page is rescheduled (a conditional write: a delivery that moved meanwhile is
  * left alone) and its messages enqueued before the next page is read. Returns how many were drained.
+ * `spread: false` makes them all due now: a deleted subscription's deliveries are dead-lettered
+ * by the sender, not POSTed, so there is no endpoint to spare.
  */
-export async function drainBacklog(deps: Pick<Deps, 'deliveries' | 'queue' | 'clock'>, subscriptionId: string): Promise<number> {
+export async function drainBacklog(deps: Pick<Deps, 'deliveries' | 'queue' | 'clock'>, subscriptionId: string, options: { readonly spread?: boolean } = {}): Promise<number> {
+  const spread = options.spread ?? true;
   const nowMs = deps.clock.now();
   let position = 0;
   let drained = 0;
@@ -39,7 +42,7 @@ export async function drainBacklog(deps: Pick<Deps, 'deliveries' | 'queue' | 'cl
     position += page.items.length;
     const messages: DeliveryMessage[] = [];
     await forEachLimit(page.items, DRAIN_CONCURRENCY, async (d, index) => {
-      const delaySeconds = drainDelaySeconds(first + index);
+      const delaySeconds = spread ? drainDelaySeconds(first + index) : 0;
       if (await deps.deliveries.reschedule(d.id, d.nextAttemptAt, iso(nowMs + delaySeconds * 1000), iso(nowMs))) {
         messages.push({ deliveryId: d.id, subscriptionId: d.subscriptionId, delaySeconds });
       }

@@ -1,9 +1,85 @@
-import { InvalidRetryPolicyError } from '#domain/errors.ts';
+import { z } from 'zod';
+import { checkCustomHeaders } from '#domain/custom-headers.ts';
+import { InvalidHeaderError, InvalidRetryPolicyError, InvalidSecretError } from '#domain/errors.ts';
 import { EVENT_TYPE_PATTERN } from '#domain/event-types.ts';
 import { resolveRetryPolicy, type RetryPolicy } from '#domain/retry-policy.ts';
+import { checkSecret, type SigningScheme } from '#domain/signing.ts';
 import type { PageRequest } from '#ports/page.ts';
+import type { SubscriptionChange } from '#ports/subscription-store.ts';
 import { ValidationError } from '#app/errors.ts';
-import { TENANT_PATTERN, optionalString, parseObject, parsePageRequest, parseTenantId, type Query } from '#app/parse.ts';
+import { TENANT_PATTERN, parseObject, parsePageRequest, parseTenantId, type Json, type Query } from '#app/parse.ts';
+import { parseWith } from '#app/schema/refuse.ts';
+
+/** A rotation keeps the old secret signing this long by default, and at most a week. */
+export const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
+export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 86_400;
+
+/** The fields of a subscription body, each with the rule its refusal states. */
+export const SUBSCRIPTION_FIELDS = {
+  url: z.string({ error: 'a non-empty string is required' }).min(1, { error: 'a non-empty string is required' }).max(2048, { error: 'must be at most 2048 characters' }),
+  eventTypes: z
+    .array(
+      z.string().max(256).regex(EVENT_TYPE_PATTERN),
+      { error: 'must be an array of 1 to 100 event types or patterns (\'*\', \'a.b\', \'a.*\')' },
+    )
+    .min(1, { error: 'must be an array of 1 to 100 event types' })
+    .max(100, { error: 'must be an array of 1 to 100 event types' })
+    .transform((types) => [...new Set(types)]),
+  tenantId: z.string().regex(TENANT_PATTERN, { error: 'must be 1 to 128 letters, digits, or . _ : -' }),
+  description: z.string({ error: 'must be a string of at most 1000 characters' }).max(1000, { error: 'must be a string of at most 1000 characters' }),
+  // Checked by the domain's one copy of the rule (resolveRetryPolicy) once the shape is known.
+  retryPolicy: z.unknown(),
+  metadata: z
+    .record(
+      z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, { error: 'keys are 1 to 64 letters, digits, or . _ : -' }),
+      z.string({ error: 'values are strings of at most 512 characters' }).max(512, { error: 'values are strings of at most 512 characters' }),
+      { error: 'must be an object of string values' },
+    )
+    .refine((m) => Object.keys(m).length <= 20, { error: 'at most 20 keys' }),
+  // Names and values are checked by the domain's one copy of the rule (checkCustomHeaders).
+  headers: z.record(z.string(), z.string({ error: 'values must be strings' }), { error: 'must be an object of header names to string values' }),
+  rateLimitPerSecond: z.number({ error: 'must be a whole number from 1 to 10000' }).int({ error: 'must be a whole number from 1 to 10000' }).min(1, { error: 'must be a whole number from 1 to 10000' }).max(10_000, { error: 'must be a whole number from 1 to 10000' }),
+  signatureScheme: z.enum(['v1', 'v1a'], { error: "must be 'v1' (HMAC-SHA256, the default) or 'v1a' (Ed25519)" }),
+} as const;
+
+const F = SUBSCRIPTION_FIELDS;
+
+export const CREATE_SUBSCRIPTION_SCHEMA = z.object({
+  url: F.url,
+  eventTypes: F.eventTypes.optional(),
+  tenantId: F.tenantId.optional(),
+  description: F.description.optional(),
+  retryPolicy: F.retryPolicy.optional(),
+  metadata: F.metadata.optional(),
+  headers: F.headers.optional(),
+  rateLimitPerSecond: F.rateLimitPerSecond.optional(),
+  signatureScheme: F.signatureScheme.optional(),
+});
+
+/** Every field may change; `null` removes an optional one (back to the default). */
+export const UPDATE_SUBSCRIPTION_SCHEMA = z.object({
+  url: F.url.optional(),
+  eventTypes: F.eventTypes.optional(),
+  description: F.description.nullable().optional(),
+  retryPolicy: F.retryPolicy.optional(),
+  metadata: F.metadata.nullable().optional(),
+  headers: F.headers.nullable().optional(),
+  rateLimitPerSecond: F.rateLimitPerSecond.nullable().optional(),
+});
+
+export const ROTATE_SECRET_SCHEMA = z.object({
+  secret: z.string({ error: 'must be a whsec_ secret (or a whsk_ key for a v1a subscription)' }).max(256, { error: 'must be at most 256 characters' }).optional(),
+  overlapSeconds: z
+    .number({ error: `must be a whole number of seconds from 0 to ${MAX_ROTATION_OVERLAP_SECONDS}` })
+    .int({ error: `must be a whole number of seconds from 0 to ${MAX_ROTATION_OVERLAP_SECONDS}` })
+    .min(0, { error: `must be a whole number of seconds from 0 to ${MAX_ROTATION_OVERLAP_SECONDS}` })
+    .max(MAX_ROTATION_OVERLAP_SECONDS, { error: `must be a whole number of seconds from 0 to ${MAX_ROTATION_OVERLAP_SECONDS}` })
+    .optional(),
+});
+
+export const PAUSE_SCHEMA = z.object({
+  reason: z.string({ error: 'must be a string of 1 to 500 characters' }).min(1, { error: 'must be a string of 1 to 500 characters' }).max(500, { error: 'must be a string of 1 to 500 characters' }).optional(),
+});
 
 /** A new subscription as the caller asked for it, checked field by field (the URL's target rules apply when it is created). */
 export interface CreateSubscriptionRequest {
@@ -12,57 +88,83 @@ export interface CreateSubscriptionRequest {
   readonly tenantId?: string;
   readonly description?: string;
   readonly retryPolicy?: RetryPolicy;
+  readonly metadata?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly rateLimitPerSecond?: number;
+  /** Absent: `v1` (HMAC-SHA256). */
+  readonly signatureScheme?: SigningScheme;
 }
 
-/** The `POST /v1/subscriptions` body; a ValidationError names the first field to fix. */
+/** A body object with only the schema's fields, read by it (the JSON text rules of parseObject first). */
+function bodyOf<S extends z.ZodObject>(schema: S, raw: string | null | undefined, maxBytes: number): z.output<S> {
+  return parseWith(schema, parseObject(raw, Object.keys(schema.shape), maxBytes) as Json);
+}
+
+/** The domain's refusals of one input, as a refusal of the request's field. */
+function asRefusal<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof InvalidRetryPolicyError || error instanceof InvalidHeaderError) throw ValidationError.from(error);
+    throw error;
+  }
+}
+
+/** `POST /v1/subscriptions`; a ValidationError names the first field to fix. */
 export function parseCreateSubscription(raw: string | null | undefined, defaultPolicy: RetryPolicy): CreateSubscriptionRequest {
-  const body = parseObject(raw, ['url', 'eventTypes', 'tenantId', 'description', 'retryPolicy'], 64 * 1024);
-  if (typeof body.url !== 'string' || body.url.length === 0) throw new ValidationError('url', 'a non-empty string is required');
-  let eventTypes: string[] = ['*'];
-  if (body.eventTypes !== undefined) {
-    const types = body.eventTypes;
-    if (!Array.isArray(types) || types.length === 0 || types.length > 100) {
-      throw new ValidationError('eventTypes', 'must be an array of 1 to 100 event types');
-    }
-    for (const t of types) {
-      if (typeof t !== 'string' || t.length > 256 || !EVENT_TYPE_PATTERN.test(t)) {
-        throw new ValidationError('eventTypes', `'${String(t).slice(0, 40)}' is not an event type or pattern ('*', 'a.b', 'a.*')`);
-      }
-    }
-    eventTypes = [...new Set(types as string[])];
-  }
-  const tenantId = optionalString(body, 'tenantId', TENANT_PATTERN, 'must be 1 to 128 letters, digits, or . _ : -');
-  if (body.description !== undefined && (typeof body.description !== 'string' || body.description.length > 1000)) {
-    throw new ValidationError('description', 'must be a string of at most 1000 characters');
-  }
-  let retryPolicy: RetryPolicy | undefined;
-  if (body.retryPolicy !== undefined) {
-    try {
-      retryPolicy = resolveRetryPolicy(body.retryPolicy, defaultPolicy);
-    } catch (error) {
-      // A parser refuses with ValidationError; the domain error's own parts name the field and the rule.
-      if (error instanceof InvalidRetryPolicyError) throw ValidationError.from(error);
-      throw error;
-    }
-  }
+  const body = bodyOf(CREATE_SUBSCRIPTION_SCHEMA, raw, 64 * 1024);
   return {
     url: body.url,
-    eventTypes,
-    ...(tenantId ? { tenantId } : {}),
-    ...(typeof body.description === 'string' ? { description: body.description } : {}),
-    ...(retryPolicy ? { retryPolicy } : {}),
+    eventTypes: body.eventTypes ?? ['*'],
+    signatureScheme: body.signatureScheme ?? 'v1',
+    ...(body.tenantId !== undefined ? { tenantId: body.tenantId } : {}),
+    ...(body.description !== undefined ? { description: body.description } : {}),
+    ...(body.retryPolicy !== undefined ? { retryPolicy: asRefusal(() => resolveRetryPolicy(body.retryPolicy, defaultPolicy)) } : {}),
+    ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+    ...(body.headers !== undefined ? { headers: asRefusal(() => checkCustomHeaders(body.headers!)) } : {}),
+    ...(body.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: body.rateLimitPerSecond } : {}),
   };
+}
+
+/** `PATCH /v1/subscriptions/{id}`: at least one field; the URL's target rules apply in the service. */
+export function parseUpdateSubscription(raw: string | null | undefined, defaultPolicy: RetryPolicy): SubscriptionChange {
+  const body = bodyOf(UPDATE_SUBSCRIPTION_SCHEMA, raw, 64 * 1024);
+  if (Object.keys(body).length === 0) throw new ValidationError('body', `name at least one field to change (${Object.keys(UPDATE_SUBSCRIPTION_SCHEMA.shape).join(', ')})`);
+  const { retryPolicy, headers, ...rest } = body;
+  return {
+    ...rest,
+    ...(retryPolicy === null ? { retryPolicy: null } : retryPolicy !== undefined ? { retryPolicy: asRefusal(() => resolveRetryPolicy(retryPolicy, defaultPolicy)) } : {}),
+    ...(headers === null ? { headers: null } : headers !== undefined ? { headers: asRefusal(() => checkCustomHeaders(headers)) } : {}),
+  };
+}
+
+/** What a rotation asks for: the caller's own secret (checked against the scheme in the service) and the overlap. */
+export interface RotateSecretRequest {
+  readonly secret?: string;
+  readonly overlapSeconds: number;
+}
+
+/** `POST /v1/subscriptions/{id}/rotate-secret`: an optional body. */
+export function parseRotateSecret(raw: string | null | undefined): RotateSecretRequest {
+  const body = raw === null || raw === undefined || raw.trim() === '' ? {} : bodyOf(ROTATE_SECRET_SCHEMA, raw, 4096);
+  return { overlapSeconds: body.overlapSeconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS, ...(body.secret !== undefined ? { secret: body.secret } : {}) };
+}
+
+/** A secret a caller brings, checked against the subscription's scheme; the refusal names `secret`. */
+export function checkBroughtSecret(secret: string, scheme: SigningScheme): string {
+  try {
+    return checkSecret(secret, scheme);
+  } catch (error) {
+    if (error instanceof InvalidSecretError) throw new ValidationError('secret', error.message, { cause: error });
+    throw error;
+  }
 }
 
 /** An optional `{reason}` body on pause. */
 export function parsePauseBody(raw: string | null | undefined): { reason?: string } {
   if (raw === null || raw === undefined || raw.trim() === '') return {};
-  const body = parseObject(raw, ['reason'], 4096);
-  if (body.reason === undefined) return {};
-  if (typeof body.reason !== 'string' || body.reason.length === 0 || body.reason.length > 500) {
-    throw new ValidationError('reason', 'must be a string of 1 to 500 characters');
-  }
-  return { reason: body.reason };
+  const body = bodyOf(PAUSE_SCHEMA, raw, 4096);
+  return body.reason === undefined ? {} : { reason: body.reason };
 }
 
 /** A page of subscriptions, optionally of one tenant (a tenant key is limited to its own whatever it asks). */

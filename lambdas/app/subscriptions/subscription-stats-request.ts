@@ -1,6 +1,7 @@
+import { z } from 'zod';
 import { HEALTH_WINDOW_HOURS } from '#domain/subscription-health.ts';
-import { ValidationError } from '#app/errors.ts';
-import type { Query } from '#app/parse.ts';
+import { parseQuery, type Query } from '#app/parse.ts';
+import { wholeNumberParam } from '#app/schema/common.ts';
 
 /** What `GET /v1/subscriptions/{id}/stats` was asked for. */
 export interface SubscriptionStatsQuery {
@@ -8,11 +9,10 @@ export interface SubscriptionStatsQuery {
 }
 
 /** The stats query: `windowHours`, a whole number of hours within HEALTH_WINDOW_HOURS (default 24). */
+export const subscriptionStatsQuery = z.object({
+  windowHours: wholeNumberParam(HEALTH_WINDOW_HOURS, `must be a whole number of hours from ${HEALTH_WINDOW_HOURS.min} to ${HEALTH_WINDOW_HOURS.max}`),
+});
+
 export function parseSubscriptionStatsQuery(query: Query): SubscriptionStatsQuery {
-  const { min, max } = HEALTH_WINDOW_HOURS;
-  const raw = query.windowHours;
-  if (raw === undefined) return { windowHours: HEALTH_WINDOW_HOURS.default };
-  const hours = Number(raw);
-  if (!/^\d{1,3}$/.test(raw) || hours < min || hours > max) throw new ValidationError('windowHours', `must be a whole number of hours from ${min} to ${max}`);
-  return { windowHours: hours };
+  return parseQuery(subscriptionStatsQuery, query);
 }

@@ -1,5 +1,5 @@
 import { formatId } from '#domain/ids.ts';
-import { formatSecret } from '#domain/signing.ts';
+import { formatSecret, formatSigningKey, publicKeyOf, type SigningScheme } from '#domain/signing.ts';
 import { checkTargetUrl, isForbiddenAddress } from '#domain/targets.ts';
 import { iso } from '#domain/time.ts';
 import type { CreatedSubscription, SealedSecrets, Subscription } from '#domain/types.ts';
@@ -20,16 +20,18 @@ export async function createSubscription(deps: Pick<Deps, 'subscriptions' | 'clo
   const url = await checkTarget(deps, request.url);
   const now = iso(deps.clock.now());
   const id = formatId('sub', deps.clock.randomBytes(12));
-  const secret = formatSecret(deps.clock.randomBytes(32));
+  const { signatureScheme = 'v1', ...fields } = request;
+  const secret = newSecret(deps, signatureScheme);
   // Sealed before it is stored: the plain secret lives only in this answer, shown once.
   const subscription: Subscription & { readonly secrets: SealedSecrets } = {
     id,
-    ...request,
+    ...fields,
     // The normalised URL the rules judged is the one stored and sent, not the text as written.
     url: url.href,
     state: 'active',
     stateChangedAt: now,
     secrets: await deps.secretSealer.seal(id, [secret]),
+    ...(signatureScheme === 'v1a' ? { signatureScheme, publicKeys: [publicKeyOf(secret)] } : {}),
     createdAt: now,
     updatedAt: now,
   };
@@ -37,8 +39,13 @@ export async function createSubscription(deps: Pick<Deps, 'subscriptions' | 'clo
   return { ...subscription, secret };
 }
 
+/** A fresh signing secret for the scheme: a `whsec_` HMAC secret or a `whsk_` Ed25519 key. */
+export function newSecret(deps: Pick<Deps, 'clock'>, scheme: SigningScheme): string {
+  return scheme === 'v1a' ? formatSigningKey(deps.clock.randomBytes(32)) : formatSecret(deps.clock.randomBytes(32));
+}
+
 /** The URL rules, plus (in cloud mode) the addresses its host resolves to right now. */
-async function checkTarget(deps: Pick<Deps, 'allowPrivateTargets' | 'allowedPorts' | 'resolver'>, raw: string): Promise<URL> {
+export async function checkTarget(deps: Pick<Deps, 'allowPrivateTargets' | 'allowedPorts' | 'resolver'>, raw: string): Promise<URL> {
   const url = checkTargetUrl(raw, { allowPrivate: deps.allowPrivateTargets, allowedPorts: deps.allowedPorts });
   if (deps.allowPrivateTargets) return url;
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -64,6 +71,11 @@ export async function getSubscription(deps: Pick<Deps, 'subscriptions'>, princip
   return visibleSubscription(deps, principal, id);
 }
 
+/** A deleted subscription is history: nothing may change it (ConflictError naming the action). */
+export function refuseDeleted(subscription: Subscription, action: string): void {
+  if (subscription.state === 'deleted') throw new ConflictError(`subscription ${subscription.id} was deleted at ${subscription.stateChangedAt}; it cannot ${action}`);
+}
+
 /** Pause and resume by a tenant key count against `customerPauseLimit`, per subscription. */
 type StateChangeDeps = Pick<Deps, 'subscriptions' | 'clock' | 'rateLimiter' | 'customerPauseLimit'>;
 
@@ -77,6 +89,7 @@ export async function pauseSubscription(deps: StateChangeDeps, principal: Princi
   const current = await getSubscription(deps, principal, id);
   await takeStateChange(deps, principal, id);
   if (current.state === 'paused') return current;
+  refuseDeleted(current, 'pause');
   if (current.state === 'disabled') throw new ConflictError(`subscription ${id} is disabled (${current.stateReason ?? 'no reason'}); resume it instead`);
   return (await deps.subscriptions.setState(id, 'paused', reason, iso(deps.clock.now())))!;
 }
@@ -95,6 +108,7 @@ export async function resumeSubscription(
   const current = await getSubscription(deps, principal, id);
   await takeStateChange(deps, principal, id);
   if (current.state === 'active') return { subscription: current, drained: 0 };
+  refuseDeleted(current, 'resume');
   // A fresh start: the streak that auto-paused it must not pause it again at the next dead letter.
   if (current.deadLetteringSince) await deps.subscriptions.clearDeadLetterStreak(id);
   // Only from the state read: of two concurrent resumes, one drains.
