@@ -1,6 +1,8 @@
 import { InvokeCommand } from '@aws-sdk/client-lambda';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { CliError, EXIT, ServiceCallError, UnreachableError } from './errors.ts';
+import { createClient, HooklineApiError, HooklineUnreachableError, type AnswerOf, type HooklineClient, type RequestOf, type ResultOf } from '#client/hookline-client.ts';
+import type { OperationKey } from '#handlers/api/operations.ts';
 import type { Target } from './target.ts';
 
 type Json = any;
@@ -14,56 +16,42 @@ function unreachable(what: string, error: unknown): never {
 }
 
 /**
- * What the commands call. Reads and subscription management go through the HTTP API; replays
- * go through the API locally and through the replay function with --aws; archive runs and
- * restores always go through the archiver function (the API has no such routes).
+ * What the commands call. Reads and subscription management go through the HTTP API, with the
+ * typed client (client/hookline-client.ts: each call names its route by the operations table's
+ * key, so no path is built here); replays go through the API locally and through the replay
+ * function with --aws; archive runs and restores always go through the archiver function (the
+ * API has no such routes).
  */
 export class Backend {
+  private client?: Promise<HooklineClient>;
+
   constructor(private readonly target: Target) {}
 
   get aws(): boolean {
     return this.target.mode === 'aws';
   }
 
-  async http(method: string, path: string, body?: unknown): Promise<Json> {
-    return (await this.request(method, path, body === undefined ? undefined : JSON.stringify(body))).body;
+  /** One API call: its documented answer, or the CLI error its refusal maps to. */
+  async request<K extends OperationKey>(key: K, ...args: {} extends RequestOf<K> ? [RequestOf<K>?] : [RequestOf<K>]): Promise<ResultOf<K>> {
+    this.client ??= this.target.api().then((api) => createClient({ baseUrl: api.url, key: api.key }));
+    const client = await this.client;
+    try {
+      return await client.request(key, ...args);
+    } catch (error) {
+      if (error instanceof HooklineApiError) throw new ServiceCallError(error.status, error.code, error.message, error.retryAfterSeconds);
+      if (error instanceof HooklineUnreachableError) throw new UnreachableError(error.message, { cause: error });
+      throw error;
+    }
   }
 
-  /** One API call with `text` as the body exactly; the status with the parsed answer, or the error it maps to. */
-  private async request(method: string, path: string, text?: string): Promise<{ status: number; body: Json }> {
-    const api = await this.target.api();
-    let res: Response;
-    try {
-      res = await fetch(`${api.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${api.key}`, ...(text !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(text !== undefined ? { body: text } : {}),
-      });
-    } catch (error) {
-      unreachable(`the Hookline API at ${api.url}`, error);
-    }
-    const answer = await res.text();
-    let parsed: Json;
-    try {
-      parsed = answer ? JSON.parse(answer) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    if (res.status >= 400) {
-      const retryAfter = res.headers.get('retry-after');
-      throw new ServiceCallError(
-        res.status,
-        parsed?.error?.code ?? (parsed?.message ? 'aws_error' : 'error'),
-        parsed?.error?.message ?? parsed?.message ?? `HTTP ${res.status}`,
-        retryAfter ? Number(retryAfter) : undefined,
-      );
-    }
-    return { status: res.status, body: parsed };
+  /** `request` for the answer's body alone. */
+  async call<K extends OperationKey>(key: K, ...args: {} extends RequestOf<K> ? [RequestOf<K>?] : [RequestOf<K>]): Promise<AnswerOf<K>> {
+    return (await this.request(key, ...args)).body as AnswerOf<K>;
   }
 
   /** POST /v1/events with `body` as written (the payload's exact text): 202 new, 200 already published. */
   publish(body: string) {
-    return this.request('POST', '/v1/events', body);
+    return this.request('POST /v1/events', { bodyText: body });
   }
 
   /** Sends `body` to the ingest queue as it is; the queue cannot refuse it, so the caller checks it first. */
@@ -114,46 +102,21 @@ export class Backend {
     return result;
   }
 
-  // Subscriptions, deliveries and dead letters: the HTTP API in both modes.
-  listSubscriptions(query: URLSearchParams) {
-    return this.http('GET', `/v1/subscriptions?${query}`);
-  }
-  createSubscription(body: unknown) {
-    return this.http('POST', '/v1/subscriptions', body);
-  }
-  pause(id: string, reason?: string) {
-    return this.http('POST', `/v1/subscriptions/${encodeURIComponent(id)}/pause`, reason ? { reason } : undefined);
-  }
-  resume(id: string) {
-    return this.http('POST', `/v1/subscriptions/${encodeURIComponent(id)}/resume`);
-  }
-  deadLetters(query: URLSearchParams) {
-    return this.http('GET', `/v1/dead-letters?${query}`);
-  }
-  delivery(id: string) {
-    return this.http('GET', `/v1/deliveries/${encodeURIComponent(id)}`);
-  }
-  mintTenantKey(tenantId: string) {
-    return this.http('POST', `/v1/tenants/${encodeURIComponent(tenantId)}/keys`);
-  }
-
   // Replays: the API locally, the replay function on AWS (what operators are granted there).
-  replay(id: string) {
-    return this.aws ? this.invoke('replay', { deliveryId: id }) : this.http('POST', `/v1/deliveries/${encodeURIComponent(id)}/replay`);
+  replay(id: string): Promise<Json> {
+    return this.aws ? this.invoke('replay', { deliveryId: id }) : this.call('POST /v1/deliveries/{deliveryId}/replay', { params: { deliveryId: id } });
   }
-  replayBulk(body: Record<string, unknown>) {
-    return this.aws ? this.invoke('replay', body) : this.http('POST', '/v1/replays', body);
+  replayBulk(body: Record<string, unknown>): Promise<Json> {
+    return this.aws ? this.invoke('replay', body) : this.call('POST /v1/replays', { body } as RequestOf<'POST /v1/replays'>);
   }
-  getReplay(id: string) {
-    return this.aws ? this.invoke('replay', { action: 'get', replayId: id }) : this.http('GET', `/v1/replays/${encodeURIComponent(id)}`);
+  getReplay(id: string): Promise<Json> {
+    return this.aws ? this.invoke('replay', { action: 'get', replayId: id }) : this.call('GET /v1/replays/{replayId}', { params: { replayId: id } });
   }
-  listReplays(limit: number, cursor?: string) {
-    return this.aws
-      ? this.invoke('replay', { action: 'list', limit, ...(cursor ? { cursor } : {}) })
-      : this.http('GET', `/v1/replays?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+  listReplays(limit: number, cursor?: string): Promise<Json> {
+    return this.aws ? this.invoke('replay', { action: 'list', limit, ...(cursor ? { cursor } : {}) }) : this.call('GET /v1/replays', { query: { limit, cursor } });
   }
   /** Continues a running replay in this call (AWS); locally the resume schedule does, so this only reads it. */
-  continueReplay(id: string) {
+  continueReplay(id: string): Promise<Json> {
     return this.aws ? this.invoke('replay', { action: 'resume', replayId: id }) : this.getReplay(id);
   }
 

@@ -33,12 +33,7 @@ async function collect(fetchPage: (cursor?: string) => Promise<Json>, all: boole
 const moreHint = (page: Json) => (page.nextCursor ? line`\n(more: --cursor ${page.nextCursor}, or --all)` : '');
 
 export async function subscriptionsList(ctx: Context, o: { tenant?: string; limit: number; cursor?: string; all?: boolean }) {
-  const page = await collect((cursor) => {
-    const q = new URLSearchParams({ limit: String(o.limit) });
-    if (o.tenant) q.set('tenantId', o.tenant);
-    if (cursor ?? o.cursor) q.set('cursor', (cursor ?? o.cursor)!);
-    return ctx.backend.listSubscriptions(q);
-  }, o.all ?? false);
+  const page = await collect((cursor) => ctx.backend.call('GET /v1/subscriptions', { query: { limit: o.limit, tenantId: o.tenant, cursor: cursor ?? o.cursor } }), o.all ?? false);
   ctx.out.result(page, () =>
     page.items.length === 0
       ? 'no subscriptions'
@@ -47,32 +42,29 @@ export async function subscriptionsList(ctx: Context, o: { tenant?: string; limi
 }
 
 export async function subscriptionsCreate(ctx: Context, o: { url: string; eventTypes?: string[]; tenant?: string; description?: string }) {
-  const s = await ctx.backend.createSubscription({
+  const s = await ctx.backend.call('POST /v1/subscriptions', {
+    body: {
     url: o.url,
     ...(o.eventTypes ? { eventTypes: o.eventTypes } : {}),
     ...(o.tenant ? { tenantId: o.tenant } : {}),
     ...(o.description ? { description: o.description } : {}),
+    },
   });
   ctx.out.result(s, () => line`created ${s.id} (${s.state}) for ${s.url}\nsigning secret (shown once): ${s.secret}`);
 }
 
 export async function subscriptionsPause(ctx: Context, id: string, o: { reason?: string }) {
-  const s = await ctx.backend.pause(id, o.reason);
+  const s = await ctx.backend.call('POST /v1/subscriptions/{subscriptionId}/pause', { params: { subscriptionId: id }, ...(o.reason ? { body: { reason: o.reason } } : {}) });
   ctx.out.result(s, () => line`${s.id} is ${s.state} (${s.stateReason}) since ${s.stateChangedAt}`);
 }
 
 export async function subscriptionsResume(ctx: Context, id: string) {
-  const s = await ctx.backend.resume(id);
+  const s = await ctx.backend.call('POST /v1/subscriptions/{subscriptionId}/resume', { params: { subscriptionId: id } });
   ctx.out.result(s, () => line`${s.id} is ${s.state}; ${s.drained} pending deliveries are due again, spread over the drain window`);
 }
 
 export async function deadLettersList(ctx: Context, o: { subscription?: string; limit: number; cursor?: string; all?: boolean }) {
-  const page = await collect((cursor) => {
-    const q = new URLSearchParams({ limit: String(o.limit) });
-    if (o.subscription) q.set('subscriptionId', o.subscription);
-    if (cursor ?? o.cursor) q.set('cursor', (cursor ?? o.cursor)!);
-    return ctx.backend.deadLetters(q);
-  }, o.all ?? false);
+  const page = await collect((cursor) => ctx.backend.call('GET /v1/dead-letters', { query: { limit: o.limit, subscriptionId: o.subscription, cursor: cursor ?? o.cursor } }), o.all ?? false);
   ctx.out.result(page, () =>
     page.items.length === 0
       ? 'no dead letters'
@@ -81,7 +73,7 @@ export async function deadLettersList(ctx: Context, o: { subscription?: string; 
 }
 
 export async function deliveriesShow(ctx: Context, id: string) {
-  const d = await ctx.backend.delivery(id);
+  const d = await ctx.backend.call('GET /v1/deliveries/{deliveryId}', { params: { deliveryId: id } });
   ctx.out.result(d, () =>
     [
       line`${d.id}  ${d.state}  (attempts ${d.attempts})`,
@@ -193,7 +185,7 @@ export async function replaysShow(ctx: Context, id: string) {
  * printing the running totals after each slice.
  */
 export async function archiveRun(ctx: Context, o: { sliceObjects: number; timeout: number }) {
-  const total = { objects: 0, archived: 0, kept: 0, dropped: 0, resumed: 0 };
+  const total = { objects: 0, archived: 0, kept: 0, dropped: 0, resumed: 0, subscriptions: 0 };
   const deadline = Date.now() + o.timeout * 1000;
   for (;;) {
     const slice = await ctx.backend.archive(o.sliceObjects);
@@ -208,7 +200,8 @@ export async function archiveRun(ctx: Context, o: { sliceObjects: number; timeou
     `archive run done: ${total.objects} objects written, ${total.archived} deliveries archived and deleted from DynamoDB` +
     (total.kept ? `, ${total.kept} kept (changed after they were written; archived again later)` : '') +
     (total.dropped ? `, ${total.dropped} restored deliveries dropped after their hold` : '') +
-    (total.resumed ? `, ${total.resumed} unfinished batches of an earlier run finished` : ''),
+    (total.resumed ? `, ${total.resumed} unfinished batches of an earlier run finished` : '') +
+    (total.subscriptions ? `, ${total.subscriptions} deleted subscriptions archived` : ''),
   );
 }
 
@@ -230,7 +223,7 @@ export async function restore(ctx: Context, o: { from: string; to: string; subsc
 }
 
 export async function tenantsCreateKey(ctx: Context, tenantId: string) {
-  const k = await ctx.backend.mintTenantKey(tenantId);
+  const k = await ctx.backend.call('POST /v1/tenants/{tenantId}/keys', { params: { tenantId } });
   ctx.out.result(k, () => line`tenant key for ${k.tenantId} (${k.keyId}), shown once:\n${k.key}`);
 }
 

@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
+import { ROUTES } from '#handlers/api/router.ts';
 import type { SimpleAuthorizerResult } from '#handlers/authorizer.ts';
 import { lambdaContext, type Invoke } from './lambda-context.ts';
 import { CLOSING, listen, readBody } from './http-server.ts';
+
+/** The routes the stack leaves open (GET /health, GET /openapi.json): the router's public ones. */
+const PUBLIC_ROUTES: ReadonlySet<string> = new Set(ROUTES.filter((r) => r.access === 'public').map((r) => `${r.method} ${r.path}`));
 
 /** API Gateway's own payload limit; the API itself refuses events over 256 KiB with a clear 400. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -69,7 +73,7 @@ function requestParts(req: IncomingMessage, url: URL) {
 
 /**
  * The local stand-in for API Gateway (HTTP API, the stack's default): the same REQUEST
- * authorizer runs first (except on /health, as in the stack) on a payload 2.0 event, then the
+ * authorizer runs first (except on the public routes, as in the stack) on a payload 2.0 event, then the
  * API handler gets a real APIGatewayProxyEventV2 with the authorizer's context under
  * `authorizer.lambda`. The key is checked before a byte of the body is read (a client that asks
  * for `100 Continue` gets it only then), and a refused or oversized request is answered at once
@@ -83,7 +87,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const parts = requestParts(req, url);
       let authorizer: { lambda: Record<string, string> } | undefined;
-      if (url.pathname !== '/health') {
+      if (!PUBLIC_ROUTES.has(`${req.method ?? 'GET'} ${url.pathname}`)) {
         const authorization = req.headers.authorization;
         // HTTP API refuses a request without its identity source before invoking the authorizer.
         if (!authorization) return send(res, refused(), CLOSING);

@@ -3,7 +3,7 @@ import { ttlFor } from '#domain/retention.ts';
 import { isDeadLetter, isLive, statesAllowing, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
 import type { Delivery } from '#domain/types.ts';
 import { ACTIVE_SHARDS, INDEXES } from '#config/topology.ts';
-import { completionAttributes, type ClaimResult, type Completion, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
+import { completionAttributes, type ClaimResult, type Completion, type DeliveryPage, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
 import { InvalidCursorError } from '#ports/page.ts';
@@ -212,8 +212,10 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
    * The per-subscription index is keys-only, so updates to a delivery never write it; a page is
    * read as keys, then fetched with BatchGetItem (reads cost a fifth of writes) and filtered.
    */
-  async listBySubscription(request: PageRequest & { subscriptionId: string; state?: DeliveryState }): Promise<Page<Delivery>> {
+  async listBySubscription(request: PageRequest & { subscriptionId: string; state?: DeliveryState; order?: 'newest' | 'oldest' }): Promise<DeliveryPage> {
     let key = decodeCursor<Key>(request.cursor);
+    // A cursor is a position in one subscription's index partition: another's would read another listing.
+    if (key && key.subscriptionId !== request.subscriptionId) throw new InvalidCursorError();
     const items: Delivery[] = [];
     do {
       const startKey = key;
@@ -225,7 +227,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
             KeyConditionExpression: '#pk = :pk',
             ExpressionAttributeNames: { '#pk': 'subscriptionId' },
             ExpressionAttributeValues: { ':pk': request.subscriptionId },
-            ScanIndexForward: false,
+            ScanIndexForward: request.order === 'oldest',
             Limit: request.limit - items.length,
             ExclusiveStartKey: startKey,
           }),
@@ -235,7 +237,9 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
       items.push(...found.filter((d) => !request.state || d.state === request.state));
       key = out.LastEvaluatedKey as Key | undefined;
     } while (key && items.length < request.limit);
-    return key ? { items, nextCursor: encodeCursor(key)! } : { items };
+    // An item's own index key is the start key that reads on after it, the same as the LastEvaluatedKey a page ending there gets.
+    const itemCursors = items.map((d) => encodeCursor({ id: d.id, subscriptionId: d.subscriptionId, createdAt: d.createdAt })!);
+    return key ? { items, itemCursors, nextCursor: encodeCursor(key)! } : { items, itemCursors };
   }
 
   async listDeadLetters(request: PageRequest & { subscriptionId?: string }): Promise<Page<Delivery>> {

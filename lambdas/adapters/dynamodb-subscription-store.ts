@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { RotatedSecrets, SubscriptionChange, SubscriptionStore } from '#ports/subscription-store.ts';
@@ -152,6 +152,22 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     // The URL, event types or secrets may have changed: fan-out and the sender must see it.
     if (out) this.dropCaches();
     return fromItem(out?.Attributes);
+  }
+
+  async removeDeleted(id: string): Promise<boolean> {
+    const removed = await conditionHeld(
+      this.db.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: { id },
+          ConditionExpression: '#state = :deleted',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':deleted': 'deleted' satisfies SubscriptionState },
+        }),
+      ),
+    );
+    if (removed) this.dropCaches();
+    return removed;
   }
 
   async noteDeadLetter(id: string, nowIso: string): Promise<Subscription | undefined> {

@@ -15,6 +15,7 @@ import type { DeliveryStore } from '#ports/delivery-store.ts';
 import type { EventStore } from '#ports/event-store.ts';
 import type { IngestManifestStore } from '#ports/ingest-manifest-store.ts';
 import type { HostResolver } from '#ports/host-resolver.ts';
+import type { IdempotencyStore } from '#ports/idempotency-store.ts';
 import type { HttpSender } from '#ports/http-sender.ts';
 import type { DeliveryMetrics } from '#ports/metrics.ts';
 import type { RateLimiter } from '#ports/rate-limiter.ts';
@@ -41,6 +42,8 @@ export interface Deps {
   readonly archive: Archive;
   readonly manifests: ArchiveManifestStore;
   readonly ingestManifests: IngestManifestStore;
+  /** Responses of requests sent with an Idempotency-Key (the api only). */
+  readonly idempotency: IdempotencyStore;
   readonly http: HttpSender;
   readonly attemptTimeoutMs: number;
   /** How long past due (or past its publish) a delivery may wait before the sweeper steps in (HOOKLINE_SWEEP_GRACE_SECONDS). */
@@ -86,6 +89,7 @@ export const PROVIDED_BY = {
   archive: ['ARCHIVE_BUCKET'],
   manifests: ['ARCHIVE_BATCHES_TABLE'],
   ingestManifests: ['INGEST_MANIFESTS_TABLE'],
+  idempotency: ['IDEMPOTENCY_KEYS_TABLE'],
   http: ['HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_ALLOW_PRIVATE_TARGETS', 'HOOKLINE_ALLOWED_PORTS'],
   attemptTimeoutMs: ['HOOKLINE_SENDER_TIMEOUT_MS'],
   sweepGraceSeconds: ['HOOKLINE_SWEEP_GRACE_SECONDS'],

@@ -68,6 +68,19 @@ export class ConflictError extends ServiceError {
   override name = 'ConflictError';
 }
 
+/**
+ * An Idempotency-Key (or an event id, which is publish's own key) already used by a different
+ * request: another path or body. Nothing was done; a new request needs a new key.
+ */
+export class IdempotencyKeyReusedError extends ServiceError {
+  override name = 'IdempotencyKeyReusedError';
+}
+
+/** The first request with this Idempotency-Key is still running; retry once it has answered. Nothing was done. */
+export class IdempotencyKeyInProgressError extends ConflictError {
+  override name = 'IdempotencyKeyInProgressError';
+}
+
 /** Too many requests of one kind in the current window; retry after `retryAfterSeconds`. Nothing was changed. */
 export class RateLimitedError extends ServiceError {
   override name = 'RateLimitedError';

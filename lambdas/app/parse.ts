@@ -1,14 +1,21 @@
+import { z } from 'zod';
 import { MAX_JSON_NESTING, scanJsonText } from '#domain/json-text.ts';
-import { DELIVERY_STATES, isDeliveryState, type DeliveryState } from '#domain/states.ts';
+import type { DeliveryState } from '#domain/states.ts';
 import type { PageRequest } from '#ports/page.ts';
 import { ValidationError } from '#app/errors.ts';
+import { day, deliveryState, instantBound, limit, PAGE_LIMIT, pageQuery, prefixedId, tenantId, TENANT_ID_PATTERN, type IdPrefix } from '#app/schema/common.ts';
+import { parseWith } from '#app/schema/refuse.ts';
 
-/** Request parsers shared by every capability: each names the field it refuses, and nothing is stored. */
+/**
+ * Reading requests, shared by every capability: the JSON text of a body (kept byte for byte
+ * where a field must be), path segments and query strings. The rules a value must keep are
+ * zod schemas (lambdas/app/schema/); the parse* functions here apply one, naming the field it
+ * refuses, and nothing is stored.
+ */
 
 export const MAX_EVENT_BYTES = 256 * 1024;
-export const TENANT_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** @deprecated the `tenantId` schema (lambdas/app/schema/common.ts); kept while subscription-request.ts moves to zod. */
+export const TENANT_PATTERN = TENANT_ID_PATTERN;
 
 export type Json = Record<string, unknown>;
 
@@ -55,52 +62,69 @@ export function parseObject(raw: string | null | undefined, allowed: readonly st
   return parseObjectSource(raw, allowed, maxBytes).fields;
 }
 
+/** The fields an object schema declares, under any refinements or transforms around it. */
+function declaredFields(schema: z.ZodType): readonly string[] {
+  const def = (schema as unknown as { _zod: { def: { shape?: z.ZodRawShape; in?: z.ZodType; schema?: z.ZodType } } })._zod.def;
+  if (def.shape) return Object.keys(def.shape);
+  const inner = def.in ?? def.schema;
+  if (!inner) throw new Error('parseBody needs an object schema');
+  return declaredFields(inner);
+}
+
+/**
+ * A JSON object body read by `schema`: the text rules first (parseObjectSource, at most
+ * `maxBytes`), then the schema, so a refusal names the field whichever found it.
+ */
+export function parseBody<S extends z.ZodType>(raw: string | null | undefined, schema: S, maxBytes = MAX_EVENT_BYTES): z.output<S> {
+  return parseWith(schema, parseObjectSource(raw, declaredFields(schema), maxBytes).fields);
+}
+
+/** parseBody for a body that may be left out (or blank): then it reads as `{}`. */
+export function parseOptionalBody<S extends z.ZodType>(raw: string | null | undefined, schema: S, maxBytes = MAX_EVENT_BYTES): z.output<S> {
+  return raw === null || raw === undefined || raw.trim() === '' ? parseWith(schema, {}) : parseBody(raw, schema, maxBytes);
+}
+
+/**
+ * A query string read by `schema` (unknown parameters are ignored; the handler has refused
+ * repeated ones), with absent values left out rather than present as undefined.
+ */
+export function parseQuery<S extends z.ZodType>(schema: S, query: Query): z.output<S> {
+  const value = parseWith(schema, query, 'query') as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as z.output<S>;
+}
+
 /** Refuses a field not in `allowed`, naming the first one. */
 export function rejectUnknownFields(body: Json, allowed: readonly string[]): void {
   const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
   if (unknown.length > 0) throw new ValidationError(unknown[0]!, `is not a known field (allowed: ${allowed.join(', ')})`);
 }
 
-/** An optional string field that must match `pattern`; `rule` says what it must be. */
+/**
+ * An optional string field that must match `pattern`; `rule` says what it must be.
+ * @deprecated a schema field (lambdas/app/schema/) says this; kept while subscription-request.ts moves to zod.
+ */
 export function optionalString(body: Json, field: string, pattern: RegExp, rule: string): string | undefined {
-  const value = body[field];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !pattern.test(value)) throw new ValidationError(field, rule);
-  return value;
+  return parseWith(z.string(rule).regex(pattern, rule).optional(), body[field], field);
 }
 
-/** An optional boolean field, false when absent. */
-export function optionalBoolean(body: Json, field: string): boolean {
-  const value = body[field];
-  if (value === undefined) return false;
-  if (typeof value !== 'boolean') throw new ValidationError(field, 'must be true or false');
-  return value;
+/** A page size from the query string: a whole number from 1 to 100 (the `limit` schema), `fallback` when absent. */
+export function parseLimit(value: string | undefined, fallback: number = PAGE_LIMIT.default): number {
+  return value === undefined ? fallback : parseWith(limit, value, 'limit');
 }
 
-/** A page size from the query string: a whole number from 1 to 100. */
-export function parseLimit(value: string | undefined, fallback = 50): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > 100) throw new ValidationError('limit', 'must be a whole number from 1 to 100');
-  return n;
-}
-
-/** `limit` (1 to 100, default 50) and the opaque `cursor` of a listing; the store refuses a cursor it did not issue. */
+/** `limit` (1 to 100, default 50) and the opaque `cursor` of a listing (the `pageQuery` schema). */
 export function parsePageRequest(query: Query): PageRequest {
-  return { limit: parseLimit(query.limit), ...(query.cursor ? { cursor: query.cursor } : {}) };
+  return parseQuery(pageQuery, query);
 }
 
 /** An optional delivery-state filter. */
 export function parseState(value: string | undefined): DeliveryState | undefined {
-  if (value === undefined) return undefined;
-  if (!isDeliveryState(value)) throw new ValidationError('state', `must be one of ${DELIVERY_STATES.join(', ')}`);
-  return value;
+  return parseWith(deliveryState.optional(), value, 'state');
 }
 
-/** An id with its type prefix (`sub_`, `dlv_`, `rpl_`). Anything but a string is refused: a regex test would coerce `["sub_x"]` into a match. */
+/** An id with its type prefix (`sub_`, `dlv_`, `rpl_`), refused on `field`. */
 export function parseId(value: unknown, prefix: string, field: string): string {
-  if (typeof value !== 'string' || !new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,64}$`).test(value)) throw new ValidationError(field, `must be an id starting with ${prefix}_`);
-  return value;
+  return parseWith(prefixedId(prefix as IdPrefix), value, field);
 }
 
 /** A percent-encoded path segment, decoded; a malformed escape is the caller's mistake in `field`, not a fault. */
@@ -122,43 +146,17 @@ export function rejectRepeatedParameters(params: Readonly<Record<string, readonl
   }
 }
 
-/** A tenant id: 1 to 128 letters, digits, or . _ : - */
+/** A tenant id (the `tenantId` schema), refused on `field`. */
 export function parseTenantId(value: unknown, field = 'tenantId'): string {
-  if (typeof value !== 'string' || !TENANT_PATTERN.test(value)) throw new ValidationError(field, 'must be 1 to 128 letters, digits, or . _ : -');
-  return value;
+  return parseWith(tenantId, value, field);
 }
 
-/** Days in each month of a common year; February gains one in a leap year. */
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
-
-/**
- * Whether the fields of a date-time exist on the calendar and the clock. Date.parse rolls
- * 2024-02-30 over into March and reads 24:00 as the next day, so each field is checked here.
- */
-function existsOnCalendar(text: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?[^Z+-]*(?:Z|[+-](\d{2}):(\d{2})))?$/.exec(text);
-  if (!m) return false;
-  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = m.slice(1).map((v) => (v === undefined ? undefined : Number(v)));
-  if (month! < 1 || month! > 12) return false;
-  const leap = year! % 4 === 0 && (year! % 100 !== 0 || year! % 400 === 0);
-  const days = month === 2 && leap ? 29 : DAYS_IN_MONTH[month! - 1]!;
-  return day! >= 1 && day! <= days && hour! <= 23 && minute! <= 59 && second! <= 59 && offsetHours! <= 23 && offsetMinutes! <= 59;
-}
-
-/**
- * A point in time for a range bound: an ISO 8601 instant with a zone, or a bare day, which
- * means the start of that day for `from` and its last millisecond for `to`.
- */
+/** A point in time for a range bound (the `instantBound` schema), as a UTC instant. */
 export function parseInstant(value: unknown, field: string, end: 'from' | 'to'): string {
-  if (typeof value !== 'string') throw new ValidationError(field, 'is required: an ISO 8601 time (2024-05-01T00:00:00Z) or a day (2024-05-01)');
-  const text = DAY.test(value) ? `${value}T${end === 'from' ? '00:00:00.000' : '23:59:59.999'}Z` : value;
-  const ms = INSTANT.test(text) && existsOnCalendar(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(ms)) throw new ValidationError(field, `'${value.slice(0, 40)}' is not an ISO 8601 time with a zone (2024-05-01T00:00:00Z) or a day (2024-05-01) that exists on the calendar`);
-  return new Date(ms).toISOString();
+  return parseWith(instantBound(end), value, field);
 }
 
-/** A UTC day, YYYY-MM-DD, that exists on the calendar. */
+/** A UTC day, YYYY-MM-DD, that exists on the calendar (the `day` schema). */
 export function parseDay(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !DAY.test(value) || !existsOnCalendar(value)) throw new ValidationError(field, 'must be a day, YYYY-MM-DD (UTC), that exists on the calendar');
-  return value;
+  return parseWith(day, value, field);
 }

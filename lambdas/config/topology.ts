@@ -118,8 +118,12 @@ export const TABLES = {
   }),
   // Fixed-window counters (customer replay limit); TTL drops finished windows.
   rateLimits: table('RATE_LIMITS_TABLE', 'hookline-rate-limits', 'key', { ttlAttribute: 'expiresAt' }),
-  // Publish batches' write-ahead manifests: the sweeper checks and deletes each once its grace has passed, so it holds minutes of batches.
-  ingestManifests: table('INGEST_MANIFESTS_TABLE', 'hookline-ingest-manifests', 'shard', { sortKey: { name: 'key', type: 'S' } }),
+  // Publish batches' manifests: each batch's write-ahead record, which the sweeper checks once its grace has passed (a
+  // per-shard watermark says how far it got), and then the time-ordered event log GET /v1/events reads; TTL drops them
+  // with their events.
+  ingestManifests: table('INGEST_MANIFESTS_TABLE', 'hookline-ingest-manifests', 'shard', { sortKey: { name: 'key', type: 'S' }, ttlAttribute: 'expiresAt' }),
+  // Idempotency-Key records (lambdas/app/idempotency/): a first request's response, sealed under the key, for 24 h; TTL drops them.
+  idempotencyKeys: table('IDEMPOTENCY_KEYS_TABLE', 'hookline-idempotency-keys', 'id', { ttlAttribute: 'expiresAt' }),
   // The archiver's write-ahead manifests of unfinished batches (empty after a clean run) and its run lock.
   archiveBatches: table('ARCHIVE_BATCHES_TABLE', 'hookline-archive-batches', 'objectKey'),
 } as const satisfies Record<string, TableDef>;
@@ -140,7 +144,7 @@ export type BucketKey = keyof typeof BUCKETS;
 
 /** Shards of the `active` index: spreads live deliveries over partitions. */
 export const ACTIVE_SHARDS = 8;
-/** Shards of the ingest manifests table: every publish batch writes one item there, which the sweeper deletes. */
+/** Shards of the ingest manifests table: every publish batch writes one item there, kept as the event log. */
 export const INGEST_MANIFEST_SHARDS = 16;
 
 export interface QueueDef {
@@ -188,7 +192,11 @@ export const FUNCTIONS = {
       'HOOKLINE_RETENTION_DELIVERED_DAYS',
       'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
       'HOOKLINE_SECRETS_SEAL_KEY_ID',
+      // A rotation re-seals the old secret beside the new one, and GET .../secret shows them.
+      'HOOKLINE_SECRETS_OPEN_KEY_ID',
       'INGEST_MANIFESTS_TABLE',
+      // Responses of POST requests sent with an Idempotency-Key, for 24 h.
+      'IDEMPOTENCY_KEYS_TABLE',
     ],
   },
   authorizer: {
@@ -349,6 +357,14 @@ export const SCHEDULES = [
 export const DEFAULT_SENDER_TIMEOUT_MS = 15_000;
 /** The sweeper's grace for a pending delivery past due (see HOOKLINE_SWEEP_GRACE_SECONDS); no CDK prop sets it. */
 export const DEFAULT_SWEEP_GRACE_SECONDS = 120;
+/**
+ * How long after its creation time a publish batch's manifest may still be being written: the
+ * longest a publishing function (api, ingest) runs, plus a margin for a write sent just before
+ * its timeout. The sweeper's watermark never passes a key younger than this, so a manifest that
+ * lands late is still checked (app/sweep/finish-publish.ts), and publish stops before storing
+ * anything when its own manifest landed later than half of it.
+ */
+export const MANIFEST_SETTLE_SECONDS = Math.max(FUNCTIONS.api.timeoutSeconds, FUNCTIONS.ingest.timeoutSeconds) + 30;
 
 /**
  * Every environment variable a handler may read, with its default where one exists. Each
@@ -381,6 +397,7 @@ export const ENV_DEFAULTS = {
   RATE_LIMITS_TABLE: undefined,
   ARCHIVE_BATCHES_TABLE: undefined,
   INGEST_MANIFESTS_TABLE: undefined,
+  IDEMPOTENCY_KEYS_TABLE: undefined,
   ARCHIVE_BUCKET: undefined,
   /** Seconds over which a bulk replay spreads its re-attempts at random (0: all due at once). */
   HOOKLINE_REPLAY_WINDOW_SECONDS: String(DEFAULT_REPLAY_POLICY.windowSeconds),

@@ -58,6 +58,23 @@ export function archiveObjectKey(day: string, subscriptionId: string, ids: reado
   return `${archivePrefix(day, subscriptionId)}part-${digest}.ndjson.gz`;
 }
 
+/** Where a deleted subscription's row goes once its retention has passed (beside its deliveries' partitions). */
+export const SUBSCRIPTION_ARCHIVE_PREFIX = 'subscriptions/';
+
+export function subscriptionArchiveKey(subscriptionId: string, deletedAt: string): string {
+  return `${SUBSCRIPTION_ARCHIVE_PREFIX}dt=${deletedAt.slice(0, 10)}/${subscriptionId}.json.gz`;
+}
+
+/**
+ * A deleted subscription leaves DynamoDB for the archive once the longer retention has passed
+ * since it was deleted: every delivery it has was created before that, so none still needs it
+ * to be read.
+ */
+export function isSubscriptionArchivable(s: { readonly state: string; readonly stateChangedAt: string }, cutoffs: ArchiveCutoffs): boolean {
+  const earliest = cutoffs.delivered < cutoffs.deadLetter ? cutoffs.delivered : cutoffs.deadLetter;
+  return s.state === 'deleted' && s.stateChangedAt < earliest;
+}
+
 export interface ArchiveCutoffs {
   readonly delivered: string;
   readonly deadLetter: string;

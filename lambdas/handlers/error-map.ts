@@ -2,6 +2,7 @@ import {
   ConflictError,
   describeRefusal,
   ForbiddenError,
+  IdempotencyKeyReusedError,
   MethodNotAllowedError,
   NotFoundError,
   RouteNotFoundError,
@@ -9,7 +10,7 @@ import {
   UnauthorizedError,
   ValidationError,
 } from '#app/errors.ts';
-import { ForbiddenTargetError, InvalidPolicyError, InvalidRetryPolicyError, InvalidSecretError, InvalidTransitionError } from '#domain/errors.ts';
+import { ForbiddenTargetError, InvalidHeaderError, InvalidPolicyError, InvalidRetryPolicyError, InvalidSecretError, InvalidTransitionError } from '#domain/errors.ts';
 import { InvalidCursorError } from '#ports/page.ts';
 
 /** The public error codes, as the HTTP API documents them. */
@@ -21,6 +22,7 @@ export type ErrorCode =
   | 'route_not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | 'idempotency_key_reused'
   | 'rate_limited'
   | 'internal_error';
 
@@ -57,12 +59,15 @@ const ERROR_TABLE: readonly ErrorRule<Error>[] = [
   rule({ type: ForbiddenTargetError, status: 400, code: 'invalid_request', message: describeRefusal }),
   rule({ type: InvalidPolicyError, status: 400, code: 'invalid_request', message: describeRefusal }),
   rule({ type: InvalidSecretError, status: 400, code: 'invalid_request' }),
+  rule({ type: InvalidHeaderError, status: 400, code: 'invalid_request', message: describeRefusal }),
   rule({ type: UnauthorizedError, status: 401, code: 'unauthorized' }),
   rule({ type: ForbiddenError, status: 403, code: 'forbidden' }),
   rule({ type: NotFoundError, status: 404, code: 'not_found' }),
   rule({ type: RouteNotFoundError, status: 404, code: 'route_not_found' }),
   rule({ type: MethodNotAllowedError, status: 405, code: 'method_not_allowed', headers: (e) => ({ allow: e.allowed.join(', ') }) }),
   rule({ type: ConflictError, status: 409, code: 'conflict' }),
+  // Understood but not done: the key names another request (RFC 9110's 422, as payment APIs answer it).
+  rule({ type: IdempotencyKeyReusedError, status: 422, code: 'idempotency_key_reused' }),
   // A state change the state machine refuses got past the service's own checks (a race): the
   // delivery's state conflicts with the request, which a caller can read again and retry.
   rule({ type: InvalidTransitionError, status: 409, code: 'conflict' }),

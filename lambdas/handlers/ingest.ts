@@ -29,9 +29,14 @@ export function createIngestHandler(deps: PublishDeps, obs: Observability) {
     }
     try {
       const results = await publishBatch(deps, valid.map((v) => v.request));
-      results.forEach((result, i) =>
-        obs.logger.debug('event ingested', { messageId: valid[i]!.record.messageId, eventId: result.eventId, kind: result.kind, deliveries: result.deliveryIds.length }),
-      );
+      results.forEach((result, i) => {
+        const { messageId } = valid[i]!.record;
+        // An id already naming another event is the producer's to fix, like a refusal: kept for the redrive queue, never dropped.
+        if (result.kind === 'conflict') {
+          obs.logger.warn('ingest message rejected', { messageId, field: 'id', reason: `event ${result.eventId} was already published with another type or payload` });
+          failed.push(messageId);
+        } else obs.logger.debug('event ingested', { messageId, eventId: result.eventId, kind: result.kind, deliveries: result.deliveryIds.length });
+      });
     } catch (error) {
       obs.logger.error('ingest batch failed', { messages: valid.length, error: error as Error });
       failed.push(...valid.map((v) => v.record.messageId));

@@ -18,6 +18,8 @@ export interface Completion {
   readonly lastStatus?: number;
   readonly lastError?: string;
   readonly lastResponse?: string;
+  /** The URL the attempt went to (the subscription's at that moment): kept on the row when given, never removed. */
+  readonly url?: string;
   readonly updatedAt: string;
 }
 
@@ -35,7 +37,14 @@ export function completionAttributes(c: Completion) {
     lastResponse: c.lastResponse,
     updatedAt: c.updatedAt,
     leaseUntil: undefined,
+    ...(c.url ? { url: c.url } : {}),
   };
+}
+
+/** A page of deliveries with, for each one, the cursor that continues right after it. */
+export interface DeliveryPage extends Page<Delivery> {
+  /** `itemCursors[i]` lists what comes after `items[i]`: a caller that stopped part-way through a page resumes there. */
+  readonly itemCursors: readonly string[];
 }
 
 export interface DueDelivery {
@@ -77,9 +86,14 @@ export interface DeliveryStore {
    * replayable. `nextAttemptAtIso` (default: now) lets a bulk replay spread its re-attempts.
    */
   replay(id: string, nowIso: string, giveUpAtIso: string, nextAttemptAtIso?: string): Promise<Delivery | undefined>;
+  /**
+   * One subscription's deliveries by creation: newest first, or with `order: 'oldest'` oldest
+   * first, which is publish order (a consumer reconciling what it should have received).
+   * Optionally in one state. A cursor of another subscription's listing is refused.
+   */
   listBySubscription(
-    request: PageRequest & { readonly subscriptionId: string; readonly state?: DeliveryState },
-  ): Promise<Page<Delivery>>;
+    request: PageRequest & { readonly subscriptionId: string; readonly state?: DeliveryState; readonly order?: 'newest' | 'oldest' },
+  ): Promise<DeliveryPage>;
   /** failed and expired, newest `updatedAt` first. */
   listDeadLetters(request: PageRequest & { readonly subscriptionId?: string }): Promise<Page<Delivery>>;
   /** Live deliveries whose `nextAttemptAt` (due time or claim lease) is before `beforeIso`. */

@@ -1,5 +1,8 @@
 import type { EventRecord } from '#domain/types.ts';
 
+/** An event without its body: what listings show (the event log, a subscription's events). */
+export type EventSummary = Omit<EventRecord, 'body'>;
+
 export type PutEventResult =
   | { readonly kind: 'created' }
   | { readonly kind: 'exists'; readonly existing: EventRecord };
@@ -12,6 +15,8 @@ export type PutEventResult =
  */
 export interface EventStore {
   get(id: string): Promise<EventRecord | undefined>;
+  /** Each known id's event without its body (not read, not inflated), each once, in the order first asked; unknown ids are left out. */
+  getSummaries(ids: readonly string[]): Promise<readonly EventSummary[]>;
   /** Writes the event unless one with the same id exists (the publish idempotency check). */
   putIfAbsent(event: EventRecord): Promise<PutEventResult>;
   /**

@@ -1,10 +1,14 @@
+import type { Page, PageRequest } from './page.ts';
+
 /**
- * The write-ahead record of one publish batch: the events it is about to store and the
- * deliveries it is about to send. Written before the events; once the sweeper's grace has
- * passed, the sweeper checks that each delivery was attempted, sends again the ones that were
- * not (a publish that stopped half-way, a lost or purged message) and deletes it. A fresh row
- * stays out of the sweeper's `active` index, so this (one item per batch, not an index entry
- * per delivery) is what stands between a lost message and a delivery nobody looks at.
+ * The record of one publish batch: the events it is about to store (with their types) and the
+ * deliveries it is about to send. Written before the events, it does two jobs at no write per
+ * event. Once the sweeper's grace has passed, the sweeper checks that each delivery was
+ * attempted and sends again the ones that were not (a publish that stopped half-way, a lost or
+ * purged message); a fresh row stays out of the sweeper's `active` index, so this (one item per
+ * batch, not an index entry per delivery) is what stands between a lost message and a delivery
+ * nobody looks at. And kept until its events' TTL, the manifests are the time-ordered event log
+ * `GET /v1/events` reads.
  */
 export interface IngestManifest {
   readonly shard: string;
@@ -12,12 +16,55 @@ export interface IngestManifest {
   readonly key: string;
   readonly createdAt: string;
   readonly eventIds: readonly string[];
+  /** Each event's type, in the order of `eventIds` (absent on manifests written before the event log). */
+  readonly eventTypes?: readonly string[];
   readonly deliveryIds: readonly string[];
+  /** Epoch seconds: DynamoDB TTL takes the manifest when its events go (eventTtlFor its createdAt). */
+  readonly expiresAt?: number;
+}
+
+/**
+ * How far the sweeper has checked one shard: instead of a delete per manifest, one item per shard
+ * that moves forward (written only by a sweep that checked something).
+ */
+export interface ManifestWatermark {
+  readonly shard: string;
+  /** Every manifest of the shard keyed before this has been checked. */
+  readonly checkedBefore: string;
+  /**
+   * Manifests keyed at or after `checkedBefore` that were checked too: the watermark never passes
+   * a key younger than MANIFEST_SETTLE_SECONDS, so with a grace shorter than that (tests) the ones
+   * in between are remembered here rather than checked again. Empty with the default grace.
+   */
+  readonly checked: readonly string[];
+}
+
+/** One event of the log as its manifest has it (the events table is the truth: an event whose publish stopped before storing it is listed here too). */
+export interface EventLogEntry {
+  readonly eventId: string;
+  readonly eventType?: string;
+  readonly createdAt: string;
+}
+
+export interface EventLogRequest extends PageRequest {
+  /** Only events of exactly this type. */
+  readonly type?: string;
+  /** Only events created at or after this instant (ISO 8601). */
+  readonly since?: string;
 }
 
 export interface IngestManifestStore {
   put(manifest: IngestManifest): Promise<void>;
-  delete(manifest: Pick<IngestManifest, 'shard' | 'key'>): Promise<void>;
-  /** Manifests written before `beforeIso`, oldest first, at most `limit`. */
-  listBefore(beforeIso: string, limit: number): Promise<readonly IngestManifest[]>;
+  /** Every shard's watermark; a shard never checked has none. */
+  watermarks(): Promise<readonly ManifestWatermark[]>;
+  /** One shard's manifests keyed after `afterKey` and before `beforeIso`, oldest first, at most `limit`. */
+  listAfter(shard: string, afterKey: string, beforeIso: string, limit: number): Promise<readonly IngestManifest[]>;
+  /** Moves a shard's watermark from `previous` (undefined: it had none) to `next`; false when another sweep moved it meanwhile. */
+  setWatermark(next: ManifestWatermark, previous: ManifestWatermark | undefined): Promise<boolean>;
+  /**
+   * The events of every manifest, newest first (within a batch, its last event first), across
+   * the shards; the cursor is refused when this store did not issue it. A page may hold fewer
+   * than `limit` entries when a filter skipped many: follow `nextCursor` until it is absent.
+   */
+  listEvents(request: EventLogRequest): Promise<Page<EventLogEntry>>;
 }

@@ -43,6 +43,8 @@ export interface SubscriptionStore {
    * (two rotations at once must not drop each other's new secret).
    */
   replaceSecrets(id: string, secrets: RotatedSecrets, nowIso: string, expectedUpdatedAt: string): Promise<Subscription | undefined>;
+  /** Removes a deleted subscription's row (archived first); false when it is not there or not deleted. */
+  removeDeleted(id: string): Promise<boolean>;
   /** Adds a dead letter to the subscription's current streak (starting one if none); returns the subscription as updated. */
   noteDeadLetter(id: string, nowIso: string): Promise<Subscription | undefined>;
   /** Ends the dead-letter streak (a delivery succeeded, or the subscription was resumed). */

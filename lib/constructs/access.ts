@@ -19,8 +19,10 @@ export const TABLE_GRANTS = {
     replays: 'readWrite',
     apiKeys: 'readWrite',
     rateLimits: 'write',
-    // Publish writes each batch's manifest; the sweeper checks and deletes it.
-    ingestManifests: 'write',
+    // Publish writes each batch's manifest; GET /v1/events reads them as the event log.
+    ingestManifests: 'readWrite',
+    // Idempotency-Key records: taken, read back on a retry, completed or released.
+    idempotencyKeys: 'readWrite',
   },
   // Looks tenant keys up by hash; never writes.
   authorizer: { apiKeys: 'read' },
@@ -32,7 +34,7 @@ export const TABLE_GRANTS = {
   sender: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'write' },
   // Expires, re-enqueues and releases deliveries; an expiry extends the subscription's
   // dead-letter streak and may auto-pause it (conditional updates of the subscription).
-  // Checks publish batches' manifests (then deletes them), writing a missing delivery from its stored event.
+  // Checks publish batches' manifests (then moves its per-shard watermark past them), writing a missing delivery from its stored event.
   sweeper: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'readWrite' },
   // Reads retry policies; replays deliveries; writes and resumes the audit records.
   // A replay extends its event's TTL (UpdateItem, never a read).

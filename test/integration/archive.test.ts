@@ -65,7 +65,7 @@ describe('archive to S3 and restore', () => {
 
   it('archives nothing younger than the retention (default 30 and 90 days), and never a live delivery', async () => {
     const report = await runArchive(archiverDeps({ HOOKLINE_RETENTION_DELIVERED_DAYS: '30', HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '90' }), { budget: budget() });
-    assert.deepEqual(report, { kind: 'done', objects: 0, archived: 0, kept: 0, dropped: 0, resumed: 0 });
+    assert.deepEqual(report, { kind: 'done', objects: 0, archived: 0, kept: 0, dropped: 0, resumed: 0, subscriptions: 0 });
     assert.equal((await readArchive(stack.runtime.clients.s3)).length, 0);
   });
 

@@ -77,6 +77,20 @@ describe('the subscription lifecycle over HTTP: update, delete, rotate, ed25519,
     assert.deepEqual(cleared.body.headers, {});
   });
 
+  it('a delivery waiting out a backoff goes to the new URL on its next try, and its row says so', async () => {
+    stack.receiver.script('/move-from', [], { status: 503 });
+    const sub = await stack.subscribe('/move-from', { eventTypes: ['move.test'] });
+    stack.receiver.expectSecret('/move-to', sub.secret);
+    const published = await stack.publish('move.test', { n: 1 });
+    const id = published.deliveryIds[0]!;
+    await lastOn('/move-from', 1);
+    assert.equal((await stack.api.patch(`/v1/subscriptions/${sub.id}`, { url: `${stack.receiver.url}/move-to` })).status, 200);
+    const done = await stack.waitForState(id, ['delivered']);
+    assert.equal(done.url, `${stack.receiver.url}/move-to`);
+    assert.ok((await lastOn('/move-to', 1)).verified);
+    assert.ok(done.attempts >= 2);
+  });
+
   it('PATCH refuses what it cannot apply, naming the field, and changes nothing', async () => {
     const sub = await stack.subscribe('/patch-bad', { eventTypes: ['patch.bad'] });
     const before = (await stack.api.get(`/v1/subscriptions/${sub.id}`)).body;

@@ -1,3 +1,5 @@
+import { checkAnswer } from './api-contract.ts';
+
 export interface ApiResult<T = any> {
   readonly status: number;
   readonly body: T;
@@ -23,6 +25,8 @@ export function apiClient(baseUrl: string, key?: string) {
     } catch {
       // Non-JSON answers are returned as text for the assertion to show.
     }
+    // Every answer is checked against the OpenAPI document (api-contract.ts), naming the route when it disagrees.
+    checkAnswer(method, path, res.status, parsed);
     return { status: res.status, body: parsed as T, headers: res.headers };
   };
   return {

@@ -1,7 +1,7 @@
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { gunzipSync } from 'node:zlib';
 import { BUCKETS } from '#config/topology.ts';
-import { decodeArchive, type ArchiveRecord } from '#domain/archive.ts';
+import { ARCHIVE_PREFIX, decodeArchive, type ArchiveRecord } from '#domain/archive.ts';
 
 export interface ArchivedObject {
   readonly key: string;
@@ -9,12 +9,12 @@ export interface ArchivedObject {
   readonly records: readonly ArchiveRecord[];
 }
 
-/** Every object in the local archive bucket, read and decoded independently of the archiver's own adapter. */
+/** Every delivery object in the local archive bucket, read and decoded independently of the archiver's own adapter. */
 export async function readArchive(s3: S3Client, bucket: string = BUCKETS.archive.localName): Promise<ArchivedObject[]> {
   const objects: ArchivedObject[] = [];
   let token: string | undefined;
   do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }));
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: ARCHIVE_PREFIX, ContinuationToken: token }));
     for (const o of page.Contents ?? []) {
       const body = await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key! }))).Body!.transformToByteArray();
       if (body[0] !== 0x1f || body[1] !== 0x8b) throw new Error(`${o.Key} is not gzip`);

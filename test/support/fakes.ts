@@ -17,10 +17,11 @@ import type { Deps } from '#app/deps.ts';
 import type { AttemptStore } from '#ports/attempt-store.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { DeliveryMessage, DeliveryQueue } from '#ports/delivery-queue.ts';
-import type { EventStore, PutEventResult } from '#ports/event-store.ts';
-import type { IngestManifest, IngestManifestStore } from '#ports/ingest-manifest-store.ts';
-import type { Page, PageRequest } from '#ports/page.ts';
-import type { SubscriptionStore } from '#ports/subscription-store.ts';
+import type { EventStore, EventSummary, PutEventResult } from '#ports/event-store.ts';
+import type { EventLogEntry, EventLogRequest, IngestManifest, IngestManifestStore, ManifestWatermark } from '#ports/ingest-manifest-store.ts';
+import { decodeCursor, encodeCursor } from '#adapters/cursor.ts';
+import { InvalidCursorError, type Page, type PageRequest } from '#ports/page.ts';
+import type { RotatedSecrets, SubscriptionChange, SubscriptionStore } from '#ports/subscription-store.ts';
 import { MemoryMetrics } from '#local/memory-metrics.ts';
 import { InMemoryDeliveryStore } from './memory-delivery-store.ts';
 import { offsetPage as page } from './offset-page.ts';
@@ -75,6 +76,15 @@ export class InMemoryEventStore implements EventStore {
     return e && copy(e);
   }
 
+  async getSummaries(ids: readonly string[]): Promise<readonly EventSummary[]> {
+    return [...new Set(ids)].flatMap((id) => {
+      const e = this.items.get(id);
+      if (!e) return [];
+      const { body: _b, ...summary } = copy(e);
+      return [summary];
+    });
+  }
+
   async putIfAbsent(event: EventRecord): Promise<PutEventResult> {
     const existing = this.items.get(event.id);
     if (existing) return { kind: 'exists', existing: copy(existing) };
@@ -121,6 +131,28 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
     const updated: Subscription = { ...s, state, stateReason: reason, stateChangedAt: nowIso, updatedAt: nowIso };
     this.items.set(id, updated);
     return copy(updated);
+  }
+
+  async update(id: string, change: SubscriptionChange, nowIso: string): Promise<Subscription | undefined> {
+    const s = this.items.get(id);
+    if (!s || s.state === 'deleted') return undefined;
+    const updated = { ...s, ...change, updatedAt: nowIso } as Record<string, unknown>;
+    for (const [k, v] of Object.entries(change)) if (v === null) delete updated[k];
+    this.items.set(id, updated as unknown as Subscription);
+    return copy(updated as unknown as Subscription);
+  }
+
+  async replaceSecrets(id: string, secrets: RotatedSecrets, nowIso: string, expectedUpdatedAt: string): Promise<Subscription | undefined> {
+    const s = this.items.get(id);
+    if (!s || s.state === 'deleted' || s.updatedAt !== expectedUpdatedAt) return undefined;
+    const { publicKeys: _p, ...rest } = s;
+    const updated: Subscription = { ...rest, secrets: copy(secrets.sealed), secretExpiry: [...secrets.expiry], ...(secrets.publicKeys ? { publicKeys: [...secrets.publicKeys] } : {}), updatedAt: nowIso };
+    this.items.set(id, updated);
+    return copy(updated);
+  }
+
+  async removeDeleted(id: string): Promise<boolean> {
+    return this.items.get(id)?.state === 'deleted' && this.items.delete(id);
   }
 
   async noteDeadLetter(id: string, nowIso: string): Promise<Subscription | undefined> {
@@ -192,20 +224,51 @@ export class RecordingQueue implements DeliveryQueue {
 }
 
 
-/** Publish batches' manifests, as the table holds them. */
+/** Publish batches' manifests and the sweeper's watermarks, as the table holds them; the event log with the adapter's order and cursor rules. */
 export class InMemoryIngestManifestStore implements IngestManifestStore {
   readonly items = new Map<string, IngestManifest>();
+  readonly marks = new Map<string, ManifestWatermark>();
 
   async put(manifest: IngestManifest): Promise<void> {
-    this.items.set(`${manifest.shard}|${manifest.key}`, { ...manifest, eventIds: [...manifest.eventIds] });
+    this.items.set(`${manifest.shard}|${manifest.key}`, structuredClone(manifest));
   }
 
-  async delete(manifest: Pick<IngestManifest, 'shard' | 'key'>): Promise<void> {
-    this.items.delete(`${manifest.shard}|${manifest.key}`);
+  async watermarks(): Promise<readonly ManifestWatermark[]> {
+    return [...this.marks.values()].map(copy);
   }
 
-  async listBefore(beforeIso: string, limit: number): Promise<readonly IngestManifest[]> {
-    return [...this.items.values()].filter((m) => m.key < beforeIso).sort((a, b) => a.key.localeCompare(b.key)).slice(0, limit);
+  async listAfter(shard: string, afterKey: string, beforeIso: string, limit: number): Promise<readonly IngestManifest[]> {
+    return [...this.items.values()]
+      .filter((m) => m.shard === shard && m.key > afterKey && m.key < beforeIso)
+      .sort((a, b) => a.key.localeCompare(b.key))
+      .slice(0, limit)
+      .map(copy);
+  }
+
+  async setWatermark(next: ManifestWatermark, previous: ManifestWatermark | undefined): Promise<boolean> {
+    const current = this.marks.get(next.shard);
+    if (previous ? current?.checkedBefore !== previous.checkedBefore : current !== undefined) return false;
+    this.marks.set(next.shard, copy(next));
+    return true;
+  }
+
+  /** Each manifest's events newest first, a batch's last first; the cursor is a position (manifest key, events passed), as the adapter's. */
+  async listEvents(request: EventLogRequest): Promise<Page<EventLogEntry>> {
+    const position = request.cursor ? decodeCursor<{ k: string; n: number }>(request.cursor)! : undefined;
+    if (position && (typeof position.k !== 'string' || !Number.isInteger(position.n))) throw new InvalidCursorError();
+    const all = [...this.items.values()].filter((m) => !request.since || m.key >= request.since).sort((a, b) => b.key.localeCompare(a.key));
+    const items: EventLogEntry[] = [];
+    for (const m of all) {
+      if (position && m.key > position.k) continue;
+      for (let n = position && m.key === position.k ? position.n : 0; n < m.eventIds.length; n++) {
+        const i = m.eventIds.length - 1 - n;
+        const eventType = m.eventTypes?.[i];
+        if (request.type !== undefined && eventType !== request.type) continue;
+        items.push({ eventId: m.eventIds[i]!, ...(eventType !== undefined ? { eventType } : {}), createdAt: m.createdAt });
+        if (items.length === request.limit) return { items, nextCursor: encodeCursor({ k: m.key, n: n + 1 })! };
+      }
+    }
+    return { items };
   }
 }
 

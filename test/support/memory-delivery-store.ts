@@ -8,8 +8,9 @@
  */
 import { allows, isDeadLetter, isLive, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
 import type { Delivery } from '#domain/types.ts';
-import { completionAttributes, type ClaimResult, type Completion, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
-import type { Page, PageRequest } from '#ports/page.ts';
+import { completionAttributes, type ClaimResult, type Completion, type DeliveryPage, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
+import { decodeCursor, encodeCursor } from '#adapters/cursor.ts';
+import { InvalidCursorError, type Page, type PageRequest } from '#ports/page.ts';
 import { offsetPage } from './offset-page.ts';
 
 type Update = { readonly [K in keyof Delivery]?: Delivery[K] | undefined };
@@ -121,11 +122,18 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     }));
   }
 
-  async listBySubscription(request: PageRequest & { subscriptionId: string; state?: DeliveryState }): Promise<Page<Delivery>> {
+  /** Keyset pages like the DynamoDB index's: a cursor is the position (createdAt, id) of the item it continues after. */
+  async listBySubscription(request: PageRequest & { subscriptionId: string; state?: DeliveryState; order?: 'newest' | 'oldest' }): Promise<DeliveryPage> {
+    const after = request.cursor ? decodeCursor<{ id: string; subscriptionId: string; createdAt: string }>(request.cursor) : undefined;
+    if (after && (after.subscriptionId !== request.subscriptionId || typeof after.id !== 'string' || typeof after.createdAt !== 'string')) throw new InvalidCursorError();
+    const sign = request.order === 'oldest' ? 1 : -1;
+    const compare = (a: { createdAt: string; id: string }, b: { createdAt: string; id: string }) => sign * (a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
     const all = [...this.items.values()]
-      .filter((d) => d.subscriptionId === request.subscriptionId && (!request.state || d.state === request.state))
-      .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-    return offsetPage(all.map(copyOf), request);
+      .filter((d) => d.subscriptionId === request.subscriptionId && (!request.state || d.state === request.state) && (!after || compare(d, after) > 0))
+      .sort(compare);
+    const items = all.slice(0, request.limit).map(copyOf);
+    const itemCursors = items.map((d) => encodeCursor({ id: d.id, subscriptionId: d.subscriptionId, createdAt: d.createdAt })!);
+    return all.length > items.length ? { items, itemCursors, nextCursor: itemCursors.at(-1)! } : { items, itemCursors };
   }
 
   async listDeadLetters(request: PageRequest & { subscriptionId?: string }): Promise<Page<Delivery>> {

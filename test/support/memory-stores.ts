@@ -1,11 +1,12 @@
 /**
  * In-memory stand-ins for the ports the tenant and bulk-replay services use beyond the delivery
- * engine (rate limiter, tenant keys, replay audit records). Each keeps the rule its DynamoDB
+ * engine (rate limiter, tenant keys, replay audit records, Idempotency-Key records). Each keeps the rule its DynamoDB
  * adapter's conditional write keeps, so a service test sees the same refusals.
  */
 import { fixedWindow, retryAfterSeconds, type RateDecision, type RateLimit } from '#domain/rate-limit.ts';
 import type { ReplayRecord } from '#domain/replay.ts';
 import type { ApiKeyRecord, ApiKeyStore } from '#ports/api-key-store.ts';
+import type { BeginResult, IdempotencyRecord, IdempotencyStore } from '#ports/idempotency-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { RateLimiter } from '#ports/rate-limiter.ts';
 import type { ReplayProgress, ReplayStore } from '#ports/replay-store.ts';
@@ -92,5 +93,33 @@ export class InMemoryReplayStore implements ReplayStore {
 
   async listStalled(nowIso: string, limit: number): Promise<readonly string[]> {
     return [...this.items.values()].filter((r) => r.status === 'running' && (!r.leaseUntil || r.leaseUntil <= nowIso)).slice(0, limit).map((r) => r.id);
+  }
+}
+
+/** Idempotency-Key records with the conditions of DynamoDbIdempotencyStore. */
+export class InMemoryIdempotencyStore implements IdempotencyStore {
+  readonly items = new Map<string, IdempotencyRecord>();
+
+  async begin(record: IdempotencyRecord & { owner: string; lockedUntil: string }, nowIso: string): Promise<BeginResult> {
+    const current = this.items.get(record.id);
+    const free =
+      !current ||
+      current.expiresAt <= Math.floor(Date.parse(nowIso) / 1000) ||
+      (!current.response && current.lockedUntil !== undefined && current.lockedUntil < nowIso && current.fingerprint === record.fingerprint);
+    if (!free) return { kind: 'exists', record: structuredClone(current) };
+    this.items.set(record.id, structuredClone(record));
+    return { kind: 'started' };
+  }
+
+  async complete(id: string, owner: string, response: NonNullable<IdempotencyRecord['response']>): Promise<boolean> {
+    const current = this.items.get(id);
+    if (!current || current.owner !== owner) return false;
+    const { owner: _o, lockedUntil: _l, ...rest } = current;
+    this.items.set(id, { ...rest, response: { ...response } });
+    return true;
+  }
+
+  async release(id: string, owner: string): Promise<void> {
+    if (this.items.get(id)?.owner === owner) this.items.delete(id);
   }
 }

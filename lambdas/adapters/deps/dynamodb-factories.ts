@@ -3,6 +3,7 @@ import { DynamoDbArchiveManifestStore } from '../dynamodb-archive-manifest-store
 import { DynamoDbAttemptStore } from '../dynamodb-attempt-store.ts';
 import { DynamoDbDeliveryStore } from '../dynamodb-delivery-store.ts';
 import { DynamoDbEventStore } from '../dynamodb-event-store.ts';
+import { DynamoDbIdempotencyStore } from '../dynamodb-idempotency-store.ts';
 import { DynamoDbIngestManifestStore } from '../dynamodb-ingest-manifest-store.ts';
 import { DynamoDbRateLimiter } from '../dynamodb-rate-limiter.ts';
 import { DynamoDbRecoveryStore } from '../dynamodb-recovery-store.ts';
@@ -12,7 +13,7 @@ import { POLICIES_FROM_ENV } from '../policy-env.ts';
 import type { Factories } from './factory.ts';
 
 /** Every DynamoDB-backed store, over the build's one document client. */
-export const DYNAMODB_FACTORIES: Factories<'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'replays' | 'recovery' | 'rateLimiter' | 'apiKeys' | 'manifests' | 'ingestManifests'> = {
+export const DYNAMODB_FACTORIES: Factories<'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'replays' | 'recovery' | 'rateLimiter' | 'apiKeys' | 'manifests' | 'ingestManifests' | 'idempotency'> = {
   subscriptions: (v, s) => new DynamoDbSubscriptionStore(s.db, v.SUBSCRIPTIONS_TABLE, s.options.subscriptionCacheMs ?? 5000, s.clock.now),
   // The TTL of new events follows the delivered retention; a function without those variables gets the documented default.
   events: (v, s) => new DynamoDbEventStore(s.db, v.EVENTS_TABLE, { retention: POLICIES_FROM_ENV.retention(v) }),
@@ -26,4 +27,5 @@ export const DYNAMODB_FACTORIES: Factories<'subscriptions' | 'events' | 'deliver
   apiKeys: (v, s) => new DynamoDbApiKeyStore(s.db, v.API_KEYS_TABLE),
   manifests: (v, s) => new DynamoDbArchiveManifestStore(s.db, v.ARCHIVE_BATCHES_TABLE),
   ingestManifests: (v, s) => new DynamoDbIngestManifestStore(s.db, v.INGEST_MANIFESTS_TABLE),
+  idempotency: (v, s) => new DynamoDbIdempotencyStore(s.db, v.IDEMPOTENCY_KEYS_TABLE),
 };

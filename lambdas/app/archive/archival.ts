@@ -9,11 +9,13 @@ import {
   decodeArchive,
   encodeArchive,
   isArchivable,
+  isSubscriptionArchivable,
   planBatches,
+  subscriptionArchiveKey,
   type ArchiveRecord,
 } from '#domain/archive.ts';
 import { attemptLog } from '#domain/attempt-log.ts';
-import type { Delivery, EventRecord } from '#domain/types.ts';
+import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
 import type { ArchiveBatch } from '#ports/archive.ts';
 import type { Budget } from '#app/budget.ts';
 import { forEachLimit } from '#app/concurrency.ts';
@@ -46,6 +48,8 @@ export interface ArchiveReport {
   readonly dropped: number;
   /** Unfinished batches of an interrupted earlier run, finished first. */
   readonly resumed: number;
+  /** Deleted subscriptions past their retention, written to the archive and removed. */
+  readonly subscriptions: number;
 }
 
 type MutableReport = { -readonly [K in keyof ArchiveReport]: ArchiveReport[K] };
@@ -61,7 +65,7 @@ type MutableReport = { -readonly [K in keyof ArchiveReport]: ArchiveReport[K] };
  * free, where a delete is a paid write unit.
  */
 export async function runArchive(deps: ArchiveDeps, options: ArchiveRunOptions): Promise<ArchiveReport> {
-  const report: MutableReport = { kind: 'done', objects: 0, archived: 0, kept: 0, dropped: 0, resumed: 0 };
+  const report: MutableReport = { kind: 'done', objects: 0, archived: 0, kept: 0, dropped: 0, resumed: 0, subscriptions: 0 };
   const owner = `arch_${Buffer.from(deps.clock.randomBytes(9)).toString('base64url')}`;
   const lock = () => {
     const nowMs = deps.clock.now();
@@ -77,7 +81,9 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveRunOptions):
     const cutoffs = archiveCutoffs(nowMs, deps.retention);
     const batchSize = deps.archivePolicy.batchSize;
     const stop = () => deps.clock.now() >= options.budget.deadlineMs || (options.maxObjects !== undefined && report.objects >= options.maxObjects);
-    const subscriptionIds = (await deps.subscriptions.all()).map((s) => s.id).sort();
+    const all = await deps.subscriptions.all();
+    const subscriptionIds = all.map((s) => s.id).sort();
+    const byId = new Map(all.map((s) => [s.id, s]));
 
     for (const subscriptionId of subscriptionIds) {
       let cursor: string | undefined;
@@ -114,11 +120,32 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveRunOptions):
           await archiveBatch(deps, subscriptionId, items, report, lock);
         }
       } while (cursor);
+      const subscription = byId.get(subscriptionId)!;
+      if (isSubscriptionArchivable(subscription, cutoffs) && (await archiveSubscription(deps, subscription))) report.subscriptions++;
     }
     return report;
   } finally {
     await deps.manifests.unlock(owner);
   }
+}
+
+/**
+ * Writes a deleted subscription's row (without its sealed secrets, which are useless without the
+ * key and would only widen what a bucket reader holds) to the archive, reads it back, and only
+ * then removes the row. Not while any delivery of it is still in DynamoDB (a row kept because it
+ * changed, a restored one): those still read their subscription.
+ */
+async function archiveSubscription(deps: ArchiveDeps, subscription: Subscription): Promise<boolean> {
+  const left = await deps.recovery.listCreated({ subscriptionId: subscription.id, createdTo: iso(deps.clock.now()), limit: 1 });
+  if (left.items.length > 0) return false;
+  const { secrets: _s, ...row } = subscription;
+  const key = subscriptionArchiveKey(subscription.id, subscription.stateChangedAt);
+  const body = gzipSync(JSON.stringify({ v: 1, subscription: row, archivedAt: iso(deps.clock.now()) }));
+  const sha256 = sha256Hex(body);
+  await deps.archive.put(key, body, sha256);
+  const stored = await deps.archive.get(key);
+  if (!stored || sha256Hex(stored) !== sha256) throw new ArchiveVerificationError(key, 'the stored subscription differs from the written one');
+  return deps.subscriptions.removeDeleted(subscription.id);
 }
 
 async function archiveBatch(deps: ArchiveDeps, subscriptionId: string, items: readonly Delivery[], report: MutableReport, lock: () => Promise<boolean>): Promise<void> {

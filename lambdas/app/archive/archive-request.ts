@@ -1,26 +1,33 @@
+import { z } from 'zod';
+import { daysBetween } from '#domain/archive.ts';
+import { ArchiveFormatError } from '#domain/errors.ts';
 import type { RestoreRequest } from '#app/archive/archival.ts';
-import { ValidationError } from '#app/errors.ts';
-import { type Json, parseDay, parseId, rejectUnknownFields } from '#app/parse.ts';
+import type { Json } from '#app/parse.ts';
+import { day, fields, rule, subscriptionId } from '#app/schema/common.ts';
+import { parseWith } from '#app/schema/refuse.ts';
 
-/** `restore`: a range of creation days (at most a year), optionally one subscription. */
+/**
+ * `restore`: a range of creation days, optionally one subscription. How long a range may be,
+ * and that it may not run backwards, is the domain's rule (`daysBetween`, which the restore
+ * itself walks): asked here, so a bad range is refused naming `to` before anything is read.
+ */
+export const restoreBody = fields({ from: day, to: day, subscriptionId: subscriptionId.optional() }).superRefine((range, ctx) => {
+  try {
+    daysBetween(range.from, range.to);
+  } catch (error) {
+    if (!(error instanceof ArchiveFormatError)) throw error;
+    ctx.addIssue({ code: 'custom', path: ['to'], message: error.message });
+  }
+});
+
 export function parseRestore(body: Json): RestoreRequest {
-  rejectUnknownFields(body, ['from', 'to', 'subscriptionId']);
-  parseDay(body.from, 'from');
-  parseDay(body.to, 'to');
-  if ((body.to as string) < (body.from as string)) throw new ValidationError('to', 'must not be before from');
-  const span = (Date.parse(body.to as string) - Date.parse(body.from as string)) / 86_400_000 + 1;
-  if (span > 366) throw new ValidationError('to', 'a restore covers at most 366 days at a time');
-  return {
-    from: body.from as string,
-    to: body.to as string,
-    ...(body.subscriptionId !== undefined ? { subscriptionId: parseId(body.subscriptionId, 'sub', 'subscriptionId') } : {}),
-  };
+  return parseWith(restoreBody, body);
 }
 
 /** `{action: 'archive', maxObjects?}`: how many objects this invocation may write at most. */
+export const archiveRunBody = z.object({ maxObjects: z.number(rule('must be a positive whole number')).int(rule('must be a positive whole number')).min(1, rule('must be a positive whole number')).optional() });
+
 export function parseArchiveRun(body: Record<string, unknown>): { maxObjects?: number } {
-  const max = body.maxObjects;
-  if (max === undefined) return {};
-  if (typeof max !== 'number' || !Number.isInteger(max) || max < 1) throw new ValidationError('maxObjects', 'must be a positive whole number');
-  return { maxObjects: max };
+  const { maxObjects } = parseWith(archiveRunBody, body);
+  return maxObjects === undefined ? {} : { maxObjects };
 }

@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import type { DeliveryState } from '#domain/states.ts';
 import type { PageRequest } from '#ports/page.ts';
-import { ValidationError } from '#app/errors.ts';
-import { parseId, parsePageRequest, parseState, type Query } from '#app/parse.ts';
+import { parseQuery, type Query } from '#app/parse.ts';
+import { deliveryState, ID_PREFIXES, pageQuery, prefixedId, subscriptionId } from '#app/schema/common.ts';
 
 /** A page of one subscription's deliveries, newest first, optionally in one state. */
 export interface DeliveryListQuery extends PageRequest {
@@ -15,15 +16,19 @@ export interface DeadLetterQuery extends PageRequest {
 }
 
 /** The `GET /v1/deliveries` query: `subscriptionId` (required), `state`, `limit`, `cursor`. */
-export function parseDeliveryListQuery(query: Query): DeliveryListQuery {
-  if (!query.subscriptionId) throw new ValidationError('subscriptionId', 'is required (deliveries are listed per subscription; use /v1/dead-letters across all)');
-  const state = parseState(query.state);
-  const subscriptionId = parseId(query.subscriptionId, 'sub', 'subscriptionId');
-  return { subscriptionId, ...parsePageRequest(query), ...(state ? { state } : {}) };
-}
+export const deliveryListQuery = z.object({
+  subscriptionId: prefixedId(ID_PREFIXES.subscription, { required: 'is required (deliveries are listed per subscription; use /v1/dead-letters across all)' }),
+  state: deliveryState.optional(),
+  ...pageQuery.shape,
+});
 
 /** The `GET /v1/dead-letters` query: `subscriptionId` (optional for the admin key), `limit`, `cursor`. */
+export const deadLetterQuery = z.object({ subscriptionId: subscriptionId.optional(), ...pageQuery.shape });
+
+export function parseDeliveryListQuery(query: Query): DeliveryListQuery {
+  return parseQuery(deliveryListQuery, query);
+}
+
 export function parseDeadLetterQuery(query: Query): DeadLetterQuery {
-  const subscriptionId = query.subscriptionId ? parseId(query.subscriptionId, 'sub', 'subscriptionId') : undefined;
-  return { ...parsePageRequest(query), ...(subscriptionId ? { subscriptionId } : {}) };
+  return parseQuery(deadLetterQuery, query);
 }

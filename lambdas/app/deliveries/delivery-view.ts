@@ -1,8 +1,9 @@
 import { STATE } from '#domain/states.ts';
 import type { AttemptRecord, Delivery } from '#domain/types.ts';
+import type { AttemptView, DeliveryView } from '#app/schema/responses.ts';
 
-/** The public JSON shapes of the HTTP API (docs/design.md); absent values are null, never missing. */
-export function deliveryView(d: Delivery) {
+/** The public JSON shapes of the HTTP API (lambdas/app/schema/responses.ts); absent values are null, never missing. */
+export function deliveryView(d: Delivery): DeliveryView {
   return {
     id: d.id,
     eventId: d.eventId,
@@ -21,7 +22,7 @@ export function deliveryView(d: Delivery) {
   };
 }
 
-export function attemptView(a: AttemptRecord) {
+export function attemptView(a: AttemptRecord): AttemptView {
   return {
     attempt: a.attempt,
     seq: a.seq,

@@ -1,10 +1,21 @@
+import { z } from 'zod';
 import { ValidationError } from '#app/errors.ts';
-import { MAX_EVENT_BYTES, optionalString, parseObjectSource } from '#app/parse.ts';
+import { MAX_EVENT_BYTES, parseObjectSource } from '#app/parse.ts';
+import { eventId, eventType, fields, rule } from '#app/schema/common.ts';
+import { parseWith } from '#app/schema/refuse.ts';
 import { eventIdForMessage } from '#domain/ids.ts';
 import { scanJsonText } from '#domain/json-text.ts';
 
-const ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
-const TYPE_PATTERN = /^[A-Za-z0-9_.:-]{1,256}$/;
+/**
+ * One event as a producer publishes it, `{id?, type, payload}`. The payload is any JSON value;
+ * it is read from the body's text (parseObjectSource), not from this schema's output, so it is
+ * sent byte for byte.
+ */
+export const publishEvent = fields({
+  id: eventId.optional().meta({ description: 'the idempotency key: the same id again publishes nothing new (default: a generated evt_ id)' }),
+  type: eventType,
+  payload: z.custom<unknown>((value) => value !== undefined, rule('is required (any JSON value)')).meta({ description: 'any JSON value, sent as the webhook body\'s `data` exactly as written' }),
+});
 
 export interface PublishRequest {
   readonly id?: string;
@@ -19,13 +30,9 @@ export interface PublishRequest {
 
 /** `POST /v1/events` and an ingest queue message: `{id?, type, payload}`; a ValidationError names the first field to fix. */
 export function parsePublishRequest(raw: string | null | undefined): PublishRequest {
-  const { fields: body, sourceOf } = parseObjectSource(raw, ['id', 'type', 'payload']);
-  const id = optionalString(body, 'id', ID_PATTERN, 'must be 1 to 128 visible ASCII characters');
-  if (typeof body.type !== 'string' || body.type.length === 0) throw new ValidationError('type', 'a non-empty string is required');
-  if (!TYPE_PATTERN.test(body.type)) throw new ValidationError('type', 'must be at most 256 letters, digits, or . _ : -');
-  const payloadJson = sourceOf('payload');
-  if (payloadJson === undefined) throw new ValidationError('payload', 'is required (any JSON value)');
-  return { ...(id ? { id } : {}), type: body.type, payloadJson };
+  const { fields: body, sourceOf } = parseObjectSource(raw, Object.keys(publishEvent.shape));
+  const { id, type } = parseWith(publishEvent, body);
+  return { ...(id ? { id } : {}), type, payloadJson: sourceOf('payload')! };
 }
 
 /** An ingest queue message: the same fields as `POST /v1/events`, and an id from the message when the producer gave none. */
@@ -40,6 +47,15 @@ export const MAX_BATCH_EVENTS = 100;
 export const MAX_BATCH_BYTES = 1024 * 1024;
 
 /**
+ * The `POST /v1/events/batch` body as documented. The parser below reads it event by event
+ * from the text (each with publishEvent), so each payload keeps its bytes and a refusal names
+ * the event (`events[3].type`).
+ */
+export const publishBatch = fields({
+  events: z.array(publishEvent).min(1).max(MAX_BATCH_EVENTS),
+});
+
+/**
  * `POST /v1/events/batch`: `{events: [{id?, type, payload}, ...]}`, 1 to MAX_BATCH_EVENTS
  * events, each checked by the same rules as a single publish (each at most MAX_EVENT_BYTES).
  * One bad event refuses the whole batch, naming it (`events[3].type`), so nothing is stored
@@ -47,7 +63,7 @@ export const MAX_BATCH_BYTES = 1024 * 1024;
  */
 export function parsePublishBatch(raw: string | null | undefined): readonly PublishRequest[] {
   // Three levels around a payload: the body, its list and the event.
-  const { sourceOf } = parseObjectSource(raw, ['events'], MAX_BATCH_BYTES, 3);
+  const { sourceOf } = parseObjectSource(raw, Object.keys(publishBatch.shape), MAX_BATCH_BYTES, 3);
   const list = sourceOf('events');
   if (list === undefined) throw new ValidationError('events', 'is required (a list of 1 to 100 events)');
   const scan = scanJsonText(list, { outerLevels: 3 });

@@ -5,18 +5,21 @@ import type { EventRecord, Subscription } from '#domain/types.ts';
 import { firstDelivery, firstMessage } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
 import type { PublishRequest } from '#app/publish/publish-request.ts';
+import { eventTtlFor } from '#domain/retention.ts';
 import { iso } from '#domain/time.ts';
-import { INGEST_MANIFEST_SHARDS, METRICS } from '#config/topology.ts';
+import { INGEST_MANIFEST_SHARDS, MANIFEST_SETTLE_SECONDS, METRICS } from '#config/topology.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type PublishDeps = Pick<Deps, 'events' | 'subscriptions' | 'deliveries' | 'queue' | 'ingestManifests' | 'clock' | 'metrics' | 'defaultRetryPolicy'>;
+export type PublishDeps = Pick<Deps, 'events' | 'subscriptions' | 'deliveries' | 'queue' | 'ingestManifests' | 'clock' | 'metrics' | 'defaultRetryPolicy' | 'retention'>;
 
 export type PublishResult =
   | { readonly kind: 'accepted'; readonly eventId: string; readonly deliveryIds: readonly string[] }
   /** The id was seen before: the original delivery ids, nothing new sent. */
-  | { readonly kind: 'duplicate'; readonly eventId: string; readonly deliveryIds: readonly string[] };
+  | { readonly kind: 'duplicate'; readonly eventId: string; readonly deliveryIds: readonly string[] }
+  /** The id names an event stored with another type or payload: nothing stored or sent (the API answers 422). */
+  | { readonly kind: 'conflict'; readonly eventId: string; readonly deliveryIds: readonly string[] };
 
 /**
  * The webhook body `{id, type, timestamp, data}` as text. The envelope's fields are Hookline's
@@ -49,11 +52,12 @@ export async function publishBatch(deps: PublishDeps, requests: readonly Publish
   const nowMs = deps.clock.now();
   const createdAt = iso(nowMs);
   const all = options.only ? [options.only] : await deps.subscriptions.all();
-  const events = requests.map((request): { event: EventRecord; subscriptions: readonly Subscription[] } => {
+  const events = requests.map((request): { event: EventRecord; subscriptions: readonly Subscription[]; payloadJson: string } => {
     const eventId = request.id ?? formatId('evt', deps.clock.randomBytes(16));
     const subscriptions = all.filter((s) => receivesEvents(s) && matchesEventType(s.eventTypes, request.type));
     return {
       subscriptions,
+      payloadJson: request.payloadJson,
       event: {
         id: eventId,
         type: request.type,
@@ -64,21 +68,29 @@ export async function publishBatch(deps: PublishDeps, requests: readonly Publish
       },
     };
   });
-  const deliveryIds = events.flatMap((e) => e.event.deliveryIds);
-  if (deliveryIds.length > 0) {
-    await deps.ingestManifests.put({
-      shard: `m${deps.clock.randomBytes(1)[0]! % INGEST_MANIFEST_SHARDS}`,
-      key: `${createdAt}#${Buffer.from(deps.clock.randomBytes(9)).toString('base64url')}`,
-      createdAt,
-      eventIds: events.map((e) => e.event.id),
-      deliveryIds,
-    });
-  }
+  // Every batch has one, deliveries or not: the manifests are also the event log (GET /v1/events).
+  await deps.ingestManifests.put({
+    shard: `m${deps.clock.randomBytes(1)[0]! % INGEST_MANIFEST_SHARDS}`,
+    key: `${createdAt}#${Buffer.from(deps.clock.randomBytes(9)).toString('base64url')}`,
+    createdAt,
+    eventIds: events.map((e) => e.event.id),
+    eventTypes: events.map((e) => e.event.type),
+    deliveryIds: events.flatMap((e) => e.event.deliveryIds),
+    expiresAt: eventTtlFor(nowMs, deps.retention),
+  });
+  // The sweeper's watermark passes a key once it is MANIFEST_SETTLE_SECONDS old, so a manifest
+  // that landed later than half of that (a process stalled mid-publish) might never be checked:
+  // stop before storing anything, and let the caller (or the queue) try again.
+  if (deps.clock.now() - nowMs > (MANIFEST_SETTLE_SECONDS * 1000) / 2) throw new Error(`publish stalled ${deps.clock.now() - nowMs} ms after creating its batch; nothing was stored, try again`);
 
   const results = await Promise.all(
-    events.map(async ({ event, subscriptions }): Promise<{ result: PublishResult; messages: readonly DeliveryMessage[] }> => {
+    events.map(async ({ event, subscriptions, payloadJson }): Promise<{ result: PublishResult; messages: readonly DeliveryMessage[] }> => {
       const put = await deps.events.putIfAbsent(event);
-      if (put.kind === 'exists') return { result: { kind: 'duplicate', eventId: event.id, deliveryIds: put.existing.deliveryIds }, messages: [] };
+      if (put.kind === 'exists') {
+        // The same event again is a duplicate; another type or payload under its id is not: the body it would have had at the stored time tells.
+        const same = put.existing.type === event.type && put.existing.body === webhookBody(event.id, event.type, put.existing.createdAt, payloadJson);
+        return { result: { kind: same ? 'duplicate' : 'conflict', eventId: event.id, deliveryIds: put.existing.deliveryIds }, messages: [] };
+      }
       const messages = await createDeliveries(deps, event, subscriptions, nowMs);
       return { result: { kind: 'accepted', eventId: event.id, deliveryIds: event.deliveryIds }, messages };
     }),

@@ -1,7 +1,8 @@
 import type { ReplayRecord } from '#domain/replay.ts';
+import type { ReplayView } from '#app/schema/responses.ts';
 
 /** The audit record as the API shows it: no lease or checkpoint internals; absent values are null. */
-export function replayView(r: ReplayRecord) {
+export function replayView(r: ReplayRecord): ReplayView {
   return {
     id: r.id,
     operator: r.operator,

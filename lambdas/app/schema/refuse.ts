@@ -15,5 +15,7 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, root =
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  throw new ValidationError(fieldPath(issue.path) || root, issue.message);
+  // zod reports unknown keys on their object; the caller must be told which key to remove.
+  const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
+  throw new ValidationError(fieldPath(path) || root, issue.message);
 }

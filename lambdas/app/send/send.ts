@@ -214,7 +214,8 @@ async function record(deps: SendDeps, prepared: Ready, result: AttemptResult, st
   };
   if (!prepared.unclaimed) await deps.attempts.put({ deliveryId: delivery.id, ...attempt });
   deps.metrics.latency(result.durationMs);
-  const recorded = await complete(deps, prepared.unclaimed ? { ...delivery, firstAttempt: attempt } : delivery, outcome, nowMs, result, prepared.unclaimed);
+  const attempted = { ...delivery, url: subscription.url };
+  const recorded = await complete(deps, prepared.unclaimed ? { ...attempted, firstAttempt: attempt } : attempted, outcome, nowMs, result, prepared.unclaimed);
   const report = (fields: Pick<AttemptReport, 'outcome' | 'state' | 'retryInSeconds'>) => attemptReport(delivery, eventType, result, fields);
   if (!recorded) return { kind: 'done', note: 'claim lost to another worker or the sweeper; the newer claim records the outcome', attempt: report({ outcome: 'claim_lost' }) };
   const action = actionFor(outcome);
@@ -258,6 +259,8 @@ async function complete(deps: SendDeps, delivery: Delivery, outcome: Outcome, no
     nextAttemptAt: iso(outcome.kind === 'retry' ? outcome.nextAttemptAtMs : nowMs),
     ...(response ? { lastStatus: response.status, lastResponse: capUtf8(response.bodySnippet) } : {}),
     ...(action === 'succeed' ? {} : { lastError: outcome.kind === 'dead' ? outcome.reason : result ? describe(result) : 'unknown' }),
+    // An attempt was made: the row shows where it went (an update may have moved the subscription).
+    ...(result ? { url: delivery.url } : {}),
     updatedAt: iso(nowMs),
   };
   // The event's body first outlives the dead letter, so a crash between the two leaves a body kept too long, never a dead letter without one.

@@ -8,7 +8,7 @@ import { getSubscription } from '#app/subscriptions/subscriptions.ts';
 /**
  * Ends a subscription without losing anything silently. The row stays, state `deleted`, so its
  * history reads; publish no longer fans out to it; every pending delivery is made due at once
- * and handed to the sender, which dead-letters it as `failed` with the reason "subscription
+ * and handed to the sender, which dead-letters it as failed with the reason "subscription
  * deleted" (domain/subscription-states.ts) instead of POSTing it. A delivery in flight at that
  * moment finishes its attempt; if that attempt asks for a retry, its next message is dead-lettered
  * the same way. `deadLettered` counts the pending deliveries handed over; deleting a deleted

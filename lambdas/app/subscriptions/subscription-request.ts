@@ -18,13 +18,15 @@ export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 86_400;
 export const SUBSCRIPTION_FIELDS = {
   url: z.string({ error: 'a non-empty string is required' }).min(1, { error: 'a non-empty string is required' }).max(2048, { error: 'must be at most 2048 characters' }),
   eventTypes: z
-    .array(
-      z.string().max(256).regex(EVENT_TYPE_PATTERN),
-      { error: 'must be an array of 1 to 100 event types or patterns (\'*\', \'a.b\', \'a.*\')' },
-    )
+    .array(z.unknown(), { error: 'must be an array of 1 to 100 event types' })
     .min(1, { error: 'must be an array of 1 to 100 event types' })
     .max(100, { error: 'must be an array of 1 to 100 event types' })
-    .transform((types) => [...new Set(types)]),
+    // Each entry is refused on the list itself, as the field a caller fixes.
+    .superRefine((types, ctx) => {
+      const bad = types.find((t) => typeof t !== 'string' || t.length > 256 || !EVENT_TYPE_PATTERN.test(t));
+      if (bad !== undefined) ctx.addIssue({ code: 'custom', message: `'${String(bad).slice(0, 40)}' is not an event type or pattern ('*', 'a.b', 'a.*')` });
+    })
+    .transform((types) => [...new Set(types as string[])]),
   tenantId: z.string().regex(TENANT_PATTERN, { error: 'must be 1 to 128 letters, digits, or . _ : -' }),
   description: z.string({ error: 'must be a string of at most 1000 characters' }).max(1000, { error: 'must be a string of at most 1000 characters' }),
   // Checked by the domain's one copy of the rule (resolveRetryPolicy) once the shape is known.
@@ -116,7 +118,7 @@ export function parseCreateSubscription(raw: string | null | undefined, defaultP
   return {
     url: body.url,
     eventTypes: body.eventTypes ?? ['*'],
-    signatureScheme: body.signatureScheme ?? 'v1',
+    ...(body.signatureScheme !== undefined ? { signatureScheme: body.signatureScheme } : {}),
     ...(body.tenantId !== undefined ? { tenantId: body.tenantId } : {}),
     ...(body.description !== undefined ? { description: body.description } : {}),
     ...(body.retryPolicy !== undefined ? { retryPolicy: asRefusal(() => resolveRetryPolicy(body.retryPolicy, defaultPolicy)) } : {}),

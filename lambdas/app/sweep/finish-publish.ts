@@ -2,13 +2,15 @@ import type { Deps } from '#app/deps.ts';
 import { firstDelivery, untouchedSincePublish } from '#app/publish/first-delivery.ts';
 import { iso } from '#domain/time.ts';
 import type { EventRecord } from '#domain/types.ts';
+import { INGEST_MANIFEST_SHARDS, MANIFEST_SETTLE_SECONDS } from '#config/topology.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
+import type { IngestManifest, ManifestWatermark } from '#ports/ingest-manifest-store.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
 export type FinishPublishDeps = Pick<Deps, 'ingestManifests' | 'events' | 'deliveries' | 'subscriptions' | 'queue' | 'clock' | 'defaultRetryPolicy'>;
 
 export interface FinishReport {
-  /** Publish batches checked (their manifests older than the cut-off), then deleted. */
+  /** Publish batches checked (their manifests older than the cut-off and past their shard's watermark). */
   readonly manifests: number;
   /** Deliveries of theirs not attempted yet, enqueued again (their row written first where it was missing). */
   readonly deliveries: number;
@@ -19,27 +21,66 @@ export interface FinishReport {
  * row publish wrote (its first attempt, or a pause, moved it). One that did not lost its
  * message or never got one (a publish that stopped half-way, a purged queue): it is put in the
  * sweeper's view, due now, and enqueued; a row that was never written is written from the
- * stored event. Then the manifest goes. The sender takes the happy path only for a message
- * younger than the grace less a claim lease (send.ts), so a message still on its way when this
- * runs is claimed, never attempted unclaimed beside this one.
+ * stored event. The sender takes the happy path only for a message younger than the grace less
+ * a claim lease (send.ts), so a message still on its way when this runs is claimed, never
+ * attempted unclaimed beside this one.
+ *
+ * The manifests stay (they are the event log, until TTL takes them): each shard's watermark
+ * says how far this got, shard by shard, oldest first, and moves once per shard and run, not
+ * once per manifest. It never passes a key younger than MANIFEST_SETTLE_SECONDS, because a
+ * publish may still be writing one that old; a grace shorter than that (tests) remembers the
+ * keys it checked beyond the watermark instead of checking them again.
  */
 export async function finishPublishes(deps: FinishPublishDeps, beforeIso: string, limit: number): Promise<FinishReport> {
-  const manifests = await deps.ingestManifests.listBefore(beforeIso, limit);
+  const settled = iso(deps.clock.now() - MANIFEST_SETTLE_SECONDS * 1000);
+  const marks = new Map((await deps.ingestManifests.watermarks()).map((w) => [w.shard, w]));
+  let manifests = 0;
   let deliveries = 0;
-  for (const manifest of manifests) {
-    const rows = await deps.deliveries.getMany(manifest.deliveryIds);
-    const nowIso = iso(deps.clock.now());
-    const messages: DeliveryMessage[] = [];
-    for (const row of rows.filter(untouchedSincePublish)) {
-      if (await deps.deliveries.reschedule(row.id, row.nextAttemptAt, nowIso, nowIso)) messages.push({ deliveryId: row.id, subscriptionId: row.subscriptionId });
-    }
-    const written = new Set(rows.map((d) => d.id));
-    if (written.size < new Set(manifest.deliveryIds).size) messages.push(...(await writeMissing(deps, manifest.eventIds, written)));
-    await deps.queue.enqueue(messages);
-    await deps.ingestManifests.delete(manifest);
-    deliveries += messages.length;
+  for (let i = 0; i < INGEST_MANIFEST_SHARDS && manifests < limit; i++) {
+    const shard = `m${i}`;
+    const mark = marks.get(shard);
+    const seen = new Set(mark?.checked ?? []);
+    const budget = limit - manifests;
+    // The keys remembered beyond the watermark come back in this read too; they are skipped, not counted.
+    const listed = await deps.ingestManifests.listAfter(shard, mark?.checkedBefore ?? '', beforeIso, budget + seen.size);
+    const due = listed.filter((m) => !seen.has(m.key)).slice(0, budget);
+    if (due.length === 0) continue;
+    for (const manifest of due) deliveries += await finishOne(deps, manifest);
+    manifests += due.length;
+    await deps.ingestManifests.setWatermark(nextWatermark(shard, mark, due, { beforeIso, settled, complete: due.length < budget }), mark);
   }
-  return { manifests: manifests.length, deliveries };
+  return { manifests, deliveries };
+}
+
+/**
+ * Where a shard's watermark goes once `checked` (oldest first) were checked: up to the cut-off
+ * when the read was complete, else to the last one checked; never past `settled`, nor back.
+ */
+export function nextWatermark(
+  shard: string,
+  previous: ManifestWatermark | undefined,
+  checked: readonly IngestManifest[],
+  at: { readonly beforeIso: string; readonly settled: string; readonly complete: boolean },
+): ManifestWatermark {
+  const reached = at.complete ? at.beforeIso : checked.at(-1)!.key;
+  const candidate = reached < at.settled ? reached : at.settled;
+  const checkedBefore = previous && previous.checkedBefore > candidate ? previous.checkedBefore : candidate;
+  const keys = new Set([...(previous?.checked ?? []), ...checked.map((m) => m.key)]);
+  return { shard, checkedBefore, checked: [...keys].filter((k) => k >= checkedBefore).sort() };
+}
+
+/** One batch's check: the deliveries enqueued again. */
+async function finishOne(deps: FinishPublishDeps, manifest: IngestManifest): Promise<number> {
+  const rows = await deps.deliveries.getMany(manifest.deliveryIds);
+  const nowIso = iso(deps.clock.now());
+  const messages: DeliveryMessage[] = [];
+  for (const row of rows.filter(untouchedSincePublish)) {
+    if (await deps.deliveries.reschedule(row.id, row.nextAttemptAt, nowIso, nowIso)) messages.push({ deliveryId: row.id, subscriptionId: row.subscriptionId });
+  }
+  const written = new Set(rows.map((d) => d.id));
+  if (written.size < new Set(manifest.deliveryIds).size) messages.push(...(await writeMissing(deps, manifest.eventIds, written)));
+  await deps.queue.enqueue(messages);
+  return messages.length;
 }
 
 /** Rows publish never wrote, from the events it stored (an event not stored was never accepted). */

@@ -1,5 +1,6 @@
-import { ValidationError } from '#app/errors.ts';
-import { parseObject } from '#app/parse.ts';
+import { z } from 'zod';
+import { parseOptionalBody } from '#app/parse.ts';
+import { fields, rule } from '#app/schema/common.ts';
 
 /** The most a minted key may live: ten years. Longer is "never", which is what omitting it says. */
 export const MAX_KEY_LIFETIME_SECONDS = 10 * 365 * 86_400;
@@ -11,15 +12,13 @@ export interface MintKeyRequest {
   readonly expiresInSeconds?: number;
 }
 
-const FIELDS = ['expiresInSeconds'] as const;
+const LIFETIME_RULE = `must be a whole number of seconds from ${MIN_KEY_LIFETIME_SECONDS} to ${MAX_KEY_LIFETIME_SECONDS} (ten years); omit it for a key that never expires`;
+
+/** The `POST /v1/tenants/{tenantId}/keys` body (optional). */
+export const mintKeyBody = fields({
+  expiresInSeconds: z.number(rule(LIFETIME_RULE)).int(rule(LIFETIME_RULE)).min(MIN_KEY_LIFETIME_SECONDS, rule(LIFETIME_RULE)).max(MAX_KEY_LIFETIME_SECONDS, rule(LIFETIME_RULE)).optional(),
+});
 
 export function parseMintKeyBody(raw: string | null | undefined): MintKeyRequest {
-  if (raw === null || raw === undefined || raw.trim() === '') return {};
-  const body = parseObject(raw, FIELDS, 1024);
-  const seconds = body.expiresInSeconds;
-  if (seconds === undefined) return {};
-  if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < MIN_KEY_LIFETIME_SECONDS || seconds > MAX_KEY_LIFETIME_SECONDS) {
-    throw new ValidationError('expiresInSeconds', `must be a whole number of seconds from ${MIN_KEY_LIFETIME_SECONDS} to ${MAX_KEY_LIFETIME_SECONDS} (ten years); omit it for a key that never expires`);
-  }
-  return { expiresInSeconds: seconds };
+  return parseOptionalBody(raw, mintKeyBody, 1024);
 }

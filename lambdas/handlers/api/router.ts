@@ -1,6 +1,8 @@
 import { requireAdmin } from '#app/access.ts';
 import type { FunctionDeps } from '#app/deps.ts';
 import { MethodNotAllowedError, RouteNotFoundError, UnauthorizedError } from '#app/errors.ts';
+import { withIdempotencyKey } from './idempotency.ts';
+import { openApiDocument } from './openapi.ts';
 import { ok, parameterNames, patternOf, type ApiRequest, type ApiResponse, type Params, type Route } from './route.ts';
 import { DELIVERY_ROUTES } from './routes/deliveries.ts';
 import { EVENT_ROUTES } from './routes/events.ts';
@@ -13,6 +15,8 @@ export type { ApiRequest, ApiResponse } from './route.ts';
 /** The HTTP API of docs/design.md, one entry per route: parse, call the service (which applies the principal's scope), map the view. */
 export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/health', access: 'public', run: async () => ok({ status: 'ok' }) },
+  // The API's own description (openapi.ts), built from this table: ROUTES is read when it is asked for, after this module has loaded.
+  { method: 'GET', path: '/openapi.json', access: 'public', run: async () => ok(openApiDocument(ROUTES)) },
   ...SUBSCRIPTION_ROUTES,
   ...EVENT_ROUTES,
   ...DELIVERY_ROUTES,
@@ -41,7 +45,8 @@ export async function route(deps: FunctionDeps<'api'>, req: ApiRequest): Promise
     if (r.access === 'public') return r.run(deps, req, params);
     if (!principal) throw new UnauthorizedError();
     if (r.access === 'admin') requireAdmin(principal, `${req.method} ${r.path}`);
-    return r.run(deps, { ...req, principal }, params);
+    const authenticated = { ...req, principal };
+    return withIdempotencyKey(deps, r, authenticated, () => r.run(deps, authenticated, params));
   }
   if (!principal) throw new UnauthorizedError();
   if (allowed.length > 0) throw new MethodNotAllowedError(req.method, path, allowed);

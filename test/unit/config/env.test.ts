@@ -80,7 +80,7 @@ describe('readFunctionEnv', () => {
   });
 
   it('returns exactly the api variables', () => {
-    assert.deepEqual(Object.keys(readFunctionEnv('api', { ...FULL_ENV, REPLAYS_TABLE: 'r', RATE_LIMITS_TABLE: 'l' })).sort(), [
+    assert.deepEqual(Object.keys(readFunctionEnv('api', { ...FULL_ENV, REPLAYS_TABLE: 'r', RATE_LIMITS_TABLE: 'l', IDEMPOTENCY_KEYS_TABLE: 'i' })).sort(), [
       'API_KEYS_TABLE',
       'ATTEMPTS_TABLE',
       'DELIVERIES_TABLE',
@@ -96,7 +96,9 @@ describe('readFunctionEnv', () => {
       'HOOKLINE_REPLAY_WINDOW_SECONDS',
       'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
       'HOOKLINE_RETENTION_DELIVERED_DAYS',
+      'HOOKLINE_SECRETS_OPEN_KEY_ID',
       'HOOKLINE_SECRETS_SEAL_KEY_ID',
+      'IDEMPOTENCY_KEYS_TABLE',
       'INGEST_MANIFESTS_TABLE',
       'RATE_LIMITS_TABLE',
       'REPLAYS_TABLE',

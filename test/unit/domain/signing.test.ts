@@ -144,7 +144,7 @@ describe('bad secrets throw InvalidSecretError', () => {
   const table: ReadonlyArray<readonly [string, string]> = [
     ['no prefix', Buffer.from(bytes(1)).toString('base64')],
     ['an upper-case prefix', `WHSEC_${Buffer.from(bytes(1)).toString('base64')}`],
-    ['another prefix', `whsk_${Buffer.from(bytes(1)).toString('base64')}`],
+    ['another prefix (a public key)', `whpk_${Buffer.from(bytes(1)).toString('base64')}`],
     ['an empty key', 'whsec_'],
     ['an empty string', ''],
     ['a 16-byte key', `whsec_${Buffer.from(bytes(1, 16)).toString('base64')}`],

@@ -23,7 +23,7 @@ function recordingLogger() {
   return { logger, lines };
 }
 
-/** One delivery per status; the URL names the delivery so the scripted sender knows which is which. */
+/** One delivery per status; the event id (the webhook-id header) names the delivery so the scripted sender knows which is which. */
 function senderWorld(statusById: Record<string, number>) {
   const deps = fakeDeps();
   deps.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1' }));
@@ -33,7 +33,7 @@ function senderWorld(statusById: Record<string, number>) {
     deps.events.items.set(eventId, { id: eventId, type: 't', body: '{}', subscriptionIds: ['sub_1'], deliveryIds: [id], createdAt: NOW });
   }
   const http = {
-    post: async ({ url }: { url: string }): Promise<AttemptResult> => ({ kind: 'response', status: statusById[url.split('/').at(-1)!]!, bodySnippet: '', durationMs: 5 }),
+    post: async ({ headers }: { headers: Record<string, string> }): Promise<AttemptResult> => ({ kind: 'response', status: statusById[headers['webhook-id']!.replace(/^evt_/, '')]!, bodySnippet: '', durationMs: 5 }),
   };
   return { ...deps, http, attemptTimeoutMs: 15_000 };
 }

@@ -117,11 +117,26 @@ describe('publish', () => {
     deps.clock.advance(60_000);
     withSubscriptions(deps, { id: 'sub_late' });
 
-    const again = await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{"v":2}' });
+    const again = await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{"v":1}' });
 
     assert.deepEqual(again, { kind: 'duplicate', eventId: 'evt_1', deliveryIds: first.deliveryIds });
     assert.equal(deps.queue.messages().length, 2);
     assert.equal(deps.deliveries.items.size, 2);
+    assert.match(deps.events.items.get('evt_1')!.body, /"data":\{"v":1\}/);
+    assert.equal(deps.metrics.counts.EventsPublished, 1);
+  });
+
+  it('answers another type or payload under a stored id as a conflict: nothing stored, nothing sent', async () => {
+    const deps = fakeDeps();
+    withSubscriptions(deps, { id: 'sub_a' });
+    const first = await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{"v":1}' });
+    deps.clock.advance(60_000);
+
+    for (const other of [{ type: 'a', payloadJson: '{"v":2}' }, { type: 'a', payloadJson: '{ "v":1}' }, { type: 'b', payloadJson: '{"v":1}' }]) {
+      assert.deepEqual(await publish(deps, { id: 'evt_1', ...other }), { kind: 'conflict', eventId: 'evt_1', deliveryIds: first.deliveryIds }, JSON.stringify(other));
+    }
+    assert.deepEqual(await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{"v":1}' }), { kind: 'duplicate', eventId: 'evt_1', deliveryIds: first.deliveryIds }, 'the same event a minute later');
+    assert.equal(deps.queue.messages().length, 1);
     assert.match(deps.events.items.get('evt_1')!.body, /"data":\{"v":1\}/);
     assert.equal(deps.metrics.counts.EventsPublished, 1);
   });
@@ -167,18 +182,31 @@ describe('publish', () => {
     assert.equal(deps.queue.enqueued.length, 1, 'one enqueue for the whole batch');
   });
 
-  it('writes no manifest for a batch nobody subscribes to', async () => {
+  it('writes the manifest of a batch nobody subscribes to as well: it is the event log, with each event\'s type and its events\' TTL', async () => {
     const deps = fakeDeps();
+
+    await publishBatch(deps, [{ id: 'evt_1', type: 'a', payloadJson: '{}' }, { id: 'evt_2', type: 'b', payloadJson: '{}' }]);
+
+    const manifests = [...deps.ingestManifests.items.values()];
+    assert.deepEqual(manifests.map((m) => [m.eventIds, m.eventTypes, m.deliveryIds, m.createdAt]), [[['evt_1', 'evt_2'], ['a', 'b'], [], NOW]]);
+    assert.equal(manifests[0]!.expiresAt, deps.events.expiresAt.get('evt_1'), 'the manifest goes when its events go');
+    assert.match(manifests[0]!.key, /^2024-05-01T12:00:00\.000Z#[A-Za-z0-9_-]+$/);
+  });
+
+  it('stores nothing when its manifest landed too late for the sweeper to be sure to check it (a stalled process)', async () => {
+    const deps = fakeDeps();
+    withSubscriptions(deps, { id: 'sub_a' });
     const put = deps.ingestManifests.put.bind(deps.ingestManifests);
-    let manifests = 0;
     deps.ingestManifests.put = async (m) => {
-      manifests++;
       await put(m);
+      deps.clock.advance(31_000);
     };
 
-    await publishBatch(deps, [{ id: 'evt_1', type: 'a', payloadJson: '{}' }]);
+    await assert.rejects(publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' }), /publish stalled 31000 ms/);
 
-    assert.equal(manifests, 0);
+    assert.equal(deps.events.items.size, 0);
+    assert.equal(deps.deliveries.items.size, 0);
+    assert.deepEqual(deps.queue.messages(), []);
   });
 
   it('has written the manifest when enqueueing fails, so the sweeper finishes the batch', async () => {
@@ -211,7 +239,7 @@ describe('publish', () => {
     const stored: EventRecord = {
       id: 'evt_1',
       type: 'a',
-      body: '{}',
+      body: webhookBody('evt_1', 'a', NOW, '{}'),
       subscriptionIds: ['sub_a'],
       deliveryIds: [deliveryIdFor('evt_1', 'sub_a')],
       createdAt: NOW,

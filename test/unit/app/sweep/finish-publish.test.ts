@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { publishBatch } from '#app/publish/publish.ts';
-import { finishPublishes } from '#app/sweep/finish-publish.ts';
+import { finishPublishes, nextWatermark } from '#app/sweep/finish-publish.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
 import { aSubscription, fakeDeps, type FakeDeps } from '#test/fakes.ts';
 
@@ -19,7 +19,7 @@ async function stoppedPublish(deps: FakeDeps, ids: readonly string[]): Promise<v
 }
 
 describe('finishPublishes', () => {
-  it('enqueues every delivery of a batch that was never attempted, in the sweeper\'s view, and deletes the manifest', async () => {
+  it('enqueues every delivery of a batch that was never attempted, in the sweeper\'s view, and moves the watermark past the manifest', async () => {
     const deps = fakeDeps();
     deps.subscriptions.items.set('sub_a', aSubscription({ id: 'sub_a' }));
     deps.subscriptions.items.set('sub_b', aSubscription({ id: 'sub_b' }));
@@ -31,7 +31,8 @@ describe('finishPublishes', () => {
     assert.deepEqual(report, { manifests: 1, deliveries: 4 });
     assert.deepEqual(deps.queue.messages().map((m) => m.deliveryId).sort(), ['evt_1', 'evt_2'].flatMap((e) => ['sub_a', 'sub_b'].map((s) => deliveryIdFor(e, s))).sort());
     assert.ok(deps.queue.messages().every((m) => !m.fresh), 'the sender claims these rows (their first message may be out too)');
-    assert.equal(deps.ingestManifests.items.size, 0);
+    assert.deepEqual(await finishPublishes(deps, LATER, 100), { manifests: 0, deliveries: 0 }, 'checked once: the next run starts past it');
+    assert.equal(deps.ingestManifests.items.size, 1, 'kept: it is the event log until TTL takes it');
     assert.equal((await deps.deliveries.listDue('2024-05-01T12:05:01.000Z', 100)).length, 4, 'in view: if this enqueue is lost too, the sweep finds them');
   });
 
@@ -66,7 +67,7 @@ describe('finishPublishes', () => {
     assert.deepEqual(deps.queue.messages(), []);
   });
 
-  it('leaves the manifest of a batch that went through alone until the cut-off, then deletes it having sent nothing', async () => {
+  it('leaves the manifest of a batch that went through alone until the cut-off, then checks it once, sending nothing', async () => {
     const deps = fakeDeps();
     deps.subscriptions.items.set('sub_a', aSubscription({ id: 'sub_a' }));
     await publishBatch(deps, [{ id: 'evt_1', type: 'a', payloadJson: '{}' }]);
@@ -77,7 +78,73 @@ describe('finishPublishes', () => {
     assert.equal(deps.ingestManifests.items.size, 1);
     deps.clock.advance(300_000);
     assert.deepEqual(await finishPublishes(deps, LATER, 100), { manifests: 1, deliveries: 0 });
-    assert.equal(deps.ingestManifests.items.size, 0);
+    assert.deepEqual(await finishPublishes(deps, LATER, 100), { manifests: 0, deliveries: 0 });
     assert.deepEqual(deps.queue.messages(), []);
+  });
+});
+
+describe('finishPublishes: the per-shard watermark', () => {
+  const manifest = (key: string, shard = 'm0') => ({ shard, key, createdAt: key.split('#')[0]!, eventIds: [], deliveryIds: [] });
+  const at = (seconds: number) => new Date(Date.parse(NOW) + seconds * 1000).toISOString();
+
+  it('checks a shard oldest first within the limit, and the next run goes on from there', async () => {
+    const deps = fakeDeps();
+    for (const key of [`${at(1)}#a`, `${at(2)}#b`, `${at(3)}#c`]) await deps.ingestManifests.put(manifest(key));
+    deps.clock.advance(600_000);
+
+    assert.deepEqual(await finishPublishes(deps, at(300), 2), { manifests: 2, deliveries: 0 });
+    assert.deepEqual(deps.ingestManifests.marks.get('m0'), { shard: 'm0', checkedBefore: `${at(2)}#b`, checked: [`${at(2)}#b`] });
+    assert.deepEqual(await finishPublishes(deps, at(300), 2), { manifests: 1, deliveries: 0 });
+    assert.deepEqual(deps.ingestManifests.marks.get('m0'), { shard: 'm0', checkedBefore: at(300), checked: [] });
+    assert.deepEqual(await finishPublishes(deps, at(300), 2), { manifests: 0, deliveries: 0 });
+  });
+
+  it('never passes a key younger than the settle time: with a short grace it remembers what it checked there, and still checks a manifest that lands late', async () => {
+    const deps = fakeDeps();
+    await deps.ingestManifests.put(manifest(`${at(-30)}#young`));
+    // A 10 s grace: the manifest is past it, but a publish could still be writing one as old.
+    assert.deepEqual(await finishPublishes(deps, at(-10), 100), { manifests: 1, deliveries: 0 });
+    assert.deepEqual(deps.ingestManifests.marks.get('m0'), { shard: 'm0', checkedBefore: at(-60), checked: [`${at(-30)}#young`] });
+
+    await deps.ingestManifests.put(manifest(`${at(-40)}#late`));
+    assert.deepEqual(await finishPublishes(deps, at(-10), 100), { manifests: 1, deliveries: 0 }, 'the late one only, not the one already checked');
+    deps.clock.advance(120_000);
+    await deps.ingestManifests.put(manifest(`${at(50)}#next`));
+    assert.deepEqual(await finishPublishes(deps, at(110), 100), { manifests: 1, deliveries: 0 }, 'the new one only');
+    assert.deepEqual(deps.ingestManifests.marks.get('m0'), { shard: 'm0', checkedBefore: at(60), checked: [] }, 'past them all once they settled');
+  });
+
+  it('keeps each shard apart, and leaves a shard with nothing to check unwritten', async () => {
+    const deps = fakeDeps();
+    await deps.ingestManifests.put(manifest(`${at(1)}#a`, 'm3'));
+    deps.clock.advance(600_000);
+    assert.deepEqual(await finishPublishes(deps, at(300), 100), { manifests: 1, deliveries: 0 });
+    assert.deepEqual([...deps.ingestManifests.marks.keys()], ['m3']);
+  });
+
+  it('a watermark another sweep moved meanwhile is left as that sweep wrote it (the manifests are checked again at worst)', async () => {
+    const deps = fakeDeps();
+    await deps.ingestManifests.put(manifest(`${at(1)}#a`));
+    deps.clock.advance(600_000);
+    const racing = { shard: 'm0', checkedBefore: at(5), checked: [] };
+    const watermarks = deps.ingestManifests.watermarks.bind(deps.ingestManifests);
+    deps.ingestManifests.watermarks = async () => {
+      const read = await watermarks();
+      await deps.ingestManifests.setWatermark(racing, undefined);
+      return read;
+    };
+    assert.deepEqual(await finishPublishes(deps, at(300), 100), { manifests: 1, deliveries: 0 });
+    assert.deepEqual(deps.ingestManifests.marks.get('m0'), racing);
+  });
+});
+
+describe('nextWatermark', () => {
+  const m = (key: string) => ({ shard: 'm0', key, createdAt: key, eventIds: [], deliveryIds: [] });
+  it('goes to the cut-off after a complete read, to the last checked after a partial one, never past the settle time nor back', () => {
+    const at = { beforeIso: 'T5', settled: 'T9', complete: true };
+    assert.deepEqual(nextWatermark('m0', undefined, [m('T1#a')], at), { shard: 'm0', checkedBefore: 'T5', checked: [] });
+    assert.deepEqual(nextWatermark('m0', undefined, [m('T1#a'), m('T2#b')], { ...at, complete: false }), { shard: 'm0', checkedBefore: 'T2#b', checked: ['T2#b'] });
+    assert.deepEqual(nextWatermark('m0', undefined, [m('T1#a'), m('T6#b')], { ...at, beforeIso: 'T8', settled: 'T4' }), { shard: 'm0', checkedBefore: 'T4', checked: ['T6#b'] });
+    assert.deepEqual(nextWatermark('m0', { shard: 'm0', checkedBefore: 'T7', checked: [] }, [m('T7#a')], at), { shard: 'm0', checkedBefore: 'T7', checked: ['T7#a'] });
   });
 });

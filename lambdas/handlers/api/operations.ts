@@ -1,0 +1,281 @@
+import { z } from 'zod';
+import { deadLetterQuery, deliveryListQuery } from '#app/deliveries/delivery-request.ts';
+import { eventListQuery, subscriptionEventsQuery } from '#app/events/event-request.ts';
+import { publishBatch, publishEvent } from '#app/publish/publish-request.ts';
+import { bulkReplayBody } from '#app/replay/replay-request.ts';
+import { deliveryId, eventId, keyId, pageQuery, replayId, subscriptionId, tenantId } from '#app/schema/common.ts';
+import * as R from '#app/schema/responses.ts';
+import { CREATE_SUBSCRIPTION_SCHEMA, PAUSE_SCHEMA, ROTATE_SECRET_SCHEMA, UPDATE_SUBSCRIPTION_SCHEMA } from '#app/subscriptions/subscription-request.ts';
+import { subscriptionStatsQuery } from '#app/subscriptions/subscription-stats-request.ts';
+import { mintKeyBody } from '#app/tenants/tenant-request.ts';
+import type { PathParameter } from './route.ts';
+
+/**
+ * What each route of the HTTP API takes and answers, keyed `METHOD /path/template` exactly as
+ * ROUTES (router.ts) spells it: the OpenAPI document is built from the two (openapi.ts), the
+ * typed client (client/) calls routes through this table, and the integration tests check
+ * every answer against it (test/support/api-client.ts). A unit test keeps its keys and ROUTES'
+ * the same set. Nothing here runs a route: it imports schemas only, so a browser can load it.
+ */
+
+/** One answer a route gives: its JSON body's schema. */
+export interface Answer {
+  readonly description: string;
+  readonly schema: z.ZodType;
+}
+
+export interface Operation {
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags: readonly string[];
+  /** The query string (each parameter at most once). */
+  readonly query?: z.ZodObject;
+  /** The JSON body; `optional`: it may be left out (or blank), and then reads as `{}`. */
+  readonly body?: { readonly schema: z.ZodType; readonly optional?: boolean };
+  /** The successful answers by status. */
+  readonly responses: Readonly<Record<number, Answer>>;
+  /** Refusals this route gives beyond the ones every route of its kind gives (openapi.ts: `commonErrors`). */
+  readonly errors?: readonly number[];
+}
+
+/** What each path parameter may be (the router's PATH_PARAMETERS decide what reaches a route at all). */
+export const PATH_PARAMETER_SCHEMAS = {
+  subscriptionId,
+  deliveryId,
+  replayId,
+  keyId,
+  eventId,
+  tenantId,
+} as const satisfies Record<PathParameter, z.ZodType>;
+
+/** The schemas the document names as components (`#/components/schemas/<name>`); every operation's body and answers are among them. */
+export const REQUEST_COMPONENTS = {
+  CreateSubscriptionRequest: CREATE_SUBSCRIPTION_SCHEMA,
+  UpdateSubscriptionRequest: UPDATE_SUBSCRIPTION_SCHEMA,
+  RotateSecretRequest: ROTATE_SECRET_SCHEMA,
+  PauseRequest: PAUSE_SCHEMA,
+  PublishRequest: publishEvent,
+  PublishBatchRequest: publishBatch,
+  BulkReplayRequest: bulkReplayBody,
+  MintKeyRequest: mintKeyBody,
+} as const;
+
+const subscriptionPage = R.page(R.subscription);
+const deliveryPage = R.page(R.delivery);
+const attemptPage = R.page(R.attempt);
+const replayPage = R.page(R.replay);
+const tenantKeyList = R.page(R.tenantKey);
+const eventPage = R.page(R.eventSummary);
+const subscriptionEventPage = R.page(R.subscriptionEvent);
+/** The document itself: an OpenAPI 3.1 object (validated against the specification in the unit tests). */
+const openApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) });
+
+export const RESPONSE_COMPONENTS = {
+  Error: R.errorBody,
+  Health: R.health,
+  OpenApiDocument: openApiDocumentSchema,
+  RetryPolicy: R.retryPolicy,
+  Subscription: R.subscription,
+  CreatedSubscription: R.createdSubscription,
+  ResumedSubscription: R.resumedSubscription,
+  DeletedSubscription: R.deletedSubscription,
+  SubscriptionPage: subscriptionPage,
+  SubscriptionSecrets: R.subscriptionSecrets,
+  RotatedSecret: R.rotatedSecret,
+  TestEvent: R.testEvent,
+  SubscriptionStats: R.subscriptionStats,
+  Published: R.published,
+  PublishedBatch: R.publishedBatch,
+  EventDetail: R.eventDetail,
+  EventSummary: R.eventSummary,
+  EventPage: eventPage,
+  SubscriptionEvent: R.subscriptionEvent,
+  SubscriptionEventPage: subscriptionEventPage,
+  Delivery: R.delivery,
+  DeliveryPage: deliveryPage,
+  DeliveryDetail: R.deliveryDetail,
+  Attempt: R.attempt,
+  AttemptPage: attemptPage,
+  BulkReplay: R.replay,
+  BulkReplayPage: replayPage,
+  TenantKey: R.tenantKey,
+  TenantKeyList: tenantKeyList,
+  MintedKey: R.mintedKey,
+} as const;
+
+/** Keeps each answer's own schema type, which the typed client reads its result types from. */
+const answer = <S extends z.ZodType>(schema: S, description: string) => ({ schema, description }) as const;
+
+/** `GET /v1/subscriptions`: a page, optionally of one tenant's. */
+const subscriptionListQuery = pageQuery.extend({ tenantId: tenantId.optional() });
+
+export const OPERATIONS = {
+  'GET /health': {
+    operationId: 'getHealth', summary: 'Liveness', tags: ['Meta'],
+    responses: { 200: answer(R.health, 'the API answers') },
+  },
+  'GET /openapi.json': {
+    operationId: 'getOpenApiDocument', summary: 'This document', tags: ['Meta'],
+    responses: { 200: answer(openApiDocumentSchema, 'the OpenAPI 3.1 document of this API') },
+  },
+
+  'POST /v1/subscriptions': {
+    operationId: 'createSubscription', summary: 'Subscribe an endpoint', tags: ['Subscriptions'],
+    description: "Checks the URL against the target rules and answers with the signing secret, the one time it is shown (v1). eventTypes: '*', exact types, or 'prefix.*'; default ['*'].",
+    body: { schema: CREATE_SUBSCRIPTION_SCHEMA },
+    responses: { 201: answer(R.createdSubscription, 'created') },
+  },
+  'GET /v1/subscriptions': {
+    operationId: 'listSubscriptions', summary: 'List subscriptions', tags: ['Subscriptions'],
+    description: "A tenant key sees its own tenant's only, whatever tenantId it asks for.",
+    query: subscriptionListQuery,
+    responses: { 200: answer(subscriptionPage, 'a page of subscriptions') },
+  },
+  'GET /v1/subscriptions/{subscriptionId}': {
+    operationId: 'getSubscription', summary: 'Read a subscription', tags: ['Subscriptions'],
+    responses: { 200: answer(R.subscription, 'the subscription (never its secret)') },
+  },
+  'PATCH /v1/subscriptions/{subscriptionId}': {
+    operationId: 'updateSubscription', summary: 'Change a subscription', tags: ['Subscriptions'],
+    description: 'At least one field; null removes an optional one. A new URL is checked against the target rules.',
+    body: { schema: UPDATE_SUBSCRIPTION_SCHEMA },
+    responses: { 200: answer(R.subscription, 'the subscription as changed') },
+    errors: [409],
+  },
+  'DELETE /v1/subscriptions/{subscriptionId}': {
+    operationId: 'deleteSubscription', summary: 'Delete a subscription', tags: ['Subscriptions'],
+    description: 'Its state becomes deleted (final); its waiting deliveries are dead-lettered. Deleting it again changes nothing.',
+    responses: { 200: answer(R.deletedSubscription, 'deleted') },
+  },
+  'POST /v1/subscriptions/{subscriptionId}/rotate-secret': {
+    operationId: 'rotateSubscriptionSecret', summary: 'Rotate the signing secret', tags: ['Subscriptions'],
+    description: 'The new secret (fresh, or the one given) signs at once; the old ones keep signing beside it for overlapSeconds.',
+    body: { schema: ROTATE_SECRET_SCHEMA, optional: true },
+    responses: { 200: answer(R.rotatedSecret, 'the secrets signing now, the new one first') },
+    errors: [409],
+  },
+  'GET /v1/subscriptions/{subscriptionId}/secret': {
+    operationId: 'getSubscriptionSecrets', summary: 'Read the signing secrets', tags: ['Subscriptions'],
+    responses: { 200: answer(R.subscriptionSecrets, 'the secrets signing now, newest first') },
+    errors: [409],
+  },
+  'POST /v1/subscriptions/{subscriptionId}/test': {
+    operationId: 'sendTestEvent', summary: 'Send a test event', tags: ['Subscriptions'],
+    description: 'Publishes a hookline.test event to this subscription alone.',
+    responses: { 202: answer(R.testEvent, 'published; its delivery is on its way') },
+    errors: [409],
+  },
+  'GET /v1/subscriptions/{subscriptionId}/stats': {
+    operationId: 'getSubscriptionStats', summary: 'Delivery health over a window', tags: ['Subscriptions'],
+    query: subscriptionStatsQuery,
+    responses: { 200: answer(R.subscriptionStats, 'outcomes, success rate, latency and the last failure over [now - windowHours, now]') },
+  },
+  'POST /v1/subscriptions/{subscriptionId}/pause': {
+    operationId: 'pauseSubscription', summary: 'Pause deliveries', tags: ['Subscriptions'],
+    description: 'Events are still accepted and stored; nothing is sent until resume.',
+    body: { schema: PAUSE_SCHEMA, optional: true },
+    responses: { 200: answer(R.subscription, 'paused') },
+    errors: [409],
+  },
+  'POST /v1/subscriptions/{subscriptionId}/resume': {
+    operationId: 'resumeSubscription', summary: 'Resume deliveries', tags: ['Subscriptions'],
+    description: 'Every waiting delivery becomes due again, spread over a short window.',
+    responses: { 200: answer(R.resumedSubscription, 'active again') },
+    errors: [409],
+  },
+
+  'POST /v1/events': {
+    operationId: 'publishEvent', summary: 'Publish an event', tags: ['Events'],
+    description: 'Fans the event out to every subscription whose event types match. The same id again publishes nothing new and answers 200 with the same deliveries.',
+    body: { schema: publishEvent },
+    responses: { 202: answer(R.published, 'accepted: one delivery per matching subscription'), 200: answer(R.published, 'published before under this id: the same deliveries, nothing new sent') },
+  },
+  'POST /v1/events/batch': {
+    operationId: 'publishEventBatch', summary: 'Publish up to 100 events', tags: ['Events'],
+    description: 'The same rules per event; one bad event refuses the whole batch, naming it (events[3].type).',
+    body: { schema: publishBatch },
+    responses: { 200: answer(R.publishedBatch, 'one result per event, in order') },
+  },
+  'GET /v1/events': {
+    operationId: 'listEvents', summary: 'List published events', tags: ['Events'],
+    description: 'Newest first; optionally of one type, or created at or after `since`.',
+    query: eventListQuery,
+    responses: { 200: answer(eventPage, 'a page of events') },
+  },
+  'GET /v1/events/{eventId}': {
+    operationId: 'getEvent', summary: 'Read an event', tags: ['Events'],
+    description: 'With its payload and its delivery per subscription; a tenant key sees an event through its own deliveries only.',
+    responses: { 200: answer(R.eventDetail, 'the event') },
+  },
+  'GET /v1/subscriptions/{subscriptionId}/events': {
+    operationId: 'listSubscriptionEvents', summary: "A subscription's events, for reconciliation", tags: ['Events'],
+    description: 'Pass an item\'s cursor (or the page\'s nextCursor) as `after` to continue after it.',
+    query: subscriptionEventsQuery,
+    responses: { 200: answer(subscriptionEventPage, 'a page of the events sent to this subscription') },
+  },
+
+  'GET /v1/deliveries': {
+    operationId: 'listDeliveries', summary: "List a subscription's deliveries", tags: ['Deliveries'],
+    description: 'Newest first, optionally in one state.',
+    query: deliveryListQuery,
+    responses: { 200: answer(deliveryPage, 'a page of deliveries') },
+  },
+  'GET /v1/deliveries/{deliveryId}': {
+    operationId: 'getDelivery', summary: 'Read a delivery', tags: ['Deliveries'],
+    description: 'With its body, headers and latest 50 attempts.',
+    responses: { 200: answer(R.deliveryDetail, 'the delivery') },
+  },
+  'GET /v1/deliveries/{deliveryId}/attempts': {
+    operationId: 'listDeliveryAttempts', summary: "Page through a delivery's attempts", tags: ['Deliveries'],
+    description: "Pages go back in time (each page oldest first); start from the delivery's attemptLogNextCursor.",
+    query: pageQuery,
+    responses: { 200: answer(attemptPage, 'a page of attempts') },
+  },
+  'POST /v1/deliveries/{deliveryId}/replay': {
+    operationId: 'replayDelivery', summary: 'Replay a delivery', tags: ['Deliveries'],
+    description: 'A failed, expired or delivered delivery is sent again (attempts restart, a fresh deadline).',
+    responses: { 202: answer(R.delivery, 'pending again') },
+    errors: [409],
+  },
+  'GET /v1/dead-letters': {
+    operationId: 'listDeadLetters', summary: 'List dead letters', tags: ['Deliveries'],
+    description: 'Failed and expired deliveries, newest first, overall (admin) or of one subscription.',
+    query: deadLetterQuery,
+    responses: { 200: answer(deliveryPage, 'a page of dead letters') },
+  },
+
+  'POST /v1/replays': {
+    operationId: 'startBulkReplay', summary: 'Replay many deliveries', tags: ['Replays'],
+    description: 'Every matching delivery, re-attempts spread over a window; leaves an audit record.',
+    body: { schema: bulkReplayBody },
+    responses: { 200: answer(R.replay, 'finished within the request'), 202: answer(R.replay, 'running: it continues on the replay schedule') },
+  },
+  'GET /v1/replays': {
+    operationId: 'listBulkReplays', summary: 'The bulk replay audit trail', tags: ['Replays'],
+    query: pageQuery,
+    responses: { 200: answer(replayPage, 'a page of bulk replays, newest first') },
+  },
+  'GET /v1/replays/{replayId}': {
+    operationId: 'getBulkReplay', summary: 'Read a bulk replay', tags: ['Replays'],
+    responses: { 200: answer(R.replay, 'the audit record') },
+  },
+
+  'POST /v1/tenants/{tenantId}/keys': {
+    operationId: 'mintTenantKey', summary: 'Mint a tenant key', tags: ['Tenants'],
+    description: "A key that sees only this tenant's subscriptions and deliveries; shown once.",
+    body: { schema: mintKeyBody, optional: true },
+    responses: { 201: answer(R.mintedKey, 'minted') },
+  },
+  'GET /v1/tenants/{tenantId}/keys': {
+    operationId: 'listTenantKeys', summary: "List a tenant's keys", tags: ['Tenants'],
+    responses: { 200: answer(tenantKeyList, 'every key, oldest first, revoked and expired ones included (never the key)') },
+  },
+  'DELETE /v1/tenants/{tenantId}/keys/{keyId}': {
+    operationId: 'revokeTenantKey', summary: 'Revoke a tenant key', tags: ['Tenants'],
+    responses: { 200: answer(R.tenantKey, 'revoked') },
+  },
+} as const satisfies Record<string, Operation>;
+
+export type Operations = typeof OPERATIONS;
+export type OperationKey = keyof Operations;
