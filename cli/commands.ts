@@ -1,3 +1,5 @@
+import { daysBetween } from '#domain/archive.ts';
+import { ArchiveFormatError } from '#domain/errors.ts';
 import type { Backend } from './backend.ts';
 import { CliError, EXIT, IncompleteError } from './errors.ts';
 import { table, type Output } from './output.ts';
@@ -51,6 +53,112 @@ export async function subscriptionsCreate(ctx: Context, o: { url: string; eventT
     },
   });
   ctx.out.result(s, () => line`created ${s.id} (${s.state}) for ${s.url}\nsigning secret (shown once): ${s.secret}`);
+}
+
+const subscriptionLines = (s: Json) =>
+  [
+    line`${s.id}  ${s.state}${s.stateReason ? line` (${s.stateReason})` : ''}  since ${s.stateChangedAt}`,
+    line`  url           ${s.url}`,
+    line`  event types   ${s.eventTypes.join(', ')}`,
+    line`  tenant        ${s.tenantId ?? '-'}   description ${s.description ?? '-'}`,
+    line`  retry policy  ${s.retryPolicy ? JSON.stringify(s.retryPolicy) : 'the deployment default'}`,
+    ...(s.rateLimitPerSecond ? [line`  rate limit    ${s.rateLimitPerSecond}/s`] : []),
+    ...(s.headers && Object.keys(s.headers).length ? [line`  headers       ${JSON.stringify(s.headers)}`] : []),
+    ...(s.metadata && Object.keys(s.metadata).length ? [line`  metadata      ${JSON.stringify(s.metadata)}`] : []),
+    line`  created       ${s.createdAt}   updated ${s.updatedAt}`,
+  ].join('\n');
+
+export async function subscriptionsGet(ctx: Context, id: string) {
+  const s = await ctx.backend.call('GET /v1/subscriptions/{subscriptionId}', { params: { subscriptionId: id } });
+  ctx.out.result(s, () => subscriptionLines(s));
+}
+
+export interface UpdateOptions {
+  readonly url?: string;
+  readonly eventTypes?: string[];
+  readonly description?: string;
+  readonly retryPolicy?: string;
+  readonly metadata?: Record<string, string>;
+  readonly header?: Record<string, string>;
+  readonly rateLimit?: number;
+}
+
+/** `subscriptions update`: the fields given, nothing else (the API refuses an empty change). */
+export async function subscriptionsUpdate(ctx: Context, id: string, o: UpdateOptions) {
+  let retryPolicy: unknown;
+  if (o.retryPolicy !== undefined) {
+    try {
+      retryPolicy = JSON.parse(o.retryPolicy);
+    } catch {
+      throw new CliError('--retry-policy must be a JSON object, e.g. \'{"maxAttempts":6}\'', EXIT.usage);
+    }
+  }
+  const body = {
+    ...(o.url !== undefined ? { url: o.url } : {}),
+    ...(o.eventTypes !== undefined ? { eventTypes: o.eventTypes } : {}),
+    ...(o.description !== undefined ? { description: o.description } : {}),
+    ...(retryPolicy !== undefined ? { retryPolicy } : {}),
+    ...(o.metadata !== undefined ? { metadata: o.metadata } : {}),
+    ...(o.header !== undefined ? { headers: o.header } : {}),
+    ...(o.rateLimit !== undefined ? { rateLimitPerSecond: o.rateLimit } : {}),
+  };
+  if (Object.keys(body).length === 0) throw new CliError('nothing to change: give at least one of --url, --event-types, --description, --retry-policy, --metadata, --header, --rate-limit', EXIT.usage);
+  const s = await ctx.backend.call('PATCH /v1/subscriptions/{subscriptionId}', { params: { subscriptionId: id }, body });
+  ctx.out.result(s, () => `updated ${subscriptionLines(s)}`);
+}
+
+export async function subscriptionsDelete(ctx: Context, id: string) {
+  const s = await ctx.backend.call('DELETE /v1/subscriptions/{subscriptionId}', { params: { subscriptionId: id } });
+  ctx.out.result(s, () => line`${s.id} is ${s.state}; ${s.deadLettered} waiting deliveries were dead-lettered`);
+}
+
+export async function subscriptionsRotateSecret(ctx: Context, id: string, o: { secret?: string; overlap?: number }) {
+  const body = { ...(o.secret !== undefined ? { secret: o.secret } : {}), ...(o.overlap !== undefined ? { overlapSeconds: o.overlap } : {}) };
+  const r = await ctx.backend.call('POST /v1/subscriptions/{subscriptionId}/rotate-secret', { params: { subscriptionId: id }, ...(Object.keys(body).length ? { body } : {}) });
+  ctx.out.result(r, () =>
+    [
+      r.secret ? line`new signing secret (shown once): ${r.secret}` : line`new public key: ${r.publicKey ?? '-'}`,
+      table(r.secrets.map((e: Json) => [e.secret ?? e.publicKey, e.expiresAt ?? 'until the next rotation']), ['SECRET', 'SIGNS UNTIL']),
+    ].join('\n'),
+  );
+}
+
+export async function subscriptionsTest(ctx: Context, id: string) {
+  const t = await ctx.backend.call('POST /v1/subscriptions/{subscriptionId}/test', { params: { subscriptionId: id } });
+  ctx.out.result(t, () => line`sent test event ${t.eventId} to ${id}: delivery ${t.deliveryId} (follow it with \`hookline deliveries show ${t.deliveryId}\`)`);
+}
+
+export async function deliveriesList(ctx: Context, o: { subscription: string; state?: string; limit: number; cursor?: string; all?: boolean }) {
+  const page = await collect(
+    (cursor) => ctx.backend.call('GET /v1/deliveries', { query: { subscriptionId: o.subscription, state: o.state, limit: o.limit, cursor: cursor ?? o.cursor } }),
+    o.all ?? false,
+  );
+  ctx.out.result(page, () =>
+    page.items.length === 0
+      ? 'no deliveries'
+      : table(page.items.map((d: Json) => [d.id, d.state, d.eventId, d.attempts, d.lastStatus, d.nextAttemptAt, d.updatedAt]), ['ID', 'STATE', 'EVENT', 'ATTEMPTS', 'STATUS', 'NEXT ATTEMPT', 'UPDATED']) + moreHint(page),
+  );
+}
+
+export async function eventsList(ctx: Context, o: { type?: string; since?: string; limit: number; cursor?: string; all?: boolean }) {
+  const page = await collect((cursor) => ctx.backend.call('GET /v1/events', { query: { type: o.type, since: o.since, limit: o.limit, cursor: cursor ?? o.cursor } }), o.all ?? false);
+  ctx.out.result(page, () =>
+    page.items.length === 0 ? 'no events' : table(page.items.map((e: Json) => [e.id, e.type, e.createdAt, e.deliveries, e.tenantId]), ['ID', 'TYPE', 'CREATED', 'DELIVERIES', 'TENANT']) + moreHint(page),
+  );
+}
+
+export async function eventsShow(ctx: Context, id: string) {
+  const e = await ctx.backend.call('GET /v1/events/{eventId}', { params: { eventId: id } });
+  ctx.out.result(e, () =>
+    [
+      line`${e.id}  ${e.type}  created ${e.createdAt}${e.tenantId ? line`  tenant ${e.tenantId}` : ''}`,
+      line`  payload  ${JSON.stringify(e.payload)}`,
+      '',
+      e.deliveries.length === 0
+        ? '  no deliveries (no subscription took it)'
+        : table(e.deliveries.map((d: Json) => [d.deliveryId, d.subscriptionId, d.state, d.attempts, d.lastStatus]), ['DELIVERY', 'SUBSCRIPTION', 'STATE', 'ATTEMPTS', 'STATUS']),
+    ].join('\n'),
+  );
 }
 
 export async function subscriptionsPause(ctx: Context, id: string, o: { reason?: string }) {
@@ -227,17 +335,15 @@ export async function tenantsCreateKey(ctx: Context, tenantId: string) {
   ctx.out.result(k, () => line`tenant key for ${k.tenantId} (${k.keyId}), shown once:\n${k.key}`);
 }
 
-/** The UTC days from..to inclusive; the archiver validates the range again. */
+/**
+ * The UTC days from..to inclusive, one restore call each: the domain's rule for a range
+ * (`daysBetween`, the one the archiver applies), refused here as a usage error before any call.
+ */
 export function dayRange(from: string, to: string): string[] {
-  const day = /^\d{4}-\d{2}-\d{2}$/;
-  if (!day.test(from) || !day.test(to) || Number.isNaN(Date.parse(from)) || Number.isNaN(Date.parse(to))) {
-    throw new CliError('--from and --to must be days, YYYY-MM-DD (UTC)', EXIT.usage);
+  try {
+    return daysBetween(from, to);
+  } catch (error) {
+    if (error instanceof ArchiveFormatError) throw new CliError(`--from/--to: ${error.message}`, EXIT.usage, { cause: error });
+    throw error;
   }
-  const start = Date.parse(`${from}T00:00:00Z`);
-  const end = Date.parse(`${to}T00:00:00Z`);
-  if (end < start) throw new CliError('--to is before --from', EXIT.usage);
-  if ((end - start) / 86_400_000 > 365) throw new CliError('a restore covers at most 366 days', EXIT.usage);
-  const days: string[] = [];
-  for (let t = start; t <= end; t += 86_400_000) days.push(new Date(t).toISOString().slice(0, 10));
-  return days;
 }

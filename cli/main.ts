@@ -6,6 +6,7 @@ import * as commands from './commands.ts';
 import { environment } from './environment.ts';
 import { CliError, EXIT, ServiceCallError, type ExitCode } from './errors.ts';
 import { Output } from './output.ts';
+import { completionScript } from './completion.ts';
 import { printable } from './printable.ts';
 import { publish, type PublishOptions } from './publish.ts';
 import { resolveTarget, type AwsClients, type TargetOptions } from './target.ts';
@@ -26,13 +27,20 @@ function positiveInt(max: number) {
   };
 }
 
+/** A whole number of seconds; its bounds are the service's to check (the replay policy's, the rotation overlap's), so the CLI holds no copy. */
 function seconds(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n > 86_400) throw new InvalidArgumentError('must be a whole number of seconds from 0 to 86400');
-  return n;
+  if (!/^\d{1,9}$/.test(value)) throw new InvalidArgumentError('must be a whole number of seconds');
+  return Number(value);
 }
 
 const list = (value: string): string[] => value.split(',').map((s) => s.trim()).filter(Boolean);
+
+/** `--metadata k=v` / `--header k=v`, repeatable: collected into one object (the service checks names and values). */
+function pairs(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const at = value.indexOf('=');
+  if (at <= 0) throw new InvalidArgumentError('must be name=value');
+  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+}
 
 export interface Io {
   readonly stdout?: NodeJS.WritableStream;
@@ -47,7 +55,7 @@ export function buildProgram(io: Io = {}): { program: Command; failures: { error
   const env = io.env ?? process.env;
   const failures: { error?: unknown; options?: GlobalOptions } = {};
   const program = new Command('hookline')
-    .description('Operate Hookline: publish events, subscriptions, dead letters, replay (single and bulk), archive and restore.\nTalks to the local runtime (`npm start`) by default, to the deployed stack with --aws.')
+    .description('Operate Hookline: publish and inspect events, subscriptions, deliveries and dead letters, replay (single and bulk), archive and restore.\nTalks to the local runtime (`npm start`) by default, to the deployed stack with --aws.')
     .version(VERSION)
     .option('--json', 'print the result as one JSON document on stdout (progress stays on stderr)')
     .option('-q, --quiet', 'no progress output')
@@ -87,6 +95,9 @@ Examples:
   npx hookline publish --sqs --type invoice.paid --data '{"amount":42}'
   eval "$(npx hookline env)"
   npx hookline dead-letters list --subscription sub_123
+  npx hookline events list --type invoice.paid && npx hookline events show inv-1001
+  npx hookline subscriptions update sub_123 --event-types 'invoice.*' --rate-limit 20
+  eval "$(npx hookline completion bash)"
   npx hookline replay-bulk --from 2024-05-01 --to 2024-05-02 --dry-run
   npx hookline --aws --stack Hookline replay-bulk --from 2024-05-01T00:00:00Z --to 2024-05-01T06:00:00Z
   npx hookline archive run && npx hookline restore --from 2024-02-01 --to 2024-02-03`,
@@ -125,7 +136,7 @@ Examples:
     .option('--with-key', 'also print HOOKLINE_ADMIN_KEY (local: the data folder key; --aws: from Secrets Manager)')
     .action(action((ctx, o: { withKey?: boolean }) => environment(ctx, o)));
 
-  const subscriptions = program.command('subscriptions').description('list, create, pause and resume subscriptions');
+  const subscriptions = program.command('subscriptions').description('list, create, read, update, delete, pause and resume subscriptions; rotate secrets, send a test event');
   subscriptions
     .command('list')
     .description('list subscriptions, with their state and why')
@@ -142,6 +153,40 @@ Examples:
     .option('--tenant <id>', 'tenant the subscription belongs to')
     .option('--description <text>', 'free text')
     .action(action((ctx, o: { url: string; eventTypes?: string[]; tenant?: string; description?: string }) => commands.subscriptionsCreate(ctx, o)));
+  subscriptions
+    .command('get')
+    .description('one subscription: state, URL, event types, retry policy (never the secret)')
+    .argument('<id>', 'subscription id (sub_…)')
+    .action(action((ctx, id: string) => commands.subscriptionsGet(ctx, id)));
+  subscriptions
+    .command('update')
+    .description('change a subscription: only the fields given (a new URL is checked against the target rules)')
+    .argument('<id>', 'subscription id (sub_…)')
+    .option('--url <url>', 'endpoint to POST events to')
+    .option('--event-types <types>', 'comma-separated event types or patterns', list)
+    .option('--description <text>', 'free text')
+    .option('--retry-policy <json>', 'a partial retry policy as JSON, e.g. \'{"maxAttempts":6}\'')
+    .option('--metadata <name=value>', 'a label, never sent (repeatable; replaces all labels)', pairs)
+    .option('--header <name=value>', 'a header sent with every delivery (repeatable; replaces all custom headers)', pairs)
+    .option('--rate-limit <n>', 'at most this many attempts a second to the endpoint', positiveInt(10_000))
+    .action(action((ctx, id: string, o: commands.UpdateOptions) => commands.subscriptionsUpdate(ctx, id, o)));
+  subscriptions
+    .command('delete')
+    .description('delete: final; nothing more is sent and the waiting deliveries are dead-lettered')
+    .argument('<id>', 'subscription id (sub_…)')
+    .action(action((ctx, id: string) => commands.subscriptionsDelete(ctx, id)));
+  subscriptions
+    .command('rotate-secret')
+    .description('rotate the signing secret: the new one signs at once, the old ones beside it for the overlap (prints the new one once)')
+    .argument('<id>', 'subscription id (sub_…)')
+    .option('--secret <secret>', 'use this secret (whsec_…) instead of a fresh one')
+    .option('--overlap <seconds>', 'how long the old secrets keep signing (default: a day)', seconds)
+    .action(action((ctx, id: string, o: { secret?: string; overlap?: number }) => commands.subscriptionsRotateSecret(ctx, id, o)));
+  subscriptions
+    .command('test')
+    .description('send a test event (hookline.test) to this subscription alone')
+    .argument('<id>', 'subscription id (sub_…)')
+    .action(action((ctx, id: string) => commands.subscriptionsTest(ctx, id)));
   subscriptions
     .command('pause')
     .description('pause: events are still accepted and stored, nothing is sent until resume')
@@ -165,13 +210,37 @@ Examples:
     .option('--all', 'fetch every page')
     .action(action((ctx, o: { subscription?: string; limit: number; cursor?: string; all?: boolean }) => commands.deadLettersList(ctx, o)));
 
-  program
-    .command('deliveries')
-    .description('inspect deliveries')
+  const deliveries = program.command('deliveries').description('inspect deliveries');
+  deliveries
+    .command('list')
+    .description("a subscription's deliveries, newest first")
+    .requiredOption('--subscription <id>', 'the subscription (sub_…)')
+    .option('--state <state>', 'only this state: pending, in_flight, delivered, failed or expired')
+    .option('--limit <n>', 'page size (1-100)', positiveInt(100), 50)
+    .option('--cursor <cursor>', 'continue from a previous page')
+    .option('--all', 'fetch every page')
+    .action(action((ctx, o: { subscription: string; state?: string; limit: number; cursor?: string; all?: boolean }) => commands.deliveriesList(ctx, o)));
+  deliveries
     .command('show')
     .description('one delivery: state, body, headers and every attempt')
     .argument('<id>', 'delivery id (dlv_…)')
     .action(action((ctx, id: string) => commands.deliveriesShow(ctx, id)));
+
+  const events = program.command('events').description('published events and where they went');
+  events
+    .command('list')
+    .description('published events, newest first')
+    .option('--type <type>', 'only this event type (exactly)')
+    .option('--since <time>', 'created at or after: ISO 8601 time with zone, or a day (YYYY-MM-DD)')
+    .option('--limit <n>', 'page size (1-100)', positiveInt(100), 50)
+    .option('--cursor <cursor>', 'continue from a previous page')
+    .option('--all', 'fetch every page')
+    .action(action((ctx, o: { type?: string; since?: string; limit: number; cursor?: string; all?: boolean }) => commands.eventsList(ctx, o)));
+  events
+    .command('show')
+    .description('one event: its payload and its delivery per subscription')
+    .argument('<id>', 'event id')
+    .action(action((ctx, id: string) => commands.eventsShow(ctx, id)));
 
   program
     .command('replay')
@@ -230,6 +299,18 @@ Examples:
     .description('mint a key that sees and resends only this tenant’s deliveries (shown once)')
     .argument('<tenantId>', 'tenant id')
     .action(action((ctx, tenantId: string) => commands.tenantsCreateKey(ctx, tenantId)));
+
+  program
+    .command('completion')
+    .description('print a shell completion script: eval "$(npx hookline completion bash)" (or zsh, in ~/.zshrc)')
+    .argument('<shell>', 'bash or zsh')
+    .action((shell: string) => {
+      if (shell !== 'bash' && shell !== 'zsh') {
+        failures.error = new CliError(`completion: the shell must be bash or zsh, not ${shell}`, EXIT.usage);
+        return;
+      }
+      (io.stdout ?? process.stdout).write(completionScript(program, shell));
+    });
 
   return { program, failures };
 }

@@ -19,12 +19,13 @@ const shardName = (i: number) => `m${i}`;
  * listing order (a batch lists its last event first). Manifest keys are unique, so this is a
  * position in the merged order of every shard.
  */
-interface LogCursor extends Record<string, unknown> {
+export interface LogCursor extends Record<string, unknown> {
   readonly k: string;
   readonly n: number;
 }
 
-function decodeLogCursor(cursor: string | undefined): LogCursor | undefined {
+/** The cursor as issued, checked (the in-memory store of the tests shares it, so both refuse the same). */
+export function decodeLogCursor(cursor: string | undefined): LogCursor | undefined {
   const value = decodeCursor<LogCursor>(cursor);
   if (value === undefined) return undefined;
   // A forged position would only read the wrong range, but it is refused like any cursor this store did not issue.

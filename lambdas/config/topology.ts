@@ -143,6 +143,16 @@ export const BUCKETS = {
 export type BucketKey = keyof typeof BUCKETS;
 
 /** Shards of the `active` index: spreads live deliveries over partitions. */
+/**
+ * The API routes that answer without a key: the liveness probe and the API's own description.
+ * API Gateway gets an open route for each (every other path is `/v1/{proxy+}` behind the
+ * authorizer); the router's `public` routes must be exactly these (test/unit/handlers/public-routes.test.ts).
+ */
+export const PUBLIC_API_ROUTES = [
+  { method: 'GET', path: '/health', why: 'the unauthenticated liveness probe; it returns no data' },
+  { method: 'GET', path: '/openapi.json', why: 'the API description (routes and schemas), the same for every caller; it returns no data' },
+] as const;
+
 export const ACTIVE_SHARDS = 8;
 /** Shards of the ingest manifests table: every publish batch writes one item there, kept as the event log. */
 export const INGEST_MANIFEST_SHARDS = 16;

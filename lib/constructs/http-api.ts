@@ -6,6 +6,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { PUBLIC_API_ROUTES } from '../../lambdas/config/topology.ts';
 import { acknowledgeNag } from '../nag.ts';
 import type { ApiAuth, ApiThrottling } from './api.ts';
 
@@ -74,10 +75,10 @@ export function buildHttpApi(scope: Construct, options: HttpApiOptions): { api: 
         })
       : new HttpIamAuthorizer();
   const integration = new HttpLambdaIntegration('Api', options.handler, { payloadFormatVersion: apigwv2.PayloadFormatVersion.VERSION_2_0 });
-  const [health] = api.addRoutes({ path: '/health', methods: [apigwv2.HttpMethod.GET], integration, authorizer: new apigwv2.HttpNoneAuthorizer() });
-  acknowledgeNag(health!, [
-    { id: 'AwsSolutions-APIG4', reason: 'GET /health is the unauthenticated liveness probe by design (docs/design.md); it returns no data.' },
-  ]);
+  for (const open of PUBLIC_API_ROUTES) {
+    const [route] = api.addRoutes({ path: open.path, methods: [apigwv2.HttpMethod.GET], integration, authorizer: new apigwv2.HttpNoneAuthorizer() });
+    acknowledgeNag(route!, [{ id: 'AwsSolutions-APIG4', reason: `${open.method} ${open.path} is open by design (docs/design.md): ${open.why}.` }]);
+  }
   api.addRoutes({ path: '/v1/{proxy+}', methods: [apigwv2.HttpMethod.ANY], integration, authorizer });
   return { api, stage };
 }

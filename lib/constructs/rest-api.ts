@@ -4,6 +4,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
+import { PUBLIC_API_ROUTES } from '../../lambdas/config/topology.ts';
 import { acknowledgeNag } from '../nag.ts';
 import type { ApiAuth, ApiThrottling } from './api.ts';
 
@@ -80,11 +81,11 @@ export function buildRestApi(scope: Construct, options: RestApiOptions): apigw.R
   const protectedMethod: apigw.MethodOptions = authorizer
     ? { authorizer, authorizationType: apigw.AuthorizationType.CUSTOM }
     : { authorizationType: apigw.AuthorizationType.IAM };
-  const health = restApi.root.addResource('health').addMethod('GET', integration, { authorizationType: apigw.AuthorizationType.NONE });
-  acknowledgeNag(health, [
-    { id: 'AwsSolutions-APIG4', reason: 'GET /health is the unauthenticated liveness probe by design (docs/design.md); it returns no data.' },
-    { id: 'AwsSolutions-COG4', reason: 'GET /health is the unauthenticated liveness probe by design (docs/design.md); it returns no data.' },
-  ]);
+  for (const open of PUBLIC_API_ROUTES) {
+    const method = restApi.root.addResource(open.path.slice(1)).addMethod(open.method, integration, { authorizationType: apigw.AuthorizationType.NONE });
+    const reason = `${open.method} ${open.path} is open by design (docs/design.md): ${open.why}.`;
+    acknowledgeNag(method, [{ id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason }]);
+  }
   restApi.root.addResource('v1').addProxy({ defaultIntegration: integration, anyMethod: true, defaultMethodOptions: protectedMethod });
 
   if (options.webAclArn !== undefined) {

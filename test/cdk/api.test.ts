@@ -42,9 +42,10 @@ describe('API Gateway HTTP API (the default, bearer auth)', () => {
     for (const type of ['AWS::ApiGateway::RestApi', 'AWS::ApiGateway::Account', 'AWS::WAFv2::WebACLAssociation']) template.resourceCountIs(type, 0);
   });
 
-  test('routes: ANY /v1/{proxy+} behind the authorizer, GET /health open, nothing else', () => {
+  test('routes: ANY /v1/{proxy+} behind the authorizer, GET /health and GET /openapi.json open, nothing else', () => {
     const routes = routesOf(json);
-    assert.deepEqual(Object.keys(routes).sort(), ['ANY /v1/{proxy+}', 'GET /health']);
+    assert.deepEqual(Object.keys(routes).sort(), ['ANY /v1/{proxy+}', 'GET /health', 'GET /openapi.json']);
+    assert.equal(routes['GET /openapi.json']!.AuthorizationType, 'NONE');
     const authorizerId = resourcesOfType(json, 'AWS::ApiGatewayV2::Authorizer')[0]![0];
     assert.equal(routes['ANY /v1/{proxy+}']!.AuthorizationType, 'CUSTOM');
     assert.deepEqual(routes['ANY /v1/{proxy+}']!.AuthorizerId, { Ref: authorizerId });
@@ -167,9 +168,10 @@ describe("API Gateway REST API (apiType: 'rest', bearer auth)", () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'HooklineRest-ApiServerErrors', Metrics: Match.arrayWith([metric('Count'), metric('5XXError')]) });
   });
 
-  test('routes: ANY /v1/{proxy+} behind the authorizer, GET /health open, nothing else', () => {
+  test('routes: ANY /v1/{proxy+} behind the authorizer, GET /health and GET /openapi.json open, nothing else', () => {
     const methods = methodsByPath();
-    assert.deepEqual(Object.keys(methods).sort(), ['ANY /v1/{proxy+}', 'GET /health']);
+    assert.deepEqual(Object.keys(methods).sort(), ['ANY /v1/{proxy+}', 'GET /health', 'GET /openapi.json']);
+    assert.equal(methods['GET /openapi.json']!.AuthorizationType, 'NONE');
     const authorizerId = resourcesOfType(json, 'AWS::ApiGateway::Authorizer')[0]![0];
     assert.equal(methods['ANY /v1/{proxy+}']!.AuthorizationType, 'CUSTOM');
     assert.deepEqual(methods['ANY /v1/{proxy+}']!.AuthorizerId, { Ref: authorizerId });

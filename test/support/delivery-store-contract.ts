@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { REPLAYABLE_STATES, STATE, type CompletionAction, type DeliveryState } from '#domain/states.ts';
 import type { Delivery } from '#domain/types.ts';
 import type { Completion, DeliveryStore } from '#ports/delivery-store.ts';
-import type { Page, PageRequest } from '#ports/page.ts';
+import { InvalidCursorError, type Page, type PageRequest } from '#ports/page.ts';
 import { aDelivery } from './fakes.ts';
 
 export interface StoreUnderTest {
@@ -51,7 +51,7 @@ const COMPLETIONS: ReadonlyArray<readonly [CompletionAction, DeliveryState]> = [
 ];
 
 /** How many cases the contract has: each opens one store, which the runners check, so a lost case shows. */
-export const CONTRACT_CASES = 48;
+export const CONTRACT_CASES = 51;
 
 export function deliveryStoreContract(label: string, open: OpenStore): void {
   /** Runs `body` on a fresh store, disposing of it whatever happens. */
@@ -400,6 +400,41 @@ export function deliveryStoreContract(label: string, open: OpenStore): void {
         }
         const first = await store.listBySubscription({ subscriptionId: 'sub_list', state: 'in_flight', limit: 10 });
         assert.deepEqual(first.items, [rows[4]]);
+      }));
+
+      it('lists them oldest first (publish order) with order: oldest, page by page', withStore(async (store) => {
+        await seed(store, ...rows, aDelivery({ id: 'dlv_other', subscriptionId: 'sub_other', createdAt: at(-1) }));
+
+        for (const limit of [1, 3, 7, 100]) {
+          const ids = await allPages((r) => store.listBySubscription({ ...r, subscriptionId: 'sub_list', order: 'oldest' }), limit);
+          assert.deepEqual(ids, rows.map((d) => d.id), `limit ${limit}`);
+        }
+      }));
+
+      it('gives each item the cursor that continues right after it, in either order, also among equal creation times', withStore(async (store) => {
+        // Two of them created in the same instant, as the events of one publish batch are.
+        const tied = [aDelivery({ id: 'dlv_t1', subscriptionId: 'sub_list', createdAt: at(-995) }), aDelivery({ id: 'dlv_t2', subscriptionId: 'sub_list', createdAt: at(-995) })];
+        await seed(store, ...rows, ...tied);
+
+        for (const order of ['oldest', 'newest'] as const) {
+          const whole = await store.listBySubscription({ subscriptionId: 'sub_list', order, limit: 100 });
+          assert.equal(whole.items.length, rows.length + 2);
+          assert.equal(whole.itemCursors.length, whole.items.length);
+          for (const [i, cursor] of whole.itemCursors.entries()) {
+            const rest = await store.listBySubscription({ subscriptionId: 'sub_list', order, limit: 100, cursor });
+            assert.deepEqual(rest.items.map((d) => d.id), whole.items.slice(i + 1).map((d) => d.id), `${order}, after item ${i}`);
+          }
+          const failed = await store.listBySubscription({ subscriptionId: 'sub_list', order, state: 'failed', limit: 100, cursor: whole.itemCursors[0]! });
+          assert.deepEqual(failed.items.map((d) => d.id), whole.items.slice(1).filter((d) => d.state === 'failed').map((d) => d.id), `${order}: a state filter from an item's cursor`);
+        }
+      }));
+
+      it('refuses a cursor of another subscription\'s listing, and one it never issued', withStore(async (store) => {
+        await seed(store, ...rows, aDelivery({ id: 'dlv_other', subscriptionId: 'sub_other', createdAt: at(-1) }));
+        const other = await store.listBySubscription({ subscriptionId: 'sub_other', limit: 1, order: 'oldest' });
+
+        await assert.rejects(store.listBySubscription({ subscriptionId: 'sub_list', limit: 10, cursor: other.itemCursors[0]! }), InvalidCursorError);
+        await assert.rejects(store.listBySubscription({ subscriptionId: 'sub_list', limit: 10, order: 'oldest', cursor: 'bm90LWEtY3Vyc29y' }), InvalidCursorError);
       }));
     });
 

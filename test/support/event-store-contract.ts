@@ -38,7 +38,7 @@ export function anEvent(overrides: Partial<EventRecord> = {}): EventRecord {
 }
 
 /** How many cases the contract has: each opens one store, which the runners check, so a lost case shows. */
-export const EVENT_CONTRACT_CASES = 6;
+export const EVENT_CONTRACT_CASES = 7;
 
 export function eventStoreContract(label: string, open: OpenEventStore): void {
   const withStore = (body: (s: EventStoreUnderTest) => Promise<void>) => async () => {
@@ -91,6 +91,22 @@ export function eventStoreContract(label: string, open: OpenEventStore): void {
 
       assert.equal(await store.get('evt_gone'), undefined);
       assert.equal(await expiresAt('evt_gone'), undefined);
+    }));
+
+    it('getSummaries answers each known id once, without its body, in the order first asked, skipping unknown ones', withStore(async ({ store }) => {
+      const a = anEvent({ id: 'evt_a', tenantId: 'ten_1' });
+      const b = anEvent({ id: 'evt_b', type: 'order.paid', deliveryIds: [], subscriptionIds: [], body: `{"pad":"${'x'.repeat(100 * 1024)}"}` });
+      await store.putIfAbsent(a);
+      await store.putIfAbsent(b);
+      const { body: _a, ...summaryA } = a;
+      const { body: _b, ...summaryB } = b;
+
+      assert.deepEqual(await store.getSummaries(['evt_b', 'evt_unknown', 'evt_a', 'evt_b']), [summaryB, summaryA]);
+      assert.deepEqual(await store.getSummaries([]), []);
+      // More than one BatchGetItem holds.
+      const many = Array.from({ length: 130 }, (_, i) => `evt_m${i}`);
+      for (const id of many) await store.putIfAbsent(anEvent({ id }));
+      assert.deepEqual((await store.getSummaries(many)).map((e) => e.id), many);
     }));
 
     it('bodies of every kind come back identical: empty object, escapes, big', withStore(async ({ store }) => {

@@ -19,8 +19,9 @@ import type { Clock } from '#ports/clock.ts';
 import type { DeliveryMessage, DeliveryQueue } from '#ports/delivery-queue.ts';
 import type { EventStore, EventSummary, PutEventResult } from '#ports/event-store.ts';
 import type { EventLogEntry, EventLogRequest, IngestManifest, IngestManifestStore, ManifestWatermark } from '#ports/ingest-manifest-store.ts';
-import { decodeCursor, encodeCursor } from '#adapters/cursor.ts';
-import { InvalidCursorError, type Page, type PageRequest } from '#ports/page.ts';
+import { encodeCursor } from '#adapters/cursor.ts';
+import { decodeLogCursor } from '#adapters/dynamodb-ingest-manifest-store.ts';
+import type { Page, PageRequest } from '#ports/page.ts';
 import type { RotatedSecrets, SubscriptionChange, SubscriptionStore } from '#ports/subscription-store.ts';
 import { MemoryMetrics } from '#local/memory-metrics.ts';
 import { InMemoryDeliveryStore } from './memory-delivery-store.ts';
@@ -254,8 +255,7 @@ export class InMemoryIngestManifestStore implements IngestManifestStore {
 
   /** Each manifest's events newest first, a batch's last first; the cursor is a position (manifest key, events passed), as the adapter's. */
   async listEvents(request: EventLogRequest): Promise<Page<EventLogEntry>> {
-    const position = request.cursor ? decodeCursor<{ k: string; n: number }>(request.cursor)! : undefined;
-    if (position && (typeof position.k !== 'string' || !Number.isInteger(position.n))) throw new InvalidCursorError();
+    const position = decodeLogCursor(request.cursor);
     const all = [...this.items.values()].filter((m) => !request.since || m.key >= request.since).sort((a, b) => b.key.localeCompare(a.key));
     const items: EventLogEntry[] = [];
     for (const m of all) {
