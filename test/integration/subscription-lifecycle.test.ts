@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createPublicKey, verify } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { apiClient } from '#test/api-client.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 import type { ReceivedRequest } from '#test/receiver.ts';
 import { waitFor } from '#test/wait.ts';
@@ -229,6 +230,29 @@ describe('the subscription lifecycle over HTTP: update, delete, rotate, ed25519,
     await stack.waitForState(second.deliveryIds[0]!, ['delivered']);
     const after = await lastOn('/ed25519', 2);
     assert.ok(ed25519Verifies(publicKey, after) && ed25519Verifies(rotated.body.publicKey, after), 'old and new public keys both verify during the overlap');
+  });
+
+  it('a tenant key fixes its own subscriptions and cannot see another tenant’s', async () => {
+    const own = await stack.subscribe('/tenant-own', { tenantId: 'fixer', eventTypes: ['tenant.own'] });
+    const other = await stack.subscribe('/tenant-other', { tenantId: 'someone-else', eventTypes: ['tenant.other'] });
+    const tenant = apiClient(stack.runtime.url, (await stack.api.post('/v1/tenants/fixer/keys')).body.key);
+    assert.equal((await tenant.patch(`/v1/subscriptions/${own.id}`, { description: 'mine' })).status, 200);
+    assert.equal((await tenant.post(`/v1/subscriptions/${own.id}/rotate-secret`, { overlapSeconds: 60 })).status, 200);
+    assert.equal((await tenant.get(`/v1/subscriptions/${own.id}/secret`)).body.secrets.length, 2);
+    assert.equal((await tenant.post(`/v1/subscriptions/${own.id}/test`)).status, 202);
+    for (const res of [
+      await tenant.patch(`/v1/subscriptions/${other.id}`, { description: 'theirs' }),
+      await tenant.post(`/v1/subscriptions/${other.id}/rotate-secret`),
+      await tenant.get(`/v1/subscriptions/${other.id}/secret`),
+      await tenant.post(`/v1/subscriptions/${other.id}/test`),
+      await tenant.delete(`/v1/subscriptions/${other.id}`),
+    ]) {
+      assert.equal(res.status, 404, JSON.stringify(res.body));
+      assert.equal(res.body.error.code, 'not_found');
+    }
+    assert.equal((await stack.api.get(`/v1/subscriptions/${other.id}`)).body.description, null, 'the other tenant’s is untouched');
+    assert.equal((await tenant.patch(`/v1/subscriptions/${own.id}`, { tenantId: 'someone-else' })).status, 400, 'the tenant is not an editable field');
+    assert.equal((await tenant.delete(`/v1/subscriptions/${own.id}`)).body.state, 'deleted');
   });
 
   it('POST .../test sends a hookline.test event to that subscription alone, through the normal pipeline', async () => {

@@ -110,13 +110,20 @@ describe('CLI output is safe for a terminal', () => {
     body: '{"x":"\\u001b"}',
     attemptLog: [{ seq: 1, attempt: 1, startedAt: 't0', durationMs: 5, status: 500, error: null, responseSnippet: `${ESC}]8;;https://evil.example/${ESC}\\click me${ESC}]8;;${ESC}\\\r\nfake` }],
   };
+  // What each route answers, by the operations table's key the commands call it with.
+  const answers: Record<string, unknown> = {
+    'GET /v1/subscriptions': { items: [hostileSubscription], nextCursor: null },
+    'POST /v1/subscriptions/{subscriptionId}/pause': hostileSubscription,
+    'POST /v1/subscriptions': { ...hostileSubscription, secret: 'whsec_x' },
+    'GET /v1/deliveries/{deliveryId}': hostileDelivery,
+    'GET /v1/dead-letters': { items: [hostileDelivery], nextCursor: null },
+  };
   const backend = {
     aws: false,
-    listSubscriptions: async () => ({ items: [hostileSubscription], nextCursor: null }),
-    pause: async () => hostileSubscription,
-    createSubscription: async () => ({ ...hostileSubscription, secret: 'whsec_x' }),
-    delivery: async () => hostileDelivery,
-    deadLetters: async () => ({ items: [hostileDelivery], nextCursor: null }),
+    call: async (key: string) => {
+      if (!(key in answers)) throw new Error(`unexpected call ${key}`);
+      return answers[key];
+    },
   } as unknown as Backend;
 
   const runs: ReadonlyArray<readonly [string, (ctx: commands.Context) => Promise<void>, unknown]> = [
