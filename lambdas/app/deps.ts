@@ -22,6 +22,7 @@ import type { RateLimiter } from '#ports/rate-limiter.ts';
 import type { RecoveryStore } from '#ports/recovery-store.ts';
 import type { ReplayStore } from '#ports/replay-store.ts';
 import type { SecretOpener, SecretSealer } from '#ports/secret-sealer.ts';
+import type { SendRateCounters } from '#ports/send-rate-counters.ts';
 import type { SubscriptionStore } from '#ports/subscription-store.ts';
 
 /**
@@ -38,6 +39,8 @@ export interface Deps {
   readonly replays: ReplayStore;
   readonly recovery: RecoveryStore;
   readonly rateLimiter: RateLimiter;
+  /** The counters behind subscriptions' rateLimitPerSecond (the sender's rate gate). */
+  readonly sendRate: SendRateCounters;
   readonly apiKeys: ApiKeyStore;
   readonly archive: Archive;
   readonly manifests: ArchiveManifestStore;
@@ -85,6 +88,7 @@ export const PROVIDED_BY = {
   replays: ['REPLAYS_TABLE'],
   recovery: ['DELIVERIES_TABLE'],
   rateLimiter: ['RATE_LIMITS_TABLE'],
+  sendRate: ['RATE_LIMITS_TABLE'],
   apiKeys: ['API_KEYS_TABLE'],
   archive: ['ARCHIVE_BUCKET'],
   manifests: ['ARCHIVE_BATCHES_TABLE'],

@@ -3,7 +3,7 @@ import { MAX_JSON_NESTING, scanJsonText } from '#domain/json-text.ts';
 import type { DeliveryState } from '#domain/states.ts';
 import type { PageRequest } from '#ports/page.ts';
 import { ValidationError } from '#app/errors.ts';
-import { day, deliveryState, instantBound, limit, PAGE_LIMIT, pageQuery, prefixedId, tenantId, TENANT_ID_PATTERN, type IdPrefix } from '#app/schema/common.ts';
+import { day, deliveryState, instantBound, limit, PAGE_LIMIT, pageQuery, prefixedId, tenantId, type IdPrefix } from '#app/schema/common.ts';
 import { parseWith } from '#app/schema/refuse.ts';
 
 /**
@@ -14,8 +14,6 @@ import { parseWith } from '#app/schema/refuse.ts';
  */
 
 export const MAX_EVENT_BYTES = 256 * 1024;
-/** @deprecated the `tenantId` schema (lambdas/app/schema/common.ts); kept while subscription-request.ts moves to zod. */
-export const TENANT_PATTERN = TENANT_ID_PATTERN;
 
 export type Json = Record<string, unknown>;
 
@@ -97,14 +95,6 @@ export function parseQuery<S extends z.ZodType>(schema: S, query: Query): z.outp
 export function rejectUnknownFields(body: Json, allowed: readonly string[]): void {
   const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
   if (unknown.length > 0) throw new ValidationError(unknown[0]!, `is not a known field (allowed: ${allowed.join(', ')})`);
-}
-
-/**
- * An optional string field that must match `pattern`; `rule` says what it must be.
- * @deprecated a schema field (lambdas/app/schema/) says this; kept while subscription-request.ts moves to zod.
- */
-export function optionalString(body: Json, field: string, pattern: RegExp, rule: string): string | undefined {
-  return parseWith(z.string(rule).regex(pattern, rule).optional(), body[field], field);
 }
 
 /** A page size from the query string: a whole number from 1 to 100 (the `limit` schema), `fallback` when absent. */

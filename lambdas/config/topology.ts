@@ -116,7 +116,7 @@ export const TABLES = {
     // A tenant's keys, to list and revoke them by keyId (the table itself is keyed by the hash).
     indexes: [stringIndex(INDEXES.apiKeys.byTenant, 'tenantId', 'keyId', 'ALL')],
   }),
-  // Fixed-window counters (customer replay limit); TTL drops finished windows.
+  // Fixed-window counters (customer replay limit) and the sender's send-rate counters (`send#…`); TTL drops finished windows.
   rateLimits: table('RATE_LIMITS_TABLE', 'hookline-rate-limits', 'key', { ttlAttribute: 'expiresAt' }),
   // Publish batches' manifests: each batch's write-ahead record, which the sweeper checks once its grace has passed (a
   // per-shard watermark says how far it got), and then the time-ordered event log GET /v1/events reads; TTL drops them
@@ -255,6 +255,8 @@ export const FUNCTIONS = {
       // A dead letter extends its event's TTL to its own retention.
       'HOOKLINE_RETENTION_DELIVERED_DAYS',
       'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+      // Subscriptions' rateLimitPerSecond: the rate gate's sub-window counts and turns (keys `send#…`).
+      'RATE_LIMITS_TABLE',
     ],
   },
   sweeper: {

@@ -30,8 +30,9 @@ export const TABLE_GRANTS = {
   ingest: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'write' },
   // Reads the subscription (and disables it on 410 Gone) and the stored body; claims and
   // settles deliveries; appends attempts (conditional PutItem, never reads them back).
-  // A dead letter extends its event's TTL (UpdateItem).
-  sender: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'write' },
+  // A dead letter extends its event's TTL (UpdateItem). Counts rate-limited subscriptions'
+  // attempts and their turns (UpdateItem only, never a read).
+  sender: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'write', rateLimits: 'write' },
   // Expires, re-enqueues and releases deliveries; an expiry extends the subscription's
   // dead-letter streak and may auto-pause it (conditional updates of the subscription).
   // Checks publish batches' manifests (then moves its per-shard watermark past them), writing a missing delivery from its stored event.

@@ -29,10 +29,11 @@ describe('HTTP API on the local gateway', () => {
   });
 
   it('answers 404 with the error shape for unknown ids and routes', async () => {
-    for (const path of ['/v1/subscriptions/sub_doesnotexist', '/v1/deliveries/dlv_doesnotexist', '/v1/nothing-here']) {
+    // A missing resource is not_found; a path no route has is route_not_found (the API's surface, not a resource).
+    for (const [path, code] of [['/v1/subscriptions/sub_doesnotexist', 'not_found'], ['/v1/deliveries/dlv_doesnotexist', 'not_found'], ['/v1/nothing-here', 'route_not_found']] as const) {
       const res = await stack.api.get(path);
       assert.equal(res.status, 404, path);
-      assert.equal(res.body.error.code, 'not_found');
+      assert.equal(res.body.error.code, code, path);
     }
     const replay = await stack.api.post('/v1/deliveries/dlv_doesnotexist/replay');
     assert.equal(replay.status, 404);

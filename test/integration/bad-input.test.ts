@@ -320,10 +320,17 @@ function hostileCases(subscriptionId: string): HostileCase[] {
 
     wrongMethod('DELETE on subscriptions', '/v1/subscriptions', undefined, 'DELETE'),
     wrongMethod('PUT on events', '/v1/events', event({}), 'PUT'),
-    wrongMethod('GET on events', '/v1/events', undefined, 'GET'),
+    // GET /v1/events lists events; PATCH is on no events route.
+    wrongMethod('PATCH on events', '/v1/events', undefined, 'PATCH'),
     wrongMethod('DELETE on events', '/v1/events', undefined, 'DELETE'),
-    wrongMethod('PATCH on a subscription', `/v1/subscriptions/${subscriptionId}`, { state: 'disabled' }, 'PATCH'),
-    wrongMethod('DELETE on a subscription', `/v1/subscriptions/${subscriptionId}`, undefined, 'DELETE'),
+    wrongMethod('PUT on a subscription', `/v1/subscriptions/${subscriptionId}`, { state: 'disabled' }, 'PUT'),
+    // PATCH may not change the state (pause, resume and delete have their own routes).
+    bad('PATCH of a subscription\'s state', `/v1/subscriptions/${subscriptionId}`, { state: 'disabled' }, 'PATCH', 'state'),
+    bad('PATCH of a subscription\'s secrets', `/v1/subscriptions/${subscriptionId}`, { secrets: [] }, 'PATCH', 'secrets'),
+    bad('PATCH with an empty body object', `/v1/subscriptions/${subscriptionId}`, {}, 'PATCH', 'body'),
+    bad('PATCH with a header Hookline sets', `/v1/subscriptions/${subscriptionId}`, { headers: { 'Webhook-Signature': 'v1,forged' } }, 'PATCH', 'headers.Webhook-Signature'),
+    bad('rotate-secret with a secret that is not whsec_', `/v1/subscriptions/${subscriptionId}/rotate-secret`, { secret: 'hunter2' }, 'POST', 'secret'),
+    bad('rotate-secret with an overlap of a year', `/v1/subscriptions/${subscriptionId}/rotate-secret`, { overlapSeconds: 31_536_000 }, 'POST', 'overlapSeconds'),
     wrongMethod('GET on pause', `/v1/subscriptions/${subscriptionId}/pause`, undefined, 'GET'),
     wrongMethod('PUT on replays', '/v1/replays', replay({}), 'PUT'),
     wrongMethod('PUT on tenant keys', '/v1/tenants/acme/keys', undefined, 'PUT'),

@@ -51,7 +51,7 @@ describe('the hookline CLI against the local runtime', () => {
   });
 
   it('--help works on every command and subcommand; usage errors exit 2', async () => {
-    const paths = [[], ['subscriptions'], ['subscriptions', 'list'], ['subscriptions', 'create'], ['subscriptions', 'pause'], ['subscriptions', 'resume'], ['dead-letters', 'list'], ['deliveries', 'show'], ['replay'], ['replay-bulk'], ['replays', 'list'], ['replays', 'show'], ['archive', 'run'], ['restore'], ['tenants', 'create-key'], ['publish'], ['env']];
+    const paths = [[], ['subscriptions'], ['subscriptions', 'list'], ['subscriptions', 'create'], ['subscriptions', 'pause'], ['subscriptions', 'resume'], ['dead-letters', 'list'], ['deliveries', 'show'], ['replay'], ['replay-bulk'], ['replays', 'list'], ['replays', 'show'], ['archive', 'run'], ['restore'], ['tenants', 'create-key'], ['publish'], ['env'], ['subscriptions', 'get'], ['subscriptions', 'update'], ['subscriptions', 'delete'], ['subscriptions', 'rotate-secret'], ['subscriptions', 'test'], ['deliveries', 'list'], ['events'], ['events', 'list'], ['events', 'show'], ['completion']];
     const runs = await Promise.all(paths.map((p) => hookline([...p, '--help'])));
     for (const [i, run] of runs.entries()) {
       assert.equal(run.code, 0, `${paths[i]!.join(' ')} --help`);
@@ -209,6 +209,61 @@ describe('the hookline CLI against the local runtime', () => {
     const noFunction = await hookline([...aws.slice(0, 6), 'nope', ...aws.slice(7), 'replays', 'list'], env);
     assert.equal(noFunction.code, 3);
     assert.match(noFunction.stderr, /function nope not found/);
+  });
+
+  it('subscriptions get, update, rotate-secret, test and delete; deliveries list; events list and show', async () => {
+    const created = await hookline(['--json', 'subscriptions', 'create', '--url', `${stack.receiver.url}/cli-more`, '--event-types', 'cli.more']);
+    assert.equal(created.code, 0, created.stderr);
+    const id: string = created.json().id;
+    stack.receiver.expectSecret('/cli-more', created.json().secret);
+
+    const got = await hookline(['subscriptions', 'get', id]);
+    assert.equal(got.code, 0, got.stderr);
+    assert.match(got.stdout, new RegExp(`^${id}  active  since `));
+    assert.match(got.stdout, /event types   cli\.more/);
+
+    const updated = await hookline(['--json', 'subscriptions', 'update', id, '--description', 'from the cli', '--rate-limit', '5', '--metadata', 'team=billing', '--metadata', 'tier=gold']);
+    assert.equal(updated.code, 0, updated.stderr);
+    assert.deepEqual([updated.json().description, updated.json().rateLimitPerSecond, updated.json().metadata], ['from the cli', 5, { team: 'billing', tier: 'gold' }]);
+    assert.equal((await hookline(['subscriptions', 'update', id])).code, 2, 'nothing to change is a usage error');
+    const refused = await hookline(['subscriptions', 'update', id, '--retry-policy', '{"jitter": 5}']);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /retryPolicy\.jitter/);
+
+    const rotated = await hookline(['--json', 'subscriptions', 'rotate-secret', id, '--overlap', '3600']);
+    assert.equal(rotated.code, 0, rotated.stderr);
+    assert.match(rotated.json().secret, /^whsec_/);
+    assert.equal(rotated.json().secrets.length, 2, 'the old secret signs beside the new one for the overlap');
+
+    const sent = await hookline(['--json', 'subscriptions', 'test', id]);
+    assert.equal(sent.code, 0, sent.stderr);
+    const { eventId, deliveryId } = sent.json();
+    await stack.waitForState(deliveryId, ['delivered']);
+
+    const listed = await hookline(['--json', 'deliveries', 'list', '--subscription', id, '--state', 'delivered']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(listed.json().items.map((d: any) => d.id), [deliveryId]);
+    assert.match((await hookline(['deliveries', 'list', '--subscription', id])).stdout, new RegExp(`^ID\\s+STATE[\\s\\S]*${deliveryId}\\s+delivered`));
+
+    const events = await hookline(['--json', 'events', 'list', '--type', 'hookline.test']);
+    assert.equal(events.code, 0, events.stderr);
+    assert.ok(events.json().items.some((e: any) => e.id === eventId), 'the test event is listed');
+    const shown = await hookline(['events', 'show', eventId]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, new RegExp(`${deliveryId}\\s+${id}\\s+delivered`));
+    assert.equal((await hookline(['events', 'show', 'no-such-event'])).code, 3);
+
+    const deleted = await hookline(['--json', 'subscriptions', 'delete', id]);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.deepEqual([deleted.json().state, typeof deleted.json().deadLettered], ['deleted', 'number']);
+    assert.equal((await hookline(['--json', 'subscriptions', 'get', id])).json().state, 'deleted');
+  });
+
+  it('completion bash prints a script that completes the commands', async () => {
+    const run = await hookline(['completion', 'bash']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /complete -F _hookline hookline/);
+    assert.equal((await hookline(['completion', 'tcsh'])).code, 2);
   });
 
   it('subscriptions create stores the normalised URL, and deliveries go there', async () => {

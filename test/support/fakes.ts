@@ -25,6 +25,7 @@ import type { Page, PageRequest } from '#ports/page.ts';
 import type { RotatedSecrets, SubscriptionChange, SubscriptionStore } from '#ports/subscription-store.ts';
 import { MemoryMetrics } from '#local/memory-metrics.ts';
 import { InMemoryDeliveryStore } from './memory-delivery-store.ts';
+import { InMemorySendRateCounters } from './memory-stores.ts';
 import { offsetPage as page } from './offset-page.ts';
 
 export { InMemoryDeliveryStore };
@@ -280,6 +281,7 @@ export interface FakeDeps extends Pick<Deps, 'defaultRetryPolicy' | 'sweepGraceS
   readonly attempts: InMemoryAttemptStore;
   readonly queue: RecordingQueue;
   readonly ingestManifests: InMemoryIngestManifestStore;
+  readonly sendRate: InMemorySendRateCounters;
   readonly clock: FakeClock;
   readonly metrics: MemoryMetrics;
 }
@@ -293,6 +295,7 @@ export function fakeDeps(overrides: Partial<Mutable<FakeDeps>> = {}): FakeDeps {
     attempts: new InMemoryAttemptStore(),
     queue: new RecordingQueue(),
     ingestManifests: new InMemoryIngestManifestStore(),
+    sendRate: new InMemorySendRateCounters(),
     clock: new FakeClock(),
     metrics: new MemoryMetrics(),
     defaultRetryPolicy: DEFAULT_RETRY_POLICY as RetryPolicy,

@@ -9,6 +9,7 @@ import type { ApiKeyRecord, ApiKeyStore } from '#ports/api-key-store.ts';
 import type { BeginResult, IdempotencyRecord, IdempotencyStore } from '#ports/idempotency-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { RateLimiter } from '#ports/rate-limiter.ts';
+import type { SendRateCounters } from '#ports/send-rate-counters.ts';
 import type { ReplayProgress, ReplayStore } from '#ports/replay-store.ts';
 import { offsetPage } from './offset-page.ts';
 
@@ -25,6 +26,27 @@ export class InMemoryRateLimiter implements RateLimiter {
     if (count >= limit.limit) return { kind: 'limited', retryAfterSeconds: retryAfterSeconds(nowMs, window.resetAtMs) };
     this.counts.set(slot, count + 1);
     return { kind: 'allowed', remaining: limit.limit - count - 1 };
+  }
+}
+
+/** The send-rate counters as DynamoDbSendRateCounters keeps them; `calls` records every key asked for, in order. */
+export class InMemorySendRateCounters implements SendRateCounters {
+  readonly counts = new Map<string, number>();
+  readonly turns = new Map<string, number>();
+  readonly calls: { op: 'count' | 'takeTurn'; key: string }[] = [];
+
+  async count(key: string, _expiresAtSeconds: number): Promise<number> {
+    this.calls.push({ op: 'count', key });
+    const count = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, count);
+    return count;
+  }
+
+  async takeTurn(key: string, earliest: number, _expiresAtSeconds: number): Promise<number> {
+    this.calls.push({ op: 'takeTurn', key });
+    const turn = Math.max(this.turns.get(key) ?? earliest, earliest);
+    this.turns.set(key, turn + 1);
+    return turn;
   }
 }
 

@@ -12,11 +12,12 @@ import { firstDelivery } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
 import { DeliveryStageError } from '#app/errors.ts';
 import { recordHealth } from '#app/send/health.ts';
+import { rateGate } from '#app/send/rate-gate.ts';
 import { iso } from '#domain/time.ts';
 import { METRICS, type CountMetric } from '#config/topology.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type SendDeps = Pick<Deps, 'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'clock' | 'metrics' | 'http' | 'attemptTimeoutMs' | 'sweepGraceSeconds' | 'defaultRetryPolicy' | 'autoPause' | 'secretOpener' | 'retention'>;
+export type SendDeps = Pick<Deps, 'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'clock' | 'metrics' | 'http' | 'attemptTimeoutMs' | 'sweepGraceSeconds' | 'defaultRetryPolicy' | 'autoPause' | 'secretOpener' | 'retention' | 'sendRate'>;
 
 /** How a message reached the sender: its receive count and when it was sent (SQS attributes). */
 export interface Receipt {
@@ -119,13 +120,15 @@ function mayGoUnclaimed(deps: Pick<SendDeps, 'clock' | 'sweepGraceSeconds' | 'at
 
 /**
  * The happy path's preparation, or undefined to take the claimed path: only a fresh message
- * carrying its body, for a subscription that is active now.
+ * carrying its body, for a subscription that is active now (a rate-limited one's may be told to wait).
  */
-async function prepareFirst(deps: SendDeps, message: DeliveryMessageBody): Promise<Ready | undefined> {
+async function prepareFirst(deps: SendDeps, message: DeliveryMessageBody): Promise<Prepared | undefined> {
   const { fresh, body, eventId, eventType, createdAt, giveUpAt } = message;
   if (!fresh || body === undefined || !eventId || !eventType || !createdAt || !giveUpAt) return undefined;
   const subscription = await deps.subscriptions.getCached(message.subscriptionId);
   if (subscription?.state !== 'active') return undefined;
+  const waiting = await rateGate(deps, subscription, message);
+  if (waiting) return waiting;
   const nowMs = deps.clock.now();
   const pending = firstDelivery({ id: eventId, createdAt }, subscription, Date.parse(giveUpAt), Date.parse(createdAt));
   // The message's id is the one publish wrote (and answered with); the row is keyed by it.
@@ -137,6 +140,9 @@ async function prepare(deps: SendDeps, message: DeliveryMessageBody): Promise<Pr
   const nowMs = deps.clock.now();
   const subscription = await deps.subscriptions.get(message.subscriptionId);
   if (subscription?.state === 'paused') return deferWhilePaused(deps, message.deliveryId, nowMs);
+  // Before the claim: a delivery held back by its subscription's rate limit is not an attempt.
+  const waiting = await rateGate(deps, subscription, message);
+  if (waiting) return waiting;
 
   const lease = iso(nowMs + claimLeaseMs(deps.attemptTimeoutMs));
   const claim = await deps.deliveries.claim(message.deliveryId, iso(nowMs), lease);

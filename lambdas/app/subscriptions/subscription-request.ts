@@ -7,7 +7,8 @@ import { checkSecret, type SigningScheme } from '#domain/signing.ts';
 import type { PageRequest } from '#ports/page.ts';
 import type { SubscriptionChange } from '#ports/subscription-store.ts';
 import { ValidationError } from '#app/errors.ts';
-import { TENANT_PATTERN, parseObject, parsePageRequest, parseTenantId, type Json, type Query } from '#app/parse.ts';
+import { parseObject, parseQuery, type Json, type Query } from '#app/parse.ts';
+import { pageQuery, tenantId } from '#app/schema/common.ts';
 import { parseWith } from '#app/schema/refuse.ts';
 
 /** A rotation keeps the old secret signing this long by default, and at most a week. */
@@ -27,7 +28,7 @@ export const SUBSCRIPTION_FIELDS = {
       if (bad !== undefined) ctx.addIssue({ code: 'custom', message: `'${String(bad).slice(0, 40)}' is not an event type or pattern ('*', 'a.b', 'a.*')` });
     })
     .transform((types) => [...new Set(types as string[])]),
-  tenantId: z.string().regex(TENANT_PATTERN, { error: 'must be 1 to 128 letters, digits, or . _ : -' }),
+  tenantId,
   description: z.string({ error: 'must be a string of at most 1000 characters' }).max(1000, { error: 'must be a string of at most 1000 characters' }),
   // Checked by the domain's one copy of the rule (resolveRetryPolicy) once the shape is known.
   retryPolicy: z.unknown(),
@@ -174,7 +175,10 @@ export interface SubscriptionListQuery extends PageRequest {
   readonly tenantId?: string;
 }
 
+export const SUBSCRIPTION_LIST_QUERY = pageQuery.extend({ tenantId: tenantId.optional() });
+
 /** The `GET /v1/subscriptions` query: `limit`, `cursor`, `tenantId`. */
 export function parseSubscriptionListQuery(query: Query): SubscriptionListQuery {
-  return { ...parsePageRequest(query), ...(query.tenantId !== undefined ? { tenantId: parseTenantId(query.tenantId) } : {}) };
+  const { limit, cursor, tenantId: tenant } = parseQuery(SUBSCRIPTION_LIST_QUERY, query);
+  return { limit, ...(cursor ? { cursor } : {}), ...(tenant !== undefined ? { tenantId: tenant } : {}) };
 }

@@ -5,7 +5,7 @@ import { publishBatch, publishEvent } from '#app/publish/publish-request.ts';
 import { bulkReplayBody } from '#app/replay/replay-request.ts';
 import { deliveryId, eventId, keyId, pageQuery, replayId, subscriptionId, tenantId } from '#app/schema/common.ts';
 import * as R from '#app/schema/responses.ts';
-import { CREATE_SUBSCRIPTION_SCHEMA, PAUSE_SCHEMA, ROTATE_SECRET_SCHEMA, UPDATE_SUBSCRIPTION_SCHEMA } from '#app/subscriptions/subscription-request.ts';
+import { CREATE_SUBSCRIPTION_SCHEMA, PAUSE_SCHEMA, ROTATE_SECRET_SCHEMA, SUBSCRIPTION_LIST_QUERY, UPDATE_SUBSCRIPTION_SCHEMA } from '#app/subscriptions/subscription-request.ts';
 import { subscriptionStatsQuery } from '#app/subscriptions/subscription-stats-request.ts';
 import { mintKeyBody } from '#app/tenants/tenant-request.ts';
 import type { PathParameter } from './route.ts';
@@ -108,7 +108,6 @@ export const RESPONSE_COMPONENTS = {
 const answer = <S extends z.ZodType>(schema: S, description: string) => ({ schema, description }) as const;
 
 /** `GET /v1/subscriptions`: a page, optionally of one tenant's. */
-const subscriptionListQuery = pageQuery.extend({ tenantId: tenantId.optional() });
 
 export const OPERATIONS = {
   'GET /health': {
@@ -129,7 +128,7 @@ export const OPERATIONS = {
   'GET /v1/subscriptions': {
     operationId: 'listSubscriptions', summary: 'List subscriptions', tags: ['Subscriptions'],
     description: "A tenant key sees its own tenant's only, whatever tenantId it asks for.",
-    query: subscriptionListQuery,
+    query: SUBSCRIPTION_LIST_QUERY,
     responses: { 200: answer(subscriptionPage, 'a page of subscriptions') },
   },
   'GET /v1/subscriptions/{subscriptionId}': {

@@ -1,6 +1,7 @@
 import type { Principal } from '#app/access.ts';
 import type { FunctionDeps } from '#app/deps.ts';
 import type { Query } from '#app/parse.ts';
+import { ID_PREFIXES, idPatternSource } from '#app/schema/common.ts';
 import type { Page } from '#ports/page.ts';
 
 /** One API request as the handler hands it over, whatever transport it came by. */
@@ -36,10 +37,11 @@ export type Params = Readonly<Record<string, string>>;
  * an id DynamoDB would refuse as a key (over 2048 bytes) never reaches the store.
  */
 export const PATH_PARAMETERS = {
-  subscriptionId: '(sub_[A-Za-z0-9_-]{1,64})',
-  deliveryId: '(dlv_[A-Za-z0-9_-]{1,64})',
-  replayId: '(rpl_[A-Za-z0-9_-]{1,64})',
-  keyId: '(key_[A-Za-z0-9_-]{1,64})',
+  // The id schemas' own pattern (lambdas/app/schema/common.ts), so a path and a body hold ids to one rule.
+  subscriptionId: `(${idPatternSource(ID_PREFIXES.subscription)})`,
+  deliveryId: `(${idPatternSource(ID_PREFIXES.delivery)})`,
+  replayId: `(${idPatternSource(ID_PREFIXES.replay)})`,
+  keyId: `(${idPatternSource(ID_PREFIXES.key)})`,
   // An event id is the producer's (1 to 128 of these); percent-encoded, each can take 3.
   eventId: '([^/]{1,384})',
   // A tenant id is at most 128 characters; percent-encoded, each can take 3.

@@ -61,7 +61,7 @@ describe('readFunctionEnv', () => {
   });
 
   it('returns exactly the sender variables', () => {
-    assert.deepEqual(Object.keys(readFunctionEnv('sender', FULL_ENV)).sort(), [
+    assert.deepEqual(Object.keys(readFunctionEnv('sender', { ...FULL_ENV, RATE_LIMITS_TABLE: 'l' })).sort(), [
       'ATTEMPTS_TABLE',
       'DELIVERIES_TABLE',
       'DELIVERY_QUEUE_URL',
@@ -75,6 +75,7 @@ describe('readFunctionEnv', () => {
       'HOOKLINE_SECRETS_OPEN_KEY_ID',
       'HOOKLINE_SENDER_TIMEOUT_MS',
       'HOOKLINE_SWEEP_GRACE_SECONDS',
+      'RATE_LIMITS_TABLE',
       'SUBSCRIPTIONS_TABLE',
     ]);
   });
@@ -142,6 +143,7 @@ describe('readFunctionEnv', () => {
       ATTEMPTS_TABLE: 'attempts',
       DELIVERY_QUEUE_URL: 'https://sqs/delivery',
       HOOKLINE_SECRETS_OPEN_KEY_ID: 'arn:aws:kms:eu-west-1:123456789012:key/k',
+      RATE_LIMITS_TABLE: 'limits',
     });
 
     for (const name of ['HOOKLINE_ALLOW_PRIVATE_TARGETS', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_DEFAULT_RETRY_POLICY', 'HOOKLINE_AUTO_PAUSE_SECONDS'] as const) {

@@ -44,6 +44,19 @@ describe('ingest handler', () => {
     assert.equal(deps.events.items.size, 1, 'the valid message in the same batch is stored');
   });
 
+  it('a message whose id names an event stored with another payload is refused like a bad one (a WARN, kept for the redrive queue); the same event again is fine', async () => {
+    const deps = fakeDeps();
+    const { logger, lines } = recordingLogger();
+    const handler = createIngestHandler(deps, { logger });
+    await handler({ Records: [record('m-1', '{"id":"ord-1","type":"order.created","payload":{"n":1}}')] }, context);
+
+    const response = await handler({ Records: [record('m-2', '{"id":"ord-1","type":"order.created","payload":{"n":2}}'), record('m-3', '{"id":"ord-1","type":"order.created","payload":{"n":1}}')] }, context);
+
+    assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-2' }] });
+    assert.deepEqual(lines.warn.map(([message, attributes]) => [message, attributes.messageId, attributes.field]), [['ingest message rejected', 'm-2', 'id']]);
+    assert.match(deps.events.items.get('ord-1')!.body, /"data":\{"n":1\}/);
+  });
+
   it('an unexpected failure stays an ERROR carrying the error', async () => {
     const deps = fakeDeps();
     const outage = new Error('DynamoDB unreachable');

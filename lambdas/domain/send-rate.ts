@@ -1,0 +1,84 @@
+/**
+ * A subscription's send rate limit (`rateLimitPerSecond`, L): the window arithmetic behind the
+ * sender's rate gate (app/send/rate-gate.ts), pure. docs/design.md, "Rate limits", states the
+ * rule; the unit tests check the bound for many L.
+ *
+ * Each second is cut into S = min(L, 10) equal sub-windows, aligned to the epoch, and each
+ * sub-window has a quota: floor(L/S) or ceil(L/S), the larger ones first, so that any S
+ * consecutive sub-windows hold exactly L. A 1 s window (half-open, anywhere) overlaps at most
+ * S + 1 consecutive sub-windows: S of them (exactly L) and one more (at most ceil(L/S)). So at
+ * most L + ceil(L/10) attempts start in any 1 s window, and a busy second still has room for L.
+ * (For L = 20: 100 ms sub-windows of 2, at most 22 in any second. Where ceil(L/10) divides L this
+ * is the same as sub-windows of 1000·q/L ms with q = ceil(L/10); otherwise the quotas alternate
+ * so that windows stay aligned to whole seconds, which the turns below need.)
+ */
+
+/** The bounds of `rateLimitPerSecond` (a whole number; absent means unlimited). */
+export const SEND_RATE_LIMIT_MIN = 1;
+export const SEND_RATE_LIMIT_MAX = 10_000;
+
+/** The sub-window an attempt falls in, for one limit. */
+export interface SendWindow {
+  readonly limit: number;
+  /** Sub-windows since the epoch: the counter's key. */
+  readonly index: number;
+  /** The whole second (since the epoch) it lies in. */
+  readonly second: number;
+  /** Its place in that second, 0 .. S-1: the same phase recurs every second. */
+  readonly slot: number;
+  /** How many attempts may start in it. */
+  readonly quota: number;
+  /** When it ends (epoch ms). */
+  readonly endsAtMs: number;
+}
+
+/** Sub-windows per second for a limit: 10, or L itself below 10 (a quota of one each). */
+export function subWindowsPerSecond(limit: number): number {
+  return Math.min(limit, 10);
+}
+
+/** The quota of the sub-window at `slot` of every second: the remainder goes to the first slots. */
+export function quotaAt(limit: number, slot: number): number {
+  const perSecond = subWindowsPerSecond(limit);
+  return Math.floor(limit / perSecond) + (slot < limit % perSecond ? 1 : 0);
+}
+
+/** The sub-window `nowMs` falls in. */
+export function sendWindowAt(limit: number, nowMs: number): SendWindow {
+  const perSecond = subWindowsPerSecond(limit);
+  // Integer arithmetic: ms × S stays far below 2^53, so no sub-window boundary is lost to rounding.
+  const index = Math.floor((Math.floor(nowMs) * perSecond) / 1000);
+  const second = Math.floor(index / perSecond);
+  const slot = index - second * perSecond;
+  return { limit, index, second, slot, quota: quotaAt(limit, slot), endsAtMs: Math.ceil(((index + 1) * 1000) / perSecond) };
+}
+
+/** Whether the attempt counted `count`-th in its sub-window may start (the count includes it). */
+export function admits(window: SendWindow, count: number): boolean {
+  return count <= window.quota;
+}
+
+/** The most attempts that can start in any 1 s window: L + ceil(L/10) (the README's guarantee). */
+export function maxInAnySecond(limit: number): number {
+  return limit + Math.ceil(limit / subWindowsPerSecond(limit));
+}
+
+/*
+ * Turns. A delivery the gate holds back comes back through SQS, whose delays are whole seconds,
+ * so it comes back at the same phase of a later second: in the sub-window of the same slot. Each
+ * slot therefore keeps its own queue of turns, numbered second × quota + j (j < quota): turn n
+ * is one of the quota places of that slot in second floor(n / quota). A held-back delivery takes
+ * the next free turn, no earlier than the next second, and waits until that second; the queue's
+ * length is how far back it is, so it returns about when its place is free instead of every
+ * second. A turn is a forecast, never a right: the sub-window count decides on its return too.
+ */
+
+/** The earliest turn a delivery held back in `window` may take: the first place of its slot in the next second. */
+export function earliestTurn(window: SendWindow): number {
+  return (window.second + 1) * window.quota;
+}
+
+/** Whole seconds from `window` until `turn`'s second (at least 1). */
+export function secondsUntilTurn(window: SendWindow, turn: number): number {
+  return Math.max(1, Math.floor(turn / window.quota) - window.second);
+}

@@ -1,0 +1,104 @@
+/**
+ * rateLimitPerSecond on the real local runtime: a burst to a subscription limited to 20/s and,
+ * the same events, to one without a limit. 200 events rather than the 1,000 of the guarantee's
+ * wording, so the limited drain takes ~10 s instead of ~50 s; the bench's `rate-limit` scenario
+ * runs the 1,000.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { maxInAnySecond } from '#domain/send-rate.ts';
+import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
+import { waitFor } from '#test/wait.ts';
+
+const EVENTS = 200;
+const LIMIT = 20;
+
+/** The most arrivals in any half-open 1 s window [a, a + 1000). */
+function maxInOneSecond(times: readonly number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let max = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i]! - sorted[j]! >= 1000) j++;
+    max = Math.max(max, i - j + 1);
+  }
+  return max;
+}
+
+describe('a subscription rate limit under a burst', () => {
+  let stack: LocalStack;
+  let limited: { id: string };
+  let free: { id: string };
+  const published = new Map<string, number>(); // event id → its n
+  let publishedAt = 0;
+
+  before(async () => {
+    stack = await startLocalStack();
+    limited = await stack.subscribe('/limited', { eventTypes: ['burst.*'], rateLimitPerSecond: LIMIT });
+    free = await stack.subscribe('/free', { eventTypes: ['burst.*'] });
+    publishedAt = Date.now();
+    for (let start = 0; start < EVENTS; start += 100) {
+      const events = Array.from({ length: 100 }, (_, k) => ({ id: `burst-${start + k}`, type: 'burst.tick', payload: { n: start + k } }));
+      const res = await stack.api.post('/v1/events/batch', { events });
+      assert.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+      for (const e of events) published.set(e.id, e.payload.n);
+    }
+    await waitFor('the limited subscription to receive the burst', () => stack.receiver.distinctCount('/limited') >= EVENTS, 90_000, 200);
+    await waitFor('the unlimited subscription to receive the burst', () => stack.receiver.distinctCount('/free') >= EVENTS, 30_000, 200);
+  });
+  after(() => stack?.stop());
+
+  it(`sends at most ${maxInAnySecond(LIMIT)} in any 1 s window, and keeps close to ${LIMIT}/s while the burst lasts`, () => {
+    const arrivals = stack.receiver.on('/limited').map((r) => r.receivedAt);
+    const max = maxInOneSecond(arrivals);
+    const drainSeconds = (Math.max(...arrivals) - Math.min(...arrivals)) / 1000;
+    console.log(`# limited: ${arrivals.length} requests, at most ${max} in any 1 s, drained in ${drainSeconds.toFixed(1)} s`);
+    assert.equal(maxInAnySecond(LIMIT), 22);
+    assert.ok(max <= 22, `${max} requests in one second`);
+    // The bound itself makes it take at least (200 − 22) / 20 ≈ 9 s; a gate that hammered or lost turns would take far longer.
+    assert.ok(drainSeconds >= (EVENTS - 22) / LIMIT - 1, `${drainSeconds} s`);
+    assert.ok(drainSeconds < 3 * (EVENTS / LIMIT), `${drainSeconds} s to drain ${EVENTS} at ${LIMIT}/s`);
+  });
+
+  it('delivers every event to both, exactly as published, once, signed', () => {
+    for (const path of ['/limited', '/free']) {
+      const requests = stack.receiver.on(path);
+      assert.equal(requests.length, EVENTS, `${path}: one request per event, none repeated`);
+      assert.deepEqual(new Set(requests.map((r) => r.webhookId)), new Set(published.keys()), `${path}: none lost`);
+      for (const r of requests) {
+        assert.equal(r.verified, true);
+        const body = JSON.parse(r.body);
+        assert.equal(body.id, r.webhookId);
+        assert.deepEqual(body.data, { n: published.get(r.webhookId) });
+      }
+    }
+  });
+
+  it('counts no wait as an attempt: each limited delivery is delivered at attempt 1 with one attempt logged', async () => {
+    const seen: any[] = [];
+    let cursor: string | undefined;
+    do {
+      const res: any = await stack.api.get(`/v1/deliveries?subscriptionId=${limited.id}&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      assert.equal(res.status, 200);
+      seen.push(...res.body.items);
+      cursor = res.body.nextCursor ?? undefined;
+    } while (cursor);
+    assert.equal(seen.length, EVENTS);
+    assert.deepEqual(new Set(seen.map((d) => d.state)), new Set(['delivered']));
+    assert.deepEqual(new Set(seen.map((d) => d.attempts)), new Set([1]));
+    // The attempt log of a few that waited longest: one attempt each.
+    const last = stack.receiver.on('/limited').slice(-3).map((r) => r.webhookId);
+    for (const d of seen.filter((x) => last.includes(x.eventId))) {
+      const detail = await stack.delivery(d.id);
+      assert.equal(detail.attemptLog.length, 1, JSON.stringify(detail.attemptLog));
+      assert.equal(detail.attemptLog[0].attempt, 1);
+    }
+  });
+
+  it('does not slow the unlimited subscription: its share is done before the limited one is halfway', () => {
+    const freeDone = Math.max(...stack.receiver.on('/free').map((r) => r.receivedAt));
+    const limitedHalf = stack.receiver.on('/limited').map((r) => r.receivedAt).sort((a, b) => a - b)[EVENTS / 2 - 1]!;
+    console.log(`# unlimited: ${EVENTS} in ${((freeDone - publishedAt) / 1000).toFixed(1)} s from the first publish; the limited one's ${EVENTS / 2}th at ${((limitedHalf - publishedAt) / 1000).toFixed(1)} s`);
+    assert.ok(freeDone < limitedHalf, `unlimited finished ${freeDone - limitedHalf} ms after the limited one's halfway point`);
+    assert.ok(maxInOneSecond(stack.receiver.on('/free').map((r) => r.receivedAt)) > maxInAnySecond(LIMIT), 'the unlimited one is sent faster than the limit');
+  });
+});

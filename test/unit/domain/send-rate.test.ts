@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { admits, earliestTurn, maxInAnySecond, quotaAt, secondsUntilTurn, sendWindowAt, subWindowsPerSecond } from '#domain/send-rate.ts';
+
+const LIMITS = [1, 2, 3, 7, 9, 10, 11, 15, 19, 20, 25, 99, 100, 101, 999, 1000, 9973, 10_000];
+const T0 = Date.parse('2025-03-01T12:00:00.000Z');
+
+/** The gate's rule on its own: each attempt counted in its sub-window, admitted while within the quota. */
+function admitted(limit: number, times: readonly number[]): number[] {
+  const counts = new Map<number, number>();
+  return times.filter((t) => {
+    const w = sendWindowAt(limit, t);
+    const count = (counts.get(w.index) ?? 0) + 1;
+    counts.set(w.index, count);
+    return admits(w, count);
+  });
+}
+
+/** The most timestamps in any half-open 1 s window [a, a + 1000). */
+function maxInOneSecond(sorted: readonly number[]): number {
+  let max = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i]! - sorted[j]! >= 1000) j++;
+    max = Math.max(max, i - j + 1);
+  }
+  return max;
+}
+
+/** A small deterministic generator, so a failure can be replayed. */
+function lcg(seed: number): () => number {
+  let s = seed;
+  return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+}
+
+describe('send rate windows', () => {
+  it('promises L + ceil(L/10) in any second (22 at 20/s)', () => {
+    assert.equal(maxInAnySecond(20), 22);
+    for (const limit of LIMITS) assert.equal(maxInAnySecond(limit), limit + Math.ceil(limit / 10), `L=${limit}`);
+  });
+
+  it('cuts each second into min(L, 10) sub-windows whose quotas add up to exactly L, none above ceil(L/10)', () => {
+    for (const limit of LIMITS) {
+      const perSecond = subWindowsPerSecond(limit);
+      assert.equal(perSecond, Math.min(limit, 10));
+      const quotas = Array.from({ length: perSecond }, (_, slot) => quotaAt(limit, slot));
+      assert.equal(quotas.reduce((a, b) => a + b, 0), limit, `L=${limit}: ${quotas.join(',')}`);
+      assert.ok(Math.max(...quotas) <= Math.ceil(limit / 10), `L=${limit}`);
+      assert.ok(Math.min(...quotas) >= 1, `L=${limit}`);
+    }
+  });
+
+  it('aligns sub-windows to whole seconds: a second starts at slot 0, and 20/s is 100 ms sub-windows of 2', () => {
+    const w = sendWindowAt(20, T0 + 1234);
+    assert.deepEqual(w, { limit: 20, index: (T0 + 1200) / 100, second: (T0 + 1000) / 1000, slot: 2, quota: 2, endsAtMs: T0 + 1300 });
+    assert.equal(sendWindowAt(20, T0 + 1999.9).slot, 9);
+    assert.equal(sendWindowAt(20, T0 + 2000).slot, 0);
+    // 3/s: thirds of a second, boundaries exact despite 333.3 ms sub-windows.
+    assert.deepEqual([0, 333, 334, 666, 667, 999, 1000].map((ms) => sendWindowAt(3, T0 + ms).slot), [0, 0, 1, 1, 2, 2, 0]);
+  });
+
+  for (const limit of LIMITS) {
+    it(`L=${limit}: never more than L + ceil(L/10) in any sliding second, and L in each whole second under load`, () => {
+      const random = lcg(limit);
+      const seconds = limit > 1000 ? 3 : 6;
+      // Far more demand than the limit, at random instants (several per ms at the highest limits).
+      const times = Array.from({ length: Math.max(limit, 50) * 4 * seconds }, () => T0 + Math.floor(random() * seconds * 1000 * 100) / 100).sort((a, b) => a - b);
+      const sent = admitted(limit, times);
+      assert.ok(maxInOneSecond(sent) <= maxInAnySecond(limit), `L=${limit}: ${maxInOneSecond(sent)} in one second`);
+      for (let s = 1; s < seconds - 1; s++) {
+        const inSecond = sent.filter((t) => t >= T0 + s * 1000 && t < T0 + (s + 1) * 1000).length;
+        assert.equal(inSecond, limit, `L=${limit}: second ${s} sent ${inSecond}`);
+      }
+    });
+  }
+
+  it('meets the bound exactly for the worst case: a sub-window used at its very end, the next second at its start', () => {
+    for (const limit of [1, 7, 20, 25, 10_000]) {
+      const perSecond = subWindowsPerSecond(limit);
+      const lastMsOfFirst = Math.ceil(1000 / perSecond) - 1;
+      // The whole quota of slot 0 in its last ms, then every later sub-window from its first ms, for a second.
+      const times = [
+        ...Array<number>(quotaAt(limit, 0)).fill(T0 + Math.floor(lastMsOfFirst)),
+        ...Array.from({ length: perSecond }, (_, k) => Array<number>(quotaAt(limit, (k + 1) % perSecond)).fill(T0 + Math.ceil(((k + 1) * 1000) / perSecond))).flat(),
+      ];
+      const sent = admitted(limit, times);
+      assert.equal(sent.length, times.length, `L=${limit}: all within their quotas`);
+      assert.equal(maxInOneSecond(sent), maxInAnySecond(limit), `L=${limit}`);
+    }
+  });
+});
+
+describe('send rate turns', () => {
+  it('starts a held-back delivery no sooner than the next second, at its own slot', () => {
+    const w = sendWindowAt(20, T0 + 340); // slot 3 of second T0, quota 2
+    assert.equal(earliestTurn(w), (T0 / 1000 + 1) * 2);
+    assert.equal(secondsUntilTurn(w, earliestTurn(w)), 1);
+    assert.equal(secondsUntilTurn(w, earliestTurn(w) + 1), 1, 'the second place of the same second');
+    assert.equal(secondsUntilTurn(w, earliestTurn(w) + 2), 2);
+    assert.equal(secondsUntilTurn(w, earliestTurn(w) + 39), 20);
+    assert.equal(secondsUntilTurn(w, 0), 1, 'never less than a second');
+  });
+
+  /** Second → how many held-back deliveries come back in it, for deliveries held back at `times`. */
+  function returns(limit: number, times: readonly number[]): Map<number, number> {
+    const queues = new Map<number, number>();
+    const back = new Map<number, number>();
+    for (const t of times) {
+      const w = sendWindowAt(limit, t);
+      const turn = Math.max(queues.get(w.slot) ?? earliestTurn(w), earliestTurn(w));
+      queues.set(w.slot, turn + 1);
+      const second = w.second + secondsUntilTurn(w, turn);
+      back.set(second, (back.get(second) ?? 0) + 1);
+    }
+    return back;
+  }
+
+  it('brings a burst back at L a second: 1,000 held back across one second at 20/s return over 50 s, 20 in each', () => {
+    const back = returns(20, Array.from({ length: 1000 }, (_, i) => T0 + i));
+    const seconds = [...back.keys()].sort((a, b) => a - b);
+    assert.deepEqual(new Set(back.values()), new Set([20]), JSON.stringify([...back]));
+    assert.equal(seconds.length, 50);
+    assert.equal(seconds[0], T0 / 1000 + 1);
+  });
+
+  it('keeps each delivery at its phase of the second: a burst held back within 500 ms has half the slots, so returns at half the rate', () => {
+    // SQS delays are whole seconds, so a delivery comes back at the phase it left; this is the cost of a burst that arrives faster than a second.
+    const back = returns(20, Array.from({ length: 1000 }, (_, i) => T0 + Math.floor(i / 2)));
+    assert.deepEqual(new Set(back.values()), new Set([10]));
+    assert.equal(back.size, 100);
+  });
+});
