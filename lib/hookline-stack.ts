@@ -17,6 +17,7 @@ export class HooklineStack extends Stack {
     this.delivery = new WebhookDelivery(this, 'Hookline', props.delivery);
 
     new CfnOutput(this, 'ApiUrl', { value: this.delivery.apiUrl, description: 'Base URL of the API, ending in / (append v1/... or health); the stage root for apiType rest' });
+    new CfnOutput(this, 'ConsoleUrl', { value: this.delivery.consoleUrl, description: 'The web dashboard: operator console (enter the admin key) and customer portal (links from POST /v1/tenants/{tenantId}/portal-sessions)' });
     new CfnOutput(this, 'IngestQueueUrl', { value: this.delivery.ingestQueue.queueUrl, description: 'Producers SendMessage events here' });
     new CfnOutput(this, 'IngestQueueArn', { value: this.delivery.ingestQueue.queueArn, description: 'The ingest queue, for producer IAM policies' });
     new CfnOutput(this, 'ProducerPolicyArn', { value: this.delivery.producerPolicy.managedPolicyArn, description: 'Managed policy a producer role attaches to publish events and nothing else' });

@@ -306,6 +306,11 @@ export class WebhookDelivery extends Construct {
     return this.api.url;
   }
 
+  /** The web dashboard the API serves: the operator console, and where customer portal links open. */
+  get consoleUrl(): string {
+    return this.api.consoleUrl;
+  }
+
   /** Lets a producer publish events: sqs:SendMessage on the ingest queue. */
   grantPublish(grantee: iam.IGrantable): iam.Grant {
     return this.ingestQueue.grantSendMessages(grantee);

@@ -10,6 +10,8 @@ export interface BannerOptions {
 }
 
 type BannerRuntime = Pick<Runtime, 'url' | 'adminKey' | 'dataDir' | 'endpoints' | 'embedded' | 'resourcePrefix'> & {
+  /** The web dashboard (operator console and customer portal), when the runtime serves it. */
+  readonly consoleUrl?: string;
   readonly queues: { readonly urls: Pick<Runtime['queues']['urls'], 'ingest'> };
   /**
    * A dashboard of the local run. There is none yet, so the runtime gives none and nothing is
@@ -30,12 +32,13 @@ export function banner(runtime: BannerRuntime, options: BannerOptions): string {
     options.adminKeyFromEnvironment ? `${api}   # and ${SCRIPT_VARIABLES.adminKey}: set it from your own variable (the key came from the environment, so it is not shown)` : api,
     exportLine(scriptVariables({ ingestQueueUrl: ingest, sqsEndpoint: runtime.endpoints.sqs })),
     ...(runtime.dashboardUrl ? [exportLine(scriptVariables({ dashboardUrl: runtime.dashboardUrl }))] : []),
+    ...(runtime.consoleUrl ? [exportLine(scriptVariables({ consoleUrl: runtime.consoleUrl }))] : []),
   ];
   return `Hookline is running locally.
   API        ${runtime.url}   (try: curl ${runtime.url}/health)
   Admin key  ${adminKey}
   Ingest     ${ingest}   (SQS: producers send {"type", "payload"} here; try: npx hookline publish --sqs --type demo.ping --data '{}')
-${runtime.dashboardUrl ? `  Dashboard  ${runtime.dashboardUrl}\n` : ''}  Data       ${runtime.dataDir}
+${runtime.consoleUrl ? `  Console    ${runtime.consoleUrl}   (web dashboard: paste the admin key; customer links: npx hookline portal-link --tenant <id>)\n` : ''}${runtime.dashboardUrl ? `  Dashboard  ${runtime.dashboardUrl}\n` : ''}  Data       ${runtime.dataDir}
   DynamoDB   ${runtime.endpoints.dynamodb} ${via('dynamodb', 'dynalite')}
   SQS        ${runtime.endpoints.sqs} ${via('sqs', 'fauxqs')}
   S3         ${runtime.endpoints.s3} ${via('s3', 'fauxqs')}

@@ -42,6 +42,8 @@ function requestParts(req: IncomingMessage, url: URL) {
   const method = req.method ?? 'GET';
   const path = url.pathname;
   const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'cookie').map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v ?? '')]));
+  // As API Gateway does, say which scheme the caller used (plain http here): links the API builds back to itself use it.
+  headers['x-forwarded-proto'] = 'http';
   // As HTTP API does: a repeated parameter's values joined by commas, the raw string alongside.
   const names = [...new Set(url.searchParams.keys())];
   const query = names.length ? Object.fromEntries(names.map((k) => [k, url.searchParams.getAll(k).join(',')])) : undefined;

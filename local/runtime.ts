@@ -5,6 +5,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDbApiKeyStore } from '#adapters/dynamodb-api-key-store.ts';
+import { DynamoDbPortalSessionStore } from '#adapters/dynamodb-portal-session-store.ts';
 import { documentClient } from '#adapters/dynamodb.ts';
 import { StaticKeySource } from '#adapters/secrets-manager-key-source.ts';
 import { buildDeps, sweepGraceSeconds } from '#adapters/function-deps.ts';
@@ -24,6 +25,7 @@ import { createSenderHandler } from '#handlers/sender.ts';
 import { createSweeperHandler } from '#handlers/sweeper.ts';
 import { externalEndpoints, reachableQueueUrl, SERVICES, startEmulators, type Emulators, type Service } from './emulators.ts';
 import { checkAdminKey } from './admin-key.ts';
+import { localDashboardAssets } from './dashboard-assets.ts';
 import { startGateway, type Gateway } from './gateway.ts';
 import { startLambdaApi, type LambdaApi } from './lambda-api.ts';
 import { lambdaContext, type Invoke } from './lambda-context.ts';
@@ -73,6 +75,8 @@ export interface RuntimeOptions {
 
 export interface Runtime {
   readonly url: string;
+  /** The web dashboard: the operator console, and where portal links open (`<url>/dashboard`). */
+  readonly consoleUrl: string;
   readonly adminKey: string;
   readonly dataDir: string;
   readonly metrics: MemoryMetrics;
@@ -241,8 +245,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   try {
     gateway = await listening('api', ports.api, () => startGateway({
       port: ports.api,
-      api: wrap('api', createApiHandler(apiDeps, obs)),
-      authorizer: wrap('authorizer', createAuthorizerHandler(new StaticKeySource(adminKey), obs, new DynamoDbApiKeyStore(documentClient(dynamodb), env.API_KEYS_TABLE!))),
+      api: wrap('api', createApiHandler(apiDeps, obs, { dashboard: localDashboardAssets() })),
+      authorizer: wrap(
+        'authorizer',
+        createAuthorizerHandler(
+          new StaticKeySource(adminKey),
+          obs,
+          new DynamoDbApiKeyStore(documentClient(dynamodb), env.API_KEYS_TABLE!),
+          Date.now,
+          new DynamoDbPortalSessionStore(documentClient(dynamodb), env.PORTAL_SESSIONS_TABLE!),
+        ),
+      ),
       onError,
     }));
   } catch (error) {
@@ -266,6 +279,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let stopped: Promise<void> | undefined;
   return {
     url: gateway.url,
+    consoleUrl: `${gateway.url}/dashboard`,
     adminKey,
     dataDir,
     metrics,

@@ -15,6 +15,8 @@ export const SCRIPT_VARIABLES = {
   sqsEndpoint: 'HOOKLINE_SQS_ENDPOINT',
   dashboardName: 'HOOKLINE_DASHBOARD_NAME',
   dashboardUrl: 'HOOKLINE_DASHBOARD_URL',
+  /** The web dashboard (operator console, customer portal): `<API>/dashboard`. Not the CloudWatch dashboard above. */
+  consoleUrl: 'HOOKLINE_CONSOLE_URL',
 } as const;
 
 export type ScriptValues = Partial<Record<keyof typeof SCRIPT_VARIABLES, string>>;

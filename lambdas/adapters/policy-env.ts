@@ -1,6 +1,7 @@
 import type { Deps } from '#app/deps.ts';
 import { resolveArchivePolicy } from '#domain/archive.ts';
 import { resolveAutoPausePolicy } from '#domain/auto-pause.ts';
+import { resolveNoticePolicy } from '#domain/notices.ts';
 import { InvalidPolicyError } from '#domain/errors.ts';
 import { resolvePauseLimit, resolveRateLimit } from '#domain/rate-limit.ts';
 import { resolveReplayPolicy } from '#domain/replay.ts';
@@ -9,7 +10,7 @@ import { InvalidEnvironmentError } from '#config/errors.ts';
 import { ENV_DEFAULTS, type EnvName } from '#config/topology.ts';
 
 type Vars = Partial<Record<EnvName, string>>;
-type PolicyDep = 'autoPause' | 'replayPolicy' | 'customerReplayLimit' | 'customerPauseLimit' | 'retention' | 'archivePolicy';
+type PolicyDep = 'autoPause' | 'replayPolicy' | 'customerReplayLimit' | 'customerPauseLimit' | 'retention' | 'archivePolicy' | 'noticePolicy';
 
 /**
  * Builds a policy from numbers in the environment through the domain's own validation. A
@@ -44,6 +45,19 @@ export const POLICIES_FROM_ENV: { readonly [K in PolicyDep]: (vars: Vars) => Dep
       vars,
       { batchSize: 'HOOKLINE_ARCHIVE_BATCH_SIZE', restoreHoldDays: 'HOOKLINE_RESTORE_HOLD_DAYS', lockSeconds: 'HOOKLINE_ARCHIVE_LOCK_SECONDS' },
       resolveArchivePolicy,
+    ),
+  noticePolicy: (vars) =>
+    policyFrom(
+      vars,
+      {
+        firstAfterSeconds: 'HOOKLINE_NOTICE_FIRST_SECONDS',
+        secondAfterSeconds: 'HOOKLINE_NOTICE_SECOND_SECONDS',
+        beforeExpirySeconds: 'HOOKLINE_NOTICE_BEFORE_EXPIRY_SECONDS',
+        lostAfterSeconds: 'HOOKLINE_NOTICE_LOST_AFTER_SECONDS',
+        recovered: 'HOOKLINE_NOTICE_RECOVERED',
+        leaseSeconds: 'HOOKLINE_NOTICE_LEASE_SECONDS',
+      },
+      resolveNoticePolicy,
     ),
 };
 

@@ -1,5 +1,6 @@
 import type { ArchivePolicy } from '#domain/archive.ts';
 import type { AutoPausePolicy } from '#domain/auto-pause.ts';
+import type { NoticePolicy } from '#domain/notices.ts';
 import type { RateLimit } from '#domain/rate-limit.ts';
 import type { ReplayPolicy } from '#domain/replay.ts';
 import type { RetentionPolicy } from '#domain/retention.ts';
@@ -16,7 +17,10 @@ import type { EventStore } from '#ports/event-store.ts';
 import type { IngestManifestStore } from '#ports/ingest-manifest-store.ts';
 import type { HostResolver } from '#ports/host-resolver.ts';
 import type { IdempotencyStore } from '#ports/idempotency-store.ts';
+import type { PortalSessionStore } from '#ports/portal-session-store.ts';
 import type { HttpSender } from '#ports/http-sender.ts';
+import type { Mailer } from '#ports/mailer.ts';
+import type { NoticeStore } from '#ports/notice-store.ts';
 import type { DeliveryMetrics } from '#ports/metrics.ts';
 import type { RateLimiter } from '#ports/rate-limiter.ts';
 import type { RecoveryStore } from '#ports/recovery-store.ts';
@@ -47,6 +51,8 @@ export interface Deps {
   readonly ingestManifests: IngestManifestStore;
   /** Responses of requests sent with an Idempotency-Key (the api only). */
   readonly idempotency: IdempotencyStore;
+  /** Customer portal links and the sessions they open (the api only). */
+  readonly portalSessions: PortalSessionStore;
   readonly http: HttpSender;
   readonly attemptTimeoutMs: number;
   /** How long past due (or past its publish) a delivery may wait before the sweeper steps in (HOOKLINE_SWEEP_GRACE_SECONDS). */
@@ -72,6 +78,21 @@ export interface Deps {
   readonly secretSealer: SecretSealer;
   /** Opens them for signing (the sender only; no other function can). */
   readonly secretOpener: SecretOpener;
+  /** Failure streaks and the notices decided in them (the notifier). */
+  readonly notices: NoticeStore;
+  /** Notice emails: SES on AWS, SMTP or the mail catcher locally, or off. */
+  readonly mailer: Mailer;
+  /** When each failure notice goes (domain/notices.ts). */
+  readonly noticePolicy: NoticePolicy;
+  /** Deployment-wide notice settings: who is always told, and where the links point. */
+  readonly noticeSettings: NoticeSettings;
+}
+
+export interface NoticeSettings {
+  /** The producer's support address, told of every notice. */
+  readonly supportEmail?: string;
+  /** The dashboard's base URL; without one, notices link to the API path of the dead letters. */
+  readonly dashboardUrl?: string;
 }
 
 /**
@@ -94,6 +115,7 @@ export const PROVIDED_BY = {
   manifests: ['ARCHIVE_BATCHES_TABLE'],
   ingestManifests: ['INGEST_MANIFESTS_TABLE'],
   idempotency: ['IDEMPOTENCY_KEYS_TABLE'],
+  portalSessions: ['PORTAL_SESSIONS_TABLE'],
   http: ['HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_ALLOW_PRIVATE_TARGETS', 'HOOKLINE_ALLOWED_PORTS'],
   attemptTimeoutMs: ['HOOKLINE_SENDER_TIMEOUT_MS'],
   sweepGraceSeconds: ['HOOKLINE_SWEEP_GRACE_SECONDS'],
@@ -110,6 +132,17 @@ export const PROVIDED_BY = {
   // environment grants one at a time, as its IAM policy does.
   secretSealer: ['HOOKLINE_SECRETS_SEAL_KEY_ID'],
   secretOpener: ['HOOKLINE_SECRETS_OPEN_KEY_ID'],
+  notices: ['NOTICES_TABLE'],
+  mailer: ['HOOKLINE_MAIL_TRANSPORT', 'HOOKLINE_MAIL_FROM'],
+  noticePolicy: [
+    'HOOKLINE_NOTICE_FIRST_SECONDS',
+    'HOOKLINE_NOTICE_SECOND_SECONDS',
+    'HOOKLINE_NOTICE_BEFORE_EXPIRY_SECONDS',
+    'HOOKLINE_NOTICE_LOST_AFTER_SECONDS',
+    'HOOKLINE_NOTICE_RECOVERED',
+    'HOOKLINE_NOTICE_LEASE_SECONDS',
+  ],
+  noticeSettings: ['HOOKLINE_NOTICE_SUPPORT_EMAIL', 'HOOKLINE_DASHBOARD_URL'],
 } as const satisfies Partial<Record<keyof Deps, readonly EnvName[]>>;
 export type ProvidedDep = keyof typeof PROVIDED_BY;
 

@@ -33,7 +33,7 @@ export class ValidationError extends ServiceError {
 export class NotFoundError extends ServiceError {
   override name = 'NotFoundError';
   constructor(
-    readonly kind: 'subscription' | 'delivery' | 'event' | 'replay' | 'key',
+    readonly kind: 'subscription' | 'delivery' | 'event' | 'replay' | 'key' | 'portal session',
     readonly id: string,
   ) {
     super(`${kind} ${id} does not exist`);
@@ -87,6 +87,17 @@ export class RateLimitedError extends ServiceError {
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The request could not be carried out now and nothing was stored; the same request may be sent again after `retryAfterSeconds`. */
+export class TemporarilyUnavailableError extends ServiceError {
+  override name = 'TemporarilyUnavailableError';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 1,
   ) {
     super(message);
   }

@@ -6,6 +6,7 @@
 
 import { DEFAULT_ARCHIVE_POLICY } from '../domain/archive.ts';
 import { DEFAULT_AUTO_PAUSE_POLICY } from '../domain/auto-pause.ts';
+import { DEFAULT_NOTICE_POLICY } from '../domain/notices.ts';
 import { DEFAULT_CUSTOMER_PAUSE_LIMIT, DEFAULT_CUSTOMER_REPLAY_LIMIT } from '../domain/rate-limit.ts';
 import { DEFAULT_REPLAY_POLICY } from '../domain/replay.ts';
 import { DEFAULT_RETENTION } from '../domain/retention.ts';
@@ -124,6 +125,12 @@ export const TABLES = {
   ingestManifests: table('INGEST_MANIFESTS_TABLE', 'hookline-ingest-manifests', 'shard', { sortKey: { name: 'key', type: 'S' }, ttlAttribute: 'expiresAt' }),
   // Idempotency-Key records (lambdas/app/idempotency/): a first request's response, sealed under the key, for 24 h; TTL drops them.
   idempotencyKeys: table('IDEMPOTENCY_KEYS_TABLE', 'hookline-idempotency-keys', 'id', { ttlAttribute: 'expiresAt' }),
+  // Customer portal links and the sessions they open (lambdas/app/portal/), by session id: the one-time code and the
+  // session token only as SHA-256 hashes, each carrying the id so every lookup is one GetItem; TTL drops them days after they end.
+  portalSessions: table('PORTAL_SESSIONS_TABLE', 'hookline-portal-sessions', 'id', { ttlAttribute: 'expiresAt' }),
+  // Failure notices (lambdas/app/notices/): open streaks (subject `streaks`, key = subscription id) and each notice under
+  // its subscription or replay (key `<anchor>#<kind>`), the conditional put that makes it go once; TTL drops old notices.
+  notices: table('NOTICES_TABLE', 'hookline-notices', 'subject', { sortKey: { name: 'key', type: 'S' }, ttlAttribute: 'expiresAt' }),
   // The archiver's write-ahead manifests of unfinished batches (empty after a clean run) and its run lock.
   archiveBatches: table('ARCHIVE_BATCHES_TABLE', 'hookline-archive-batches', 'objectKey'),
 } as const satisfies Record<string, TableDef>;
@@ -151,6 +158,13 @@ export type BucketKey = keyof typeof BUCKETS;
 export const PUBLIC_API_ROUTES = [
   { method: 'GET', path: '/health', why: 'the unauthenticated liveness probe; it returns no data' },
   { method: 'GET', path: '/openapi.json', why: 'the API description (routes and schemas), the same for every caller; it returns no data' },
+  // The web dashboard (lambdas/handlers/api/routes/dashboard.ts): static files, the same for every caller; every
+  // call it makes for data carries a bearer key or a portal session token and goes through the authorizer.
+  { method: 'GET', path: '/dashboard', why: 'the web dashboard page, a static file the same for every caller; it returns no data' },
+  { method: 'GET', path: '/dashboard/app.js', why: 'the web dashboard script, a static file the same for every caller; it returns no data' },
+  { method: 'GET', path: '/dashboard/app.css', why: 'the web dashboard style sheet, a static file the same for every caller; it returns no data' },
+  // The credential is the one-time code in the body, checked by the route (a hash compare and a conditional write).
+  { method: 'POST', path: '/v1/portal-sessions/exchange', why: 'it trades a one-time portal code (the credential, in the body) for a session token; without a valid unused code it refuses' },
 ] as const;
 
 export const ACTIVE_SHARDS = 8;
@@ -207,6 +221,8 @@ export const FUNCTIONS = {
       'INGEST_MANIFESTS_TABLE',
       // Responses of POST requests sent with an Idempotency-Key, for 24 h.
       'IDEMPOTENCY_KEYS_TABLE',
+      // Portal links: minted and revoked by the admin, their one-time codes exchanged for session tokens.
+      'PORTAL_SESSIONS_TABLE',
     ],
   },
   authorizer: {
@@ -214,7 +230,8 @@ export const FUNCTIONS = {
     timeoutSeconds: 10,
     memorySize: 256,
     description: 'Hookline API bearer-key authorizer',
-    environment: ['HOOKLINE_ADMIN_KEY_SECRET_ID', 'API_KEYS_TABLE'],
+    // Portal session tokens are looked up by their session id, like tenant keys by their hash.
+    environment: ['HOOKLINE_ADMIN_KEY_SECRET_ID', 'API_KEYS_TABLE', 'PORTAL_SESSIONS_TABLE'],
   },
   ingest: {
     entry: 'lambdas/functions/ingest.ts',
@@ -307,6 +324,38 @@ export const FUNCTIONS = {
       'HOOKLINE_ARCHIVE_LOCK_SECONDS',
     ],
   },
+  notifier: {
+    entry: 'lambdas/functions/notifier.ts',
+    timeoutSeconds: 300,
+    memorySize: 512,
+    description: 'Hookline notifier: failure notices to subscription owners and support, and operational webhooks',
+    environment: [
+      // What it reads to tell a failing subscription (at read time, like the stats) and what a notice lists.
+      'SUBSCRIPTIONS_TABLE',
+      'DELIVERIES_TABLE',
+      'ATTEMPTS_TABLE',
+      // Event types of the listed events; operational webhooks are published like any event (stored, fanned out, enqueued).
+      'EVENTS_TABLE',
+      'DELIVERY_QUEUE_URL',
+      'INGEST_MANIFESTS_TABLE',
+      'HOOKLINE_DEFAULT_RETRY_POLICY',
+      'HOOKLINE_RETENTION_DELIVERED_DAYS',
+      'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+      // Completed bulk replays (replay.completed).
+      'REPLAYS_TABLE',
+      'NOTICES_TABLE',
+      'HOOKLINE_NOTICE_FIRST_SECONDS',
+      'HOOKLINE_NOTICE_SECOND_SECONDS',
+      'HOOKLINE_NOTICE_BEFORE_EXPIRY_SECONDS',
+      'HOOKLINE_NOTICE_LOST_AFTER_SECONDS',
+      'HOOKLINE_NOTICE_RECOVERED',
+      'HOOKLINE_NOTICE_LEASE_SECONDS',
+      'HOOKLINE_NOTICE_SUPPORT_EMAIL',
+      'HOOKLINE_DASHBOARD_URL',
+      'HOOKLINE_MAIL_TRANSPORT',
+      'HOOKLINE_MAIL_FROM',
+    ],
+  },
 } as const satisfies Record<string, FunctionDef>;
 export type FunctionKey = keyof typeof FUNCTIONS;
 
@@ -360,6 +409,9 @@ export const SCHEDULES = [
   // Resumes bulk replays whose worker stopped (budget spent or crashed); a no-op query otherwise.
   { function: 'replay', rateMinutes: 1 },
   { function: 'archiver', rateMinutes: 1440 },
+  // Failure notices are hour-scale (1 h, 24 h, 6 h before expiry): a few minutes' lag is nothing, and each run reads every
+  // active subscription's newest deliveries, so a longer period costs less (docs/operations.md).
+  { function: 'notifier', rateMinutes: 5 },
 ] as const satisfies readonly ScheduleDef[];
 
 /**
@@ -369,6 +421,11 @@ export const SCHEDULES = [
 export const DEFAULT_SENDER_TIMEOUT_MS = 15_000;
 /** The sweeper's grace for a pending delivery past due (see HOOKLINE_SWEEP_GRACE_SECONDS); no CDK prop sets it. */
 export const DEFAULT_SWEEP_GRACE_SECONDS = 120;
+/** The value of an optional setting (HOOKLINE_NOTICE_SUPPORT_EMAIL, HOOKLINE_DASHBOARD_URL) that means "none". */
+export const NO_SETTING = 'none';
+/** The From address of notice emails when the deployment names none (the CDK sets it from the SES identity). */
+export const DEFAULT_MAIL_FROM = 'notices@hookline.invalid';
+
 /**
  * How long after its creation time a publish batch's manifest may still be being written: the
  * longest a publishing function (api, ingest) runs, plus a margin for a write sent just before
@@ -410,6 +467,7 @@ export const ENV_DEFAULTS = {
   ARCHIVE_BATCHES_TABLE: undefined,
   INGEST_MANIFESTS_TABLE: undefined,
   IDEMPOTENCY_KEYS_TABLE: undefined,
+  PORTAL_SESSIONS_TABLE: undefined,
   ARCHIVE_BUCKET: undefined,
   /** Seconds over which a bulk replay spreads its re-attempts at random (0: all due at once). */
   HOOKLINE_REPLAY_WINDOW_SECONDS: String(DEFAULT_REPLAY_POLICY.windowSeconds),
@@ -431,6 +489,26 @@ export const ENV_DEFAULTS = {
   HOOKLINE_RESTORE_HOLD_DAYS: String(DEFAULT_ARCHIVE_POLICY.restoreHoldDays),
   /** Seconds the archiver's run lock lives without renewal (renewed at every batch): how long a run that died blocks the next. */
   HOOKLINE_ARCHIVE_LOCK_SECONDS: String(DEFAULT_ARCHIVE_POLICY.lockSeconds),
+  NOTICES_TABLE: undefined,
+  /** Failure notices (domain/notices.ts): how long a subscription has failed at the first and the second notice. */
+  HOOKLINE_NOTICE_FIRST_SECONDS: String(DEFAULT_NOTICE_POLICY.firstAfterSeconds),
+  HOOKLINE_NOTICE_SECOND_SECONDS: String(DEFAULT_NOTICE_POLICY.secondAfterSeconds),
+  /** How long before the oldest pending delivery's deadline the "expiring" notice goes. */
+  HOOKLINE_NOTICE_BEFORE_EXPIRY_SECONDS: String(DEFAULT_NOTICE_POLICY.beforeExpirySeconds),
+  /** The lost summary's latest time after the oldest pending deadline (it goes sooner once nothing is still tried). */
+  HOOKLINE_NOTICE_LOST_AFTER_SECONDS: String(DEFAULT_NOTICE_POLICY.lostAfterSeconds),
+  /** 1: a "recovered" notice when a 2xx ends a streak someone was told about; 0: none. */
+  HOOKLINE_NOTICE_RECOVERED: String(DEFAULT_NOTICE_POLICY.recovered),
+  /** How long a decided notice is its worker's to send before another takes it over. */
+  HOOKLINE_NOTICE_LEASE_SECONDS: String(DEFAULT_NOTICE_POLICY.leaseSeconds),
+  /** The producer's support address: every notice goes to it too ('none': no such address). */
+  HOOKLINE_NOTICE_SUPPORT_EMAIL: NO_SETTING,
+  /** The dashboard's base URL, for links to a subscription's dead letters ('none': the API path instead). */
+  HOOKLINE_DASHBOARD_URL: NO_SETTING,
+  /** How notice emails go: `ses` (Amazon SES v2, on AWS), `local` (the local runtime's SMTP or mail catcher), `off` (no email). */
+  HOOKLINE_MAIL_TRANSPORT: 'off',
+  /** The From address of notice emails (on AWS, an address of the SES identity). */
+  HOOKLINE_MAIL_FROM: DEFAULT_MAIL_FROM,
 } as const;
 export type EnvName = keyof typeof ENV_DEFAULTS;
 
@@ -456,6 +534,10 @@ export const METRICS = {
   expired: 'DeliveriesExpired',
   deadLettered: 'DeadLettered',
   attemptLatency: 'AttemptLatency',
+  /** A failure notice sent (email and operational webhook). */
+  noticesSent: 'NoticesSent',
+  /** A notice send that failed (mail refused, publish failed); it is tried again, and the NoticesNotSent alarm watches this. */
+  noticeSendFailures: 'NoticeSendFailures',
 } as const;
 /** A counted metric (every name but the latency distribution). */
 export type CountMetric = Exclude<(typeof METRICS)[keyof typeof METRICS], typeof METRICS.attemptLatency>;

@@ -20,6 +20,14 @@ export interface DeadLetterStreak {
   readonly count: number;
 }
 
+/** How every auto-pause reason begins: what tells an auto-pause apart from a pause someone asked for. */
+export const AUTO_PAUSE_REASON_PREFIX = 'auto-paused:';
+
+/** Whether a paused subscription's reason is an auto-pause's. */
+export function isAutoPauseReason(reason: string | undefined): boolean {
+  return reason?.startsWith(AUTO_PAUSE_REASON_PREFIX) ?? false;
+}
+
 export type AutoPauseVerdict = { readonly kind: 'pause'; readonly reason: string } | { readonly kind: 'keep' };
 
 /**
@@ -34,7 +42,7 @@ export function autoPauseVerdict(state: SubscriptionState, streak: DeadLetterStr
   return {
     kind: 'pause',
     reason:
-      `auto-paused: every delivery since ${streak.since} was dead-lettered (${streak.count} in a row over ` +
+      `${AUTO_PAUSE_REASON_PREFIX} every delivery since ${streak.since} was dead-lettered (${streak.count} in a row over ` +
       `${formatSpan(spanMs)}, threshold ${formatSpan(policy.afterSeconds * 1000)}); fix the endpoint, then resume to drain the backlog`,
   };
 }

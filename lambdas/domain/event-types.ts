@@ -1,12 +1,47 @@
 /**
- * Whether a subscription's `eventTypes` select an event type: `*` matches everything,
- * `invoice.*` matches `invoice.paid` and `invoice.line.added`, anything else must be equal.
+ * Types under this prefix are Hookline's own: producers may not publish them (publish refuses
+ * them, naming `type`), so a receiver can trust that a `hookline.…` event came from Hookline.
+ */
+export const RESERVED_EVENT_TYPE_PREFIX = 'hookline.';
+
+/**
+ * Operational events (docs/operations.md, "Failure notices and operational webhooks"): they
+ * describe other subscriptions, so a catch-all `*` never selects them; only a pattern that
+ * names them (`hookline.*`, `hookline.subscription.*`, an exact type) does.
+ */
+export const OPERATIONAL_EVENT_PREFIXES = ['hookline.subscription.', 'hookline.replay.'] as const;
+
+export function isReservedEventType(type: string): boolean {
+  return type.startsWith(RESERVED_EVENT_TYPE_PREFIX);
+}
+
+export function isOperationalEventType(type: string): boolean {
+  return OPERATIONAL_EVENT_PREFIXES.some((prefix) => type.startsWith(prefix));
+}
+
+/**
+ * Whether a subscription's `eventTypes` select an event type: `*` matches everything but the
+ * operational events, `invoice.*` matches `invoice.paid` and `invoice.line.added`, anything else
+ * must be equal.
  */
 export function matchesEventType(patterns: readonly string[], type: string): boolean {
+  const operational = isOperationalEventType(type);
   return patterns.some((pattern) => {
-    if (pattern === '*' || pattern === type) return true;
-    return pattern.endsWith('.*') && type.startsWith(pattern.slice(0, -1));
+    if (pattern === type) return true;
+    if (pattern === '*') return !operational;
+    if (!pattern.endsWith('.*') || !type.startsWith(pattern.slice(0, -1))) return false;
+    return !operational || pattern.startsWith(RESERVED_EVENT_TYPE_PREFIX);
   });
+}
+
+/**
+ * Whether a subscription receives events of this type: its patterns select it, and an
+ * operational event (which names other subscriptions, whatever their tenant) goes only to a
+ * producer-owned subscription, one without a tenant.
+ */
+export function subscriptionSelects(subscription: { readonly eventTypes: readonly string[]; readonly tenantId?: string }, type: string): boolean {
+  if (isOperationalEventType(type) && subscription.tenantId !== undefined) return false;
+  return matchesEventType(subscription.eventTypes, type);
 }
 
 export const EVENT_TYPE_PATTERN = /^(\*|[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*(\.\*)?)$/;

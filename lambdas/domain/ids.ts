@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-export type IdPrefix = 'evt' | 'dlv' | 'sub' | 'rpl' | 'key';
+export type IdPrefix = 'evt' | 'dlv' | 'sub' | 'rpl' | 'key' | 'psn';
 
 /** A prefixed id from caller-supplied random bytes (so the domain stays deterministic in tests). */
 export function formatId(prefix: IdPrefix, randomBytes: Uint8Array): string {

@@ -19,6 +19,8 @@ export interface Subscription {
   readonly signatureScheme?: 'v1' | 'v1a';
   /** For `v1a`: each signing key's `whpk_` public key, same order as `secrets` (not secret, so kept in plain text). */
   readonly publicKeys?: readonly string[];
+  /** Who is told when the endpoint keeps failing (failure notices, docs/operations.md); at most MAX_CONTACT_EMAILS (domain/notices.ts). */
+  readonly contactEmails?: readonly string[];
   /** At most this many attempts a second to this endpoint; the rest wait (docs/design.md, "Rate limits"). */
   readonly rateLimitPerSecond?: number;
   readonly state: SubscriptionState;

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { buildDeps } from '#adapters/function-deps.ts';
+import { FolderDashboardAssets } from '#adapters/folder-dashboard-assets.ts';
 import { powertoolsMetrics } from '#adapters/powertools-metrics.ts';
 import { sealPlainSecrets } from '#app/secrets/seal-plain-secrets.ts';
 import { createApiHandler } from '#handlers/api/handler.ts';
@@ -11,7 +12,8 @@ import { SQS_FACTORIES } from '#adapters/deps/sqs-factories.ts';
 
 const obs = awsObservability();
 const deps = buildDeps('api', process.env, { metrics: powertoolsMetrics(obs.metrics!) }, { ...DYNAMODB_FACTORIES, ...SQS_FACTORIES, ...SECRETS_FACTORIES, ...SETTING_FACTORIES });
-const api = createApiHandler(deps, obs);
+// The dashboard's files sit next to this bundle: the CDK builds them into it (lib/constructs/api.ts).
+const api = createApiHandler(deps, obs, { dashboard: new FolderDashboardAssets(new URL('./dashboard/', import.meta.url)) });
 
 // Rows written before secrets were sealed are sealed by the one function that may seal, once
 // per container before its first request (conditional writes: racing containers write once).

@@ -6,8 +6,10 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { portalSession } from '#app/portal/portal-sessions.ts';
 import { tenantKey } from '#app/tenants/tenants.ts';
 import type { ApiKeyStore } from '#ports/api-key-store.ts';
+import type { PortalSessionStore } from '#ports/portal-session-store.ts';
 import type { KeySource } from '#ports/key-source.ts';
 import { withObservability, type Observability } from './observability.ts';
 
@@ -45,9 +47,18 @@ interface Grant {
  * its hash when `tenantKeys` is given) gives `tenant` with its tenant id, and the API scopes
  * every route to that tenant. A revoked or expired tenant key is refused like an unknown one;
  * tenant keys are looked up on every call (no cache here), so only API Gateway's authorizer
- * cache (30 s, lib/constructs/api.ts) delays a revocation.
+ * cache (30 s, lib/constructs/api.ts) delays a revocation. A customer portal session token
+ * (`hk_portal_…`, looked up by its session id when `portalSessions` is given) gives `tenant`
+ * too, marked `portal` (the router allows it fewer routes) and limited to one subscription
+ * when its link was; it ends with its link or its revocation, like a tenant key.
  */
-export function createAuthorizerHandler(keys: KeySource, obs: Observability, tenantKeys?: ApiKeyStore, now: () => number = Date.now): AuthorizerHandler {
+export function createAuthorizerHandler(
+  keys: KeySource,
+  obs: Observability,
+  tenantKeys?: ApiKeyStore,
+  now: () => number = Date.now,
+  portalSessions?: PortalSessionStore,
+): AuthorizerHandler {
   const grantFor = async (authorization: string | undefined): Promise<Grant | undefined> => {
     const match = /^Bearer ([\x21-\x7e]{1,512})$/i.exec(authorization ?? '');
     if (!match) return undefined;
@@ -55,6 +66,11 @@ export function createAuthorizerHandler(keys: KeySource, obs: Observability, ten
     if (keyMatches(key, await keys.adminKey())) return { principalId: 'admin', context: { role: 'admin' } };
     const tenant = tenantKeys ? await tenantKey(tenantKeys, key, now()) : undefined;
     if (tenant) return { principalId: `tenant:${tenant.tenantId}`, context: { role: 'tenant', tenantId: tenant.tenantId, keyId: tenant.keyId } };
+    const session = portalSessions ? await portalSession(portalSessions, key, now()) : undefined;
+    if (session) {
+      // Context values are strings; an empty subscriptionId is "no limit" (handlers/api/handler.ts principalOf).
+      return { principalId: `tenant:${session.tenantId}`, context: { role: 'tenant', tenantId: session.tenantId, keyId: session.id, portal: 'true', subscriptionId: session.subscriptionId ?? '' } };
+    }
     return undefined;
   };
 

@@ -7,6 +7,7 @@ import {
   NotFoundError,
   RouteNotFoundError,
   RateLimitedError,
+  TemporarilyUnavailableError,
   UnauthorizedError,
   ValidationError,
 } from '#app/errors.ts';
@@ -24,6 +25,7 @@ export type ErrorCode =
   | 'conflict'
   | 'idempotency_key_reused'
   | 'rate_limited'
+  | 'unavailable'
   | 'internal_error';
 
 /** A refused request as every entry point answers it: the status, the public `{code, message}`, and any headers that go with it. */
@@ -72,6 +74,7 @@ const ERROR_TABLE: readonly ErrorRule<Error>[] = [
   // delivery's state conflicts with the request, which a caller can read again and retry.
   rule({ type: InvalidTransitionError, status: 409, code: 'conflict' }),
   rule({ type: RateLimitedError, status: 429, code: 'rate_limited', headers: (e) => ({ 'retry-after': String(e.retryAfterSeconds) }) }),
+  rule({ type: TemporarilyUnavailableError, status: 503, code: 'unavailable', headers: (e) => ({ 'retry-after': String(e.retryAfterSeconds) }) }),
 ];
 
 /** What an error not in the table answers over HTTP: no internals, since it may be anything. */

@@ -1,7 +1,7 @@
 import type { SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
 
 /** The fields an owner may change after creation (PATCH), and a rotation's secrets. */
-export const EDITABLE_FIELDS = ['url', 'eventTypes', 'description', 'retryPolicy', 'metadata', 'headers', 'rateLimitPerSecond'] as const;
+export const EDITABLE_FIELDS = ['url', 'eventTypes', 'description', 'retryPolicy', 'metadata', 'headers', 'rateLimitPerSecond', 'contactEmails'] as const;
 export type EditableField = (typeof EDITABLE_FIELDS)[number];
 
 /** A rotation's result: the sealed list (newest first) with what stays plain beside it. */

@@ -23,9 +23,11 @@ export const TABLE_GRANTS = {
     ingestManifests: 'readWrite',
     // Idempotency-Key records: taken, read back on a retry, completed or released.
     idempotencyKeys: 'readWrite',
+    // Portal links: minted, exchanged (one conditional write) and revoked.
+    portalSessions: 'readWrite',
   },
-  // Looks tenant keys up by hash; never writes.
-  authorizer: { apiKeys: 'read' },
+  // Looks tenant keys up by hash and portal session tokens by session id; never writes.
+  authorizer: { apiKeys: 'read', portalSessions: 'read' },
   // Fan-out reads subscriptions; stores the event once and one delivery per subscription.
   ingest: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'write' },
   // Reads the subscription (and disables it on 410 Gone) and the stored body; claims and
@@ -43,4 +45,7 @@ export const TABLE_GRANTS = {
   // Reads what it archives, deletes archived rows and their attempts, puts restored rows back
   // (events too, when TTL has taken them); keeps its manifests and run lock.
   archiver: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'readWrite', archiveBatches: 'readWrite' },
+  // Reads subscriptions, deliveries, attempts and completed replays to decide notices (never writes them); keeps its
+  // streaks and notices; publishes operational webhooks like any publish (manifest, event once, one delivery per subscription).
+  notifier: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', ingestManifests: 'write', replays: 'read', notices: 'readWrite' },
 } as const satisfies Record<FunctionKey, TableGrants>;

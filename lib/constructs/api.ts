@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
@@ -14,6 +15,10 @@ import { DEFAULT_LOG_RETENTION, functionPropsFrom, HooklineFunction } from './ho
 import { buildHttpApi, HTTP_API_STAGE } from './http-api.ts';
 import type { HooklineQueue } from './queues.ts';
 import { buildRestApi } from './rest-api.ts';
+import { builtDashboardFolder } from '../../dashboard/build.ts';
+
+/** `'…'` for bash: the folder names come from mkdtemp and CDK, but a quote in one must not break the copy. */
+const shellQuoted = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
  * API Gateway caches each authorizer decision per key this long: a revoked or expired tenant key
@@ -132,6 +137,9 @@ export class HooklineApi extends Construct implements ApiDashboardMetrics {
     this.handler = new HooklineFunction(this, 'Api', {
       ...functionPropsFrom('api', props),
       sendsTo: [props.deliveryQueue],
+      // The web dashboard's files, built at synth time (dashboard/build.ts), go into the bundle beside
+      // index.mjs, where the function reads them (lambdas/functions/api.ts): one asset, one deploy.
+      afterBundling: (outputDir) => [`cp -R ${shellQuoted(builtDashboardFolder())} ${shellQuoted(path.join(outputDir, 'dashboard'))}`],
       noAsyncFailureDestination: 'Invoked only synchronously by API Gateway; the caller gets the error response, there is no asynchronous event to keep.',
     });
 
@@ -186,6 +194,11 @@ export class HooklineApi extends Construct implements ApiDashboardMetrics {
    */
   get url(): string {
     return this.stage.url;
+  }
+
+  /** The web dashboard (operator console; customer portal links open here): `<url>dashboard`. */
+  get consoleUrl(): string {
+    return `${this.stage.url}dashboard`;
   }
 
   /** The execute-api ARN of `method` (`*` for any) on `path` of this API's stage, for IAM policies. */

@@ -53,6 +53,11 @@ export interface HooklineFunctionProps {
    * for cdk-nag (see acknowledgeNoAsyncFailureDestination). @default nothing acknowledged
    */
   readonly noAsyncFailureDestination?: string;
+  /**
+   * Shell commands run after esbuild, given the bundle's output folder: what else the bundle
+   * carries (the api adds the web dashboard's files). @default none
+   */
+  readonly afterBundling?: (outputDir: string) => string[];
   /** Runs the function in these VPC subnets (the sender with static egress IPs). @default no VPC */
   readonly placement?: { readonly vpc: ec2.IVpc; readonly vpcSubnets: ec2.SubnetSelection; readonly securityGroups: ec2.ISecurityGroup[] };
 }
@@ -125,6 +130,9 @@ export class HooklineFunction extends Construct {
         banner: ESM_REQUIRE_BANNER,
         logLevel: LogLevel.WARNING,
         tsconfig: existsSync(path.join(root, 'tsconfig.json')) ? path.join(root, 'tsconfig.json') : undefined,
+        ...(props.afterBundling
+          ? { commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: (_inputDir: string, outputDir: string) => props.afterBundling!(outputDir) } }
+          : {}),
       },
     });
     markTopology(this.function, `function/${props.functionKey}`);

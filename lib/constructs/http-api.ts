@@ -76,7 +76,8 @@ export function buildHttpApi(scope: Construct, options: HttpApiOptions): { api: 
       : new HttpIamAuthorizer();
   const integration = new HttpLambdaIntegration('Api', options.handler, { payloadFormatVersion: apigwv2.PayloadFormatVersion.VERSION_2_0 });
   for (const open of PUBLIC_API_ROUTES) {
-    const [route] = api.addRoutes({ path: open.path, methods: [apigwv2.HttpMethod.GET], integration, authorizer: new apigwv2.HttpNoneAuthorizer() });
+    // An open route under /v1 (the portal code exchange) is more specific than /v1/{proxy+}, so API Gateway picks it.
+    const [route] = api.addRoutes({ path: open.path, methods: [open.method as apigwv2.HttpMethod], integration, authorizer: new apigwv2.HttpNoneAuthorizer() });
     acknowledgeNag(route!, [{ id: 'AwsSolutions-APIG4', reason: `${open.method} ${open.path} is open by design (docs/design.md): ${open.why}.` }]);
   }
   api.addRoutes({ path: '/v1/{proxy+}', methods: [apigwv2.HttpMethod.ANY], integration, authorizer });

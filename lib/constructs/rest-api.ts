@@ -82,11 +82,13 @@ export function buildRestApi(scope: Construct, options: RestApiOptions): apigw.R
     ? { authorizer, authorizationType: apigw.AuthorizationType.CUSTOM }
     : { authorizationType: apigw.AuthorizationType.IAM };
   for (const open of PUBLIC_API_ROUTES) {
-    const method = restApi.root.addResource(open.path.slice(1)).addMethod(open.method, integration, { authorizationType: apigw.AuthorizationType.NONE });
+    // resourceForPath makes nested resources (/dashboard/app.js) and shares /v1 with the proxy below;
+    // a static resource wins over the greedy {proxy+} beside it, so an open route under /v1 stays open.
+    const method = restApi.root.resourceForPath(open.path).addMethod(open.method, integration, { authorizationType: apigw.AuthorizationType.NONE });
     const reason = `${open.method} ${open.path} is open by design (docs/design.md): ${open.why}.`;
     acknowledgeNag(method, [{ id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason }]);
   }
-  restApi.root.addResource('v1').addProxy({ defaultIntegration: integration, anyMethod: true, defaultMethodOptions: protectedMethod });
+  restApi.root.resourceForPath('/v1').addProxy({ defaultIntegration: integration, anyMethod: true, defaultMethodOptions: protectedMethod });
 
   if (options.webAclArn !== undefined) {
     new wafv2.CfnWebACLAssociation(scope, 'WebAcl', { resourceArn: restApi.deploymentStage.stageArn, webAclArn: options.webAclArn });

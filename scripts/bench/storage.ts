@@ -94,7 +94,9 @@ export function keptParts(kept: Partial<Record<TableKey, { readonly kept: Readon
     if (rows.length === 0 && table !== 'events' && table !== 'deliveries') return [];
     const delivered = deliveredKeptFor();
     const known = table === 'deliveries' || table === 'attempts';
-    const keptFor = table === 'events' ? eventKeptFor() : known ? delivered : { ...delivered, rule: `${delivered.rule}: assumed, the bench knows no retention rule for this table` };
+    // A publish batch's manifest is the event log, kept as long as its events (the same TTL).
+    const manifest = table === 'ingestManifests' ? { ...eventKeptFor(), rule: `the events TTL, which each publish batch's manifest carries too (it is the event log)` } : undefined;
+    const keptFor = table === 'events' ? eventKeptFor() : manifest ?? (known ? delivered : { ...delivered, rule: `${delivered.rule}: assumed, the bench knows no retention rule for this table` });
     const bytes = rows.reduce((s, item) => s + billedBytes(table, item), 0);
     return [{ table, rowsPerEvent: rows.length / events, bytesPerRow: rows.length ? bytes / rows.length : 0, keptFor }];
   });

@@ -128,6 +128,7 @@ describe('functions: least-privilege IAM', () => {
     sweeper: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'readWrite' },
     replay: { subscriptions: 'read', events: 'write', deliveries: 'readWrite', replays: 'readWrite' },
     archiver: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'readWrite', archiveBatches: 'readWrite' },
+    notifier: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', ingestManifests: 'write', replays: 'read', notices: 'readWrite' },
   };
 
   test('TABLE_GRANTS is the pinned least-privilege table', () => {
@@ -156,7 +157,7 @@ describe('functions: least-privilege IAM', () => {
   }
 
   // The signing-secrets key (test/cdk/secrets-key.test.ts has the key policy and the conditions).
-  const EXPECTED_KMS: Record<FunctionKey, string[]> = { api: ['kms:GenerateDataKey'], authorizer: [], ingest: [], sender: ['kms:Decrypt'], sweeper: [], replay: [], archiver: [] };
+  const EXPECTED_KMS: Record<FunctionKey, string[]> = { api: ['kms:GenerateDataKey'], authorizer: [], ingest: [], sender: ['kms:Decrypt'], sweeper: [], replay: [], archiver: [], notifier: [] };
   for (const key of FUNCTION_KEYS) {
     test(`${key}: KMS actions are exactly ${JSON.stringify(EXPECTED_KMS[key])} (only the api seals secrets, only the sender opens them)`, () => {
       assert.deepEqual(statementsOf(json, key).flatMap(actionsOf).filter((a) => a.startsWith('kms:')).sort(), EXPECTED_KMS[key]);
@@ -166,7 +167,7 @@ describe('functions: least-privilege IAM', () => {
   const deliveryQueue = findTopologyResource(json, 'queue/delivery').logicalId;
   const ingestQueue = findTopologyResource(json, 'queue/ingest').logicalId;
 
-  for (const key of ['api', 'ingest', 'sender', 'sweeper'] as const) {
+  for (const key of ['api', 'ingest', 'sender', 'sweeper', 'notifier'] as const) {
     test(`${key}: may send to the delivery queue`, () => {
       assert.ok(allowedActionsOn(json, key, deliveryQueue).has('sqs:SendMessage'));
     });

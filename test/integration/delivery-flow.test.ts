@@ -56,9 +56,12 @@ describe('delivery engine on the local runtime', () => {
     const first = await stack.api.post('/v1/events', { id: 'order-1001', type: 'order.created', payload: { n: 1 } });
     assert.equal(first.status, 202);
     await stack.waitForState(first.body.deliveryIds[0], ['delivered']);
-    const again = await stack.api.post('/v1/events', { id: 'order-1001', type: 'order.created', payload: { n: 2 } });
+    const again = await stack.api.post('/v1/events', { id: 'order-1001', type: 'order.created', payload: { n: 1 } });
     assert.equal(again.status, 200);
     assert.deepEqual(again.body.deliveryIds, first.body.deliveryIds);
+    // Another payload under the id is not a repeat but another event: refused, nothing sent.
+    const other = await stack.api.post('/v1/events', { id: 'order-1001', type: 'order.created', payload: { n: 2 } });
+    assert.deepEqual([other.status, other.body.error?.code], [422, 'idempotency_key_reused']);
     await new Promise((r) => setTimeout(r, 1500));
     assert.equal(stack.receiver.on('/idem').length, 1);
   });

@@ -9,7 +9,7 @@ async function walk(api: ApiClient, path: string): Promise<any[]> {
   const items: any[] = [];
   let cursor: string | null = null;
   for (let pages = 0; pages < 100; pages++) {
-    const res = await api.get(`${path}${path.includes('?') ? '&' : '?'}${cursor ? `cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res: { status: number; body: any } = await api.get(`${path}${path.includes('?') ? '&' : '?'}${cursor ? `cursor=${encodeURIComponent(cursor)}` : ''}`);
     assert.equal(res.status, 200, JSON.stringify(res.body));
     items.push(...res.body.items);
     cursor = res.body.nextCursor;

@@ -1,5 +1,6 @@
 import { DEFAULT_ARCHIVE_POLICY } from '#domain/archive.ts';
 import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
+import { DEFAULT_NOTICE_POLICY } from '#domain/notices.ts';
 import { DEFAULT_CUSTOMER_PAUSE_LIMIT, DEFAULT_CUSTOMER_REPLAY_LIMIT } from '#domain/rate-limit.ts';
 import { DEFAULT_REPLAY_POLICY } from '#domain/replay.ts';
 import { DEFAULT_RETENTION } from '#domain/retention.ts';
@@ -12,4 +13,5 @@ export const DOMAIN_POLICY_DEFAULTS = {
   autoPause: DEFAULT_AUTO_PAUSE_POLICY,
   retention: DEFAULT_RETENTION,
   archivePolicy: DEFAULT_ARCHIVE_POLICY,
+  noticePolicy: DEFAULT_NOTICE_POLICY,
 };

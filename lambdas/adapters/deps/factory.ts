@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KMSClient } from '@aws-sdk/client-kms';
+import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Deps, ProvidedDep, ProvidedTo } from '#app/deps.ts';
@@ -13,6 +14,7 @@ export interface Clients {
   readonly sqs?: SQSClient;
   readonly s3?: S3Client;
   readonly kms?: KMSClient;
+  readonly ses?: SESv2Client;
 }
 
 export interface BuildOptions {
@@ -23,6 +25,8 @@ export interface BuildOptions {
   readonly subscriptionCacheMs?: number;
   /** The local runtime's secrets key (local-key-secret-cipher.ts), used where HOOKLINE_SECRETS_*_KEY_ID is `local`. */
   readonly localSecretsKey?: Uint8Array;
+  /** The local runtime's mail: an SMTP URL (HOOKLINE_SMTP_URL), else the catcher's folder; used where HOOKLINE_MAIL_TRANSPORT is `local`. */
+  readonly localMail?: { readonly dir: string; readonly smtpUrl?: string };
 }
 
 /** Declared variables of one function, every one present (readFunctionEnv fills the defaults). */

@@ -2,7 +2,8 @@ import { InvalidPolicyError } from '#domain/errors.ts';
 import { parseAllowedPorts, type PortRanges } from '#domain/target-ports.ts';
 import { parseFlag, parsePositiveInt, parseRetryPolicyEnv } from '#config/env.ts';
 import { InvalidEnvironmentError } from '#config/errors.ts';
-import type { EnvName } from '#config/topology.ts';
+import { NO_SETTING, type EnvName } from '#config/topology.ts';
+import { isEmailAddress } from '#domain/notices.ts';
 import { NodeHttpSender } from '../node-http-sender.ts';
 import { POLICIES_FROM_ENV } from '../policy-env.ts';
 import type { Factories } from './factory.ts';
@@ -19,7 +20,20 @@ function allowedPortsFromEnv(name: EnvName, value: string): PortRanges {
   }
 }
 
-type SettingDep = 'attemptTimeoutMs' | 'sweepGraceSeconds' | 'defaultRetryPolicy' | 'allowPrivateTargets' | 'allowedPorts' | 'autoPause' | 'replayPolicy' | 'customerReplayLimit' | 'customerPauseLimit' | 'retention' | 'archivePolicy';
+type SettingDep =
+  | 'attemptTimeoutMs'
+  | 'sweepGraceSeconds'
+  | 'defaultRetryPolicy'
+  | 'allowPrivateTargets'
+  | 'allowedPorts'
+  | 'autoPause'
+  | 'replayPolicy'
+  | 'customerReplayLimit'
+  | 'customerPauseLimit'
+  | 'retention'
+  | 'archivePolicy'
+  | 'noticePolicy'
+  | 'noticeSettings';
 
 /** Settings parsed from the environment (no client behind them). */
 export const SETTING_FACTORIES: Factories<SettingDep> = {
@@ -29,7 +43,19 @@ export const SETTING_FACTORIES: Factories<SettingDep> = {
   allowPrivateTargets: (v) => parseFlag('HOOKLINE_ALLOW_PRIVATE_TARGETS', v.HOOKLINE_ALLOW_PRIVATE_TARGETS),
   allowedPorts: (v) => allowedPortsFromEnv('HOOKLINE_ALLOWED_PORTS', v.HOOKLINE_ALLOWED_PORTS),
   ...POLICIES_FROM_ENV,
+  noticeSettings: (v) => ({
+    ...optional('HOOKLINE_NOTICE_SUPPORT_EMAIL', v.HOOKLINE_NOTICE_SUPPORT_EMAIL, 'supportEmail', (a) => isEmailAddress(a) || 'must be one email address'),
+    ...optional('HOOKLINE_DASHBOARD_URL', v.HOOKLINE_DASHBOARD_URL, 'dashboardUrl', (u) => /^https?:\/\/[^\s]+$/.test(u) || 'must be an http(s) URL'),
+  }),
 };
+
+/** An optional setting: absent when it says `none`, else checked (`check` answers true or why not). */
+function optional<K extends string>(name: EnvName, value: string, field: K, check: (value: string) => true | string): Partial<Record<K, string>> {
+  if (value === NO_SETTING) return {};
+  const verdict = check(value);
+  if (verdict !== true) throw new InvalidEnvironmentError(name, `${verdict} (or '${NO_SETTING}'), not '${value}'`);
+  return { [field]: value } as Partial<Record<K, string>>;
+}
 
 /** The sender's HTTP client, refusing what the target rules refuse at every send. */
 export const HTTP_FACTORIES: Factories<'http'> = {

@@ -3,6 +3,7 @@ import { ValidationError } from '#app/errors.ts';
 import { MAX_EVENT_BYTES, parseObjectSource } from '#app/parse.ts';
 import { eventId, eventType, fields, rule } from '#app/schema/common.ts';
 import { parseWith } from '#app/schema/refuse.ts';
+import { isReservedEventType, RESERVED_EVENT_TYPE_PREFIX } from '#domain/event-types.ts';
 import { eventIdForMessage } from '#domain/ids.ts';
 import { scanJsonText } from '#domain/json-text.ts';
 
@@ -13,7 +14,8 @@ import { scanJsonText } from '#domain/json-text.ts';
  */
 export const publishEvent = fields({
   id: eventId.optional().meta({ description: 'the idempotency key: the same id again publishes nothing new (default: a generated evt_ id)' }),
-  type: eventType,
+  // Hookline's own types (hookline.test, the operational events) are never a producer's to publish.
+  type: eventType.refine((t) => !isReservedEventType(t), rule(`must not start with '${RESERVED_EVENT_TYPE_PREFIX}' (reserved for Hookline's own events)`)),
   payload: z.custom<unknown>((value) => value !== undefined, rule('is required (any JSON value)')).meta({ description: 'any JSON value, sent as the webhook body\'s `data` exactly as written' }),
 });
 

@@ -1,9 +1,10 @@
-import { matchesEventType } from '#domain/event-types.ts';
+import { subscriptionSelects } from '#domain/event-types.ts';
 import { receivesEvents } from '#domain/subscription-states.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
 import type { EventRecord, Subscription } from '#domain/types.ts';
 import { firstDelivery, firstMessage } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
+import { TemporarilyUnavailableError } from '#app/errors.ts';
 import type { PublishRequest } from '#app/publish/publish-request.ts';
 import { eventTtlFor } from '#domain/retention.ts';
 import { iso } from '#domain/time.ts';
@@ -54,7 +55,7 @@ export async function publishBatch(deps: PublishDeps, requests: readonly Publish
   const all = options.only ? [options.only] : await deps.subscriptions.all();
   const events = requests.map((request): { event: EventRecord; subscriptions: readonly Subscription[]; payloadJson: string } => {
     const eventId = request.id ?? formatId('evt', deps.clock.randomBytes(16));
-    const subscriptions = all.filter((s) => receivesEvents(s) && matchesEventType(s.eventTypes, request.type));
+    const subscriptions = all.filter((s) => receivesEvents(s) && subscriptionSelects(s, request.type));
     return {
       subscriptions,
       payloadJson: request.payloadJson,
@@ -81,7 +82,7 @@ export async function publishBatch(deps: PublishDeps, requests: readonly Publish
   // The sweeper's watermark passes a key once it is MANIFEST_SETTLE_SECONDS old, so a manifest
   // that landed later than half of that (a process stalled mid-publish) might never be checked:
   // stop before storing anything, and let the caller (or the queue) try again.
-  if (deps.clock.now() - nowMs > (MANIFEST_SETTLE_SECONDS * 1000) / 2) throw new Error(`publish stalled ${deps.clock.now() - nowMs} ms after creating its batch; nothing was stored, try again`);
+  if (deps.clock.now() - nowMs > (MANIFEST_SETTLE_SECONDS * 1000) / 2) throw new TemporarilyUnavailableError(`publish stalled ${deps.clock.now() - nowMs} ms after creating its batch; nothing was stored, send it again`);
 
   const results = await Promise.all(
     events.map(async ({ event, subscriptions, payloadJson }): Promise<{ result: PublishResult; messages: readonly DeliveryMessage[] }> => {

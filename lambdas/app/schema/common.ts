@@ -29,7 +29,7 @@ export function fields<S extends z.ZodRawShape>(shape: S) {
 export const ID_BODY = '[A-Za-z0-9_-]{1,64}';
 
 /** The prefix of each kind of generated id. */
-export const ID_PREFIXES = { subscription: 'sub', delivery: 'dlv', replay: 'rpl', key: 'key', event: 'evt' } as const;
+export const ID_PREFIXES = { subscription: 'sub', delivery: 'dlv', replay: 'rpl', key: 'key', event: 'evt', portalSession: 'psn' } as const;
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
 
 /** The pattern of an id with its type prefix (`sub_…`), unanchored, for a route's path template. */
@@ -54,6 +54,7 @@ export const subscriptionId = prefixedId(ID_PREFIXES.subscription);
 export const deliveryId = prefixedId(ID_PREFIXES.delivery);
 export const replayId = prefixedId(ID_PREFIXES.replay);
 export const keyId = prefixedId(ID_PREFIXES.key);
+export const portalSessionId = prefixedId(ID_PREFIXES.portalSession);
 
 /** A tenant id: 1 to 128 letters, digits, or . _ : - (the one copy of this rule). */
 export const TENANT_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;

@@ -27,7 +27,7 @@ const nullableInstant = instant.nullable();
 export const page = <T extends z.ZodType>(item: T) => z.strictObject({ items: z.array(item), nextCursor: z.string().nullable() });
 
 /** Every refusal: `{"error": {"code", "message"}}`; the message names the field first (`url: …`) when it is about one. */
-export const ERROR_CODES = ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'route_not_found', 'method_not_allowed', 'conflict', 'idempotency_key_reused', 'rate_limited', 'payload_too_large', 'internal_error'] as const;
+export const ERROR_CODES = ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'route_not_found', 'method_not_allowed', 'conflict', 'idempotency_key_reused', 'rate_limited', 'unavailable', 'payload_too_large', 'internal_error'] as const;
 export const errorBody = z.strictObject({
   error: z.strictObject({ code: z.enum(ERROR_CODES), message: z.string().min(1) }),
 });
@@ -62,6 +62,7 @@ export const subscription = z.strictObject({
   metadata: z.record(z.string(), z.string()),
   headers: z.record(z.string(), z.string()),
   rateLimitPerSecond: z.number().int().nullable(),
+  contactEmails: z.array(z.string()).meta({ description: 'who failure notices go to, besides the support address' }),
   signatureScheme: z.enum(SIGNATURE_SCHEMES),
   publicKey: z.string().nullable(),
   state: z.enum(SUBSCRIPTION_STATES),
@@ -256,3 +257,33 @@ export const tenantKey = z.strictObject({
 export type TenantKeyView = View<typeof tenantKey>;
 
 export const mintedKey = tenantKey.extend({ key: z.string().meta({ description: 'hk_tenant_…: shown once, never stored' }) });
+
+// ---------------------------------------------------------------------------------------------
+// Customer portal sessions (lambdas/app/portal/)
+
+export const portalSession = z.strictObject({
+  id: z.string().meta({ description: 'psn_…: the handle to revoke it by' }),
+  tenantId: z.string(),
+  subscriptionId: z.string().nullable().meta({ description: 'the one subscription the session sees; null: every subscription of the tenant' }),
+  createdAt: instant,
+  expiresAt: instant.meta({ description: 'when the link, and the session opened with it, stop working' }),
+  exchangedAt: nullableInstant.meta({ description: 'when the link was opened (it works once)' }),
+  revokedAt: nullableInstant,
+});
+export type PortalSessionView = View<typeof portalSession>;
+
+export const mintedPortalSession = portalSession.extend({
+  url: z.string().meta({ description: 'the link to hand to the customer: the dashboard, with a one-time code in the fragment (#portal=…), which browsers never send to a server; shown once' }),
+});
+
+export const portalSessionToken = z.strictObject({
+  token: z.string().meta({ description: 'hk_portal_…: send it as Authorization: Bearer; it ends at expiresAt or when the session is revoked' }),
+  tokenType: z.literal('Bearer'),
+  sessionId: z.string(),
+  tenantId: z.string(),
+  subscriptionId: z.string().nullable(),
+  expiresAt: instant,
+});
+
+/** A file of the web dashboard (HTML, JavaScript or CSS), as text. */
+export const dashboardFile = z.string();

@@ -11,30 +11,78 @@ import type { Subscription } from '#domain/types.ts';
 import { METRICS } from '#config/topology.ts';
 
 /** What the gate uses (all of it in SendDeps). */
-export type RateGateDeps = Pick<Deps, 'sendRate' | 'deliveries' | 'events' | 'subscriptions' | 'clock' | 'metrics' | 'autoPause' | 'retention' | 'sweepGraceSeconds'>;
+export type RateGateDeps = Pick<Deps, 'sendRate' | 'deliveries' | 'events' | 'subscriptions' | 'clock' | 'metrics' | 'autoPause' | 'retention' | 'sweepGraceSeconds' | 'attemptTimeoutMs'>;
+
+/*
+ * The rate gate (docs/design.md, "Rate limits"). Every attempt to a subscription with
+ * `rateLimitPerSecond` passes it, on the happy path and the claimed path alike, so retries,
+ * replays and resume drains keep to the limit too; a subscription without one costs nothing (no
+ * I/O). An attempt is counted in the sub-window it starts in (domain/send-rate.ts): one atomic
+ * count. One over the quota waits for its turn through its message's visibility (`retry_later`):
+ * nothing is claimed or recorded, attempts and the backoff are untouched.
+ *
+ * Where: the happy path's attempt is counted right before its POST (nothing is written until its
+ * outcome, so it can still be told to wait). A claimed attempt must be counted before its claim,
+ * since a claim counts an attempt; when the claim and preparation then carry it past the end of
+ * the sub-window that counted it, it is counted again where it starts, and if that sub-window is
+ * full it holds (in the sender) for the next one. So what the limit bounds is when attempts start.
+ */
+
+/** Claimed attempts' admissions, for the check before their POST (a message is one attempt at a time). */
+const admittedBeforeClaim = new WeakMap<DeliveryMessageBody, SendWindow>();
 
 /** How long a sub-window's count is kept after it ends: long enough for a sender whose clock is a little behind. */
 const WINDOW_KEPT_SECONDS = 60;
 
-/**
- * The rate gate: every attempt to a subscription with `rateLimitPerSecond` passes it before
- * anything is claimed or sent, on the happy path and the claimed path alike (so resume drains,
- * replays and retries keep to the limit too). Undefined lets the attempt go ahead: no limit (no
- * I/O at all), or room in the current sub-window (one atomic count). Otherwise the delivery waits
- * for its turn through the message's visibility (`retry_later`): nothing is claimed, no attempt
- * is recorded, attempts and the backoff are untouched. docs/design.md, "Rate limits".
- */
-export async function rateGate(deps: RateGateDeps, subscription: Subscription | undefined, message: DeliveryMessageBody): Promise<SendOutcome | undefined> {
-  const limit = subscription?.rateLimitPerSecond;
-  // Only an active subscription's attempt is sent; a disabled or deleted one's is failed without a POST.
-  if (!subscription || !limit || subscription.state !== 'active') return undefined;
+/** The limit that applies: only an active subscription's attempts are sent (a disabled or deleted one's are failed without a POST). */
+function limitOf(subscription: Subscription | undefined): number | undefined {
+  return subscription?.state === 'active' ? subscription.rateLimitPerSecond : undefined;
+}
+
+/** Before a claim: undefined to go ahead and claim, or the outcome that makes the delivery wait for its turn (or expire). */
+export async function rateGateBeforeClaim(deps: RateGateDeps, subscription: Subscription | undefined, message: DeliveryMessageBody): Promise<SendOutcome | undefined> {
+  const limit = limitOf(subscription);
+  if (!subscription || !limit) return undefined;
   const nowMs = deps.clock.now();
+  const window = await countIn(deps, subscription.id, limit, nowMs);
+  if (window) {
+    admittedBeforeClaim.set(message, window);
+    return undefined;
+  }
+  return waitForTurn(deps, subscription.id, limit, message, nowMs);
+}
+
+/**
+ * Right before the POST. The happy path's attempt is counted here, and told to wait when over.
+ * A claimed one goes if it still starts in the sub-window that counted it; otherwise it is
+ * counted again as it starts, holding for the next sub-window while one is full (at most a lease's
+ * spare time, then it goes: the claim would lapse otherwise).
+ */
+export async function rateGateBeforePost(deps: RateGateDeps, subscription: Subscription, message: DeliveryMessageBody, unclaimed: boolean): Promise<SendOutcome | undefined> {
+  const limit = limitOf(subscription);
+  if (!limit) return undefined;
+  let nowMs = deps.clock.now();
+  if (unclaimed) return (await countIn(deps, subscription.id, limit, nowMs)) ? undefined : waitForTurn(deps, subscription.id, limit, message, nowMs);
+  const admitted = admittedBeforeClaim.get(message);
+  admittedBeforeClaim.delete(message);
+  if (admitted && nowMs < admitted.endsAtMs) return undefined;
+  // The lease is 2 timeouts + 5 s (send.ts): holding less than a timeout + 4 s leaves the POST its whole timeout inside it.
+  const holdUntilMs = nowMs + deps.attemptTimeoutMs + 4000;
+  for (;;) {
+    const window = await countIn(deps, subscription.id, limit, nowMs);
+    if (window || nowMs >= holdUntilMs) return undefined;
+    const next = sendWindowAt(limit, nowMs).endsAtMs;
+    await pause(next - deps.clock.now());
+    // At the next sub-window's start, where a holder counts before most of that sub-window's arrivals.
+    nowMs = Math.max(deps.clock.now(), next);
+  }
+}
+
+/** Counts one attempt in the sub-window of `nowMs`: the window when within its quota, else undefined. */
+async function countIn(deps: RateGateDeps, subscriptionId: string, limit: number, nowMs: number): Promise<SendWindow | undefined> {
   const window = sendWindowAt(limit, nowMs);
-  const count = await deps.sendRate.count(windowKey(subscription.id, window), Math.ceil(window.endsAtMs / 1000) + WINDOW_KEPT_SECONDS);
-  if (admits(window, count)) { (globalThis as any).__gateLog?.push({ id: message.deliveryId, at: nowMs, fresh: !!message.fresh }); return undefined; }
-  // Kept for the longest wait, so a backlog's queue outlives its last turn.
-  const turn = await deps.sendRate.takeTurn(turnKey(subscription.id, window), earliestTurn(window), Math.ceil(nowMs / 1000) + 2 * MAX_DELAY_SECONDS);
-  return holdBack(deps, message, nowMs, Math.min(secondsUntilTurn(window, turn), MAX_DELAY_SECONDS), limit);
+  const count = await deps.sendRate.count(windowKey(subscriptionId, window), Math.ceil(window.endsAtMs / 1000) + WINDOW_KEPT_SECONDS);
+  return admits(window, count) ? window : undefined;
 }
 
 /** One count per subscription, limit and sub-window; a changed limit starts its own counts. */
@@ -45,6 +93,16 @@ function windowKey(subscriptionId: string, window: SendWindow): string {
 /** One turn queue per subscription, limit and slot (the sub-windows of one phase of the second). */
 function turnKey(subscriptionId: string, window: SendWindow): string {
   return `send#${subscriptionId}#${window.limit}#t${window.slot}`;
+}
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/** Takes the delivery's turn (the queue of its phase of the second) and waits until it. */
+async function waitForTurn(deps: RateGateDeps, subscriptionId: string, limit: number, message: DeliveryMessageBody, nowMs: number): Promise<SendOutcome> {
+  const window = sendWindowAt(limit, nowMs);
+  // Kept for twice the longest wait, so a backlog's queue outlives its last turn.
+  const turn = await deps.sendRate.takeTurn(turnKey(subscriptionId, window), earliestTurn(window), Math.ceil(nowMs / 1000) + 2 * MAX_DELAY_SECONDS);
+  return holdBack(deps, message, nowMs, Math.min(secondsUntilTurn(window, turn), MAX_DELAY_SECONDS), limit);
 }
 
 /**

@@ -12,7 +12,7 @@ import { firstDelivery } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
 import { DeliveryStageError } from '#app/errors.ts';
 import { recordHealth } from '#app/send/health.ts';
-import { rateGate } from '#app/send/rate-gate.ts';
+import { rateGateBeforeClaim, rateGateBeforePost } from '#app/send/rate-gate.ts';
 import { iso } from '#domain/time.ts';
 import { METRICS, type CountMetric } from '#config/topology.ts';
 
@@ -80,6 +80,9 @@ export async function processDelivery(deps: SendDeps, message: DeliveryMessageBo
   const prepared = await stage('before_attempt', deliveryId, async () => (receipt && mayGoUnclaimed(deps, receipt) ? await prepareFirst(deps, message) : undefined) ?? prepare(deps, message));
   if (prepared.kind !== 'ready') return prepared;
   const { delivery, body, secrets } = prepared;
+  // The rate limit counts attempts as they start (app/send/rate-gate.ts); only the happy path's can still be told to wait here.
+  const waiting = await stage('before_attempt', deliveryId, () => rateGateBeforePost(deps, prepared.subscription, message, prepared.unclaimed));
+  if (waiting) return waiting;
 
   const startedAtMs = deps.clock.now();
   const headers = {
@@ -120,15 +123,13 @@ function mayGoUnclaimed(deps: Pick<SendDeps, 'clock' | 'sweepGraceSeconds' | 'at
 
 /**
  * The happy path's preparation, or undefined to take the claimed path: only a fresh message
- * carrying its body, for a subscription that is active now (a rate-limited one's may be told to wait).
+ * carrying its body, for a subscription that is active now.
  */
-async function prepareFirst(deps: SendDeps, message: DeliveryMessageBody): Promise<Prepared | undefined> {
+async function prepareFirst(deps: SendDeps, message: DeliveryMessageBody): Promise<Ready | undefined> {
   const { fresh, body, eventId, eventType, createdAt, giveUpAt } = message;
   if (!fresh || body === undefined || !eventId || !eventType || !createdAt || !giveUpAt) return undefined;
   const subscription = await deps.subscriptions.getCached(message.subscriptionId);
   if (subscription?.state !== 'active') return undefined;
-  const waiting = await rateGate(deps, subscription, message);
-  if (waiting) return waiting;
   const nowMs = deps.clock.now();
   const pending = firstDelivery({ id: eventId, createdAt }, subscription, Date.parse(giveUpAt), Date.parse(createdAt));
   // The message's id is the one publish wrote (and answered with); the row is keyed by it.
@@ -141,7 +142,7 @@ async function prepare(deps: SendDeps, message: DeliveryMessageBody): Promise<Pr
   const subscription = await deps.subscriptions.get(message.subscriptionId);
   if (subscription?.state === 'paused') return deferWhilePaused(deps, message.deliveryId, nowMs);
   // Before the claim: a delivery held back by its subscription's rate limit is not an attempt.
-  const waiting = await rateGate(deps, subscription, message);
+  const waiting = await rateGateBeforeClaim(deps, subscription, message);
   if (waiting) return waiting;
 
   const lease = iso(nowMs + claimLeaseMs(deps.attemptTimeoutMs));

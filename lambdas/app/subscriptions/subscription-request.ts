@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { checkCustomHeaders } from '#domain/custom-headers.ts';
 import { InvalidHeaderError, InvalidRetryPolicyError, InvalidSecretError } from '#domain/errors.ts';
 import { EVENT_TYPE_PATTERN } from '#domain/event-types.ts';
+import { isEmailAddress, MAX_CONTACT_EMAILS } from '#domain/notices.ts';
 import { resolveRetryPolicy, type RetryPolicy } from '#domain/retry-policy.ts';
 import { checkSecret, type SigningScheme } from '#domain/signing.ts';
 import type { PageRequest } from '#ports/page.ts';
@@ -43,6 +44,15 @@ export const SUBSCRIPTION_FIELDS = {
   headers: z.record(z.string(), z.string({ error: 'values must be strings' }), { error: 'must be an object of header names to string values' }),
   rateLimitPerSecond: z.number({ error: 'must be a whole number from 1 to 10000' }).int({ error: 'must be a whole number from 1 to 10000' }).min(1, { error: 'must be a whole number from 1 to 10000' }).max(10_000, { error: 'must be a whole number from 1 to 10000' }),
   signatureScheme: z.enum(['v1', 'v1a'], { error: "must be 'v1' (HMAC-SHA256, the default) or 'v1a' (Ed25519)" }),
+  // Who failure notices go to (domain/notices.ts); each address once, as written.
+  contactEmails: z
+    .array(z.unknown(), { error: `must be a list of at most ${MAX_CONTACT_EMAILS} email addresses` })
+    .max(MAX_CONTACT_EMAILS, { error: `must be a list of at most ${MAX_CONTACT_EMAILS} email addresses` })
+    .superRefine((list, ctx) => {
+      const bad = list.find((a) => typeof a !== 'string' || !isEmailAddress(a));
+      if (bad !== undefined) ctx.addIssue({ code: 'custom', message: `'${String(bad).slice(0, 60)}' is not an email address` });
+    })
+    .transform((list) => [...new Map((list as string[]).map((a) => [a.toLowerCase(), a])).values()]),
 } as const;
 
 const F = SUBSCRIPTION_FIELDS;
@@ -57,6 +67,7 @@ export const CREATE_SUBSCRIPTION_SCHEMA = z.object({
   headers: F.headers.optional(),
   rateLimitPerSecond: F.rateLimitPerSecond.optional(),
   signatureScheme: F.signatureScheme.optional(),
+  contactEmails: F.contactEmails.optional(),
 });
 
 /** Every field may change; `null` removes an optional one (back to the default). */
@@ -68,6 +79,7 @@ export const UPDATE_SUBSCRIPTION_SCHEMA = z.object({
   metadata: F.metadata.nullable().optional(),
   headers: F.headers.nullable().optional(),
   rateLimitPerSecond: F.rateLimitPerSecond.nullable().optional(),
+  contactEmails: F.contactEmails.nullable().optional(),
 });
 
 export const ROTATE_SECRET_SCHEMA = z.object({
@@ -96,6 +108,8 @@ export interface CreateSubscriptionRequest {
   readonly rateLimitPerSecond?: number;
   /** Absent: `v1` (HMAC-SHA256). */
   readonly signatureScheme?: SigningScheme;
+  /** Who failure notices go to, besides the deployment's support address. */
+  readonly contactEmails?: readonly string[];
 }
 
 /** A body object with only the schema's fields, read by it (the JSON text rules of parseObject first). */
@@ -126,6 +140,7 @@ export function parseCreateSubscription(raw: string | null | undefined, defaultP
     ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
     ...(body.headers !== undefined ? { headers: asRefusal(() => checkCustomHeaders(body.headers!)) } : {}),
     ...(body.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: body.rateLimitPerSecond } : {}),
+    ...(body.contactEmails !== undefined ? { contactEmails: body.contactEmails } : {}),
   };
 }
 

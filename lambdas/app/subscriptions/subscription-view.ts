@@ -17,6 +17,7 @@ export function subscriptionView(s: Subscription | CreatedSubscription, options:
     metadata: s.metadata ?? {},
     headers: s.headers ?? {},
     rateLimitPerSecond: s.rateLimitPerSecond ?? null,
+    contactEmails: s.contactEmails ?? [],
     signatureScheme: scheme,
     publicKey: scheme === 'v1a' ? (s.publicKeys?.[0] ?? null) : null,
     state: s.state,

@@ -4,7 +4,7 @@ import { checkTargetUrl, isForbiddenAddress } from '#domain/targets.ts';
 import { iso } from '#domain/time.ts';
 import type { CreatedSubscription, SealedSecrets, Subscription } from '#domain/types.ts';
 import type { Page } from '#ports/page.ts';
-import { type Principal, tenantScope, visibleSubscription } from '#app/access.ts';
+import { limitedSubscriptionListing, type Principal, tenantScope, visibleSubscription } from '#app/access.ts';
 import type { Deps } from '#app/deps.ts';
 import { ConflictError, ValidationError } from '#app/errors.ts';
 import type { CreateSubscriptionRequest, SubscriptionListQuery } from '#app/subscriptions/subscription-request.ts';
@@ -62,6 +62,9 @@ export async function checkTarget(deps: Pick<Deps, 'allowPrivateTargets' | 'allo
 
 /** A page of the subscriptions the principal may see: a tenant's own only, whatever tenant it asks for. */
 export async function listSubscriptions(deps: Pick<Deps, 'subscriptions'>, principal: Principal, query: SubscriptionListQuery): Promise<Page<Subscription>> {
+  // A portal session limited to one subscription lists that one alone (app/access.ts).
+  const limited = await limitedSubscriptionListing(deps, principal);
+  if (limited) return limited;
   const tenantId = tenantScope(principal) ?? query.tenantId;
   return deps.subscriptions.list({ limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}), ...(tenantId ? { tenantId } : {}) });
 }

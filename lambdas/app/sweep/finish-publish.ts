@@ -36,8 +36,10 @@ export async function finishPublishes(deps: FinishPublishDeps, beforeIso: string
   const marks = new Map((await deps.ingestManifests.watermarks()).map((w) => [w.shard, w]));
   let manifests = 0;
   let deliveries = 0;
-  for (let i = 0; i < INGEST_MANIFEST_SHARDS && manifests < limit; i++) {
-    const shard = `m${i}`;
+  // Each run starts at another shard, so a backlog larger than one run's limit is worked off in every shard alike.
+  const first = Math.floor(deps.clock.now() / 60_000) % INGEST_MANIFEST_SHARDS;
+  for (let n = 0; n < INGEST_MANIFEST_SHARDS && manifests < limit; n++) {
+    const shard = `m${(first + n) % INGEST_MANIFEST_SHARDS}`;
     const mark = marks.get(shard);
     const seen = new Set(mark?.checked ?? []);
     const budget = limit - manifests;

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult } from 'aws-lambda';
 import { ADMIN, type Principal } from '#app/access.ts';
 import type { FunctionDeps } from '#app/deps.ts';
+import type { DashboardAssets } from '#ports/dashboard-assets.ts';
 import { rejectRepeatedParameters } from '#app/parse.ts';
 import { withObservability, type Observability } from '../observability.ts';
 import { errorResponse, json } from './http.ts';
@@ -16,7 +17,9 @@ export type ApiGatewayEvent = APIGatewayProxyEvent | APIGatewayProxyEventV2;
 export function principalOf(authorizer: Record<string, unknown> | null | undefined): Principal | undefined {
   if (authorizer?.role === 'admin') return ADMIN;
   if (authorizer?.role === 'tenant' && typeof authorizer.tenantId === 'string' && typeof authorizer.keyId === 'string') {
-    return { role: 'tenant', tenantId: authorizer.tenantId, keyId: authorizer.keyId };
+    // A portal session (authorizer.ts) adds `portal`, and `subscriptionId` when its link is limited to one.
+    const limit = typeof authorizer.subscriptionId === 'string' && authorizer.subscriptionId !== '' ? { subscriptionId: authorizer.subscriptionId } : {};
+    return { role: 'tenant', tenantId: authorizer.tenantId, keyId: authorizer.keyId, ...limit, ...(authorizer.portal === 'true' ? { portal: true } : {}) };
   }
   return undefined;
 }
@@ -31,6 +34,8 @@ interface GatewayRequest {
   readonly body: string | null;
   readonly headers: Record<string, string | undefined>;
   readonly principal: Principal | undefined;
+  /** Where the API was reached: scheme, host and stage prefix. */
+  readonly baseUrl: string | undefined;
 }
 
 /** Header names lower-cased (REST API payloads keep the caller's case; HTTP API payloads lower-case them). */
@@ -38,6 +43,16 @@ const lowerCased = (headers: Record<string, string | undefined> | null | undefin
   Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
 
 const decoded = (body: string | null | undefined, base64: boolean): string | null => (body && base64 ? Buffer.from(body, 'base64').toString('utf8') : (body ?? null));
+
+/**
+ * The API's own base URL as this request reached it: API Gateway always serves https and says so
+ * in X-Forwarded-Proto (the local gateway says http); a named stage is part of the path.
+ */
+function baseUrlOf(domainName: string | undefined, stage: string | undefined, headers: Record<string, string | undefined>): string | undefined {
+  if (!domainName) return undefined;
+  const scheme = headers['x-forwarded-proto'] === 'http' ? 'http' : 'https';
+  return `${scheme}://${domainName}${stage && stage !== '$default' ? `/${stage}` : ''}`;
+}
 
 // With `apiAuth: 'iam'` there is no Lambda authorizer: API Gateway has already checked the SigV4
 // signature and the caller's execute-api permission, which is the admin's level of trust.
@@ -51,6 +66,7 @@ function fromRest(event: APIGatewayProxyEvent): GatewayRequest {
     body: decoded(event.body, event.isBase64Encoded),
     headers: lowerCased(event.headers),
     principal: principalOf(event.requestContext?.authorizer) ?? (event.requestContext?.identity?.userArn ? ADMIN : undefined),
+    baseUrl: baseUrlOf(event.requestContext?.domainName, event.requestContext?.stage, lowerCased(event.headers)),
   };
 }
 
@@ -67,6 +83,7 @@ function fromHttp(event: APIGatewayProxyEventV2): GatewayRequest {
     body: decoded(event.body, event.isBase64Encoded),
     headers: lowerCased(event.headers),
     principal: principalOf(authorizer?.lambda) ?? (authorizer?.iam?.userArn ? ADMIN : undefined),
+    baseUrl: baseUrlOf(event.requestContext?.domainName, event.requestContext?.stage, lowerCased(event.headers)),
   };
 }
 
@@ -77,14 +94,25 @@ const isHttpApi = (event: ApiGatewayEvent): event is APIGatewayProxyEventV2 => (
  * the key; errors become responses by the error table (handlers/error-map.ts), and only the ones
  * it does not know are logged as failures. Both payload versions take the same response object.
  */
-export function createApiHandler(deps: FunctionDeps<'api'>, obs: Observability) {
+export function createApiHandler(deps: FunctionDeps<'api'>, obs: Observability, options: { readonly dashboard?: DashboardAssets } = {}) {
   return withObservability(async (event: ApiGatewayEvent, context): Promise<APIGatewayProxyResult> => {
     const req = isHttpApi(event) ? fromHttp(event) : fromRest(event);
     try {
       // Only once a caller is established, so an unauthenticated one still gets the 401 and learns nothing else.
       if (req.principal) rejectRepeatedParameters(req.parameters);
       const deadlineMs = Date.now() + Math.max(0, context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS);
-      const res = await route(deps, { method: req.method, path: req.path, query: req.query, body: req.body, headers: req.headers, deadlineMs, principal: req.principal });
+      const res = await route(deps, {
+        method: req.method,
+        path: req.path,
+        query: req.query,
+        body: req.body,
+        headers: req.headers,
+        deadlineMs,
+        principal: req.principal,
+        ...(req.baseUrl ? { baseUrl: req.baseUrl } : {}),
+        ...(options.dashboard ? { dashboard: options.dashboard } : {}),
+      });
+      if (res.raw) return { statusCode: res.status, headers: { 'content-type': res.raw.contentType, ...res.raw.headers }, body: String(res.body) };
       return json(res.status, res.body);
     } catch (error) {
       const { response, unexpected } = errorResponse(error);

@@ -3,6 +3,7 @@ import packageJson from '../../../package.json' with { type: 'json' };
 import { IDEMPOTENCY_KEY_FIELD, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, IDEMPOTENCY_KEY_TTL_SECONDS } from '#app/idempotency/idempotency.ts';
 import { IDEMPOTENCY_KEY_ROUTES, routeKey } from './idempotency.ts';
 import { OPERATIONS, PATH_PARAMETER_SCHEMAS, REQUEST_COMPONENTS, RESPONSE_COMPONENTS, type Operation } from './operations.ts';
+import { PORTAL_SESSION_ROUTES } from './portal-access.ts';
 import { parameterNames, type Route } from './route.ts';
 
 /**
@@ -50,6 +51,7 @@ const ERROR_RESPONSES = {
   IdempotencyKeyReused: { status: 422, description: 'idempotency_key_reused: this Idempotency-Key was sent with another request (method, path or body)' },
   RateLimited: { status: 429, description: 'rate_limited: too many requests of this kind; retry after `Retry-After` seconds' },
   InternalError: { status: 500, description: 'internal_error: a fault, not the request; nothing internal is shown' },
+  Unavailable: { status: 503, description: 'unavailable: nothing was stored; send the same request again after `Retry-After` seconds' },
 } as const;
 type ErrorResponseName = keyof typeof ERROR_RESPONSES;
 const ERROR_BY_STATUS = new Map(Object.entries(ERROR_RESPONSES).map(([name, r]) => [r.status as number, name as ErrorResponseName]));
@@ -115,7 +117,7 @@ function operationObject(route: Route, operation: Operation, names: ReadonlyMap<
   ];
   const responses: Record<string, unknown> = {};
   for (const [status, a] of Object.entries(operation.responses)) {
-    responses[status] = { description: a.description, content: { 'application/json': { schema: { $ref: REF(nameOf(a.schema, `${status} answer`)) } } } };
+    responses[status] = { description: a.description, content: { [a.mediaType ?? 'application/json']: { schema: { $ref: REF(nameOf(a.schema, `${status} answer`)) } } } };
   }
   for (const status of commonErrors(route, operation)) {
     const name = ERROR_BY_STATUS.get(status);
@@ -128,6 +130,8 @@ function operationObject(route: Route, operation: Operation, names: ReadonlyMap<
     ...(operation.description ? { description: operation.description } : {}),
     tags: operation.tags,
     ...(route.access === 'admin' ? { 'x-hookline-access': 'admin' } : route.access === 'tenant' ? { 'x-hookline-access': 'tenant' } : {}),
+    // The routes a customer portal session may call (portal-access.ts).
+    ...(PORTAL_SESSION_ROUTES.has(key) ? { 'x-hookline-portal': true } : {}),
     security: route.access === 'public' ? [] : [{ bearerAuth: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.body
@@ -176,12 +180,12 @@ export function openApiDocument(routes: readonly Route[]): OpenApiDocument {
           name,
           {
             description: r.description,
-            ...(r.status === 429 ? { headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer', minimum: 0 } } } } : {}),
+            ...(r.status === 429 || r.status === 503 ? { headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer', minimum: 0 } } } } : {}),
             content: { 'application/json': { schema: { $ref: REF('Error') } } },
           },
         ]),
       ),
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'the admin key (hk_admin_…) or a tenant key (hk_tenant_…)' } },
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'the admin key (hk_admin_…), a tenant key (hk_tenant_…) or a portal session token (hk_portal_…, on the routes marked x-hookline-portal)' } },
     },
   };
   cached = { routes, document };

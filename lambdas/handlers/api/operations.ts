@@ -3,11 +3,12 @@ import { deadLetterQuery, deliveryListQuery } from '#app/deliveries/delivery-req
 import { eventListQuery, subscriptionEventsQuery } from '#app/events/event-request.ts';
 import { publishBatch, publishEvent } from '#app/publish/publish-request.ts';
 import { bulkReplayBody } from '#app/replay/replay-request.ts';
-import { deliveryId, eventId, keyId, pageQuery, replayId, subscriptionId, tenantId } from '#app/schema/common.ts';
+import { deliveryId, eventId, keyId, pageQuery, portalSessionId, replayId, subscriptionId, tenantId } from '#app/schema/common.ts';
 import * as R from '#app/schema/responses.ts';
 import { CREATE_SUBSCRIPTION_SCHEMA, PAUSE_SCHEMA, ROTATE_SECRET_SCHEMA, SUBSCRIPTION_LIST_QUERY, UPDATE_SUBSCRIPTION_SCHEMA } from '#app/subscriptions/subscription-request.ts';
 import { subscriptionStatsQuery } from '#app/subscriptions/subscription-stats-request.ts';
 import { mintKeyBody } from '#app/tenants/tenant-request.ts';
+import { exchangePortalCodeBody, mintPortalSessionBody } from '#app/portal/portal-request.ts';
 import type { PathParameter } from './route.ts';
 
 /**
@@ -22,6 +23,8 @@ import type { PathParameter } from './route.ts';
 export interface Answer {
   readonly description: string;
   readonly schema: z.ZodType;
+  /** The body's media type when it is not JSON (the dashboard's files). */
+  readonly mediaType?: string;
 }
 
 export interface Operation {
@@ -45,6 +48,7 @@ export const PATH_PARAMETER_SCHEMAS = {
   deliveryId,
   replayId,
   keyId,
+  sessionId: portalSessionId,
   eventId,
   tenantId,
 } as const satisfies Record<PathParameter, z.ZodType>;
@@ -59,6 +63,8 @@ export const REQUEST_COMPONENTS = {
   PublishBatchRequest: publishBatch,
   BulkReplayRequest: bulkReplayBody,
   MintKeyRequest: mintKeyBody,
+  MintPortalSessionRequest: mintPortalSessionBody,
+  ExchangePortalCodeRequest: exchangePortalCodeBody,
 } as const;
 
 const subscriptionPage = R.page(R.subscription);
@@ -102,10 +108,16 @@ export const RESPONSE_COMPONENTS = {
   TenantKey: R.tenantKey,
   TenantKeyList: tenantKeyList,
   MintedKey: R.mintedKey,
+  PortalSession: R.portalSession,
+  MintedPortalSession: R.mintedPortalSession,
+  PortalSessionToken: R.portalSessionToken,
+  DashboardFile: R.dashboardFile,
 } as const;
 
 /** Keeps each answer's own schema type, which the typed client reads its result types from. */
 const answer = <S extends z.ZodType>(schema: S, description: string) => ({ schema, description }) as const;
+/** One of the dashboard's files: text of `mediaType`. */
+const file = (mediaType: string, description: string) => ({ schema: R.dashboardFile, description, mediaType }) as const;
 
 /** `GET /v1/subscriptions`: a page, optionally of one tenant's. */
 
@@ -188,12 +200,15 @@ export const OPERATIONS = {
     operationId: 'publishEvent', summary: 'Publish an event', tags: ['Events'],
     description: 'Fans the event out to every subscription whose event types match. The same id again publishes nothing new and answers 200 with the same deliveries.',
     body: { schema: publishEvent },
+    // A publish that stalled past the sweeper's settle time stores nothing and asks to be sent again.
+    errors: [503],
     responses: { 202: answer(R.published, 'accepted: one delivery per matching subscription'), 200: answer(R.published, 'published before under this id: the same deliveries, nothing new sent') },
   },
   'POST /v1/events/batch': {
     operationId: 'publishEventBatch', summary: 'Publish up to 100 events', tags: ['Events'],
     description: 'The same rules per event; one bad event refuses the whole batch, naming it (events[3].type).',
     body: { schema: publishBatch },
+    errors: [503],
     responses: { 200: answer(R.publishedBatch, 'one result per event, in order') },
   },
   'GET /v1/events': {
@@ -273,6 +288,46 @@ export const OPERATIONS = {
   'DELETE /v1/tenants/{tenantId}/keys/{keyId}': {
     operationId: 'revokeTenantKey', summary: 'Revoke a tenant key', tags: ['Tenants'],
     responses: { 200: answer(R.tenantKey, 'revoked') },
+  },
+
+  'POST /v1/tenants/{tenantId}/portal-sessions': {
+    operationId: 'mintPortalSession', summary: 'Mint a customer portal link', tags: ['Portal'],
+    description:
+      "A link to the dashboard that shows this tenant's subscriptions (or one, with subscriptionId) and their deliveries, for expiresInSeconds (default 3600, at most 86400). " +
+      'It carries a one-time code in its fragment (#portal=…), which the page trades for a session token (POST /v1/portal-sessions/exchange); the link works once. Shown once.',
+    body: { schema: mintPortalSessionBody, optional: true },
+    responses: { 201: answer(R.mintedPortalSession, 'minted: hand url to the customer') },
+  },
+  'DELETE /v1/tenants/{tenantId}/portal-sessions/{sessionId}': {
+    operationId: 'revokePortalSession', summary: 'Revoke a customer portal link', tags: ['Portal'],
+    description: 'The link, and the session opened with it, are refused from then on (on AWS within the 30 s authorizer cache). Revoking again keeps the first time.',
+    responses: { 200: answer(R.portalSession, 'revoked') },
+  },
+  'POST /v1/portal-sessions/exchange': {
+    operationId: 'exchangePortalCode', summary: "Trade a portal link's one-time code for a session", tags: ['Portal'],
+    description:
+      'No key: the code is the credential, and it works once. The session token answered is sent as Authorization: Bearer and ends with the link (expiresAt) or its revocation; ' +
+      'it sees the tenant (or the one subscription) the link was minted for, on the routes marked x-hookline-portal. An unknown, used, revoked or expired code is a 401 saying which.',
+    body: { schema: exchangePortalCodeBody },
+    responses: { 200: answer(R.portalSessionToken, 'the session token') },
+    errors: [400, 401, 413],
+  },
+
+  'GET /dashboard': {
+    operationId: 'getDashboard', summary: 'The web dashboard', tags: ['Dashboard'],
+    description: 'The operator console (enter the admin key) and the customer portal (open a portal link). Served with a Content-Security-Policy that allows this origin only, no inline script.',
+    responses: { 200: file('text/html', 'the page') },
+    errors: [404],
+  },
+  'GET /dashboard/app.js': {
+    operationId: 'getDashboardScript', summary: "The web dashboard's script", tags: ['Dashboard'],
+    responses: { 200: file('text/javascript', 'the bundled script') },
+    errors: [404],
+  },
+  'GET /dashboard/app.css': {
+    operationId: 'getDashboardStyles', summary: "The web dashboard's style sheet", tags: ['Dashboard'],
+    responses: { 200: file('text/css', 'the style sheet') },
+    errors: [404],
   },
 } as const satisfies Record<string, Operation>;
 

@@ -2,6 +2,7 @@ import type { Principal } from '#app/access.ts';
 import type { FunctionDeps } from '#app/deps.ts';
 import type { Query } from '#app/parse.ts';
 import { ID_PREFIXES, idPatternSource } from '#app/schema/common.ts';
+import type { DashboardAssets } from '#ports/dashboard-assets.ts';
 import type { Page } from '#ports/page.ts';
 
 /** One API request as the handler hands it over, whatever transport it came by. */
@@ -19,12 +20,18 @@ export interface ApiRequest {
   readonly principal: Principal | undefined;
   /** When a long request (a bulk replay) must checkpoint and answer (epoch ms); the rest continues on the replay schedule. */
   readonly deadlineMs?: number;
+  /** Where this API was reached (`https://abc.execute-api…/prod`, no trailing slash), for links that point back at it (a portal link). */
+  readonly baseUrl?: string;
+  /** The web dashboard's files, where this deployment serves them (routes/dashboard.ts). */
+  readonly dashboard?: DashboardAssets;
 }
 
 /** A route's answer before it becomes JSON. */
 export interface ApiResponse {
   readonly status: number;
   readonly body: unknown;
+  /** A body that is not JSON (the dashboard's files): `body` is sent as the text it is, with this type and these headers. */
+  readonly raw?: { readonly contentType: string; readonly headers: Readonly<Record<string, string>> };
 }
 
 export type AuthenticatedRequest = ApiRequest & { readonly principal: Principal };
@@ -42,6 +49,7 @@ export const PATH_PARAMETERS = {
   deliveryId: `(${idPatternSource(ID_PREFIXES.delivery)})`,
   replayId: `(${idPatternSource(ID_PREFIXES.replay)})`,
   keyId: `(${idPatternSource(ID_PREFIXES.key)})`,
+  sessionId: `(${idPatternSource(ID_PREFIXES.portalSession)})`,
   // An event id is the producer's (1 to 128 of these); percent-encoded, each can take 3.
   eventId: '([^/]{1,384})',
   // A tenant id is at most 128 characters; percent-encoded, each can take 3.

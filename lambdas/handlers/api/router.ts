@@ -3,9 +3,12 @@ import type { FunctionDeps } from '#app/deps.ts';
 import { MethodNotAllowedError, RouteNotFoundError, UnauthorizedError } from '#app/errors.ts';
 import { withIdempotencyKey } from './idempotency.ts';
 import { openApiDocument } from './openapi.ts';
+import { requirePortalRoute } from './portal-access.ts';
 import { ok, parameterNames, patternOf, type ApiRequest, type ApiResponse, type Params, type Route } from './route.ts';
+import { DASHBOARD_ROUTES } from './routes/dashboard.ts';
 import { DELIVERY_ROUTES } from './routes/deliveries.ts';
 import { EVENT_ROUTES } from './routes/events.ts';
+import { PORTAL_ROUTES } from './routes/portal.ts';
 import { REPLAY_ROUTES } from './routes/replays.ts';
 import { SUBSCRIPTION_ROUTES } from './routes/subscriptions.ts';
 import { TENANT_ROUTES } from './routes/tenants.ts';
@@ -22,6 +25,8 @@ export const ROUTES: readonly Route[] = [
   ...DELIVERY_ROUTES,
   ...REPLAY_ROUTES,
   ...TENANT_ROUTES,
+  ...PORTAL_ROUTES,
+  ...DASHBOARD_ROUTES,
 ];
 
 const MATCHERS = ROUTES.map((r) => ({ route: r, pattern: patternOf(r.path), names: parameterNames(r.path) }));
@@ -45,6 +50,7 @@ export async function route(deps: FunctionDeps<'api'>, req: ApiRequest): Promise
     if (r.access === 'public') return r.run(deps, req, params);
     if (!principal) throw new UnauthorizedError();
     if (r.access === 'admin') requireAdmin(principal, `${req.method} ${r.path}`);
+    requirePortalRoute(principal, `${r.method} ${r.path}`);
     const authenticated = { ...req, principal };
     return withIdempotencyKey(deps, r, authenticated, () => r.run(deps, authenticated, params));
   }

@@ -10,6 +10,7 @@ import {
   NotFoundError,
   RouteNotFoundError,
   RateLimitedError,
+  TemporarilyUnavailableError,
   ServiceError,
   UnauthorizedError,
   ValidationError,
@@ -51,6 +52,7 @@ const TABLE: ReadonlyArray<readonly [Error, number, string, string, Record<strin
   [new IdempotencyKeyInProgressError('the first request with this Idempotency-Key is still running'), 409, 'conflict', 'the first request with this Idempotency-Key is still running', {}],
   [new InvalidTransitionError(STATE.pending, 'replay'), 409, 'conflict', `cannot replay a delivery in state '${STATE.pending}'`, {}],
   [new RateLimitedError('at most 100 replays per 60 s', 17), 429, 'rate_limited', 'at most 100 replays per 60 s', { 'retry-after': '17' }],
+  [new TemporarilyUnavailableError('publish stalled; send it again'), 503, 'unavailable', 'publish stalled; send it again', { 'retry-after': '1' }],
 ];
 
 /** Classes left out of the table on purpose: faults of the service or its data, answered 500 / rethrown. */

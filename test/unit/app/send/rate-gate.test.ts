@@ -96,6 +96,40 @@ describe('the rate gate', () => {
     assert.equal(w.http.requests.length, 2);
   });
 
+  it('claimed path: an attempt whose claim carried it past its sub-window is counted again where it starts, and holds while that one is full', async () => {
+    // 10/s: 100 ms sub-windows of one place each. The claim takes 100 ms, so the POST would start in the next sub-window.
+    const w = world({ rateLimitPerSecond: 10 }, 1);
+    const claim = w.deps.deliveries.claim.bind(w.deps.deliveries);
+    w.deps.deliveries.claim = async (...args) => {
+      w.deps.clock.advance(100);
+      return claim(...args);
+    };
+    const t = Date.parse(NOW) / 100;
+    // Someone took the next sub-window's place meanwhile.
+    await w.deps.sendRate.count(`send#sub_1#10#w${t + 1}`, 0);
+    const posted: number[] = [];
+    const post = w.http.post.bind(w.http);
+    w.http.post = async (request) => {
+      posted.push(performance.now() - started);
+      return post(request);
+    };
+
+    const started = performance.now();
+    assert.equal((await processDelivery(w.deps, bare(0), AGAIN)).kind, 'done');
+    const counted = w.deps.sendRate.calls.filter((c) => c.op === 'count').map((c) => c.key);
+    // (The first is the place taken meanwhile.) Before the claim, as it starts (full), then at the next sub-window's start.
+    assert.deepEqual(counted, [`send#sub_1#10#w${t + 1}`, `send#sub_1#10#w${t}`, `send#sub_1#10#w${t + 1}`, `send#sub_1#10#w${t + 2}`]);
+    assert.ok(posted.length === 1 && posted[0]! >= 90, `held in the sender until the next sub-window (the fake clock's 100 ms, slept for real): ${posted}`);
+    assert.equal(w.http.requests.length, 1);
+    assert.deepEqual([row(w, 0).state, row(w, 0).attempts], ['delivered', 1]);
+  });
+
+  it('claimed path: an attempt that starts in the sub-window that counted it is not counted again', async () => {
+    const w = world({ rateLimitPerSecond: 10 }, 1);
+    assert.equal((await processDelivery(w.deps, bare(0), AGAIN)).kind, 'done');
+    assert.deepEqual(w.deps.sendRate.calls.map((c) => c.op), ['count']);
+  });
+
   it('counts per limit: a changed limit starts its own windows and turns', async () => {
     const w = world({ rateLimitPerSecond: 1 }, 2);
     await processDelivery(w.deps, fresh(0), FIRST);

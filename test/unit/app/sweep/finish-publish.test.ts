@@ -114,6 +114,19 @@ describe('finishPublishes: the per-shard watermark', () => {
     assert.deepEqual(deps.ingestManifests.marks.get('m0'), { shard: 'm0', checkedBefore: at(60), checked: [] }, 'past them all once they settled');
   });
 
+  it('works a backlog larger than a run\'s limit off in every shard, not the first ones first', async () => {
+    const deps = fakeDeps();
+    for (const key of [`${at(1)}#a`, `${at(2)}#b`, `${at(3)}#c`]) await deps.ingestManifests.put(manifest(key, 'm0'));
+    await deps.ingestManifests.put(manifest(`${at(1)}#z`, 'm15'));
+    deps.clock.advance(600_000);
+
+    for (let run = 0; run < 2; run++) {
+      assert.deepEqual(await finishPublishes(deps, at(300), 1), { manifests: 1, deliveries: 0 });
+      deps.clock.advance(60_000);
+    }
+    assert.ok(deps.ingestManifests.marks.has('m15'), 'the last shard had its turn within two runs');
+  });
+
   it('keeps each shard apart, and leaves a shard with nothing to check unwritten', async () => {
     const deps = fakeDeps();
     await deps.ingestManifests.put(manifest(`${at(1)}#a`, 'm3'));

@@ -1,0 +1,398 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { AnswerOf } from '#client/hookline-client.ts';
+import { useSession } from './context.ts';
+import { DeliveryTable } from './deliveries.tsx';
+import { href } from './route.ts';
+import { ActionError, CopyButton, ErrorNote, Loading, PageTitle, Status, TableWrap, Time } from './ui.tsx';
+import { useAsync } from './use-async.ts';
+
+type Replay = AnswerOf<'GET /v1/replays/{replayId}'>;
+const REPLAYABLE = ['failed', 'expired', 'delivered'] as const;
+const OPERATOR_KEY = 'hookline.operator';
+
+export function DeadLettersPage() {
+  return (
+    <>
+      <PageTitle>Dead letters</PageTitle>
+      <p>Every failed and expired delivery, newest first. Open one to see its attempts and resend it; replay many at once from Bulk replay.</p>
+      <DeliveryTable kind="dead-letters" />
+    </>
+  );
+}
+
+/** `datetime-local` values are the viewer's local time: as an ISO instant with its zone for the API. */
+const toInstant = (local: string) => (local ? new Date(local).toISOString() : '');
+const localInput = (ms: number) => {
+  const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
+  return d.toISOString().slice(0, 16);
+};
+
+const criteriaText = (r: Replay) =>
+  `${r.criteria.states.join(', ')} created ${new Date(r.criteria.createdFrom).toLocaleString()} – ${new Date(r.criteria.createdTo).toLocaleString()}` +
+  (r.criteria.subscriptionId ? `, subscription ${r.criteria.subscriptionId}` : '') +
+  (r.criteria.tenantId ? `, tenant ${r.criteria.tenantId}` : '');
+
+function AuditLog({ version }: { readonly version: number }) {
+  const { client } = useSession();
+  const log = useAsync(() => client.call('GET /v1/replays', { query: { limit: 20 } }), [version]);
+  if (log.error) return <ErrorNote error={log.error} onRetry={log.reload} />;
+  if (!log.data) return <Loading what="the audit log" />;
+  if (log.data.items.length === 0) return <p class="note">No bulk replay yet. Preview one above: a dry run changes nothing and is recorded here too.</p>;
+  return (
+    <TableWrap label="Replay audit log">
+      <table>
+        <caption>Bulk replays, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Started</th>
+            <th scope="col">Operator</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Criteria</th>
+            <th scope="col">Matched</th>
+            <th scope="col">Replayed</th>
+            <th scope="col">Skipped</th>
+            <th scope="col">Status</th>
+          </tr>
+        </thead>
+        <tbody>
+          {log.data.items.map((r) => (
+            <tr key={r.id}>
+              <td>
+                <Time iso={r.startedAt} />
+              </td>
+              <td>{r.operator}</td>
+              <td>{r.dryRun ? 'dry run' : 'replay'}</td>
+              <td class="wrap">{criteriaText(r)}</td>
+              <td>{r.matched}</td>
+              <td>{r.replayed}</td>
+              <td>{r.skipped}</td>
+              <td>
+                {r.status}
+                {r.finishedAt && (
+                  <div class="small">
+                    <Time iso={r.finishedAt} />
+                  </div>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
+  );
+}
+
+export function BulkReplayPage() {
+  const { client } = useSession();
+  const now = Date.now();
+  const [from, setFrom] = useState(localInput(now - 24 * 3600_000));
+  const [to, setTo] = useState(localInput(now + 60_000));
+  const [states, setStates] = useState<string[]>(['expired', 'failed']);
+  const [subscriptionId, setSubscriptionId] = useState('');
+  const [tenantId, setTenantId] = useState('');
+  const [operator, setOperator] = useState(() => sessionStorage.getItem(OPERATOR_KEY) ?? 'console');
+  const [preview, setPreview] = useState<Replay>();
+  const [running, setRunning] = useState<Replay>();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const [version, setVersion] = useState(0);
+  const dialog = useRef<HTMLDialogElement>(null);
+
+  const body = (dryRun: boolean) => ({
+    createdFrom: toInstant(from),
+    createdTo: toInstant(to),
+    states: states as ('failed' | 'expired' | 'delivered')[],
+    ...(subscriptionId.trim() ? { subscriptionId: subscriptionId.trim() } : {}),
+    ...(tenantId.trim() ? { tenantId: tenantId.trim() } : {}),
+    operator: operator.trim() || 'console',
+    ...(dryRun ? { dryRun: true } : {}),
+  });
+  // Any change to the criteria voids the preview: what is confirmed is what was counted.
+  useEffect(() => setPreview(undefined), [from, to, states.join(), subscriptionId, tenantId]);
+
+  const dryRun = async () => {
+    setBusy(true);
+    setError(undefined);
+    setRunning(undefined);
+    try {
+      sessionStorage.setItem(OPERATOR_KEY, operator);
+      setPreview(await client.call('POST /v1/replays', { body: body(true) }));
+      setVersion((v) => v + 1);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const confirm = async () => {
+    dialog.current?.close();
+    setBusy(true);
+    setError(undefined);
+    try {
+      let record = await client.call('POST /v1/replays', { body: body(false) });
+      setRunning(record);
+      setPreview(undefined);
+      // The request works until its budget; the rest continues on the replay schedule: follow it.
+      while (record.status === 'running') {
+        await new Promise((r) => setTimeout(r, 1000));
+        record = await client.call('GET /v1/replays/{replayId}', { params: { replayId: record.id } });
+        setRunning(record);
+      }
+      setVersion((v) => v + 1);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <PageTitle>Bulk replay</PageTitle>
+      <p>Send many dead letters (or delivered deliveries) again. Preview first: a dry run counts the matches and changes nothing. Receivers dedupe on the webhook-id header.</p>
+      <form
+        class="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void dryRun();
+        }}
+      >
+        <div class="field">
+          <label for="replay-from">Created from</label>
+          <input id="replay-from" type="datetime-local" required value={from} onInput={(e) => setFrom(e.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="replay-to">Created to</label>
+          <input id="replay-to" type="datetime-local" required value={to} onInput={(e) => setTo(e.currentTarget.value)} />
+        </div>
+        <fieldset class="field">
+          <legend>States</legend>
+          {REPLAYABLE.map((st) => (
+            <label key={st} class="check">
+              <input
+                type="checkbox"
+                checked={states.includes(st)}
+                onChange={(e) => setStates((prev) => (e.currentTarget.checked ? [...prev, st] : prev.filter((x) => x !== st)).sort())}
+              />{' '}
+              {st}
+            </label>
+          ))}
+        </fieldset>
+        <div class="field">
+          <label for="replay-subscription">Subscription id (optional)</label>
+          <input id="replay-subscription" value={subscriptionId} onInput={(e) => setSubscriptionId(e.currentTarget.value)} placeholder="sub_…" autoComplete="off" />
+        </div>
+        <div class="field">
+          <label for="replay-tenant">Tenant (optional)</label>
+          <input id="replay-tenant" value={tenantId} onInput={(e) => setTenantId(e.currentTarget.value)} autoComplete="off" />
+        </div>
+        <div class="field">
+          <label for="replay-operator">Your name, for the audit log</label>
+          <input id="replay-operator" value={operator} required maxLength={200} onInput={(e) => setOperator(e.currentTarget.value)} />
+        </div>
+        <div class="actions">
+          <button type="submit" disabled={busy || states.length === 0}>
+            Preview (dry run)
+          </button>
+        </div>
+      </form>
+      <ActionError error={error} />
+      {preview && (
+        <section class="panel" aria-labelledby="preview-title">
+          <h2 id="preview-title">Preview</h2>
+          <p role="status">
+            <strong>{preview.matched}</strong> deliveries match.
+          </p>
+          {preview.sample && preview.sample.length > 0 && (
+            <>
+              <p>For example:</p>
+              <ul>
+                {preview.sample.map((id) => (
+                  <li key={id}>
+                    <a href={href(['deliveries', id])}>{id}</a>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          {preview.matched > 0 ? (
+            <button type="button" class="primary" onClick={() => dialog.current?.showModal()}>
+              Replay {preview.matched} deliveries…
+            </button>
+          ) : (
+            <p>Nothing to replay: widen the time range or the states.</p>
+          )}
+        </section>
+      )}
+      <dialog ref={dialog} aria-labelledby="confirm-title" aria-describedby="confirm-text">
+        <h2 id="confirm-title">Replay {preview?.matched ?? 0} deliveries?</h2>
+        <p id="confirm-text">
+          Each is sent again to its endpoint, spread over the replay window, and the replay is recorded in the audit log under “{operator}”. This cannot be undone.
+        </p>
+        <div class="actions">
+          <button type="button" onClick={() => dialog.current?.close()}>
+            Cancel
+          </button>
+          <button type="button" class="primary" onClick={() => void confirm()}>
+            Yes, replay {preview?.matched ?? 0} deliveries
+          </button>
+        </div>
+      </dialog>
+      {running && (
+        <section class="panel" aria-labelledby="progress-title">
+          <h2 id="progress-title">Progress</h2>
+          <label for="replay-progress">
+            {running.status === 'completed' ? 'Done' : 'Replaying'}: {running.replayed} of {running.matched} replayed{running.skipped ? `, ${running.skipped} skipped` : ''}
+          </label>
+          <progress id="replay-progress" max={Math.max(1, running.matched)} value={running.replayed + running.skipped} />
+          <p role="status">{running.status === 'completed' ? `Replay ${running.id} finished: ${running.replayed} deliveries are on their way again.` : `Replay ${running.id} is running…`}</p>
+        </section>
+      )}
+      <section aria-labelledby="audit-title">
+        <h2 id="audit-title">Audit log</h2>
+        <AuditLog version={version} />
+      </section>
+    </>
+  );
+}
+
+/** Archive runs and restores stay operations of the archiver function (no API route): the console says how to run them. */
+export function ArchivePage() {
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [subscription, setSubscription] = useState('');
+  const restore = `npx hookline restore --from ${from || 'YYYY-MM-DD'} --to ${to || from || 'YYYY-MM-DD'}${subscription.trim() ? ` --subscription ${subscription.trim()}` : ''}`;
+  return (
+    <>
+      <PageTitle>Archive and restore</PageTitle>
+      <p>
+        Delivered deliveries are archived to S3 after 30 days and dead letters after 90 (the daily schedule). Archive runs and restores are jobs of the archiver function, which alone may read and write
+        the archive bucket, so they run from the command line, not from this page. Add <code>--aws</code> for the deployed stack.
+      </p>
+      <section class="panel" aria-labelledby="archive-title">
+        <h2 id="archive-title">Archive now</h2>
+        <p>What the daily schedule does, with progress:</p>
+        <pre class="command">npx hookline archive run</pre>
+        <CopyButton text="npx hookline archive run" label="Copy command" />
+      </section>
+      <section class="panel" aria-labelledby="restore-title">
+        <h2 id="restore-title">Restore for a dispute</h2>
+        <form class="form" onSubmit={(e) => e.preventDefault()}>
+          <div class="field">
+            <label for="restore-from">First day (UTC)</label>
+            <input id="restore-from" type="date" value={from} onInput={(e) => setFrom(e.currentTarget.value)} />
+          </div>
+          <div class="field">
+            <label for="restore-to">Last day (UTC)</label>
+            <input id="restore-to" type="date" value={to} onInput={(e) => setTo(e.currentTarget.value)} />
+          </div>
+          <div class="field">
+            <label for="restore-subscription">Subscription id (optional)</label>
+            <input id="restore-subscription" value={subscription} onInput={(e) => setSubscription(e.currentTarget.value)} autoComplete="off" />
+          </div>
+        </form>
+        <pre class="command">{restore}</pre>
+        <CopyButton text={restore} label="Copy command" />
+        <p>Restored deliveries show here again (and can be replayed) for 7 days.</p>
+      </section>
+    </>
+  );
+}
+
+const LIFETIMES = [
+  [900, '15 minutes'],
+  [3600, '1 hour'],
+  [4 * 3600, '4 hours'],
+  [86_400, '24 hours'],
+] as const;
+
+export function PortalLinksPage() {
+  const { client } = useSession();
+  const [tenant, setTenant] = useState('');
+  const [subscription, setSubscription] = useState('');
+  const [lifetime, setLifetime] = useState(3600);
+  const [minted, setMinted] = useState<AnswerOf<'POST /v1/tenants/{tenantId}/portal-sessions'>>();
+  const [revoked, setRevoked] = useState('');
+  const [error, setError] = useState<unknown>();
+  const mint = async () => {
+    setError(undefined);
+    setRevoked('');
+    try {
+      setMinted(
+        await client.call('POST /v1/tenants/{tenantId}/portal-sessions', {
+          params: { tenantId: tenant.trim() },
+          body: { expiresInSeconds: lifetime, ...(subscription.trim() ? { subscriptionId: subscription.trim() } : {}) },
+        }),
+      );
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const revoke = async () => {
+    if (!minted) return;
+    setError(undefined);
+    try {
+      const r = await client.call('DELETE /v1/tenants/{tenantId}/portal-sessions/{sessionId}', { params: { tenantId: minted.tenantId, sessionId: minted.id } });
+      setRevoked(`Revoked at ${new Date(r.revokedAt ?? Date.now()).toLocaleString()}: the link and any session opened with it no longer work.`);
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <>
+      <PageTitle>Customer portal links</PageTitle>
+      <p>
+        A link shows one tenant its own subscriptions and deliveries (or one subscription), lets them resend, pause and resume, and nothing else. It works once and for a limited time. Your backend
+        mints them with <code>POST /v1/tenants/{'{tenantId}'}/portal-sessions</code>; <code>npx hookline portal-link --tenant &lt;id&gt;</code> prints one.
+      </p>
+      <form
+        class="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void mint();
+        }}
+      >
+        <div class="field">
+          <label for="link-tenant">Tenant</label>
+          <input id="link-tenant" required value={tenant} onInput={(e) => setTenant(e.currentTarget.value)} autoComplete="off" />
+        </div>
+        <div class="field">
+          <label for="link-subscription">Only this subscription (optional)</label>
+          <input id="link-subscription" value={subscription} onInput={(e) => setSubscription(e.currentTarget.value)} placeholder="sub_…" autoComplete="off" />
+        </div>
+        <div class="field">
+          <label for="link-lifetime">Valid for</label>
+          <select id="link-lifetime" value={String(lifetime)} onChange={(e) => setLifetime(Number(e.currentTarget.value))}>
+            {LIFETIMES.map(([seconds, text]) => (
+              <option key={seconds} value={String(seconds)}>
+                {text}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="actions">
+          <button type="submit">Create link</button>
+        </div>
+      </form>
+      <ActionError error={error} />
+      {minted && (
+        <section class="panel" aria-labelledby="minted-title">
+          <h2 id="minted-title">Link for {minted.tenantId}</h2>
+          <p>
+            Valid until <Time iso={minted.expiresAt} />
+            {minted.subscriptionId ? `, for ${minted.subscriptionId} only` : ''}. Send it to the customer; it is shown only now. Opening it here would end this console session in this tab.
+          </p>
+          <pre class="command" tabIndex={0} aria-label="Portal link">
+            {minted.url}
+          </pre>
+          <CopyButton text={minted.url} label="Copy link" />{' '}
+          <button type="button" onClick={() => void revoke()}>
+            Revoke this link
+          </button>
+          {revoked && <Status>{revoked}</Status>}
+        </section>
+      )}
+    </>
+  );
+}

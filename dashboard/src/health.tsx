@@ -1,0 +1,104 @@
+import type { AnswerOf } from '#client/hookline-client.ts';
+import { useSession } from './context.ts';
+import { href } from './route.ts';
+import { ms, percent, Time } from './ui.tsx';
+import { useAsync } from './use-async.ts';
+
+export type Stats = AnswerOf<'GET /v1/subscriptions/{subscriptionId}/stats'>;
+
+/** A subscription's last 24 h, worked out by the API from what it keeps anyway (no write per delivery). */
+export function useStats(subscriptionId: string) {
+  const { client } = useSession();
+  return useAsync(() => client.call('GET /v1/subscriptions/{subscriptionId}/stats', { params: { subscriptionId }, query: { windowHours: 24 } }), [subscriptionId]);
+}
+
+const failureText = (f: NonNullable<Stats['lastFailure']>) => (f.status !== null ? `HTTP ${f.status}` : (f.error ?? 'failed'));
+
+/** The health columns of a subscriptions table row. */
+export function HealthCells({ subscriptionId }: { readonly subscriptionId: string }) {
+  const stats = useStats(subscriptionId);
+  if (stats.error) return <td colSpan={4}>health unavailable</td>;
+  const s = stats.data;
+  if (!s) return <td colSpan={4} class="muted">loading…</td>;
+  return (
+    <>
+      <td>{percent(s.successRate)}</td>
+      <td>
+        {ms(s.latencyMs.average)} / {ms(s.latencyMs.p95)}
+      </td>
+      <td>
+        {s.lastFailure ? (
+          <>
+            <a href={href(['deliveries', s.lastFailure.deliveryId])}>{failureText(s.lastFailure)}</a> <Time iso={s.lastFailure.at} />
+          </>
+        ) : (
+          <span class="muted">none</span>
+        )}
+      </td>
+      <td>{s.failingSince ? <Time iso={s.failingSince} /> : <span class="muted">not failing</span>}</td>
+    </>
+  );
+}
+
+/** The health panel of one subscription. */
+export function HealthPanel({ stats }: { readonly stats: Stats }) {
+  const s = stats;
+  return (
+    <section aria-labelledby="health-title" class="panel">
+      <h2 id="health-title">Health, last {s.window.hours} h</h2>
+      <dl class="stats">
+        <div>
+          <dt>Success rate</dt>
+          <dd>{percent(s.successRate)}</dd>
+        </div>
+        <div>
+          <dt>Finished</dt>
+          <dd>
+            {s.finished.delivered} delivered, {s.finished.failed} failed, {s.finished.expired} expired
+          </dd>
+        </div>
+        <div>
+          <dt>Waiting now</dt>
+          <dd>
+            {s.open.pending} pending, {s.open.inFlight} in flight
+          </dd>
+        </div>
+        <div>
+          <dt>Latency (average / p95)</dt>
+          <dd>
+            {ms(s.latencyMs.average)} / {ms(s.latencyMs.p95)} over {s.latencyMs.attempts} attempts
+          </dd>
+        </div>
+        <div>
+          <dt>Last failure</dt>
+          <dd>
+            {s.lastFailure ? (
+              <>
+                <a href={href(['deliveries', s.lastFailure.deliveryId])}>{failureText(s.lastFailure)}</a> at <Time iso={s.lastFailure.at} />
+              </>
+            ) : (
+              'none'
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Failing since</dt>
+          <dd>{s.failingSince ? <Time iso={s.failingSince} /> : 'not failing'}</dd>
+        </div>
+        <div>
+          <dt>Dead-lettering</dt>
+          <dd>
+            {s.deadLetteringSince ? (
+              <>
+                {s.deadLetterStreak} in a row since <Time iso={s.deadLetteringSince} />
+              </>
+            ) : (
+              'no'
+            )}
+          </dd>
+        </div>
+      </dl>
+      {s.sampled && <p class="muted">Worked out from the newest {s.examined} deliveries: older ones in the window were left out.</p>}
+    </section>
+  );
+}

@@ -1,0 +1,324 @@
+import { useState } from 'preact/hooks';
+import type { AnswerOf, ItemOf } from '#client/hookline-client.ts';
+import { isOperator, useSession } from './context.ts';
+import { HealthCells, HealthPanel, useStats } from './health.tsx';
+import { href, navigate, type Route } from './route.ts';
+import { ActionError, CopyButton, ErrorNote, Loading, PageTitle, StateBadge, Status, TableWrap, Time } from './ui.tsx';
+import { useAsync } from './use-async.ts';
+import { DeliveryTable } from './deliveries.tsx';
+
+type Subscription = ItemOf<'GET /v1/subscriptions'>;
+const DELIVERY_STATES = ['pending', 'in_flight', 'delivered', 'failed', 'expired'] as const;
+
+const nameOf = (s: Subscription) => s.description ?? s.url;
+
+export function SubscriptionsPage({ route }: { readonly route: Route }) {
+  const session = useSession();
+  const operator = isOperator(session);
+  const tenant = route.query.get('tenant') ?? '';
+  const [pages, setPages] = useState<string[]>([]);
+  const list = useAsync(async () => {
+    const items: Subscription[] = [];
+    let cursor: string | undefined;
+    // The first page, plus each page the person asked for with "Load more".
+    for (let i = 0; i <= pages.length; i++) {
+      const page = await session.client.call('GET /v1/subscriptions', { query: { limit: 25, ...(operator && tenant ? { tenantId: tenant } : {}), ...(cursor ? { cursor } : {}) } });
+      items.push(...page.items);
+      cursor = page.nextCursor ?? undefined;
+      if (!cursor) break;
+    }
+    return { items, more: cursor !== undefined };
+  }, [tenant, pages.length]);
+  const [filter, setFilter] = useState(tenant);
+
+  return (
+    <>
+      <PageTitle>Subscriptions</PageTitle>
+      {operator ? (
+        <form
+          class="filters"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setPages([]);
+            navigate(href(['subscriptions'], { tenant: filter.trim() }));
+          }}
+        >
+          <label for="tenant-filter">Tenant</label>
+          <input id="tenant-filter" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} placeholder="every tenant" autoComplete="off" />
+          <button type="submit">Filter</button>
+          {tenant && (
+            <a href={href(['subscriptions'])} onClick={() => setFilter('')}>
+              Show every tenant
+            </a>
+          )}
+        </form>
+      ) : (
+        <p>Your webhook endpoints and how they did over the last 24 hours. Open one to see its deliveries, resend them, or pause it.</p>
+      )}
+      {list.error ? (
+        <ErrorNote error={list.error} onRetry={list.reload} />
+      ) : !list.data ? (
+        <Loading what="subscriptions" />
+      ) : list.data.items.length === 0 ? (
+        <div class="note">
+          {operator ? (
+            <p>
+              No subscriptions{tenant ? ` for tenant ${tenant}` : ''} yet. Create one with <code>POST /v1/subscriptions</code> or{' '}
+              <code>npx hookline subscriptions create --url https://…</code>
+              {tenant ? ', or clear the tenant filter' : ''}.
+            </p>
+          ) : (
+            <p>There are no webhook endpoints set up for you yet. Ask the team that sends you webhooks to add one.</p>
+          )}
+        </div>
+      ) : (
+        <>
+          <TableWrap label="Subscriptions">
+            <table>
+              <caption>Subscriptions with their health over the last 24 hours</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Endpoint</th>
+                  {operator && <th scope="col">Tenant</th>}
+                  <th scope="col">State</th>
+                  <th scope="col">Success rate</th>
+                  <th scope="col">Latency avg / p95</th>
+                  <th scope="col">Last failure</th>
+                  <th scope="col">Failing since</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.items.map((s) => (
+                  <tr key={s.id}>
+                    <td>
+                      <a href={href(['subscriptions', s.id])}>{nameOf(s)}</a>
+                      <div class="muted small">{s.id}</div>
+                    </td>
+                    {operator && <td>{s.tenantId ?? <span class="muted">none</span>}</td>}
+                    <td>
+                      <StateBadge state={s.state} />
+                      {s.stateReason && s.state !== 'active' && <div class="small">{s.stateReason}</div>}
+                    </td>
+                    <HealthCells subscriptionId={s.id} />
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+          {list.data.more && (
+            <button type="button" onClick={() => setPages((p) => [...p, 'more'])}>
+              Load more subscriptions
+            </button>
+          )}
+        </>
+      )}
+    </>
+  );
+}
+
+/** Pause (with a reason) and resume. */
+function StateActions({ subscription, onChanged }: { readonly subscription: AnswerOf<'GET /v1/subscriptions/{subscriptionId}'>; readonly onChanged: () => void }) {
+  const { client } = useSession();
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [said, setSaid] = useState('');
+  const params = { subscriptionId: subscription.id };
+  const act = async (what: 'pause' | 'resume') => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      if (what === 'pause') {
+        await client.call('POST /v1/subscriptions/{subscriptionId}/pause', { params, ...(reason.trim() ? { body: { reason: reason.trim() } } : {}) });
+        setSaid('Paused: new events wait here until you resume.');
+      } else {
+        const r = await client.call('POST /v1/subscriptions/{subscriptionId}/resume', { params });
+        setSaid(`Resumed: ${r.drained} waiting deliveries are on their way.`);
+      }
+      onChanged();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (subscription.state === 'deleted') return <p class="note">This subscription was deleted: nothing more is sent to it.</p>;
+  return (
+    <section class="panel" aria-labelledby="state-title">
+      <h2 id="state-title">Sending</h2>
+      {subscription.state === 'active' ? (
+        <form
+          class="inline-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void act('pause');
+          }}
+        >
+          <label for="pause-reason">Reason for pausing (optional)</label>
+          <input id="pause-reason" value={reason} maxLength={500} onInput={(e) => setReason(e.currentTarget.value)} placeholder="e.g. endpoint maintenance" />
+          <button type="submit" disabled={busy}>
+            Pause deliveries
+          </button>
+        </form>
+      ) : (
+        <div class="inline-form">
+          <p>
+            Paused or disabled: events are kept and wait. {subscription.stateReason && <>Reason: {subscription.stateReason}.</>}
+          </p>
+          <button type="button" disabled={busy} onClick={() => void act('resume')}>
+            Resume deliveries
+          </button>
+        </div>
+      )}
+      {said && <Status>{said}</Status>}
+      <ActionError error={error} />
+    </section>
+  );
+}
+
+/** The signing secret, shown only when asked for and hidden again on request. */
+function SecretPanel({ subscriptionId }: { readonly subscriptionId: string }) {
+  const { client } = useSession();
+  const [secrets, setSecrets] = useState<AnswerOf<'GET /v1/subscriptions/{subscriptionId}/secret'>>();
+  const [error, setError] = useState<unknown>();
+  const reveal = async () => {
+    setError(undefined);
+    try {
+      setSecrets(await client.call('GET /v1/subscriptions/{subscriptionId}/secret', { params: { subscriptionId } }));
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <section class="panel" aria-labelledby="secret-title">
+      <h2 id="secret-title">Signing secret</h2>
+      <p>Verify every webhook's signature with it (Standard Webhooks: the standardwebhooks library on the raw body).</p>
+      {secrets ? (
+        <>
+          <ul class="secrets">
+            {secrets.secrets.map((s) => (
+              <li key={s.secret ?? s.publicKey}>
+                <code class="secret">{s.secret ?? s.publicKey}</code> <CopyButton text={s.secret ?? s.publicKey ?? ''} label="Copy secret" />{' '}
+                <span class="muted">{s.expiresAt ? <>signs until <Time iso={s.expiresAt} /></> : 'signs until the next rotation'}</span>
+              </li>
+            ))}
+          </ul>
+          <button type="button" onClick={() => setSecrets(undefined)}>
+            Hide secret
+          </button>
+        </>
+      ) : (
+        <button type="button" onClick={() => void reveal()}>
+          Reveal signing secret
+        </button>
+      )}
+      <ActionError error={error} />
+    </section>
+  );
+}
+
+function TestEvent({ subscriptionId }: { readonly subscriptionId: string }) {
+  const { client } = useSession();
+  const [sent, setSent] = useState<string>();
+  const [error, setError] = useState<unknown>();
+  const send = async () => {
+    setError(undefined);
+    try {
+      setSent((await client.call('POST /v1/subscriptions/{subscriptionId}/test', { params: { subscriptionId } })).deliveryId);
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <p>
+      <button type="button" onClick={() => void send()}>
+        Send a test event
+      </button>{' '}
+      {sent && (
+        <span role="status">
+          Sent: <a href={href(['deliveries', sent])}>follow delivery {sent}</a>
+        </span>
+      )}
+      <ActionError error={error} />
+    </p>
+  );
+}
+
+export function SubscriptionPage({ id, route }: { readonly id: string; readonly route: Route }) {
+  const session = useSession();
+  const sub = useAsync(() => session.client.call('GET /v1/subscriptions/{subscriptionId}', { params: { subscriptionId: id } }), [id]);
+  const stats = useStats(id);
+  const tab = route.query.get('tab') === 'dead-letters' ? 'dead-letters' : 'deliveries';
+  const state = route.query.get('state') ?? '';
+  if (sub.error) return <ErrorNote error={sub.error} onRetry={sub.reload} />;
+  if (!sub.data) return <Loading what="the subscription" />;
+  const s = sub.data;
+  const refresh = () => {
+    sub.reload();
+    stats.reload();
+  };
+  return (
+    <>
+      <p class="crumbs">
+        <a href={href(['subscriptions'])}>Subscriptions</a> /
+      </p>
+      <PageTitle>{s.description ?? 'Subscription'}</PageTitle>
+      <dl class="facts">
+        <div>
+          <dt>Id</dt>
+          <dd>
+            <code>{s.id}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Endpoint</dt>
+          <dd class="wrap">{s.url}</dd>
+        </div>
+        <div>
+          <dt>Event types</dt>
+          <dd>{s.eventTypes.join(', ')}</dd>
+        </div>
+        <div>
+          <dt>State</dt>
+          <dd>
+            <StateBadge state={s.state} /> {s.stateReason && <span>{s.stateReason}</span>} <span class="muted">since</span> <Time iso={s.stateChangedAt} />
+          </dd>
+        </div>
+      </dl>
+      {stats.error ? <ErrorNote error={stats.error} onRetry={stats.reload} /> : stats.data ? <HealthPanel stats={stats.data} /> : <Loading what="health" />}
+      <StateActions subscription={s} onChanged={refresh} />
+      <SecretPanel subscriptionId={s.id} />
+      <TestEvent subscriptionId={s.id} />
+      <nav class="tabs" aria-label="Deliveries of this subscription">
+        <a href={href(['subscriptions', id], { state })} aria-current={tab === 'deliveries' ? 'page' : undefined}>
+          Deliveries
+        </a>
+        <a href={href(['subscriptions', id], { tab: 'dead-letters' })} aria-current={tab === 'dead-letters' ? 'page' : undefined}>
+          Dead letters
+        </a>
+      </nav>
+      {tab === 'deliveries' ? (
+        <section aria-labelledby="deliveries-title">
+          <h2 id="deliveries-title">Deliveries</h2>
+          <form class="filters" onSubmit={(e) => e.preventDefault()}>
+            <label for="state-filter">State</label>
+            <select id="state-filter" value={state} onChange={(e) => navigate(href(['subscriptions', id], { state: e.currentTarget.value }))}>
+              <option value="">any state</option>
+              {DELIVERY_STATES.map((st) => (
+                <option key={st} value={st}>
+                  {st.replace('_', ' ')}
+                </option>
+              ))}
+            </select>
+          </form>
+          <DeliveryTable key={`d-${state}`} kind="deliveries" subscriptionId={id} state={state || undefined} />
+        </section>
+      ) : (
+        <section aria-labelledby="dead-title">
+          <h2 id="dead-title">Dead letters, newest first</h2>
+          <DeliveryTable key="dl" kind="dead-letters" subscriptionId={id} />
+        </section>
+      )}
+    </>
+  );
+}
