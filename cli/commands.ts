@@ -14,6 +14,8 @@ export interface Context {
   readonly operator: string;
   /** Polling period while waiting for long operations (ms). */
   readonly pollMs: number;
+  /** The local runtime's data folder (--data-dir, HOOKLINE_DATA_DIR or .data): where `mail` reads the caught notices. */
+  readonly dataDir?: string;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -346,4 +348,17 @@ export function dayRange(from: string, to: string): string[] {
     if (error instanceof ArchiveFormatError) throw new CliError(`--from/--to: ${error.message}`, EXIT.usage, { cause: error });
     throw error;
   }
+}
+
+/**
+ * `portal-link`: mints a customer portal link through the API. The link alone goes to stdout
+ * (for a script to mail or paste); when it ends and how to revoke it go to stderr.
+ */
+export async function portalLink(ctx: Context, o: { tenant: string; subscription?: string; expiresIn?: number }) {
+  const body = { ...(o.subscription ? { subscriptionId: o.subscription } : {}), ...(o.expiresIn !== undefined ? { expiresInSeconds: o.expiresIn } : {}) };
+  const link = await ctx.backend.call('POST /v1/tenants/{tenantId}/portal-sessions', { params: { tenantId: o.tenant }, ...(Object.keys(body).length ? { body } : {}) });
+  ctx.out.progress(
+    line`portal link for tenant ${link.tenantId}${link.subscriptionId ? line`, subscription ${link.subscriptionId} only` : ''}: works once, until ${link.expiresAt} (revoke: DELETE /v1/tenants/${link.tenantId}/portal-sessions/${link.id})`,
+  );
+  ctx.out.result(link, () => link.url);
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { hostname, userInfo } from 'node:os';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { Backend } from './backend.ts';
@@ -8,6 +9,7 @@ import { CliError, EXIT, ServiceCallError, type ExitCode } from './errors.ts';
 import { Output } from './output.ts';
 import { completionScript } from './completion.ts';
 import { printable } from './printable.ts';
+import { mailList, mailShow } from './mail.ts';
 import { publish, type PublishOptions } from './publish.ts';
 import { resolveTarget, type AwsClients, type TargetOptions } from './target.ts';
 
@@ -100,7 +102,9 @@ Examples:
   eval "$(npx hookline completion bash)"
   npx hookline replay-bulk --from 2024-05-01 --to 2024-05-02 --dry-run
   npx hookline --aws --stack Hookline replay-bulk --from 2024-05-01T00:00:00Z --to 2024-05-01T06:00:00Z
-  npx hookline archive run && npx hookline restore --from 2024-02-01 --to 2024-02-03`,
+  npx hookline archive run && npx hookline restore --from 2024-02-01 --to 2024-02-03
+  npx hookline portal-link --tenant acme --expires-in 900
+  npx hookline mail list && npx hookline mail show <id>`,
   );
 
   /** Wraps an action: builds the backend and output from the global options, records a failure for `main`. */
@@ -115,7 +119,7 @@ Examples:
       const operator = g.operator ?? env.HOOKLINE_OPERATOR ?? `${safeUser()}@${hostname()}`;
       try {
         // Commander passes the positional arguments, then the command's options, then the command.
-        await run({ backend, out, operator, pollMs: Number(env.HOOKLINE_CLI_POLL_MS ?? 1000) }, ...(args.slice(0, -1) as A));
+        await run({ backend, out, operator, pollMs: Number(env.HOOKLINE_CLI_POLL_MS ?? 1000), dataDir: resolve(g.dataDir ?? env.HOOKLINE_DATA_DIR ?? '.data') }, ...(args.slice(0, -1) as A));
       } catch (error) {
         failures.error = error;
       }
@@ -292,6 +296,18 @@ Examples:
     .option('--subscription <id>', 'only this subscription')
     .action(action((ctx, o: { from: string; to: string; subscription?: string }) => commands.restore(ctx, o)));
 
+  const mail = program.command('mail').description("failure notice emails the local runtime caught (its mail catcher, used when HOOKLINE_SMTP_URL is not set)");
+  mail
+    .command('list')
+    .description('caught notice emails, newest first: when, to whom, subject')
+    .option('--limit <n>', 'at most this many (1-1000)', positiveInt(1000), 20)
+    .action(action((ctx, o: { limit: number }) => mailList(ctx, o)));
+  mail
+    .command('show')
+    .description('one caught email: headers, then its plain-text part (--json: both parts)')
+    .argument('<id>', 'its id, as `mail list` shows it')
+    .action(action((ctx, id: string) => mailShow(ctx, id)));
+
   program
     .command('tenants')
     .description('tenant API keys')
@@ -299,6 +315,14 @@ Examples:
     .description('mint a key that sees and resends only this tenant’s deliveries (shown once)')
     .argument('<tenantId>', 'tenant id')
     .action(action((ctx, tenantId: string) => commands.tenantsCreateKey(ctx, tenantId)));
+
+  program
+    .command('portal-link')
+    .description("print a customer portal link: the dashboard showing one tenant's subscriptions and deliveries (it works once; stdout is the link alone)")
+    .requiredOption('--tenant <id>', 'tenant id')
+    .option('--subscription <id>', 'show this one subscription of the tenant only')
+    .option('--expires-in <seconds>', 'how long the link works, 60 to 86400 (default 3600)', seconds)
+    .action(action((ctx, o: { tenant: string; subscription?: string; expiresIn?: number }) => commands.portalLink(ctx, o)));
 
   program
     .command('completion')

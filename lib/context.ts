@@ -34,6 +34,10 @@ export const CONTEXT_KEYS = [
   'staticEgressNatGateways',
   'deliveryQueueMaxAgeMinutes',
   'apiServerErrorPercent',
+  'noticeEmailIdentity',
+  'noticeFromAddress',
+  'noticeSupportEmail',
+  'dashboardUrl',
 ] as const;
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
 
@@ -124,6 +128,12 @@ export function settingsFromContext(get: (key: ContextKey) => unknown): AppSetti
       staticEgress: natGateways === undefined ? undefined : { natGateways },
       deliveryQueueMaxAge: maxAgeMinutes === undefined ? undefined : Duration.minutes(maxAgeMinutes),
       apiServerErrorPercent: num('apiServerErrorPercent'),
+      notices: {
+        emailIdentity: str('noticeEmailIdentity'),
+        fromAddress: str('noticeFromAddress'),
+        supportEmail: str('noticeSupportEmail'),
+        dashboardUrl: str('dashboardUrl'),
+      },
       removalPolicy: removal === 'destroy' ? RemovalPolicy.DESTROY : removal === 'retain' ? RemovalPolicy.RETAIN : undefined,
     },
   };

@@ -10,6 +10,7 @@ import { BUCKETS, DEFAULT_SENDER_TIMEOUT_MS, FUNCTIONS, QUEUES, type FunctionKey
 import { baseDelaySeconds } from '../lambdas/domain/backoff.ts';
 import { resolveArchivePolicy } from '../lambdas/domain/archive.ts';
 import { resolveAutoPausePolicy } from '../lambdas/domain/auto-pause.ts';
+import { isEmailAddress, resolveNoticePolicy } from '../lambdas/domain/notices.ts';
 import { resolvePauseLimit, resolveRateLimit } from '../lambdas/domain/rate-limit.ts';
 import { resolveReplayPolicy } from '../lambdas/domain/replay.ts';
 import { DEFAULT_RETENTION } from '../lambdas/domain/retention.ts';
@@ -33,6 +34,7 @@ import { StaticEgress, type StaticEgressProps } from './constructs/static-egress
 import { SigningSecretsKey } from './constructs/secrets-key.ts';
 import { HooklineStorage } from './constructs/storage.ts';
 import { DeliverySweeper } from './constructs/sweeper.ts';
+import { FailureNotifier } from './constructs/notifier.ts';
 import { InvalidPropError } from './errors.ts';
 
 /** How long finished deliveries stay queryable in DynamoDB, and how long their archive is kept in S3. */
@@ -65,6 +67,36 @@ export interface RecoveryProps {
   readonly restoreHold?: Duration;
 }
 
+/**
+ * Per-subscription failure notices (docs/operations.md, "Failure notices and operational
+ * webhooks"). Emails go through Amazon SES from `emailIdentity`; operational webhooks go to any
+ * producer-owned subscription of `hookline.subscription.*` / `hookline.replay.*` whatever is set here.
+ */
+export interface NoticeProps {
+  /**
+   * A verified SES identity (a domain such as `example.com`, or an address) notice emails are
+   * sent from; the notifier may `ses:SendEmail` from it and nothing else.
+   * @default none: no email, notices go as operational webhooks only
+   */
+  readonly emailIdentity?: string;
+  /** The From address. @default `notices@<emailIdentity>` for a domain identity, the identity itself for an address */
+  readonly fromAddress?: string;
+  /** The producer's support address: every notice goes to it too. @default none */
+  readonly supportEmail?: string;
+  /** Base URL of the dashboard; notices link to `<dashboardUrl>/dead-letters?subscriptionId=…`. @default none: the API path `/v1/dead-letters?subscriptionId=…` */
+  readonly dashboardUrl?: string;
+  /** How long a subscription has been failing at the first notice. @default 1 hour */
+  readonly firstAfter?: Duration;
+  /** …and at the second. @default 24 hours */
+  readonly secondAfter?: Duration;
+  /** How long before the oldest pending delivery's retry deadline the "expiring" notice goes. @default 6 hours */
+  readonly beforeExpiry?: Duration;
+  /** The lost summary's latest time after the streak's first retry deadline (it goes sooner once nothing is left to retry). @default 1 hour */
+  readonly lostAfter?: Duration;
+  /** Send a "recovered" notice when a 2xx ends a streak someone was told about. @default true */
+  readonly recovered?: boolean;
+}
+
 export interface WebhookDeliveryProps {
   /**
    * Deployment-wide retry default, merged over the built-in policy (10 s doubling to 1 h,
@@ -77,6 +109,8 @@ export interface WebhookDeliveryProps {
   readonly retention?: RetentionProps;
   /** @default replay window 5 minutes, 100 customer replays a minute, 10 customer pauses/resumes an hour, auto-pause after 24 h, 1000 deliveries per archive object, restores kept 7 days */
   readonly recovery?: RecoveryProps;
+  /** @default no email (operational webhooks only), notices after 1 h and 24 h of failing and 6 h before expiry, recovered notices on */
+  readonly notices?: NoticeProps;
   /** The `WebhookDLQRateHigh` alarm: a preset (`default` or `low-volume`) and/or explicit threshold, period, evaluation. */
   readonly deadLetterAlarm?: DeadLetterAlarmOptions;
   /** Sender errors alarm settings. @default at least 5 in 5 minutes */
@@ -168,6 +202,8 @@ export class WebhookDelivery extends Construct {
   /** The KMS key that seals signing secrets: the api may seal, the sender may open, nobody else. */
   readonly secretsKey: SigningSecretsKey;
   readonly dashboard: HooklineDashboard;
+  /** The failure notices' scheduled function. */
+  readonly notifier: FailureNotifier;
   /**
    * A managed policy a producer's role attaches to publish and do nothing else: SendMessage on
    * the ingest queue, and with `apiAuth: 'iam'` the `POST /v1/events` routes of the API.
@@ -219,6 +255,7 @@ export class WebhookDelivery extends Construct {
       HOOKLINE_RETENTION_DELIVERED_DAYS: String(this.retention.deliveredDays),
       HOOKLINE_RETENTION_DEAD_LETTER_DAYS: String(this.retention.deadLetterDays),
       ...recoveryEnvironment(props.recovery),
+      ...noticeEnvironment(props.notices),
     };
     const shared: FunctionConstructProps = { storage: this.storage, environmentValues, functionOptions };
 
@@ -252,6 +289,7 @@ export class WebhookDelivery extends Construct {
     this.secretsKey.grantOpen(sender.handler.function);
     this.replay = new DeliveryReplay(this, 'Replay', { ...shared, deliveryQueue: this.queues.delivery });
     this.archiver = new DeliveryArchiver(this, 'Archiver', { ...shared, archive: this.archive });
+    this.notifier = new FailureNotifier(this, 'Notifier', { ...shared, deliveryQueue: this.queues.delivery, ...(props.notices?.emailIdentity ? { emailIdentity: props.notices.emailIdentity } : {}) });
     this.functions = {
       api: this.api.handler.function,
       ...(this.api.authorizerHandler ? { authorizer: this.api.authorizerHandler.function } : {}),
@@ -260,6 +298,7 @@ export class WebhookDelivery extends Construct {
       sweeper: sweeper.handler.function,
       replay: this.replay.handler.function,
       archiver: this.archiver.handler.function,
+      notifier: this.notifier.handler.function,
     };
     new HooklineSchedules(this, 'Schedules', { functions: this.functions });
 
@@ -432,6 +471,61 @@ function validateSenderTimeout(timeout: Duration | undefined): number {
   return ms;
 }
 
+
+/**
+ * The notice props as the notifier's environment, validated at synth time by the domain's own
+ * rules. Only what is set is written; the rest keeps the topology default.
+ */
+export function noticeEnvironment(props: NoticeProps = {}): EnvironmentValues {
+  const env: Record<string, string> = {};
+  const address = (name: string, value: string) => {
+    if (!isEmailAddress(value)) throw new InvalidPropError(`notices.${name}`, `is not an email address: '${value}'`);
+    return value;
+  };
+  if (props.emailIdentity !== undefined) {
+    const identity = props.emailIdentity;
+    const isAddress = identity.includes('@');
+    if (isAddress) address('emailIdentity', identity);
+    else if (!/^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/.test(identity)) {
+      throw new InvalidPropError('notices.emailIdentity', `is neither a domain nor an email address: '${identity}'`);
+    }
+    const from = props.fromAddress ?? (isAddress ? identity : `notices@${identity}`);
+    address('fromAddress', from);
+    // SES authorizes a send by the identity of the From address: it must be the identity or an address of its domain.
+    if (isAddress ? from.toLowerCase() !== identity.toLowerCase() : !from.toLowerCase().endsWith(`@${identity.toLowerCase()}`)) {
+      throw new InvalidPropError('notices.fromAddress', `must be an address of the SES identity ${identity}, got '${from}'`);
+    }
+    env.HOOKLINE_MAIL_TRANSPORT = 'ses';
+    env.HOOKLINE_MAIL_FROM = from;
+  } else if (props.fromAddress !== undefined) {
+    throw new InvalidPropError('notices.fromAddress', 'needs notices.emailIdentity (the SES identity it belongs to)');
+  }
+  if (props.supportEmail !== undefined) env.HOOKLINE_NOTICE_SUPPORT_EMAIL = address('supportEmail', props.supportEmail);
+  if (props.dashboardUrl !== undefined) {
+    if (!/^https:\/\/[^\s]+$/.test(props.dashboardUrl)) throw new InvalidPropError('notices.dashboardUrl', `must be an https URL, got '${props.dashboardUrl}'`);
+    env.HOOKLINE_DASHBOARD_URL = props.dashboardUrl;
+  }
+  const seconds = (d: Duration | undefined) => (d === undefined ? undefined : d.toSeconds());
+  const override = Object.fromEntries(
+    Object.entries({
+      firstAfterSeconds: seconds(props.firstAfter),
+      secondAfterSeconds: seconds(props.secondAfter),
+      beforeExpirySeconds: seconds(props.beforeExpiry),
+      lostAfterSeconds: seconds(props.lostAfter),
+      recovered: props.recovered === undefined ? undefined : props.recovered ? 1 : 0,
+    }).filter(([, v]) => v !== undefined),
+  );
+  try {
+    resolveNoticePolicy(override);
+  } catch (error) {
+    const field = (error as { field?: string }).field;
+    const prop = ({ firstAfterSeconds: 'firstAfter', secondAfterSeconds: 'secondAfter', beforeExpirySeconds: 'beforeExpiry', lostAfterSeconds: 'lostAfter', recovered: 'recovered' } as Record<string, string>)[field ?? ''] ?? '';
+    throw new InvalidPropError(`notices${prop ? `.${prop}` : ''}`, `is invalid: ${(error as Error).message}`, { cause: error });
+  }
+  const names = { firstAfterSeconds: 'HOOKLINE_NOTICE_FIRST_SECONDS', secondAfterSeconds: 'HOOKLINE_NOTICE_SECOND_SECONDS', beforeExpirySeconds: 'HOOKLINE_NOTICE_BEFORE_EXPIRY_SECONDS', lostAfterSeconds: 'HOOKLINE_NOTICE_LOST_AFTER_SECONDS', recovered: 'HOOKLINE_NOTICE_RECOVERED' } as const;
+  for (const [field, value] of Object.entries(override)) env[names[field as keyof typeof names]] = String(value);
+  return env;
+}
 
 /**
  * The recovery props as the handlers' environment, validated at synth time by the same domain

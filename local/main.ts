@@ -7,8 +7,10 @@ import { startRuntime, type Runtime } from './runtime.ts';
 /** `npm start`: the whole system on this machine, until SIGINT/SIGTERM. */
 const dataDir = process.env.HOOKLINE_DATA_DIR ?? '.data';
 const allowPrivate = process.env.HOOKLINE_ALLOW_PRIVATE_TARGETS !== '0';
-/** Local only: the sweeper's period in ms (default: its cloud schedule); tests and chaos runs shorten it. */
-const sweepIntervalMs = process.env.HOOKLINE_SWEEP_INTERVAL_MS ? Number(process.env.HOOKLINE_SWEEP_INTERVAL_MS) : undefined;
+/** Local only: the sweeper's and the notifier's periods in ms (default: their cloud schedules); tests and chaos runs shorten them. */
+const intervalMs = (name: string) => (Number(process.env[name]) > 0 ? Number(process.env[name]) : undefined);
+const sweepIntervalMs = intervalMs('HOOKLINE_SWEEP_INTERVAL_MS');
+const noticeIntervalMs = intervalMs('HOOKLINE_NOTICE_INTERVAL_MS');
 
 /** A refusal the operator can act on (a short key, a taken port): its message, no stack trace. */
 function refuse(error: unknown): never {
@@ -32,7 +34,7 @@ const runtime: Runtime = await startRuntime({
   port: ports.api,
   ports: { dynamodb: ports.dynamodb, sqs: ports.sqs, lambda: ports.lambda },
   allowPrivateTargets: allowPrivate,
-  ...(sweepIntervalMs && sweepIntervalMs > 0 ? { scheduleIntervalMs: { sweeper: sweepIntervalMs } } : {}),
+  scheduleIntervalMs: { ...(sweepIntervalMs ? { sweeper: sweepIntervalMs } : {}), ...(noticeIntervalMs ? { notifier: noticeIntervalMs } : {}) },
   // Every tunable handler setting of topology.ts (retry policy, timeouts, replay window, rate
   // limit, auto-pause, retention, archive batch size) can be set for the local run as on AWS.
   env: Object.fromEntries(

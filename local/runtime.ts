@@ -22,6 +22,7 @@ import { createIngestHandler } from '#handlers/ingest.ts';
 import type { Observability } from '#handlers/observability.ts';
 import { createReplayHandler } from '#handlers/replay.ts';
 import { createSenderHandler } from '#handlers/sender.ts';
+import { createNotifierHandler } from '#handlers/notifier.ts';
 import { createSweeperHandler } from '#handlers/sweeper.ts';
 import { externalEndpoints, reachableQueueUrl, SERVICES, startEmulators, type Emulators, type Service } from './emulators.ts';
 import { checkAdminKey } from './admin-key.ts';
@@ -39,6 +40,7 @@ import { provision, provisionBuckets, type ProvisionedQueues } from './provision
 import { Schedule } from './scheduler.ts';
 import { ALL_FACTORIES } from '#adapters/deps/all-factories.ts';
 import { LOCAL_SECRETS_KEY_ID } from '#adapters/deps/secrets-factories.ts';
+import { LOCAL_MAIL_FACTORIES } from '#adapters/deps/local-mail-factories.ts';
 
 export interface RuntimeOptions {
   /** Where dynalite and fauxqs keep their data; a restart on the same folder loses nothing. */
@@ -71,6 +73,8 @@ export interface RuntimeOptions {
   readonly endpoints?: Partial<Record<Service, string>>;
   /** Prepended to every table, queue and bucket name (`<prefix>-hookline-…`); default: HOOKLINE_RESOURCE_PREFIX, else none. */
   readonly resourcePrefix?: string;
+  /** Where notice emails go: this SMTP server (e.g. `smtp://127.0.0.1:1025`); default HOOKLINE_SMTP_URL, else the mail catcher in `<dataDir>/mail`. */
+  readonly smtpUrl?: string;
 }
 
 export interface Runtime {
@@ -90,6 +94,8 @@ export interface Runtime {
   readonly resourcePrefix: string;
   /** Each function's environment, exactly as its handler reads it. */
   readonly env: Env;
+  /** The mail catcher's folder (`hookline mail list` reads it); unused when notices go to an SMTP server. */
+  readonly mailDir: string;
   /** Runs a scheduled function now instead of waiting for its timer. */
   runSchedule(fn: FunctionKey): Promise<void>;
   /** Invokes a directly invocable function (replay, archiver, sweeper) with a payload, as `aws lambda invoke` would. */
@@ -121,6 +127,8 @@ export function localEnv(queues: ProvisionedQueues, allowPrivate: boolean, overr
   // Signing secrets are sealed with the key file in the data folder (no KMS locally).
   env.HOOKLINE_SECRETS_SEAL_KEY_ID = LOCAL_SECRETS_KEY_ID;
   env.HOOKLINE_SECRETS_OPEN_KEY_ID = LOCAL_SECRETS_KEY_ID;
+  // Notice emails go to the local SMTP server or mail catcher (no SES locally).
+  env.HOOKLINE_MAIL_TRANSPORT = 'local';
   return { ...env, ...overrides };
 }
 
@@ -192,7 +200,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const env = localEnv(queues, options.allowPrivateTargets ?? true, options.env, prefix);
   const metrics = new MemoryMetrics();
   // One process serves every function here, so fan-out reads subscriptions fresh (no cross-function cache to go stale).
-  const build = { clients: { dynamodb, sqs, s3 }, metrics, subscriptionCacheMs: options.subscriptionCacheMs ?? 0, localSecretsKey };
+  const mailDir = join(dataDir, 'mail');
+  const smtpUrl = options.smtpUrl ?? process.env.HOOKLINE_SMTP_URL;
+  const build = { clients: { dynamodb, sqs, s3 }, metrics, subscriptionCacheMs: options.subscriptionCacheMs ?? 0, localSecretsKey, localMail: { dir: mailDir, ...(smtpUrl ? { smtpUrl } : {}) } };
   const obs: Observability = { logger };
 
   const apiDeps = buildDeps('api', env, build, ALL_FACTORIES);
@@ -223,6 +233,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     sweeper: wrap('sweeper', createSweeperHandler(buildDeps('sweeper', env, build, ALL_FACTORIES), { graceSeconds: sweepGraceSeconds(env) }, obs)),
     replay: wrap('replay', createReplayHandler(buildDeps('replay', env, build, ALL_FACTORIES), obs)),
     archiver: wrap('archiver', createArchiverHandler(buildDeps('archiver', env, build, ALL_FACTORIES), obs)),
+    notifier: wrap('notifier', createNotifierHandler(buildDeps('notifier', env, build, { ...ALL_FACTORIES, ...LOCAL_MAIL_FACTORIES }), obs)),
   } satisfies Record<(typeof SCHEDULES)[number]['function'], Invoke<never, unknown>>;
   const schedules = new Map(
     SCHEDULES.map((s) => [
@@ -289,6 +300,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     embedded,
     resourcePrefix: prefix,
     env,
+    mailDir,
     runSchedule: async (fn) => {
       const schedule = schedules.get(fn);
       if (!schedule) throw new Error(`no schedule for ${fn}`);

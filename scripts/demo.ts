@@ -55,6 +55,8 @@ log(`sample receiver listening on ${receiver.url} (verifies signatures with stan
 const { url, key, runtime } = await connect();
 const api = apiClient(url, key);
 const run = `demo-${Date.now().toString(36)}`;
+/** The demo's subscriptions belong to a tenant of their own, so the portal link it prints shows them and nothing else. */
+const tenant = run;
 
 const subscriptions: Record<string, string> = {};
 /** Pauses what the demo made, labelled, once: its receiver stops with it. */
@@ -78,7 +80,7 @@ process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
 
 try {
   for (const [path, what] of [['/orders', 'healthy endpoint'], ['/flaky', 'fails twice, then recovers'], ['/broken', 'rejects the payload (400)']] as const) {
-    const res = await api.post('/v1/subscriptions', { url: `${receiver.url}${path}`, eventTypes: [`${run}.*`], description: `demo ${run}: ${what}`, retryPolicy: DEMO_RETRY });
+    const res = await api.post('/v1/subscriptions', { url: `${receiver.url}${path}`, eventTypes: [`${run}.*`], tenantId: tenant, description: `demo ${run}: ${what}`, retryPolicy: DEMO_RETRY });
     if (res.status !== 201) throw new Error(`could not create a subscription: ${res.status} ${JSON.stringify(res.body)}`);
     receiver.expectSecret(path, res.body.secret);
     subscriptions[res.body.id] = path;
@@ -110,7 +112,13 @@ try {
   console.log(`\nDead letters are kept with body, headers and every attempt: GET ${url}/v1/dead-letters`);
   // With the banner's export lines pasted (or `eval "$(npx hookline env --with-key)"`), as in the README.
   if (dead) console.log(`Replay one when the endpoint is fixed (on your own subscriptions; the demo's are paused below):\n  curl -X POST -H "Authorization: Bearer $HOOKLINE_ADMIN_KEY" $HOOKLINE_API_URL/v1/deliveries/${dead.id}/replay\n  (or: npx hookline replay ${dead.id})`);
-  if (runtime) console.log('(This runtime lives only as long as the demo; run `npm start` in another terminal to keep one up.)');
+  // The customer's view of the same deliveries: a portal link for the demo's tenant (it works once, for an hour).
+  const link = await api.post(`/v1/tenants/${tenant}/portal-sessions`, {});
+  if (link.status === 201) {
+    console.log(`\nThe customer portal for tenant ${tenant} (its three endpoints, their health, the dead letter and its attempts; open it once, within the hour):\n  ${link.body.url}`);
+    console.log(`  (the operator console is ${url}/dashboard: sign in with the admin key; more links: npx hookline portal-link --tenant ${tenant})`);
+  } else console.error(`could not mint a portal link: ${link.status} ${JSON.stringify(link.body)}`);
+  if (runtime) console.log('(This runtime lives only as long as the demo, and the link with it; run `npm start` in another terminal to keep one up.)');
   log('demo finished');
 } finally {
   await cleanUp();

@@ -165,25 +165,31 @@ export function App() {
   const [credential, setCredential] = useState<Credential | undefined>(() => loadCredential());
   const [gate, setGate] = useState<Gate>(() => (portalCodeIn(location.hash) ? { kind: 'opening' } : { kind: 'sign-in' }));
 
-  // A portal link: take the code out of the URL at once, then trade it for a session.
+  // A portal link, opened or pasted into an open tab: take the code out of the URL at once, then trade it for a session.
   useEffect(() => {
-    const code = portalCodeIn(location.hash);
-    if (!code) return;
-    forgetFragment();
-    // A link replaces whatever this tab held: a portal session never sits beside an admin key.
-    clearCredential();
-    setCredential(undefined);
-    clientFor(undefined)
-      .call('POST /v1/portal-sessions/exchange', { body: { code } })
-      .then(
-        (s) => {
-          const portal: Credential = { kind: 'portal', token: s.token, sessionId: s.sessionId, tenantId: s.tenantId, subscriptionId: s.subscriptionId, expiresAt: s.expiresAt };
-          saveCredential(portal);
-          setCredential(portal);
-          navigate(href([]));
-        },
-        (error: unknown) => setGate({ kind: 'link-refused', message: explain(error).what }),
-      );
+    const open = () => {
+      const code = portalCodeIn(location.hash);
+      if (!code) return;
+      forgetFragment();
+      // A link replaces whatever this tab held: a portal session never sits beside an admin key.
+      clearCredential();
+      setCredential(undefined);
+      setGate({ kind: 'opening' });
+      clientFor(undefined)
+        .call('POST /v1/portal-sessions/exchange', { body: { code } })
+        .then(
+          (s) => {
+            const portal: Credential = { kind: 'portal', token: s.token, sessionId: s.sessionId, tenantId: s.tenantId, subscriptionId: s.subscriptionId, expiresAt: s.expiresAt };
+            saveCredential(portal);
+            setCredential(portal);
+            navigate(href([]));
+          },
+          (error: unknown) => setGate({ kind: 'link-refused', message: explain(error).what }),
+        );
+    };
+    open();
+    addEventListener('hashchange', open);
+    return () => removeEventListener('hashchange', open);
   }, []);
 
   const session = useMemo<Session | undefined>(() => {

@@ -383,7 +383,7 @@ export function PortalLinksPage() {
             Valid until <Time iso={minted.expiresAt} />
             {minted.subscriptionId ? `, for ${minted.subscriptionId} only` : ''}. Send it to the customer; it is shown only now. Opening it here would end this console session in this tab.
           </p>
-          <pre class="command" tabIndex={0} aria-label="Portal link">
+          <pre class="command" role="region" tabIndex={0} aria-label="Portal link">
             {minted.url}
           </pre>
           <CopyButton text={minted.url} label="Copy link" />{' '}

@@ -144,12 +144,13 @@ function Resend({ detail, onChanged }: { readonly detail: Detail; readonly onCha
       setBusy(false);
     }
   };
-  if (!RESENDABLE.has(detail.state)) return <p class="muted">It can be resent once it is delivered, failed or expired.</p>;
+  const resendable = RESENDABLE.has(detail.state);
   return (
     <div class="actions">
-      <button type="button" class="primary" disabled={busy} onClick={() => void resend()}>
+      <button type="button" class="primary" disabled={busy || !resendable} onClick={() => void resend()}>
         Resend
       </button>
+      {!resendable && !busy && <span class="muted">It can be resent once it is delivered, failed or expired.</span>}
       {said && <Status>{said}</Status>}
       <ActionError error={error} />
     </div>
@@ -241,7 +242,7 @@ export function DeliveryPage({ id }: { readonly id: string }) {
         ) : (
           <>
             <CopyButton text={d.body} label="Copy body" />
-            <pre class="body" tabIndex={0} aria-label="Request body">
+            <pre class="body" role="region" tabIndex={0} aria-label="Request body text">
               {body}
             </pre>
           </>

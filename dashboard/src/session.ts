@@ -47,4 +47,6 @@ export function portalCodeIn(hash: string): string | undefined {
 /** Takes the code out of the address bar and the tab's history entry at once, before anything else happens. */
 export function forgetFragment(): void {
   history.replaceState(null, '', `${location.pathname}${location.search}#/`);
+  // replaceState fires no hashchange: tell the router the page is at #/ now.
+  dispatchEvent(new HashChangeEvent('hashchange'));
 }

@@ -5,6 +5,7 @@ import { HealthCells, HealthPanel, useStats } from './health.tsx';
 import { href, navigate, type Route } from './route.ts';
 import { ActionError, CopyButton, ErrorNote, Loading, PageTitle, StateBadge, Status, TableWrap, Time } from './ui.tsx';
 import { useAsync } from './use-async.ts';
+import { ContractText } from './contract.tsx';
 import { DeliveryTable } from './deliveries.tsx';
 
 type Subscription = ItemOf<'GET /v1/subscriptions'>;
@@ -111,6 +112,12 @@ export function SubscriptionsPage({ route }: { readonly route: Route }) {
             </button>
           )}
         </>
+      )}
+      {!operator && (
+        <section class="panel" aria-labelledby="contract-title">
+          <h2 id="contract-title">How delivery works</h2>
+          <ContractText />
+        </section>
       )}
     </>
   );

@@ -16,7 +16,7 @@ export function Time({ iso }: { readonly iso: string | null | undefined }) {
   );
 }
 
-export const percent = (rate: number | null | undefined) => (rate === null || rate === undefined ? '–' : `${(rate * 100).toFixed(rate === 1 ? 0 : 1)} %`);
+export const percent = (rate: number | null | undefined) => (rate === null || rate === undefined ? '–' : `${(rate * 100).toFixed(rate === 1 || rate === 0 ? 0 : 1)} %`);
 export const ms = (value: number | null | undefined) => (value === null || value === undefined ? '–' : `${Math.round(value)} ms`);
 
 /** A state as a word with a colour that is never the only signal. */
@@ -68,7 +68,7 @@ export function Loading({ what }: { readonly what: string }) {
 /** A wide table that scrolls sideways on a phone; focusable, so keyboard users can scroll it too. */
 export function TableWrap({ label, children }: { readonly label: string; readonly children: ComponentChildren }) {
   return (
-    <div class="table-wrap" role="region" aria-label={label} tabIndex={0}>
+    <div class="table-wrap" role="region" aria-label={`${label} table`} tabIndex={0}>
       {children}
     </div>
   );

@@ -79,10 +79,10 @@ export class DynamoDbNoticeStore implements NoticeStore {
         new UpdateCommand({
           TableName: this.table,
           Key: { subject: STREAKS_SUBJECT, key: subscriptionId },
-          UpdateExpression: 'SET #o = :o',
+          UpdateExpression: 'SET #o = :o, #first = if_not_exists(#first, :deadline)',
           ConditionExpression: '#since = :since',
-          ExpressionAttributeNames: { '#o': 'oldestLive', '#since': 'since' },
-          ExpressionAttributeValues: { ':o': oldestLive, ':since': since },
+          ExpressionAttributeNames: { '#o': 'oldestLive', '#first': 'firstDeadline', '#since': 'since' },
+          ExpressionAttributeValues: { ':o': oldestLive, ':deadline': oldestLive.giveUpAt, ':since': since },
         }),
       ),
     );
@@ -163,7 +163,7 @@ export class DynamoDbNoticeStore implements NoticeStore {
   async markFailed(subject: string, key: string, leaseUntil: string, error: string, retryAt: string, giveUp: boolean): Promise<boolean> {
     return this.finish(subject, key, leaseUntil, giveUp ? 'SET #state = :to, #lastError = :error' : 'SET #lease = :retry, #lastError = :error', {
       names: { '#lastError': 'lastError' },
-      values: giveUp ? { ':to': 'failed' satisfies NoticeState, ':error': error } : { ':retry': retryAt, ':error': error },
+      values: giveUp ? { ':to': 'abandoned' satisfies NoticeState, ':error': error } : { ':retry': retryAt, ':error': error },
     });
   }
 

@@ -22,6 +22,7 @@ function fileIdOf(messageId: string): string {
  * caught is a duplicate and is never kept twice. `hookline mail list` reads them back.
  */
 export class FileMailCatcher implements Mailer {
+  readonly enabled = true;
   constructor(
     private readonly dir: string,
     private readonly from: string,

@@ -11,6 +11,7 @@ export const MAIL_FROM_NAME = 'Hookline';
  * as `X-Hookline-Notice` for a reader to match (docs/operations.md, the at-most-one-duplicate window).
  */
 export class SesMailer implements Mailer {
+  readonly enabled = true;
   constructor(
     private readonly ses: SESv2Client,
     private readonly from: string,
@@ -36,6 +37,7 @@ export class SesMailer implements Mailer {
 
 /** No email in this deployment (no SES identity configured): notices still go as operational webhooks and log lines. */
 export class OffMailer implements Mailer {
+  readonly enabled = false;
   async send(): Promise<MailResult> {
     return { kind: 'off' };
   }

@@ -14,6 +14,7 @@ const SMTP_TIMEOUT_MS = 20_000;
  * dedupes on it drops a re-send after a crash.
  */
 export class SmtpMailer implements Mailer {
+  readonly enabled = true;
   private readonly transport: Transporter;
 
   constructor(

@@ -130,6 +130,8 @@ export interface StreakFacts {
   readonly decided: ReadonlySet<NoticeKind>;
   /** The earliest retry deadline of a delivery still being tried, if one is known. */
   readonly oldestLiveDeadline?: string;
+  /** The first such deadline the streak recorded, never moved: when its losses began. */
+  readonly firstDeadline?: string;
   /** Whether any delivery of the subscription is still being tried, as far as was read. */
   readonly live: boolean;
   /** Whether a delivery was dead-lettered since the streak began. */
@@ -147,8 +149,8 @@ export interface StreakFacts {
  * - `expiring` from `beforeExpirySeconds` before the oldest live delivery's deadline, while that
  *   deadline is still ahead;
  * - `lost` once something was dead-lettered in the streak and either nothing is live any more or
- *   `lostAfterSeconds` have passed since the oldest live deadline (so it summarises a run of
- *   expiries, not the first one).
+ *   `lostAfterSeconds` have passed since the streak's first deadline (so it summarises a run of
+ *   expiries, not the first one, and still goes while new events keep arriving and expiring).
  *
  * Failing notices need attempts to fail, so only an active subscription gets them; a paused one
  * still sees its deliveries expire, so it may get `expiring` and `lost`.
@@ -166,7 +168,7 @@ export function dueNotices(facts: StreakFacts, policy: NoticePolicy, nowMs: numb
     if (nowMs >= deadline - policy.beforeExpirySeconds * 1000 && nowMs < deadline) due.push('expiring');
   }
   if (facts.state !== 'deleted' && facts.lostSince && !facts.decided.has('lost')) {
-    const settled = !facts.live || (facts.oldestLiveDeadline !== undefined && nowMs - Date.parse(facts.oldestLiveDeadline) >= policy.lostAfterSeconds * 1000);
+    const settled = !facts.live || (facts.firstDeadline !== undefined && nowMs - Date.parse(facts.firstDeadline) >= policy.lostAfterSeconds * 1000);
     if (settled) due.push('lost');
   }
   return due;

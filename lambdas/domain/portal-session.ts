@@ -21,12 +21,12 @@ export const resolvePortalLinkPolicy = PORTAL_LINK_POLICY.resolve;
 export const PORTAL_SESSION_KEEP_DAYS = 7;
 
 /** What a presented link or session token is, judged against its stored session at `nowIso`. */
-export type PortalSessionStatus = 'live' | 'expired' | 'revoked';
+export type PortalSessionStatus = 'live' | 'ended' | 'revoked';
 
-/** The session's standing: revoked beats expired (an operator's act is the better explanation). */
+/** The session's standing: revoked beats ended (an operator's act is the better explanation). */
 export function portalSessionStatus(session: { readonly endsAt: string; readonly revokedAt?: string }, nowIso: string): PortalSessionStatus {
   if (session.revokedAt) return 'revoked';
-  return session.endsAt <= nowIso ? 'expired' : 'live';
+  return session.endsAt <= nowIso ? 'ended' : 'live';
 }
 
 /** The TTL (epoch seconds) of a session row that ends at `endsAtMs`. */

@@ -23,5 +23,7 @@ export type MailResult =
 
 /** Sends notices by email: Amazon SES on AWS, SMTP or a mail catcher in the data folder locally. */
 export interface Mailer {
+  /** False when email is off: the notifier then needs another channel (an operational webhook) to decide a notice at all. */
+  readonly enabled: boolean;
   send(message: MailMessage): Promise<MailResult>;
 }

@@ -13,10 +13,12 @@ export interface Streak {
   readonly startedAt: string;
   /** The delivery with the earliest retry deadline that was still being tried when the streak started (or first seen live in it). */
   readonly oldestLive?: { readonly deliveryId: string; readonly giveUpAt: string };
+  /** The first `oldestLive` deadline recorded, never moved: when the streak's losses began (the lost summary waits from it). */
+  readonly firstDeadline?: string;
 }
 
-/** `decided`: claimed by the worker holding its lease, not yet sent; then `sent`, or `failed` after too many tries. */
-export type NoticeState = 'decided' | 'sent' | 'failed';
+/** `decided`: claimed by the worker holding its lease, not yet sent; then `sent`, or `abandoned` after too many tries. */
+export type NoticeState = 'decided' | 'sent' | 'abandoned';
 
 /**
  * One notice: the record that makes it go exactly once. Small on purpose (under 1 KB, one write
@@ -48,7 +50,7 @@ export interface NoticeStore {
   openStreaks(): Promise<readonly Streak[]>;
   /** Starts a streak unless one is open for the subscription; returns the open one (this one, or the winner's). */
   startStreak(streak: Streak): Promise<Streak>;
-  /** Records the oldest live delivery of an open streak (only while the streak is still the one starting at `since`). */
+  /** Records the oldest live delivery of an open streak (only while the streak is still the one starting at `since`); the first one recorded is also its `firstDeadline`. */
   noteOldestLive(subscriptionId: string, since: string, oldestLive: NonNullable<Streak['oldestLive']>): Promise<void>;
   /** Ends the streak starting at `since`; false when it was already ended (or another one is open). */
   endStreak(subscriptionId: string, since: string): Promise<boolean>;
@@ -62,7 +64,7 @@ export interface NoticeStore {
   markSent(subject: string, key: string, leaseUntil: string, sentAt: string, channels: readonly string[]): Promise<boolean>;
   /**
    * Records a failed send: the notice stays decided, its lease moved to `retryAt` (when the next
-   * run may try again), or with `giveUp` it ends `failed`.
+   * run may try again), or with `giveUp` it ends `abandoned`.
    */
   markFailed(subject: string, key: string, leaseUntil: string, error: string, retryAt: string, giveUp: boolean): Promise<boolean>;
 }

@@ -109,6 +109,8 @@ export class HooklineAlarms extends Construct {
   readonly deliveryQueueStuck: cloudwatch.Alarm;
   readonly apiServerErrors: cloudwatch.Alarm;
   readonly sweeperNotRunning: cloudwatch.Alarm;
+  /** Failure notices keep failing to send (SES refusing, the publish failing): customers are not being told. */
+  readonly noticesNotSent: cloudwatch.Alarm;
   readonly deadLetterSettings: DeadLetterAlarmSettings;
 
   constructor(scope: Construct, id: string, props: HooklineAlarmsProps) {
@@ -270,6 +272,22 @@ export class HooklineAlarms extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.BREACHING,
       }),
     );
+    // Each failed notice is tried again at the next notifier run (every 5 minutes): three failures in
+    // 15 minutes is one notice failing run after run, or several at once, not a passing blip.
+    this.noticesNotSent = wire(
+      new cloudwatch.Alarm(this, 'NoticesNotSent', {
+        alarmName: `${prefix}NoticesNotSent`,
+        alarmDescription:
+          'Failure notices (email through SES, operational webhooks) failed to send at least 3 times in 15 minutes: customers whose endpoints fail are not being told. ' +
+          'The notifier logs each failure as "notice not sent" with the error. Runbook: docs/aws.md#noticesnotsent',
+        metric: hooklineMetric(METRICS.noticeSendFailures, Duration.minutes(15)),
+        threshold: 3,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        // No failures means no datapoints: the healthy case.
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
   }
 
   /** Every alarm this construct owns. */
@@ -282,6 +300,7 @@ export class HooklineAlarms extends Construct {
       this.deliveryQueueStuck,
       this.apiServerErrors,
       this.sweeperNotRunning,
+      this.noticesNotSent,
     ];
   }
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { METRICS } from '#config/topology.ts';
-import { startRuntime, type Runtime } from '#local/runtime.ts';
+import { startRuntime, type Runtime, type RuntimeOptions } from '#local/runtime.ts';
 import { apiClient, type ApiClient } from '#test/api-client.ts';
 import { InvocationMeter } from './invocation-meter.ts';
 import { SdkMeter } from './sdk-meter.ts';
@@ -42,7 +42,14 @@ export interface BenchStack {
 
 /** The real local runtime on a fresh data folder, metered, with a sink receiver. */
 export async function startBenchStack(
-  options: { answer?: (id: string, attempt: number) => SinkAnswer; senderConcurrency?: number; meter?: boolean } = {},
+  options: {
+    answer?: (id: string, attempt: number) => SinkAnswer;
+    senderConcurrency?: number;
+    meter?: boolean;
+    /** More handler settings (the notices scenario's seconds-long periods). */
+    env?: Readonly<Record<string, string>>;
+    scheduleIntervalMs?: RuntimeOptions['scheduleIntervalMs'];
+  } = {},
 ): Promise<BenchStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hookline-bench-'));
   const lambdas = new InvocationMeter();
@@ -51,8 +58,8 @@ export async function startBenchStack(
     dataDir,
     port: 0,
     logLevel: 'SILENT',
-    scheduleIntervalMs: { sweeper: 3_600_000 },
-    env: { HOOKLINE_SENDER_TIMEOUT_MS: '5000' },
+    scheduleIntervalMs: { sweeper: 3_600_000, notifier: 3_600_000, ...options.scheduleIntervalMs },
+    env: { HOOKLINE_SENDER_TIMEOUT_MS: '5000', ...options.env },
     wrapHandler: lambdas.wrap,
     // As on Lambda: the sender and fan-out serve a subscription from a 5 s container cache (the subscriptions are made before the meter starts).
     subscriptionCacheMs: 5000,

@@ -167,7 +167,15 @@ function limits(row: Row): string {
     `- DynamoDB writes, ${fmt(row.p.writeUnits, 2)} WRU (${fmt(row.p.indexWrites, 2)} of them index writes, ${fmt(row.p.conditionFailures, 2)} refused conditions): ${writes.join(', ') || 'none'}.`,
     `- SQS, ${fmt(row.p.sqsRequests, 2)} billed requests (idle receives left out; ${fmt(row.p.messagesPerReceive, 1)} messages per receive): ${sqs.join(', ') || 'none'}.`,
     `- Lambda, ${fmt(row.p.lambdaInvocations, 3)} invocations: ${fns.join(', ') || 'none'}. Over HTTP the API function also runs once per request, and API Gateway adds $1.00 per million requests (HTTP API; REST would be $3.50).`,
+    // Health (success rate, latency, last failure, failing since) is worked out when read (GET /v1/subscriptions/{id}/stats,
+    // the dashboard), so the send path writes nothing for it: any write to a table named for stats or health would show here.
+    `- Endpoint health bookkeeping (the stats and the dashboard's health view), ${fmt(per(healthWrites(calls)), 2)} WRU: computed at read time from the deliveries and attempts above, no counter written per delivery.`,
   ].join('\n');
+}
+
+/** Write units spent on tables that keep per-subscription health (there are none: it is computed when read). */
+function healthWrites(calls: readonly (readonly [string, { readonly writeUnits: number; readonly indexWriteUnits: number }])[]): number {
+  return calls.filter(([k]) => k.startsWith('DynamoDB ') && /stat|health/i.test(k)).reduce((sum, [, c]) => sum + c.writeUnits + c.indexWriteUnits, 0);
 }
 
 function breakdown(usage: CostRun['usage'], deliveries: number): string {

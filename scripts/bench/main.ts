@@ -6,6 +6,7 @@ import { bareNodeStartMs, measureColdStarts } from './cold-start.ts';
 import { measureCost } from './cost.ts';
 import { profileShares } from './cpu-profile.ts';
 import { measureLatency, measureThroughput } from './end-to-end.ts';
+import { measureNotices, renderNotices } from './notices.ts';
 import { commandLine, describeMachine } from './machine.ts';
 import { measureOverhead } from './overhead.ts';
 import { FULL_PLAN, QUICK_PLAN } from './plan.ts';
@@ -16,7 +17,7 @@ import { TIMING_POLICY, measureRetryTiming } from './retry-timing.ts';
 import { repeat } from './stats.ts';
 
 /**
- * `npm run bench [-- --quick] [-- --only=cost,overhead,e2e,retry,cold]`: measures, prints, and
+ * `npm run bench [-- --quick] [-- --only=cost,overhead,e2e,retry,cold,notices]`: measures, prints, and
  * adds a dated section to BENCHMARKS.md, with SVG charts in benchmarks/ (ECharts, rendered
  * server-side). Loopback only; every loop is bounded in count and time.
  */
@@ -69,6 +70,10 @@ if (wanted('retry')) {
   progress('retry timing');
   const retryRuns = await repeat(plan.runs, () => measureRetryTiming(plan.retryDeliveries, plan.retryFailures));
   sections.push(`${renderRetryTiming(retryRuns, TIMING_POLICY)}\n\n${writeCharts([retryChart(retryRuns)])}`);
+}
+if (wanted('notices')) {
+  progress('failure notices: bookkeeping writes under a failing endpoint');
+  sections.push(renderNotices([await measureNotices(plan.noticeDeliveries)]));
 }
 if (wanted('cold')) {
   progress('cold start');

@@ -11,6 +11,8 @@ export interface BenchPlan {
   readonly retryDeliveries: number;
   readonly retryFailures: number;
   readonly coldStartRuns: number;
+  /** Deliveries of the failing-endpoint scenario that measures the failure notices' bookkeeping writes. */
+  readonly noticeDeliveries: number;
 }
 
 /** Events per POST /v1/events/batch request in the batch scenario (the endpoint's maximum). */
@@ -40,6 +42,7 @@ export const FULL_PLAN: BenchPlan = {
   retryDeliveries: 10,
   retryFailures: 3,
   coldStartRuns: 5,
+  noticeDeliveries: 500,
 };
 
 export const QUICK_PLAN: BenchPlan = {
@@ -52,4 +55,5 @@ export const QUICK_PLAN: BenchPlan = {
   retryDeliveries: 4,
   retryFailures: 2,
   coldStartRuns: 2,
+  noticeDeliveries: 300,
 };

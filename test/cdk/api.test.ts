@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -8,12 +10,17 @@ import { HooklineStorage } from '../../lib/constructs/storage.ts';
 import { InvalidPropError } from '../../lib/errors.ts';
 import { HooklineStack } from '../../lib/hookline-stack.ts';
 import { findTopologyResource, type TemplateJson } from '../../lib/topology-metadata.ts';
+import { PUBLIC_API_ROUTES } from '../../lambdas/config/topology.ts';
+import { DASHBOARD_FILES } from '../../lambdas/ports/dashboard-assets.ts';
 import { TEST_ENV, bareStack, defaultHookline, resourcesOfType, synthHookline, testApp } from './helpers/synth.ts';
 import { allowedActionsOn } from './helpers/template.ts';
 
 const WEB_ACL = 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/hooks/abc';
 
 /** Routes of an HTTP API template by route key. */
+/** Every route PUBLIC_API_ROUTES opens, as `METHOD /path`. */
+const OPEN_ROUTES = PUBLIC_API_ROUTES.map((r) => `${r.method} ${r.path}`);
+
 function routesOf(json: TemplateJson) {
   return Object.fromEntries(resourcesOfType(json, 'AWS::ApiGatewayV2::Route').map(([, r]) => [r.Properties!.RouteKey as string, r.Properties!]));
 }
@@ -31,10 +38,30 @@ function assertInvokedOnlyBy(template: Template, functionIds: readonly string[],
 }
 
 describe('API Gateway HTTP API (the default, bearer auth)', () => {
-  const { template, json } = defaultHookline();
+  const { template, json, outdir } = defaultHookline();
   const apiFn = findTopologyResource(json, 'function/api').logicalId;
   const authorizerFn = findTopologyResource(json, 'function/authorizer').logicalId;
   const httpApiId = resourcesOfType(json, 'AWS::ApiGatewayV2::Api')[0]![0];
+
+  test("the api function's bundle carries the web dashboard's files beside index.mjs, where the handler reads them; no other function's does", () => {
+    const dirOf = (key: 'api' | 'sender') => {
+      const assetPath = findTopologyResource(json, `function/${key}`).resource.Metadata?.['aws:asset:path'] as string;
+      return path.isAbsolute(assetPath) ? assetPath : path.join(outdir, assetPath);
+    };
+    for (const file of DASHBOARD_FILES) assert.ok(existsSync(path.join(dirOf('api'), 'dashboard', file)), file);
+    const html = readFileSync(path.join(dirOf('api'), 'dashboard', 'index.html'), 'utf8');
+    assert.match(html, /<script type="module" src="dashboard\/app\.js"><\/script>/);
+    assert.doesNotMatch(html, /<script>(?!<)/, 'no inline script for the CSP to refuse');
+    assert.ok(readFileSync(path.join(dirOf('api'), 'dashboard', 'app.js'), 'utf8').length > 10_000, 'the bundled front end');
+    assert.equal(existsSync(path.join(dirOf('sender'), 'dashboard')), false);
+  });
+
+  test('ConsoleUrl: the dashboard under the API URL', () => {
+    const value = JSON.stringify(json.Outputs!.ConsoleUrl!.Value);
+    assert.match(value, new RegExp(`"${httpApiId}"`));
+    assert.match(value, /dashboard"/);
+    assert.match((json.Outputs!.ConsoleUrl as { Description?: string }).Description ?? '', /operator console .* customer portal/);
+  });
 
   test('one HTTP API and no REST API, no WAF association, no account-level CloudWatch role', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
@@ -42,10 +69,10 @@ describe('API Gateway HTTP API (the default, bearer auth)', () => {
     for (const type of ['AWS::ApiGateway::RestApi', 'AWS::ApiGateway::Account', 'AWS::WAFv2::WebACLAssociation']) template.resourceCountIs(type, 0);
   });
 
-  test('routes: ANY /v1/{proxy+} behind the authorizer, GET /health and GET /openapi.json open, nothing else', () => {
+  test('routes: ANY /v1/{proxy+} behind the authorizer; the open routes of PUBLIC_API_ROUTES (health, openapi.json, the dashboard files, the portal code exchange) open; nothing else', () => {
     const routes = routesOf(json);
-    assert.deepEqual(Object.keys(routes).sort(), ['ANY /v1/{proxy+}', 'GET /health', 'GET /openapi.json']);
-    assert.equal(routes['GET /openapi.json']!.AuthorizationType, 'NONE');
+    assert.deepEqual(Object.keys(routes).sort(), ['ANY /v1/{proxy+}', ...OPEN_ROUTES].sort());
+    for (const open of OPEN_ROUTES) assert.equal(routes[open]!.AuthorizationType, 'NONE', open);
     const authorizerId = resourcesOfType(json, 'AWS::ApiGatewayV2::Authorizer')[0]![0];
     assert.equal(routes['ANY /v1/{proxy+}']!.AuthorizationType, 'CUSTOM');
     assert.deepEqual(routes['ANY /v1/{proxy+}']!.AuthorizerId, { Ref: authorizerId });
@@ -168,10 +195,12 @@ describe("API Gateway REST API (apiType: 'rest', bearer auth)", () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'HooklineRest-ApiServerErrors', Metrics: Match.arrayWith([metric('Count'), metric('5XXError')]) });
   });
 
-  test('routes: ANY /v1/{proxy+} behind the authorizer, GET /health and GET /openapi.json open, nothing else', () => {
+  test('routes: ANY /v1/{proxy+} behind the authorizer; the open routes of PUBLIC_API_ROUTES open (a static /v1/portal-sessions/exchange beside the proxy); nothing else', () => {
     const methods = methodsByPath();
-    assert.deepEqual(Object.keys(methods).sort(), ['ANY /v1/{proxy+}', 'GET /health', 'GET /openapi.json']);
-    assert.equal(methods['GET /openapi.json']!.AuthorizationType, 'NONE');
+    assert.deepEqual(Object.keys(methods).sort(), ['ANY /v1/{proxy+}', ...OPEN_ROUTES].sort());
+    for (const open of OPEN_ROUTES) assert.equal(methods[open]!.AuthorizationType, 'NONE', open);
+    // One /v1 resource holds both the proxy and the open exchange route.
+    assert.equal(resourcesOfType(json, 'AWS::ApiGateway::Resource').filter(([, r]) => r.Properties!.PathPart === 'v1').length, 1);
     const authorizerId = resourcesOfType(json, 'AWS::ApiGateway::Authorizer')[0]![0];
     assert.equal(methods['ANY /v1/{proxy+}']!.AuthorizationType, 'CUSTOM');
     assert.deepEqual(methods['ANY /v1/{proxy+}']!.AuthorizerId, { Ref: authorizerId });

@@ -84,7 +84,7 @@ describe('functions: runtime, packaging, logs', () => {
 
   test('logRetention is a prop of HooklineFunction', () => {
     const stack = bareStack();
-    new HooklineFunction(stack, 'Fn', { functionKey: 'authorizer', environmentValues: { HOOKLINE_ADMIN_KEY_SECRET_ID: 'arn:secret', API_KEYS_TABLE: 'keys' }, logRetention: RetentionDays.ONE_WEEK });
+    new HooklineFunction(stack, 'Fn', { functionKey: 'authorizer', environmentValues: { HOOKLINE_ADMIN_KEY_SECRET_ID: 'arn:secret', API_KEYS_TABLE: 'keys', PORTAL_SESSIONS_TABLE: 'portal-sessions' }, logRetention: RetentionDays.ONE_WEEK });
     Template.fromStack(stack).hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 7 });
   });
 
@@ -121,8 +121,8 @@ describe('functions: least-privilege IAM', () => {
 
   // Pinned here rather than read from TABLE_GRANTS, so widening a grant is a visible test change.
   const EXPECTED_ACCESS: Record<FunctionKey, Partial<Record<TableKey, 'read' | 'write' | 'readWrite'>>> = {
-    api: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', replays: 'readWrite', apiKeys: 'readWrite', rateLimits: 'write', ingestManifests: 'readWrite', idempotencyKeys: 'readWrite' },
-    authorizer: { apiKeys: 'read' },
+    api: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', replays: 'readWrite', apiKeys: 'readWrite', rateLimits: 'write', ingestManifests: 'readWrite', idempotencyKeys: 'readWrite', portalSessions: 'readWrite' },
+    authorizer: { apiKeys: 'read', portalSessions: 'read' },
     ingest: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'write' },
     sender: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'write', rateLimits: 'write' },
     sweeper: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'readWrite' },
@@ -157,9 +157,9 @@ describe('functions: least-privilege IAM', () => {
   }
 
   // The signing-secrets key (test/cdk/secrets-key.test.ts has the key policy and the conditions).
-  const EXPECTED_KMS: Record<FunctionKey, string[]> = { api: ['kms:GenerateDataKey'], authorizer: [], ingest: [], sender: ['kms:Decrypt'], sweeper: [], replay: [], archiver: [], notifier: [] };
+  const EXPECTED_KMS: Record<FunctionKey, string[]> = { api: ['kms:Decrypt', 'kms:GenerateDataKey'], authorizer: [], ingest: [], sender: ['kms:Decrypt'], sweeper: [], replay: [], archiver: [], notifier: [] };
   for (const key of FUNCTION_KEYS) {
-    test(`${key}: KMS actions are exactly ${JSON.stringify(EXPECTED_KMS[key])} (only the api seals secrets, only the sender opens them)`, () => {
+    test(`${key}: KMS actions are exactly ${JSON.stringify(EXPECTED_KMS[key])} (only the api seals secrets; the api, for a rotation or to show them, and the sender open them)`, () => {
       assert.deepEqual(statementsOf(json, key).flatMap(actionsOf).filter((a) => a.startsWith('kms:')).sort(), EXPECTED_KMS[key]);
     });
   }

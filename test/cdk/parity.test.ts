@@ -37,6 +37,14 @@ const BUCKET_KEYS = Object.keys(BUCKETS) as BucketKey[];
 const keySchema = (pk: KeyDef, sk?: KeyDef) => [{ AttributeName: pk.name, KeyType: 'HASH' }, ...(sk ? [{ AttributeName: sk.name, KeyType: 'RANGE' }] : [])];
 const sortByName = <T extends Record<string, unknown>>(items: T[], key: keyof T) => [...items].sort((a, b) => String(a[key]).localeCompare(String(b[key])));
 
+test('covers the failure notices too: the notices table, the notifier function and its schedule are in the topology the checks below walk', () => {
+  assert.ok(TABLE_KEYS.includes('notices'));
+  assert.ok(FUNCTION_KEYS.includes('notifier'));
+  assert.ok(SCHEDULES.some((s) => s.function === 'notifier'));
+  assert.equal(findTopologyResource(json, 'table/notices').resource.Type, 'AWS::DynamoDB::Table');
+  assert.equal(findTopologyResource(json, 'function/notifier').resource.Type, 'AWS::Lambda::Function');
+});
+
 describe('parity: tables and indexes', () => {
   test('the template holds exactly the TABLES tables', () => {
     const marked = resourcesOfType(json, 'AWS::DynamoDB::Table').map(([, r]) => r.Metadata?.[TOPOLOGY_METADATA_KEY]);

@@ -51,7 +51,7 @@ describe('the hookline CLI against the local runtime', () => {
   });
 
   it('--help works on every command and subcommand; usage errors exit 2', async () => {
-    const paths = [[], ['subscriptions'], ['subscriptions', 'list'], ['subscriptions', 'create'], ['subscriptions', 'pause'], ['subscriptions', 'resume'], ['dead-letters', 'list'], ['deliveries', 'show'], ['replay'], ['replay-bulk'], ['replays', 'list'], ['replays', 'show'], ['archive', 'run'], ['restore'], ['tenants', 'create-key'], ['publish'], ['env'], ['subscriptions', 'get'], ['subscriptions', 'update'], ['subscriptions', 'delete'], ['subscriptions', 'rotate-secret'], ['subscriptions', 'test'], ['deliveries', 'list'], ['events'], ['events', 'list'], ['events', 'show'], ['completion']];
+    const paths = [[], ['subscriptions'], ['subscriptions', 'list'], ['subscriptions', 'create'], ['subscriptions', 'pause'], ['subscriptions', 'resume'], ['dead-letters', 'list'], ['deliveries', 'show'], ['replay'], ['replay-bulk'], ['replays', 'list'], ['replays', 'show'], ['archive', 'run'], ['restore'], ['tenants', 'create-key'], ['publish'], ['env'], ['subscriptions', 'get'], ['subscriptions', 'update'], ['subscriptions', 'delete'], ['subscriptions', 'rotate-secret'], ['subscriptions', 'test'], ['deliveries', 'list'], ['events'], ['events', 'list'], ['events', 'show'], ['completion'], ['portal-link']];
     const runs = await Promise.all(paths.map((p) => hookline([...p, '--help'])));
     for (const [i, run] of runs.entries()) {
       assert.equal(run.code, 0, `${paths[i]!.join(' ')} --help`);
@@ -173,6 +173,24 @@ describe('the hookline CLI against the local runtime', () => {
     assert.match(restored.stdout, /^restored \d+ deliveries from \d+ archive objects over 1 days/);
     assert.equal((await stack.api.get(`/v1/deliveries/${failedIds[0]}`)).status, 200);
     assert.equal((await hookline(['restore', '--from', day, '--to', '2020-01-01'])).code, 2);
+  });
+
+  it('portal-link prints a link to the dashboard alone on stdout; the link opens a session for that tenant; bad input exits 2', async () => {
+    const run = await hookline(['portal-link', '--tenant', 'cli-tenant', '--expires-in', '900']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^http:\/\/127\.0\.0\.1:\d+\/dashboard#portal=hk_pcode_psn_\S+\n$/);
+    assert.match(run.stderr, /portal link for tenant cli-tenant: works once, until \S+ \(revoke: DELETE \/v1\/tenants\/cli-tenant\/portal-sessions\/psn_/);
+    const code = run.stdout.trim().split('#portal=')[1]!;
+    const session = await stack.api.post('/v1/portal-sessions/exchange', { code });
+    assert.equal(session.status, 200);
+    assert.equal(session.body.tenantId, 'cli-tenant');
+    const json = await hookline(['--json', 'portal-link', '--tenant', 'cli-tenant']);
+    assert.equal(json.code, 0);
+    assert.equal(Date.parse(json.json().expiresAt) - Date.parse(json.json().createdAt), 3_600_000, 'an hour by default');
+    const tooLong = await hookline(['portal-link', '--tenant', 'cli-tenant', '--expires-in', '90000']);
+    assert.equal(tooLong.code, 2);
+    assert.match(tooLong.stderr, /expiresInSeconds/);
+    assert.equal((await hookline(['portal-link'])).code, 2, '--tenant is required');
   });
 
   it('tenants create-key; exit 6 for a refused key and 7 when nothing listens', async () => {

@@ -47,11 +47,17 @@ describe('npm start: the banner gives a producer everything, on ports derived fr
         HOOKLINE_ADMIN_KEY: readFileSync(join(dir, 'admin-key'), 'utf8').trim(),
         HOOKLINE_INGEST_QUEUE_URL: `${sqsEndpoint}/000000000000/hookline-ingest`,
         HOOKLINE_SQS_ENDPOINT: sqsEndpoint,
+        HOOKLINE_CONSOLE_URL: `http://127.0.0.1:${port}/dashboard`,
       });
       assert.ok(run.stdout.includes(`Ingest     ${vars.HOOKLINE_INGEST_QUEUE_URL}`), run.stdout);
       assert.ok(run.stdout.includes(`DynamoDB   http://127.0.0.1:${port + 1} (dynalite`), 'DynamoDB on PORT+1');
       assert.ok(run.stdout.includes(`Lambda     http://127.0.0.1:${port + 3} (`), 'the Invoke API on PORT+3');
-      assert.doesNotMatch(run.stdout, /Dashboard|DASHBOARD/, 'no local dashboard yet, so no line for one');
+      // The web dashboard, and no line for a CloudWatch dashboard, which only the stack has.
+      assert.ok(run.stdout.includes(`Console    http://127.0.0.1:${port}/dashboard `), run.stdout);
+      assert.doesNotMatch(run.stdout, /Dashboard|DASHBOARD/);
+      const page = await fetch(vars.HOOKLINE_CONSOLE_URL!);
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /<script type="module" src="dashboard\/app\.js">/);
 
       const api = apiClient(vars.HOOKLINE_API_URL!, vars.HOOKLINE_ADMIN_KEY);
       const sub = await api.post('/v1/subscriptions', { url: `${receiver.url}/producer`, eventTypes: ['producer.*'] });

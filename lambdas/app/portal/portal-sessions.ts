@@ -111,7 +111,7 @@ function refusal(record: PortalSessionRecord | undefined, nowIso: string): Unaut
   if (!record) return new UnauthorizedError('this portal link is not valid: ask for a new one');
   const status = portalSessionStatus(record, nowIso);
   if (status === 'revoked') return new UnauthorizedError(`this portal link was revoked at ${record.revokedAt}: ask for a new one`);
-  if (status === 'expired') return new UnauthorizedError(`this portal link expired at ${record.endsAt}: ask for a new one`);
+  if (status === 'ended') return new UnauthorizedError(`this portal link expired at ${record.endsAt}: ask for a new one`);
   return new UnauthorizedError(`this portal link was already opened at ${record.exchangedAt} and works only once: go back to the tab where it is open, or ask for a new link`);
 }
 

@@ -53,29 +53,34 @@ export async function rateGateBeforeClaim(deps: RateGateDeps, subscription: Subs
 }
 
 /**
- * Right before the POST. The happy path's attempt is counted here, and told to wait when over.
- * A claimed one goes if it still starts in the sub-window that counted it; otherwise it is
- * counted again as it starts, holding for the next sub-window while one is full (at most a lease's
- * spare time, then it goes: the claim would lapse otherwise).
+ * Right before the POST. The happy path's attempt is counted here, and told to wait when over
+ * (or when the count came back only after its sub-window had ended, twice). A claimed one goes
+ * if it still starts in the sub-window that counted it; otherwise it is counted again where it
+ * starts and, if that sub-window is full, holds for the next one and is counted there (once: a
+ * claimed attempt is sent, and holding longer would only make the sender later still).
  */
 export async function rateGateBeforePost(deps: RateGateDeps, subscription: Subscription, message: DeliveryMessageBody, unclaimed: boolean): Promise<SendOutcome | undefined> {
   const limit = limitOf(subscription);
   if (!limit) return undefined;
-  let nowMs = deps.clock.now();
-  if (unclaimed) return (await countIn(deps, subscription.id, limit, nowMs)) ? undefined : waitForTurn(deps, subscription.id, limit, message, nowMs);
+  if (unclaimed) {
+    for (let tries = 0; tries < 2; tries++) {
+      const nowMs = deps.clock.now();
+      const window = await countIn(deps, subscription.id, limit, nowMs);
+      if (!window) return waitForTurn(deps, subscription.id, limit, message, nowMs);
+      if (deps.clock.now() < window.endsAtMs) return undefined;
+    }
+    return waitForTurn(deps, subscription.id, limit, message, deps.clock.now());
+  }
   const admitted = admittedBeforeClaim.get(message);
   admittedBeforeClaim.delete(message);
+  const nowMs = deps.clock.now();
   if (admitted && nowMs < admitted.endsAtMs) return undefined;
-  // The lease is 2 timeouts + 5 s (send.ts): holding less than a timeout + 4 s leaves the POST its whole timeout inside it.
-  const holdUntilMs = nowMs + deps.attemptTimeoutMs + 4000;
-  for (;;) {
-    const window = await countIn(deps, subscription.id, limit, nowMs);
-    if (window || nowMs >= holdUntilMs) return undefined;
-    const next = sendWindowAt(limit, nowMs).endsAtMs;
-    await pause(next - deps.clock.now());
-    // At the next sub-window's start, where a holder counts before most of that sub-window's arrivals.
-    nowMs = Math.max(deps.clock.now(), next);
-  }
+  if (await countIn(deps, subscription.id, limit, nowMs)) return undefined;
+  const next = sendWindowAt(limit, nowMs).endsAtMs;
+  await pause(next - deps.clock.now());
+  // At the next sub-window's start, where a holder counts before most of that sub-window's arrivals.
+  await countIn(deps, subscription.id, limit, Math.max(deps.clock.now(), next));
+  return undefined;
 }
 
 /** Counts one attempt in the sub-window of `nowMs`: the window when within its quota, else undefined. */

@@ -44,7 +44,7 @@ export const SUBSCRIPTION_FIELDS = {
   headers: z.record(z.string(), z.string({ error: 'values must be strings' }), { error: 'must be an object of header names to string values' }),
   rateLimitPerSecond: z.number({ error: 'must be a whole number from 1 to 10000' }).int({ error: 'must be a whole number from 1 to 10000' }).min(1, { error: 'must be a whole number from 1 to 10000' }).max(10_000, { error: 'must be a whole number from 1 to 10000' }),
   signatureScheme: z.enum(['v1', 'v1a'], { error: "must be 'v1' (HMAC-SHA256, the default) or 'v1a' (Ed25519)" }),
-  // Who failure notices go to (domain/notices.ts); each address once, as written.
+  // Who failure notices go to (domain/notices.ts); each address once (compared without case), as first written.
   contactEmails: z
     .array(z.unknown(), { error: `must be a list of at most ${MAX_CONTACT_EMAILS} email addresses` })
     .max(MAX_CONTACT_EMAILS, { error: `must be a list of at most ${MAX_CONTACT_EMAILS} email addresses` })
@@ -52,7 +52,7 @@ export const SUBSCRIPTION_FIELDS = {
       const bad = list.find((a) => typeof a !== 'string' || !isEmailAddress(a));
       if (bad !== undefined) ctx.addIssue({ code: 'custom', message: `'${String(bad).slice(0, 60)}' is not an email address` });
     })
-    .transform((list) => [...new Map((list as string[]).map((a) => [a.toLowerCase(), a])).values()]),
+    .transform((list) => (list as string[]).filter((a, i, all) => all.findIndex((b) => b.toLowerCase() === a.toLowerCase()) === i)),
 } as const;
 
 const F = SUBSCRIPTION_FIELDS;

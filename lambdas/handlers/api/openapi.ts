@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { IDEMPOTENCY_KEY_FIELD, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, IDEMPOTENCY_KEY_TTL_SECONDS } from '#app/idempotency/idempotency.ts';
+import { OPERATIONAL_EVENT_COMPONENTS, OPERATIONAL_EVENT_SCHEMAS } from '#app/notices/operational-events.ts';
 import { IDEMPOTENCY_KEY_ROUTES, routeKey } from './idempotency.ts';
 import { OPERATIONS, PATH_PARAMETER_SCHEMAS, REQUEST_COMPONENTS, RESPONSE_COMPONENTS, type Operation } from './operations.ts';
 import { PORTAL_SESSION_ROUTES } from './portal-access.ts';
@@ -63,6 +64,8 @@ export function commonErrors(route: Pick<Route, 'method' | 'path' | 'access'>, o
     // Every authenticated route refuses a query parameter given twice, so 400 is always possible.
     for (const status of [400, 401, 429, 500]) statuses.add(status);
     if (route.access === 'admin') statuses.add(403);
+    // A tenant route a portal session may not call refuses it (portal-access.ts).
+    if (route.access === 'tenant' && !PORTAL_SESSION_ROUTES.has(routeKey(route))) statuses.add(403);
     if (parameterNames(route.path).length > 0) statuses.add(404);
     if (operation.body) statuses.add(413);
     if (IDEMPOTENCY_KEY_ROUTES.has(routeKey(route))) for (const status of [409, 422]) statuses.add(status);
@@ -159,6 +162,43 @@ export function openApiDocument(routes: readonly Route[]): OpenApiDocument {
     if (!operation) continue;
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operationObject(route, operation, names);
   }
+  // The operational webhooks Hookline itself sends (failure notices, replay.completed), as OpenAPI 3.1 `webhooks`.
+  const events = components(OPERATIONAL_EVENT_COMPONENTS, 'output');
+  const eventNames = namesOf(OPERATIONAL_EVENT_COMPONENTS);
+  const webhooks = Object.fromEntries(
+    Object.entries(OPERATIONAL_EVENT_SCHEMAS).map(([type, schema]) => [
+      type,
+      {
+        post: {
+          operationId: `webhook_${type.replace(/\W+/g, '_')}`,
+          summary: `${type}: an operational webhook`,
+          description:
+            'Sent to every subscription without a tenant whose eventTypes name it (a catch-all `*` does not select operational events), signed and retried like any webhook. ' +
+            'The `webhook-id` is derived from the notice, the same on every retry and re-send. See docs/operations.md, "Failure notices and operational webhooks".',
+          tags: ['Operational webhooks'],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['id', 'type', 'timestamp', 'data'],
+                  properties: {
+                    id: { type: 'string', description: 'the event id (also the webhook-id header)' },
+                    type: { type: 'string', const: type },
+                    timestamp: { type: 'string', format: 'date-time' },
+                    data: { $ref: REF(eventNames.get(schema)!) },
+                  },
+                },
+              },
+            },
+          },
+          responses: { '200': { description: 'any 2xx: received (a 4xx other than 408/425/429 stops the retries)' } },
+        },
+      },
+    ]),
+  );
   const document: OpenApiDocument = {
     openapi: '3.1.0',
     info: {
@@ -171,10 +211,11 @@ export function openApiDocument(routes: readonly Route[]): OpenApiDocument {
       license: { name: packageJson.license, identifier: packageJson.license },
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
-    tags: [...new Set(Object.values(OPERATIONS_BY_KEY).flatMap((o) => o.tags))].map((name) => ({ name })),
+    tags: [...new Set([...Object.values(OPERATIONS_BY_KEY).flatMap((o) => o.tags), 'Operational webhooks'])].map((name) => ({ name })),
     paths,
+    webhooks,
     components: {
-      schemas: { ...requests, ...answers },
+      schemas: { ...requests, ...answers, ...events },
       responses: Object.fromEntries(
         Object.entries(ERROR_RESPONSES).map(([name, r]) => [
           name,

@@ -234,6 +234,8 @@ export const OPERATIONS = {
     description: 'Newest first, optionally in one state.',
     query: deliveryListQuery,
     responses: { 200: answer(deliveryPage, 'a page of deliveries') },
+    // A tenant's (or portal session's) subscriptionId that is not its own: like one that does not exist.
+    errors: [404],
   },
   'GET /v1/deliveries/{deliveryId}': {
     operationId: 'getDelivery', summary: 'Read a delivery', tags: ['Deliveries'],
@@ -257,6 +259,7 @@ export const OPERATIONS = {
     description: 'Failed and expired deliveries, newest first, overall (admin) or of one subscription.',
     query: deadLetterQuery,
     responses: { 200: answer(deliveryPage, 'a page of dead letters') },
+    errors: [404],
   },
 
   'POST /v1/replays': {

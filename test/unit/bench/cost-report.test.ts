@@ -27,6 +27,13 @@ describe('cost report', () => {
     assert.match(md, /not measured: scenario fo10-sqs not in this run/);
   });
 
+  it('states the endpoint health bookkeeping per delivery: 0 WRU while nothing is written for it, what a health table would cost otherwise', () => {
+    assert.match(renderCost([[run(scenario('fo1-sqs'), 700)]]), /- Endpoint health bookkeeping \(the stats and the dashboard's health view\), 0\.00 WRU: computed at read time/);
+    const counted = run(scenario('fo1-sqs'), 700);
+    const usage = { ...counted.usage, calls: { ...counted.usage.calls, 'DynamoDB UpdateItem hookline-subscription-stats': { count: 2, billedRequests: 2, writeUnits: 2, readUnits: 0, indexWriteUnits: 0 } } };
+    assert.match(renderCost([[{ ...counted, usage, perDelivery: perDelivery(usage, {}, 2, 0) }]]), /health bookkeeping \(the stats and the dashboard's health view\), 1\.00 WRU/);
+  });
+
   it('checks the largest happy-path row against 1 KB and shows the storage arithmetic', () => {
     const md = renderCost([[run(scenario('fo1-sqs'), 1100)]]);
     assert.match(md, /\| events \| 1100 B \| 2 \| `PutItem` \| fo1-sqs \| 2 of 2 writes \| \*\*not met\*\* \|/);

@@ -22,13 +22,14 @@ const FULL_ENV = {
   INGEST_MANIFESTS_TABLE: 'manifests',
   HOOKLINE_SECRETS_SEAL_KEY_ID: 'seal-key',
   HOOKLINE_SECRETS_OPEN_KEY_ID: 'open-key',
+  PORTAL_SESSIONS_TABLE: 'portal-sessions',
   PATH: '/usr/bin',
   AWS_REGION: 'eu-west-1',
 };
 
 describe('readFunctionEnv', () => {
   it('returns exactly the authorizer variables', () => {
-    assert.deepEqual(readFunctionEnv('authorizer', FULL_ENV), { HOOKLINE_ADMIN_KEY_SECRET_ID: 'secret-id', API_KEYS_TABLE: 'api-keys' });
+    assert.deepEqual(readFunctionEnv('authorizer', FULL_ENV), { HOOKLINE_ADMIN_KEY_SECRET_ID: 'secret-id', API_KEYS_TABLE: 'api-keys', PORTAL_SESSIONS_TABLE: 'portal-sessions' });
   });
 
   it('returns exactly the sweeper variables', () => {
@@ -101,6 +102,7 @@ describe('readFunctionEnv', () => {
       'HOOKLINE_SECRETS_SEAL_KEY_ID',
       'IDEMPOTENCY_KEYS_TABLE',
       'INGEST_MANIFESTS_TABLE',
+      'PORTAL_SESSIONS_TABLE',
       'RATE_LIMITS_TABLE',
       'REPLAYS_TABLE',
       'SUBSCRIPTIONS_TABLE',
@@ -182,7 +184,7 @@ describe('readFunctionEnv', () => {
   });
 
   it('does not require a variable the function does not declare', () => {
-    assert.deepEqual(readFunctionEnv('authorizer', { HOOKLINE_ADMIN_KEY_SECRET_ID: 's', API_KEYS_TABLE: 'k' }), { HOOKLINE_ADMIN_KEY_SECRET_ID: 's', API_KEYS_TABLE: 'k' });
+    assert.deepEqual(readFunctionEnv('authorizer', { HOOKLINE_ADMIN_KEY_SECRET_ID: 's', API_KEYS_TABLE: 'k', PORTAL_SESSIONS_TABLE: 'p' }), { HOOKLINE_ADMIN_KEY_SECRET_ID: 's', API_KEYS_TABLE: 'k', PORTAL_SESSIONS_TABLE: 'p' });
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EVENT_TYPE_PATTERN, matchesEventType } from '#domain/event-types.ts';
+import { EVENT_TYPE_PATTERN, isReservedEventType, matchesEventType, subscriptionSelects } from '#domain/event-types.ts';
 
 describe('matchesEventType()', () => {
   // [patterns, event type, expected]
@@ -29,12 +29,32 @@ describe('matchesEventType()', () => {
     [['customer.created', 'invoice.*'], 'invoice.paid', true],
     [['customer.created', 'invoice.*'], 'customer.created', true],
     [['customer.created', 'invoice.*'], 'customer.deleted', false],
+    // Operational events describe other subscriptions: only a pattern that names them selects them.
+    [['*'], 'hookline.subscription.failing', false],
+    [['*'], 'hookline.replay.completed', false],
+    [['*'], 'hookline.test', true],
+    [['hookline.*'], 'hookline.subscription.failing', true],
+    [['hookline.subscription.*'], 'hookline.subscription.failing', true],
+    [['hookline.subscription.*'], 'hookline.replay.completed', false],
+    [['hookline.subscription.failing'], 'hookline.subscription.failing', true],
+    [['*', 'hookline.replay.*'], 'hookline.replay.completed', true],
   ];
   for (const [patterns, type, expected] of table) {
     it(`${JSON.stringify(patterns)} ${expected ? 'matches' : 'does not match'} ${type}`, () => {
       assert.equal(matchesEventType(patterns, type), expected);
     });
   }
+});
+
+describe('operational events', () => {
+  it('go only to producer-owned subscriptions (no tenant): they name every tenant\'s subscriptions', () => {
+    assert.equal(subscriptionSelects({ eventTypes: ['hookline.subscription.*'] }, 'hookline.subscription.failing'), true);
+    assert.equal(subscriptionSelects({ eventTypes: ['hookline.subscription.*'], tenantId: 'acme' }, 'hookline.subscription.failing'), false);
+    assert.equal(subscriptionSelects({ eventTypes: ['*'], tenantId: 'acme' }, 'invoice.paid'), true);
+  });
+  it('hookline. is reserved: producers may not publish under it', () => {
+    assert.deepEqual(['hookline.test', 'hookline.subscription.failing', 'hooklinex.a', 'invoice.hookline.x'].map(isReservedEventType), [true, true, false, false]);
+  });
 });
 
 describe('EVENT_TYPE_PATTERN', () => {

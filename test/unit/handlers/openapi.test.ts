@@ -7,6 +7,7 @@ import { openApiDocument, openApiText } from '#handlers/api/openapi.ts';
 import { OPERATIONS, REQUEST_COMPONENTS, RESPONSE_COMPONENTS } from '#handlers/api/operations.ts';
 import { ROUTES, route } from '#handlers/api/router.ts';
 import { fakeDeps } from '#test/fakes.ts';
+import { OPERATIONAL_EVENT_COMPONENTS } from '#app/notices/operational-events.ts';
 
 const keyOf = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 const document = openApiDocument(ROUTES);
@@ -56,7 +57,7 @@ describe('the OpenAPI document', () => {
 
   it('names every body and answer as a component, request schemas refusing unknown fields', () => {
     const schemas = (document.components as any).schemas as Record<string, any>;
-    assert.deepEqual(Object.keys(schemas).sort(), [...Object.keys(REQUEST_COMPONENTS), ...Object.keys(RESPONSE_COMPONENTS)].sort());
+    assert.deepEqual(Object.keys(schemas).sort(), [...Object.keys(REQUEST_COMPONENTS), ...Object.keys(RESPONSE_COMPONENTS), ...Object.keys(OPERATIONAL_EVENT_COMPONENTS)].sort());
     for (const name of Object.keys(REQUEST_COMPONENTS)) assert.equal(schemas[name].additionalProperties, false, name);
     const refs = JSON.stringify(document).match(/#\/components\/schemas\/\w+/g) ?? [];
     for (const ref of new Set(refs)) assert.ok(schemas[ref.split('/').pop()!], `${ref} exists`);

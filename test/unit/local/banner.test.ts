@@ -39,6 +39,13 @@ describe('npm start banner: lines to paste', () => {
     assert.equal(exportsOf(text)[2], '  export HOOKLINE_DASHBOARD_URL=http://127.0.0.1:3004/');
   });
 
+  it('prints the web dashboard (operator console, customer portal) the runtime serves, and its export', () => {
+    const text = banner({ ...runtime, consoleUrl: 'http://127.0.0.1:3000/dashboard' }, { adminKeyFromEnvironment: false, allowPrivate: true });
+    assert.match(text, /\n {2}Console {4}http:\/\/127\.0\.0\.1:3000\/dashboard {3}\(web dashboard: paste the admin key; customer links: npx hookline portal-link --tenant <id>\)\n/);
+    assert.ok(exportsOf(text).includes('  export HOOKLINE_CONSOLE_URL=http://127.0.0.1:3000/dashboard'));
+    assert.doesNotMatch(banner(runtime, { adminKeyFromEnvironment: false, allowPrivate: true }), /Console|CONSOLE/);
+  });
+
   it('quotes a value a shell would act on', () => {
     assert.equal(shellQuote('http://127.0.0.1:3000/a_b-c.d'), 'http://127.0.0.1:3000/a_b-c.d');
     assert.equal(shellQuote("it's $(rm -rf ~)"), `'it'\\''s $(rm -rf ~)'`);

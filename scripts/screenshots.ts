@@ -1,0 +1,73 @@
+/**
+ * `npm run screenshots`: the dashboard's main pages as PNGs under docs/screenshots/, for the
+ * README. The same setup as the browser tests (test/support/browser.ts: the Debian chromium,
+ * headless, through playwright-core) against a throwaway local runtime with a little traffic:
+ * a tenant with a healthy, a flaky and a broken endpoint.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { launchBrowser, openPage } from '#test/browser.ts';
+import { startLocalStack } from '#test/local-stack.ts';
+
+const OUT = join(import.meta.dirname, '..', 'docs', 'screenshots');
+mkdirSync(OUT, { recursive: true });
+
+const stack = await startLocalStack();
+const browser = await launchBrowser();
+try {
+  const { receiver } = stack;
+  receiver.script('/orders', [], { status: 204, delayMs: 40 });
+  receiver.script('/billing', [{ status: 503 }, { status: 200, delayMs: 120 }], { status: 200, delayMs: 90 });
+  receiver.script('/crm', [], { status: 400, body: '{"error":"unknown field customerRef"}' });
+  const orders = await stack.subscribe('/orders', { tenantId: 'acme', eventTypes: ['order.*'], description: 'Orders: fulfilment service' });
+  await stack.subscribe('/billing', { tenantId: 'acme', eventTypes: ['order.*', 'invoice.*'], description: 'Billing: invoices' });
+  const crm = await stack.subscribe('/crm', { tenantId: 'acme', eventTypes: ['order.*'], description: 'CRM sync' });
+  await stack.subscribe('/orders', { tenantId: 'globex', eventTypes: ['invoice.*'], description: 'Globex ledger' });
+  const ids: string[] = [];
+  for (let i = 1; i <= 6; i++) ids.push(...(await stack.publish(i % 3 ? 'order.created' : 'invoice.paid', { orderId: 1000 + i, total: `${(i * 17.5).toFixed(2)}`, currency: 'EUR' }, `ord-${1000 + i}`)).deliveryIds);
+  for (const id of ids) await stack.waitForState(id, ['delivered', 'failed', 'expired'], 30_000);
+  const deadLetter = (await stack.api.get(`/v1/dead-letters?subscriptionId=${crm.id}`)).body.items[0].id as string;
+  const link = (await stack.api.post('/v1/tenants/acme/portal-sessions', {})).body.url as string;
+
+  const shot = async (page: Page, name: string) => {
+    await page.waitForLoadState('networkidle');
+    await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
+    console.log(`docs/screenshots/${name}.png`);
+  };
+
+  const portal = await openPage(browser, { width: 1200, height: 800 });
+  await portal.page.goto(link);
+  await portal.page.getByRole('link', { name: 'CRM sync' }).waitFor();
+  await shot(portal.page, 'portal-subscriptions');
+  await portal.page.getByRole('link', { name: 'CRM sync' }).click();
+  await portal.page.getByRole('heading', { name: 'CRM sync' }).waitFor();
+  await shot(portal.page, 'portal-subscription');
+  await portal.page.goto(`${stack.runtime.url}/dashboard#/deliveries/${deadLetter}`);
+  await portal.page.getByRole('button', { name: 'Resend' }).waitFor();
+  await shot(portal.page, 'portal-dead-letter');
+  await portal.page.setViewportSize({ width: 375, height: 740 });
+  await portal.page.goto(`${stack.runtime.url}/dashboard#/subscriptions/${orders.id}`);
+  await portal.page.getByRole('heading', { name: 'Orders: fulfilment service' }).waitFor();
+  await portal.page.screenshot({ path: join(OUT, 'portal-phone.png') });
+  console.log('docs/screenshots/portal-phone.png');
+
+  const console_ = await openPage(browser, { width: 1200, height: 800 });
+  const page = console_.page;
+  await page.goto(`${stack.runtime.url}/dashboard`);
+  await page.getByLabel('Admin key').fill(stack.runtime.adminKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'Globex ledger' }).waitFor();
+  await shot(page, 'console-subscriptions');
+  await page.goto(`${stack.runtime.url}/dashboard#/replays`);
+  await page.getByLabel('Your name, for the audit log').fill('ops-alice');
+  await page.getByRole('button', { name: 'Preview (dry run)' }).click();
+  await page.getByRole('button', { name: /^Replay \d+ deliveries…$/ }).click();
+  await page.getByRole('dialog').waitFor();
+  // The viewport, not the full page: the modal dialog and its backdrop cover what is on screen.
+  await page.screenshot({ path: join(OUT, 'console-bulk-replay.png') });
+  console.log('docs/screenshots/console-bulk-replay.png');
+} finally {
+  await browser.close();
+  await stack.stop();
+}

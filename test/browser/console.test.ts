@@ -1,0 +1,179 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { assertAccessible, assertNoSidewaysScroll, launchBrowser, openPage, storedCredential } from '#test/browser.ts';
+import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
+import { waitFor } from '#test/wait.ts';
+
+/**
+ * The operator console in a real browser: sign in with the admin key (kept in the tab's
+ * sessionStorage only), every subscription with its health, filtered by tenant, the overall
+ * dead letters newest first, a bulk replay from dry run through confirmation and progress to
+ * its audit entry, and portal links minted and revoked. One browser for the file, one page
+ * signed in once and reused by every test.
+ */
+
+let stack: LocalStack;
+let browser: Browser;
+let page: Page;
+const subs = { a: '', b: '' };
+let deadLetters: { id: string; updatedAt: string }[] = [];
+const axeReport: Record<string, Record<string, number>> = {};
+
+const text = async (selector: string) => (await page.locator(selector).allTextContents()).join(' ');
+const go = async (hash: string, heading: string) => {
+  await page.goto(`${stack.runtime.url}/dashboard${hash}`);
+  await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+};
+
+describe('the operator console, in a browser', { timeout: 180_000 }, () => {
+  before(async () => {
+    [stack, browser] = await Promise.all([startLocalStack(), launchBrowser()]);
+    stack.receiver.script('/broken-a', [], { status: 422, body: 'no' });
+    stack.receiver.script('/broken-b', [], { status: 410, body: 'gone' });
+    subs.a = (await stack.subscribe('/broken-a', { tenantId: 'acme', description: 'Acme orders' })).id;
+    subs.b = (await stack.subscribe('/broken-b', { tenantId: 'globex', description: 'Globex billing' })).id;
+    for (let i = 0; i < 3; i++) {
+      const { deliveryIds } = await stack.publish('order.created', { i });
+      for (const id of deliveryIds) await stack.waitForState(id, ['failed', 'expired', 'delivered']);
+    }
+    deadLetters = (await stack.api.get('/v1/dead-letters')).body.items;
+    assert.ok(deadLetters.length >= 4);
+    ({ page } = await openPage(browser));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await stack?.stop();
+    if (process.env.HOOKLINE_AXE_REPORT) console.log(`axe violations by impact: ${JSON.stringify(axeReport)}`);
+  });
+
+  it('signs in with the admin key only: a wrong key is refused, the right one stays in this tab and never in the URL', async () => {
+    await page.goto(`${stack.runtime.url}/dashboard`);
+    await page.getByRole('heading', { name: 'Hookline console' }).waitFor();
+    axeReport.signIn = await assertAccessible(page, 'the sign-in page');
+    await page.getByLabel('Admin key').fill('hk_admin_not-the-key-at-all-000000');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('That is not the admin key').waitFor();
+    assert.equal(await storedCredential(page), null);
+    await page.getByLabel('Admin key').fill(stack.runtime.adminKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Subscriptions', level: 1 }).waitFor();
+    assert.deepEqual(await storedCredential(page), { kind: 'admin', key: stack.runtime.adminKey });
+    assert.ok(!page.url().includes(stack.runtime.adminKey));
+  });
+
+  it('lists every subscription with its health, and filters by tenant', async () => {
+    await go('#/subscriptions', 'Subscriptions');
+    await page.getByRole('link', { name: 'Globex billing' }).waitFor();
+    await page.getByRole('cell', { name: '0 %' }).first().waitFor();
+    const all = await text('table');
+    assert.match(all, /Acme orders/);
+    assert.match(all, /acme/);
+    assert.match(all, /globex/);
+    assert.match(all, /HTTP 4(22|10)/, 'the last failure');
+    axeReport.subscriptions = await assertAccessible(page, 'the console subscription list');
+    await page.getByLabel('Tenant').fill('acme');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await waitFor('the acme filter', async () => !(await text('table')).includes('Globex billing') && (await text('table')).includes('Acme orders'));
+    assert.match(new URL(page.url()).hash, /tenant=acme/);
+    await page.getByLabel('Tenant').fill('nobody');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No subscriptions for tenant nobody yet').waitFor();
+  });
+
+  it('shows the overall dead letters, newest first', async () => {
+    await go('#/dead-letters', 'Dead letters');
+    await page.locator('table:has(caption:text("Dead letters")) tbody tr').first().waitFor();
+    const ids = await page.locator('table:has(caption:text("Dead letters")) tbody tr td:first-child').allTextContents();
+    const newestFirst = [...deadLetters].sort((x, y) => y.updatedAt.localeCompare(x.updatedAt)).map((d) => d.id);
+    assert.deepEqual(ids, newestFirst);
+    const subscriptionsShown = await page.locator('table:has(caption:text("Dead letters")) tbody tr td:nth-child(2)').allTextContents();
+    assert.deepEqual(new Set(subscriptionsShown), new Set([subs.a, subs.b]));
+    axeReport.deadLetters = await assertAccessible(page, 'the overall dead letters');
+  });
+
+  it('bulk replay: a dry run previews the count and a sample, nothing happens without confirming, then progress until done, and the audit log records both', async () => {
+    await go('#/replays', 'Bulk replay');
+    await page.getByLabel('Subscription id (optional)').fill(subs.a);
+    await page.getByLabel('Your name, for the audit log').fill('ops-alice');
+    await page.getByRole('button', { name: 'Preview (dry run)' }).click();
+    const preview = page.getByRole('region', { name: 'Preview' });
+    await preview.getByText('3 deliveries match').waitFor();
+    const sample = await preview.getByRole('link').allTextContents();
+    assert.ok(sample.length >= 1 && sample.every((id) => deadLetters.some((d) => d.id === id)), JSON.stringify(sample));
+    axeReport.replayPreview = await assertAccessible(page, 'the dry run preview');
+
+    // Cancel: the dialog closes and nothing was replayed.
+    await preview.getByRole('button', { name: 'Replay 3 deliveries…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Replay 3 deliveries?' });
+    await dialog.waitFor();
+    axeReport.replayConfirm = await assertAccessible(page, 'the replay confirmation');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    assert.equal((await stack.api.get(`/v1/dead-letters?subscriptionId=${subs.a}`)).body.items.length, 3, 'still dead letters');
+
+    stack.receiver.script('/broken-a', [], { status: 200 });
+    await preview.getByRole('button', { name: 'Replay 3 deliveries…' }).click();
+    await dialog.getByRole('button', { name: 'Yes, replay 3 deliveries' }).click();
+    await page.getByText(/finished: 3 deliveries are on their way again/).waitFor({ timeout: 30_000 });
+    assert.equal(await page.locator('progress').getAttribute('value'), '3');
+    assert.equal((await stack.api.get(`/v1/dead-letters?subscriptionId=${subs.a}`)).body.items.length, 0, 'replayed: no longer dead letters');
+
+    const audit = page.locator('table:has(caption:text("Bulk replays")) tbody tr');
+    await waitFor('the audit log to show the replay', async () => (await audit.count()) >= 2 && /replay/.test((await audit.first().textContent()) ?? ''));
+    const [replayRow, dryRunRow] = await audit.allTextContents();
+    assert.match(replayRow!, /ops-alice/);
+    assert.match(replayRow!, /replay/);
+    assert.match(replayRow!, /completed/);
+    assert.match(replayRow!, new RegExp(subs.a));
+    assert.match(dryRunRow!, /dry run/);
+    assert.match(dryRunRow!, /ops-alice/);
+    const replays = (await stack.api.get('/v1/replays')).body.items;
+    assert.equal(replays[0].operator, 'ops-alice');
+    assert.equal(replays[0].replayed, 3);
+    axeReport.replayDone = await assertAccessible(page, 'the finished replay and the audit log');
+  });
+
+  it('mints a customer portal link and revokes it', async () => {
+    await go('#/portal-links', 'Customer portal links');
+    await page.getByLabel('Tenant').fill('globex');
+    await page.getByLabel('Valid for').selectOption('900');
+    await page.getByRole('button', { name: 'Create link' }).click();
+    const link = (await page.getByRole('region', { name: 'Portal link' }).textContent()) ?? '';
+    assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/dashboard#portal=hk_pcode_psn_/);
+    axeReport.portalLinks = await assertAccessible(page, 'the portal links page');
+    await page.getByRole('button', { name: 'Revoke this link' }).click();
+    await page.getByText('the link and any session opened with it no longer work').waitFor();
+    const code = link.slice(link.indexOf('#portal=') + '#portal='.length);
+    const exchange = await stack.api.post('/v1/portal-sessions/exchange', { code });
+    assert.equal(exchange.status, 401);
+    assert.match(exchange.body.error.message, /revoked/);
+  });
+
+  it('says how to run archive and restore (archiver operations, not API calls)', async () => {
+    await go('#/archive', 'Archive and restore');
+    assert.match(await text('main'), /npx hookline archive run/);
+    await page.getByLabel('First day (UTC)').fill('2026-11-01');
+    assert.match(await text('main'), /npx hookline restore --from 2026-11-01 --to 2026-11-01/);
+    axeReport.archive = await assertAccessible(page, 'the archive page');
+  });
+
+  it('fits 375 px on every console page', async () => {
+    await page.setViewportSize({ width: 375, height: 800 });
+    for (const [hash, heading] of [['#/subscriptions', 'Subscriptions'], ['#/dead-letters', 'Dead letters'], ['#/replays', 'Bulk replay'], ['#/portal-links', 'Customer portal links'], ['#/archive', 'Archive and restore']] as const) {
+      await go(hash, heading);
+      await page.waitForLoadState('networkidle');
+      await assertNoSidewaysScroll(page, `${hash} at 375 px`);
+      axeReport[`narrow ${hash}`] = await assertAccessible(page, `${hash} at 375 px`);
+    }
+    await page.setViewportSize({ width: 1200, height: 900 });
+  });
+
+  it('signs out: the key leaves the tab', async () => {
+    await go('#/subscriptions', 'Subscriptions');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Hookline console' }).waitFor();
+    assert.equal(await storedCredential(page), null);
+  });
+});
