@@ -83,6 +83,8 @@ export interface UpdateOptions {
   readonly metadata?: Record<string, string>;
   readonly header?: Record<string, string>;
   readonly rateLimit?: number;
+  /** Who failure notices go to (replaces the list). */
+  readonly contactEmails?: string[];
 }
 
 /** `subscriptions update`: the fields given, nothing else (the API refuses an empty change). */
@@ -103,8 +105,9 @@ export async function subscriptionsUpdate(ctx: Context, id: string, o: UpdateOpt
     ...(o.metadata !== undefined ? { metadata: o.metadata } : {}),
     ...(o.header !== undefined ? { headers: o.header } : {}),
     ...(o.rateLimit !== undefined ? { rateLimitPerSecond: o.rateLimit } : {}),
+    ...(o.contactEmails !== undefined ? { contactEmails: o.contactEmails } : {}),
   };
-  if (Object.keys(body).length === 0) throw new CliError('nothing to change: give at least one of --url, --event-types, --description, --retry-policy, --metadata, --header, --rate-limit', EXIT.usage);
+  if (Object.keys(body).length === 0) throw new CliError('nothing to change: give at least one of --url, --event-types, --description, --retry-policy, --metadata, --header, --rate-limit, --contact-emails', EXIT.usage);
   const s = await ctx.backend.call('PATCH /v1/subscriptions/{subscriptionId}', { params: { subscriptionId: id }, body });
   ctx.out.result(s, () => `updated ${subscriptionLines(s)}`);
 }

@@ -173,6 +173,7 @@ Examples:
     .option('--metadata <name=value>', 'a label, never sent (repeatable; replaces all labels)', pairs)
     .option('--header <name=value>', 'a header sent with every delivery (repeatable; replaces all custom headers)', pairs)
     .option('--rate-limit <n>', 'at most this many attempts a second to the endpoint', positiveInt(10_000))
+    .option('--contact-emails <addresses>', 'comma-separated addresses failure notices go to (at most 10; replaces the list)', list)
     .action(action((ctx, id: string, o: commands.UpdateOptions) => commands.subscriptionsUpdate(ctx, id, o)));
   subscriptions
     .command('delete')

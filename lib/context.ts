@@ -37,7 +37,7 @@ export const CONTEXT_KEYS = [
   'noticeEmailIdentity',
   'noticeFromAddress',
   'noticeSupportEmail',
-  'dashboardUrl',
+  'noticeConsoleUrl',
 ] as const;
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
 
@@ -132,7 +132,7 @@ export function settingsFromContext(get: (key: ContextKey) => unknown): AppSetti
         emailIdentity: str('noticeEmailIdentity'),
         fromAddress: str('noticeFromAddress'),
         supportEmail: str('noticeSupportEmail'),
-        dashboardUrl: str('dashboardUrl'),
+        consoleUrl: str('noticeConsoleUrl'),
       },
       removalPolicy: removal === 'destroy' ? RemovalPolicy.DESTROY : removal === 'retain' ? RemovalPolicy.RETAIN : undefined,
     },

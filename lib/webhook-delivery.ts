@@ -83,8 +83,12 @@ export interface NoticeProps {
   readonly fromAddress?: string;
   /** The producer's support address: every notice goes to it too. @default none */
   readonly supportEmail?: string;
-  /** Base URL of the dashboard; notices link to `<dashboardUrl>/dead-letters?subscriptionId=…`. @default none: the API path `/v1/dead-letters?subscriptionId=…` */
-  readonly dashboardUrl?: string;
+  /**
+   * The web dashboard notices link to for a subscription's dead letters
+   * (`<consoleUrl>#/subscriptions/<id>?tab=dead-letters`), when it is served elsewhere (a custom domain).
+   * @default the API's own dashboard, `consoleUrl` of this construct
+   */
+  readonly consoleUrl?: string;
   /** How long a subscription has been failing at the first notice. @default 1 hour */
   readonly firstAfter?: Duration;
   /** …and at the second. @default 24 hours */
@@ -289,7 +293,13 @@ export class WebhookDelivery extends Construct {
     this.secretsKey.grantOpen(sender.handler.function);
     this.replay = new DeliveryReplay(this, 'Replay', { ...shared, deliveryQueue: this.queues.delivery });
     this.archiver = new DeliveryArchiver(this, 'Archiver', { ...shared, archive: this.archive });
-    this.notifier = new FailureNotifier(this, 'Notifier', { ...shared, deliveryQueue: this.queues.delivery, ...(props.notices?.emailIdentity ? { emailIdentity: props.notices.emailIdentity } : {}) });
+    this.notifier = new FailureNotifier(this, 'Notifier', {
+      ...shared,
+      // Notices link to the dashboard this API serves, unless the props name another.
+      environmentValues: { HOOKLINE_CONSOLE_URL: this.api.consoleUrl, ...environmentValues },
+      deliveryQueue: this.queues.delivery,
+      ...(props.notices?.emailIdentity ? { emailIdentity: props.notices.emailIdentity } : {}),
+    });
     this.functions = {
       api: this.api.handler.function,
       ...(this.api.authorizerHandler ? { authorizer: this.api.authorizerHandler.function } : {}),
@@ -501,9 +511,9 @@ export function noticeEnvironment(props: NoticeProps = {}): EnvironmentValues {
     throw new InvalidPropError('notices.fromAddress', 'needs notices.emailIdentity (the SES identity it belongs to)');
   }
   if (props.supportEmail !== undefined) env.HOOKLINE_NOTICE_SUPPORT_EMAIL = address('supportEmail', props.supportEmail);
-  if (props.dashboardUrl !== undefined) {
-    if (!/^https:\/\/[^\s]+$/.test(props.dashboardUrl)) throw new InvalidPropError('notices.dashboardUrl', `must be an https URL, got '${props.dashboardUrl}'`);
-    env.HOOKLINE_DASHBOARD_URL = props.dashboardUrl;
+  if (props.consoleUrl !== undefined) {
+    if (!/^https:\/\/[^\s]+$/.test(props.consoleUrl)) throw new InvalidPropError('notices.consoleUrl', `must be an https URL, got '${props.consoleUrl}'`);
+    env.HOOKLINE_CONSOLE_URL = props.consoleUrl;
   }
   const seconds = (d: Duration | undefined) => (d === undefined ? undefined : d.toSeconds());
   const override = Object.fromEntries(

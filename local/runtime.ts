@@ -197,7 +197,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     throw error;
   }
 
-  const env = localEnv(queues, options.allowPrivateTargets ?? true, options.env, prefix);
+  // Failure notices link to the local dashboard when its address is known before it listens (a fixed port).
+  const consoleUrl: Record<string, string> = ports.api > 0 ? { HOOKLINE_CONSOLE_URL: `http://127.0.0.1:${ports.api}/dashboard` } : {};
+  const env = localEnv(queues, options.allowPrivateTargets ?? true, { ...consoleUrl, ...options.env }, prefix);
   const metrics = new MemoryMetrics();
   // One process serves every function here, so fan-out reads subscriptions fresh (no cross-function cache to go stale).
   const mailDir = join(dataDir, 'mail');

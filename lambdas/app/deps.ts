@@ -92,7 +92,7 @@ export interface NoticeSettings {
   /** The producer's support address, told of every notice. */
   readonly supportEmail?: string;
   /** The dashboard's base URL; without one, notices link to the API path of the dead letters. */
-  readonly dashboardUrl?: string;
+  readonly consoleUrl?: string;
 }
 
 /**
@@ -142,7 +142,7 @@ export const PROVIDED_BY = {
     'HOOKLINE_NOTICE_RECOVERED',
     'HOOKLINE_NOTICE_LEASE_SECONDS',
   ],
-  noticeSettings: ['HOOKLINE_NOTICE_SUPPORT_EMAIL', 'HOOKLINE_DASHBOARD_URL'],
+  noticeSettings: ['HOOKLINE_NOTICE_SUPPORT_EMAIL', 'HOOKLINE_CONSOLE_URL'],
 } as const satisfies Partial<Record<keyof Deps, readonly EnvName[]>>;
 export type ProvidedDep = keyof typeof PROVIDED_BY;
 

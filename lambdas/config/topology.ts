@@ -351,7 +351,7 @@ export const FUNCTIONS = {
       'HOOKLINE_NOTICE_RECOVERED',
       'HOOKLINE_NOTICE_LEASE_SECONDS',
       'HOOKLINE_NOTICE_SUPPORT_EMAIL',
-      'HOOKLINE_DASHBOARD_URL',
+      'HOOKLINE_CONSOLE_URL',
       'HOOKLINE_MAIL_TRANSPORT',
       'HOOKLINE_MAIL_FROM',
     ],
@@ -421,7 +421,7 @@ export const SCHEDULES = [
 export const DEFAULT_SENDER_TIMEOUT_MS = 15_000;
 /** The sweeper's grace for a pending delivery past due (see HOOKLINE_SWEEP_GRACE_SECONDS); no CDK prop sets it. */
 export const DEFAULT_SWEEP_GRACE_SECONDS = 120;
-/** The value of an optional setting (HOOKLINE_NOTICE_SUPPORT_EMAIL, HOOKLINE_DASHBOARD_URL) that means "none". */
+/** The value of an optional setting (HOOKLINE_NOTICE_SUPPORT_EMAIL, HOOKLINE_CONSOLE_URL) that means "none". */
 export const NO_SETTING = 'none';
 /** The From address of notice emails when the deployment names none (the CDK sets it from the SES identity). */
 export const DEFAULT_MAIL_FROM = 'notices@hookline.invalid';
@@ -504,7 +504,7 @@ export const ENV_DEFAULTS = {
   /** The producer's support address: every notice goes to it too ('none': no such address). */
   HOOKLINE_NOTICE_SUPPORT_EMAIL: NO_SETTING,
   /** The dashboard's base URL, for links to a subscription's dead letters ('none': the API path instead). */
-  HOOKLINE_DASHBOARD_URL: NO_SETTING,
+  HOOKLINE_CONSOLE_URL: NO_SETTING,
   /** How notice emails go: `ses` (Amazon SES v2, on AWS), `local` (the local runtime's SMTP or mail catcher), `off` (no email). */
   HOOKLINE_MAIL_TRANSPORT: 'off',
   /** The From address of notice emails (on AWS, an address of the SES identity). */

@@ -14,10 +14,11 @@ import { NotMeasured } from './bench-stack.ts';
 import { renderCost, type Unmeasured } from './cost-report.ts';
 import { renderColdStart, renderEndToEnd, renderOverhead, renderRetryTiming } from './report.ts';
 import { TIMING_POLICY, measureRetryTiming } from './retry-timing.ts';
+import { measureRateLimit, renderRateLimit } from './rate-limit.ts';
 import { repeat } from './stats.ts';
 
 /**
- * `npm run bench [-- --quick] [-- --only=cost,overhead,e2e,retry,cold,notices]`: measures, prints, and
+ * `npm run bench [-- --quick] [-- --only=cost,overhead,e2e,retry,rate-limit,cold,notices]`: measures, prints, and
  * adds a dated section to BENCHMARKS.md, with SVG charts in benchmarks/ (ECharts, rendered
  * server-side). Loopback only; every loop is bounded in count and time.
  */
@@ -74,6 +75,10 @@ if (wanted('retry')) {
 if (wanted('notices')) {
   progress('failure notices: bookkeeping writes under a failing endpoint');
   sections.push(renderNotices([await measureNotices(plan.noticeDeliveries)]));
+}
+if (wanted('rate-limit')) {
+  progress(`rate limit: a burst of ${plan.rateLimitEvents} events at 20/s`);
+  sections.push(renderRateLimit(await measureRateLimit(plan.rateLimitEvents, 20)));
 }
 if (wanted('cold')) {
   progress('cold start');

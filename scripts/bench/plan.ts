@@ -13,6 +13,8 @@ export interface BenchPlan {
   readonly coldStartRuns: number;
   /** Deliveries of the failing-endpoint scenario that measures the failure notices' bookkeeping writes. */
   readonly noticeDeliveries: number;
+  /** Events in the rate-limit burst (one run: at 20/s it drains for events / 20 seconds). */
+  readonly rateLimitEvents: number;
 }
 
 /** Events per POST /v1/events/batch request in the batch scenario (the endpoint's maximum). */
@@ -43,6 +45,7 @@ export const FULL_PLAN: BenchPlan = {
   retryFailures: 3,
   coldStartRuns: 5,
   noticeDeliveries: 500,
+  rateLimitEvents: 1000,
 };
 
 export const QUICK_PLAN: BenchPlan = {
@@ -56,4 +59,5 @@ export const QUICK_PLAN: BenchPlan = {
   retryFailures: 2,
   coldStartRuns: 2,
   noticeDeliveries: 300,
+  rateLimitEvents: 200,
 };

@@ -125,7 +125,7 @@ describe('alarms: redrive queues, sender errors and throttles', () => {
 
   test('every alarm notifies the on-call topic on ALARM and on OK', () => {
     const alarms = resourcesOfType(json, 'AWS::CloudWatch::Alarm');
-    assert.equal(alarms.length, 8);
+    assert.equal(alarms.length, 9);
     for (const [id, alarm] of alarms) {
       assert.deepEqual(alarm.Properties!.AlarmActions, [{ Ref: ids.topic }], id);
       assert.deepEqual(alarm.Properties!.OKActions, [{ Ref: ids.topic }], id);
@@ -139,6 +139,7 @@ describe('alarms: redrive queues, sender errors and throttles', () => {
       'Alarms-DeliveryQueueStuck',
       'Alarms-DeliveryRedriveNotEmpty',
       'Alarms-IngestRedriveNotEmpty',
+      'Alarms-NoticesNotSent',
       'Alarms-SenderErrors',
       'Alarms-SenderThrottles',
       'Alarms-SweeperNotRunning',
@@ -201,7 +202,7 @@ describe('alarms: on-call topic', () => {
     const topics = resourcesOfType(json, 'AWS::SNS::Topic').map(([id]) => id);
     assert.equal(topics.length, 1);
     const alarms = resourcesOfType(json, 'AWS::CloudWatch::Alarm');
-    assert.equal(alarms.length, 8);
+    assert.equal(alarms.length, 9);
     for (const [, alarm] of alarms) assert.deepEqual(alarm.Properties!.AlarmActions, [{ Ref: topics[0] }]);
   });
 });

@@ -297,8 +297,8 @@ describe('HTTP API with IAM auth and custom throttling', () => {
   test('no authorizer, no authorizer function, no admin key', () => {
     t.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 0);
     t.resourceCountIs('AWS::SecretsManager::Secret', 0);
-    // api, ingest, sender, sweeper, replay, archiver: everything but the authorizer.
-    t.resourceCountIs('AWS::Lambda::Function', 6);
+    // api, ingest, sender, sweeper, replay, archiver, notifier: everything but the authorizer.
+    t.resourceCountIs('AWS::Lambda::Function', 7);
     assert.equal(stack.delivery.functions.authorizer, undefined);
     assert.throws(() => stack.delivery.grantReadAdminKey(caller), /no admin key/);
   });

@@ -11,7 +11,7 @@ import { actionsOf, resourcesOf, statementsOf } from './helpers/template.ts';
 
 /** The failure notices' pieces of the stack: the notifier, its schedule, its SES permission, its alarm. */
 const withEmail = synthHookline(
-  { notices: { emailIdentity: 'example.com', supportEmail: 'support@example.com', dashboardUrl: 'https://console.example.com', firstAfter: Duration.minutes(30), recovered: false } },
+  { notices: { emailIdentity: 'example.com', supportEmail: 'support@example.com', consoleUrl: 'https://console.example.com', firstAfter: Duration.minutes(30), recovered: false } },
   'HooklineNotices',
 );
 const variablesOf = (s: typeof withEmail) => (findTopologyResource(s.json, 'function/notifier').properties.Environment as { Variables: Record<string, unknown> }).Variables;
@@ -26,12 +26,15 @@ describe('the notifier function', () => {
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: notifier }, MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 300 });
   });
 
-  test('default props: no email (no SES identity), no support address, no dashboard; the domain\'s periods', () => {
+  test('default props: no email (no SES identity), no support address, links to the dashboard the API serves; the domain\'s periods', () => {
+    const { json } = defaultHookline();
     const vars = variablesOf(defaultHookline() as typeof withEmail);
     assert.deepEqual(
-      [vars.HOOKLINE_MAIL_TRANSPORT, vars.HOOKLINE_MAIL_FROM, vars.HOOKLINE_NOTICE_SUPPORT_EMAIL, vars.HOOKLINE_DASHBOARD_URL, vars.HOOKLINE_NOTICE_FIRST_SECONDS, vars.HOOKLINE_NOTICE_RECOVERED],
-      ['off', ENV_DEFAULTS.HOOKLINE_MAIL_FROM, 'none', 'none', '3600', '1'],
+      [vars.HOOKLINE_MAIL_TRANSPORT, vars.HOOKLINE_MAIL_FROM, vars.HOOKLINE_NOTICE_SUPPORT_EMAIL, vars.HOOKLINE_NOTICE_FIRST_SECONDS, vars.HOOKLINE_NOTICE_RECOVERED],
+      ['off', ENV_DEFAULTS.HOOKLINE_MAIL_FROM, 'none', '3600', '1'],
     );
+    const api = Object.entries(json.Resources).find(([, r]) => r.Type === 'AWS::ApiGatewayV2::Api')![0];
+    assert.deepEqual(vars.HOOKLINE_CONSOLE_URL, { 'Fn::Join': ['', ['https://', { Ref: api }, `.execute-api.${TEST_ENV.region}.`, { Ref: 'AWS::URLSuffix' }, '/dashboard']] });
   });
 
   test('no SES permission at all without an identity', () => {
@@ -42,7 +45,7 @@ describe('the notifier function', () => {
   test('with an identity: email through SES from notices@<domain>, the props as its environment', () => {
     const vars = variablesOf(withEmail);
     assert.deepEqual(
-      [vars.HOOKLINE_MAIL_TRANSPORT, vars.HOOKLINE_MAIL_FROM, vars.HOOKLINE_NOTICE_SUPPORT_EMAIL, vars.HOOKLINE_DASHBOARD_URL, vars.HOOKLINE_NOTICE_FIRST_SECONDS, vars.HOOKLINE_NOTICE_RECOVERED, vars.HOOKLINE_NOTICE_SECOND_SECONDS],
+      [vars.HOOKLINE_MAIL_TRANSPORT, vars.HOOKLINE_MAIL_FROM, vars.HOOKLINE_NOTICE_SUPPORT_EMAIL, vars.HOOKLINE_CONSOLE_URL, vars.HOOKLINE_NOTICE_FIRST_SECONDS, vars.HOOKLINE_NOTICE_RECOVERED, vars.HOOKLINE_NOTICE_SECOND_SECONDS],
       ['ses', 'notices@example.com', 'support@example.com', 'https://console.example.com', '1800', '0', ENV_DEFAULTS.HOOKLINE_NOTICE_SECOND_SECONDS],
     );
   });
@@ -101,7 +104,7 @@ describe('notice props are checked at synth time', () => {
 
   test('addresses, the dashboard URL and the periods by the handlers\' own rules', () => {
     refused({ supportEmail: 'support' }, 'notices.supportEmail', /not an email address/);
-    refused({ dashboardUrl: 'http://console.example.com' }, 'notices.dashboardUrl', /https URL/);
+    refused({ consoleUrl: 'http://console.example.com' }, 'notices.consoleUrl', /https URL/);
     refused({ firstAfter: Duration.hours(30) }, 'notices.secondAfter', /longer than firstAfterSeconds/);
     refused({ beforeExpiry: Duration.days(20) }, 'notices.beforeExpiry', /between 1 and/);
     assert.deepEqual(noticeEnvironment({ secondAfter: Duration.hours(12), beforeExpiry: Duration.hours(3), lostAfter: Duration.hours(2) }), {

@@ -178,6 +178,8 @@ describe('parity: functions and their environment', () => {
         else if (name === 'HOOKLINE_ADMIN_KEY_SECRET_ID') assert.deepEqual(vars[name], { Ref: resourcesOfType(json, 'AWS::SecretsManager::Secret')[0]![0] });
         else if (name === 'HOOKLINE_SECRETS_SEAL_KEY_ID' || name === 'HOOKLINE_SECRETS_OPEN_KEY_ID') assert.equal(json.Resources[(vars[name] as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]]?.Type, 'AWS::KMS::Key', name);
         else if (bucketIdByEnv[name]) assert.deepEqual(vars[name], { Ref: bucketIdByEnv[name] }, name);
+        // The notifier links to the dashboard the API serves (its stage URL + `dashboard`).
+        else if (name === 'HOOKLINE_CONSOLE_URL') assert.match(JSON.stringify(vars[name]), new RegExp(`"Ref":"${resourcesOfType(json, 'AWS::ApiGatewayV2::Api')[0]![0]}".*dashboard`), name);
         else assert.equal(vars[name], ENV_DEFAULTS[name], `${name} should be the default with default props`);
       }
     });
@@ -198,6 +200,7 @@ describe('parity: functions and their environment', () => {
 describe('parity: every bundle loads with the environment the stack gives it', () => {
   function fakeValue(name: string, value: unknown): string {
     if (typeof value === 'string') return value;
+    if (name === 'HOOKLINE_CONSOLE_URL') return `https://abc123.execute-api.${TEST_ENV.region}.amazonaws.com/dashboard`;
     const id = (value as { Ref?: string }).Ref ?? (value as { 'Fn::GetAtt'?: [string] })['Fn::GetAtt']?.[0] ?? 'Unknown';
     const type = json.Resources[id]?.Type;
     if (type === 'AWS::DynamoDB::Table') return `hookline-test-${name.toLowerCase()}`;

@@ -20,6 +20,8 @@ const NOTICE_ENV = {
   HOOKLINE_NOTICE_LOST_AFTER_SECONDS: '60',
   HOOKLINE_NOTICE_LEASE_SECONDS: '2',
   HOOKLINE_NOTICE_SUPPORT_EMAIL: SUPPORT,
+  // Two dead letters 2 s apart auto-pause a subscription (the other subscriptions here never dead-letter that far apart).
+  HOOKLINE_AUTO_PAUSE_SECONDS: '2',
 };
 /** Retries every second until a 10 s deadline: the whole streak fits in a test. */
 const TEN_SECONDS = { ...FAST_RETRY_POLICY, deadlineSeconds: 10 };
@@ -177,6 +179,21 @@ describe('failure notices and operational webhooks', () => {
     assert.match(event.data.reason, /410 Gone/);
     await new Promise((r) => setTimeout(r, 1000));
     assert.equal(mailFor(sub.id).filter((m) => kindOf(m) === 'disabled').length, 1);
+
+    // One try each, refused: every event a dead letter at once; the second, 2 s after the first, auto-pauses.
+    stack.receiver.script('/refusing', [], { status: 500 });
+    const paused = await stack.subscribe('/refusing', { retryPolicy: { ...FAST_RETRY_POLICY, maxAttempts: 1 }, contactEmails: ['gina@customer.test'] });
+    await stack.publish('order.created', { n: 1 }, 'refused-1');
+    await waitFor('the first dead letter', async () => (await stack.api.get(`/v1/subscriptions/${paused.id}`)).body.deadLetterStreak === 1);
+    await new Promise((r) => setTimeout(r, 2100));
+    await stack.publish('order.created', { n: 2 }, 'refused-2');
+    const autoPaused = await waitFor('the auto-paused notice', () => mailFor(paused.id).find((m) => kindOf(m) === 'auto_paused'), 15_000);
+    assert.match(autoPaused.subject, /^Paused: your webhook subscription/);
+    assert.match(autoPaused.text, /auto-paused: every delivery since .+ was dead-lettered \(2 in a row/);
+    const pausedEvent = await waitFor('its webhook', () => opsEvents(paused.id).find((e) => e.type === 'hookline.subscription.auto_paused'));
+    assert.equal(pausedEvent.data.deadLetterStreak, 2);
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(mailFor(paused.id).filter((m) => kindOf(m) === 'auto_paused').length, 1);
   });
 
   it('refuses bad contactEmails and the reserved event types, naming the field', async () => {

@@ -21,7 +21,8 @@ export const MAIL_FACTORIES: Factories<'mailer'> = {
   mailer: (v, s) => {
     const { transport, from } = mailSettings(v);
     if (transport === 'off') return new OffMailer();
-    if (transport === 'ses') return new SesMailer(s.options.clients?.ses ?? new SESv2Client({}), from);
+    // Bounded well under the notices' lease (120 s by default), so a send still running is never taken over and sent twice.
+    if (transport === 'ses') return new SesMailer(s.options.clients?.ses ?? new SESv2Client({ requestHandler: { connectionTimeout: 5000, requestTimeout: 20_000 } }), from);
     throw new InvalidEnvironmentError('HOOKLINE_MAIL_TRANSPORT', "is 'local', which only the local runtime provides");
   },
 };

@@ -45,7 +45,7 @@ export const SETTING_FACTORIES: Factories<SettingDep> = {
   ...POLICIES_FROM_ENV,
   noticeSettings: (v) => ({
     ...optional('HOOKLINE_NOTICE_SUPPORT_EMAIL', v.HOOKLINE_NOTICE_SUPPORT_EMAIL, 'supportEmail', (a) => isEmailAddress(a) || 'must be one email address'),
-    ...optional('HOOKLINE_DASHBOARD_URL', v.HOOKLINE_DASHBOARD_URL, 'dashboardUrl', (u) => /^https?:\/\/[^\s]+$/.test(u) || 'must be an http(s) URL'),
+    ...optional('HOOKLINE_CONSOLE_URL', v.HOOKLINE_CONSOLE_URL, 'consoleUrl', (u) => /^https?:\/\/[^\s]+$/.test(u) || 'must be an http(s) URL'),
   }),
 };
 

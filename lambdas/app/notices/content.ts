@@ -28,11 +28,14 @@ export function subscriptionRef(s: Subscription) {
   return { id: s.id, url: s.url, tenantId: s.tenantId ?? null, description: s.description ?? null };
 }
 
-/** Where a notice points for the subscription's dead letters: the dashboard when there is one, else the API path. */
+/**
+ * Where a notice points for the subscription's dead letters: the web dashboard's page of them
+ * (its hash route, dashboard/src/route.ts) when the deployment names one, else the API path.
+ */
 export function deadLettersUrl(deps: Pick<Deps, 'noticeSettings'>, subscriptionId: string): string {
-  const query = `subscriptionId=${encodeURIComponent(subscriptionId)}`;
-  const base = deps.noticeSettings.dashboardUrl?.replace(/\/+$/, '');
-  return base ? `${base}/dead-letters?${query}` : `/v1/dead-letters?${query}`;
+  const id = encodeURIComponent(subscriptionId);
+  const base = deps.noticeSettings.consoleUrl?.replace(/\/+$/, '');
+  return base ? `${base}#/subscriptions/${id}?tab=dead-letters` : `/v1/dead-letters?subscriptionId=${id}`;
 }
 
 /** The subscription's newest deliveries (by creation), at most `limit`. */

@@ -67,8 +67,12 @@ export interface NotifierReport {
   readonly notices: NoticeOutcome[];
 }
 
-/** Newest deliveries read per active subscription to tell whether its endpoint is failing: one Query and one BatchGet. */
-export const DETECT_SAMPLE = 5;
+/**
+ * Newest deliveries read per active subscription to tell whether its endpoint is failing: the
+ * newest two first (a healthy endpoint's newest delivery is usually delivered already), three
+ * more only when those say nothing yet (fresh, or in flight).
+ */
+export const DETECT_SAMPLE = { first: 2, more: 3 } as const;
 /** Send tries of one notice before it is given up on (about 8 h of retries with the default lease; every failure is counted in NoticeSendFailures). */
 export const MAX_NOTICE_TRIES = 12;
 const SUBSCRIPTIONS_IN_FLIGHT = 8;
@@ -130,7 +134,7 @@ async function evaluateSubscription(run: Run, subscription: Subscription, open: 
   await stateNotice(run, subscription);
   if (!open && (subscription.state !== 'active' || !STREAK_KINDS.some((k) => canTell(run, subscription, k)))) return;
 
-  const rows = await newestDeliveries(deps, subscription.id, DETECT_SAMPLE);
+  const rows = await detectionRows(deps, subscription.id);
   const signal = endpointSignal(rows);
   let streak = open;
   if (!streak) {
@@ -157,6 +161,14 @@ async function evaluateSubscription(run: Run, subscription: Subscription, open: 
   for (const kind of due) {
     if (canTell(run, subscription, kind)) await decideAndSend(run, subscription.id, noticeKey(streak.since, kind), kind, undefined, target);
   }
+}
+
+/** The newest deliveries, as few as tell the endpoint's state (DETECT_SAMPLE): about 2.5 read units for a healthy one. */
+async function detectionRows(deps: NotifierDeps, subscriptionId: string): Promise<readonly Delivery[]> {
+  const first = await deps.deliveries.listBySubscription({ subscriptionId, limit: DETECT_SAMPLE.first });
+  if (endpointSignal(first.items).kind !== 'none' || !first.nextCursor) return first.items;
+  const more = await deps.deliveries.listBySubscription({ subscriptionId, limit: DETECT_SAMPLE.more, cursor: first.nextCursor });
+  return [...first.items, ...more.items];
 }
 
 /** The streak's due notices, reading only what the rules need (a delivery's liveness, the dead-letter index) when they could be due. */

@@ -18,14 +18,15 @@ export type RateGateDeps = Pick<Deps, 'sendRate' | 'deliveries' | 'events' | 'su
  * `rateLimitPerSecond` passes it, on the happy path and the claimed path alike, so retries,
  * replays and resume drains keep to the limit too; a subscription without one costs nothing (no
  * I/O). An attempt is counted in the sub-window it starts in (domain/send-rate.ts): one atomic
- * count. One over the quota waits for its turn through its message's visibility (`retry_later`):
- * nothing is claimed or recorded, attempts and the backoff are untouched.
+ * count. One over the quota takes a turn and waits for it through its message's visibility
+ * (`retry_later`): nothing is claimed or recorded, attempts and the backoff are untouched.
  *
  * Where: the happy path's attempt is counted right before its POST (nothing is written until its
  * outcome, so it can still be told to wait). A claimed attempt must be counted before its claim,
  * since a claim counts an attempt; when the claim and preparation then carry it past the end of
  * the sub-window that counted it, it is counted again where it starts, and if that sub-window is
- * full it holds (in the sender) for the next one. So what the limit bounds is when attempts start.
+ * full it holds (in the sender) for the next one. So what the limit bounds is when attempts
+ * start, however long a claim takes; the receiver sees that plus the network's jitter.
  */
 
 /** Claimed attempts' admissions, for the check before their POST (a message is one attempt at a time). */
@@ -39,12 +40,22 @@ function limitOf(subscription: Subscription | undefined): number | undefined {
   return subscription?.state === 'active' ? subscription.rateLimitPerSecond : undefined;
 }
 
-/** Before a claim: undefined to go ahead and claim, or the outcome that makes the delivery wait for its turn (or expire). */
+/**
+ * Before a claim: undefined to go ahead and claim, or the outcome that makes the delivery wait for
+ * its turn (or expire). This is mostly a delivery back at its turn, and one that finds its
+ * sub-window full (its return was a little late, or others came at the same phase) tries the next
+ * sub-window once, holding for it (under 1/S of a second), before it takes another turn: that
+ * keeps most held-back deliveries to one wait.
+ */
 export async function rateGateBeforeClaim(deps: RateGateDeps, subscription: Subscription | undefined, message: DeliveryMessageBody): Promise<SendOutcome | undefined> {
   const limit = limitOf(subscription);
   if (!subscription || !limit) return undefined;
-  const nowMs = deps.clock.now();
-  const window = await countIn(deps, subscription.id, limit, nowMs);
+  let nowMs = deps.clock.now();
+  let window = await countIn(deps, subscription.id, limit, nowMs);
+  if (!window) {
+    nowMs = await untilNextWindow(deps, limit, nowMs);
+    window = await countIn(deps, subscription.id, limit, nowMs);
+  }
   if (window) {
     admittedBeforeClaim.set(message, window);
     return undefined;
@@ -75,12 +86,23 @@ export async function rateGateBeforePost(deps: RateGateDeps, subscription: Subsc
   admittedBeforeClaim.delete(message);
   const nowMs = deps.clock.now();
   if (admitted && nowMs < admitted.endsAtMs) return undefined;
-  if (await countIn(deps, subscription.id, limit, nowMs)) return undefined;
+  try {
+    if (await countIn(deps, subscription.id, limit, nowMs)) return undefined;
+    await countIn(deps, subscription.id, limit, await untilNextWindow(deps, limit, nowMs));
+  } catch {
+    // It was admitted before its claim; a count that fails now must not cost it the claim (and an attempt number).
+  }
+  return undefined;
+}
+
+/**
+ * Holds until the sub-window after `nowMs`'s begins and answers that time: a holder counts at a
+ * sub-window's start, before most of its arrivals.
+ */
+async function untilNextWindow(deps: Pick<RateGateDeps, 'clock'>, limit: number, nowMs: number): Promise<number> {
   const next = sendWindowAt(limit, nowMs).endsAtMs;
   await pause(next - deps.clock.now());
-  // At the next sub-window's start, where a holder counts before most of that sub-window's arrivals.
-  await countIn(deps, subscription.id, limit, Math.max(deps.clock.now(), next));
-  return undefined;
+  return Math.max(deps.clock.now(), next);
 }
 
 /** Counts one attempt in the sub-window of `nowMs`: the window when within its quota, else undefined. */
@@ -102,9 +124,14 @@ function turnKey(subscriptionId: string, window: SendWindow): string {
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
-/** Takes the delivery's turn (the queue of its phase of the second) and waits until it. */
-async function waitForTurn(deps: RateGateDeps, subscriptionId: string, limit: number, message: DeliveryMessageBody, nowMs: number): Promise<SendOutcome> {
-  const window = sendWindowAt(limit, nowMs);
+/**
+ * Takes the delivery's turn and waits until it. It will come back at the phase of the second its
+ * message is set invisible at, plus the poll's latency: about now plus twice what the count took
+ * (the turn's write, the visibility call). Its turn is taken in the queue of that phase's slot.
+ */
+async function waitForTurn(deps: RateGateDeps, subscriptionId: string, limit: number, message: DeliveryMessageBody, countedFromMs: number): Promise<SendOutcome> {
+  const nowMs = deps.clock.now();
+  const window = sendWindowAt(limit, nowMs + 2 * Math.max(0, nowMs - countedFromMs));
   // Kept for twice the longest wait, so a backlog's queue outlives its last turn.
   const turn = await deps.sendRate.takeTurn(turnKey(subscriptionId, window), earliestTurn(window), Math.ceil(nowMs / 1000) + 2 * MAX_DELAY_SECONDS);
   return holdBack(deps, message, nowMs, Math.min(secondsUntilTurn(window, turn), MAX_DELAY_SECONDS), limit);

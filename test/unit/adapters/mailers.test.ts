@@ -100,9 +100,9 @@ describe('which mailer a function gets (HOOKLINE_MAIL_TRANSPORT)', () => {
   it('notice settings: `none` means none; anything else is checked', () => {
     const settings = (over: Partial<Record<EnvName, string>>) => buildDeps('notifier', env(over), { metrics: noMetrics }, ALL_FACTORIES).noticeSettings;
     assert.deepEqual(settings({}), {});
-    assert.deepEqual(settings({ HOOKLINE_NOTICE_SUPPORT_EMAIL: 'help@producer.test', HOOKLINE_DASHBOARD_URL: 'https://console.example.com' }), { supportEmail: 'help@producer.test', dashboardUrl: 'https://console.example.com' });
+    assert.deepEqual(settings({ HOOKLINE_NOTICE_SUPPORT_EMAIL: 'help@producer.test', HOOKLINE_CONSOLE_URL: 'https://console.example.com' }), { supportEmail: 'help@producer.test', consoleUrl: 'https://console.example.com' });
     assert.throws(() => settings({ HOOKLINE_NOTICE_SUPPORT_EMAIL: 'a@b.co, c@d.co' }), /HOOKLINE_NOTICE_SUPPORT_EMAIL must be one email address/);
-    assert.throws(() => settings({ HOOKLINE_DASHBOARD_URL: 'console.example.com' }), /HOOKLINE_DASHBOARD_URL must be an http\(s\) URL/);
+    assert.throws(() => settings({ HOOKLINE_CONSOLE_URL: 'console.example.com' }), /HOOKLINE_CONSOLE_URL must be an http\(s\) URL/);
     assert.throws(() => buildDeps('notifier', env({ HOOKLINE_NOTICE_SECOND_SECONDS: '10', HOOKLINE_NOTICE_FIRST_SECONDS: '20' }), { metrics: noMetrics }, ALL_FACTORIES), /HOOKLINE_NOTICE_SECOND_SECONDS/);
   });
 });

@@ -51,6 +51,10 @@ const fresh = (i: number, giveUpAt = at(3600)): DeliveryMessageBody => ({ delive
 /** A message without what publish's carries (a replay's, the sweeper's, a resume drain's). */
 const bare = (i: number): DeliveryMessageBody => ({ deliveryId: `dlv_${i}`, subscriptionId: 'sub_1' });
 const row = (w: World, i: number) => w.deps.deliveries.items.get(`dlv_${i}`)!;
+/** 10/s: sub-windows of 100 ms with one place each; the clock starts at sub-window T. */
+const T = Date.parse(NOW) / 100;
+/** Takes the place of sub-window `index` at 10/s, as another attempt would. */
+const taken = (w: World, index: number) => w.deps.sendRate.count(`send#sub_1#10#w${index}`, 0);
 
 describe('the rate gate', () => {
   it('costs an unlimited subscription nothing: no count, on the happy path or the claimed one', async () => {
@@ -83,8 +87,9 @@ describe('the rate gate', () => {
   });
 
   it('claimed path: a held-back retry keeps its attempts, its sequence and its backoff; it goes when its turn comes', async () => {
-    const w = world({ rateLimitPerSecond: 1 }, 2, { attempts: 3, attemptSeq: 3, lastStatus: 503 });
+    const w = world({ rateLimitPerSecond: 10 }, 2, { attempts: 3, attemptSeq: 3, lastStatus: 503 });
     assert.equal((await processDelivery(w.deps, fresh(0), AGAIN)).kind, 'done');
+    await taken(w, T + 1); // the next sub-window too, so the second cannot go there either
     const held = await processDelivery(w.deps, fresh(1), AGAIN);
     assert.deepEqual([held.kind, held.kind === 'retry_later' && held.delaySeconds], ['retry_later', 1]);
     assert.deepEqual([row(w, 1).state, row(w, 1).attempts, row(w, 1).attemptSeq, row(w, 1).lastStatus], ['pending', 3, 3, 503]);
@@ -94,6 +99,16 @@ describe('the rate gate', () => {
     assert.equal((await processDelivery(w.deps, fresh(1), AGAIN)).kind, 'done');
     assert.deepEqual([row(w, 1).state, row(w, 1).attempts, row(w, 1).attemptSeq], ['delivered', 4, 4], 'the one attempt it made, numbered after the earlier ones');
     assert.equal(w.http.requests.length, 2);
+  });
+
+  it('claimed path: one back at its turn that finds its sub-window full tries the next one, holding for it, before it takes another turn', async () => {
+    const w = world({ rateLimitPerSecond: 10 }, 1);
+    await taken(w, T); // someone came at the same phase
+    const started = performance.now();
+    assert.equal((await processDelivery(w.deps, fresh(0), AGAIN)).kind, 'done');
+    assert.ok(performance.now() - started >= 90, 'held until the next sub-window (100 ms of the fake clock, slept for real)');
+    assert.deepEqual(w.deps.sendRate.calls.map((c) => [c.op, c.key]), [['count', `send#sub_1#10#w${T}`], ['count', `send#sub_1#10#w${T}`], ['count', `send#sub_1#10#w${T + 1}`]]);
+    assert.deepEqual([row(w, 0).state, row(w, 0).attempts], ['delivered', 1]);
   });
 
   it('claimed path: an attempt whose claim carried it past its sub-window is counted again where it starts, and holds while that one is full', async () => {
@@ -150,13 +165,14 @@ describe('the rate gate', () => {
 
   describe('the deadline: a wait never extends it', () => {
     it('a delivery held back past its deadline expires, a dead letter like the sweeper makes', async () => {
-      const w = world({ rateLimitPerSecond: 1 }, 2, { giveUpAt: NOW });
+      const w = world({ rateLimitPerSecond: 10 }, 2, { giveUpAt: NOW });
       await processDelivery(w.deps, bare(0), AGAIN);
+      await taken(w, T + 1);
       const outcome = await processDelivery(w.deps, bare(1), AGAIN);
       assert.equal(outcome.kind, 'done');
       assert.equal(row(w, 1).state, 'expired');
       assert.equal(row(w, 1).attempts, 0);
-      assert.match(row(w, 1).lastError ?? '', /deadline .* passed while held back by the rate limit \(1\/s\)/);
+      assert.match(row(w, 1).lastError ?? '', /deadline .* passed while held back by the rate limit \(10\/s\)/);
       assert.equal(w.deps.metrics.counts.DeliveriesExpired, 1);
       assert.equal(w.deps.metrics.counts.DeadLettered, 1);
       assert.equal(w.deps.subscriptions.items.get('sub_1')!.deadLetterStreak, 1, 'counts toward auto-pause like any dead letter');
@@ -191,8 +207,9 @@ describe('the rate gate', () => {
   });
 
   it('reads the row for a message that does not carry the deadline (a replay, a resume drain)', async () => {
-    const w = world({ rateLimitPerSecond: 1 }, 2);
+    const w = world({ rateLimitPerSecond: 10 }, 2);
     await processDelivery(w.deps, bare(0), AGAIN);
+    await taken(w, T + 1);
     w.gets.length = 0;
     const outcome = await processDelivery(w.deps, bare(1), AGAIN);
     assert.equal(outcome.kind, 'retry_later');
