@@ -32,6 +32,9 @@ export type RateGateDeps = Pick<Deps, 'sendRate' | 'deliveries' | 'events' | 'su
 /** Claimed attempts' admissions, for the check before their POST (a message is one attempt at a time). */
 const admittedBeforeClaim = new WeakMap<DeliveryMessageBody, SendWindow>();
 
+/** The longest a held-back delivery holds in the sender for the next sub-window before taking a turn (one sub-window from 10/s up). */
+const HOP_WITHIN_MS = 100;
+
 /** How long a sub-window's count is kept after it ends: long enough for a sender whose clock is a little behind. */
 const WINDOW_KEPT_SECONDS = 60;
 
@@ -44,15 +47,15 @@ function limitOf(subscription: Subscription | undefined): number | undefined {
  * Before a claim: undefined to go ahead and claim, or the outcome that makes the delivery wait for
  * its turn (or expire). This is mostly a delivery back at its turn, and one that finds its
  * sub-window full (its return was a little late, or others came at the same phase) tries the next
- * sub-window once, holding for it (under 1/S of a second), before it takes another turn: that
- * keeps most held-back deliveries to one wait.
+ * sub-window once, holding for it when it begins within 100 ms, before it takes another turn:
+ * that keeps most held-back deliveries to one wait.
  */
 export async function rateGateBeforeClaim(deps: RateGateDeps, subscription: Subscription | undefined, message: DeliveryMessageBody): Promise<SendOutcome | undefined> {
   const limit = limitOf(subscription);
   if (!subscription || !limit) return undefined;
   let nowMs = deps.clock.now();
   let window = await countIn(deps, subscription.id, limit, nowMs);
-  if (!window) {
+  if (!window && sendWindowAt(limit, nowMs).endsAtMs - deps.clock.now() <= HOP_WITHIN_MS) {
     nowMs = await untilNextWindow(deps, limit, nowMs);
     window = await countIn(deps, subscription.id, limit, nowMs);
   }
