@@ -82,3 +82,17 @@ export function earliestTurn(window: SendWindow): number {
 export function secondsUntilTurn(window: SendWindow, turn: number): number {
   return Math.max(1, Math.floor(turn / window.quota) - window.second);
 }
+
+/**
+ * The most of `times` (epoch ms, any order) in any half-open 1 s window [a, a + 1000): what the
+ * bound above promises, measured the way a receiver sees it.
+ */
+export function mostInAnySecond(times: readonly number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i]! - sorted[j]! >= 1000) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}

@@ -1,6 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { maxInAnySecond } from '#domain/send-rate.ts';
+import { maxInAnySecond, mostInAnySecond } from '#domain/send-rate.ts';
 import { table } from './benchmarks-file.ts';
 import { BATCH_SIZE } from './plan.ts';
 import { startBenchStack } from './bench-stack.ts';
@@ -43,16 +43,6 @@ function countCalls(dynamodb: DynamoDBClient, sqs: SQSClient): { counts: Record<
   return meter;
 }
 
-/** The most timestamps in any half-open 1 s window. */
-function maxInOneSecond(times: readonly number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let max = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= 1000) j++;
-    max = Math.max(max, i - j + 1);
-  }
-  return max;
-}
 
 /** One burst of `events` (published 100 a request, as fast as the API takes them) to one subscription, with `limit` or none. */
 async function burst(events: number, limit: number | undefined, timeoutMs: number) {
@@ -82,7 +72,7 @@ export async function measureRateLimit(events: number, limit: number): Promise<R
   return {
     events,
     limit,
-    maxInOneSecond: maxInOneSecond(limited.arrivals),
+    maxInOneSecond: mostInAnySecond(limited.arrivals),
     drainSeconds: (Math.max(...limited.arrivals) - limited.started) / 1000,
     arrivalSpanSeconds: (Math.max(...limited.arrivals) - Math.min(...limited.arrivals)) / 1000,
     requests: limited.requests,

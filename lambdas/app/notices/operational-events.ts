@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { replayCriteria } from '#app/schema/responses.ts';
 import { NOTICE_EVENT_TYPES, type NoticeKind } from '#domain/notices.ts';
-import { DEAD_LETTER_STATES, DELIVERY_STATES, REPLAYABLE_STATES } from '#domain/states.ts';
+import { DEAD_LETTER_STATES, DELIVERY_STATES } from '#domain/states.ts';
 
 /**
  * The `data` of each operational webhook (the body is `{id, type, timestamp, data}` like every
@@ -121,13 +122,7 @@ export const replayCompletedEvent = z.strictObject({
   replay: z.strictObject({
     id: z.string(),
     operator: z.string(),
-    criteria: z.strictObject({
-      states: z.array(z.enum(REPLAYABLE_STATES)),
-      subscriptionId: z.string().nullable(),
-      tenantId: z.string().nullable(),
-      createdFrom: instant,
-      createdTo: instant,
-    }),
+    criteria: replayCriteria,
     matched: z.number().int(),
     replayed: z.number().int(),
     skipped: z.number().int(),

@@ -220,17 +220,20 @@ export const subscriptionEvent = z.strictObject({
 // ---------------------------------------------------------------------------------------------
 // Bulk replays
 
+/** What a bulk replay selects: shown in its record and in the replay.completed operational event. */
+export const replayCriteria = z.strictObject({
+  states: z.array(z.enum(REPLAYABLE_STATES)),
+  subscriptionId: z.string().nullable(),
+  tenantId: z.string().nullable(),
+  createdFrom: instant,
+  createdTo: instant,
+});
+
 export const replay = z.strictObject({
   id: z.string(),
   operator: z.string(),
   principal: z.string(),
-  criteria: z.strictObject({
-    states: z.array(z.enum(REPLAYABLE_STATES)),
-    subscriptionId: z.string().nullable(),
-    tenantId: z.string().nullable(),
-    createdFrom: instant,
-    createdTo: instant,
-  }),
+  criteria: replayCriteria,
   dryRun: z.boolean(),
   windowSeconds: z.number().int(),
   status: z.enum(['running', 'completed']),
@@ -287,3 +290,43 @@ export const portalSessionToken = z.strictObject({
 
 /** A file of the web dashboard (HTML, JavaScript or CSS), as text. */
 export const dashboardFile = z.string();
+
+// ---------------------------------------------------------------------------------------------
+// Archive runs, restores and caught notice emails (the operator console)
+
+/** What one archive slice did (app/archive/archival.ts ArchiveReport). */
+export const archiveReport = z.strictObject({
+  kind: z.enum(['done', 'partial', 'busy']).meta({ description: 'done: nothing archivable is left; partial: stopped at maxObjects or the time budget, run again; busy: another run holds the lock' }),
+  objects: z.number().int(),
+  archived: z.number().int(),
+  kept: z.number().int(),
+  dropped: z.number().int(),
+  resumed: z.number().int(),
+  subscriptions: z.number().int(),
+});
+
+/** What a restore brought back (app/archive/archival.ts RestoreReport). */
+export const restoreReport = z.strictObject({
+  days: z.number().int(),
+  objects: z.number().int(),
+  records: z.number().int(),
+  restored: z.number().int(),
+  present: z.number().int(),
+  until: z.string().meta({ description: 'restored rows stay until this time' }),
+});
+
+export const caughtMail = z.strictObject({
+  id: z.string(),
+  from: z.string(),
+  to: z.array(z.string()),
+  subject: z.string(),
+  text: z.string(),
+  receivedAt: z.string(),
+});
+
+/** The local mail catcher's messages, newest first; `kept` false (and no items) where mail is not kept (AWS, or an SMTP server). */
+export const caughtMailList = z.strictObject({
+  kept: z.boolean(),
+  note: z.string().optional(),
+  items: z.array(caughtMail),
+});

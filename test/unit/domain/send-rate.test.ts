@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { admits, earliestTurn, maxInAnySecond, quotaAt, secondsUntilTurn, sendWindowAt, subWindowsPerSecond } from '#domain/send-rate.ts';
+import { admits, earliestTurn, maxInAnySecond, mostInAnySecond, quotaAt, secondsUntilTurn, sendWindowAt, subWindowsPerSecond } from '#domain/send-rate.ts';
 
 const LIMITS = [1, 2, 3, 7, 9, 10, 11, 15, 19, 20, 25, 99, 100, 101, 999, 1000, 9973, 10_000];
 const T0 = Date.parse('2025-03-01T12:00:00.000Z');
@@ -127,5 +127,17 @@ describe('send rate turns', () => {
     const back = returns(20, Array.from({ length: 1000 }, (_, i) => T0 + Math.floor(i / 2)));
     assert.deepEqual(new Set(back.values()), new Set([10]));
     assert.equal(back.size, 100);
+  });
+});
+
+describe('mostInAnySecond: the figure the bound is checked with', () => {
+  it('counts the busiest half-open second, wherever it starts', () => {
+    assert.equal(mostInAnySecond([]), 0);
+    assert.equal(mostInAnySecond([5]), 1);
+    // 0, 999 and 1000: [0, 1000) holds two, [999, 1999) holds two, never three.
+    assert.equal(mostInAnySecond([1000, 0, 999]), 2);
+    // A window that straddles two epoch seconds: 10 at 500..509 and 10 at 1400..1409 fall in [500, 1500).
+    const straddle = [...Array.from({ length: 10 }, (_, i) => 500 + i), ...Array.from({ length: 10 }, (_, i) => 1400 + i)];
+    assert.equal(mostInAnySecond(straddle), 20);
   });
 });
