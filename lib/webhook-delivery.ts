@@ -277,8 +277,11 @@ export class WebhookDelivery extends Construct {
       ...(this.staticEgress ? { staticEgress: this.staticEgress } : {}),
     });
     const sweeper = new DeliverySweeper(this, 'Sweeper', { ...shared, deliveryQueue: this.queues.delivery });
+    this.archiver = new DeliveryArchiver(this, 'Archiver', { ...shared, archive: this.archive });
     this.api = new HooklineApi(this, 'Api', {
       ...shared,
+      // The console's archive runs and restores invoke the archiver (created first for its name).
+      environmentValues: { ...environmentValues, ARCHIVER_FUNCTION_NAME: this.archiver.handler.function.functionName },
       deliveryQueue: this.queues.delivery,
       apiType: props.apiType,
       auth: props.apiAuth,
@@ -287,12 +290,14 @@ export class WebhookDelivery extends Construct {
       createCloudWatchRole: props.createApiGatewayCloudWatchRole,
       removalPolicy,
     });
+    // Synchronous invokes of the archiver alone (not grantInvoke, which adds every version and alias):
+    // the bucket stays the archiver's, and the api can start nothing else.
+    this.api.handler.function.addToRolePolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.archiver.handler.function.functionArn] }));
     this.secretsKey.grantSeal(this.api.handler.function);
     // A rotation opens the current secrets to keep the old one beside the new, and GET .../secret shows them.
     this.secretsKey.grantOpen(this.api.handler.function);
     this.secretsKey.grantOpen(sender.handler.function);
     this.replay = new DeliveryReplay(this, 'Replay', { ...shared, deliveryQueue: this.queues.delivery });
-    this.archiver = new DeliveryArchiver(this, 'Archiver', { ...shared, archive: this.archive });
     this.notifier = new FailureNotifier(this, 'Notifier', {
       ...shared,
       // Notices link to the dashboard this API serves, unless the props name another.

@@ -40,6 +40,7 @@ import { provision, provisionBuckets, type ProvisionedQueues } from './provision
 import { Schedule } from './scheduler.ts';
 import { ALL_FACTORIES } from '#adapters/deps/all-factories.ts';
 import { LOCAL_SECRETS_KEY_ID } from '#adapters/deps/secrets-factories.ts';
+import { FileMailbox } from '#adapters/file-mail-catcher.ts';
 import { LOCAL_MAIL_FACTORIES } from '#adapters/deps/local-mail-factories.ts';
 
 export interface RuntimeOptions {
@@ -129,6 +130,8 @@ export function localEnv(queues: ProvisionedQueues, allowPrivate: boolean, overr
   env.HOOKLINE_SECRETS_OPEN_KEY_ID = LOCAL_SECRETS_KEY_ID;
   // Notice emails go to the local SMTP server or mail catcher (no SES locally).
   env.HOOKLINE_MAIL_TRANSPORT = 'local';
+  // The api reaches the archiver in-process here (startRuntime wires it), not by this name.
+  env.ARCHIVER_FUNCTION_NAME = 'local:archiver';
   return { ...env, ...overrides };
 }
 
@@ -258,7 +261,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   try {
     gateway = await listening('api', ports.api, () => startGateway({
       port: ports.api,
-      api: wrap('api', createApiHandler(apiDeps, obs, { dashboard: localDashboardAssets() })),
+      api: wrap('api', createApiHandler(apiDeps, obs, {
+        dashboard: localDashboardAssets(),
+        // The console's archive runs and restores: the same archiver handler the Invoke stand-in serves, as Lambda would run it.
+        archiver: { invoke: (payload) => scheduled.archiver(payload as never, lambdaContext('archiver')) },
+        // Caught notice emails, when they are caught here (not handed to an SMTP server).
+        ...(env.HOOKLINE_MAIL_TRANSPORT === 'local' && !smtpUrl ? { mailbox: new FileMailbox(mailDir) } : {}),
+      })),
       authorizer: wrap(
         'authorizer',
         createAuthorizerHandler(

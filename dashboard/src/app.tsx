@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { clientFor, explain } from './api.ts';
-import { ArchivePage, BulkReplayPage, DeadLettersPage, PortalLinksPage } from './console.tsx';
+import { ArchivePage, BulkReplayPage, DeadLettersPage, MailPage, PortalLinksPage } from './console.tsx';
 import { SessionContext, type Session } from './context.ts';
 import { ContractPage } from './contract.tsx';
 import { DeliveryPage } from './deliveries.tsx';
@@ -100,6 +100,7 @@ function Page({ route, session }: { readonly route: Route; readonly session: Ses
   if (operator && first === 'replays') return <BulkReplayPage />;
   if (operator && first === 'archive') return <ArchivePage />;
   if (operator && first === 'portal-links') return <PortalLinksPage />;
+  if (operator && first === 'mail') return <MailPage />;
   // A link limited to one subscription opens on it.
   if (only && (first === undefined || first === 'subscriptions')) return <SubscriptionPage key={only} id={only} route={route} />;
   return <SubscriptionsPage key={route.query.get('tenant') ?? ''} route={route} />;
@@ -115,6 +116,7 @@ function Shell({ session, route }: { readonly session: Session; readonly route: 
           [href(['replays']), 'Bulk replay'],
           [href(['portal-links']), 'Portal links'],
           [href(['archive']), 'Archive'],
+          [href(['mail']), 'Notice emails'],
           [href(['contract']), 'Delivery contract'],
         ]
       : [

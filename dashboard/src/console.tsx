@@ -257,31 +257,89 @@ export function BulkReplayPage() {
   );
 }
 
-/** Archive runs and restores stay operations of the archiver function (no API route): the console says how to run them. */
+type ArchiveReport = AnswerOf<'POST /v1/archive-runs'>;
+type RestoreReport = AnswerOf<'POST /v1/restores'>;
+
+function ArchiveResult({ report }: { readonly report: ArchiveReport }) {
+  if (report.kind === 'busy') return <Status>Another archive run is in progress (it holds the lock). Nothing was done; try again in a few minutes.</Status>;
+  return (
+    <Status>
+      {report.kind === 'done' ? 'Archive run finished: nothing archivable is left.' : 'Archive run stopped after one slice: more is archivable.'} {report.objects} objects written, {report.archived} deliveries
+      archived, {report.kept} kept (changed since), {report.dropped} restored rows dropped, {report.resumed} unfinished batches resumed, {report.subscriptions} deleted subscriptions archived.
+    </Status>
+  );
+}
+
+/** One archive slice or a restore, run by the archiver function through the API (POST /v1/archive-runs, /v1/restores). */
 export function ArchivePage() {
+  const { client } = useSession();
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const [subscription, setSubscription] = useState('');
+  const [archiving, setArchiving] = useState(false);
+  const [archived, setArchived] = useState<ArchiveReport>();
+  const [archiveError, setArchiveError] = useState<unknown>();
+  const [restoring, setRestoring] = useState(false);
+  const [restored, setRestored] = useState<RestoreReport>();
+  const [restoreError, setRestoreError] = useState<unknown>();
+  const archiveNow = async () => {
+    setArchiving(true);
+    setArchiveError(undefined);
+    try {
+      setArchived(await client.call('POST /v1/archive-runs', {}));
+    } catch (e) {
+      setArchived(undefined);
+      setArchiveError(e);
+    } finally {
+      setArchiving(false);
+    }
+  };
+  const restoreRange = async () => {
+    setRestoring(true);
+    setRestoreError(undefined);
+    try {
+      setRestored(await client.call('POST /v1/restores', { body: { from, to: to || from, ...(subscription.trim() ? { subscriptionId: subscription.trim() } : {}) } }));
+    } catch (e) {
+      setRestored(undefined);
+      setRestoreError(e);
+    } finally {
+      setRestoring(false);
+    }
+  };
   const restore = `npx hookline restore --from ${from || 'YYYY-MM-DD'} --to ${to || from || 'YYYY-MM-DD'}${subscription.trim() ? ` --subscription ${subscription.trim()}` : ''}`;
   return (
     <>
       <PageTitle>Archive and restore</PageTitle>
       <p>
-        Delivered deliveries are archived to S3 after 30 days and dead letters after 90 (the daily schedule). Archive runs and restores are jobs of the archiver function, which alone may read and write
-        the archive bucket, so they run from the command line, not from this page. Add <code>--aws</code> for the deployed stack.
+        Delivered deliveries are archived to S3 after 30 days and dead letters after 90 (the daily schedule). Both jobs below are run by the archiver function, which alone may read and write the archive
+        bucket; a long backlog is easier from the command line (add <code>--aws</code> for the deployed stack).
       </p>
       <section class="panel" aria-labelledby="archive-title">
         <h2 id="archive-title">Archive now</h2>
-        <p>What the daily schedule does, with progress:</p>
+        <p>One slice of what the daily schedule does (at most 20 objects per run).</p>
+        <div class="actions">
+          <button type="button" disabled={archiving} onClick={() => void archiveNow()}>
+            {archiving ? 'Archiving…' : archived?.kind === 'partial' ? 'Run again' : 'Archive now'}
+          </button>
+        </div>
+        {archived && <ArchiveResult report={archived} />}
+        <ActionError error={archiveError} />
+        <p>Or from the command line, with progress:</p>
         <pre class="command">npx hookline archive run</pre>
         <CopyButton text="npx hookline archive run" label="Copy command" />
       </section>
       <section class="panel" aria-labelledby="restore-title">
         <h2 id="restore-title">Restore for a dispute</h2>
-        <form class="form" onSubmit={(e) => e.preventDefault()}>
+        <form
+          class="form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void restoreRange();
+          }}
+        >
           <div class="field">
             <label for="restore-from">First day (UTC)</label>
-            <input id="restore-from" type="date" value={from} onInput={(e) => setFrom(e.currentTarget.value)} />
+            <input id="restore-from" type="date" required value={from} onInput={(e) => setFrom(e.currentTarget.value)} />
           </div>
           <div class="field">
             <label for="restore-to">Last day (UTC)</label>
@@ -289,13 +347,60 @@ export function ArchivePage() {
           </div>
           <div class="field">
             <label for="restore-subscription">Subscription id (optional)</label>
-            <input id="restore-subscription" value={subscription} onInput={(e) => setSubscription(e.currentTarget.value)} autoComplete="off" />
+            <input id="restore-subscription" value={subscription} onInput={(e) => setSubscription(e.currentTarget.value)} placeholder="sub_…" autoComplete="off" />
+          </div>
+          <div class="actions">
+            <button type="submit" disabled={restoring}>
+              {restoring ? 'Restoring…' : 'Restore'}
+            </button>
           </div>
         </form>
+        {restored && (
+          <Status>
+            Restored {restored.restored} deliveries from {restored.objects} archive objects over {restored.days} days ({restored.present} were already present). They stay until{' '}
+            {new Date(restored.until).toLocaleString()}.
+          </Status>
+        )}
+        <ActionError error={restoreError} />
+        <p>Or from the command line:</p>
         <pre class="command">{restore}</pre>
         <CopyButton text={restore} label="Copy command" />
         <p>Restored deliveries show here again (and can be replayed) for 7 days.</p>
       </section>
+    </>
+  );
+}
+
+/** The local mail catcher's notice emails (GET /v1/mail); on AWS the API says they are not kept. */
+export function MailPage() {
+  const { client } = useSession();
+  const mail = useAsync(() => client.call('GET /v1/mail', { query: { limit: 50 } }), []);
+  return (
+    <>
+      <PageTitle>Notice emails</PageTitle>
+      <p>The failure notices Hookline sent to subscription owners, newest first, as the local mail catcher kept them.</p>
+      {mail.error ? (
+        <ErrorNote error={mail.error} onRetry={mail.reload} />
+      ) : !mail.data ? (
+        <Loading what="the notice emails" />
+      ) : !mail.data.kept ? (
+        <p class="note">{mail.data.note}</p>
+      ) : mail.data.items.length === 0 ? (
+        <p class="note">No notice email yet.</p>
+      ) : (
+        <ul class="mail-list">
+          {mail.data.items.map((m) => (
+            <li key={m.id}>
+              <details>
+                <summary>
+                  <strong>{m.subject}</strong> to {m.to.join(', ')}, <Time iso={m.receivedAt} />
+                </summary>
+                <pre class="mail-text">{m.text}</pre>
+              </details>
+            </li>
+          ))}
+        </ul>
+      )}
     </>
   );
 }

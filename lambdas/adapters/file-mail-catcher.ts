@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Mailer, MailMessage, MailResult } from '#ports/mailer.ts';
+import type { CaughtMessage, Mailbox } from '#ports/mailbox.ts';
 
 /** A message as the catcher keeps it: one JSON file per message id under `<data folder>/mail/`. */
 export interface CaughtMail extends MailMessage {
@@ -55,4 +56,16 @@ export function listCaughtMail(dir: string): readonly CaughtMail[] {
     throw error;
   }
   return names.map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as CaughtMail).sort((a, b) => a.receivedAt.localeCompare(b.receivedAt) || a.id.localeCompare(b.id));
+}
+
+/** The catcher's folder as a Mailbox, for the operator console (GET /v1/mail, local runtime only). */
+export class FileMailbox implements Mailbox {
+  constructor(private readonly dir: string) {}
+
+  async list(limit: number): Promise<readonly CaughtMessage[]> {
+    return listCaughtMail(this.dir)
+      .slice(-limit)
+      .reverse()
+      .map((m) => ({ id: m.id, from: m.from, to: m.to, subject: m.subject, text: m.text, receivedAt: m.receivedAt }));
+  }
 }

@@ -223,6 +223,8 @@ export const FUNCTIONS = {
       'IDEMPOTENCY_KEYS_TABLE',
       // Portal links: minted and revoked by the admin, their one-time codes exchanged for session tokens.
       'PORTAL_SESSIONS_TABLE',
+      // The console's archive runs and restores invoke the archiver (lambda:InvokeFunction on it alone), which alone touches the archive bucket.
+      'ARCHIVER_FUNCTION_NAME',
     ],
   },
   authorizer: {
@@ -469,6 +471,8 @@ export const ENV_DEFAULTS = {
   IDEMPOTENCY_KEYS_TABLE: undefined,
   PORTAL_SESSIONS_TABLE: undefined,
   ARCHIVE_BUCKET: undefined,
+  /** The archiver function's name: the api invokes it for the console's archive runs and restores. */
+  ARCHIVER_FUNCTION_NAME: undefined,
   /** Seconds over which a bulk replay spreads its re-attempts at random (0: all due at once). */
   HOOKLINE_REPLAY_WINDOW_SECONDS: String(DEFAULT_REPLAY_POLICY.windowSeconds),
   /** Single replays a tenant key may make per subscription per window (429 with Retry-After beyond). */

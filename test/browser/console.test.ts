@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { assertAccessible, assertNoSidewaysScroll, launchBrowser, openPage, storedCredential } from '#test/browser.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 import { waitFor } from '#test/wait.ts';
+import { FileMailCatcher } from '#adapters/file-mail-catcher.ts';
 
 /**
  * The operator console in a real browser: sign in with the admin key (kept in the tab's
@@ -151,17 +152,39 @@ describe('the operator console, in a browser', { timeout: 180_000 }, () => {
     assert.match(exchange.body.error.message, /revoked/);
   });
 
-  it('says how to run archive and restore (archiver operations, not API calls)', async () => {
+  it('archives now and shows the report, restores a day range and shows its report, and keeps the CLI commands', async () => {
     await go('#/archive', 'Archive and restore');
     assert.match(await text('main'), /npx hookline archive run/);
+    await page.getByRole('button', { name: 'Archive now' }).click();
+    // Nothing here is past retention: one slice finds nothing and says so, with its counts.
+    await page.getByRole('status').getByText(/Archive run finished: nothing archivable is left\. 0 objects written, 0 deliveries archived/).waitFor();
     await page.getByLabel('First day (UTC)').fill('2026-11-01');
-    assert.match(await text('main'), /npx hookline restore --from 2026-11-01 --to 2026-11-01/);
+    await page.getByLabel('Last day (UTC)').fill('2026-11-02');
+    assert.match(await text('main'), /npx hookline restore --from 2026-11-01 --to 2026-11-02/);
+    await page.getByRole('button', { name: 'Restore' }).click();
+    await page.getByRole('status').getByText(/Restored 0 deliveries from 0 archive objects over 2 days/).waitFor();
     axeReport.archive = await assertAccessible(page, 'the archive page');
+    // A range that runs backwards is the archiver's refusal, shown naming the field.
+    await page.getByLabel('Last day (UTC)').fill('2026-10-01');
+    await page.getByRole('button', { name: 'Restore' }).click();
+    await page.getByRole('alert').getByText(/to:/).waitFor();
+  });
+
+  it('lists the notice emails the local mail catcher kept, and opens one to read', async () => {
+    // Written through the catcher itself, as the notifier would, into this runtime's data folder.
+    await new FileMailCatcher(stack.runtime.mailDir, 'notices@hookline.invalid').send({
+      messageId: '<console-test@hookline>', to: ['owner@example.com'], bcc: [], subject: 'Deliveries to Acme orders are failing', text: 'Your endpoint answered HTTP 422 since 10:00.', html: '<p>x</p>', headers: {},
+    });
+    await go('#/mail', 'Notice emails');
+    await page.getByText('Deliveries to Acme orders are failing').click();
+    await page.getByText('Your endpoint answered HTTP 422 since 10:00.').waitFor();
+    assert.match(await text('main'), /owner@example\.com/);
+    axeReport.mail = await assertAccessible(page, 'the notice emails page');
   });
 
   it('fits 375 px on every console page', async () => {
     await page.setViewportSize({ width: 375, height: 800 });
-    for (const [hash, heading] of [['#/subscriptions', 'Subscriptions'], ['#/dead-letters', 'Dead letters'], ['#/replays', 'Bulk replay'], ['#/portal-links', 'Customer portal links'], ['#/archive', 'Archive and restore']] as const) {
+    for (const [hash, heading] of [['#/subscriptions', 'Subscriptions'], ['#/dead-letters', 'Dead letters'], ['#/replays', 'Bulk replay'], ['#/portal-links', 'Customer portal links'], ['#/archive', 'Archive and restore'], ['#/mail', 'Notice emails']] as const) {
       await go(hash, heading);
       await page.waitForLoadState('networkidle');
       await assertNoSidewaysScroll(page, `${hash} at 375 px`);

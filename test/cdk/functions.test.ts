@@ -214,6 +214,25 @@ describe('functions: least-privilege IAM', () => {
     }
   });
 
+  test('only the api invokes another function, and only the archiver (the console\'s archive runs and restores), by its ARN', () => {
+    const archiverId = findTopologyResource(json, 'function/archiver').logicalId;
+    for (const key of FUNCTION_KEYS) {
+      const invokes = statementsOf(json, key).filter((s) => actionsOf(s).some((a) => a.startsWith('lambda:')));
+      if (key !== 'api') {
+        assert.deepEqual(invokes, [], key);
+        continue;
+      }
+      assert.deepEqual(invokes.map((s) => [...actionsOf(s)]), [['lambda:InvokeFunction']]);
+      assert.deepEqual(invokes[0]!.Resource, { 'Fn::GetAtt': [archiverId, 'Arn'] });
+    }
+  });
+
+  test('the api is told the archiver\'s name', () => {
+    const archiverId = findTopologyResource(json, 'function/archiver').logicalId;
+    const env = (findTopologyResource(json, 'function/api').properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    assert.deepEqual(env.ARCHIVER_FUNCTION_NAME, { Ref: archiverId });
+  });
+
   for (const key of ['replay'] as const) {
     test(`${key}: may send to the delivery queue (replayed deliveries)`, () => {
       assert.ok(allowedActionsOn(json, key, deliveryQueue).has('sqs:SendMessage'));

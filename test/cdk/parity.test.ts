@@ -180,6 +180,8 @@ describe('parity: functions and their environment', () => {
         else if (bucketIdByEnv[name]) assert.deepEqual(vars[name], { Ref: bucketIdByEnv[name] }, name);
         // The notifier links to the dashboard the API serves (its stage URL + `dashboard`).
         else if (name === 'HOOKLINE_CONSOLE_URL') assert.match(JSON.stringify(vars[name]), new RegExp(`"Ref":"${resourcesOfType(json, 'AWS::ApiGatewayV2::Api')[0]![0]}".*dashboard`), name);
+        // The api invokes the archiver for the console's archive runs and restores.
+        else if (name === 'ARCHIVER_FUNCTION_NAME') assert.deepEqual(vars[name], { Ref: findTopologyResource(json, 'function/archiver').logicalId }, name);
         else assert.equal(vars[name], ENV_DEFAULTS[name], `${name} should be the default with default props`);
       }
     });
@@ -207,6 +209,7 @@ describe('parity: every bundle loads with the environment the stack gives it', (
     if (type === 'AWS::SQS::Queue') return `https://sqs.${TEST_ENV.region}.amazonaws.com/${TEST_ENV.account}/${id}`;
     if (type === 'AWS::S3::Bucket') return `hookline-test-${id.toLowerCase()}`;
     if (type === 'AWS::KMS::Key') return `arn:aws:kms:${TEST_ENV.region}:${TEST_ENV.account}:key/1234abcd-12ab-34cd-56ef-1234567890ab`;
+    if (type === 'AWS::Lambda::Function') return `hookline-test-${id.toLowerCase()}`;
     if (type === 'AWS::SecretsManager::Secret') return `arn:aws:secretsmanager:${TEST_ENV.region}:${TEST_ENV.account}:secret:${id}-AbCdEf`;
     throw new Error(`no fake value for ${name} -> ${JSON.stringify(value)} (${type})`);
   }

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult } from 'aws-lambda';
 import { ADMIN, type Principal } from '#app/access.ts';
 import type { FunctionDeps } from '#app/deps.ts';
-import type { DashboardAssets } from '#ports/dashboard-assets.ts';
+import type { ApiRequest } from './route.ts';
 import { rejectRepeatedParameters } from '#app/parse.ts';
 import { withObservability, type Observability } from '../observability.ts';
 import { errorResponse, json } from './http.ts';
@@ -94,7 +94,10 @@ const isHttpApi = (event: ApiGatewayEvent): event is APIGatewayProxyEventV2 => (
  * the key; errors become responses by the error table (handlers/error-map.ts), and only the ones
  * it does not know are logged as failures. Both payload versions take the same response object.
  */
-export function createApiHandler(deps: FunctionDeps<'api'>, obs: Observability, options: { readonly dashboard?: DashboardAssets } = {}) {
+/** What a deployment hands the api beyond its deps: the dashboard's files, the archiver, the caught mail. */
+export type ApiHandlerOptions = Pick<ApiRequest, 'dashboard' | 'archiver' | 'mailbox'>;
+
+export function createApiHandler(deps: FunctionDeps<'api'>, obs: Observability, options: ApiHandlerOptions = {}) {
   return withObservability(async (event: ApiGatewayEvent, context): Promise<APIGatewayProxyResult> => {
     const req = isHttpApi(event) ? fromHttp(event) : fromRest(event);
     try {
@@ -111,6 +114,8 @@ export function createApiHandler(deps: FunctionDeps<'api'>, obs: Observability, 
         principal: req.principal,
         ...(req.baseUrl ? { baseUrl: req.baseUrl } : {}),
         ...(options.dashboard ? { dashboard: options.dashboard } : {}),
+        ...(options.archiver ? { archiver: options.archiver } : {}),
+        ...(options.mailbox ? { mailbox: options.mailbox } : {}),
       });
       if (res.raw) return { statusCode: res.status, headers: { 'content-type': res.raw.contentType, ...res.raw.headers }, body: String(res.body) };
       return json(res.status, res.body);

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { deadLetterQuery, deliveryListQuery } from '#app/deliveries/delivery-request.ts';
 import { eventListQuery, subscriptionEventsQuery } from '#app/events/event-request.ts';
 import { publishBatch, publishEvent } from '#app/publish/publish-request.ts';
+import { archiveRunBody, restoreBody } from '#app/archive/archive-request.ts';
+import { mailQuery } from '#app/notices/mail-request.ts';
 import { bulkReplayBody } from '#app/replay/replay-request.ts';
 import { deliveryId, eventId, keyId, pageQuery, portalSessionId, replayId, subscriptionId, tenantId } from '#app/schema/common.ts';
 import * as R from '#app/schema/responses.ts';
@@ -62,6 +64,8 @@ export const REQUEST_COMPONENTS = {
   PublishRequest: publishEvent,
   PublishBatchRequest: publishBatch,
   BulkReplayRequest: bulkReplayBody,
+  ArchiveRunRequest: archiveRunBody,
+  RestoreRequest: restoreBody,
   MintKeyRequest: mintKeyBody,
   MintPortalSessionRequest: mintPortalSessionBody,
   ExchangePortalCodeRequest: exchangePortalCodeBody,
@@ -105,6 +109,10 @@ export const RESPONSE_COMPONENTS = {
   AttemptPage: attemptPage,
   BulkReplay: R.replay,
   BulkReplayPage: replayPage,
+  ArchiveReport: R.archiveReport,
+  RestoreReport: R.restoreReport,
+  CaughtMail: R.caughtMail,
+  CaughtMailList: R.caughtMailList,
   TenantKey: R.tenantKey,
   TenantKeyList: tenantKeyList,
   MintedKey: R.mintedKey,
@@ -276,6 +284,29 @@ export const OPERATIONS = {
   'GET /v1/replays/{replayId}': {
     operationId: 'getBulkReplay', summary: 'Read a bulk replay', tags: ['Replays'],
     responses: { 200: answer(R.replay, 'the audit record') },
+  },
+
+  'POST /v1/archive-runs': {
+    operationId: 'runArchive', summary: 'Run one archive slice now', tags: ['Archive'],
+    description:
+      'What the daily schedule does, for at most maxObjects new archive objects (the archiver\'s default when absent), run by the archiver function and answered with its report. ' +
+      "kind 'partial': more is archivable, run again; 'busy': another run holds the lock, try later. Long backlogs: `hookline archive run`.",
+    body: { schema: archiveRunBody, optional: true },
+    responses: { 200: answer(R.archiveReport, 'the slice\'s report') },
+    errors: [503],
+  },
+  'POST /v1/restores': {
+    operationId: 'restoreArchive', summary: 'Restore archived deliveries', tags: ['Archive'],
+    description: 'Every archived delivery created from `from` to `to` (UTC days, at most the archiver\'s range), optionally of one subscription, put back for the restore hold; run by the archiver function.',
+    body: { schema: restoreBody },
+    responses: { 200: answer(R.restoreReport, 'what was restored') },
+    errors: [503],
+  },
+  'GET /v1/mail': {
+    operationId: 'listCaughtMail', summary: 'Notice emails the local mail catcher kept', tags: ['Notices'],
+    description: 'Local runtime only: newest first. On AWS (SES) or with an SMTP server nothing is kept: kept is false, with a note, and no items.',
+    query: mailQuery,
+    responses: { 200: answer(R.caughtMailList, 'the caught messages') },
   },
 
   'POST /v1/tenants/{tenantId}/keys': {

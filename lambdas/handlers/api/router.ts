@@ -8,6 +8,7 @@ import { ok, parameterNames, patternOf, type ApiRequest, type ApiResponse, type 
 import { DASHBOARD_ROUTES } from './routes/dashboard.ts';
 import { DELIVERY_ROUTES } from './routes/deliveries.ts';
 import { EVENT_ROUTES } from './routes/events.ts';
+import { OPERATOR_ROUTES } from './routes/operator.ts';
 import { PORTAL_ROUTES } from './routes/portal.ts';
 import { REPLAY_ROUTES } from './routes/replays.ts';
 import { SUBSCRIPTION_ROUTES } from './routes/subscriptions.ts';
@@ -24,6 +25,7 @@ export const ROUTES: readonly Route[] = [
   ...EVENT_ROUTES,
   ...DELIVERY_ROUTES,
   ...REPLAY_ROUTES,
+  ...OPERATOR_ROUTES,
   ...TENANT_ROUTES,
   ...PORTAL_ROUTES,
   ...DASHBOARD_ROUTES,

@@ -7,6 +7,7 @@ import { DEFAULT_RETRY_POLICY } from '#domain/retry-policy.ts';
 
 /** Everything a deployment might set, plus variables no function declares. */
 const FULL_ENV = {
+  ARCHIVER_FUNCTION_NAME: 'hookline-archiver',
   SUBSCRIPTIONS_TABLE: 'subs',
   EVENTS_TABLE: 'events',
   DELIVERIES_TABLE: 'deliveries',
@@ -84,6 +85,7 @@ describe('readFunctionEnv', () => {
   it('returns exactly the api variables', () => {
     assert.deepEqual(Object.keys(readFunctionEnv('api', { ...FULL_ENV, REPLAYS_TABLE: 'r', RATE_LIMITS_TABLE: 'l', IDEMPOTENCY_KEYS_TABLE: 'i' })).sort(), [
       'API_KEYS_TABLE',
+      'ARCHIVER_FUNCTION_NAME',
       'ATTEMPTS_TABLE',
       'DELIVERIES_TABLE',
       'DELIVERY_QUEUE_URL',
