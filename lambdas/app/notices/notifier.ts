@@ -1,4 +1,5 @@
 import { isAutoPauseReason } from '#domain/auto-pause.ts';
+import { replayCriteriaView } from '#app/replay/replay-view.ts';
 import { subscriptionSelects } from '#domain/event-types.ts';
 import {
   dueNotices,
@@ -290,13 +291,7 @@ async function contentOf(run: Run, notice: NoticeRecord, target: Target): Promis
       replay: {
         id: r.id,
         operator: r.operator,
-        criteria: {
-          states: [...r.criteria.states],
-          subscriptionId: r.criteria.subscriptionId ?? null,
-          tenantId: r.criteria.tenantId ?? null,
-          createdFrom: r.criteria.createdFrom,
-          createdTo: r.criteria.createdTo,
-        },
+        criteria: replayCriteriaView(r.criteria),
         matched: r.matched,
         replayed: r.replayed,
         skipped: r.skipped,

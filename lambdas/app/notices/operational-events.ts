@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { replayCriteria } from '#app/schema/responses.ts';
+import { replayCriteria, subscriptionEvent } from '#app/schema/responses.ts';
 import { NOTICE_EVENT_TYPES, type NoticeKind } from '#domain/notices.ts';
-import { DEAD_LETTER_STATES, DELIVERY_STATES } from '#domain/states.ts';
+import { DEAD_LETTER_STATES } from '#domain/states.ts';
 
 /**
  * The `data` of each operational webhook (the body is `{id, type, timestamp, data}` like every
@@ -28,15 +28,8 @@ const attemptRef = z
   })
   .meta({ description: "a delivery's latest attempt" });
 
-const eventRef = z.strictObject({
-  eventId: z.string(),
-  eventType: z.string().nullable(),
-  createdAt: instant,
-  deliveryId: z.string(),
-  state: z.enum(DELIVERY_STATES),
-  attempts: z.number().int(),
-  lastStatus: z.number().int().nullable(),
-});
+// The reconciliation item, without its cursor, and with null where the listing leaves a status out.
+const eventRef = subscriptionEvent.omit({ cursor: true, lastStatus: true }).extend({ lastStatus: z.number().int().nullable() });
 
 /** Every payload names its kind and its notice (stable across a re-send, like the webhook-id). */
 const base = {

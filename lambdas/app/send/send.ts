@@ -166,8 +166,9 @@ async function prepare(deps: SendDeps, message: DeliveryMessageBody): Promise<Pr
   }
   const delivery = claim.delivery;
   const ended = endedReason(subscription);
-  if (!subscription || ended) {
-    const reason = ended ?? 'subscription no longer exists';
+  // A missing subscription has an ended reason too; `!subscription` only narrows the type.
+  if (ended !== undefined || !subscription) {
+    const reason = ended!;
     await complete(deps, delivery, failedOutcome(reason), nowMs);
     return { kind: 'done', note: reason };
   }

@@ -8,9 +8,8 @@ import { checkSecret, type SigningScheme } from '#domain/signing.ts';
 import type { PageRequest } from '#ports/page.ts';
 import type { SubscriptionChange } from '#ports/subscription-store.ts';
 import { ValidationError } from '#app/errors.ts';
-import { parseObject, parseQuery, type Json, type Query } from '#app/parse.ts';
+import { parseBody, parseOptionalBody, parseQuery, type Query } from '#app/parse.ts';
 import { pageQuery, tenantId } from '#app/schema/common.ts';
-import { parseWith } from '#app/schema/refuse.ts';
 
 /** A rotation keeps the old secret signing this long by default, and at most a week. */
 export const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
@@ -112,11 +111,6 @@ export interface CreateSubscriptionRequest {
   readonly contactEmails?: readonly string[];
 }
 
-/** A body object with only the schema's fields, read by it (the JSON text rules of parseObject first). */
-function bodyOf<S extends z.ZodObject>(schema: S, raw: string | null | undefined, maxBytes: number): z.output<S> {
-  return parseWith(schema, parseObject(raw, Object.keys(schema.shape), maxBytes) as Json);
-}
-
 /** The domain's refusals of one input, as a refusal of the request's field. */
 function asRefusal<T>(check: () => T): T {
   try {
@@ -129,7 +123,7 @@ function asRefusal<T>(check: () => T): T {
 
 /** `POST /v1/subscriptions`; a ValidationError names the first field to fix. */
 export function parseCreateSubscription(raw: string | null | undefined, defaultPolicy: RetryPolicy): CreateSubscriptionRequest {
-  const body = bodyOf(CREATE_SUBSCRIPTION_SCHEMA, raw, 64 * 1024);
+  const body = parseBody(raw, CREATE_SUBSCRIPTION_SCHEMA, 64 * 1024);
   return {
     url: body.url,
     eventTypes: body.eventTypes ?? ['*'],
@@ -146,7 +140,7 @@ export function parseCreateSubscription(raw: string | null | undefined, defaultP
 
 /** `PATCH /v1/subscriptions/{id}`: at least one field; the URL's target rules apply in the service. */
 export function parseUpdateSubscription(raw: string | null | undefined, defaultPolicy: RetryPolicy): SubscriptionChange {
-  const body = bodyOf(UPDATE_SUBSCRIPTION_SCHEMA, raw, 64 * 1024);
+  const body = parseBody(raw, UPDATE_SUBSCRIPTION_SCHEMA, 64 * 1024);
   if (Object.keys(body).length === 0) throw new ValidationError('body', `name at least one field to change (${Object.keys(UPDATE_SUBSCRIPTION_SCHEMA.shape).join(', ')})`);
   const { retryPolicy, headers, ...rest } = body;
   return {
@@ -164,7 +158,7 @@ export interface RotateSecretRequest {
 
 /** `POST /v1/subscriptions/{id}/rotate-secret`: an optional body. */
 export function parseRotateSecret(raw: string | null | undefined): RotateSecretRequest {
-  const body = raw === null || raw === undefined || raw.trim() === '' ? {} : bodyOf(ROTATE_SECRET_SCHEMA, raw, 4096);
+  const body = parseOptionalBody(raw, ROTATE_SECRET_SCHEMA, 4096);
   return { overlapSeconds: body.overlapSeconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS, ...(body.secret !== undefined ? { secret: body.secret } : {}) };
 }
 
@@ -180,8 +174,7 @@ export function checkBroughtSecret(secret: string, scheme: SigningScheme): strin
 
 /** An optional `{reason}` body on pause. */
 export function parsePauseBody(raw: string | null | undefined): { reason?: string } {
-  if (raw === null || raw === undefined || raw.trim() === '') return {};
-  const body = bodyOf(PAUSE_SCHEMA, raw, 4096);
+  const body = parseOptionalBody(raw, PAUSE_SCHEMA, 4096);
   return body.reason === undefined ? {} : { reason: body.reason };
 }
 
