@@ -133,7 +133,9 @@ describe('failure notices and operational webhooks', () => {
     assert.match(recovered.text, /answered 2xx again at .+, after failing for \d+ seconds/);
     const recoveredEvent = await waitFor('its webhook', () => opsEvents(sub.id).find((e) => e.data.kind === 'recovered'));
     assert.equal(recoveredEvent.type, 'hookline.subscription.recovered');
-    assert.equal(recoveredEvent.data.failingSince, opsEvents(sub.id).find((e) => e.data.kind === 'failing')!.data.failingSince);
+    // Each webhook travels the pipeline on its own, so the failing one is waited for too, not assumed to be in.
+    const failingEvent = await waitFor('the failing webhook', () => opsEvents(sub.id).find((e) => e.data.kind === 'failing'));
+    assert.equal(recoveredEvent.data.failingSince, failingEvent.data.failingSince);
 
     // It fails again: a new streak, told from the start (a new first notice with a later failingSince).
     stack.receiver.script('/flaky', [], { status: 502 });
@@ -141,7 +143,11 @@ describe('failure notices and operational webhooks', () => {
     const again = await waitFor('a fresh first notice', () => mailFor(sub.id).filter((m) => kindOf(m) === 'failing').find((m) => m.id !== first.id), 15_000);
     assert.notEqual(again.headers['X-Hookline-Notice'], first.headers['X-Hookline-Notice']);
     assert.match(again.text, /The most recent attempts returned 502/);
-    const streaks = opsEvents(sub.id).filter((e) => e.data.kind === 'failing').map((e) => e.data.failingSince);
+    // The email and the webhook go out from the same decision but arrive separately: wait for the second webhook.
+    const streaks = await waitFor('the second failing webhook', () => {
+      const since = opsEvents(sub.id).filter((e) => e.data.kind === 'failing').map((e) => e.data.failingSince);
+      return since.length >= 2 ? since : undefined;
+    }, 15_000);
     assert.equal(streaks.length, 2);
     assert.ok(streaks[1] > recoveredEvent.data.recoveredAt, 'the second streak began after the recovery');
   });
