@@ -1,6 +1,7 @@
 import { ENV_DEFAULTS } from '#config/topology.ts';
 import { AdminKeyError, adminKeyFromEnvironment, checkConfiguredAdminKey } from './admin-key.ts';
 import { banner } from './banner.ts';
+import { DataLayoutError } from './data-layout.ts';
 import { PortError, portsFromEnvironment, type LocalPorts } from './ports.ts';
 import { startRuntime, type Runtime } from './runtime.ts';
 
@@ -12,9 +13,9 @@ const intervalMs = (name: string) => (Number(process.env[name]) > 0 ? Number(pro
 const sweepIntervalMs = intervalMs('HOOKLINE_SWEEP_INTERVAL_MS');
 const noticeIntervalMs = intervalMs('HOOKLINE_NOTICE_INTERVAL_MS');
 
-/** A refusal the operator can act on (a short key, a taken port): its message, no stack trace. */
+/** A refusal the operator can act on (a short key, a taken port, an older data folder): its message, no stack trace. */
 function refuse(error: unknown): never {
-  if (!(error instanceof AdminKeyError) && !(error instanceof PortError)) throw error;
+  if (!(error instanceof AdminKeyError) && !(error instanceof PortError) && !(error instanceof DataLayoutError)) throw error;
   console.error(`hookline: ${error.message}`);
   process.exit(1);
 }

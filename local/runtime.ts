@@ -36,9 +36,11 @@ import { QueuePoller } from './poller.ts';
 import { repairActiveIndex } from './index-repair.ts';
 import { listening, resolvePorts, type Listener } from './ports.ts';
 import { RUNTIME_FILE_VERSION, type RuntimeFile } from './runtime-file.ts';
+import { checkDataLayout } from './data-layout.ts';
 import { provision, provisionBuckets, type ProvisionedQueues } from './provision.ts';
 import { Schedule } from './scheduler.ts';
 import { ALL_FACTORIES } from '#adapters/deps/all-factories.ts';
+import type { Factories } from '#adapters/deps/factory.ts';
 import { LOCAL_SECRETS_KEY_ID } from '#adapters/deps/secrets-factories.ts';
 import { FileMailbox } from '#adapters/file-mail-catcher.ts';
 import { LOCAL_MAIL_FACTORIES } from '#adapters/deps/local-mail-factories.ts';
@@ -130,7 +132,7 @@ export function localEnv(queues: ProvisionedQueues, allowPrivate: boolean, overr
   env.HOOKLINE_SECRETS_OPEN_KEY_ID = LOCAL_SECRETS_KEY_ID;
   // Notice emails go to the local SMTP server or mail catcher (no SES locally).
   env.HOOKLINE_MAIL_TRANSPORT = 'local';
-  // The api reaches the archiver in-process here (startRuntime wires it), not by this name.
+  // Required by the api's environment; startRuntime's own archiver factory reaches the handler in-process instead of by this name.
   env.ARCHIVER_FUNCTION_NAME = 'local:archiver';
   return { ...env, ...overrides };
 }
@@ -189,6 +191,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const closeClients = () => [dynamodb, sqs, s3].forEach((c) => c.destroy());
   let queues: ProvisionedQueues;
   try {
+    // Every table is checked before any is created or read: an older layout is refused whole, never half-read.
+    await checkDataLayout(dynamodb, prefix);
     queues = await provision(dynamodb, sqs, prefix);
     // What fauxqs answers is not a URL a producer can use as it is (see reachableQueueUrl).
     if (embedded.sqs) queues = reachableQueues(queues, endpoint.sqs);
@@ -209,11 +213,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const smtpUrl = options.smtpUrl ?? process.env.HOOKLINE_SMTP_URL;
   const build = { clients: { dynamodb, sqs, s3 }, metrics, subscriptionCacheMs: options.subscriptionCacheMs ?? 0, localSecretsKey, localMail: { dir: mailDir, ...(smtpUrl ? { smtpUrl } : {}) } };
   const obs: Observability = { logger };
-
-  const apiDeps = buildDeps('api', env, build, ALL_FACTORIES);
-  // Rows from before secrets were sealed are sealed once, here; until then (or if this fails)
-  // the sender still signs with the plain list it finds.
-  await sealPlainSecrets(apiDeps).catch((error: unknown) => logger.error('could not seal plain-text signing secrets', { error: error as Error }));
 
   const wrap = options.wrapHandler ?? (<E, R>(_fn: FunctionKey, handler: Invoke<E, R>) => handler);
   const handlers = {
@@ -240,6 +239,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     archiver: wrap('archiver', createArchiverHandler(buildDeps('archiver', env, build, ALL_FACTORIES), obs)),
     notifier: wrap('notifier', createNotifierHandler(buildDeps('notifier', env, build, { ...ALL_FACTORIES, ...LOCAL_MAIL_FACTORIES }), obs)),
   } satisfies Record<(typeof SCHEDULES)[number]['function'], Invoke<never, unknown>>;
+  // The console's archive runs and restores: the same archiver handler the Invoke stand-in serves, as Lambda would run it.
+  const localArchiver: Factories<'archiver'> = { archiver: () => ({ invoke: (payload) => scheduled.archiver(payload as never, lambdaContext('archiver')) }) };
+  const apiDeps = buildDeps('api', env, build, { ...ALL_FACTORIES, ...localArchiver });
+  // Rows from before secrets were sealed are sealed once, here, before anything polls or runs;
+  // until then (or if this fails) the sender still signs with the plain list it finds.
+  await sealPlainSecrets(apiDeps).catch((error: unknown) => logger.error('could not seal plain-text signing secrets', { error: error as Error }));
   const schedules = new Map(
     SCHEDULES.map((s) => [
       s.function as FunctionKey,
@@ -263,8 +268,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       port: ports.api,
       api: wrap('api', createApiHandler(apiDeps, obs, {
         dashboard: localDashboardAssets(),
-        // The console's archive runs and restores: the same archiver handler the Invoke stand-in serves, as Lambda would run it.
-        archiver: { invoke: (payload) => scheduled.archiver(payload as never, lambdaContext('archiver')) },
         // Caught notice emails, when they are caught here (not handed to an SMTP server).
         ...(env.HOOKLINE_MAIL_TRANSPORT === 'local' && !smtpUrl ? { mailbox: new FileMailbox(mailDir) } : {}),
       })),

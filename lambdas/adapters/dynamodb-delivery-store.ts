@@ -5,31 +5,26 @@ import type { Delivery } from '#domain/types.ts';
 import { ACTIVE_SHARDS, INDEXES } from '#config/topology.ts';
 import { completionAttributes, type ClaimResult, type Completion, type DeliveryPage, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
-import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
-import { InvalidCursorError } from '#ports/page.ts';
+import { activeShardKey, deadLetterShardKey, deadLetterShardKeys, subscriptionDeadLetterShardKey, subscriptionDeadLetterShardKeys, subscriptionShardKey, subscriptionShardKeys } from './delivery-keys.ts';
 import { conditionHeld, ifConditionHolds, isConditionFailure } from './dynamodb.ts';
+import { decodePosition, encodePosition, ShardedReader, type ShardedIndex } from './sharded-query.ts';
 import { updateExpression } from './update-expression.ts';
 
 type Key = Record<string, string | number>;
-const DAY_MS = 86_400_000;
-/** How far back the overall dead-letter listing walks its day partitions (retention plus margin). */
-const DEAD_LETTER_LOOKBACK_DAYS = 120;
 
-function shardOf(id: string): string {
-  let h = 0;
-  for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) >>> 0;
-  return `s${h % ACTIVE_SHARDS}`;
-}
-const dayOf = (iso: string) => iso.slice(0, 10);
-
-/** A dead-letter listing cursor: a real UTC day no later than today, and optionally a key within it. */
-function isDayCursor(cursor: { day?: unknown; key?: unknown }, today: string): boolean {
-  const { day, key } = cursor;
-  return (
-    typeof day === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(day) && !Number.isNaN(Date.parse(day)) && day <= today &&
-    (key === undefined || (typeof key === 'object' && key !== null && !Array.isArray(key)))
-  );
-}
+/** The sharded indexes of a deliveries table, as the merged reader reads them (delivery-keys.ts makes their keys). */
+export const deliveryIndexes = {
+  bySubscription: (table: string, subscriptionId: string, order: ShardedIndex['order'], range?: ShardedIndex['range']): ShardedIndex => ({
+    table, indexName: INDEXES.deliveries.bySubscription, tableKey: 'id', partitionAttribute: 'subscriptionShard', sortAttribute: 'createdAt',
+    partitions: subscriptionShardKeys(subscriptionId), order, ...(range ? { range } : {}),
+  }),
+  deadLetters: (table: string, subscriptionId: string | undefined, order: ShardedIndex['order'], range?: ShardedIndex['range'], keysOnly = false): ShardedIndex => ({
+    table, tableKey: 'id', sortAttribute: 'updatedAt', order, keysOnly, ...(range ? { range } : {}),
+    ...(subscriptionId === undefined
+      ? { indexName: INDEXES.deliveries.deadLetters, partitionAttribute: 'dlShard', partitions: deadLetterShardKeys() }
+      : { indexName: INDEXES.deliveries.deadLettersBySubscription, partitionAttribute: 'dlSubscriptionShard', partitions: subscriptionDeadLetterShardKeys(subscriptionId) }),
+  }),
+};
 
 /**
  * Strips the index bookkeeping attributes so callers see a plain Delivery. A row whose only
@@ -37,7 +32,7 @@ function isDayCursor(cursor: { day?: unknown; key?: unknown }, today: string): b
  * out when it is the same text), so it is read back from there.
  */
 function toDelivery(item: Record<string, unknown>): Delivery {
-  const { activeShard: _a, dlDay: _d, dlSubscription: _s, expiresAt: _e, ...rest } = item;
+  const { activeShard: _a, subscriptionShard: _l, dlShard: _d, dlSubscriptionShard: _s, expiresAt: _e, ...rest } = item;
   const d = rest as unknown as Delivery;
   const inherited = d.lastResponse === undefined && d.attemptSeq === 1 ? d.firstAttempt?.responseSnippet : undefined;
   return inherited === undefined ? d : { ...d, lastResponse: inherited };
@@ -60,22 +55,29 @@ export function indexAttributes(id: string, subscriptionId: string, state: Deliv
   const live = isLive(state);
   const dead = isDeadLetter(state);
   return {
-    activeShard: live ? shardOf(id) : undefined,
-    dlDay: dead ? dayOf(updatedAt) : undefined,
-    dlSubscription: dead ? subscriptionId : undefined,
+    activeShard: live ? activeShardKey(id) : undefined,
+    dlShard: dead ? deadLetterShardKey(id) : undefined,
+    dlSubscriptionShard: dead ? subscriptionDeadLetterShardKey(subscriptionId, id) : undefined,
     expiresAt: ttlFor(state, Date.parse(updatedAt)),
   };
+}
+
+/**
+ * Every attribute a whole row written in `state` carries beyond the delivery: its place in its
+ * subscription's listing (set once, never changed, so no update writes that index) and the state's.
+ */
+export function rowAttributes(id: string, subscriptionId: string, state: DeliveryState, updatedAt: string) {
+  return { subscriptionShard: subscriptionShardKey(subscriptionId, id), ...indexAttributes(id, subscriptionId, state, updatedAt) };
 }
 
 export class DynamoDbDeliveryStore implements DeliveryStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
-    private readonly now: () => number = Date.now,
   ) {}
 
   async create(d: Delivery, options: { readonly waiting?: boolean } = {}): Promise<boolean> {
-    const index = indexAttributes(d.id, d.subscriptionId, d.state, d.updatedAt);
+    const index = rowAttributes(d.id, d.subscriptionId, d.state, d.updatedAt);
     return conditionHeld(this.db.send(
       new PutCommand({
         TableName: this.table,
@@ -88,7 +90,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
   async recordFirst(attempted: Delivery, c: Completion): Promise<boolean> {
     const state = targetOf(c.action);
     const from = stateCondition('claim');
-    const item = { ...attempted, ...completionAttributes(c), state, ...indexAttributes(attempted.id, attempted.subscriptionId, state, c.updatedAt) };
+    const item = { ...attempted, ...completionAttributes(c), state, ...rowAttributes(attempted.id, attempted.subscriptionId, state, c.updatedAt) };
     // The response is kept once: the inline attempt holds it, toDelivery reads it back from there.
     if (item.lastResponse !== undefined && item.lastResponse === attempted.firstAttempt?.responseSnippet) item.lastResponse = undefined;
     return conditionHeld(this.db.send(
@@ -137,7 +139,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
           UpdateExpression: 'SET #state = :to, #lease = :lease, #updatedAt = :now, #shard = :shard ADD #attempts :one, #attemptSeq :one',
           ConditionExpression: `${from.condition} AND #next <= :now`,
           ExpressionAttributeNames: { '#state': 'state', '#next': 'nextAttemptAt', '#lease': 'leaseUntil', '#updatedAt': 'updatedAt', '#attempts': 'attempts', '#attemptSeq': 'attemptSeq', '#shard': 'activeShard' },
-          ExpressionAttributeValues: { ':to': targetOf('claim'), ...from.values, ':lease': leaseUntilIso, ':now': nowIso, ':one': 1, ':shard': shardOf(id) },
+          ExpressionAttributeValues: { ':to': targetOf('claim'), ...from.values, ':lease': leaseUntilIso, ':now': nowIso, ':one': 1, ':shard': activeShardKey(id) },
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -165,7 +167,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
   reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean> {
     return this.transition(id, 'reschedule', {
       // In view of the sweeper from here on, also when it was a fresh row out of view.
-      set: { nextAttemptAt, updatedAt: nowIso, activeShard: shardOf(id) },
+      set: { nextAttemptAt, updatedAt: nowIso, activeShard: activeShardKey(id) },
       condition: '#nextAttemptAt = :expected',
       values: { ':expected': expectedNextAttemptAt },
     });
@@ -190,8 +192,8 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
   async replay(id: string, nowIso: string, giveUpAtIso: string, nextAttemptAtIso: string = nowIso): Promise<Delivery | undefined> {
     const from = stateCondition('replay');
     const expr = updateExpression(
-      { state: targetOf('replay'), attempts: 0, nextAttemptAt: nextAttemptAtIso, giveUpAt: giveUpAtIso, updatedAt: nowIso, activeShard: shardOf(id) },
-      ['lastError', 'dlDay', 'dlSubscription', 'expiresAt'],
+      { state: targetOf('replay'), attempts: 0, nextAttemptAt: nextAttemptAtIso, giveUpAt: giveUpAtIso, updatedAt: nowIso, activeShard: activeShardKey(id) },
+      ['lastError', 'dlShard', 'dlSubscriptionShard', 'expiresAt'],
     );
     const out = await ifConditionHolds(
       this.db.send(
@@ -210,79 +212,38 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
 
   /**
    * The per-subscription index is keys-only, so updates to a delivery never write it; a page is
-   * read as keys, then fetched with BatchGetItem (reads cost a fifth of writes) and filtered.
+   * read as keys from the subscription's shards, merged, then fetched with BatchGetItem (reads
+   * cost a fifth of writes) and filtered.
    */
   async listBySubscription(request: PageRequest & { subscriptionId: string; state?: DeliveryState; order?: 'newest' | 'oldest' }): Promise<DeliveryPage> {
-    let key = decodeCursor<Key>(request.cursor);
-    // A cursor is a position in one subscription's index partition: another's would read another listing.
-    if (key && key.subscriptionId !== request.subscriptionId) throw new InvalidCursorError();
+    const index = deliveryIndexes.bySubscription(this.table, request.subscriptionId, request.order === 'oldest' ? 'ascending' : 'descending');
+    // A cursor is a position among one subscription's partitions: another's would read another listing.
+    const reader = new ShardedReader(this.db, index, decodePosition(request.cursor, index));
     const items: Delivery[] = [];
-    do {
-      const startKey = key;
-      const out = await fromCursor(startKey, () =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.table,
-            IndexName: INDEXES.deliveries.bySubscription,
-            KeyConditionExpression: '#pk = :pk',
-            ExpressionAttributeNames: { '#pk': 'subscriptionId' },
-            ExpressionAttributeValues: { ':pk': request.subscriptionId },
-            ScanIndexForward: request.order === 'oldest',
-            Limit: request.limit - items.length,
-            ExclusiveStartKey: startKey,
-          }),
-        ),
-      );
-      const found = await this.getMany((out.Items ?? []).map((i) => i.id as string));
-      items.push(...found.filter((d) => !request.state || d.state === request.state));
-      key = out.LastEvaluatedKey as Key | undefined;
-    } while (key && items.length < request.limit);
-    // An item's own index key is the start key that reads on after it, the same as the LastEvaluatedKey a page ending there gets.
-    const itemCursors = items.map((d) => encodeCursor({ id: d.id, subscriptionId: d.subscriptionId, createdAt: d.createdAt })!);
-    return key ? { items, itemCursors, nextCursor: encodeCursor(key)! } : { items, itemCursors };
+    const itemCursors: string[] = [];
+    let last: string | undefined;
+    while (items.length < request.limit && !reader.done) {
+      const keys = await reader.next(request.limit - items.length);
+      const found = new Map((await this.getMany(keys.map((k) => k.item.id as string))).map((d) => [d.id, d]));
+      for (const { item, position } of keys) {
+        last = encodePosition(position);
+        const d = found.get(item.id as string);
+        if (!d || (request.state && d.state !== request.state)) continue;
+        items.push(d);
+        // An item's own position is the cursor that reads on right after it.
+        itemCursors.push(last);
+      }
+    }
+    return !reader.done && last ? { items, itemCursors, nextCursor: last } : { items, itemCursors };
   }
 
+  /** Newest first, over every dead-letter shard (or the subscription's): no day partitions to walk. */
   async listDeadLetters(request: PageRequest & { subscriptionId?: string }): Promise<Page<Delivery>> {
-    if (request.subscriptionId) {
-      return this.queryPage(request, {
-        IndexName: INDEXES.deliveries.deadLettersBySubscription,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': 'dlSubscription' },
-        ExpressionAttributeValues: { ':pk': request.subscriptionId },
-      });
-    }
-    // Walk the day partitions newest first; the cursor remembers the day and the key within it.
-    const cursor = decodeCursor<{ day: string; key?: Key }>(request.cursor);
-    const today = dayOf(new Date(this.now()).toISOString());
-    const oldest = dayOf(new Date(this.now() - DEAD_LETTER_LOOKBACK_DAYS * DAY_MS).toISOString());
-    // A forged day would crash the walk (not a date) or make it query every day back from year 9999.
-    if (cursor && !isDayCursor(cursor, today)) throw new InvalidCursorError();
-    let day = cursor?.day ?? today;
-    let key = cursor?.key;
-    const items: Delivery[] = [];
-    while (day >= oldest) {
-      const startKey = key;
-      const out = await fromCursor(startKey, () => this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: INDEXES.deliveries.deadLetters,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': 'dlDay' },
-          ExpressionAttributeValues: { ':pk': day },
-          ScanIndexForward: false,
-          Limit: request.limit - items.length,
-          ExclusiveStartKey: startKey,
-        }),
-      ));
-      items.push(...(out.Items ?? []).map(toDelivery));
-      key = out.LastEvaluatedKey as Key | undefined;
-      if (items.length >= request.limit) {
-        const next = key ? { day, key } : { day: dayOf(new Date(Date.parse(day) - DAY_MS).toISOString()) };
-        return next.day < oldest ? { items } : { items, nextCursor: encodeCursor(next)! };
-      }
-      if (!key) day = dayOf(new Date(Date.parse(day) - DAY_MS).toISOString());
-    }
-    return { items };
+    const index = deliveryIndexes.deadLetters(this.table, request.subscriptionId, 'descending');
+    const reader = new ShardedReader(this.db, index, decodePosition(request.cursor, index));
+    const page = await reader.next(request.limit);
+    const items = page.map((m) => toDelivery(m.item));
+    return !reader.done && page.length > 0 ? { items, nextCursor: encodePosition(page.at(-1)!.position) } : { items };
   }
 
   async listDue(beforeIso: string, limit: number): Promise<readonly DueDelivery[]> {
@@ -306,21 +267,6 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
       } while (key && due.length < limit);
     }
     return due;
-  }
-
-  private async queryPage(request: PageRequest, query: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName'>): Promise<Page<Delivery>> {
-    let key = decodeCursor<Key>(request.cursor);
-    const items: Delivery[] = [];
-    // A filter can leave a DynamoDB page short; keep reading until the page is full or the index ends.
-    do {
-      const startKey = key;
-      const out = await fromCursor(startKey, () =>
-        this.db.send(new QueryCommand({ ...query, TableName: this.table, ScanIndexForward: false, Limit: request.limit - items.length, ExclusiveStartKey: startKey })),
-      );
-      items.push(...(out.Items ?? []).map(toDelivery));
-      key = out.LastEvaluatedKey as Key | undefined;
-    } while (key && items.length < request.limit);
-    return key ? { items, nextCursor: encodeCursor(key)! } : { items };
   }
 
   /**

@@ -5,17 +5,12 @@ import { isTerminal } from '#domain/states.ts';
 import type { Delivery, EventRecord, RestoreMarker } from '#domain/types.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { RecoveryStore } from '#ports/recovery-store.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
-import { DynamoDbDeliveryStore, indexAttributes } from './dynamodb-delivery-store.ts';
+import { deliveryIndexes, DynamoDbDeliveryStore, rowAttributes } from './dynamodb-delivery-store.ts';
 import { DynamoDbEventStore, eventItem } from './dynamodb-event-store.ts';
 import { conditionHeld, isConditionFailure } from './dynamodb.ts';
-import { INDEXES } from '#config/topology.ts';
+import { decodePosition, encodePosition, ShardedReader, type ShardedIndex } from './sharded-query.ts';
 
 type Key = Record<string, string | number>;
-const DAY_MS = 86_400_000;
-const dayOf = (iso: string) => iso.slice(0, 10);
-/** The UTC day after `day`; years below 1000 keep their four digits (Date's ISO form does too). */
-const nextDay = (day: string) => dayOf(new Date(Date.parse(`${day}T00:00:00.000Z`) + DAY_MS).toISOString());
 
 export interface RecoveryTables {
   readonly deliveries: string;
@@ -37,68 +32,27 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tables: RecoveryTables,
-    private readonly now: () => number = Date.now,
   ) {
-    this.deliveries = new DynamoDbDeliveryStore(db, tables.deliveries, now);
+    this.deliveries = new DynamoDbDeliveryStore(db, tables.deliveries);
     this.events = tables.events ? new DynamoDbEventStore(db, tables.events) : undefined;
   }
 
   async listCreated(request: PageRequest & { subscriptionId: string; createdFrom?: string; createdTo: string }): Promise<Page<Delivery>> {
-    const out = await this.db.send(
-      new QueryCommand({
-        TableName: this.tables.deliveries,
-        IndexName: INDEXES.deliveries.bySubscription,
-        KeyConditionExpression: request.createdFrom ? '#pk = :pk AND #sk BETWEEN :from AND :to' : '#pk = :pk AND #sk <= :to',
-        ExpressionAttributeNames: { '#pk': 'subscriptionId', '#sk': 'createdAt' },
-        ExpressionAttributeValues: { ':pk': request.subscriptionId, ':to': request.createdTo, ...(request.createdFrom ? { ':from': request.createdFrom } : {}) },
-        ScanIndexForward: true,
-        Limit: request.limit,
-        ExclusiveStartKey: decodeCursor<Key>(request.cursor),
-      }),
-    );
-    const items = await this.deliveries.getMany((out.Items ?? []).map((i) => i.id as string));
-    return out.LastEvaluatedKey ? { items, nextCursor: encodeCursor(out.LastEvaluatedKey)! } : { items };
+    const index = deliveryIndexes.bySubscription(this.tables.deliveries, request.subscriptionId, 'ascending', { from: request.createdFrom, to: request.createdTo });
+    return this.readIds(index, request);
   }
 
-  async listDeadLettersChanged(request: PageRequest & { subscriptionId?: string; changedFrom: string; changedTo: string; deadlineMs?: number }): Promise<Page<Delivery>> {
-    const query = (index: string, pk: string, key: Key | undefined, limit: number) =>
-      this.db.send(
-        new QueryCommand({
-          TableName: this.tables.deliveries,
-          IndexName: index,
-          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-          ExpressionAttributeNames: { '#pk': index === INDEXES.deliveries.deadLetters ? 'dlDay' : 'dlSubscription', '#sk': 'updatedAt' },
-          ExpressionAttributeValues: { ':pk': pk, ':from': request.changedFrom, ':to': request.changedTo },
-          ScanIndexForward: true,
-          Limit: limit,
-          ExclusiveStartKey: key,
-          ProjectionExpression: 'id',
-        }),
-      );
-    const fetch = async (ids: string[]) => this.deliveries.getMany(ids);
+  async listDeadLettersChanged(request: PageRequest & { subscriptionId?: string; changedFrom: string; changedTo: string }): Promise<Page<Delivery>> {
+    const index = deliveryIndexes.deadLetters(this.tables.deliveries, request.subscriptionId, 'ascending', { from: request.changedFrom, to: request.changedTo }, true);
+    return this.readIds(index, request);
+  }
 
-    if (request.subscriptionId) {
-      const out = await query(INDEXES.deliveries.deadLettersBySubscription, request.subscriptionId, decodeCursor<Key>(request.cursor), request.limit);
-      const items = await fetch((out.Items ?? []).map((i) => i.id as string));
-      return out.LastEvaluatedKey ? { items, nextCursor: encodeCursor(out.LastEvaluatedKey)! } : { items };
-    }
-    // Without a subscription, walk the day partitions oldest first; the cursor remembers the day and the key within it.
-    const cursor = decodeCursor<{ day: string; key?: Key }>(request.cursor);
-    const lastDay = dayOf(request.changedTo);
-    let day = cursor?.day ?? dayOf(request.changedFrom);
-    let key = cursor?.key;
-    const ids: string[] = [];
-    while (day <= lastDay && ids.length < request.limit) {
-      const out = await query(INDEXES.deliveries.deadLetters, day, key, request.limit - ids.length);
-      ids.push(...(out.Items ?? []).map((i) => i.id as string));
-      key = out.LastEvaluatedKey as Key | undefined;
-      if (!key) day = nextDay(day);
-      // Checked after each query, so every call moves on by at least one: a long run of empty
-      // days ends at the deadline with the day reached in the cursor, not after walking them all.
-      if (request.deadlineMs !== undefined && this.now() >= request.deadlineMs) break;
-    }
-    const items = await fetch(ids);
-    return day > lastDay ? { items } : { items, nextCursor: encodeCursor(key ? { day, key } : { day })! };
+  /** A page of a sharded listing read as ids, then fetched with consistent reads (the current version of each row). */
+  private async readIds(index: ShardedIndex, request: PageRequest): Promise<Page<Delivery>> {
+    const reader = new ShardedReader(this.db, index, decodePosition(request.cursor, index));
+    const page = await reader.next(request.limit);
+    const items = await this.deliveries.getMany(page.map((m) => m.item.id as string));
+    return !reader.done && page.length > 0 ? { items, nextCursor: encodePosition(page.at(-1)!.position) } : { items };
   }
 
   async deleteArchived(id: string, updatedAt: string): Promise<boolean> {
@@ -163,7 +117,7 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
       const { id, type, body, createdAt } = record.event;
       await this.restoreEvent({ id, type, body, createdAt, subscriptionIds: [d.subscriptionId], deliveryIds: [d.id] }, expiresAt);
     }
-    const item = { ...d, restored: marker, ...indexAttributes(d.id, d.subscriptionId, d.state, d.updatedAt), expiresAt };
+    const item = { ...d, restored: marker, ...rowAttributes(d.id, d.subscriptionId, d.state, d.updatedAt), expiresAt };
     return this.putIfAbsent(this.tables.deliveries, item, 'id');
   }
 

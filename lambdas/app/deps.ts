@@ -9,6 +9,7 @@ import type { PortRanges } from '#domain/target-ports.ts';
 import type { EnvName, FunctionKey, FUNCTIONS } from '#config/topology.ts';
 import type { ApiKeyStore } from '#ports/api-key-store.ts';
 import type { Archive, ArchiveManifestStore } from '#ports/archive.ts';
+import type { ArchiverInvoker } from '#ports/archiver-invoker.ts';
 import type { AttemptStore } from '#ports/attempt-store.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { DeliveryQueue } from '#ports/delivery-queue.ts';
@@ -49,6 +50,8 @@ export interface Deps {
   readonly archive: Archive;
   readonly manifests: ArchiveManifestStore;
   readonly ingestManifests: IngestManifestStore;
+  /** The archiver function, for the console's archive runs and restores (the api: only the archiver touches the bucket). */
+  readonly archiver: ArchiverInvoker;
   /** Responses of requests sent with an Idempotency-Key (the api only). */
   readonly idempotency: IdempotencyStore;
   /** Customer portal links and the sessions they open (the api only). */
@@ -114,6 +117,7 @@ export const PROVIDED_BY = {
   archive: ['ARCHIVE_BUCKET'],
   manifests: ['ARCHIVE_BATCHES_TABLE'],
   ingestManifests: ['INGEST_MANIFESTS_TABLE'],
+  archiver: ['ARCHIVER_FUNCTION_NAME'],
   idempotency: ['IDEMPOTENCY_KEYS_TABLE'],
   portalSessions: ['PORTAL_SESSIONS_TABLE'],
   http: ['HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_ALLOW_PRIVATE_TARGETS', 'HOOKLINE_ALLOWED_PORTS'],

@@ -63,7 +63,7 @@ export function localResourceName(def: { readonly localName: string }, prefix = 
 
 /** Index names, addressable by the adapters that query them (the TABLES below declare them). */
 export const INDEXES = {
-  deliveries: { bySubscription: 'bySubscription', deadLetters: 'deadLetters', deadLettersBySubscription: 'deadLettersBySubscription', active: 'active' },
+  deliveries: { bySubscription: 'bySubscriptionShard', deadLetters: 'deadLetterShard', deadLettersBySubscription: 'deadLettersBySubscriptionShard', active: 'active' },
   replays: { byStartedAt: 'byStartedAt', running: 'running' },
   apiKeys: { byTenant: 'byTenant' },
 } as const;
@@ -89,14 +89,14 @@ export const TABLES = {
   events: table('EVENTS_TABLE', 'hookline-events', 'id', { ttlAttribute: 'expiresAt' }),
   deliveries: table('DELIVERIES_TABLE', 'hookline-deliveries', 'id', {
     indexes: [
-      // Per-subscription listing, newest first. Keys only: its keys never change, so the
-      // claim and outcome updates of a delivery never write this index.
-      stringIndex(INDEXES.deliveries.bySubscription, 'subscriptionId', 'createdAt', 'KEYS_ONLY'),
-      // Sparse: `dlDay` (the UTC day it was dead-lettered) is set only while failed/expired,
-      // so the overall dead-letter list never reads a live delivery and no partition holds a bare state.
-      stringIndex(INDEXES.deliveries.deadLetters, 'dlDay', 'updatedAt', 'ALL'),
-      // Sparse: `dlSubscription` is set only while failed/expired.
-      stringIndex(INDEXES.deliveries.deadLettersBySubscription, 'dlSubscription', 'updatedAt', 'ALL'),
+      // Per-subscription listing, newest first, over SUBSCRIPTION_SHARDS partitions (`sub_…#k`).
+      // Keys only: its keys never change, so the claim and outcome updates of a delivery never write this index.
+      stringIndex(INDEXES.deliveries.bySubscription, 'subscriptionShard', 'createdAt', 'KEYS_ONLY'),
+      // Sparse: `dlShard` (`dl#k`) is set only while failed/expired, so the overall dead-letter
+      // list never reads a live delivery; DEAD_LETTER_SHARDS partitions share the writes of an outage.
+      stringIndex(INDEXES.deliveries.deadLetters, 'dlShard', 'updatedAt', 'ALL'),
+      // Sparse: `dlSubscriptionShard` (`sub_…#k`, the delivery's listing shard) is set only while failed/expired.
+      stringIndex(INDEXES.deliveries.deadLettersBySubscription, 'dlSubscriptionShard', 'updatedAt', 'ALL'),
       // Sparse: `activeShard` is set only while pending/in_flight; the sweeper reads what is due.
       stringIndex(INDEXES.deliveries.active, 'activeShard', 'nextAttemptAt', 'KEYS_ONLY'),
     ],
@@ -149,7 +149,6 @@ export const BUCKETS = {
 } as const satisfies Record<string, BucketDef>;
 export type BucketKey = keyof typeof BUCKETS;
 
-/** Shards of the `active` index: spreads live deliveries over partitions. */
 /**
  * The API routes that answer without a key: the liveness probe and the API's own description.
  * API Gateway gets an open route for each (every other path is `/v1/{proxy+}` behind the
@@ -167,7 +166,19 @@ export const PUBLIC_API_ROUTES = [
   { method: 'POST', path: '/v1/portal-sessions/exchange', why: 'it trades a one-time portal code (the credential, in the body) for a session token; without a valid unused code it refuses' },
 ] as const;
 
+/**
+ * Shards of the deliveries table's index partitions (lambdas/adapters/delivery-keys.ts): a
+ * partition takes 1,000 writes a second, so each load that can pass that is spread by a hash of
+ * the delivery id. Changing a count moves rows between partitions: it is a layout change.
+ */
+/** The `active` index (live deliveries, the sweeper's due list). */
 export const ACTIVE_SHARDS = 8;
+/** One subscription's listing (keys only, 1 WCU an entry): 8 partitions take 5,000 deliveries a second to one subscription. */
+export const SUBSCRIPTION_SHARDS = 8;
+/** One subscription's dead letters (whole rows, up to 2 WCU): 16 partitions take 5,000 a second (its endpoint refusing everything). */
+export const SUBSCRIPTION_DEAD_LETTER_SHARDS = 16;
+/** Every dead letter (whole rows, up to 2 WCU): 32 partitions take 10,000 a second (a change every receiver refuses). */
+export const DEAD_LETTER_SHARDS = 32;
 /** Shards of the ingest manifests table: every publish batch writes one item there, kept as the event log. */
 export const INGEST_MANIFEST_SHARDS = 16;
 

@@ -1,24 +1,21 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { buildDeps } from '#adapters/function-deps.ts';
 import { FolderDashboardAssets } from '#adapters/folder-dashboard-assets.ts';
-import { LambdaClient } from '@aws-sdk/client-lambda';
-import { LambdaArchiverInvoker } from '#adapters/lambda-archiver-invoker.ts';
 import { powertoolsMetrics } from '#adapters/powertools-metrics.ts';
 import { sealPlainSecrets } from '#app/secrets/seal-plain-secrets.ts';
 import { createApiHandler } from '#handlers/api/handler.ts';
 import { awsObservability } from '#handlers/observability.ts';
 import { DYNAMODB_FACTORIES } from '#adapters/deps/dynamodb-factories.ts';
+import { LAMBDA_FACTORIES } from '#adapters/deps/lambda-factories.ts';
 import { SECRETS_FACTORIES } from '#adapters/deps/secrets-factories.ts';
 import { SETTING_FACTORIES } from '#adapters/deps/setting-factories.ts';
 import { SQS_FACTORIES } from '#adapters/deps/sqs-factories.ts';
 
 const obs = awsObservability();
-const deps = buildDeps('api', process.env, { metrics: powertoolsMetrics(obs.metrics!) }, { ...DYNAMODB_FACTORIES, ...SQS_FACTORIES, ...SECRETS_FACTORIES, ...SETTING_FACTORIES });
+const deps = buildDeps('api', process.env, { metrics: powertoolsMetrics(obs.metrics!) }, { ...DYNAMODB_FACTORIES, ...SQS_FACTORIES, ...SECRETS_FACTORIES, ...SETTING_FACTORIES, ...LAMBDA_FACTORIES });
 // The dashboard's files sit next to this bundle: the CDK builds them into it (lib/constructs/api.ts).
-// The console's archive runs and restores go to the archiver function (no mailbox: on AWS notices go to SES and are not kept).
-// Within the api's 29 s: an archive slice is small (maxObjects), and a slow one fails this request, not the run (it resumes).
-const archiver = new LambdaArchiverInvoker(new LambdaClient({ maxAttempts: 1 }), process.env.ARCHIVER_FUNCTION_NAME ?? '');
-const api = createApiHandler(deps, obs, { dashboard: new FolderDashboardAssets(new URL('./dashboard/', import.meta.url)), archiver });
+// No mailbox: on AWS notices go to SES and are not kept.
+const api = createApiHandler(deps, obs, { dashboard: new FolderDashboardAssets(new URL('./dashboard/', import.meta.url)) });
 
 // Rows written before secrets were sealed are sealed by the one function that may seal, once
 // per container before its first request (conditional writes: racing containers write once).

@@ -11,12 +11,10 @@ export interface RecoveryStore {
   listCreated(request: PageRequest & { readonly subscriptionId: string; readonly createdFrom?: string; readonly createdTo: string }): Promise<Page<Delivery>>;
   /**
    * Dead letters last changed in [changedFrom, changedTo], oldest first, optionally of one
-   * subscription. Across subscriptions this walks one partition per day; past `deadlineMs`
-   * (epoch ms) it stops, even with fewer than `limit` items, and `nextCursor` continues from
-   * the day it reached.
+   * subscription. A page reads each dead-letter shard once at least, however wide the range.
    */
   listDeadLettersChanged(
-    request: PageRequest & { readonly subscriptionId?: string; readonly changedFrom: string; readonly changedTo: string; readonly deadlineMs?: number },
+    request: PageRequest & { readonly subscriptionId?: string; readonly changedFrom: string; readonly changedTo: string },
   ): Promise<Page<Delivery>>;
   /**
    * Deletes an archived delivery and its attempt log, unless the delivery changed after

@@ -53,13 +53,29 @@ describe('storage: DynamoDB tables', () => {
     });
   }
 
-  test('deliveries: the sparse dead-letter and active indexes exist with their projections', () => {
+  test('deliveries: the sharded listing, the sparse dead-letter and active indexes exist with their projections', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       GlobalSecondaryIndexes: Match.arrayWith([
         Match.objectLike({
-          IndexName: 'deadLetters',
+          IndexName: 'bySubscriptionShard',
           KeySchema: [
-            { AttributeName: 'dlDay', KeyType: 'HASH' },
+            { AttributeName: 'subscriptionShard', KeyType: 'HASH' },
+            { AttributeName: 'createdAt', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        }),
+        Match.objectLike({
+          IndexName: 'deadLetterShard',
+          KeySchema: [
+            { AttributeName: 'dlShard', KeyType: 'HASH' },
+            { AttributeName: 'updatedAt', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        }),
+        Match.objectLike({
+          IndexName: 'deadLettersBySubscriptionShard',
+          KeySchema: [
+            { AttributeName: 'dlSubscriptionShard', KeyType: 'HASH' },
             { AttributeName: 'updatedAt', KeyType: 'RANGE' },
           ],
           Projection: { ProjectionType: 'ALL' },

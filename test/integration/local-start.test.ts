@@ -4,6 +4,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { CreateTableCommand, DynamoDBClient, GetItemCommand, ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { TABLES } from '#config/topology.ts';
+import { startEmulators } from '#local/emulators.ts';
+import { createTableInput } from '#local/provision.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const dirs: string[] = [];
@@ -102,5 +106,46 @@ describe('npm start: the admin key', () => {
     assert.ok(run.stdout.includes(`Admin key  ${key}   (kept in ${dir}/admin-key)`), run.stdout);
     assert.equal(lines[0], '600');
     assert.match(lines[1]!, /^[A-Za-z0-9_-]{43,}$/);
+  });
+});
+
+describe('npm start: a data folder of an older layout', () => {
+  after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+  it('is refused at start-up with what differs and what to do, and nothing in it is read, created or changed', async () => {
+    const dir = dataDir();
+    // The deliveries table as the unsharded layout created it: a per-subscription index on subscriptionId.
+    const emulators = await startEmulators(dir, new Set(['dynamodb']));
+    const db = new DynamoDBClient({ endpoint: emulators.endpoints.dynamodb!, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const current = createTableInput(TABLES.deliveries);
+    await db.send(new CreateTableCommand({
+      ...current,
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }, { AttributeName: 'subscriptionId', AttributeType: 'S' }, { AttributeName: 'createdAt', AttributeType: 'S' }],
+      GlobalSecondaryIndexes: [{ IndexName: 'bySubscription', KeySchema: [{ AttributeName: 'subscriptionId', KeyType: 'HASH' }, { AttributeName: 'createdAt', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } }],
+    }));
+    await db.send(new PutItemCommand({ TableName: current.TableName!, Item: { id: { S: 'dlv_old' }, subscriptionId: { S: 'sub_old' }, createdAt: { S: '2026-11-30T00:00:00.000Z' }, state: { S: 'pending' } } }));
+    db.destroy();
+    await emulators.stop();
+
+    const run = await start({ HOOKLINE_DATA_DIR: dir });
+
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /hookline: the tables here were written by another version of Hookline, so nothing was read or changed/);
+    assert.match(run.stderr, /table hookline-deliveries has index bySubscription on subscriptionId, createdAt \(sort\), KEYS_ONLY, which this version does not have/);
+    assert.match(run.stderr, /HOOKLINE_DATA_DIR=\.data-new npm start/);
+    assert.doesNotMatch(run.stderr, /\n\s+at /, 'a message, not a stack trace');
+    assert.doesNotMatch(run.stdout, /Hookline is running/);
+
+    // The folder is as it was: the one old table with its row, and no table of the new layout beside it.
+    const again = await startEmulators(dir, new Set(['dynamodb']));
+    const check = new DynamoDBClient({ endpoint: again.endpoints.dynamodb!, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    try {
+      assert.deepEqual((await check.send(new ListTablesCommand({}))).TableNames, [current.TableName]);
+      const row = await check.send(new GetItemCommand({ TableName: current.TableName!, Key: { id: { S: 'dlv_old' } } }));
+      assert.equal(row.Item?.state?.S, 'pending');
+    } finally {
+      check.destroy();
+      await again.stop();
+    }
   });
 });

@@ -20,12 +20,12 @@ export const DYNAMODB_FACTORIES: Factories<'subscriptions' | 'events' | 'deliver
   subscriptions: (v, s) => new DynamoDbSubscriptionStore(s.db, v.SUBSCRIPTIONS_TABLE, s.options.subscriptionCacheMs ?? 5000, s.clock.now),
   // The TTL of new events follows the delivered retention; a function without those variables gets the documented default.
   events: (v, s) => new DynamoDbEventStore(s.db, v.EVENTS_TABLE, { retention: POLICIES_FROM_ENV.retention(v) }),
-  deliveries: (v, s) => new DynamoDbDeliveryStore(s.db, v.DELIVERIES_TABLE, s.clock.now),
+  deliveries: (v, s) => new DynamoDbDeliveryStore(s.db, v.DELIVERIES_TABLE),
   attempts: (v, s) => new DynamoDbAttemptStore(s.db, v.ATTEMPTS_TABLE),
   replays: (v, s) => new DynamoDbReplayStore(s.db, v.REPLAYS_TABLE),
   // The recovery store also reads attempts and events when the function has those tables (the archiver).
   recovery: (v, s) =>
-    new DynamoDbRecoveryStore(s.db, { deliveries: v.DELIVERIES_TABLE, ...(v.ATTEMPTS_TABLE ? { attempts: v.ATTEMPTS_TABLE } : {}), ...(v.EVENTS_TABLE ? { events: v.EVENTS_TABLE } : {}) }, s.clock.now),
+    new DynamoDbRecoveryStore(s.db, { deliveries: v.DELIVERIES_TABLE, ...(v.ATTEMPTS_TABLE ? { attempts: v.ATTEMPTS_TABLE } : {}), ...(v.EVENTS_TABLE ? { events: v.EVENTS_TABLE } : {}) }),
   rateLimiter: (v, s) => new DynamoDbRateLimiter(s.db, v.RATE_LIMITS_TABLE),
   sendRate: (v, s) => new DynamoDbSendRateCounters(s.db, v.RATE_LIMITS_TABLE),
   apiKeys: (v, s) => new DynamoDbApiKeyStore(s.db, v.API_KEYS_TABLE),

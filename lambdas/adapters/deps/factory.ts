@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KMSClient } from '@aws-sdk/client-kms';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
@@ -15,6 +16,7 @@ export interface Clients {
   readonly s3?: S3Client;
   readonly kms?: KMSClient;
   readonly ses?: SESv2Client;
+  readonly lambda?: LambdaClient;
 }
 
 export interface BuildOptions {

@@ -232,8 +232,7 @@ async function sourcesOf(deps: BulkReplayDeps, record: ReplayRecord, budget: Bud
   const scoped = c.subscriptionId ? [c.subscriptionId] : listed;
   const sources: Source[] = [];
   if (c.states.some((s) => isDeadLetter(s))) {
-    // The deadline goes into the read: the day walk over an empty range stops at it and hands back the day it reached.
-    const range = { changedFrom: c.createdFrom, changedTo: record.startedAt, deadlineMs: budget.deadlineMs };
+    const range = { changedFrom: c.createdFrom, changedTo: record.startedAt };
     if (c.subscriptionId || c.tenantId !== undefined) {
       for (const subscriptionId of scoped) {
         sources.push({ token: `dl:${subscriptionId}`, read: (cursor, limit) => deps.recovery.listDeadLettersChanged({ ...range, subscriptionId, limit, ...(cursor ? { cursor } : {}) }) });

@@ -94,8 +94,11 @@ const isHttpApi = (event: ApiGatewayEvent): event is APIGatewayProxyEventV2 => (
  * the key; errors become responses by the error table (handlers/error-map.ts), and only the ones
  * it does not know are logged as failures. Both payload versions take the same response object.
  */
-/** What a deployment hands the api beyond its deps: the dashboard's files, the archiver, the caught mail. */
-export type ApiHandlerOptions = Pick<ApiRequest, 'dashboard' | 'archiver' | 'mailbox'>;
+/**
+ * What a deployment hands the api beyond its deps: the dashboard's files, and the caught mail,
+ * which only the local runtime keeps (no variable of the api's environment provides it).
+ */
+export type ApiHandlerOptions = Pick<ApiRequest, 'dashboard' | 'mailbox'>;
 
 export function createApiHandler(deps: FunctionDeps<'api'>, obs: Observability, options: ApiHandlerOptions = {}) {
   return withObservability(async (event: ApiGatewayEvent, context): Promise<APIGatewayProxyResult> => {
@@ -114,7 +117,6 @@ export function createApiHandler(deps: FunctionDeps<'api'>, obs: Observability, 
         principal: req.principal,
         ...(req.baseUrl ? { baseUrl: req.baseUrl } : {}),
         ...(options.dashboard ? { dashboard: options.dashboard } : {}),
-        ...(options.archiver ? { archiver: options.archiver } : {}),
         ...(options.mailbox ? { mailbox: options.mailbox } : {}),
       });
       if (res.raw) return { statusCode: res.status, headers: { 'content-type': res.raw.contentType, ...res.raw.headers }, body: String(res.body) };

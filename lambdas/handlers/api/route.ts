@@ -2,7 +2,6 @@ import type { Principal } from '#app/access.ts';
 import type { FunctionDeps } from '#app/deps.ts';
 import type { Query } from '#app/parse.ts';
 import { ID_PREFIXES, idPatternSource } from '#app/schema/common.ts';
-import type { ArchiverInvoker } from '#ports/archiver-invoker.ts';
 import type { DashboardAssets } from '#ports/dashboard-assets.ts';
 import type { Mailbox } from '#ports/mailbox.ts';
 import type { Page } from '#ports/page.ts';
@@ -26,8 +25,6 @@ export interface ApiRequest {
   readonly baseUrl?: string;
   /** The web dashboard's files, where this deployment serves them (routes/dashboard.ts). */
   readonly dashboard?: DashboardAssets;
-  /** The archiver function, for the console's archive runs and restores (routes/operator.ts). */
-  readonly archiver?: ArchiverInvoker;
   /** The local mail catcher's messages; absent where mail is not kept (AWS). */
   readonly mailbox?: Mailbox;
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ConditionalCheckFailedException, DynamoDBClient, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { activeShardKey, deadLetterShardKey, subscriptionDeadLetterShardKey, subscriptionShardKey } from '#adapters/delivery-keys.ts';
 import { DynamoDbDeliveryStore } from '#adapters/dynamodb-delivery-store.ts';
 import { InvalidCursorError } from '#ports/page.ts';
 import type { Completion } from '#ports/delivery-store.ts';
@@ -14,7 +15,7 @@ const NOW = '2024-03-09T23:59:59.999Z';
 const NOW_MS = Date.parse(NOW);
 const DAY_S = 86_400;
 const ddbMock = mockClient(DynamoDBDocumentClient);
-const newStore = () => new DynamoDbDeliveryStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), TABLE, () => NOW_MS);
+const newStore = () => new DynamoDbDeliveryStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), TABLE);
 
 const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
 const serviceError = (name: string) => new DynamoDBServiceException({ name, $fault: 'client', message: name, $metadata: {} });
@@ -139,9 +140,10 @@ describe('DynamoDbDeliveryStore', () => {
       const put = ddbMock.commandCalls(PutCommand)[0]!.args[0].input;
       assert.equal(put.TableName, TABLE);
       assert.equal(put.ConditionExpression, 'attribute_not_exists(id)');
-      const { activeShard, ...rest } = put.Item!;
-      assert.match(String(activeShard), /^s[0-7]$/);
-      assert.deepEqual(rest, { ...pending, dlDay: undefined, dlSubscription: undefined, expiresAt: undefined });
+      const { activeShard, subscriptionShard, ...rest } = put.Item!;
+      assert.equal(activeShard, activeShardKey(pending.id));
+      assert.equal(subscriptionShard, subscriptionShardKey(pending.subscriptionId, pending.id), 'its place in the subscription\'s listing, set once');
+      assert.deepEqual(rest, { ...pending, dlShard: undefined, dlSubscriptionShard: undefined, expiresAt: undefined });
     });
 
     it('says false when the delivery already exists', async () => {
@@ -155,7 +157,7 @@ describe('DynamoDbDeliveryStore', () => {
     const LEASE = '2024-03-10T00:00:40.000Z';
 
     it('moves a due pending delivery to in_flight in one conditional UpdateItem returning ALL_NEW', async () => {
-      const stored = { ...aDelivery({ attempts: 4, attemptSeq: 8, leaseUntil: LEASE, updatedAt: NOW }), activeShard: 's3' };
+      const stored = { ...aDelivery({ attempts: 4, attemptSeq: 8, leaseUntil: LEASE, updatedAt: NOW }), activeShard: activeShardKey('dlv_7Hq2') };
       ddbMock.on(UpdateCommand).resolves({ Attributes: stored });
 
       const result = await newStore().claim('dlv_7Hq2', NOW, LEASE);
@@ -168,7 +170,7 @@ describe('DynamoDbDeliveryStore', () => {
       const update = resolveUpdate(input);
       assert.equal(update.condition, `state IN ("pending") AND nextAttemptAt <= "${NOW}"`);
       // In the sweeper's index from the claim on (a fresh row was created out of it); an unchanged key writes no index entry.
-      assert.deepEqual(update.set, { state: 'in_flight', leaseUntil: LEASE, updatedAt: NOW, activeShard: 's3' });
+      assert.deepEqual(update.set, { state: 'in_flight', leaseUntil: LEASE, updatedAt: NOW, activeShard: activeShardKey('dlv_7Hq2') });
       assert.deepEqual(update.add, { attempts: 1, attemptSeq: 1 });
       assert.deepEqual(result, { kind: 'claimed', delivery: aDelivery({ attempts: 4, attemptSeq: 8, leaseUntil: LEASE, updatedAt: NOW }) });
     });
@@ -203,7 +205,7 @@ describe('DynamoDbDeliveryStore', () => {
   });
 
   describe('complete', () => {
-    it('to failed: enters the dead-letter indexes for the UTC day of updatedAt and leaves the active one', async () => {
+    it('to failed: enters the dead-letter indexes on the delivery\'s shards and leaves the active one', async () => {
       const claimed = aDelivery({ attemptSeq: 7 });
 
       const ok = await newStore().complete(claimed, completion({ action: 'fail_permanently', lastStatus: 410, lastResponse: 'gone', lastError: 'HTTP 410', nextAttemptAt: NOW }));
@@ -221,8 +223,8 @@ describe('DynamoDbDeliveryStore', () => {
         lastError: 'HTTP 410',
         lastResponse: 'gone',
         updatedAt: NOW,
-        dlDay: '2024-03-09',
-        dlSubscription: 'sub_1',
+        dlShard: deadLetterShardKey('dlv_7Hq2'),
+        dlSubscriptionShard: subscriptionDeadLetterShardKey('sub_1', 'dlv_7Hq2'),
         // 90 days dead-letter retention + 30 days TTL margin.
         expiresAt: Math.floor(NOW_MS / 1000) + 120 * DAY_S,
       });
@@ -239,7 +241,7 @@ describe('DynamoDbDeliveryStore', () => {
       assert.equal(update.set.activeShard, shard);
       assert.equal(update.set.state, 'pending');
       assert.equal(update.set.nextAttemptAt, '2024-03-10T00:05:00.000Z');
-      assert.deepEqual(update.remove.sort(), ['dlDay', 'dlSubscription', 'expiresAt', 'leaseUntil']);
+      assert.deepEqual(update.remove.sort(), ['dlShard', 'dlSubscriptionShard', 'expiresAt', 'leaseUntil']);
     });
 
     it('to pending after a timeout: removes the previous status and response rather than keeping stale ones', async () => {
@@ -257,15 +259,15 @@ describe('DynamoDbDeliveryStore', () => {
       const update = resolveUpdate(onlyUpdate());
       assert.equal(update.set.state, 'delivered');
       assert.equal(update.set.expiresAt, Math.floor(NOW_MS / 1000) + 60 * DAY_S);
-      assert.deepEqual(update.remove.sort(), ['activeShard', 'dlDay', 'dlSubscription', 'lastError', 'leaseUntil']);
+      assert.deepEqual(update.remove.sort(), ['activeShard', 'dlShard', 'dlSubscriptionShard', 'lastError', 'leaseUntil']);
     });
 
     it('to expired: enters the dead-letter indexes', async () => {
       await newStore().complete(aDelivery({ subscriptionId: 'sub_9' }), completion({ action: 'give_up', lastError: 'deadline passed' }));
 
       const update = resolveUpdate(onlyUpdate());
-      assert.equal(update.set.dlDay, '2024-03-09');
-      assert.equal(update.set.dlSubscription, 'sub_9');
+      assert.equal(update.set.dlShard, deadLetterShardKey('dlv_7Hq2'));
+      assert.equal(update.set.dlSubscriptionShard, subscriptionDeadLetterShardKey('sub_9', 'dlv_7Hq2'));
       assert.ok(update.remove.includes('activeShard'));
     });
 
@@ -290,7 +292,7 @@ describe('DynamoDbDeliveryStore', () => {
       const update = resolveUpdate(onlyUpdate());
       assert.equal(update.condition, 'state IN ("pending") AND nextAttemptAt = "2024-03-09T23:00:00.000Z"');
       // The reschedule edge leads back to pending: the state is written, and stays what it was.
-      assert.deepEqual(update.set, { state: 'pending', nextAttemptAt: '2024-03-10T00:30:00.000Z', updatedAt: NOW, activeShard: 's3' });
+      assert.deepEqual(update.set, { state: 'pending', nextAttemptAt: '2024-03-10T00:30:00.000Z', updatedAt: NOW, activeShard: activeShardKey('dlv_7Hq2') });
       assert.deepEqual(update.remove, []);
     });
 
@@ -335,8 +337,8 @@ describe('DynamoDbDeliveryStore', () => {
         state: 'expired',
         lastError: 'retry deadline passed',
         updatedAt: NOW,
-        dlDay: '2024-03-09',
-        dlSubscription: 'sub_4',
+        dlShard: deadLetterShardKey('dlv_7Hq2'),
+        dlSubscriptionShard: subscriptionDeadLetterShardKey('sub_4', 'dlv_7Hq2'),
         expiresAt: Math.floor(NOW_MS / 1000) + 120 * DAY_S,
       });
       assert.deepEqual(update.remove, ['activeShard']);
@@ -366,7 +368,7 @@ describe('DynamoDbDeliveryStore', () => {
       const update = resolveUpdate(input);
       assert.equal(update.condition, 'state IN ("failed", "expired", "delivered")');
       assert.deepEqual(update.set, { state: 'pending', attempts: 0, nextAttemptAt: NOW, giveUpAt: GIVE_UP, updatedAt: NOW, activeShard: shard });
-      assert.deepEqual(update.remove.sort(), ['dlDay', 'dlSubscription', 'expiresAt', 'lastError']);
+      assert.deepEqual(update.remove.sort(), ['dlShard', 'dlSubscriptionShard', 'expiresAt', 'lastError']);
       assert.equal('attemptSeq' in update.set, false, 'the lifetime attempt sequence is never reset');
     });
 
@@ -429,29 +431,30 @@ describe('DynamoDbDeliveryStore', () => {
   describe('listDeadLetters cursors', () => {
     const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-    it('walks the day partitions newest first and returns a cursor naming the day and key', async () => {
+    it('reads the 32 dead-letter shards newest first and returns a cursor naming the shard and key of the last one', async () => {
       const item = aDelivery({ state: 'failed' });
-      ddbMock.on(QueryCommand).resolves({ Items: [{ ...item, dlDay: '2024-03-09' }], LastEvaluatedKey: { id: item.id, dlDay: '2024-03-09', updatedAt: item.updatedAt } });
+      const key = { id: item.id, dlShard: 'dl#3', updatedAt: item.updatedAt };
+      ddbMock.on(QueryCommand).resolves({ Items: [] });
+      ddbMock.on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'dl#3' } }).resolves({ Items: [{ ...item, dlShard: 'dl#3' }], LastEvaluatedKey: key });
 
       const page = await newStore().listDeadLetters({ limit: 1 });
 
       assert.deepEqual(page.items, [item]);
-      const query = ddbMock.commandCalls(QueryCommand)[0]!.args[0].input;
-      assert.equal(query.IndexName, 'deadLetters');
-      assert.equal(query.ScanIndexForward, false);
-      assert.deepEqual(query.ExpressionAttributeValues, { ':pk': '2024-03-09' });
-      assert.deepEqual(JSON.parse(Buffer.from(page.nextCursor!, 'base64url').toString()), {
-        day: '2024-03-09',
-        key: { id: item.id, dlDay: '2024-03-09', updatedAt: item.updatedAt },
-      });
+      const queries = ddbMock.commandCalls(QueryCommand).map((c) => c.args[0].input);
+      assert.deepEqual(queries.map((q) => q.ExpressionAttributeValues?.[':pk']), Array.from({ length: 32 }, (_, k) => `dl#${k}`), 'no day partitions to walk');
+      for (const q of queries) {
+        assert.equal(q.IndexName, 'deadLetterShard');
+        assert.equal(q.ScanIndexForward, false);
+      }
+      assert.deepEqual(JSON.parse(Buffer.from(page.nextCursor!, 'base64url').toString()), { p: 3, s: item.updatedAt, k: key });
     });
 
     const forged: ReadonlyArray<readonly [string, unknown]> = [
-      ['a day that is not a date', { day: 'zzzz' }],
-      ['a day far in the future', { day: '9999-12-31' }],
-      ['a day that is an object', { day: { S: '2024-03-09' } }],
-      ['a day that is a number', { day: 20240309 }],
-      ['a key that is not an object', { day: '2024-03-08', key: 'dlv_1' }],
+      ['a shard out of range', { p: 32, s: '2024-03-09T00:00:00.000Z', k: { id: 'dlv_1', dlShard: 'dl#32', updatedAt: '2024-03-09T00:00:00.000Z' } }],
+      ['a key of another shard', { p: 2, s: '2024-03-09T00:00:00.000Z', k: { id: 'dlv_1', dlShard: 'dl#3', updatedAt: '2024-03-09T00:00:00.000Z' } }],
+      ['a key of another listing', { p: 2, s: '2024-03-09T00:00:00.000Z', k: { id: 'dlv_1', dlSubscriptionShard: 'sub_1#2', updatedAt: '2024-03-09T00:00:00.000Z' } }],
+      ['a position that is a string', { p: '2', s: 'x', k: {} }],
+      ['a key that is not an object', { p: 0, s: 'x', k: 'dlv_1' }],
     ];
     for (const [label, cursor] of forged) {
       it(`refuses a cursor with ${label} before reading anything`, async () => {

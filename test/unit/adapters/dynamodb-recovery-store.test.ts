@@ -8,47 +8,36 @@ import { DynamoDbRecoveryStore } from '#adapters/dynamodb-recovery-store.ts';
 import type { ArchiveRecord } from '#domain/archive.ts';
 
 const ddbMock = mockClient(DynamoDBDocumentClient);
-const START_MS = Date.parse('2024-05-01T12:00:00.000Z');
 after(() => ddbMock.restore());
 
-describe('DynamoDbRecoveryStore.listDeadLettersChanged: the day walk', () => {
-  let nowMs = START_MS;
-  let queried: string[] = [];
-  const store = () => new DynamoDbRecoveryStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), { deliveries: 'deliveries' }, () => nowMs);
+describe('DynamoDbRecoveryStore.listDeadLettersChanged: the dead-letter shards', () => {
+  let queried: QueryCommandInput[] = [];
+  const store = () => new DynamoDbRecoveryStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), { deliveries: 'deliveries' });
 
   beforeEach(() => {
     ddbMock.reset();
-    nowMs = START_MS;
     queried = [];
-    // Every day partition is empty, and each query takes 100 ms.
     ddbMock.on(QueryCommand).callsFake((input: QueryCommandInput) => {
-      queried.push(String(input.ExpressionAttributeValues?.[':pk']));
-      if (queried.length > 1000) throw new Error('the walk went on past its deadline');
-      nowMs += 100;
+      queried.push(input);
       return { Items: [] };
     });
   });
 
-  it('stops at the deadline over a range of empty days and hands back the day it reached; the next call starts there', async () => {
-    const request = { changedFrom: '0001-01-01T00:00:00.000Z', changedTo: '2024-05-01T12:00:00.000Z', limit: 200 };
-
-    const first = await store().listDeadLettersChanged({ ...request, deadlineMs: START_MS + 1_000 });
-
-    assert.deepEqual(first.items, []);
-    assert.ok(first.nextCursor, 'a cursor to continue from');
-    assert.ok(queried.length >= 1 && queried.length <= 11, `${queried.length} day queries for a 1 s deadline at 100 ms each`);
-    const reached = queried.length;
-    assert.equal(queried[0], '0001-01-01');
-    assert.equal(queried[reached - 1], `0001-01-${String(reached).padStart(2, '0')}`);
-
-    await store().listDeadLettersChanged({ ...request, cursor: first.nextCursor!, deadlineMs: nowMs + 300 });
-    assert.equal(queried[reached], `0001-01-${String(reached + 1).padStart(2, '0')}`, 'continues with the next day, not from the start');
+  it('reads each of the 32 shards once over an empty range, however many years it spans, and ends', async () => {
+    const page = await store().listDeadLettersChanged({ changedFrom: '0001-01-01T00:00:00.000Z', changedTo: '2024-05-01T12:00:00.000Z', limit: 200 });
+    assert.deepEqual(page, { items: [] });
+    assert.deepEqual(queried.map((q) => q.ExpressionAttributeValues?.[':pk']), Array.from({ length: 32 }, (_, k) => `dl#${k}`));
+    for (const q of queried) {
+      assert.equal(q.KeyConditionExpression, '#pk = :pk AND #sk BETWEEN :from AND :to');
+      assert.deepEqual([q.ExpressionAttributeValues?.[':from'], q.ExpressionAttributeValues?.[':to']], ['0001-01-01T00:00:00.000Z', '2024-05-01T12:00:00.000Z']);
+      assert.equal(q.ScanIndexForward, true, 'oldest first');
+      assert.equal(q.ProjectionExpression, '#id, #pk, #sk', 'ids only: the rows are then read consistently');
+    }
   });
 
-  it('walks to the end of a short range when there is time', async () => {
-    const page = await store().listDeadLettersChanged({ changedFrom: '2024-04-28T00:00:00.000Z', changedTo: '2024-05-01T12:00:00.000Z', limit: 200, deadlineMs: START_MS + 60_000 });
-    assert.deepEqual(queried, ['2024-04-28', '2024-04-29', '2024-04-30', '2024-05-01']);
-    assert.deepEqual(page, { items: [] });
+  it('reads one subscription\'s 16 shards of the per-subscription dead-letter index', async () => {
+    await store().listDeadLettersChanged({ subscriptionId: 'sub_1', changedFrom: '2024-04-28T00:00:00.000Z', changedTo: '2024-05-01T12:00:00.000Z', limit: 10 });
+    assert.deepEqual(queried.map((q) => [q.IndexName, q.ExpressionAttributeNames?.['#pk'], q.ExpressionAttributeValues?.[':pk']]), Array.from({ length: 16 }, (_, k) => ['deadLettersBySubscriptionShard', 'dlSubscriptionShard', `sub_1#${k}`]));
   });
 });
 

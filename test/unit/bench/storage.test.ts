@@ -42,9 +42,9 @@ describe('storage arithmetic', () => {
   });
 
   it('bills a row at its size + 100 B, plus each index entry it sits in at its keys + 100 B', () => {
-    const item = { id: { S: 'dlv_1' }, subscriptionId: { S: 'sub_1' }, createdAt: { S: '2026' }, state: { S: 'delivered' } };
-    // Item: id 2+5, subscriptionId 14+5, createdAt 9+4, state 5+9 = 53. bySubscription (keys only): 53 - 14 = 39.
-    assert.equal(billedBytes('deliveries', item), 53 + 100 + 39 + 100);
+    const item = { id: { S: 'dlv_1' }, subscriptionShard: { S: 'sub_1#3' }, createdAt: { S: '2026' }, state: { S: 'delivered' } };
+    // Item: id 2+5, subscriptionShard 17+7, createdAt 9+4, state 5+9 = 58. bySubscriptionShard (keys only): 58 - 14 = 44.
+    assert.equal(billedBytes('deliveries', item), 58 + 100 + 44 + 100);
     assert.equal(billedBytes('events', { id: { S: 'evt_1' } }), 7 + 100);
   });
 

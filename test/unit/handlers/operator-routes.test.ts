@@ -20,10 +20,10 @@ function recordingArchiver(answer: unknown = REPORT): ArchiverInvoker & { readon
   return { payloads, invoke: async (p) => (payloads.push(p), answer) };
 }
 
-/** The route's answer as the handler would send it: refusals through the error table. */
-async function call(req: Partial<ApiRequest> & Pick<ApiRequest, 'method' | 'path'>, principal: Principal = ADMIN) {
+/** The route's answer as the handler would send it: refusals through the error table. The archiver is a dependency, the mailbox a request field. */
+async function call(req: Partial<ApiRequest> & Pick<ApiRequest, 'method' | 'path'>, archiver?: ArchiverInvoker, principal: Principal = ADMIN) {
   try {
-    const res = await route(fakeDeps() as never, { query: {}, body: null, principal, ...req });
+    const res = await route({ ...fakeDeps(), ...(archiver ? { archiver } : {}) } as never, { query: {}, body: null, principal, ...req });
     return { status: res.status, body: res.body as any };
   } catch (error) {
     const { response } = errorResponse(error);
@@ -34,7 +34,7 @@ async function call(req: Partial<ApiRequest> & Pick<ApiRequest, 'method' | 'path
 describe('POST /v1/archive-runs', () => {
   it("invokes the archiver's archive action with maxObjects, and answers its report", async () => {
     const archiver = recordingArchiver();
-    const res = await call({ method: 'POST', path: '/v1/archive-runs', body: '{"maxObjects":5}', archiver });
+    const res = await call({ method: 'POST', path: '/v1/archive-runs', body: '{"maxObjects":5}' }, archiver);
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, REPORT);
     assert.deepEqual(archiver.payloads, [{ action: 'archive', maxObjects: 5 }]);
@@ -42,7 +42,7 @@ describe('POST /v1/archive-runs', () => {
 
   it("without a body leaves maxObjects to the archiver's default", async () => {
     const archiver = recordingArchiver({ ...REPORT, kind: 'busy' });
-    const res = await call({ method: 'POST', path: '/v1/archive-runs', archiver });
+    const res = await call({ method: 'POST', path: '/v1/archive-runs' }, archiver);
     assert.equal(res.body.kind, 'busy');
     assert.deepEqual(archiver.payloads, [{ action: 'archive' }]);
   });
@@ -50,7 +50,7 @@ describe('POST /v1/archive-runs', () => {
   it('refuses a bad maxObjects or an unknown field naming it, without invoking', async () => {
     const archiver = recordingArchiver();
     for (const [body, field] of [['{"maxObjects":0}', 'maxObjects'], ['{"maxObjects":"5"}', 'maxObjects'], ['{"max":5}', 'max']] as const) {
-      const res = await call({ method: 'POST', path: '/v1/archive-runs', body, archiver });
+      const res = await call({ method: 'POST', path: '/v1/archive-runs', body }, archiver);
       assert.equal(res.status, 400, body);
       assert.match(res.body.error.message, new RegExp(`^${field}`), body);
     }
@@ -58,11 +58,11 @@ describe('POST /v1/archive-runs', () => {
   });
 
   it('is the admin\'s only', async () => {
-    const res = await call({ method: 'POST', path: '/v1/archive-runs', archiver: recordingArchiver() }, { role: 'tenant', tenantId: 'acme', keyId: 'key_1' });
+    const res = await call({ method: 'POST', path: '/v1/archive-runs' }, recordingArchiver(), { role: 'tenant', tenantId: 'acme', keyId: 'key_1' });
     assert.equal(res.status, 403);
   });
 
-  it('answers 503 where no archiver is wired', async () => {
+  it('answers 503 where the deps have no archiver', async () => {
     const res = await call({ method: 'POST', path: '/v1/archive-runs' });
     assert.equal(res.status, 503);
   });
@@ -72,7 +72,7 @@ describe('POST /v1/restores', () => {
   it('invokes the restore with the range and subscription, and answers its report', async () => {
     const report = { days: 2, objects: 1, records: 3, restored: 3, present: 0, until: '2026-12-08T00:00:00.000Z' };
     const archiver = recordingArchiver(report);
-    const res = await call({ method: 'POST', path: '/v1/restores', body: JSON.stringify({ from: '2026-11-01', to: '2026-11-02', subscriptionId: 'sub_abc' }), archiver });
+    const res = await call({ method: 'POST', path: '/v1/restores', body: JSON.stringify({ from: '2026-11-01', to: '2026-11-02', subscriptionId: 'sub_abc' }) }, archiver);
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, report);
     assert.deepEqual(archiver.payloads, [{ action: 'restore', from: '2026-11-01', to: '2026-11-02', subscriptionId: 'sub_abc' }]);
@@ -86,7 +86,7 @@ describe('POST /v1/restores', () => {
       [{ to: '2026-11-01' }, 'from'],
       [{ from: '2026-11-01', to: '2026-11-01', subscriptionId: 'nope' }, 'subscriptionId'],
     ] as const) {
-      const res = await call({ method: 'POST', path: '/v1/restores', body: JSON.stringify(body), archiver });
+      const res = await call({ method: 'POST', path: '/v1/restores', body: JSON.stringify(body) }, archiver);
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.match(res.body.error.message, new RegExp(`^${field}`), JSON.stringify(body));
     }
@@ -95,7 +95,7 @@ describe('POST /v1/restores', () => {
 
   it("passes the archiver's own refusal on with its status", async () => {
     const refusal = { status: 409, error: { code: 'conflict', message: 'busy' } };
-    const res = await call({ method: 'POST', path: '/v1/restores', body: '{"from":"2026-11-01","to":"2026-11-01"}', archiver: recordingArchiver(refusal) });
+    const res = await call({ method: 'POST', path: '/v1/restores', body: '{"from":"2026-11-01","to":"2026-11-01"}' }, recordingArchiver(refusal));
     assert.equal(res.status, 409);
     assert.deepEqual(res.body, { error: refusal.error });
   });

@@ -15,7 +15,7 @@ export const MAIL_NOT_KEPT =
  * same whichever way it was asked.
  */
 async function viaArchiver(archiver: ArchiverInvoker | undefined, payload: ArchiverPayload): Promise<ApiResponse> {
-  // Every deployment wires one (functions/api.ts, local/runtime.ts); a test harness may not.
+  // buildDeps always gives the api one (ARCHIVER_FUNCTION_NAME is required); deps a test harness assembles may not.
   if (!archiver) throw new TemporarilyUnavailableError('the archiver function is not reachable from this API');
   const result = await archiver.invoke(payload);
   if (result && typeof result === 'object' && 'error' in result && typeof (result as { status?: unknown }).status === 'number') {
@@ -33,12 +33,12 @@ export const OPERATOR_ROUTES: readonly Route[] = [
   {
     method: 'POST', path: '/v1/archive-runs', access: 'admin',
     // One slice of at most maxObjects (the archiver's default when absent): a 'partial' report asks the console to run again.
-    run: async (_deps, req) => viaArchiver(req.archiver, { action: 'archive', ...parseOptionalBody(req.body, archiveRunBody) }),
+    run: async (deps, req) => viaArchiver(deps.archiver, { action: 'archive', ...parseOptionalBody(req.body, archiveRunBody) }),
   },
   {
     method: 'POST', path: '/v1/restores', access: 'admin',
     // Checked here too (the same schema the archiver applies), so a bad range is refused before any invocation.
-    run: async (_deps, req) => viaArchiver(req.archiver, { action: 'restore', ...parseBody(req.body, restoreBody) }),
+    run: async (deps, req) => viaArchiver(deps.archiver, { action: 'restore', ...parseBody(req.body, restoreBody) }),
   },
   {
     method: 'GET', path: '/v1/mail', access: 'admin',

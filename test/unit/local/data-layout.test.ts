@@ -1,0 +1,54 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { TableDescription } from '@aws-sdk/client-dynamodb';
+import { TABLES } from '#config/topology.ts';
+import { DataLayoutError, layoutDifferences } from '#local/data-layout.ts';
+import { createTableInput } from '#local/provision.ts';
+
+/** A table as DescribeTable shows it, built from a CreateTable input (what the emulator kept of it). */
+const described = (input: ReturnType<typeof createTableInput>): TableDescription => ({
+  TableName: input.TableName!,
+  KeySchema: input.KeySchema!,
+  ...(input.GlobalSecondaryIndexes ? { GlobalSecondaryIndexes: input.GlobalSecondaryIndexes } : {}),
+});
+
+describe('the data layout check', () => {
+  it('finds nothing to say about every table as this version creates it', () => {
+    for (const def of Object.values(TABLES)) assert.deepEqual(layoutDifferences(described(createTableInput(def)), def), [], def.localName);
+  });
+
+  it('names each index of the older unsharded deliveries layout, and each one this version lacks there', () => {
+    const current = createTableInput(TABLES.deliveries);
+    const older = {
+      ...current,
+      GlobalSecondaryIndexes: [
+        { IndexName: 'bySubscription', KeySchema: [{ AttributeName: 'subscriptionId', KeyType: 'HASH' as const }, { AttributeName: 'createdAt', KeyType: 'RANGE' as const }], Projection: { ProjectionType: 'KEYS_ONLY' as const } },
+        ...current.GlobalSecondaryIndexes!.filter((i) => i.IndexName === 'active'),
+      ],
+    };
+    const found = layoutDifferences(described(older), TABLES.deliveries);
+    assert.deepEqual(found, [
+      'table hookline-deliveries has index bySubscription on subscriptionId, createdAt (sort), KEYS_ONLY, which this version does not have',
+      'table hookline-deliveries lacks index bySubscriptionShard on subscriptionShard, createdAt (sort), KEYS_ONLY',
+      'table hookline-deliveries lacks index deadLetterShard on dlShard, updatedAt (sort), ALL',
+      'table hookline-deliveries lacks index deadLettersBySubscriptionShard on dlSubscriptionShard, updatedAt (sort), ALL',
+    ]);
+  });
+
+  it('tells a changed table key and a changed projection apart', () => {
+    const current = createTableInput(TABLES.attempts);
+    const keyedOnId = { ...current, KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' as const }] };
+    assert.deepEqual(layoutDifferences(described(keyedOnId), TABLES.attempts), ['table hookline-attempts is keyed on id; this version keys it on deliveryId, seq (sort)']);
+    const deliveries = createTableInput(TABLES.deliveries);
+    const allActive = { ...deliveries, GlobalSecondaryIndexes: deliveries.GlobalSecondaryIndexes!.map((i) => (i.IndexName === 'active' ? { ...i, Projection: { ProjectionType: 'ALL' as const } } : i)) };
+    assert.equal(layoutDifferences(described(allActive), TABLES.deliveries).length, 2, 'the old projection and the new one');
+  });
+
+  it('its error says what differs and what to do, without a stack of causes', () => {
+    const error = new DataLayoutError(['table x lacks index y']);
+    assert.match(error.message, /written by another version of Hookline, so nothing was read or changed/);
+    assert.match(error.message, /- table x lacks index y/);
+    assert.match(error.message, /HOOKLINE_DATA_DIR=\.data-new npm start/);
+    assert.equal(error.name, 'DataLayoutError');
+  });
+});
