@@ -51,6 +51,8 @@ export interface Endpoints {
   readonly sqsEndpoint?: string;
   readonly dashboardName?: string;
   readonly dashboardUrl?: string;
+  /** The web dashboard (operator console and customer portal). */
+  readonly consoleUrl?: string;
 }
 
 /** Where commands go: the HTTP API, the replay/archiver functions and the ingest queue, resolved only when first needed. */
@@ -168,6 +170,8 @@ export function localTarget(options: TargetOptions, env: NodeJS.ProcessEnv = pro
         ...(file.ingestRedriveQueueUrl ? { ingestRedriveQueueUrl: file.ingestRedriveQueueUrl } : {}),
         sqsEndpoint: options.sqsEndpoint ?? file.sqs,
         ...(file.dashboardUrl ? { dashboardUrl: file.dashboardUrl } : {}),
+        // The runtime serves the web dashboard beside its API, as the banner says.
+        consoleUrl: `${(options.apiUrl ?? file.api).replace(/\/+$/, '')}/dashboard`,
       };
     }),
   };
@@ -250,6 +254,7 @@ export function awsTarget(options: TargetOptions, clients: AwsClients = {}, env:
         ...(ingestQueueUrl ? { ingestQueueUrl } : {}),
         ...(options.sqsEndpoint ? { sqsEndpoint: options.sqsEndpoint } : {}),
         ...(dashboardName ? { dashboardName, ...(where ? { dashboardUrl: dashboardUrl(where, dashboardName) } : {}) } : {}),
+        ...(out.ConsoleUrl ? { consoleUrl: out.ConsoleUrl } : {}),
       };
     }),
   };

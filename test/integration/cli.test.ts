@@ -339,6 +339,7 @@ describe('the hookline CLI against the local runtime', () => {
       `export HOOKLINE_INGEST_QUEUE_URL=${stack.runtime.queues.urls.ingest}`,
       `export HOOKLINE_INGEST_REDRIVE_QUEUE_URL=${stack.runtime.queues.redriveUrls.ingest}`,
       `export HOOKLINE_SQS_ENDPOINT=${file.sqs}`,
+      `export HOOKLINE_CONSOLE_URL=${stack.runtime.url}/dashboard`,
     ]);
     // Stale exports in the shell do not leak into what env prints: it reads the runtime.
     const json = await hookline(['--json', 'env', '--with-key'], { HOOKLINE_API_URL: 'http://127.0.0.1:9' });
@@ -348,6 +349,7 @@ describe('the hookline CLI against the local runtime', () => {
       HOOKLINE_INGEST_QUEUE_URL: stack.runtime.queues.urls.ingest,
       HOOKLINE_INGEST_REDRIVE_QUEUE_URL: stack.runtime.queues.redriveUrls.ingest,
       HOOKLINE_SQS_ENDPOINT: file.sqs,
+      HOOKLINE_CONSOLE_URL: `${stack.runtime.url}/dashboard`,
     });
     const none = await hookline(['--data-dir', join(dataDir, 'nowhere'), 'env']);
     assert.equal(none.code, 7);

@@ -31,6 +31,7 @@ describe('hookline env and publish --sqs with --aws: the stack outputs', () => {
     { OutputKey: 'ApiUrl', OutputValue: 'https://abc.execute-api.eu-west-1.amazonaws.com/prod/' },
     { OutputKey: 'IngestQueueUrl', OutputValue: 'https://sqs.eu-west-1.amazonaws.com/123456789012/Hookline-Ingest' },
     { OutputKey: 'DashboardName', OutputValue: 'Hookline-Pipeline' },
+    { OutputKey: 'ConsoleUrl', OutputValue: 'https://abc.execute-api.eu-west-1.amazonaws.com/prod/dashboard' },
   ];
   const stack = () => {
     const cfn = mockClient(CloudFormationClient);
@@ -38,7 +39,7 @@ describe('hookline env and publish --sqs with --aws: the stack outputs', () => {
     return cfn;
   };
 
-  it('gives the API URL, the ingest queue URL and the dashboard with its console URL (region from the outputs)', async () => {
+  it('gives the API URL, the ingest queue URL, the CloudWatch dashboard with its console URL (region from the outputs) and the web dashboard', async () => {
     const cfn = stack();
     const target = awsTarget({}, { cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }) }, {});
     assert.deepEqual(await target.endpoints(), {
@@ -46,6 +47,7 @@ describe('hookline env and publish --sqs with --aws: the stack outputs', () => {
       ingestQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/Hookline-Ingest',
       dashboardName: 'Hookline-Pipeline',
       dashboardUrl: 'https://eu-west-1.console.aws.amazon.com/cloudwatch/home?region=eu-west-1#dashboards/dashboard/Hookline-Pipeline',
+      consoleUrl: 'https://abc.execute-api.eu-west-1.amazonaws.com/prod/dashboard',
     });
     const queue = await target.queue();
     assert.equal(queue.queueUrl, outputs[1]!.OutputValue);
