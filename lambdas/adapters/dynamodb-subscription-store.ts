@@ -128,23 +128,32 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     return this.editLive(id, { ...set, updatedAt: nowIso });
   }
 
-  async replaceSecrets(id: string, secrets: RotatedSecrets, nowIso: string, expectedUpdatedAt: string): Promise<Subscription | undefined> {
-    return this.editLive(id, { secrets: secrets.sealed, secretExpiry: secrets.expiry, publicKeys: secrets.publicKeys, updatedAt: nowIso }, expectedUpdatedAt);
+  async replaceSecrets(id: string, secrets: RotatedSecrets, nowIso: string, expectedSecretsVersion: number | undefined): Promise<Subscription | undefined> {
+    const set = { secrets: secrets.sealed, secretExpiry: secrets.expiry, publicKeys: secrets.publicKeys, updatedAt: nowIso, secretsVersion: (expectedSecretsVersion ?? 0) + 1 };
+    return this.editLive(id, set, expectedSecretsVersion ?? null);
   }
 
-  /** One SET/REMOVE on a row that exists and is not deleted (and, if given, unchanged since `expectedUpdatedAt`); the updated row, or undefined. */
-  private async editLive(id: string, set: Record<string, unknown>, expectedUpdatedAt?: string): Promise<Subscription | undefined> {
+  /**
+   * One SET/REMOVE on a row that exists and is not deleted (and, if given, whose secrets are
+   * still at `expectedSecretsVersion`, null for never replaced); the updated row, or undefined.
+   */
+  private async editLive(id: string, set: Record<string, unknown>, expectedSecretsVersion?: number | null): Promise<Subscription | undefined> {
     const expression = updateExpression(set);
-    const unchanged = expectedUpdatedAt === undefined ? {} : { ':expected': expectedUpdatedAt };
+    const unchanged =
+      expectedSecretsVersion === undefined ? '' : expectedSecretsVersion === null ? ' AND attribute_not_exists(#secretsVersion)' : ' AND #secretsVersion = :expected';
     const out = await ifConditionHolds(
       this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { id },
           ...expression,
-          ConditionExpression: `attribute_exists(id) AND #state <> :deleted${expectedUpdatedAt === undefined ? '' : ' AND #updatedAt = :expected'}`,
+          ConditionExpression: `attribute_exists(id) AND #state <> :deleted${unchanged}`,
           ExpressionAttributeNames: { ...expression.ExpressionAttributeNames, '#state': 'state' },
-          ExpressionAttributeValues: { ...expression.ExpressionAttributeValues, ':deleted': 'deleted' satisfies SubscriptionState, ...unchanged },
+          ExpressionAttributeValues: {
+            ...expression.ExpressionAttributeValues,
+            ':deleted': 'deleted' satisfies SubscriptionState,
+            ...(typeof expectedSecretsVersion === 'number' ? { ':expected': expectedSecretsVersion } : {}),
+          },
           ReturnValues: 'ALL_NEW',
         }),
       ),

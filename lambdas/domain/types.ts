@@ -42,6 +42,12 @@ export interface Subscription {
    * rotation keeps the old secret beside the new one for an overlap window, then it drops out.
    */
   readonly secretExpiry?: readonly (string | null)[];
+  /**
+   * How many times the secrets were replaced (absent: never). A rotation writes only if it is
+   * still what it read, so two rotations at once never drop each other's new secret, whatever
+   * their clocks say (an `updatedAt` can repeat within a millisecond; a counter cannot).
+   */
+  readonly secretsVersion?: number;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

@@ -38,11 +38,12 @@ export interface SubscriptionStore {
    */
   update(id: string, change: SubscriptionChange, nowIso: string): Promise<Subscription | undefined>;
   /**
-   * Replaces the signing secrets, their expiry and (v1a) public keys: a rotation. Undefined
-   * when unknown, deleted, or changed since the read whose `updatedAt` is `expectedUpdatedAt`
-   * (two rotations at once must not drop each other's new secret).
+   * Replaces the signing secrets, their expiry and (v1a) public keys, and counts one more
+   * `secretsVersion`: a rotation. Undefined when unknown, deleted, or its secrets were replaced
+   * since the read whose `secretsVersion` is `expectedSecretsVersion` (two rotations at once
+   * must not drop each other's new secret).
    */
-  replaceSecrets(id: string, secrets: RotatedSecrets, nowIso: string, expectedUpdatedAt: string): Promise<Subscription | undefined>;
+  replaceSecrets(id: string, secrets: RotatedSecrets, nowIso: string, expectedSecretsVersion: number | undefined): Promise<Subscription | undefined>;
   /** Removes a deleted subscription's row (archived first); false when it is not there or not deleted. */
   removeDeleted(id: string): Promise<boolean>;
   /** Adds a dead letter to the subscription's current streak (starting one if none); returns the subscription as updated. */

@@ -144,11 +144,14 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
     return copy(updated as unknown as Subscription);
   }
 
-  async replaceSecrets(id: string, secrets: RotatedSecrets, nowIso: string, expectedUpdatedAt: string): Promise<Subscription | undefined> {
+  async replaceSecrets(id: string, secrets: RotatedSecrets, nowIso: string, expectedSecretsVersion: number | undefined): Promise<Subscription | undefined> {
     const s = this.items.get(id);
-    if (!s || s.state === 'deleted' || s.updatedAt !== expectedUpdatedAt) return undefined;
+    if (!s || s.state === 'deleted' || s.secretsVersion !== expectedSecretsVersion) return undefined;
     const { publicKeys: _p, ...rest } = s;
-    const updated: Subscription = { ...rest, secrets: copy(secrets.sealed), secretExpiry: [...secrets.expiry], ...(secrets.publicKeys ? { publicKeys: [...secrets.publicKeys] } : {}), updatedAt: nowIso };
+    const updated: Subscription = {
+      ...rest, secrets: copy(secrets.sealed), secretExpiry: [...secrets.expiry], ...(secrets.publicKeys ? { publicKeys: [...secrets.publicKeys] } : {}),
+      updatedAt: nowIso, secretsVersion: (expectedSecretsVersion ?? 0) + 1,
+    };
     this.items.set(id, updated);
     return copy(updated);
   }

@@ -86,9 +86,9 @@ export async function rotateSecret(
       ...(scheme === 'v1a' ? { publicKeys: entries.map((e) => e.publicKey ?? publicKeyOf(e.secret)) } : {}),
     },
     iso(nowMs),
-    current.updatedAt,
+    current.secretsVersion,
   );
-  if (!updated) throw new ConflictError(`subscription ${id} changed meanwhile (another rotation or an update); read it and rotate again`);
+  if (!updated) throw new ConflictError(`subscription ${id}'s secrets changed meanwhile (another rotation); read it and rotate again`);
   const shown = view(updated, entries);
   return { ...shown, ...(scheme === 'v1a' ? { publicKey: shown.secrets[0]!.publicKey! } : { secret: fresh }) };
 }

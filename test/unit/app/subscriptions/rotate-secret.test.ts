@@ -36,11 +36,12 @@ describe('rotateSecret: a new secret at once, the old one for the overlap', () =
     assert.equal((await readSecrets(deps, ADMIN, 'sub_r')).secrets.length, MAX_LIVE_SECRETS);
   });
 
-  it('refuses to drop a concurrent rotation’s secret: a changed row is a conflict', async () => {
+  it('refuses to drop a concurrent rotation’s secret, even within the same millisecond: replaced secrets are a conflict', async () => {
     const deps = await seeded();
     const stale = (await deps.subscriptions.get('sub_r'))!;
-    deps.clock.advance(1);
+    // No clock advance: an updatedAt condition would let this second rotation through.
     await rotateSecret(deps, ADMIN, 'sub_r', { overlapSeconds: 60 });
+    assert.equal((await deps.subscriptions.get('sub_r'))!.secretsVersion, 1);
     const store = deps.subscriptions;
     const get = store.get.bind(store);
     store.get = async (id) => (id === 'sub_r' ? stale : get(id));
