@@ -85,8 +85,9 @@ export interface NoticeProps {
   readonly supportEmail?: string;
   /**
    * The web dashboard notices link to for a subscription's dead letters
-   * (`<consoleUrl>#/subscriptions/<id>?tab=dead-letters`), when it is served elsewhere (a custom domain).
-   * @default the API's own dashboard, `consoleUrl` of this construct
+   * (`<consoleUrl>#/subscriptions/<id>?tab=dead-letters`) and customer portal links open
+   * (`<consoleUrl>#portal=…`), when it is served elsewhere (a custom domain, a base path).
+   * @default the API's own dashboard: `consoleUrl` of this construct for notices, the URL the mint request came in on for portal links
    */
   readonly consoleUrl?: string;
   /** How long a subscription has been failing at the first notice. @default 1 hour */

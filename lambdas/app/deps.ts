@@ -87,14 +87,22 @@ export interface Deps {
   readonly mailer: Mailer;
   /** When each failure notice goes (domain/notices.ts). */
   readonly noticePolicy: NoticePolicy;
-  /** Deployment-wide notice settings: who is always told, and where the links point. */
+  /** Deployment-wide notice settings: who is always told. */
   readonly noticeSettings: NoticeSettings;
+  /** Where the web dashboard is served, when the deployment names it (a custom domain): notices and portal links point there. */
+  readonly consoleSettings: ConsoleSettings;
 }
 
 export interface NoticeSettings {
   /** The producer's support address, told of every notice. */
   readonly supportEmail?: string;
-  /** The dashboard's base URL; without one, notices link to the API path of the dead letters. */
+}
+
+export interface ConsoleSettings {
+  /**
+   * The dashboard page's URL. Without one, notices link to the API path of the dead letters,
+   * and portal links to the dashboard of the API as the request reached it.
+   */
   readonly consoleUrl?: string;
 }
 
@@ -146,7 +154,8 @@ export const PROVIDED_BY = {
     'HOOKLINE_NOTICE_RECOVERED',
     'HOOKLINE_NOTICE_LEASE_SECONDS',
   ],
-  noticeSettings: ['HOOKLINE_NOTICE_SUPPORT_EMAIL', 'HOOKLINE_CONSOLE_URL'],
+  noticeSettings: ['HOOKLINE_NOTICE_SUPPORT_EMAIL'],
+  consoleSettings: ['HOOKLINE_CONSOLE_URL'],
 } as const satisfies Partial<Record<keyof Deps, readonly EnvName[]>>;
 export type ProvidedDep = keyof typeof PROVIDED_BY;
 

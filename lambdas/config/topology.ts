@@ -236,6 +236,8 @@ export const FUNCTIONS = {
       'PORTAL_SESSIONS_TABLE',
       // The console's archive runs and restores invoke the archiver (lambda:InvokeFunction on it alone), which alone touches the archive bucket.
       'ARCHIVER_FUNCTION_NAME',
+      // Where portal links point when the dashboard is served elsewhere (a custom domain); `none`: this API's own.
+      'HOOKLINE_CONSOLE_URL',
     ],
   },
   authorizer: {

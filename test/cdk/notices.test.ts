@@ -37,6 +37,12 @@ describe('the notifier function', () => {
     assert.deepEqual(vars.HOOKLINE_CONSOLE_URL, { 'Fn::Join': ['', ['https://', { Ref: api }, `.execute-api.${TEST_ENV.region}.`, { Ref: 'AWS::URLSuffix' }, '/dashboard']] });
   });
 
+  test('the api: portal links go to its own dashboard by default (it cannot name its own URL), to notices.consoleUrl when given', () => {
+    const apiVariables = (s: typeof withEmail) => (findTopologyResource(s.json, 'function/api').properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    assert.equal(apiVariables(defaultHookline() as typeof withEmail).HOOKLINE_CONSOLE_URL, 'none');
+    assert.equal(apiVariables(withEmail).HOOKLINE_CONSOLE_URL, 'https://console.example.com');
+  });
+
   test('no SES permission at all without an identity', () => {
     const ses = statementsOf(defaultHookline().json, 'notifier').filter((s) => actionsOf(s).some((a) => a.startsWith('ses:')));
     assert.deepEqual(ses, []);

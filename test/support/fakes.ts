@@ -277,7 +277,7 @@ export class InMemoryIngestManifestStore implements IngestManifestStore {
 }
 
 /** The delivery engine's dependencies, over in-memory fakes a test can inspect. */
-export interface FakeDeps extends Pick<Deps, 'defaultRetryPolicy' | 'sweepGraceSeconds' | 'retention' | 'allowPrivateTargets' | 'resolver' | 'autoPause' | 'secretSealer' | 'secretOpener'> {
+export interface FakeDeps extends Pick<Deps, 'defaultRetryPolicy' | 'sweepGraceSeconds' | 'retention' | 'allowPrivateTargets' | 'resolver' | 'autoPause' | 'secretSealer' | 'secretOpener' | 'consoleSettings'> {
   readonly subscriptions: InMemorySubscriptionStore;
   readonly events: InMemoryEventStore;
   readonly deliveries: InMemoryDeliveryStore;
@@ -310,6 +310,7 @@ export function fakeDeps(overrides: Partial<Mutable<FakeDeps>> = {}): FakeDeps {
     // The real local cipher with a fixed key: sealing is in-memory AES-GCM, nothing to fake.
     secretSealer: TEST_SECRETS_CIPHER,
     secretOpener: TEST_SECRETS_CIPHER,
+    consoleSettings: {},
     ...overrides,
   };
 }

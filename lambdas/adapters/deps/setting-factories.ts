@@ -33,7 +33,8 @@ type SettingDep =
   | 'retention'
   | 'archivePolicy'
   | 'noticePolicy'
-  | 'noticeSettings';
+  | 'noticeSettings'
+  | 'consoleSettings';
 
 /** Settings parsed from the environment (no client behind them). */
 export const SETTING_FACTORIES: Factories<SettingDep> = {
@@ -43,10 +44,8 @@ export const SETTING_FACTORIES: Factories<SettingDep> = {
   allowPrivateTargets: (v) => parseFlag('HOOKLINE_ALLOW_PRIVATE_TARGETS', v.HOOKLINE_ALLOW_PRIVATE_TARGETS),
   allowedPorts: (v) => allowedPortsFromEnv('HOOKLINE_ALLOWED_PORTS', v.HOOKLINE_ALLOWED_PORTS),
   ...POLICIES_FROM_ENV,
-  noticeSettings: (v) => ({
-    ...optional('HOOKLINE_NOTICE_SUPPORT_EMAIL', v.HOOKLINE_NOTICE_SUPPORT_EMAIL, 'supportEmail', (a) => isEmailAddress(a) || 'must be one email address'),
-    ...optional('HOOKLINE_CONSOLE_URL', v.HOOKLINE_CONSOLE_URL, 'consoleUrl', (u) => /^https?:\/\/[^\s]+$/.test(u) || 'must be an http(s) URL'),
-  }),
+  noticeSettings: (v) => optional('HOOKLINE_NOTICE_SUPPORT_EMAIL', v.HOOKLINE_NOTICE_SUPPORT_EMAIL, 'supportEmail', (a) => isEmailAddress(a) || 'must be one email address'),
+  consoleSettings: (v) => optional('HOOKLINE_CONSOLE_URL', v.HOOKLINE_CONSOLE_URL, 'consoleUrl', (u) => /^https?:\/\/[^\s]+$/.test(u) || 'must be an http(s) URL'),
 };
 
 /** An optional setting: absent when it says `none`, else checked (`check` answers true or why not). */

@@ -13,7 +13,7 @@ import type { AttemptRef, EventRef, ExpiringEvent, FailingEvent, LostSummaryEven
  * Hookline keeps anyway (deliveries, their attempts, dead letters), like the subscription stats:
  * nothing is counted while sending.
  */
-export type ContentDeps = Pick<Deps, 'deliveries' | 'attempts' | 'events' | 'noticeSettings'>;
+export type ContentDeps = Pick<Deps, 'deliveries' | 'attempts' | 'events' | 'consoleSettings'>;
 
 /** Newest deliveries read when a notice's figures are written, and when a streak starts. */
 export const FIGURES_SAMPLE = 50;
@@ -32,9 +32,9 @@ export function subscriptionRef(s: Subscription) {
  * Where a notice points for the subscription's dead letters: the web dashboard's page of them
  * (its hash route, dashboard/src/route.ts) when the deployment names one, else the API path.
  */
-export function deadLettersUrl(deps: Pick<Deps, 'noticeSettings'>, subscriptionId: string): string {
+export function deadLettersUrl(deps: Pick<Deps, 'consoleSettings'>, subscriptionId: string): string {
   const id = encodeURIComponent(subscriptionId);
-  const base = deps.noticeSettings.consoleUrl?.replace(/\/+$/, '');
+  const base = deps.consoleSettings.consoleUrl?.replace(/\/+$/, '');
   return base ? `${base}#/subscriptions/${id}?tab=dead-letters` : `/v1/dead-letters?subscriptionId=${id}`;
 }
 

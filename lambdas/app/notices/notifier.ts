@@ -42,7 +42,7 @@ import { renderNoticeEmail } from '#app/notices/render.ts';
 import { publish, type PublishDeps } from '#app/publish/publish.ts';
 
 /** What the notifier uses (FunctionDeps<'notifier'> must include these). */
-export type NotifierDeps = Pick<Deps, 'subscriptions' | 'deliveries' | 'attempts' | 'events' | 'replays' | 'notices' | 'mailer' | 'noticePolicy' | 'noticeSettings' | 'clock' | 'metrics'> & PublishDeps;
+export type NotifierDeps = Pick<Deps, 'subscriptions' | 'deliveries' | 'attempts' | 'events' | 'replays' | 'notices' | 'mailer' | 'noticePolicy' | 'noticeSettings' | 'consoleSettings' | 'clock' | 'metrics'> & PublishDeps;
 
 /** What became of one notice in this run. */
 export interface NoticeOutcome {

@@ -4,7 +4,7 @@ import { portalSessionStatus, resolvePortalLinkPolicy } from '#domain/portal-ses
 import { iso } from '#domain/time.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { PortalSessionRecord, PortalSessionStore } from '#ports/portal-session-store.ts';
-import type { SubscriptionStore } from '#ports/subscription-store.ts';
+import type { Deps } from '#app/deps.ts';
 import { NotFoundError, UnauthorizedError, ValidationError } from '#app/errors.ts';
 import type { MintPortalSessionRequest } from '#app/portal/portal-request.ts';
 import type { PortalSessionView } from '#app/schema/responses.ts';
@@ -58,17 +58,19 @@ export interface MintedPortalLink extends PortalSessionView {
 }
 
 type PortalDeps = { readonly portalSessions: PortalSessionStore; readonly clock: Clock };
+type MintDeps = PortalDeps & Pick<Deps, 'subscriptions' | 'consoleSettings'>;
 
 /**
  * Mints a portal link for `tenantId`, living `expiresInSeconds` (default an hour, at most a
  * day), limited to `subscriptionId` when given, which must be one of the tenant's (else a 400
- * naming it). `baseUrl` is where this API was reached (the link points at its dashboard).
+ * naming it). The link opens the dashboard the deployment names (`consoleSettings`, a custom
+ * domain), else the one of this API as `apiBaseUrl` says the request reached it.
  */
 export async function mintPortalSession(
-  deps: PortalDeps & { readonly subscriptions: SubscriptionStore },
+  deps: MintDeps,
   tenantId: string,
   request: MintPortalSessionRequest,
-  baseUrl: string,
+  apiBaseUrl: string,
 ): Promise<MintedPortalLink> {
   const { lifetimeSeconds } = resolvePortalLinkPolicy(request.expiresInSeconds === undefined ? {} : { lifetimeSeconds: request.expiresInSeconds });
   if (request.subscriptionId !== undefined) {
@@ -87,7 +89,8 @@ export async function mintPortalSession(
     codeHash: sha256(code),
   };
   await deps.portalSessions.put(record);
-  return { ...portalSessionView(record), url: `${baseUrl.replace(/\/+$/, '')}${DASHBOARD_PATH}#${PORTAL_FRAGMENT_KEY}=${code}` };
+  const dashboard = deps.consoleSettings.consoleUrl ?? `${apiBaseUrl.replace(/\/+$/, '')}${DASHBOARD_PATH}`;
+  return { ...portalSessionView(record), url: `${dashboard}#${PORTAL_FRAGMENT_KEY}=${code}` };
 }
 
 /** Revokes one of the tenant's sessions: its link and its session token are refused from then on. Revoking again keeps the first time. */

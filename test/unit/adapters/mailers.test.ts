@@ -97,8 +97,11 @@ describe('which mailer a function gets (HOOKLINE_MAIL_TRANSPORT)', () => {
     assert.throws(() => mailer({ HOOKLINE_MAIL_TRANSPORT: 'sendmail' }), /HOOKLINE_MAIL_TRANSPORT must be one of ses, local, off/);
     assert.throws(() => mailer({ HOOKLINE_MAIL_TRANSPORT: 'ses', HOOKLINE_MAIL_FROM: 'not an address' }), /HOOKLINE_MAIL_FROM must be one email address/);
   });
-  it('notice settings: `none` means none; anything else is checked', () => {
-    const settings = (over: Partial<Record<EnvName, string>>) => buildDeps('notifier', env(over), { metrics: noMetrics }, ALL_FACTORIES).noticeSettings;
+  it('notice and console settings: `none` means none; anything else is checked', () => {
+    const settings = (over: Partial<Record<EnvName, string>>) => {
+      const deps = buildDeps('notifier', env(over), { metrics: noMetrics }, ALL_FACTORIES);
+      return { ...deps.noticeSettings, ...deps.consoleSettings };
+    };
     assert.deepEqual(settings({}), {});
     assert.deepEqual(settings({ HOOKLINE_NOTICE_SUPPORT_EMAIL: 'help@producer.test', HOOKLINE_CONSOLE_URL: 'https://console.example.com' }), { supportEmail: 'help@producer.test', consoleUrl: 'https://console.example.com' });
     assert.throws(() => settings({ HOOKLINE_NOTICE_SUPPORT_EMAIL: 'a@b.co, c@d.co' }), /HOOKLINE_NOTICE_SUPPORT_EMAIL must be one email address/);

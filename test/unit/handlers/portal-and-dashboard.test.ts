@@ -108,7 +108,7 @@ describe('the authorizer and portal session tokens', () => {
     const store = new InMemoryPortalSessionStore();
     const subscriptions = fakeDeps().subscriptions;
     await subscriptions.create(aSubscription({ id: 'sub_a', tenantId: 'acme' }));
-    const deps = { clock, portalSessions: store, subscriptions };
+    const deps = { clock, portalSessions: store, subscriptions, consoleSettings: {} };
     const handler = createAuthorizerHandler(new StaticKeySource('hk_admin_key'), { logger: new Logger({ logLevel: 'SILENT' }) }, new InMemoryApiKeyStore(), () => clock.nowMs, store);
     const link = await mintPortalSession(deps, 'acme', { subscriptionId: 'sub_a' }, 'https://x');
     const session = await exchangePortalCode(deps, link.url.split('#portal=')[1]!);

@@ -8,7 +8,7 @@ const tenantOf = (p: Params) => parseTenantId(decodePathSegment(p.tenantId!, 'te
 /** Customer portal links: minted and revoked by the admin; the dashboard trades a link's one-time code for a session. */
 export const PORTAL_ROUTES: readonly Route[] = [
   {
-    // The link points at this API's own dashboard, as the request reached it (no base URL: a path the admin prefixes).
+    // The link points at the configured dashboard, else at this API's own as the request reached it (no base URL: a path the admin prefixes).
     method: 'POST', path: '/v1/tenants/{tenantId}/portal-sessions', access: 'admin',
     run: async (deps, req, p) => ok(await mintPortalSession(deps, tenantOf(p), parseMintPortalSessionBody(req.body), req.baseUrl ?? ''), 201),
   },

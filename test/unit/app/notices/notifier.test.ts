@@ -43,6 +43,7 @@ function setup(options: { subscription?: Partial<Subscription>; supportEmail?: s
     mailer,
     noticePolicy: resolveNoticePolicy({ firstAfterSeconds: 60, secondAfterSeconds: 600, beforeExpirySeconds: 300, lostAfterSeconds: 300, recovered: options.recovered ?? 1, leaseSeconds: 120 }),
     noticeSettings: options.supportEmail === undefined ? { supportEmail: 'help@producer.test' } : options.supportEmail ? { supportEmail: options.supportEmail } : {},
+    consoleSettings: {},
   };
   void base.subscriptions.create(aSubscription({ id: 'sub_1', contactEmails: ['ann@customer.test'], ...options.subscription }));
   const failing = (id: string, createdAt: number, over: Partial<Delivery> = {}): Delivery =>

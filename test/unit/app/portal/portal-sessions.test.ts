@@ -9,11 +9,11 @@ import { InMemoryPortalSessionStore } from '#test/memory-portal-session-store.ts
 
 const BASE = 'https://abc.execute-api.eu-west-1.amazonaws.com/prod';
 
-function setup() {
+function setup(consoleSettings: { consoleUrl?: string } = {}) {
   const clock = new FakeClock();
   const portalSessions = new InMemoryPortalSessionStore();
   const subscriptions = new InMemorySubscriptionStore();
-  return { clock, portalSessions, subscriptions, deps: { clock, portalSessions, subscriptions } };
+  return { clock, portalSessions, subscriptions, deps: { clock, portalSessions, subscriptions, consoleSettings } };
 }
 const codeOf = (url: string) => url.slice(url.indexOf('#portal=') + '#portal='.length);
 
@@ -28,6 +28,12 @@ describe('portal links', () => {
     assert.ok(!stored.includes(codeOf(link.url)), 'the code is not stored');
     assert.ok(!stored.includes(codeOf(link.url).split('.')[1]!), 'nor its secret part');
     assert.equal(parseExchangeBody(JSON.stringify({ code: codeOf(link.url) })).code, codeOf(link.url));
+  });
+
+  it('points at the dashboard the deployment names (a custom domain with a base path), not at the host the request came in on', async () => {
+    const { deps } = setup({ consoleUrl: 'https://hooks.example.com/platform/dashboard' });
+    const link = await mintPortalSession(deps, 'acme', {}, BASE);
+    assert.match(link.url, /^https:\/\/hooks\.example\.com\/platform\/dashboard#portal=hk_pcode_psn_/);
   });
 
   it('takes a lifetime from 60 s to a day and a subscription of the tenant, refusing the rest naming the field', async () => {
