@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { urlToHttpOptions } from 'node:url';
 import type { AttemptResult } from '#domain/classify.ts';
 import { DEFAULT_PORT_RANGES, formatPorts, isAllowedPort, targetPort, type PortRanges } from '#domain/target-ports.ts';
 import { isForbiddenAddress } from '#domain/targets.ts';
@@ -29,11 +30,24 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
   };
 }
 
-/** POSTs with node:http(s) over keep-alive agents; redirects are returned, never followed. */
+/** A URL as checked once: refused (why), or the request options every POST to it starts from. */
+type Target = { readonly refused: string } | { readonly refused?: undefined; readonly https: boolean; readonly host: string; readonly options: http.RequestOptions };
+
+/** Distinct URLs whose check is kept; the oldest goes first. */
+const MAX_TARGETS = 1000;
+
+/**
+ * POSTs with node:http(s) over keep-alive agents; redirects are returned, never followed.
+ * Per attempt it does little more than a raw keep-alive POST: the URL's checks are cached, the
+ * headers go to node:http as one list, the body as the string it is.
+ */
 export class NodeHttpSender implements HttpSender {
   private readonly lookup: LookupFunction;
   private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
+  private readonly targets = new Map<string, Target>();
+  /** Header names this sender sets itself, whatever the caller passes. */
+  private readonly own: ReadonlySet<string>;
 
   constructor(
     private readonly options: {
@@ -45,12 +59,48 @@ export class NodeHttpSender implements HttpSender {
     private readonly clock: () => number = Date.now,
   ) {
     this.lookup = guardedLookup(options.allowPrivate);
+    this.own = new Set(['host', 'content-length', ...(options.userAgent ? ['user-agent'] : [])]);
+  }
+
+  /**
+   * The checks below depend on the URL's text and this sender's fixed options only, never on
+   * DNS, so their verdict can be kept for good. A hostname's addresses are not part of it: they
+   * are checked by `guardedLookup` on every new connection.
+   */
+  private target(raw: string): Target {
+    const known = this.targets.get(raw);
+    if (known) return known;
+    const target = this.check(raw);
+    if (this.targets.size >= MAX_TARGETS) this.targets.delete(this.targets.keys().next().value!);
+    this.targets.set(raw, target);
+    return target;
+  }
+
+  private check(raw: string): Target {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      return { refused: 'url is not valid' };
+    }
+    const ports = this.options.allowedPorts ?? DEFAULT_PORT_RANGES;
+    const port = targetPort(url);
+    if (!isAllowedPort(port, ports)) return { refused: `port ${port} is not allowed (allowed ports: ${formatPorts(ports)})` };
+    if (!this.options.allowPrivate) {
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      if (/^[\d.]+$|:/.test(host) && isForbiddenAddress(host)) return { refused: `${host} is a private or metadata address` };
+    }
+    const isHttps = url.protocol === 'https:';
+    // What http.request(url) would derive from the URL, derived once.
+    return { https: isHttps, host: url.host, options: { ...urlToHttpOptions(url), method: 'POST', agent: isHttps ? this.httpsAgent : this.httpAgent, lookup: this.lookup } };
   }
 
   post(request: HttpRequest): Promise<AttemptResult> {
     const started = this.clock();
     const elapsed = () => this.clock() - started;
     return new Promise<AttemptResult>((resolve) => {
+      const target = this.target(request.url);
+      if (target.refused !== undefined) return resolve({ kind: 'forbidden_target', durationMs: 0, message: target.refused });
       let settled = false;
       const finish = (result: AttemptResult) => {
         if (settled) return;
@@ -58,31 +108,14 @@ export class NodeHttpSender implements HttpSender {
         clearTimeout(timer);
         resolve(result);
       };
-      let url: URL;
-      try {
-        url = new URL(request.url);
-      } catch {
-        return resolve({ kind: 'forbidden_target', durationMs: 0, message: 'url is not valid' });
-      }
-      const ports = this.options.allowedPorts ?? DEFAULT_PORT_RANGES;
-      const port = targetPort(url);
-      if (!isAllowedPort(port, ports)) {
-        return resolve({ kind: 'forbidden_target', durationMs: 0, message: `port ${port} is not allowed (allowed ports: ${formatPorts(ports)})` });
-      }
-      if (!this.options.allowPrivate) {
-        const host = url.hostname.replace(/^\[|\]$/g, '');
-        if (/^[\d.]+$|:/.test(host) && isForbiddenAddress(host)) {
-          return resolve({ kind: 'forbidden_target', durationMs: 0, message: `${host} is a private or metadata address` });
-        }
-      }
-      const isHttps = url.protocol === 'https:';
-      const body = Buffer.from(request.body, 'utf8');
-      const req = (isHttps ? https : http).request(url, {
-        method: 'POST',
-        agent: isHttps ? this.httpsAgent : this.httpAgent,
-        lookup: this.lookup,
-        headers: { ...request.headers, 'content-length': String(body.length), ...(this.options.userAgent ? { 'user-agent': this.options.userAgent } : {}) },
-      });
+      // As a flat list node:http validates and writes as it is (no per-header setHeader); so Host is
+      // given here (URL.host: brackets kept, a default port left out, as node:http writes it), and
+      // the names this sender owns replace any a caller passed.
+      const headers: string[] = ['host', target.host];
+      for (const name in request.headers) if (!this.own.has(name.toLowerCase())) headers.push(name, request.headers[name]!);
+      headers.push('content-length', String(Buffer.byteLength(request.body)));
+      if (this.options.userAgent) headers.push('user-agent', this.options.userAgent);
+      const req = (target.https ? https : http).request({ ...target.options, headers });
       // Set once the status line and headers are in: from then on the attempt is that response.
       let responded: (() => void) | undefined;
       const timer = setTimeout(() => {
@@ -95,13 +128,15 @@ export class NodeHttpSender implements HttpSender {
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
+        // Most receivers answer with no body or one chunk: no concatenation then.
+        const text = () => (chunks.length === 0 ? '' : chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
         const done = () => {
           const retryAfter = res.headers['retry-after'];
           finish({
             kind: 'response',
             status: res.statusCode ?? 0,
             ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
-            bodySnippet: capUtf8(Buffer.concat(chunks).toString('utf8'), RESPONSE_SNIPPET_BYTES),
+            bodySnippet: capUtf8(text(), RESPONSE_SNIPPET_BYTES),
             durationMs: elapsed(),
           });
         };
@@ -124,7 +159,8 @@ export class NodeHttpSender implements HttpSender {
         const kind = TLS_CODES.test(code) || TLS_CODES.test(error.message) ? 'tls' : 'network';
         finish({ kind, durationMs: elapsed(), message: `${code ? `${code}: ` : ''}${error.message}`.slice(0, 300) });
       });
-      req.end(body);
+      // A string body goes out in one write with the header, as a raw POST's does.
+      req.end(request.body, 'utf8');
     });
   }
 

@@ -85,4 +85,74 @@ describe('NodeHttpSender', () => {
     assert.equal(result.kind, 'response');
     assert.equal(result.kind === 'response' && result.bodySnippet, 'fine');
   });
+
+  it('sends the body\'s UTF-8 bytes with their length, Host from the URL, its own user-agent and length over a caller\'s, and the caller\'s other headers', async () => {
+    let seen: { headers: IncomingMessage['headers']; raw: string[]; body: Buffer } | undefined;
+    r.set((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (c: Buffer) => parts.push(c));
+      req.on('end', () => {
+        seen = { headers: req.headers, raw: req.rawHeaders, body: Buffer.concat(parts) };
+        res.end();
+      });
+    });
+    const body = '{"text":"é € 😀"}';
+    const agent = new NodeHttpSender({ allowPrivate: true, userAgent: 'Hookline-test' });
+    const result = await agent.post({ url: r.url('/h?q=1'), headers: { 'content-type': 'application/json', 'webhook-id': 'msg_1', 'User-Agent': 'theirs', 'content-length': '1' }, body, timeoutMs: 1000 });
+    agent.close();
+    assert.equal(result.kind, 'response');
+    assert.deepEqual(seen!.body, Buffer.from(body, 'utf8'));
+    assert.equal(seen!.headers['content-length'], String(Buffer.byteLength(body)));
+    assert.equal(seen!.headers.host, new URL(r.url('/')).host);
+    assert.equal(seen!.headers['user-agent'], 'Hookline-test');
+    assert.equal(seen!.headers['webhook-id'], 'msg_1');
+    assert.equal(seen!.headers['content-type'], 'application/json');
+    const names = seen!.raw.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase());
+    assert.equal(names.filter((n) => n === 'user-agent' || n === 'content-length' || n === 'host').length, 3, 'each sent once');
+  });
+
+  it('without a user-agent of its own, a caller\'s is sent', async () => {
+    let ua: string | undefined;
+    r.set((req, res) => {
+      ua = req.headers['user-agent'];
+      req.resume();
+      req.on('end', () => res.end());
+    });
+    await sender.post({ ...request(r.url('/ua'), 1000), headers: { 'user-agent': 'theirs' } });
+    assert.equal(ua, 'theirs');
+  });
+
+  it('a redirect is the response, not followed; a long body is cut to the snippet size', async () => {
+    let hits = 0;
+    r.set((req, res) => {
+      hits++;
+      req.resume();
+      res.writeHead(302, { location: r.url('/elsewhere') });
+      res.write('x'.repeat(300));
+      setTimeout(() => res.end('y'.repeat(3000)), 10);
+    });
+    const result = await sender.post(request(r.url('/redirect'), 1000));
+    assert.equal(result.kind === 'response' && result.status, 302);
+    assert.equal(result.kind === 'response' && result.bodySnippet, 'x'.repeat(300) + 'y'.repeat(212));
+    assert.equal(hits, 1);
+  });
+
+  it('the URL checks hold on every attempt, cached or not: private literals and ports are refused each time without connecting', async () => {
+    const strict = new NodeHttpSender({ allowPrivate: false, allowedPorts: parseAllowedPorts('80,443,1024-65535') });
+    const before = r.connections;
+    for (let i = 0; i < 2; i++) {
+      for (const url of [r.url('/p'), 'http://169.254.169.254/latest', 'http://[::1]:8080/', 'http://[::ffff:10.0.0.1]/', 'http://10.1.2.3:22/']) {
+        const result = await strict.post(request(url, 1000));
+        assert.equal(result.kind, 'forbidden_target', `${url}: ${JSON.stringify(result)}`);
+      }
+      assert.equal((await strict.post(request('not a url', 1000))).kind, 'forbidden_target');
+    }
+    strict.close();
+    assert.equal(r.connections, before, 'no connection was made');
+  });
+
+  it('https goes through TLS (a plain-HTTP receiver fails the handshake: a tls or network error, never a response)', async () => {
+    const result = await sender.post(request(r.url('/tls').replace('http:', 'https:'), 1000));
+    assert.ok(result.kind === 'tls' || result.kind === 'network', JSON.stringify(result));
+  });
 });

@@ -61,6 +61,14 @@ describe('sign()', () => {
     assert.notEqual(sign(SECRET_A, ID, 1_700_000_000, `${BODY} `), reference);
     assert.match(reference, /^v1,[A-Za-z0-9+/]{43}=$/);
   });
+
+  it('signs the same on every call, whichever secrets came before (decoded keys are kept per secret)', () => {
+    const order = [SECRET_A, SECRET_B, SECRET_A, SECRET_C, SECRET_B, SECRET_A];
+    for (const [i, secret] of order.entries()) {
+      const ts = 1_700_000_000 + i;
+      assert.equal(sign(secret, ID, ts, BODY), new Webhook(secret).sign(ID, new Date(ts * 1000), BODY));
+    }
+  });
 });
 
 describe('signatureHeaders() verified by the standardwebhooks package', () => {

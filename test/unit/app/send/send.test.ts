@@ -365,4 +365,19 @@ describe('processDelivery: the happy path (a fresh message, first receive)', () 
     assert.deepEqual(stored(w), before);
     assert.deepEqual(w.deps.metrics.counts, {});
   });
+
+  it('times and hosts are exact however attempts interleave (the memos of formatted times and hosts never serve a stale one)', async () => {
+    // Steps chosen to land on the same memo slot (8 ms apart) and next to it, the POST moving the clock on.
+    let expectedMs = Date.parse(NOW);
+    for (const [step, during, url] of [[0, 3, 'https://a.example.com/x'], [8, 8, 'https://b.example.com:8443/y'], [1, 16, 'https://a.example.com/x'], [16, 0, 'not a url']] as const) {
+      const w = world({ subscription: { url }, delivery: { url }, script: [async () => (w.deps.clock.advance(during), response(200))] });
+      w.deps.clock.nowMs = expectedMs += step;
+      const startedAt = w.deps.clock.iso();
+      const outcome = await send(w);
+      const row = stored(w);
+      assert.equal(w.deps.attempts.items[0]!.startedAt, startedAt);
+      assert.equal(row.updatedAt, new Date(expectedMs + during).toISOString());
+      assert.equal(outcome.attempt?.host, url === 'not a url' ? '(invalid URL)' : new URL(url).host);
+    }
+  });
 });
