@@ -31,8 +31,9 @@ export function renderOverhead(runs: readonly OverheadRun[]): string {
       ],
     ),
     '',
-    `With the emulator each delivery makes 5 DynamoDB round trips (subscription, claim, event, attempt record, outcome) through dynalite on the same two cores: that, not the engine, bounds the second figure. ` +
-      `Where the in-memory run's main thread went (one run, by file; Node's own code charged to its caller): ` +
+    `With the emulator each first attempt makes 2 DynamoDB round trips (the subscription, read uncached here, and the one outcome write) to dynalite on the same two cores: that, not the engine, bounds the second figure. ` +
+      'The in-memory figure is timed without the profiler, after a warm-up as long as the run on both sides. ' +
+      `Where a separate, profiled in-memory run's main thread went (by file; Node's own code charged to its caller): ` +
       topShares(runs[0]!.memoryProfile, 8) + '.',
   ].join('\n');
 }
@@ -85,12 +86,12 @@ export function renderEndToEnd(fo1: readonly ThroughputRun[], fo10: readonly Thr
     '',
     table(['offered rate', 'publishes accepted per second', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', `target p50 ≤ ${TARGETS.p50}, p99 ≤ ${TARGETS.p99}`], latencyRows),
     '',
-    `**What limits it** (V8 CPU profile of one fan-out-1 throughput run; time in Node's own code charged to the package that called it; the LevelDB and SQLite native work runs on libuv threads and is not in this profile):`,
+    `**What limits it** (V8 CPU profile of the main thread in one fan-out-1 throughput run; time in Node's own code charged to the package that called it; the emulators run on a thread of their own, local/emulator-thread.ts, and are not in this profile: the main thread's idle share is mostly its wait for them):`,
     '',
     table(['where the main thread\'s time went', 'share'], [...grouped].sort((a, b) => b[1] - a[1]).map(([name, share]) => [name, `${(share * 100).toFixed(0)} %`])),
     '',
-    `The emulators and the SDK round trips to them take most of the main thread; Hookline's own code (lambdas/) takes ${fmt(100 * profile.filter((p) => p.name.startsWith('lambdas/')).reduce((a, p) => a + p.share, 0), 0)} %. ` +
-      `More concurrent sender batches change the rate from ${fmt(t1, 0)} to ${fmt(tWide, 0)} per second, so the ceiling is the shared CPU (emulators, SDK, gateway and load generator in one process on 2 cores), not the runtime's concurrency. ` +
+    `The SDK's client work for the emulator round trips takes most of the busy main thread; Hookline's own code (lambdas/) takes ${fmt(100 * profile.filter((p) => p.name.startsWith('lambdas/')).reduce((a, p) => a + p.share, 0), 0)} %. ` +
+      `More concurrent sender batches change the rate from ${fmt(t1, 0)} to ${fmt(tWide, 0)} per second, so the ceiling is the shared CPU (emulators on one thread; SDK, handlers, gateway and load generator on the other; 2 cores), not the runtime's concurrency. ` +
       'On AWS each of these is a separate service and the sender scales out with the event source mapping, so this figure is a property of the local runtime, not of the design.',
   ].join('\n');
 }
