@@ -24,6 +24,10 @@ export function activeShardKey(deliveryId: string): string {
   return `s${shardOf(deliveryId, ACTIVE_SHARDS)}`;
 }
 
+export function activeShardKeys(): readonly string[] {
+  return Array.from({ length: ACTIVE_SHARDS }, (_, k) => `s${k}`);
+}
+
 const keys = (prefix: string, shards: number): readonly string[] => Array.from({ length: shards }, (_, k) => `${prefix}#${k}`);
 
 /** A subscription's partition for this delivery in its listing: `sub_…#0` … `#7`. */

@@ -2,10 +2,10 @@ import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, PutCommand, Qu
 import { ttlFor } from '#domain/retention.ts';
 import { isDeadLetter, isLive, statesAllowing, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
 import type { Delivery } from '#domain/types.ts';
-import { ACTIVE_SHARDS, INDEXES } from '#config/topology.ts';
+import { INDEXES } from '#config/topology.ts';
 import { completionAttributes, type ClaimResult, type Completion, type DeliveryPage, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
-import { activeShardKey, deadLetterShardKey, deadLetterShardKeys, subscriptionDeadLetterShardKey, subscriptionDeadLetterShardKeys, subscriptionShardKey, subscriptionShardKeys } from './delivery-keys.ts';
+import { activeShardKey, activeShardKeys, deadLetterShardKey, deadLetterShardKeys, subscriptionDeadLetterShardKey, subscriptionDeadLetterShardKeys, subscriptionShardKey, subscriptionShardKeys } from './delivery-keys.ts';
 import { conditionHeld, ifConditionHolds, isConditionFailure } from './dynamodb.ts';
 import { decodePosition, encodePosition, ShardedReader, type ShardedIndex } from './sharded-query.ts';
 import { updateExpression } from './update-expression.ts';
@@ -248,7 +248,8 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
 
   async listDue(beforeIso: string, limit: number): Promise<readonly DueDelivery[]> {
     const due: DueDelivery[] = [];
-    for (let shard = 0; shard < ACTIVE_SHARDS && due.length < limit; shard++) {
+    for (const shard of activeShardKeys()) {
+      if (due.length >= limit) break;
       let key: Key | undefined;
       do {
         const out = await this.db.send(
@@ -257,7 +258,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
             IndexName: INDEXES.deliveries.active,
             KeyConditionExpression: '#pk = :pk AND #sk < :before',
             ExpressionAttributeNames: { '#pk': 'activeShard', '#sk': 'nextAttemptAt' },
-            ExpressionAttributeValues: { ':pk': `s${shard}`, ':before': beforeIso },
+            ExpressionAttributeValues: { ':pk': shard, ':before': beforeIso },
             Limit: limit - due.length,
             ExclusiveStartKey: key,
           }),

@@ -65,8 +65,8 @@ interface Shard {
 
 /**
  * Reads a sharded listing in one order: each partition is queried lazily, and the next item is
- * the best head among them. A page of n costs one query per partition (n keys each at most),
- * plus one more for each partition that runs dry before the page is full.
+ * the best head among them. A page of n costs one query per partition (about n ÷ partitions
+ * items each), plus one more each time a partition runs dry before the page is full.
  */
 export class ShardedReader {
   private readonly shards: Shard[];
@@ -95,7 +95,9 @@ export class ShardedReader {
   async next(n: number): Promise<readonly Merged[]> {
     const out: Merged[] = [];
     while (out.length < n) {
-      await Promise.all(this.shards.map((s) => this.fill(s, n - out.length)));
+      // The hash spreads a listing evenly, so each shard reads about its share (and one more), not the whole page: a shard that runs dry reads on.
+      const share = Math.ceil((n - out.length) / this.shards.length) + 1;
+      await Promise.all(this.shards.map((s) => this.fill(s, share)));
       let best = -1;
       for (let j = 0; j < this.shards.length; j++) {
         const head = this.shards[j]!.buffer[0];

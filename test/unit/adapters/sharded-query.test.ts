@@ -14,10 +14,12 @@ type Item = { id: string; pk: string; sk: string };
  */
 function fakeIndex(items: readonly Item[]) {
   const queries: string[] = [];
+  const limits: number[] = [];
   const send = async (command: QueryCommand) => {
     const q = command.input;
     const v = q.ExpressionAttributeValues!;
     queries.push(String(v[':pk']));
+    limits.push(q.Limit!);
     const cond = q.KeyConditionExpression!;
     let rows = items
       .filter((i) => i.pk === v[':pk'])
@@ -33,7 +35,7 @@ function fakeIndex(items: readonly Item[]) {
     const more = rows.length > page.length;
     return { Items: page.map((i) => ({ ...i })), ...(more ? { LastEvaluatedKey: { id: page.at(-1)!.id, pk: page.at(-1)!.pk, sk: page.at(-1)!.sk } } : {}) };
   };
-  return { db: { send } as unknown as DynamoDBDocumentClient, queries };
+  return { db: { send } as unknown as DynamoDBDocumentClient, queries, limits };
 }
 
 const PARTITIONS = ['a#0', 'a#1', 'a#2', 'a#3'];
@@ -95,10 +97,14 @@ describe('ShardedReader: one listing over several partitions', () => {
     }
   });
 
-  it('a page of n costs one query per partition while none runs dry', async () => {
-    const { db, queries } = fakeIndex(ITEMS);
-    await new ShardedReader(db, index('descending')).next(4);
-    assert.deepEqual([...queries].sort(), PARTITIONS);
+  it('a page reads about its share from each partition, not the whole page from every one', async () => {
+    const { db, queries, limits } = fakeIndex(ITEMS);
+    const page = await new ShardedReader(db, index('descending')).next(20);
+    assert.equal(page.length, 20);
+    assert.deepEqual([...queries.slice(0, 4)].sort(), PARTITIONS, 'one query per partition first');
+    assert.deepEqual(limits.slice(0, 4), [6, 6, 6, 6], 'each asked for 20 ÷ 4 + 1');
+    assert.ok(queries.length <= 8, `${queries.length} queries: a partition that runs dry reads on, no more`);
+    assert.ok(limits.reduce((a, b) => a + b, 0) <= 40, 'at most twice the page read in all');
   });
 
   it('knows when it is done, and an empty listing is done after one query per partition', async () => {
