@@ -1,0 +1,29 @@
+import { DynamoDbAttemptStore } from '../dynamodb-attempt-store.ts';
+import { DynamoDbDeliveryStore } from '../dynamodb-delivery-store.ts';
+import { DynamoDbEventStore } from '../dynamodb-event-store.ts';
+import { DynamoDbIngestManifestStore } from '../dynamodb-ingest-manifest-store.ts';
+import { DynamoDbRateLimiter } from '../dynamodb-rate-limiter.ts';
+import { DynamoDbRecoveryStore } from '../dynamodb-recovery-store.ts';
+import { DynamoDbSendRateCounters } from '../dynamodb-send-rate-counters.ts';
+import { DynamoDbSubscriptionStore } from '../dynamodb-subscription-store.ts';
+import { POLICIES_FROM_ENV } from '../policy-env.ts';
+import type { Factories } from './factory.ts';
+
+/**
+ * The DynamoDB stores of the delivery path (publish, send, sweep), over the build's one document
+ * client: a group of its own so the sender's bundle carries none of the control-plane stores
+ * (control-store-factories.ts).
+ */
+export const ENGINE_STORE_FACTORIES: Factories<'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'recovery' | 'rateLimiter' | 'sendRate' | 'ingestManifests'> = {
+  subscriptions: (v, s) => new DynamoDbSubscriptionStore(s.db, v.SUBSCRIPTIONS_TABLE, s.options.subscriptionCacheMs ?? 5000, s.clock.now),
+  // The TTL of new events follows the delivered retention; a function without those variables gets the documented default.
+  events: (v, s) => new DynamoDbEventStore(s.db, v.EVENTS_TABLE, { retention: POLICIES_FROM_ENV.retention(v) }),
+  deliveries: (v, s) => new DynamoDbDeliveryStore(s.db, v.DELIVERIES_TABLE),
+  attempts: (v, s) => new DynamoDbAttemptStore(s.db, v.ATTEMPTS_TABLE),
+  // The recovery store also reads attempts and events when the function has those tables (the archiver).
+  recovery: (v, s) =>
+    new DynamoDbRecoveryStore(s.db, { deliveries: v.DELIVERIES_TABLE, ...(v.ATTEMPTS_TABLE ? { attempts: v.ATTEMPTS_TABLE } : {}), ...(v.EVENTS_TABLE ? { events: v.EVENTS_TABLE } : {}) }),
+  rateLimiter: (v, s) => new DynamoDbRateLimiter(s.db, v.RATE_LIMITS_TABLE),
+  sendRate: (v, s) => new DynamoDbSendRateCounters(s.db, v.RATE_LIMITS_TABLE),
+  ingestManifests: (v, s) => new DynamoDbIngestManifestStore(s.db, v.INGEST_MANIFESTS_TABLE),
+};
