@@ -39,20 +39,27 @@ export function createTableInput(def: TableDef, prefix = ''): CreateTableCommand
 export interface TableWait {
   /** How long a table may take to become ACTIVE (DynamoDB takes seconds; emulators none). */
   readonly timeoutMs: number;
+  /** The longest pause between two polls; the first ones are shorter (see waitForActive). */
   readonly intervalMs: number;
 }
 const TABLE_WAIT: TableWait = { timeoutMs: 120_000, intervalMs: 1_000 };
+/** The first pause: an emulator flips a new table to ACTIVE a moment after it answers, DynamoDB takes seconds. */
+const FIRST_POLL_MS = 5;
 
-/** Polls DescribeTable until the table and its indexes are ACTIVE: DynamoDB refuses TTL while a table is CREATING. */
+/**
+ * Polls DescribeTable until the table and its indexes are ACTIVE: DynamoDB refuses TTL while a
+ * table is CREATING. The pause doubles from 5 ms up to `intervalMs`, so the emulators (on their own
+ * thread, a table ACTIVE a tick after its creation) cost milliseconds and DynamoDB one poll a second.
+ */
 export async function waitForActive(db: DynamoDBClient, table: string, wait: TableWait = TABLE_WAIT): Promise<void> {
   const deadline = Date.now() + wait.timeoutMs;
-  for (;;) {
+  for (let pause = Math.min(FIRST_POLL_MS, wait.intervalMs); ; pause = Math.min(pause * 2, wait.intervalMs)) {
     const { Table } = await db.send(new DescribeTableCommand({ TableName: table }));
     const status = Table?.TableStatus;
     // Its indexes too: the sweeper and the listings query them from the first request on.
     if (status === 'ACTIVE' && (Table?.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === 'ACTIVE')) return;
-    if (Date.now() + wait.intervalMs > deadline) throw new Error(`table ${table} is still ${status} after ${wait.timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, wait.intervalMs));
+    if (Date.now() + pause > deadline) throw new Error(`table ${table} is still ${status} after ${wait.timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, pause));
   }
 }
 
