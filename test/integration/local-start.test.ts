@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { TABLES } from '#config/topology.ts';
 import { startEmulators } from '#local/emulators.ts';
-import { createTableInput } from '#local/provision.ts';
+import { createTableInput, waitForActive } from '#local/provision.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const dirs: string[] = [];
@@ -118,14 +118,19 @@ describe('npm start: a data folder of an older layout', () => {
     const emulators = await startEmulators(dir, new Set(['dynamodb']));
     const db = new DynamoDBClient({ endpoint: emulators.endpoints.dynamodb!, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     const current = createTableInput(TABLES.deliveries);
-    await db.send(new CreateTableCommand({
-      ...current,
-      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }, { AttributeName: 'subscriptionId', AttributeType: 'S' }, { AttributeName: 'createdAt', AttributeType: 'S' }],
-      GlobalSecondaryIndexes: [{ IndexName: 'bySubscription', KeySchema: [{ AttributeName: 'subscriptionId', KeyType: 'HASH' }, { AttributeName: 'createdAt', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } }],
-    }));
-    await db.send(new PutItemCommand({ TableName: current.TableName!, Item: { id: { S: 'dlv_old' }, subscriptionId: { S: 'sub_old' }, createdAt: { S: '2026-11-30T00:00:00.000Z' }, state: { S: 'pending' } } }));
-    db.destroy();
-    await emulators.stop();
+    // Stopped whatever happens: emulators left listening would keep this test file from ever ending.
+    try {
+      await db.send(new CreateTableCommand({
+        ...current,
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }, { AttributeName: 'subscriptionId', AttributeType: 'S' }, { AttributeName: 'createdAt', AttributeType: 'S' }],
+        GlobalSecondaryIndexes: [{ IndexName: 'bySubscription', KeySchema: [{ AttributeName: 'subscriptionId', KeyType: 'HASH' }, { AttributeName: 'createdAt', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } }],
+      }));
+      await waitForActive(db, current.TableName!);
+      await db.send(new PutItemCommand({ TableName: current.TableName!, Item: { id: { S: 'dlv_old' }, subscriptionId: { S: 'sub_old' }, createdAt: { S: '2026-11-30T00:00:00.000Z' }, state: { S: 'pending' } } }));
+    } finally {
+      db.destroy();
+      await emulators.stop();
+    }
 
     const run = await start({ HOOKLINE_DATA_DIR: dir });
 
