@@ -25,12 +25,14 @@ export function startEmulatorThread(dataDir: string, services: ReadonlySet<Servi
       worker.once('exit', (code) => {
         if (!stopping) process.nextTick(() => { throw new Error(`the emulator thread stopped on its own (exit code ${code})`); });
       });
+      // Once: a second stop (a test's cleanup after the test stopped them) gets the first one's promise.
+      let stopped: Promise<void> | undefined;
       const stop = () =>
-        new Promise<void>((done) => {
+        (stopped ??= new Promise<void>((done) => {
           stopping = true;
           worker.once('message', () => void worker.terminate().then(() => done()));
           worker.postMessage('stop');
-        });
+        }));
       resolve({ endpoints: message.endpoints!, stop });
     });
   });

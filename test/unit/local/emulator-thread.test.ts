@@ -13,8 +13,9 @@ const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 describe('the emulators on a thread of their own', () => {
   it('serve from the worker thread, keep their data in the folder, and stop', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hookline-emulator-thread-'));
+    let emulators: Awaited<ReturnType<typeof startEmulatorThread>> | undefined;
     try {
-      const emulators = await startEmulatorThread(dir, new Set(['dynamodb', 'sqs']), { dynamodb: 0, sqs: 0 });
+      emulators = await startEmulatorThread(dir, new Set(['dynamodb', 'sqs']), { dynamodb: 0, sqs: 0 });
       assert.match(emulators.endpoints.dynamodb!, /^http:\/\/127\.0\.0\.1:\d+$/);
       assert.match(emulators.endpoints.sqs!, /^http:\/\/127\.0\.0\.1:\d+$/);
       assert.equal(emulators.endpoints.s3, undefined, 'only what was asked for');
@@ -25,7 +26,10 @@ describe('the emulators on a thread of their own', () => {
       const after = new DynamoDBClient({ endpoint: emulators.endpoints.dynamodb!, region: 'us-east-1', credentials, maxAttempts: 1 });
       await assert.rejects(after.send(new ListTablesCommand({})), /ECONNREFUSED/);
       after.destroy();
+      await emulators.stop();
     } finally {
+      // A second stop is the first one's: a failed assertion never leaves the thread running (and this file never ending).
+      await emulators?.stop();
       rmSync(dir, { recursive: true, force: true });
     }
   });
