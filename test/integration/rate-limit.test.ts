@@ -37,13 +37,31 @@ describe('a subscription rate limit under a burst', () => {
   });
   after(() => stack?.stop());
 
-  it(`sends at most ${maxInAnySecond(LIMIT)} in any 1 s window, and keeps close to ${LIMIT}/s while the burst lasts`, () => {
+  /** The limited subscription's deliveries, every page of them. */
+  async function limitedDeliveries(): Promise<any[]> {
+    const seen: any[] = [];
+    let cursor: string | undefined;
+    do {
+      const res: any = await stack.api.get(`/v1/deliveries?subscriptionId=${limited.id}&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      assert.equal(res.status, 200);
+      seen.push(...res.body.items);
+      cursor = res.body.nextCursor ?? undefined;
+    } while (cursor);
+    return seen;
+  }
+
+  it(`starts at most ${maxInAnySecond(LIMIT)} attempts in any 1 s window, and keeps close to ${LIMIT}/s while the burst lasts`, async () => {
+    // The guarantee is about when attempts start (each attempt's startedAt, taken after the gate); arrivals
+    // at the receiver add the trip and this shared machine's scheduling, so they are reported, not bounded.
+    const ids = (await limitedDeliveries()).map((d) => d.id as string);
+    const starts = (await Promise.all(ids.map((id) => stack.delivery(id)))).flatMap((d: any) => d.attemptLog.map((a: any) => Date.parse(a.startedAt)));
+    assert.equal(starts.length, EVENTS);
+    const max = mostInAnySecond(starts);
     const arrivals = stack.receiver.on('/limited').map((r) => r.receivedAt);
-    const max = mostInAnySecond(arrivals);
     const drainSeconds = (Math.max(...arrivals) - Math.min(...arrivals)) / 1000;
-    console.log(`# limited: ${arrivals.length} requests, at most ${max} in any 1 s, drained in ${drainSeconds.toFixed(1)} s`);
+    console.log(`# limited: ${starts.length} attempts, at most ${max} started in any 1 s (${mostInAnySecond(arrivals)} arrived), drained in ${drainSeconds.toFixed(1)} s`);
     assert.equal(maxInAnySecond(LIMIT), 22);
-    assert.ok(max <= 22, `${max} requests in one second`);
+    assert.ok(max <= 22, `${max} attempts started in one second`);
     // The bound itself makes it take at least (200 − 22) / 20 ≈ 9 s; a gate that hammered or lost turns would take far longer.
     assert.ok(drainSeconds >= (EVENTS - 22) / LIMIT - 1, `${drainSeconds} s`);
     assert.ok(drainSeconds < 4 * (EVENTS / LIMIT), `${drainSeconds} s to drain ${EVENTS} at ${LIMIT}/s`);
@@ -64,14 +82,7 @@ describe('a subscription rate limit under a burst', () => {
   });
 
   it('counts no wait as an attempt: each limited delivery is delivered at attempt 1 with one attempt logged', async () => {
-    const seen: any[] = [];
-    let cursor: string | undefined;
-    do {
-      const res: any = await stack.api.get(`/v1/deliveries?subscriptionId=${limited.id}&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
-      assert.equal(res.status, 200);
-      seen.push(...res.body.items);
-      cursor = res.body.nextCursor ?? undefined;
-    } while (cursor);
+    const seen = await limitedDeliveries();
     assert.equal(seen.length, EVENTS);
     assert.deepEqual(new Set(seen.map((d) => d.state)), new Set(['delivered']));
     assert.deepEqual(new Set(seen.map((d) => d.attempts)), new Set([1]));
