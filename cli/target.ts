@@ -5,6 +5,7 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { INVOKE_TOKEN_HEADER, parseRuntimeFile } from '#local/runtime-file.ts';
+import { consoleUrlOf } from '#config/topology.ts';
 import { CliError, EXIT, UnreachableError } from './errors.ts';
 
 /** The options that say where Hookline runs; every one has a flag, most an environment variable. */
@@ -171,7 +172,7 @@ export function localTarget(options: TargetOptions, env: NodeJS.ProcessEnv = pro
         sqsEndpoint: options.sqsEndpoint ?? file.sqs,
         ...(file.dashboardUrl ? { dashboardUrl: file.dashboardUrl } : {}),
         // The runtime serves the web dashboard beside its API, as the banner says.
-        consoleUrl: `${(options.apiUrl ?? file.api).replace(/\/+$/, '')}/dashboard`,
+        consoleUrl: consoleUrlOf(options.apiUrl ?? file.api),
       };
     }),
   };

@@ -9,12 +9,18 @@ import { createTableInput } from './provision.ts';
  */
 export class DataLayoutError extends Error {
   override name = 'DataLayoutError';
-  constructor(readonly differences: readonly string[]) {
+  constructor(
+    readonly differences: readonly string[],
+    /** The data folder the tables live in, or undefined for an external DynamoDB endpoint. */
+    readonly dataDir?: string,
+  ) {
     super(
-      `the tables here were written by another version of Hookline, so nothing was read or changed:\n` +
+      `the tables ${dataDir ? `in ${dataDir}` : 'on this DynamoDB endpoint'} were written by another version of Hookline, so nothing was read or changed:\n` +
         differences.map((d) => `  - ${d}`).join('\n') +
-        '\nStart with an empty data folder (HOOKLINE_DATA_DIR=.data-new npm start, or move this one aside: mv .data .data-old),' +
-        ' or, on an external DynamoDB endpoint, another HOOKLINE_RESOURCE_PREFIX. The old folder stays readable by the version that wrote it.',
+        '\n' +
+        (dataDir
+          ? `Start with an empty data folder (HOOKLINE_DATA_DIR=${dataDir}-new npm start), or move this one aside (mv ${dataDir} ${dataDir}-old); it stays readable by the version that wrote it.`
+          : 'Use another HOOKLINE_RESOURCE_PREFIX (new tables beside these), or delete these tables; they stay readable by the version that wrote them.'),
     );
   }
 }
@@ -37,8 +43,12 @@ export function layoutDifferences(found: TableDescription, def: TableDef, prefix
   return out;
 }
 
-/** Throws DataLayoutError when any existing table of the topology differs from its declaration; missing tables are fine (provision creates them). */
-export async function checkDataLayout(db: DynamoDBClient, prefix = ''): Promise<void> {
+/**
+ * Throws DataLayoutError when any existing table of the topology differs from its declaration;
+ * missing tables are fine (provision creates them). `dataDir`: where the embedded emulator keeps
+ * them, for the message; absent for an external endpoint.
+ */
+export async function checkDataLayout(db: DynamoDBClient, prefix = '', dataDir?: string): Promise<void> {
   const differences: string[] = [];
   for (const def of Object.values(TABLES) as TableDef[]) {
     try {
@@ -48,5 +58,5 @@ export async function checkDataLayout(db: DynamoDBClient, prefix = ''): Promise<
       if ((error as Error).name !== 'ResourceNotFoundException') throw error;
     }
   }
-  if (differences.length > 0) throw new DataLayoutError(differences);
+  if (differences.length > 0) throw new DataLayoutError(differences, dataDir);
 }

@@ -13,7 +13,7 @@ import { loadLocalSecretsKey } from '#adapters/local-key-secret-cipher.ts';
 import { sealPlainSecrets } from '#app/secrets/seal-plain-secrets.ts';
 import { claimLeaseMs } from '#app/send/send.ts';
 import type { Env } from '#config/env.ts';
-import { BUCKETS, ENV_DEFAULTS, EVENT_SOURCES, localResourceName, QUEUES, SCHEDULES, TABLES, validResourcePrefix, type FunctionKey, type QueueKey } from '#config/topology.ts';
+import { BUCKETS, consoleUrlOf, ENV_DEFAULTS, EVENT_SOURCES, localResourceName, QUEUES, SCHEDULES, TABLES, validResourcePrefix, type FunctionKey, type QueueKey } from '#config/topology.ts';
 import type { ScheduledEvent } from 'aws-lambda';
 import { createApiHandler } from '#handlers/api/handler.ts';
 import { createArchiverHandler } from '#handlers/archiver.ts';
@@ -194,7 +194,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let queues: ProvisionedQueues;
   try {
     // Every table is checked before any is created or read: an older layout is refused whole, never half-read.
-    await checkDataLayout(dynamodb, prefix);
+    await checkDataLayout(dynamodb, prefix, embedded.dynamodb ? dataDir : undefined);
     queues = await provision(dynamodb, sqs, prefix);
     // What fauxqs answers is not a URL a producer can use as it is (see reachableQueueUrl).
     if (embedded.sqs) queues = reachableQueues(queues, endpoint.sqs);
@@ -207,7 +207,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
 
   // Failure notices link to the local dashboard when its address is known before it listens (a fixed port).
-  const consoleUrl: Record<string, string> = ports.api > 0 ? { HOOKLINE_CONSOLE_URL: `http://127.0.0.1:${ports.api}/dashboard` } : {};
+  const consoleUrl: Record<string, string> = ports.api > 0 ? { HOOKLINE_CONSOLE_URL: consoleUrlOf(`http://127.0.0.1:${ports.api}`) } : {};
   const env = localEnv(queues, options.allowPrivateTargets ?? true, { ...consoleUrl, ...options.env }, prefix);
   const metrics = new MemoryMetrics();
   // One process serves every function here, so fan-out reads subscriptions fresh (no cross-function cache to go stale).
@@ -306,7 +306,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let stopped: Promise<void> | undefined;
   return {
     url: gateway.url,
-    consoleUrl: `${gateway.url}/dashboard`,
+    consoleUrl: consoleUrlOf(gateway.url),
     adminKey,
     dataDir,
     metrics,

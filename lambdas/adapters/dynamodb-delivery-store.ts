@@ -2,7 +2,7 @@ import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, PutCommand, Qu
 import { ttlFor } from '#domain/retention.ts';
 import { isDeadLetter, isLive, statesAllowing, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
 import type { Delivery } from '#domain/types.ts';
-import { INDEXES } from '#config/topology.ts';
+import { INDEXES, TABLES } from '#config/topology.ts';
 import { completionAttributes, type ClaimResult, type Completion, type DeliveryPage, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import { activeShardKey, activeShardKeys, deadLetterShardKey, deadLetterShardKeys, subscriptionDeadLetterShardKey, subscriptionDeadLetterShardKeys, subscriptionShardKey, subscriptionShardKeys } from './delivery-keys.ts';
@@ -12,17 +12,22 @@ import { updateExpression } from './update-expression.ts';
 
 type Key = Record<string, string | number>;
 
-/** The sharded indexes of a deliveries table, as the merged reader reads them (delivery-keys.ts makes their keys). */
+/** An index of the deliveries table as topology.ts declares it: its name and key attributes, read there, not restated. */
+function declared(indexName: string): Pick<ShardedIndex, 'indexName' | 'tableKey' | 'partitionAttribute' | 'sortAttribute'> {
+  const def = TABLES.deliveries.indexes.find((i) => i.indexName === indexName)!;
+  return { indexName, tableKey: TABLES.deliveries.partitionKey.name, partitionAttribute: def.partitionKey.name, sortAttribute: def.sortKey!.name };
+}
+
+/** The sharded indexes of a deliveries table, as the merged reader reads them (delivery-keys.ts makes their partition values). */
 export const deliveryIndexes = {
   bySubscription: (table: string, subscriptionId: string, order: ShardedIndex['order'], range?: ShardedIndex['range']): ShardedIndex => ({
-    table, indexName: INDEXES.deliveries.bySubscription, tableKey: 'id', partitionAttribute: 'subscriptionShard', sortAttribute: 'createdAt',
-    partitions: subscriptionShardKeys(subscriptionId), order, ...(range ? { range } : {}),
+    table, ...declared(INDEXES.deliveries.bySubscription), partitions: subscriptionShardKeys(subscriptionId), order, ...(range ? { range } : {}),
   }),
   deadLetters: (table: string, subscriptionId: string | undefined, order: ShardedIndex['order'], range?: ShardedIndex['range'], keysOnly = false): ShardedIndex => ({
-    table, tableKey: 'id', sortAttribute: 'updatedAt', order, keysOnly, ...(range ? { range } : {}),
+    table, order, keysOnly, ...(range ? { range } : {}),
     ...(subscriptionId === undefined
-      ? { indexName: INDEXES.deliveries.deadLetters, partitionAttribute: 'dlShard', partitions: deadLetterShardKeys() }
-      : { indexName: INDEXES.deliveries.deadLettersBySubscription, partitionAttribute: 'dlSubscriptionShard', partitions: subscriptionDeadLetterShardKeys(subscriptionId) }),
+      ? { ...declared(INDEXES.deliveries.deadLetters), partitions: deadLetterShardKeys() }
+      : { ...declared(INDEXES.deliveries.deadLettersBySubscription), partitions: subscriptionDeadLetterShardKeys(subscriptionId) }),
   }),
 };
 

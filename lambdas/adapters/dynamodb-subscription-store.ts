@@ -5,6 +5,7 @@ import type { RotatedSecrets, SubscriptionChange, SubscriptionStore } from '#por
 import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
 import { conditionHeld, ifConditionHolds, isConditionFailure } from './dynamodb.ts';
 import { updateExpression } from './update-expression.ts';
+import { setBounded } from '#domain/bounded-map.ts';
 
 const SEALED_SCHEMES: ReadonlySet<string | undefined> = new Set<SealedSecrets['scheme']>(['kms-v1', 'local-v1']);
 
@@ -61,8 +62,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     const item = await this.get(id);
     if (this.cacheMs > 0) {
       // Bounded: a sender serving more subscriptions than this re-reads the oldest, nothing worse.
-      if (this.byId.size >= 10_000) this.byId.delete(this.byId.keys().next().value!);
-      this.byId.set(id, { at: this.now(), item });
+      setBounded(this.byId, id, { at: this.now(), item }, 10_000);
     }
     return item;
   }

@@ -3,6 +3,7 @@ import type { SealedSecrets } from '#domain/types.ts';
 import type { SecretOpener, SecretSealer } from '#ports/secret-sealer.ts';
 import { decryptSecrets, encryptSecrets, expectScheme } from './aes-gcm-secrets.ts';
 import { SealedSecretsError } from './errors.ts';
+import { setBounded } from '#domain/bounded-map.ts';
 
 /**
  * The KMS encryption context of a subscription's data key. KMS binds it to the encrypted data
@@ -74,14 +75,12 @@ export class KmsSecretOpener implements SecretOpener {
     const cacheKey = `${subscriptionId}\n${encryptedKey}`;
     const hit = this.cache.get(cacheKey);
     if (hit && this.now() - hit.at < this.ttlMs) return hit.key;
-    if (hit) this.cache.delete(cacheKey);
     const key = this.decrypt(subscriptionId, encryptedKey);
-    this.cache.set(cacheKey, { at: this.now(), key });
+    setBounded(this.cache, cacheKey, { at: this.now(), key }, this.maxKeys);
     // A failed Decrypt (throttled, denied) is not remembered: the next attempt asks again.
     key.catch(() => {
       if (this.cache.get(cacheKey)?.key === key) this.cache.delete(cacheKey);
     });
-    while (this.cache.size > this.maxKeys) this.cache.delete(this.cache.keys().next().value!);
     return key;
   }
 

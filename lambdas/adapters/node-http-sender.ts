@@ -9,6 +9,7 @@ import { isForbiddenAddress } from '#domain/targets.ts';
 import { RESPONSE_SNIPPET_BYTES, capUtf8 } from '#domain/types.ts';
 import type { HttpRequest, HttpSender } from '#ports/http-sender.ts';
 import { ForbiddenAddressError } from './errors.ts';
+import { setBounded } from '#domain/bounded-map.ts';
 
 const TLS_CODES = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|HOSTNAME_MISMATCH/i;
 
@@ -71,8 +72,7 @@ export class NodeHttpSender implements HttpSender {
     const known = this.targets.get(raw);
     if (known) return known;
     const target = this.check(raw);
-    if (this.targets.size >= MAX_TARGETS) this.targets.delete(this.targets.keys().next().value!);
-    this.targets.set(raw, target);
+    setBounded(this.targets, raw, target, MAX_TARGETS);
     return target;
   }
 

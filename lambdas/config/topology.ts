@@ -149,6 +149,14 @@ export const BUCKETS = {
 } as const satisfies Record<string, BucketDef>;
 export type BucketKey = keyof typeof BUCKETS;
 
+/** Where the API serves the web dashboard's page (operator console, customer portal). */
+export const DASHBOARD_PATH = '/dashboard';
+
+/** The web dashboard of an API reached at `apiBaseUrl` (with or without its trailing slash). */
+export function consoleUrlOf(apiBaseUrl: string): string {
+  return `${apiBaseUrl.replace(/\/+$/, '')}${DASHBOARD_PATH}`;
+}
+
 /**
  * The API routes that answer without a key: the liveness probe and the API's own description.
  * API Gateway gets an open route for each (every other path is `/v1/{proxy+}` behind the

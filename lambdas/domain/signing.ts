@@ -1,5 +1,6 @@
 import { createHmac, createPrivateKey, createPublicKey, sign as signWithKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { InvalidSecretError } from './errors.ts';
+import { setBounded } from './bounded-map.ts';
 
 const PREFIX = 'whsec_';
 const MIN_SECRET_BYTES = 24;
@@ -80,8 +81,7 @@ function keyOf(secret: string): Buffer | KeyObject {
   let key = keys.get(secret);
   if (key === undefined) {
     key = schemeOf(secret) === 'v1a' ? ed25519Key(secret) : secretKey(secret);
-    if (keys.size >= KEYS_KEPT) keys.delete(keys.keys().next().value!);
-    keys.set(secret, key);
+    setBounded(keys, secret, key, KEYS_KEPT);
   }
   return key;
 }

@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import { acknowledgeNag } from '../nag.ts';
 import { InvalidPropError } from '../errors.ts';
 import type { ApiDashboardMetrics } from './dashboard.ts';
+import { DASHBOARD_PATH } from '../../lambdas/config/topology.ts';
 import type { FunctionConstructProps, SharedFunctionOptions } from './function-options.ts';
 import { DEFAULT_LOG_RETENTION, functionPropsFrom, HooklineFunction } from './hookline-function.ts';
 import { buildHttpApi, HTTP_API_STAGE } from './http-api.ts';
@@ -198,7 +199,8 @@ export class HooklineApi extends Construct implements ApiDashboardMetrics {
 
   /** The web dashboard (operator console; customer portal links open here): `<url>dashboard`. */
   get consoleUrl(): string {
-    return `${this.stage.url}dashboard`;
+    // The stage URL is a token ending in a slash: the path is appended, not joined.
+    return `${this.stage.url}${DASHBOARD_PATH.slice(1)}`;
   }
 
   /** The execute-api ARN of `method` (`*` for any) on `path` of this API's stage, for IAM policies. */

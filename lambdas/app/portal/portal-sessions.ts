@@ -5,6 +5,7 @@ import { iso } from '#domain/time.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { PortalSessionRecord, PortalSessionStore } from '#ports/portal-session-store.ts';
 import type { Deps } from '#app/deps.ts';
+import { consoleUrlOf } from '#config/topology.ts';
 import { NotFoundError, UnauthorizedError, ValidationError } from '#app/errors.ts';
 import type { MintPortalSessionRequest } from '#app/portal/portal-request.ts';
 import type { PortalSessionView } from '#app/schema/responses.ts';
@@ -24,8 +25,6 @@ export const PORTAL_CODE_PREFIX = 'hk_pcode_';
 export const PORTAL_TOKEN_PREFIX = 'hk_portal_';
 /** Where the page reads the code: the link's fragment, never sent in a request. */
 export const PORTAL_FRAGMENT_KEY = 'portal';
-/** The page's path under the API's base URL (lambdas/handlers/api/routes/dashboard.ts). */
-export const DASHBOARD_PATH = '/dashboard';
 
 const SESSION_ID = /^psn_[A-Za-z0-9_-]{1,64}$/;
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
@@ -89,7 +88,7 @@ export async function mintPortalSession(
     codeHash: sha256(code),
   };
   await deps.portalSessions.put(record);
-  const dashboard = deps.consoleSettings.consoleUrl ?? `${apiBaseUrl.replace(/\/+$/, '')}${DASHBOARD_PATH}`;
+  const dashboard = deps.consoleSettings.consoleUrl ?? consoleUrlOf(apiBaseUrl);
   return { ...portalSessionView(record), url: `${dashboard}#${PORTAL_FRAGMENT_KEY}=${code}` };
 }
 

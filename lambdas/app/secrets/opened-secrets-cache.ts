@@ -1,5 +1,6 @@
 import type { SealedSecrets } from '#domain/types.ts';
 import type { SecretOpener } from '#ports/secret-sealer.ts';
+import { setBounded } from '#domain/bounded-map.ts';
 
 export interface OpenedSecretsCacheOptions {
   /** How long an opened blob is reused: the same bound on a revoked KMS grant as the data-key cache's. @default 5 minutes */
@@ -47,12 +48,10 @@ export class OpenedSecretsCache {
     // Frozen: every caller shares the one list. (An opener that throws at once rejects here too.)
     const secrets = new Promise<readonly string[]>((resolve) => resolve(opener.open(subscriptionId, sealed))).then((list) => Object.freeze([...list]));
     const entry: Entry = { at, subscriptionId, sealed: { ...sealed }, secrets };
-    entries.delete(sealed.tag);
-    entries.set(sealed.tag, entry);
+    setBounded(entries, sealed.tag, entry, this.maxEntries);
     secrets.catch(() => {
       if (entries.get(sealed.tag) === entry) entries.delete(sealed.tag);
     });
-    while (entries.size > this.maxEntries) entries.delete(entries.keys().next().value!);
     return secrets;
   }
 }

@@ -133,7 +133,7 @@ async function prepareFirst(deps: SendDeps, message: DeliveryMessageBody): Promi
   const nowMs = deps.clock.now();
   const pending = firstDelivery({ id: eventId, createdAt }, subscription, Date.parse(giveUpAt), Date.parse(createdAt));
   // The message's id is the one publish wrote (and answered with); the row is keyed by it.
-  const delivery: Delivery = { ...pending, id: message.deliveryId, state: STATE.inFlight, attempts: 1, attemptSeq: 1, updatedAt: isoAt(nowMs) };
+  const delivery: Delivery = { ...pending, id: message.deliveryId, state: STATE.inFlight, attempts: 1, attemptSeq: 1, updatedAt: iso(nowMs) };
   return { kind: 'ready', delivery, subscription, body, eventType, secrets: await signingSecrets(deps, subscription), unclaimed: true };
 }
 
@@ -214,7 +214,7 @@ async function record(deps: SendDeps, prepared: Ready, result: AttemptResult, st
   const attempt: InlineAttempt = {
     seq: delivery.attemptSeq,
     attempt: delivery.attempts,
-    startedAt: isoAt(startedAtMs),
+    startedAt: iso(startedAtMs),
     durationMs: result.durationMs,
     ...(result.kind === 'response'
       ? { status: result.status, responseSnippet: result.bodySnippet }
@@ -264,12 +264,12 @@ async function complete(deps: SendDeps, delivery: Delivery, outcome: Outcome, no
   const completion: Completion = {
     action,
     attempts: delivery.attempts,
-    nextAttemptAt: isoAt(outcome.kind === 'retry' ? outcome.nextAttemptAtMs : nowMs),
+    nextAttemptAt: iso(outcome.kind === 'retry' ? outcome.nextAttemptAtMs : nowMs),
     ...(response ? { lastStatus: response.status, lastResponse: capUtf8(response.bodySnippet) } : {}),
     ...(action === 'succeed' ? {} : { lastError: outcome.kind === 'dead' ? outcome.reason : result ? describe(result) : 'unknown' }),
     // An attempt was made: the row shows where it went (an update may have moved the subscription).
     ...(result ? { url: delivery.url } : {}),
-    updatedAt: isoAt(nowMs),
+    updatedAt: iso(nowMs),
   };
   // The event's body first outlives the dead letter, so a crash between the two leaves a body kept too long, never a dead letter without one.
   if (isDeadLetter(targetOf(action))) await deps.events.extendRetention(delivery.eventId, deadLetterEventTtl(nowMs, deps.retention));
@@ -287,23 +287,10 @@ const OUTCOME_METRICS: Readonly<Record<CompletionAction, readonly CountMetric[]>
   give_up: [METRICS.expired, METRICS.deadLettered],
 };
 
-/*
- * Small memos for the happy path: a busy sender formats the same few milliseconds, and reports
- * the same subscription's host, many times over (toISOString and a URL parse each cost about
- * 0.5 µs). Both are pure functions of their argument. The timestamps are kept by their last
- * three bits, so an attempt's start, formatted after its POST, is usually still there.
+/**
+ * The attempt report's host, with a one-entry memo: a busy sender reports the same
+ * subscription's host many times over, and a URL parse costs about 0.5 µs.
  */
-const isoMs: number[] = new Array<number>(8).fill(Number.NaN);
-const isoText: string[] = new Array<string>(8).fill('');
-function isoAt(ms: number): string {
-  const slot = ms & 7;
-  if (isoMs[slot] !== ms) {
-    isoText[slot] = iso(ms);
-    isoMs[slot] = ms;
-  }
-  return isoText[slot]!;
-}
-
 let lastUrl: string | undefined;
 let lastHost = '';
 function hostOf(url: string): string {

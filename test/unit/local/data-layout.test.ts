@@ -44,11 +44,14 @@ describe('the data layout check', () => {
     assert.equal(layoutDifferences(described(allActive), TABLES.deliveries).length, 2, 'the old projection and the new one');
   });
 
-  it('its error says what differs and what to do, without a stack of causes', () => {
-    const error = new DataLayoutError(['table x lacks index y']);
-    assert.match(error.message, /written by another version of Hookline, so nothing was read or changed/);
-    assert.match(error.message, /- table x lacks index y/);
-    assert.match(error.message, /HOOKLINE_DATA_DIR=\.data-new npm start/);
-    assert.equal(error.name, 'DataLayoutError');
+  it('its error says what differs and what to do, for the folder it is about or for an external endpoint', () => {
+    const folder = new DataLayoutError(['table x lacks index y'], '/srv/hookline');
+    assert.match(folder.message, /^the tables in \/srv\/hookline were written by another version of Hookline, so nothing was read or changed/);
+    assert.match(folder.message, /- table x lacks index y/);
+    assert.match(folder.message, /HOOKLINE_DATA_DIR=\/srv\/hookline-new npm start\), or move this one aside \(mv \/srv\/hookline \/srv\/hookline-old\)/);
+    assert.equal(folder.name, 'DataLayoutError');
+    const endpoint = new DataLayoutError(['table x lacks index y']);
+    assert.match(endpoint.message, /^the tables on this DynamoDB endpoint were written/);
+    assert.match(endpoint.message, /another HOOKLINE_RESOURCE_PREFIX/);
   });
 });

@@ -1,5 +1,4 @@
 import { archiveRunBody, restoreBody } from '#app/archive/archive-request.ts';
-import { TemporarilyUnavailableError } from '#app/errors.ts';
 import { parseOptionalBody, parseBody, parseQuery } from '#app/parse.ts';
 import { MAIL_DEFAULT_LIMIT, mailQuery } from '#app/notices/mail-request.ts';
 import type { ArchiverInvoker, ArchiverPayload } from '#ports/archiver-invoker.ts';
@@ -14,9 +13,7 @@ export const MAIL_NOT_KEPT =
  * handlers/invocation.ts) with the same status and error body, so a bad day range reads the
  * same whichever way it was asked.
  */
-async function viaArchiver(archiver: ArchiverInvoker | undefined, payload: ArchiverPayload): Promise<ApiResponse> {
-  // buildDeps always gives the api one (ARCHIVER_FUNCTION_NAME is required); deps a test harness assembles may not.
-  if (!archiver) throw new TemporarilyUnavailableError('the archiver function is not reachable from this API');
+async function viaArchiver(archiver: ArchiverInvoker, payload: ArchiverPayload): Promise<ApiResponse> {
   const result = await archiver.invoke(payload);
   if (result && typeof result === 'object' && 'error' in result && typeof (result as { status?: unknown }).status === 'number') {
     const { status, error } = result as { status: number; error: unknown };
