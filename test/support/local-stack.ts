@@ -60,10 +60,15 @@ export async function startLocalStack(options: Partial<RuntimeOptions> = {}): Pr
       return (await api.get(`/v1/deliveries/${id}`)).body;
     },
     waitForState(id, states, timeoutMs = 20_000) {
+      let last: { state?: string; attempts?: number; nextAttemptAt?: string } | undefined;
+      // A timeout says where the delivery stood, so a failure on a loaded CI machine can be read.
       return waitFor(`${id} to be ${states.join('|')}`, async () => {
         const d = await stack.delivery(id);
+        last = d;
         return states.includes(d.state) ? d : undefined;
-      }, timeoutMs);
+      }, timeoutMs).catch((error: Error) => {
+        throw new Error(`${error.message} (last seen: ${last ? `${last.state}, ${last.attempts} attempts, next ${last.nextAttemptAt}` : 'never read'})`);
+      });
     },
     async stop() {
       await receiver.stop();

@@ -140,7 +140,10 @@ async function prepareFirst(deps: SendDeps, message: DeliveryMessageBody): Promi
 async function prepare(deps: SendDeps, message: DeliveryMessageBody): Promise<Prepared> {
   const nowMs = deps.clock.now();
   const subscription = await deps.subscriptions.get(message.subscriptionId);
-  if (subscription?.state === 'paused') return deferWhilePaused(deps, message.deliveryId, nowMs);
+  if (subscription?.state === 'paused') {
+    if (!(await deferWhilePaused(deps, message, nowMs))) return prepare(deps, message);
+    return { kind: 'done', note: 'subscription paused: waits for resume' };
+  }
   // Before the claim: a delivery held back by its subscription's rate limit is not an attempt.
   const waiting = await rateGateBeforeClaim(deps, subscription, message);
   if (waiting) return waiting;
@@ -190,14 +193,23 @@ async function signingSecrets(deps: Pick<SendDeps, 'secretOpener' | 'clock'>, su
   return liveSecretIndexes(subscription, all.length, deps.clock.now()).map((i) => all[i]!);
 }
 
-async function deferWhilePaused(deps: SendDeps, deliveryId: string, nowMs: number): Promise<SendOutcome> {
-  const current = await deps.deliveries.get(deliveryId);
+/**
+ * Parks a paused subscription's waiting delivery until the recheck (resume re-enqueues it at
+ * once). Returns false when the subscription was resumed meanwhile: a resume that read the
+ * backlog before this write could not move the delivery, so the write is undone and the
+ * delivery goes on now rather than an hour later. The re-read after the write closes that race:
+ * a resume sets the state before it reads the backlog.
+ */
+async function deferWhilePaused(deps: SendDeps, message: DeliveryMessageBody, nowMs: number): Promise<boolean> {
+  const current = await deps.deliveries.get(message.deliveryId);
   // Only a waiting delivery moves; one that is in flight or finished is left to its own course.
-  if (current && allows('reschedule', current.state)) {
-    const recheck = Math.min(nowMs + PAUSED_RECHECK_SECONDS * 1000, Date.parse(current.giveUpAt));
-    await deps.deliveries.reschedule(deliveryId, current.nextAttemptAt, iso(Math.max(recheck, nowMs)), iso(nowMs));
-  }
-  return { kind: 'done', note: 'subscription paused: waits for resume' };
+  if (!current || !allows('reschedule', current.state)) return true;
+  const recheck = iso(Math.max(Math.min(nowMs + PAUSED_RECHECK_SECONDS * 1000, Date.parse(current.giveUpAt)), nowMs));
+  if (!(await deps.deliveries.reschedule(message.deliveryId, current.nextAttemptAt, recheck, iso(nowMs)))) return true;
+  if ((await deps.subscriptions.get(message.subscriptionId))?.state === 'paused') return true;
+  // Only the value written here is undone: if the resume's drain moved it since, that stands.
+  await deps.deliveries.reschedule(message.deliveryId, recheck, iso(nowMs), iso(nowMs));
+  return false;
 }
 
 async function record(deps: SendDeps, prepared: Ready, result: AttemptResult, startedAtMs: number): Promise<SendOutcome> {

@@ -157,6 +157,39 @@ describe('processDelivery', () => {
     assert.equal(stored(w).nextAttemptAt, at(600));
   });
 
+  it('a resume between the read of the paused subscription and the deferral: the deferral is undone and the delivery attempted now', async () => {
+    const w = world({ script: [response(200)] });
+    const subscriptions = w.deps.subscriptions;
+    const active = subscriptions.items.get('sub_1')!;
+    // The sender reads "paused"; the resume (state first, then its drain) lands before the deferral is written.
+    subscriptions.items.set('sub_1', { ...active, state: 'paused' });
+    const read = subscriptions.get.bind(subscriptions);
+    let reads = 0;
+    subscriptions.get = async (id) => {
+      const seen = await read(id);
+      if (++reads === 1) subscriptions.items.set('sub_1', active);
+      return seen;
+    };
+
+    const outcome = await send(w);
+
+    assert.equal(outcome.kind, 'done');
+    assert.equal(w.http.requests.length, 1, 'attempted at once, not an hour later');
+    assert.equal(stored(w).state, 'delivered');
+  });
+
+  it('a subscription still paused after the deferral is written: the deferral stands', async () => {
+    const w = world({ subscription: { state: 'paused' } });
+    let reads = 0;
+    const read = w.deps.subscriptions.get.bind(w.deps.subscriptions);
+    w.deps.subscriptions.get = async (id) => (reads++, read(id));
+
+    await send(w);
+
+    assert.equal(reads, 2, 'the state is read again after the deferral is written');
+    assert.equal(stored(w).nextAttemptAt, at(PAUSED_RECHECK_SECONDS));
+  });
+
   it('a disabled subscription: dead-lettered as failed with the reason, never POSTed', async () => {
     const w = world({ subscription: { state: 'disabled', stateReason: 'endpoint answered 410 Gone for delivery dlv_0' } });
 
