@@ -18,3 +18,8 @@ export class SealedSecretsError extends Error {
 export class BodyIntegrityError extends Error {
   override name = 'BodyIntegrityError';
 }
+
+/** A delivery-queue message that is not one the queue adapter wrote (no ids, a pack that is not a list). */
+export class MalformedDeliveryMessageError extends Error {
+  override name = 'MalformedDeliveryMessageError';
+}

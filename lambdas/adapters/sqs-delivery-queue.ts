@@ -1,10 +1,19 @@
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { MAX_DELAY_SECONDS } from '#domain/retry-policy.ts';
 import type { DeliveryMessage, DeliveryQueue } from '#ports/delivery-queue.ts';
-import { decodeDeliveryMessage, encodeDeliveryMessage } from './delivery-message-codec.ts';
+import { decodeDeliveryMessages, encodeDeliveryMessages } from './delivery-message-codec.ts';
 import { QueueSendError } from './errors.ts';
 
+/** SQS's own limits: a message's delay, and a SendMessageBatch's entries and total payload. */
 const SQS_MAX_MESSAGE_DELAY = 900;
+const SQS_BATCH_ENTRIES = 10;
+const SQS_BATCH_BYTES = 256 * 1024;
+
+interface Entry {
+  readonly body: string;
+  readonly bytes: number;
+  readonly delaySeconds: number;
+}
 
 export class SqsDeliveryQueue implements DeliveryQueue {
   constructor(
@@ -12,14 +21,21 @@ export class SqsDeliveryQueue implements DeliveryQueue {
     private readonly queueUrl: string,
   ) {}
 
+  /** Deliveries due at the same second are packed (delivery-message-codec.ts); the messages go in batches of 10 within SQS's payload limit. */
   async enqueue(messages: readonly DeliveryMessage[]): Promise<void> {
-    const batches: DeliveryMessage[][] = [];
-    for (let i = 0; i < messages.length; i += 10) batches.push(messages.slice(i, i + 10));
-    await Promise.all(batches.map((batch) => this.sendBatch(batch)));
+    const byDelay = new Map<number, DeliveryMessage[]>();
+    for (const m of messages) {
+      const delaySeconds = Math.min(SQS_MAX_MESSAGE_DELAY, Math.max(0, Math.round(m.delaySeconds ?? 0)));
+      const group = byDelay.get(delaySeconds);
+      if (group) group.push(m);
+      else byDelay.set(delaySeconds, [m]);
+    }
+    const entries: Entry[] = [...byDelay].flatMap(([delaySeconds, group]) => encodeDeliveryMessages(group).map((body) => ({ body, bytes: Buffer.byteLength(body), delaySeconds })));
+    await Promise.all(batchesOf(entries).map((batch) => this.sendBatch(batch)));
   }
 
-  private async sendBatch(batch: readonly DeliveryMessage[]): Promise<void> {
-    let pending = batch.map((m, i) => ({ Id: String(i), MessageBody: encodeDeliveryMessage(m), DelaySeconds: Math.min(SQS_MAX_MESSAGE_DELAY, Math.max(0, Math.round(m.delaySeconds ?? 0))) }));
+  private async sendBatch(batch: readonly Entry[]): Promise<void> {
+    let pending = batch.map((e, i) => ({ Id: String(i), MessageBody: e.body, DelaySeconds: e.delaySeconds }));
     for (let round = 0; pending.length > 0; round++) {
       if (round === 4) throw new QueueSendError(`${pending.length} messages could not be enqueued after ${round} tries`);
       if (round > 0) await new Promise((r) => setTimeout(r, 100 * 2 ** round));
@@ -30,7 +46,7 @@ export class SqsDeliveryQueue implements DeliveryQueue {
   }
 
   decode(wire: Readonly<Record<string, unknown>>) {
-    return decodeDeliveryMessage(wire);
+    return decodeDeliveryMessages(wire);
   }
 
   async retryLater(receiptHandle: string, delaySeconds: number): Promise<void> {
@@ -42,4 +58,22 @@ export class SqsDeliveryQueue implements DeliveryQueue {
       }),
     );
   }
+}
+
+/** Consecutive runs of at most 10 entries and 256 KiB: one SendMessageBatch each. */
+function batchesOf(entries: readonly Entry[]): Entry[][] {
+  const batches: Entry[][] = [];
+  let batch: Entry[] = [];
+  let bytes = 0;
+  for (const entry of entries) {
+    if (batch.length === SQS_BATCH_ENTRIES || (batch.length > 0 && bytes + entry.bytes > SQS_BATCH_BYTES)) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(entry);
+    bytes += entry.bytes;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
 }

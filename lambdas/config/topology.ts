@@ -190,6 +190,16 @@ export const DEAD_LETTER_SHARDS = 32;
 /** Shards of the ingest manifests table: every publish batch writes one item there, kept as the event log. */
 export const INGEST_MANIFEST_SHARDS = 16;
 
+/**
+ * Deliveries due at the same second share one delivery-queue message (a pack), at most this
+ * many: each message is sent, received and deleted once, and is one Lambda record, so a
+ * publish batch of 100 costs 10 messages instead of 100. Ten bounds what one lost or slow
+ * message holds up.
+ */
+export const DELIVERIES_PER_MESSAGE = 10;
+/** A pack's body at most: SQS bills each 64 KB of payload as one request, so a pack stays one. */
+export const MAX_PACK_BYTES = 64 * 1024;
+
 export interface QueueDef {
   readonly envVar: EnvName;
   readonly localName: string;

@@ -22,12 +22,14 @@ export interface DeliveryMessage {
 export type ReceivedDeliveryMessage = Omit<DeliveryMessage, 'delaySeconds'>;
 
 export interface DeliveryQueue {
+  /** Deliveries due at the same time may share one queue message (a pack): the adapter's choice. */
   enqueue(messages: readonly DeliveryMessage[]): Promise<void>;
   /**
-   * A received message body (its JSON already parsed, the ids checked) as the message that was
-   * enqueued: the wire form is the adapter's. Throws when the body it carries fails its check.
+   * The deliveries a received message body carries (its JSON already parsed), as they were
+   * enqueued: one, or a pack's. The wire form is the adapter's. Throws when the body lacks the
+   * ids or a body it carries fails its check.
    */
-  decode(wire: Readonly<Record<string, unknown>>): ReceivedDeliveryMessage;
+  decode(wire: Readonly<Record<string, unknown>>): readonly ReceivedDeliveryMessage[];
   /** Visibility-timeout backoff: the received message comes back after `delaySeconds`. */
   retryLater(receiptHandle: string, delaySeconds: number): Promise<void>;
 }

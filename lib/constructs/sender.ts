@@ -22,7 +22,9 @@ export interface DeliverySenderProps extends FunctionConstructProps {
  * The delivery worker: the `sender` function consuming the delivery queue in batches with
  * partial batch responses. A retry is scheduled by changing the message's visibility
  * timeout to the backoff delay and reporting it as a batch item failure, so the sender
- * needs ChangeMessageVisibility on top of what the event source grants.
+ * needs ChangeMessageVisibility on top of what the event source grants. A delivery that
+ * leaves a pack (several deliveries in one message) to wait is sent as a message of its own:
+ * SendMessage on the same queue.
  */
 export class DeliverySender extends Construct {
   readonly handler: HooklineFunction;

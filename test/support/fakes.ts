@@ -12,7 +12,7 @@ import { DEFAULT_SWEEP_GRACE_SECONDS } from '#config/topology.ts';
 import type { AttemptRecord, Delivery, EventRecord, SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
 import { encryptSecrets } from '#adapters/aes-gcm-secrets.ts';
 import { LocalKeySecretCipher } from '#adapters/local-key-secret-cipher.ts';
-import { decodeDeliveryMessage } from '#adapters/delivery-message-codec.ts';
+import { decodeDeliveryMessages } from '#adapters/delivery-message-codec.ts';
 import type { Deps } from '#app/deps.ts';
 import type { AttemptStore } from '#ports/attempt-store.ts';
 import type { Clock } from '#ports/clock.ts';
@@ -214,7 +214,7 @@ export class RecordingQueue implements DeliveryQueue {
 
   /** The real wire form: it is pure, and a fake of it could only drift. */
   decode(wire: Readonly<Record<string, unknown>>) {
-    return decodeDeliveryMessage(wire);
+    return decodeDeliveryMessages(wire);
   }
 
   async retryLater(receiptHandle: string, delaySeconds: number): Promise<void> {

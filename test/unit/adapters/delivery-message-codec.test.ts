@@ -1,37 +1,84 @@
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeDeliveryMessage, encodeDeliveryMessage } from '#adapters/delivery-message-codec.ts';
-import { BodyIntegrityError } from '#adapters/errors.ts';
+import { decodeDeliveryMessages, encodeDeliveryMessages } from '#adapters/delivery-message-codec.ts';
+import { BodyIntegrityError, MalformedDeliveryMessageError } from '#adapters/errors.ts';
+import { DELIVERIES_PER_MESSAGE, MAX_PACK_BYTES } from '#config/topology.ts';
+import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
 const BODY = '{"id":"evt_1","type":"a","timestamp":"2024-05-01T12:00:00.000Z","data":{"n":1.0,"s":"ünï ✓"}}';
 const FRESH = { deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventId: 'evt_1', eventType: 'a', createdAt: '2024-05-01T12:00:00.000Z', giveUpAt: '2024-05-04T12:00:00.000Z', body: BODY, fresh: true } as const;
+const one = (m: DeliveryMessage) => {
+  const bodies = encodeDeliveryMessages([m]);
+  assert.equal(bodies.length, 1);
+  return bodies[0]!;
+};
+const decode = (body: string) => decodeDeliveryMessages(JSON.parse(body));
+const freshN = (n: number, body = BODY): DeliveryMessage[] => Array.from({ length: n }, (_, i) => ({ ...FRESH, deliveryId: `dlv_${i}`, eventId: `evt_${i}`, body }));
+/** Random bytes do not compress: about `kb` KB of body text that stays about that size on the wire. */
+const noise = (kb: number) => JSON.stringify(randomBytes(kb * 768).toString('base64'));
 
 describe('delivery message codec', () => {
   it('round-trips a fresh message, the body byte for byte, compressed on the way', () => {
-    const wire = encodeDeliveryMessage({ ...FRESH, delaySeconds: 5 });
+    const wire = one({ ...FRESH, delaySeconds: 5 });
 
-    assert.deepEqual(decodeDeliveryMessage(JSON.parse(wire)), FRESH);
+    assert.deepEqual(decode(wire), [FRESH]);
     assert.equal(wire.includes('ünï'), false, 'the body travels compressed');
     assert.equal(wire.includes('delaySeconds'), false, 'the delay is the queue\'s, not part of the body');
+    assert.equal(wire.includes('"pack"'), false, 'a delivery alone is a message in the form from before packs');
   });
 
   it('reads a message with only the ids (a retry\'s, a replay\'s, or one from before bodies travelled)', () => {
-    assert.deepEqual(decodeDeliveryMessage({ deliveryId: 'dlv_1', subscriptionId: 'sub_1' }), { deliveryId: 'dlv_1', subscriptionId: 'sub_1' });
+    assert.deepEqual(decodeDeliveryMessages({ deliveryId: 'dlv_1', subscriptionId: 'sub_1' }), [{ deliveryId: 'dlv_1', subscriptionId: 'sub_1' }]);
   });
 
   it('leaves out a body too large for a message: the sender reads the event instead', () => {
-    // Random bytes do not compress: about 250 KB of base64 text, which deflates to about 190 KB and grows by a third in base64.
-    const noise = randomBytes(190 * 1024).toString('base64');
-    const wire = JSON.parse(encodeDeliveryMessage({ ...FRESH, body: JSON.stringify(noise) }));
+    const wire = JSON.parse(one({ ...FRESH, body: noise(250) }));
 
     assert.equal(wire.bodyZ, undefined);
-    assert.equal(decodeDeliveryMessage(wire).body, undefined);
+    assert.equal(decodeDeliveryMessages(wire)[0]!.body, undefined);
   });
 
   it('refuses a body whose bytes do not match their sha256', () => {
-    const wire = JSON.parse(encodeDeliveryMessage(FRESH));
+    const wire = JSON.parse(one(FRESH));
 
-    assert.throws(() => decodeDeliveryMessage({ ...wire, bodySha256: 'AAAA' }), (e: unknown) => e instanceof BodyIntegrityError);
+    assert.throws(() => decodeDeliveryMessages({ ...wire, bodySha256: 'AAAA' }), (e: unknown) => e instanceof BodyIntegrityError);
+  });
+
+  it(`packs up to ${DELIVERIES_PER_MESSAGE} deliveries a message, in order, each as it was`, () => {
+    const messages = freshN(23);
+
+    const bodies = encodeDeliveryMessages(messages);
+
+    const decoded = bodies.map(decode);
+    assert.deepEqual(decoded.map((d) => d.length), [10, 10, 3]);
+    assert.deepEqual(decoded.flat(), messages.map(({ delaySeconds: _d, ...m }) => m));
+  });
+
+  it(`keeps a pack within ${MAX_PACK_BYTES} bytes (one billed SQS request); a delivery too large to share goes alone`, () => {
+    const large = freshN(5, noise(20));
+    const huge = { ...FRESH, deliveryId: 'dlv_huge', body: noise(100) };
+
+    const bodies = encodeDeliveryMessages([...large, huge, ...freshN(2)]);
+
+    for (const body of bodies.filter((b) => b.startsWith('{"pack"'))) assert.ok(Buffer.byteLength(body) <= MAX_PACK_BYTES, `a pack of ${Buffer.byteLength(body)} bytes`);
+    const decoded = bodies.map(decode);
+    assert.ok(decoded.every((d) => d.length < 5), 'five 20 KB deliveries do not fit one pack');
+    assert.deepEqual(decoded.find((d) => d.some((m) => m.deliveryId === 'dlv_huge'))!.length, 1, 'the 100 KB one goes alone');
+    assert.deepEqual(decoded.flat().map((m) => m.deliveryId), [...large.map((m) => m.deliveryId), 'dlv_huge', 'dlv_0', 'dlv_1']);
+  });
+
+  it('refuses what it never wrote, naming what is wrong', () => {
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ subscriptionId: 'sub_1' }, /deliveryId/],
+      [{ deliveryId: 'dlv_1' }, /dlv_1 lacks a string subscriptionId/],
+      [{ pack: [] }, /a pack must list its deliveries/],
+      [{ pack: 'dlv_1' }, /a pack must list its deliveries/],
+      [{ pack: [{ deliveryId: 'dlv_1', subscriptionId: 'sub_1' }, 7] }, /a pack entry must be an object/],
+      [{ pack: [{ deliveryId: 'dlv_1' }] }, /subscriptionId/],
+    ];
+    for (const [wire, message] of cases) {
+      assert.throws(() => decodeDeliveryMessages(wire), (e: unknown) => e instanceof MalformedDeliveryMessageError && message.test(e.message), JSON.stringify(wire));
+    }
   });
 });

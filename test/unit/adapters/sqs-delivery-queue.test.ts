@@ -2,6 +2,8 @@ import { after, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
+import { randomBytes } from 'node:crypto';
+import { decodeDeliveryMessages } from '#adapters/delivery-message-codec.ts';
 import { SqsDeliveryQueue } from '#adapters/sqs-delivery-queue.ts';
 import { QueueSendError } from '#adapters/errors.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
@@ -11,6 +13,9 @@ const sqsMock = mockClient(SQSClient);
 const newQueue = () => new SqsDeliveryQueue(new SQSClient({ region: 'eu-west-1' }), QUEUE_URL);
 const messages = (n: number): DeliveryMessage[] =>
   Array.from({ length: n }, (_, i) => ({ deliveryId: `dlv_${i}`, subscriptionId: `sub_${i % 3}` }));
+
+/** Each due a second after the one before: none shares a message. */
+const spread = (n: number): DeliveryMessage[] => messages(n).map((m, i) => ({ ...m, delaySeconds: i }));
 
 const batchCalls = () => sqsMock.commandCalls(SendMessageBatchCommand).map((c) => c.args[0].input);
 const entriesOf = (call: { Entries?: SendMessageBatchRequestEntry[] }) => call.Entries ?? [];
@@ -29,24 +34,37 @@ describe('SqsDeliveryQueue', () => {
       assert.equal(sqsMock.calls().length, 0);
     });
 
-    it('splits 23 messages into batches of 10, 10 and 3, each message sent once', async () => {
+    it('packs 23 deliveries due at the same second into messages of 10, 10 and 3, sent in one batch, each delivery once', async () => {
       await newQueue().enqueue(messages(23));
 
       const calls = batchCalls();
-      assert.deepEqual(calls.map((c) => entriesOf(c).length).sort((a, b) => b - a), [10, 10, 3]);
-      for (const call of calls) {
-        assert.equal(call.QueueUrl, QUEUE_URL);
-        const ids = entriesOf(call).map((e) => e.Id);
-        assert.equal(new Set(ids).size, ids.length, 'entry ids are unique within a batch');
-      }
-      const sent = calls.flatMap((c) => entriesOf(c).map((e) => JSON.parse(e.MessageBody!).deliveryId as string));
-      assert.deepEqual(sent.sort(), messages(23).map((m) => m.deliveryId).sort());
+      assert.equal(calls.length, 1);
+      assert.equal(calls[0]!.QueueUrl, QUEUE_URL);
+      const packs = entriesOf(calls[0]!).map((e) => decodeDeliveryMessages(JSON.parse(e.MessageBody!)));
+      assert.deepEqual(packs.map((p) => p.length), [10, 10, 3]);
+      assert.deepEqual(packs.flat().map((m) => m.deliveryId).sort(), messages(23).map((m) => m.deliveryId).sort());
     });
 
-    it('sends exactly ten in a single batch', async () => {
-      await newQueue().enqueue(messages(10));
+    it('never packs deliveries due at different seconds; 25 of them go as 25 messages, in batches of 10, 10 and 5', async () => {
+      await newQueue().enqueue(spread(25));
 
-      assert.deepEqual(batchCalls().map((c) => entriesOf(c).length), [10]);
+      const calls = batchCalls();
+      assert.deepEqual(calls.map((c) => entriesOf(c).length).sort((a, b) => b - a), [10, 10, 5]);
+      for (const call of calls) {
+        const ids = entriesOf(call).map((e) => e.Id);
+        assert.equal(new Set(ids).size, ids.length, 'entry ids are unique within a batch');
+        for (const e of entriesOf(call)) assert.equal(JSON.parse(e.MessageBody!).deliveryId, `dlv_${e.DelaySeconds}`, 'each with its own delay');
+      }
+    });
+
+    it('keeps each batch within SQS\'s 256 KiB payload: five 100 KB messages go in batches of 2, 2 and 1', async () => {
+      const large = Array.from({ length: 5 }, (_, i) => ({ deliveryId: `dlv_${i}`, subscriptionId: 'sub_1', eventId: 'e', eventType: 't', createdAt: 'c', giveUpAt: 'g', body: JSON.stringify(randomBytes(75 * 1024).toString('base64')) }));
+
+      await newQueue().enqueue(large);
+
+      const calls = batchCalls();
+      assert.deepEqual(calls.map((c) => entriesOf(c).length), [2, 2, 1]);
+      for (const call of calls) assert.ok(entriesOf(call).reduce((n, e) => n + Buffer.byteLength(e.MessageBody!), 0) <= 256 * 1024);
     });
 
     it('sends a body of just deliveryId and subscriptionId', async () => {
@@ -80,7 +98,7 @@ describe('SqsDeliveryQueue', () => {
         .resolvesOnce({ Successful: [], Failed: [{ Id: '1', Code: 'InternalError', SenderFault: false }, { Id: '3', Code: 'InternalError', SenderFault: false }] })
         .resolves({ Successful: [], Failed: [] });
 
-      await newQueue().enqueue(messages(4));
+      await newQueue().enqueue(spread(4));
 
       const calls = batchCalls();
       assert.equal(calls.length, 2);
@@ -90,7 +108,7 @@ describe('SqsDeliveryQueue', () => {
     it('throws a QueueSendError after four tries when an entry keeps failing', async () => {
       sqsMock.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [{ Id: '0', Code: 'InternalError', SenderFault: false }] });
 
-      await assert.rejects(newQueue().enqueue(messages(2)), (e: unknown) => e instanceof QueueSendError && e.name === 'QueueSendError' && /1 messages/.test(e.message));
+      await assert.rejects(newQueue().enqueue(spread(2)), (e: unknown) => e instanceof QueueSendError && e.name === 'QueueSendError' && /1 messages/.test(e.message));
 
       const calls = batchCalls();
       assert.equal(calls.length, 4);

@@ -12,6 +12,8 @@ const NOW = '2024-05-01T12:00:00.000Z';
 
 const record = (messageId: string, body: string): SQSRecord => ({ messageId, receiptHandle: `rh-${messageId}`, body }) as SQSRecord;
 const message = (deliveryId: string) => JSON.stringify({ deliveryId, subscriptionId: 'sub_1' });
+/** One message carrying several deliveries, as the queue adapter packs them (each marked fresh, as publish sends them). */
+const pack = (deliveryIds: readonly string[]) => JSON.stringify({ pack: deliveryIds.map((deliveryId) => ({ deliveryId, subscriptionId: 'sub_1', fresh: true })) });
 
 /** A logger whose error, info and debug lines are kept, so the test can tell a planned retry from a failure; INFO records keep their attributes. */
 function recordingLogger() {
@@ -104,4 +106,47 @@ describe('sender handler', () => {
     assert.deepEqual(response, { batchItemFailures: [] });
     assert.deepEqual(lines.error, []);
   });
+
+  it('a pack: each delivery attempted; one that is not done leaves as a message of its own, not fresh, and the pack is finished', async () => {
+    const deps = senderWorld({ dlv_ok: 200, dlv_busy: 503, dlv_gone: 400 });
+    const { logger } = recordingLogger();
+    const body = pack(['dlv_ok', 'dlv_busy', 'dlv_gone']);
+
+    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-pack', body)] }, context);
+
+    assert.deepEqual(response, { batchItemFailures: [] }, 'the pack is deleted');
+    assert.deepEqual(['dlv_ok', 'dlv_busy', 'dlv_gone'].map((id) => deps.deliveries.items.get(id)!.state), ['delivered', 'pending', 'failed']);
+    assert.deepEqual(deps.queue.retries, [], 'the pack\'s visibility is not the retry\'s');
+    assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_busy', subscriptionId: 'sub_1', delaySeconds: 10 }]);
+  });
+
+  it('a pack whose retry cannot be handed over (SQS refuses the send) is kept whole; the others are settled already', async () => {
+    const deps = senderWorld({ dlv_ok: 200, dlv_busy: 503 });
+    deps.queue.enqueue = async () => {
+      throw new Error('SQS unreachable');
+    };
+    const { logger, lines } = recordingLogger();
+
+    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-pack', pack(['dlv_ok', 'dlv_busy']))] }, context);
+
+    assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-pack' }] });
+    assert.equal(deps.deliveries.items.get('dlv_ok')!.state, 'delivered');
+    assert.deepEqual(lines.error, ['delivery message failed']);
+  });
+
+  it('a stage error in a pack is handed over after STAGE_RETRY_SECONDS as a message of its own', async () => {
+    const deps = senderWorld({ dlv_ok: 200, dlv_stuck: 200 });
+    const claim = deps.deliveries.claim.bind(deps.deliveries);
+    deps.deliveries.claim = async (id, ...rest) => {
+      if (id === 'dlv_stuck') throw new Error('throttled');
+      return claim(id, ...rest);
+    };
+    const { logger } = recordingLogger();
+
+    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-pack', pack(['dlv_ok', 'dlv_stuck']))] }, context);
+
+    assert.deepEqual(response, { batchItemFailures: [] });
+    assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_stuck', subscriptionId: 'sub_1', delaySeconds: STAGE_RETRY_SECONDS }]);
+  });
 });
+

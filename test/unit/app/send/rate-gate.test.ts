@@ -219,8 +219,9 @@ describe('the rate gate', () => {
 
   it('the message waits through its visibility: settle sets it to the turn, a batch item failure', async () => {
     const w = world({ rateLimitPerSecond: 1 }, 3);
-    await settle(w.deps, 'rh0', () => processDelivery(w.deps, fresh(0), FIRST));
-    const fates = [await settle(w.deps, 'rh1', () => processDelivery(w.deps, fresh(1), FIRST)), await settle(w.deps, 'rh2', () => processDelivery(w.deps, fresh(2), FIRST))];
+    const later = (receiptHandle: string) => (delaySeconds: number) => w.deps.queue.retryLater(receiptHandle, delaySeconds);
+    await settle(later('rh0'), () => processDelivery(w.deps, fresh(0), FIRST));
+    const fates = [await settle(later('rh1'), () => processDelivery(w.deps, fresh(1), FIRST)), await settle(later('rh2'), () => processDelivery(w.deps, fresh(2), FIRST))];
     assert.deepEqual(fates.map((f) => f.kind), ['retry', 'retry']);
     assert.deepEqual(w.deps.queue.retries, [{ receiptHandle: 'rh1', delaySeconds: 1 }, { receiptHandle: 'rh2', delaySeconds: 2 }]);
   });
