@@ -29,7 +29,7 @@ const fromItems = (items: Record<string, unknown>[] | undefined): Subscription[]
  */
 export class DynamoDbSubscriptionStore implements SubscriptionStore {
   private cache?: { at: number; items: readonly Subscription[] };
-  private readonly byId = new Map<string, { at: number; item: Subscription | undefined }>();
+  private readonly byId = new Map<string, { at: number; item: Promise<Subscription | undefined> }>();
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -56,13 +56,21 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     this.byId.clear();
   }
 
-  async getCached(id: string): Promise<Subscription | undefined> {
+  /**
+   * The read is cached as it starts, not once it ends: the deliveries a sender attempts side by
+   * side (a batch, a pack) mostly go to a few subscriptions, and their misses share one read.
+   */
+  getCached(id: string): Promise<Subscription | undefined> {
     const hit = this.byId.get(id);
     if (hit && this.now() - hit.at < this.cacheMs) return hit.item;
-    const item = await this.get(id);
+    const item = this.get(id);
     if (this.cacheMs > 0) {
       // Bounded: a sender serving more subscriptions than this re-reads the oldest, nothing worse.
       setBounded(this.byId, id, { at: this.now(), item }, 10_000);
+      // A failed read is not kept: the next caller reads again.
+      item.catch(() => {
+        if (this.byId.get(id)?.item === item) this.byId.delete(id);
+      });
     }
     return item;
   }
