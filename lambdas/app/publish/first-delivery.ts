@@ -9,11 +9,12 @@ export const DELIVERY_HEADERS = Object.freeze({ 'content-type': 'application/jso
 
 /**
  * The row a delivery starts as, pending before any attempt: what publish writes, and what the
- * sender's happy path rebuilds from its message (then writes once, with the outcome).
+ * sender's happy path rebuilds from its message (then writes once, with the outcome). The
+ * sender passes the id its message carries rather than hashing it again.
  */
-export function firstDelivery(event: Pick<EventRecord, 'id' | 'createdAt'>, sub: Subscription, giveUpAtMs: number, nowMs: number): Delivery {
+export function firstDelivery(event: Pick<EventRecord, 'id' | 'createdAt'>, sub: Subscription, giveUpAtMs: number, nowMs: number, id = deliveryIdFor(event.id, sub.id)): Delivery {
   return {
-    id: deliveryIdFor(event.id, sub.id),
+    id,
     eventId: event.id,
     subscriptionId: sub.id,
     ...(sub.tenantId ? { tenantId: sub.tenantId } : {}),

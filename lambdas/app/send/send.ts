@@ -131,9 +131,9 @@ async function prepareFirst(deps: SendDeps, message: DeliveryMessageBody): Promi
   const subscription = await deps.subscriptions.getCached(message.subscriptionId);
   if (subscription?.state !== 'active') return undefined;
   const nowMs = deps.clock.now();
-  const pending = firstDelivery({ id: eventId, createdAt }, subscription, Date.parse(giveUpAt), Date.parse(createdAt));
   // The message's id is the one publish wrote (and answered with); the row is keyed by it.
-  const delivery: Delivery = { ...pending, id: message.deliveryId, state: STATE.inFlight, attempts: 1, attemptSeq: 1, updatedAt: iso(nowMs) };
+  const pending = firstDelivery({ id: eventId, createdAt }, subscription, Date.parse(giveUpAt), Date.parse(createdAt), message.deliveryId);
+  const delivery: Delivery = { ...pending, state: STATE.inFlight, attempts: 1, attemptSeq: 1, updatedAt: iso(nowMs) };
   return { kind: 'ready', delivery, subscription, body, eventType, secrets: await signingSecrets(deps, subscription), unclaimed: true };
 }
 
