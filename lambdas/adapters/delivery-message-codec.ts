@@ -10,7 +10,7 @@ import { MalformedDeliveryMessageError } from './errors.ts';
 const MAX_CARRIED_BODY_CHARS = 192 * 1024;
 
 /** One delivery as sent: the fields of DeliveryMessage, the body compressed (deflate-raw, base64) with its sha256. */
-type Wire = Omit<DeliveryMessage, 'delaySeconds' | 'body' | 'fresh'> & {
+type Wire = Omit<DeliveryMessage, 'delaySeconds' | 'body' | 'fresh' | 'alone'> & {
   readonly fresh?: true;
   readonly bodyZ?: string;
   readonly bodySha256?: string;
@@ -21,7 +21,7 @@ const PACK_OVERHEAD_BYTES = '{"pack":[]}'.length;
 
 /** One delivery's SQS message body (a message of its own, or an entry of a pack). */
 function encodeDeliveryMessage(m: DeliveryMessage): string {
-  const { delaySeconds: _d, body, fresh, ...fields } = m;
+  const { delaySeconds: _d, body, fresh, alone: _a, ...fields } = m;
   const carried = body === undefined ? undefined : encodeBodyBase64(body);
   const wire: Wire = {
     ...fields,
@@ -49,6 +49,10 @@ export function encodeDeliveryMessages(messages: readonly DeliveryMessage[]): st
   };
   for (const m of messages) {
     const one = encodeDeliveryMessage(m);
+    if (m.alone) {
+      bodies.push(one);
+      continue;
+    }
     const bytes = Buffer.byteLength(one) + 1;
     if (pack.length === DELIVERIES_PER_MESSAGE || packBytes + bytes > MAX_PACK_BYTES) flush();
     pack.push(one);

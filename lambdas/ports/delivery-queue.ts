@@ -14,6 +14,8 @@ export interface DeliveryMessage {
   /** The exact webhook body; the queue adapter compresses it on the way (and leaves it out when too large: the sender then reads the event). */
   readonly body?: string;
   readonly fresh?: boolean;
+  /** Travels in a message of its own, never in a pack. */
+  readonly alone?: boolean;
   /** Seconds before the message becomes visible (SQS allows at most 900). */
   readonly delaySeconds?: number;
 }

@@ -107,7 +107,7 @@ async function createDeliveries(deps: PublishDeps, event: EventRecord, subscript
       const policy = sub.retryPolicy ?? deps.defaultRetryPolicy;
       const delivery = firstDelivery(event, sub, Date.parse(event.createdAt) + policy.deadlineSeconds * 1000, nowMs);
       // `waiting: false`: a fresh row stays out of the sweeper's index; the batch's manifest is how the sweeper checks it.
-      return (await deps.deliveries.create(delivery, { waiting: false })) ? firstMessage(delivery, event) : undefined;
+      return (await deps.deliveries.create(delivery, { waiting: false })) ? firstMessage(delivery, event, sub) : undefined;
     }),
   );
   return created.filter((m): m is DeliveryMessage => m !== undefined);

@@ -68,6 +68,15 @@ describe('delivery message codec', () => {
     assert.deepEqual(decoded.flat().map((m) => m.deliveryId), [...large.map((m) => m.deliveryId), 'dlv_huge', 'dlv_0', 'dlv_1']);
   });
 
+  it('never packs a delivery marked to travel alone, and leaves the mark off the wire', () => {
+    const [a, b, c] = freshN(3);
+
+    const bodies = encodeDeliveryMessages([a!, { ...b!, alone: true }, c!]);
+
+    assert.deepEqual(bodies.map((body) => decode(body).map((m) => m.deliveryId)), [['dlv_1'], ['dlv_0', 'dlv_2']], 'the others still share one');
+    assert.equal(bodies[1]!.includes('alone'), false);
+  });
+
   it('refuses what it never wrote, naming what is wrong', () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ subscriptionId: 'sub_1' }, /deliveryId/],

@@ -77,6 +77,15 @@ describe('publish', () => {
     assert.equal(deps.deliveries.items.has(deliveryIdFor('evt_1', 'sub_off')), false);
   });
 
+  it('marks the messages of a rate-limited subscription to travel alone; others may share a message', async () => {
+    const deps = fakeDeps();
+    withSubscriptions(deps, { id: 'sub_free' }, { id: 'sub_limited', rateLimitPerSecond: 20 });
+
+    await publish(deps, { id: 'evt_1', type: 'a.b', payloadJson: '{}' });
+
+    assert.deepEqual(deps.queue.messages().map((m) => [m.subscriptionId, m.alone ?? false]), [['sub_free', false], ['sub_limited', true]]);
+  });
+
   it('takes the deadline from the subscription policy, else the default policy', async () => {
     const deps = fakeDeps({ defaultRetryPolicy: { initialDelaySeconds: 10, multiplier: 2, maxDelaySeconds: 60, jitter: 0, deadlineSeconds: 600 } });
     withSubscriptions(deps, { id: 'sub_own', retryPolicy: { initialDelaySeconds: 1, multiplier: 2, maxDelaySeconds: 10, jitter: 0, deadlineSeconds: 60 } }, { id: 'sub_default' });
