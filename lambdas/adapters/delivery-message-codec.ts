@@ -94,6 +94,7 @@ function decodeDeliveryMessage(wire: Readonly<Record<string, unknown>>): Receive
     ...optional('eventType', text('eventType')),
     ...optional('createdAt', text('createdAt')),
     ...optional('giveUpAt', text('giveUpAt')),
+    ...optional('notBefore', text('notBefore')),
     ...(wire.fresh === true ? { fresh: true } : {}),
     ...(bodyZ !== undefined && sha !== undefined ? { body: decodeBodyBase64(bodyZ, sha) } : {}),
   };

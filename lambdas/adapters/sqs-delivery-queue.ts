@@ -1,11 +1,11 @@
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { MAX_MESSAGE_DELAY_SECONDS } from '#config/topology.ts';
 import { MAX_DELAY_SECONDS } from '#domain/retry-policy.ts';
 import type { DeliveryMessage, DeliveryQueue } from '#ports/delivery-queue.ts';
 import { decodeDeliveryMessages, encodeDeliveryMessages } from './delivery-message-codec.ts';
 import { QueueSendError } from './errors.ts';
 
-/** SQS's own limits: a message's delay, and a SendMessageBatch's entries and total payload. */
-const SQS_MAX_MESSAGE_DELAY = 900;
+/** SQS's own limits for a SendMessageBatch: its entries and total payload (a message's delay: MAX_MESSAGE_DELAY_SECONDS). */
 const SQS_BATCH_ENTRIES = 10;
 const SQS_BATCH_BYTES = 256 * 1024;
 
@@ -25,7 +25,7 @@ export class SqsDeliveryQueue implements DeliveryQueue {
   async enqueue(messages: readonly DeliveryMessage[]): Promise<void> {
     const byDelay = new Map<number, DeliveryMessage[]>();
     for (const m of messages) {
-      const delaySeconds = Math.min(SQS_MAX_MESSAGE_DELAY, Math.max(0, Math.round(m.delaySeconds ?? 0)));
+      const delaySeconds = Math.min(MAX_MESSAGE_DELAY_SECONDS, Math.max(0, Math.round(m.delaySeconds ?? 0)));
       const group = byDelay.get(delaySeconds);
       if (group) group.push(m);
       else byDelay.set(delaySeconds, [m]);

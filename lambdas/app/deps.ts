@@ -60,6 +60,8 @@ export interface Deps {
   readonly attemptTimeoutMs: number;
   /** How long past due (or past its publish) a delivery may wait before the sweeper steps in (HOOKLINE_SWEEP_GRACE_SECONDS). */
   readonly sweepGraceSeconds: number;
+  /** The longest wait a delivery's message spends in flight; a longer one travels as a delayed message (HOOKLINE_IN_FLIGHT_WAIT_SECONDS). */
+  readonly inFlightWaitSeconds: number;
   readonly defaultRetryPolicy: RetryPolicy;
   /** Lets subscriptions and sends reach loopback and private addresses (local development only). */
   readonly allowPrivateTargets: boolean;
@@ -131,6 +133,7 @@ export const PROVIDED_BY = {
   http: ['HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_ALLOW_PRIVATE_TARGETS', 'HOOKLINE_ALLOWED_PORTS'],
   attemptTimeoutMs: ['HOOKLINE_SENDER_TIMEOUT_MS'],
   sweepGraceSeconds: ['HOOKLINE_SWEEP_GRACE_SECONDS'],
+  inFlightWaitSeconds: ['HOOKLINE_IN_FLIGHT_WAIT_SECONDS'],
   defaultRetryPolicy: ['HOOKLINE_DEFAULT_RETRY_POLICY'],
   allowPrivateTargets: ['HOOKLINE_ALLOW_PRIVATE_TARGETS'],
   allowedPorts: ['HOOKLINE_ALLOWED_PORTS'],

@@ -297,6 +297,7 @@ export const FUNCTIONS = {
       'HOOKLINE_ALLOW_PRIVATE_TARGETS',
       'HOOKLINE_ALLOWED_PORTS',
       'HOOKLINE_SENDER_TIMEOUT_MS',
+      'HOOKLINE_IN_FLIGHT_WAIT_SECONDS',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
       'HOOKLINE_AUTO_PAUSE_SECONDS',
       'HOOKLINE_SECRETS_OPEN_KEY_ID',
@@ -454,6 +455,15 @@ export const SCHEDULES = [
 export const DEFAULT_SENDER_TIMEOUT_MS = 15_000;
 /** The sweeper's grace for a pending delivery past due (see HOOKLINE_SWEEP_GRACE_SECONDS); no CDK prop sets it. */
 export const DEFAULT_SWEEP_GRACE_SECONDS = 120;
+/**
+ * The longest wait a delivery spends in flight, its message's visibility set to the wait
+ * (HOOKLINE_IN_FLIGHT_WAIT_SECONDS). SQS holds about 120,000 messages in flight per queue, and a
+ * dead endpoint's backoff would fill that; a longer wait travels as a delayed message instead,
+ * which SQS holds without limit (docs/aws.md, "Retries in flight").
+ */
+export const DEFAULT_IN_FLIGHT_WAIT_SECONDS = 60;
+/** SQS's longest message delay: a longer wait travels as a chain of delayed messages. */
+export const MAX_MESSAGE_DELAY_SECONDS = 900;
 /** The value of an optional setting (HOOKLINE_NOTICE_SUPPORT_EMAIL, HOOKLINE_CONSOLE_URL) that means "none". */
 export const NO_SETTING = 'none';
 /** The From address of notice emails when the deployment names none (the CDK sets it from the SES identity). */
@@ -492,6 +502,8 @@ export const ENV_DEFAULTS = {
   HOOKLINE_SENDER_TIMEOUT_MS: String(DEFAULT_SENDER_TIMEOUT_MS),
   /** How long past due a pending delivery may sit before the sweeper decides its message was lost. */
   HOOKLINE_SWEEP_GRACE_SECONDS: String(DEFAULT_SWEEP_GRACE_SECONDS),
+  /** The longest wait a delivery's message spends in flight (visibility); a longer one is sent again as a delayed message. */
+  HOOKLINE_IN_FLIGHT_WAIT_SECONDS: String(DEFAULT_IN_FLIGHT_WAIT_SECONDS),
   /** JSON partial RetryPolicy merged over the built-in default (DEFAULT_RETRY_POLICY); empty: that default as it is. */
   HOOKLINE_DEFAULT_RETRY_POLICY: '{}',
   REPLAYS_TABLE: undefined,

@@ -1,7 +1,8 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Deps } from '#app/deps.ts';
 import { type DeliveryMessageBody, processDelivery, type Receipt, type SendDeps } from '#app/send/send.ts';
-import { type Later, type MessageFate, onItsOwn, packFinished, settle } from '#app/send/settle.ts';
+import { messageFinished, type Later, type MessageFate, settle, waitFor } from '#app/send/settle.ts';
+import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 import { METRICS } from '#config/topology.ts';
 import { emfCount } from './emf.ts';
 import { parseQueueMessage } from './sqs-message.ts';
@@ -15,13 +16,14 @@ import { withObservability, type Observability } from './observability.ts';
 export const ATTEMPT_LOG_MESSAGE = 'delivery attempt';
 
 /**
- * SQS → sender: one record per message (one delivery, or a pack of them), visibility-timeout
- * backoff, and the partial batch response built here from what `settle` says of each delivery.
- * A record of one delivery is kept (a batch item failure) when it is anything but `done` (a
- * planned retry, a stage error, a body that cannot be read). A pack's deliveries that are not
- * done leave it as messages of their own, so the pack is kept only when one could not.
+ * SQS → sender: one record per message (one delivery, or a pack of them), and the partial batch
+ * response built here from what `settle` says of each delivery. A delivery that must wait does
+ * so through its message's visibility when it is alone in it and the wait is short, else as a
+ * message of its own sent with the delay (`waitFor`, settle.ts). A record is kept (a batch item
+ * failure) unless every delivery in it is done or moved to a message of its own; one whose body
+ * cannot be read is kept too.
  */
-export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue'>, obs: Observability) {
+export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue' | 'inFlightWaitSeconds'>, obs: Observability) {
   const settleDelivery = async (message: DeliveryMessageBody, later: Later, receipt: Receipt): Promise<MessageFate> => {
     const fate = await settle(later, () => processDelivery(deps, message, receipt));
     if (fate.attempt) obs.logger.info(ATTEMPT_LOG_MESSAGE, { ...fate.attempt, ...emfCount(METRICS.attempts, Date.now()) });
@@ -42,12 +44,13 @@ export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue'>, obs: O
       return false;
     }
     const receipt = { receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1), sentAtMs: Number(record.attributes?.SentTimestamp ?? Date.now()) };
-    if (messages.length === 1) {
-      const fate = await settleDelivery(messages[0]!, (delaySeconds) => deps.queue.retryLater(record.receiptHandle, delaySeconds), receipt);
-      return fate.kind === 'done';
-    }
-    const fates = await Promise.all(messages.map((m) => settleDelivery(m, (delaySeconds) => deps.queue.enqueue([onItsOwn(m, delaySeconds)]), receipt)));
-    return packFinished(fates);
+    const queue = {
+      setVisibility: (delaySeconds: number) => deps.queue.retryLater(record.receiptHandle, delaySeconds),
+      send: (message: DeliveryMessage) => deps.queue.enqueue([message]),
+    };
+    const options = { alone: messages.length === 1, inFlightWaitSeconds: deps.inFlightWaitSeconds, now: () => deps.clock.now() };
+    const fates = await Promise.all(messages.map((m) => settleDelivery(m, waitFor(m, options, queue), receipt)));
+    return messageFinished(fates);
   };
 
   return withObservability(async (event: SQSEvent): Promise<SQSBatchResponse> => {

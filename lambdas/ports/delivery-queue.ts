@@ -16,6 +16,11 @@ export interface DeliveryMessage {
   readonly fresh?: boolean;
   /** Travels in a message of its own, never in a pack. */
   readonly alone?: boolean;
+  /**
+   * Not to be attempted before this instant (ISO 8601): a wait longer than a message's delay
+   * travels as a chain of delayed messages, each sent on until this has come.
+   */
+  readonly notBefore?: string;
   /** Seconds before the message becomes visible (SQS allows at most 900). */
   readonly delaySeconds?: number;
 }

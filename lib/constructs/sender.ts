@@ -20,11 +20,11 @@ export interface DeliverySenderProps extends FunctionConstructProps {
 
 /**
  * The delivery worker: the `sender` function consuming the delivery queue in batches with
- * partial batch responses. A retry is scheduled by changing the message's visibility
- * timeout to the backoff delay and reporting it as a batch item failure, so the sender
- * needs ChangeMessageVisibility on top of what the event source grants. A delivery that
- * leaves a pack (several deliveries in one message) to wait is sent as a message of its own:
- * SendMessage on the same queue.
+ * partial batch responses. A short retry wait (up to 60 s) is scheduled by changing the
+ * message's visibility timeout to the delay and reporting it as a batch item failure, so the sender
+ * needs ChangeMessageVisibility on top of what the event source grants. A longer wait, or one
+ * of a delivery that leaves a pack (several deliveries in one message), is sent as a delayed
+ * message of its own instead, out of flight: SendMessage on the same queue.
  */
 export class DeliverySender extends Construct {
   readonly handler: HooklineFunction;

@@ -8,7 +8,7 @@ import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
 import { DEFAULT_RETENTION, eventTtlFor, type RetentionPolicy } from '#domain/retention.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '#domain/retry-policy.ts';
 import { STATE } from '#domain/states.ts';
-import { DEFAULT_SWEEP_GRACE_SECONDS } from '#config/topology.ts';
+import { DEFAULT_IN_FLIGHT_WAIT_SECONDS, DEFAULT_SWEEP_GRACE_SECONDS } from '#config/topology.ts';
 import type { AttemptRecord, Delivery, EventRecord, SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
 import { encryptSecrets } from '#adapters/aes-gcm-secrets.ts';
 import { LocalKeySecretCipher } from '#adapters/local-key-secret-cipher.ts';
@@ -277,7 +277,7 @@ export class InMemoryIngestManifestStore implements IngestManifestStore {
 }
 
 /** The delivery engine's dependencies, over in-memory fakes a test can inspect. */
-export interface FakeDeps extends Pick<Deps, 'defaultRetryPolicy' | 'sweepGraceSeconds' | 'retention' | 'allowPrivateTargets' | 'resolver' | 'autoPause' | 'secretSealer' | 'secretOpener' | 'consoleSettings'> {
+export interface FakeDeps extends Pick<Deps, 'defaultRetryPolicy' | 'sweepGraceSeconds' | 'inFlightWaitSeconds' | 'retention' | 'allowPrivateTargets' | 'resolver' | 'autoPause' | 'secretSealer' | 'secretOpener' | 'consoleSettings'> {
   readonly subscriptions: InMemorySubscriptionStore;
   readonly events: InMemoryEventStore;
   readonly deliveries: InMemoryDeliveryStore;
@@ -303,6 +303,7 @@ export function fakeDeps(overrides: Partial<Mutable<FakeDeps>> = {}): FakeDeps {
     metrics: new MemoryMetrics(),
     defaultRetryPolicy: DEFAULT_RETRY_POLICY as RetryPolicy,
     sweepGraceSeconds: DEFAULT_SWEEP_GRACE_SECONDS,
+    inFlightWaitSeconds: DEFAULT_IN_FLIGHT_WAIT_SECONDS,
     retention: DEFAULT_RETENTION,
     allowPrivateTargets: false,
     resolver: { resolve: async () => ['93.184.216.34'] },

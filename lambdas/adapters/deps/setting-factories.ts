@@ -23,6 +23,7 @@ function allowedPortsFromEnv(name: EnvName, value: string): PortRanges {
 type SettingDep =
   | 'attemptTimeoutMs'
   | 'sweepGraceSeconds'
+  | 'inFlightWaitSeconds'
   | 'defaultRetryPolicy'
   | 'allowPrivateTargets'
   | 'allowedPorts'
@@ -40,6 +41,7 @@ type SettingDep =
 export const SETTING_FACTORIES: Factories<SettingDep> = {
   attemptTimeoutMs: (v) => parsePositiveInt('HOOKLINE_SENDER_TIMEOUT_MS', v.HOOKLINE_SENDER_TIMEOUT_MS),
   sweepGraceSeconds: (v) => parsePositiveInt('HOOKLINE_SWEEP_GRACE_SECONDS', v.HOOKLINE_SWEEP_GRACE_SECONDS),
+  inFlightWaitSeconds: (v) => parsePositiveInt('HOOKLINE_IN_FLIGHT_WAIT_SECONDS', v.HOOKLINE_IN_FLIGHT_WAIT_SECONDS),
   defaultRetryPolicy: (v) => parseRetryPolicyEnv('HOOKLINE_DEFAULT_RETRY_POLICY', v.HOOKLINE_DEFAULT_RETRY_POLICY),
   allowPrivateTargets: (v) => parseFlag('HOOKLINE_ALLOW_PRIVATE_TARGETS', v.HOOKLINE_ALLOW_PRIVATE_TARGETS),
   allowedPorts: (v) => allowedPortsFromEnv('HOOKLINE_ALLOWED_PORTS', v.HOOKLINE_ALLOWED_PORTS),

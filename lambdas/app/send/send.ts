@@ -77,6 +77,9 @@ export type SendOutcome =
  */
 export async function processDelivery(deps: SendDeps, message: DeliveryMessageBody, receipt?: Receipt): Promise<SendOutcome> {
   const { deliveryId } = message;
+  // A link of a long wait's chain of delayed messages: sent on, nothing read, until its time.
+  const waitMs = message.notBefore === undefined ? 0 : Date.parse(message.notBefore) - deps.clock.now();
+  if (waitMs > 0) return { kind: 'retry_later', delaySeconds: Math.ceil(waitMs / 1000), note: `waits until ${message.notBefore}` };
   const prepared = await stage('before_attempt', deliveryId, async () => (receipt && mayGoUnclaimed(deps, receipt) ? await prepareFirst(deps, message) : undefined) ?? prepare(deps, message));
   if (prepared.kind !== 'ready') return prepared;
   const { delivery, body, secrets } = prepared;

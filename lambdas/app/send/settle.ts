@@ -1,3 +1,5 @@
+import { MAX_MESSAGE_DELAY_SECONDS } from '#config/topology.ts';
+import { iso } from '#domain/time.ts';
 import type { DeliveryMessage, ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
 import type { AttemptReport, SendOutcome } from '#app/send/send.ts';
 
@@ -6,21 +8,23 @@ export const STAGE_RETRY_SECONDS = 10;
 
 /**
  * What becomes of one delivery's message: `done` → finished with; `retry` → back when the delay
- * has passed; `error` → a real failure, back soon (`deferred`: its delay was set, else the
- * queue's visibility timeout brings it back). The handler reports a message that is not done as
- * a batch item failure, so SQS keeps it, and logs a retry and an error differently. `attempt`
- * carries the attempt that was made, whatever became of the message, for the handler to log.
+ * has passed; `error` → a real failure, back soon. `released` says the received message no
+ * longer carries the delivery (another message does, sent with the delay): SQS may delete it.
+ * Otherwise the handler reports the message as a batch item failure, so SQS keeps it (its
+ * visibility set to the delay, or for an error whose delay could not be set, the queue's
+ * visibility timeout). `attempt` carries the attempt that was made, whatever became of the
+ * message, for the handler to log.
  */
 export type MessageFate =
   | { readonly kind: 'done'; readonly note: string; readonly attempt?: AttemptReport }
-  | { readonly kind: 'retry'; readonly delaySeconds: number; readonly note: string; readonly attempt?: AttemptReport }
-  | { readonly kind: 'error'; readonly error: unknown; readonly deferred: boolean; readonly attempt?: AttemptReport };
+  | { readonly kind: 'retry'; readonly delaySeconds: number; readonly note: string; readonly released: boolean; readonly attempt?: AttemptReport }
+  | { readonly kind: 'error'; readonly error: unknown; readonly released: boolean; readonly attempt?: AttemptReport };
 
 /**
- * How a delivery comes back after `delaySeconds`: its own message's visibility set to the
- * delay, or (for a delivery in a pack) a message of its own sent with that delay.
+ * How a delivery comes back after `delaySeconds`: `kept`, its received message's visibility set
+ * to the delay; `moved`, a message of its own sent with that delay (see `waitFor`).
  */
-export type Later = (delaySeconds: number) => Promise<void>;
+export type Later = (delaySeconds: number) => Promise<'kept' | 'moved'>;
 
 /**
  * The one place where a delivery message's fate is decided. A planned retry comes back when
@@ -33,34 +37,63 @@ export async function settle(later: Later, run: () => Promise<SendOutcome>): Pro
     outcome = await run();
   } catch (error) {
     // Best effort: if SQS is unreachable too, the queue's own visibility timeout brings it back.
-    const deferred = await later(STAGE_RETRY_SECONDS).then(() => true, () => false);
-    return { kind: 'error', error, deferred };
+    const released = await later(STAGE_RETRY_SECONDS).then((how) => how === 'moved', () => false);
+    return { kind: 'error', error, released };
   }
   const attempt = outcome.attempt ? { attempt: outcome.attempt } : {};
   if (outcome.kind === 'done') return { kind: 'done', note: outcome.note, ...attempt };
+  let how: 'kept' | 'moved';
   try {
-    await later(outcome.delaySeconds);
+    how = await later(outcome.delaySeconds);
   } catch (error) {
     // The delay was not set: the message comes back after the queue's visibility timeout instead.
-    return { kind: 'error', error, deferred: false, ...attempt };
+    return { kind: 'error', error, released: false, ...attempt };
   }
-  return { kind: 'retry', delaySeconds: outcome.delaySeconds, note: outcome.note, ...attempt };
+  return { kind: 'retry', delaySeconds: outcome.delaySeconds, note: outcome.note, released: how === 'moved', ...attempt };
 }
 
 /**
- * A delivery leaving its pack, as a message of its own: the same fields less `fresh`, so it is
- * claimed when it comes back (the first attempt may have been made and recorded already).
+ * How a received delivery waits `delaySeconds`: in flight (its message's visibility) only when
+ * it is alone in its message, the wait is at most `inFlightWaitSeconds` and it is not already
+ * on a chain of delayed messages; otherwise as a message of its own, sent with the delay.
+ * SQS holds about 120,000 messages in flight per queue and delayed ones without limit, so a
+ * dead endpoint's long backoff never fills the queue's in-flight room (docs/aws.md, "Retries in
+ * flight"). Both cost one request.
  */
-export function onItsOwn(message: ReceivedDeliveryMessage, delaySeconds: number): DeliveryMessage {
-  const { fresh: _fresh, ...rest } = message;
-  return { ...rest, delaySeconds };
+export function waitFor(
+  message: ReceivedDeliveryMessage,
+  options: { readonly alone: boolean; readonly inFlightWaitSeconds: number; readonly now: () => number },
+  queue: { setVisibility(delaySeconds: number): Promise<void>; send(message: DeliveryMessage): Promise<void> },
+): Later {
+  return async (delaySeconds) => {
+    if (options.alone && delaySeconds <= options.inFlightWaitSeconds && message.notBefore === undefined) {
+      await queue.setVisibility(delaySeconds);
+      return 'kept';
+    }
+    await queue.send(onItsOwn(message, delaySeconds, options.now()));
+    return 'moved';
+  };
 }
 
 /**
- * Whether a pack's message is finished with: every delivery done, or handed over to a message
- * of its own (a retry's, or a stage error's whose delay was set). One that could not be handed
- * over keeps the whole pack; its other deliveries, back with it, find their rows settled.
+ * A delivery in a message of its own, due in `delaySeconds`: the same fields less `fresh`, so it
+ * is claimed when it comes back (the first attempt may have been made and recorded already). A
+ * wait past SQS's longest message delay goes as far as that, carrying `notBefore`: the sender
+ * sends it on, reading nothing, until that instant has come. A link sent on keeps the instant
+ * it carries (the whole seconds of each delay would otherwise push it later at every link).
  */
-export function packFinished(fates: readonly MessageFate[]): boolean {
-  return fates.every((f) => f.kind !== 'error' || f.deferred);
+export function onItsOwn(message: ReceivedDeliveryMessage, delaySeconds: number, nowMs: number): DeliveryMessage {
+  const { fresh: _fresh, notBefore: carried, ...rest } = message;
+  if (delaySeconds <= MAX_MESSAGE_DELAY_SECONDS) return { ...rest, delaySeconds };
+  const notBefore = carried !== undefined && Date.parse(carried) > nowMs ? carried : iso(nowMs + delaySeconds * 1000);
+  return { ...rest, delaySeconds: MAX_MESSAGE_DELAY_SECONDS, notBefore };
+}
+
+/**
+ * Whether a received message is finished with: every delivery it carries done, or released to
+ * a message of its own. One that is not keeps the whole message; for a pack, its other
+ * deliveries, back with it, find their rows settled.
+ */
+export function messageFinished(fates: readonly MessageFate[]): boolean {
+  return fates.every((f) => f.kind === 'done' || f.released);
 }

@@ -148,5 +148,34 @@ describe('sender handler', () => {
     assert.deepEqual(response, { batchItemFailures: [] });
     assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_stuck', subscriptionId: 'sub_1', delaySeconds: STAGE_RETRY_SECONDS }]);
   });
+
+  it('a wait longer than the in-flight bound: the delivery leaves its message as a delayed one of its own, and the record is finished', async () => {
+    const deps = { ...senderWorld({ dlv_busy: 503 }), inFlightWaitSeconds: 5 };
+    const { logger } = recordingLogger();
+
+    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-busy', message('dlv_busy'))] }, context);
+
+    assert.deepEqual(response, { batchItemFailures: [] });
+    assert.deepEqual(deps.queue.retries, []);
+    assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_busy', subscriptionId: 'sub_1', delaySeconds: 10 }]);
+    assert.equal(deps.deliveries.items.get('dlv_busy')!.state, 'pending');
+  });
+
+  it('a link of a long wait\'s chain is sent on, nothing read, until its notBefore has come', async () => {
+    const deps = senderWorld({ dlv_later: 200 });
+    const untouched = () => {
+      throw new Error('read before its time');
+    };
+    deps.deliveries.get = untouched;
+    deps.deliveries.claim = untouched;
+    deps.subscriptions.get = untouched;
+    const notBefore = new Date(deps.clock.now() + 2000 * 1000).toISOString();
+    const { logger } = recordingLogger();
+
+    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-later', JSON.stringify({ deliveryId: 'dlv_later', subscriptionId: 'sub_1', notBefore }))] }, context);
+
+    assert.deepEqual(response, { batchItemFailures: [] });
+    assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_later', subscriptionId: 'sub_1', delaySeconds: 900, notBefore }]);
+  });
 });
 

@@ -2,19 +2,22 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DeliveryStageError } from '#app/errors.ts';
 import type { AttemptReport, SendOutcome } from '#app/send/send.ts';
-import { type Later, type MessageFate, onItsOwn, packFinished, STAGE_RETRY_SECONDS, settle } from '#app/send/settle.ts';
+import { type Later, type MessageFate, messageFinished, onItsOwn, STAGE_RETRY_SECONDS, settle, waitFor } from '#app/send/settle.ts';
+import { MAX_MESSAGE_DELAY_SECONDS } from '#config/topology.ts';
+import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
 const DELIVERY = 'dlv_abc';
 const ATTEMPT: AttemptReport = { deliveryId: DELIVERY, subscriptionId: 'sub_1', eventType: 't', host: 'hooks.example.com', attempt: 2, status: 503, durationMs: 12, outcome: 'retry', state: 'pending', retryInSeconds: 20 };
 
-/** A `later` that records each delay it is asked for, and fails with `failure` when given one. */
-function recordingLater(failure?: Error): { later: Later; delays: number[] } {
+/** A `later` that records each delay it is asked for, answers `how`, and fails with `failure` when given one. */
+function recordingLater(failure?: Error, how: 'kept' | 'moved' = 'kept'): { later: Later; delays: number[] } {
   const delays: number[] = [];
   return {
     delays,
     later: async (delaySeconds) => {
       delays.push(delaySeconds);
       if (failure) throw failure;
+      return how;
     },
   };
 }
@@ -36,7 +39,13 @@ describe('settle', () => {
     const fate = await settle(later, async () => ({ kind: 'retry_later', delaySeconds: 37, note: 'not due yet' }));
 
     assert.deepEqual(delays, [37]);
-    assert.deepEqual(fate, { kind: 'retry', delaySeconds: 37, note: 'not due yet' });
+    assert.deepEqual(fate, { kind: 'retry', delaySeconds: 37, note: 'not due yet', released: false });
+  });
+
+  it('says the message is released when the delivery waits in a message of its own', async () => {
+    const fate = await settle(recordingLater(undefined, 'moved').later, async () => ({ kind: 'retry_later', delaySeconds: 3600, note: 'HTTP 503' }));
+
+    assert.deepEqual(fate, { kind: 'retry', delaySeconds: 3600, note: 'HTTP 503', released: true });
   });
 
   it('brings a failed message back after STAGE_RETRY_SECONDS and hands back the very same error', async () => {
@@ -47,7 +56,7 @@ describe('settle', () => {
       throw failure;
     });
 
-    assert.deepEqual(fate, { kind: 'error', error: failure, deferred: true });
+    assert.deepEqual(fate, { kind: 'error', error: failure, released: false }, 'back after STAGE_RETRY_SECONDS through the same message');
     assert.equal(STAGE_RETRY_SECONDS, 10);
     assert.deepEqual(delays, [10]);
   });
@@ -60,7 +69,7 @@ describe('settle', () => {
       throw failure;
     });
 
-    assert.deepEqual(fate, { kind: 'error', error: failure, deferred: false });
+    assert.deepEqual(fate, { kind: 'error', error: failure, released: false });
     assert.deepEqual(delays, [STAGE_RETRY_SECONDS]);
   });
 
@@ -70,7 +79,7 @@ describe('settle', () => {
 
     const fate = await settle(later, async () => ({ kind: 'retry_later', delaySeconds: 20, note: 'HTTP 503' }));
 
-    assert.deepEqual(fate, { kind: 'error', error: unreachable, deferred: false });
+    assert.deepEqual(fate, { kind: 'error', error: unreachable, released: false });
     assert.deepEqual(delays, [20]);
   });
 
@@ -80,9 +89,9 @@ describe('settle', () => {
     const unreachable = new Error('SQS unreachable');
     const stranded = await settle(recordingLater(unreachable).later, async () => ({ kind: 'retry_later', delaySeconds: 20, note: 'HTTP 503', attempt: ATTEMPT }));
 
-    assert.deepEqual(retried, { kind: 'retry', delaySeconds: 20, note: 'HTTP 503', attempt: ATTEMPT });
+    assert.deepEqual(retried, { kind: 'retry', delaySeconds: 20, note: 'HTTP 503', released: false, attempt: ATTEMPT });
     assert.equal(done.attempt?.outcome, 'succeed');
-    assert.deepEqual(stranded, { kind: 'error', error: unreachable, deferred: false, attempt: ATTEMPT }, 'the POST happened even though the delay could not be set');
+    assert.deepEqual(stranded, { kind: 'error', error: unreachable, released: false, attempt: ATTEMPT }, 'the POST happened even though the delay could not be set');
   });
 
   it('does not call run twice nor ask for a delay before run settles', async () => {
@@ -99,20 +108,57 @@ describe('settle', () => {
   });
 });
 
-describe('a delivery leaving its pack', () => {
-  it('keeps every field but `fresh`, with the delay it leaves with', () => {
-    const message = { deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventId: 'evt_1', eventType: 't', createdAt: 'c', giveUpAt: 'g', body: '{}', fresh: true } as const;
+describe('how a delivery waits', () => {
+  const NOW_MS = Date.parse('2024-05-01T12:00:00.000Z');
+  const MESSAGE = { deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventId: 'evt_1', eventType: 't', createdAt: 'c', giveUpAt: 'g', body: '{}', fresh: true } as const;
+  const OWN = { deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventId: 'evt_1', eventType: 't', createdAt: 'c', giveUpAt: 'g', body: '{}' };
+  function queue() {
+    const calls = { visibility: [] as number[], sent: [] as DeliveryMessage[] };
+    return { calls, queue: { setVisibility: async (d: number) => void calls.visibility.push(d), send: async (m: DeliveryMessage) => void calls.sent.push(m) } };
+  }
+  const wait = (message: typeof MESSAGE | (typeof MESSAGE & { notBefore: string }), alone: boolean, delaySeconds: number) => {
+    const q = queue();
+    return waitFor(message, { alone, inFlightWaitSeconds: 60, now: () => NOW_MS }, q.queue)(delaySeconds).then((how) => ({ how, ...q.calls }));
+  };
 
-    assert.deepEqual(onItsOwn(message, 20), { deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventId: 'evt_1', eventType: 't', createdAt: 'c', giveUpAt: 'g', body: '{}', delaySeconds: 20 });
+  it('alone in its message and a short wait: in flight, its visibility set to the wait', async () => {
+    assert.deepEqual(await wait(MESSAGE, true, 60), { how: 'kept', visibility: [60], sent: [] });
   });
 
-  it('the pack is finished when every delivery is done or handed over; one that could not be keeps it', () => {
-    const done: MessageFate = { kind: 'done', note: 'delivered' };
-    const retry: MessageFate = { kind: 'retry', delaySeconds: 20, note: 'HTTP 503' };
-    const handedOver: MessageFate = { kind: 'error', error: new Error('throttled'), deferred: true };
-    const stranded: MessageFate = { kind: 'error', error: new Error('SQS unreachable'), deferred: false };
+  it('a wait longer than the in-flight bound: a message of its own with the delay, not fresh (it is claimed when back)', async () => {
+    assert.deepEqual(await wait(MESSAGE, true, 61), { how: 'moved', visibility: [], sent: [{ ...OWN, delaySeconds: 61 }] });
+  });
 
-    assert.equal(packFinished([done, retry, handedOver]), true);
-    assert.equal(packFinished([done, stranded, retry]), false);
+  it(`a wait past SQS's ${MAX_MESSAGE_DELAY_SECONDS} s message delay goes that far, carrying the instant it is due`, async () => {
+    const { sent } = await wait(MESSAGE, true, 3600);
+
+    assert.deepEqual(sent, [{ ...OWN, delaySeconds: MAX_MESSAGE_DELAY_SECONDS, notBefore: '2024-05-01T13:00:00.000Z' }]);
+  });
+
+  it('a link of such a chain is sent on as a delayed message even for the last short stretch, without its notBefore', async () => {
+    assert.deepEqual(await wait({ ...MESSAGE, notBefore: '2024-05-01T12:00:30.000Z' }, true, 30), { how: 'moved', visibility: [], sent: [{ ...OWN, delaySeconds: 30 }] });
+  });
+
+  it('a delivery sharing its message (a pack) always waits in a message of its own', async () => {
+    assert.deepEqual(await wait(MESSAGE, false, 20), { how: 'moved', visibility: [], sent: [{ ...OWN, delaySeconds: 20 }] });
+  });
+
+  it('onItsOwn keeps every field but `fresh`; a link sent on keeps the instant it carries, to the millisecond', () => {
+    assert.deepEqual(onItsOwn({ ...MESSAGE, notBefore: '2024-05-01T12:00:10.000Z' }, 10, NOW_MS), { ...OWN, delaySeconds: 10 });
+    const due = '2024-05-01T12:33:20.250Z';
+    assert.deepEqual(onItsOwn({ ...MESSAGE, notBefore: due }, 2001, NOW_MS), { ...OWN, delaySeconds: MAX_MESSAGE_DELAY_SECONDS, notBefore: due });
+    assert.equal(onItsOwn({ ...MESSAGE, notBefore: '2024-05-01T11:00:00.000Z' }, 3600, NOW_MS).notBefore, '2024-05-01T13:00:00.000Z', 'a chain that has ended starts a new one');
+  });
+
+  it('a message is finished when every delivery is done or released to a message of its own; one kept keeps it', () => {
+    const done: MessageFate = { kind: 'done', note: 'delivered' };
+    const moved: MessageFate = { kind: 'retry', delaySeconds: 20, note: 'HTTP 503', released: true };
+    const kept: MessageFate = { kind: 'retry', delaySeconds: 20, note: 'HTTP 503', released: false };
+    const handedOver: MessageFate = { kind: 'error', error: new Error('throttled'), released: true };
+    const stranded: MessageFate = { kind: 'error', error: new Error('SQS unreachable'), released: false };
+
+    assert.equal(messageFinished([done, moved, handedOver]), true);
+    assert.equal(messageFinished([done, stranded, moved]), false);
+    assert.equal(messageFinished([kept]), false);
   });
 });
