@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { resolve } from 'node:path';
 
@@ -74,21 +76,43 @@ function isFree(port: number): Promise<boolean> {
   });
 }
 
+/** Where the kernel takes the local ports of outgoing connections from (Linux's default when it cannot be read). */
+function ephemeralPorts(): { readonly low: number; readonly high: number } {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (low && high) return { low, high };
+  } catch {
+    // Not Linux, or no /proc: assume its defaults.
+  }
+  return { low: 32_768, high: 60_999 };
+}
+
+/** The lowest port a block is taken from: above the well-known and most registered services. */
+const BLOCK_FLOOR = 10_000;
+
 /**
- * A PORT whose derived ports (PORT+1 to PORT+3) are free as well: the system picks one, and
- * it is kept only when the three after it are free too.
+ * A PORT whose derived ports (PORT+1 to PORT+3) are free as well, below the kernel's ephemeral
+ * range. A process restarted on the same ports (the chaos run's runtime after each SIGKILL)
+ * must find them free again: a port inside the range can be taken meanwhile as the local end
+ * of any outgoing connection (a chaos run failed so, on PORT+3), one below it never is.
  */
 export async function freePortBlock(size = 4): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = await new Promise<number>((r) => {
-      const server = net.createServer().listen(0, '127.0.0.1', () => {
-        const port = (server.address() as net.AddressInfo).port;
-        server.close(() => r(port));
-      });
-    });
+  const { low } = ephemeralPorts();
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const base = low - size > BLOCK_FLOOR ? BLOCK_FLOOR + randomInt(low - size - BLOCK_FLOOR) : await systemPort();
     if (base + size - 1 > 65_535) continue;
     const free = await Promise.all(Array.from({ length: size }, (_, i) => isFree(base + i)));
     if (free.every(Boolean)) return base;
   }
   throw new Error('no block of free ports found');
+}
+
+/** A port the system picks as free (inside the ephemeral range): the fallback where the range leaves no room below it. */
+function systemPort(): Promise<number> {
+  return new Promise<number>((r) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (server.address() as net.AddressInfo).port;
+      server.close(() => r(port));
+    });
+  });
 }
