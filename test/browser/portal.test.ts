@@ -82,8 +82,11 @@ describe('the customer portal, in a browser', { timeout: 240_000 }, () => {
     assert.match(credential.token, /^hk_portal_psn_/);
     assert.deepEqual(await context.cookies(), [], 'no cookie: nothing a cross-site request could carry');
     await page.getByRole('link', { name: 'Billing endpoint' }).waitFor();
-    await page.getByText('0 %').first().waitFor();
-    const table = await text(page, 'table');
+    // Each row's health loads on its own: wait for all of them ('0 %' alone also matches the 100 % of a row loaded first).
+    const table = await waitFor('every endpoint\'s health', async () => {
+      const shown = await text(page, 'table');
+      return !shown.includes('loading…') && shown;
+    });
     assert.match(table, /Orders endpoint/);
     assert.match(table, /100 %/);
     assert.match(table, /HTTP 400/, 'the last failure');
