@@ -462,8 +462,15 @@ export const DEFAULT_SWEEP_GRACE_SECONDS = 120;
  * which SQS holds without limit (docs/aws.md, "Retries in flight").
  */
 export const DEFAULT_IN_FLIGHT_WAIT_SECONDS = 60;
-/** SQS's longest message delay: a longer wait travels as a chain of delayed messages. */
+/** SQS's longest message delay. */
 export const MAX_MESSAGE_DELAY_SECONDS = 900;
+/**
+ * The longest delay Hookline sends a delivery message with; a longer wait travels as a chain of
+ * such messages. Under SQS's 900 s and under the DeliveryQueueStuck alarm's 15 minutes of
+ * message age (with a minute to spare), so a delivery waiting out its backoff never looks like
+ * a queue nobody consumes.
+ */
+export const MAX_WAIT_LINK_SECONDS = 840;
 /** The value of an optional setting (HOOKLINE_NOTICE_SUPPORT_EMAIL, HOOKLINE_CONSOLE_URL) that means "none". */
 export const NO_SETTING = 'none';
 /** The From address of notice emails when the deployment names none (the CDK sets it from the SES identity). */

@@ -1,4 +1,4 @@
-import { MAX_MESSAGE_DELAY_SECONDS } from '#config/topology.ts';
+import { MAX_WAIT_LINK_SECONDS } from '#config/topology.ts';
 import { iso } from '#domain/time.ts';
 import type { DeliveryMessage, ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
 import type { AttemptReport, SendOutcome } from '#app/send/send.ts';
@@ -78,15 +78,15 @@ export function waitFor(
 /**
  * A delivery in a message of its own, due in `delaySeconds`: the same fields less `fresh`, so it
  * is claimed when it comes back (the first attempt may have been made and recorded already). A
- * wait past SQS's longest message delay goes as far as that, carrying `notBefore`: the sender
+ * wait past MAX_WAIT_LINK_SECONDS (14 minutes) goes as far as that, carrying `notBefore`: the sender
  * sends it on, reading nothing, until that instant has come. A link sent on keeps the instant
  * it carries (the whole seconds of each delay would otherwise push it later at every link).
  */
 export function onItsOwn(message: ReceivedDeliveryMessage, delaySeconds: number, nowMs: number): DeliveryMessage {
   const { fresh: _fresh, notBefore: carried, ...rest } = message;
-  if (delaySeconds <= MAX_MESSAGE_DELAY_SECONDS) return { ...rest, delaySeconds };
+  if (delaySeconds <= MAX_WAIT_LINK_SECONDS) return { ...rest, delaySeconds };
   const notBefore = carried !== undefined && Date.parse(carried) > nowMs ? carried : iso(nowMs + delaySeconds * 1000);
-  return { ...rest, delaySeconds: MAX_MESSAGE_DELAY_SECONDS, notBefore };
+  return { ...rest, delaySeconds: MAX_WAIT_LINK_SECONDS, notBefore };
 }
 
 /**

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { STAGE_RETRY_SECONDS } from '#app/send/settle.ts';
+import { MAX_WAIT_LINK_SECONDS } from '#config/topology.ts';
 import type { AttemptResult } from '#domain/classify.ts';
 import { ATTEMPT_LOG_MESSAGE, createSenderHandler } from '#handlers/sender.ts';
 import { aDelivery, aSubscription, fakeDeps } from '#test/fakes.ts';
@@ -175,7 +176,7 @@ describe('sender handler', () => {
     const response = await createSenderHandler(deps, { logger })({ Records: [record('m-later', JSON.stringify({ deliveryId: 'dlv_later', subscriptionId: 'sub_1', notBefore }))] }, context);
 
     assert.deepEqual(response, { batchItemFailures: [] });
-    assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_later', subscriptionId: 'sub_1', delaySeconds: 900, notBefore }]);
+    assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_later', subscriptionId: 'sub_1', delaySeconds: MAX_WAIT_LINK_SECONDS, notBefore }]);
   });
 });
 

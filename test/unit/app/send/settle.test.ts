@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { DeliveryStageError } from '#app/errors.ts';
 import type { AttemptReport, SendOutcome } from '#app/send/send.ts';
 import { type Later, type MessageFate, messageFinished, onItsOwn, STAGE_RETRY_SECONDS, settle, waitFor } from '#app/send/settle.ts';
-import { MAX_MESSAGE_DELAY_SECONDS } from '#config/topology.ts';
+import { MAX_WAIT_LINK_SECONDS } from '#config/topology.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
 const DELIVERY = 'dlv_abc';
@@ -129,10 +129,10 @@ describe('how a delivery waits', () => {
     assert.deepEqual(await wait(MESSAGE, true, 61), { how: 'moved', visibility: [], sent: [{ ...OWN, delaySeconds: 61 }] });
   });
 
-  it(`a wait past SQS's ${MAX_MESSAGE_DELAY_SECONDS} s message delay goes that far, carrying the instant it is due`, async () => {
+  it(`a wait past ${MAX_WAIT_LINK_SECONDS} s (under SQS's 900 s delay and the stuck-queue alarm's 15 minutes) goes that far, carrying the instant it is due`, async () => {
     const { sent } = await wait(MESSAGE, true, 3600);
 
-    assert.deepEqual(sent, [{ ...OWN, delaySeconds: MAX_MESSAGE_DELAY_SECONDS, notBefore: '2024-05-01T13:00:00.000Z' }]);
+    assert.deepEqual(sent, [{ ...OWN, delaySeconds: MAX_WAIT_LINK_SECONDS, notBefore: '2024-05-01T13:00:00.000Z' }]);
   });
 
   it('a link of such a chain is sent on as a delayed message even for the last short stretch, without its notBefore', async () => {
@@ -146,7 +146,7 @@ describe('how a delivery waits', () => {
   it('onItsOwn keeps every field but `fresh`; a link sent on keeps the instant it carries, to the millisecond', () => {
     assert.deepEqual(onItsOwn({ ...MESSAGE, notBefore: '2024-05-01T12:00:10.000Z' }, 10, NOW_MS), { ...OWN, delaySeconds: 10 });
     const due = '2024-05-01T12:33:20.250Z';
-    assert.deepEqual(onItsOwn({ ...MESSAGE, notBefore: due }, 2001, NOW_MS), { ...OWN, delaySeconds: MAX_MESSAGE_DELAY_SECONDS, notBefore: due });
+    assert.deepEqual(onItsOwn({ ...MESSAGE, notBefore: due }, 2001, NOW_MS), { ...OWN, delaySeconds: MAX_WAIT_LINK_SECONDS, notBefore: due });
     assert.equal(onItsOwn({ ...MESSAGE, notBefore: '2024-05-01T11:00:00.000Z' }, 3600, NOW_MS).notBefore, '2024-05-01T13:00:00.000Z', 'a chain that has ended starts a new one');
   });
 
