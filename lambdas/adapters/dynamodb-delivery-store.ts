@@ -252,6 +252,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
   }
 
   async listDue(beforeIso: string, limit: number): Promise<readonly DueDelivery[]> {
+    const active = declared(INDEXES.deliveries.active);
     const due: DueDelivery[] = [];
     for (const shard of activeShardKeys()) {
       if (due.length >= limit) break;
@@ -262,13 +263,13 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
             TableName: this.table,
             IndexName: INDEXES.deliveries.active,
             KeyConditionExpression: '#pk = :pk AND #sk < :before',
-            ExpressionAttributeNames: { '#pk': 'activeShard', '#sk': 'nextAttemptAt' },
+            ExpressionAttributeNames: { '#pk': active.partitionAttribute, '#sk': active.sortAttribute },
             ExpressionAttributeValues: { ':pk': shard, ':before': beforeIso },
             Limit: limit - due.length,
             ExclusiveStartKey: key,
           }),
         );
-        for (const item of out.Items ?? []) due.push({ id: item.id as string, nextAttemptAt: item.nextAttemptAt as string });
+        for (const item of out.Items ?? []) due.push({ id: item[active.tableKey] as string, nextAttemptAt: item[active.sortAttribute] as string });
         key = out.LastEvaluatedKey as Key | undefined;
       } while (key && due.length < limit);
     }

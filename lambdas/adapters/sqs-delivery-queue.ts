@@ -49,7 +49,7 @@ export class SqsDeliveryQueue implements DeliveryQueue {
     return decodeDeliveryMessages(wire);
   }
 
-  async retryLater(receiptHandle: string, delaySeconds: number): Promise<void> {
+  async setVisibility(receiptHandle: string, delaySeconds: number): Promise<void> {
     await this.sqs.send(
       new ChangeMessageVisibilityCommand({
         QueueUrl: this.queueUrl,

@@ -45,7 +45,7 @@ export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue' | 'inFli
     }
     const receipt = { receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1), sentAtMs: Number(record.attributes?.SentTimestamp ?? Date.now()) };
     const queue = {
-      setVisibility: (delaySeconds: number) => deps.queue.retryLater(record.receiptHandle, delaySeconds),
+      setVisibility: (delaySeconds: number) => deps.queue.setVisibility(record.receiptHandle, delaySeconds),
       send: (message: DeliveryMessage) => deps.queue.enqueue([message]),
     };
     const options = { alone: messages.length === 1, inFlightWaitSeconds: deps.inFlightWaitSeconds, now: () => deps.clock.now() };

@@ -26,7 +26,7 @@ export interface DeliveryMessage {
 }
 
 /** A delivery message as received: its delay was the queue's business. */
-export type ReceivedDeliveryMessage = Omit<DeliveryMessage, 'delaySeconds'>;
+export type ReceivedDeliveryMessage = Omit<DeliveryMessage, 'delaySeconds' | 'alone'>;
 
 export interface DeliveryQueue {
   /** Deliveries due at the same time may share one queue message (a pack): the adapter's choice. */
@@ -37,6 +37,6 @@ export interface DeliveryQueue {
    * ids or a body it carries fails its check.
    */
   decode(wire: Readonly<Record<string, unknown>>): readonly ReceivedDeliveryMessage[];
-  /** Visibility-timeout backoff: the received message comes back after `delaySeconds`. */
-  retryLater(receiptHandle: string, delaySeconds: number): Promise<void>;
+  /** Visibility-timeout backoff (short waits only: app/send/settle.ts `waitFor`): the received message comes back after `delaySeconds`. */
+  setVisibility(receiptHandle: string, delaySeconds: number): Promise<void>;
 }

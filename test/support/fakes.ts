@@ -202,11 +202,11 @@ export class InMemoryAttemptStore implements AttemptStore {
   }
 }
 
-/** Records every call; `failRetryLater` makes `retryLater` reject (SQS unreachable). */
+/** Records every call; `failSetVisibility` makes `setVisibility` reject (SQS unreachable). */
 export class RecordingQueue implements DeliveryQueue {
   readonly enqueued: DeliveryMessage[][] = [];
   readonly retries: { receiptHandle: string; delaySeconds: number }[] = [];
-  failRetryLater?: Error;
+  failSetVisibility?: Error;
 
   async enqueue(messages: readonly DeliveryMessage[]): Promise<void> {
     this.enqueued.push(messages.map((m) => ({ ...m })));
@@ -217,9 +217,9 @@ export class RecordingQueue implements DeliveryQueue {
     return decodeDeliveryMessages(wire);
   }
 
-  async retryLater(receiptHandle: string, delaySeconds: number): Promise<void> {
+  async setVisibility(receiptHandle: string, delaySeconds: number): Promise<void> {
     this.retries.push({ receiptHandle, delaySeconds });
-    if (this.failRetryLater) throw this.failRetryLater;
+    if (this.failSetVisibility) throw this.failSetVisibility;
   }
 
   /** Every message enqueued, across calls. */

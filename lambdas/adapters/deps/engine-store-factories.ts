@@ -12,7 +12,7 @@ import type { Factories } from './factory.ts';
 /**
  * The DynamoDB stores of the delivery path (publish, send, sweep), over the build's one document
  * client: a group of its own so the sender's bundle carries none of the control-plane stores
- * (control-store-factories.ts).
+ * (CONTROL_STORE_FACTORIES, dynamodb-factories.ts).
  */
 export const ENGINE_STORE_FACTORIES: Factories<'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'recovery' | 'rateLimiter' | 'sendRate' | 'ingestManifests'> = {
   subscriptions: (v, s) => new DynamoDbSubscriptionStore(s.db, v.SUBSCRIPTIONS_TABLE, s.options.subscriptionCacheMs ?? 5000, s.clock.now),

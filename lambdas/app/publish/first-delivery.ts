@@ -46,9 +46,9 @@ export function untouchedSincePublish(d: Delivery): boolean {
  * take their turns in bursts (bench, a 1,000-event burst at 20/s: drained in 87–108 s packed,
  * 76 s alone; 50 s is the limit's own pace).
  */
-export function firstMessage(delivery: Delivery, event: Pick<EventRecord, 'type' | 'body'>, subscription?: Pick<Subscription, 'rateLimitPerSecond'>): DeliveryMessage {
+export function firstMessage(delivery: Delivery, event: Pick<EventRecord, 'type' | 'body'>, subscription: Pick<Subscription, 'rateLimitPerSecond'>): DeliveryMessage {
   return {
-    ...(subscription?.rateLimitPerSecond ? { alone: true } : {}),
+    ...(subscription.rateLimitPerSecond ? { alone: true } : {}),
     deliveryId: delivery.id,
     subscriptionId: delivery.subscriptionId,
     eventId: delivery.eventId,

@@ -144,7 +144,7 @@ async function prepare(deps: SendDeps, message: DeliveryMessageBody): Promise<Pr
   const nowMs = deps.clock.now();
   const subscription = await deps.subscriptions.get(message.subscriptionId);
   if (subscription?.state === 'paused') {
-    if (!(await deferWhilePaused(deps, message, nowMs))) return prepare(deps, message);
+    if ((await deferWhilePaused(deps, message, nowMs)) === 'resumed') return prepare(deps, message);
     return { kind: 'done', note: 'subscription paused: waits for resume' };
   }
   // Before the claim: a delivery held back by its subscription's rate limit is not an attempt.
@@ -198,21 +198,21 @@ async function signingSecrets(deps: Pick<SendDeps, 'secretOpener' | 'clock'>, su
 
 /**
  * Parks a paused subscription's waiting delivery until the recheck (resume re-enqueues it at
- * once). Returns false when the subscription was resumed meanwhile: a resume that read the
+ * once). Answers `resumed` when the subscription was resumed meanwhile: a resume that read the
  * backlog before this write could not move the delivery, so the write is undone and the
  * delivery goes on now rather than an hour later. The re-read after the write closes that race:
  * a resume sets the state before it reads the backlog.
  */
-async function deferWhilePaused(deps: SendDeps, message: DeliveryMessageBody, nowMs: number): Promise<boolean> {
+async function deferWhilePaused(deps: SendDeps, message: DeliveryMessageBody, nowMs: number): Promise<'deferred' | 'resumed'> {
   const current = await deps.deliveries.get(message.deliveryId);
   // Only a waiting delivery moves; one that is in flight or finished is left to its own course.
-  if (!current || !allows('reschedule', current.state)) return true;
+  if (!current || !allows('reschedule', current.state)) return 'deferred';
   const recheck = iso(Math.max(Math.min(nowMs + PAUSED_RECHECK_SECONDS * 1000, Date.parse(current.giveUpAt)), nowMs));
-  if (!(await deps.deliveries.reschedule(message.deliveryId, current.nextAttemptAt, recheck, iso(nowMs)))) return true;
-  if ((await deps.subscriptions.get(message.subscriptionId))?.state === 'paused') return true;
+  if (!(await deps.deliveries.reschedule(message.deliveryId, current.nextAttemptAt, recheck, iso(nowMs)))) return 'deferred';
+  if ((await deps.subscriptions.get(message.subscriptionId))?.state === 'paused') return 'deferred';
   // Only the value written here is undone: if the resume's drain moved it since, that stands.
   await deps.deliveries.reschedule(message.deliveryId, recheck, iso(nowMs), iso(nowMs));
-  return false;
+  return 'resumed';
 }
 
 async function record(deps: SendDeps, prepared: Ready, result: AttemptResult, startedAtMs: number): Promise<SendOutcome> {

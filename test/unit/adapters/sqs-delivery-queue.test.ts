@@ -123,7 +123,7 @@ describe('SqsDeliveryQueue', () => {
     });
   });
 
-  describe('retryLater', () => {
+  describe('setVisibility', () => {
     const visibilities: ReadonlyArray<readonly [number, number]> = [
       [30, 30],
       [30.4, 30],
@@ -138,7 +138,7 @@ describe('SqsDeliveryQueue', () => {
       it(`sets VisibilityTimeout ${sent} for a delay of ${given}`, async () => {
         sqsMock.on(ChangeMessageVisibilityCommand).resolves({});
 
-        await newQueue().retryLater('rh-1', given);
+        await newQueue().setVisibility('rh-1', given);
 
         const calls = sqsMock.commandCalls(ChangeMessageVisibilityCommand);
         assert.equal(calls.length, 1);
@@ -149,7 +149,7 @@ describe('SqsDeliveryQueue', () => {
     it('passes on an SQS error (an expired receipt handle, say)', async () => {
       sqsMock.on(ChangeMessageVisibilityCommand).rejects(new Error('ReceiptHandleIsInvalid'));
 
-      await assert.rejects(newQueue().retryLater('rh-1', 10), /ReceiptHandleIsInvalid/);
+      await assert.rejects(newQueue().setVisibility('rh-1', 10), /ReceiptHandleIsInvalid/);
     });
   });
 });

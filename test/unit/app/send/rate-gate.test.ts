@@ -219,7 +219,7 @@ describe('the rate gate', () => {
 
   it('the message waits through its visibility: settle sets it to the turn, a batch item failure', async () => {
     const w = world({ rateLimitPerSecond: 1 }, 3);
-    const later = (receiptHandle: string) => async (delaySeconds: number) => (await w.deps.queue.retryLater(receiptHandle, delaySeconds), 'kept' as const);
+    const later = (receiptHandle: string) => async (delaySeconds: number) => (await w.deps.queue.setVisibility(receiptHandle, delaySeconds), 'kept' as const);
     await settle(later('rh0'), () => processDelivery(w.deps, fresh(0), FIRST));
     const fates = [await settle(later('rh1'), () => processDelivery(w.deps, fresh(1), FIRST)), await settle(later('rh2'), () => processDelivery(w.deps, fresh(2), FIRST))];
     assert.deepEqual(fates.map((f) => f.kind), ['retry', 'retry']);
