@@ -1,8 +1,9 @@
+import { deliveryIdParts } from '#domain/ids.ts';
 import { ACTIVE_SHARDS, DEAD_LETTER_SHARDS, SUBSCRIPTION_DEAD_LETTER_SHARDS, SUBSCRIPTION_SHARDS } from '#config/topology.ts';
 
 /**
- * The partition keys of the deliveries table's indexes. Each spreads its load by a hash of the
- * delivery id, so one busy subscription, or a burst of dead letters, writes to several
+ * The deliveries table's key and the partition keys of its indexes. Each spreads its load by a
+ * hash of the delivery id, so one busy subscription, or a burst of dead letters, writes to several
  * partitions instead of one (DynamoDB gives a partition 1,000 WCU a second; docs/aws.md, "Scale,
  * on paper"). Readers query every shard of a key and merge (sharded-query.ts).
  */
@@ -33,6 +34,31 @@ const keys = (prefix: string, shards: number): readonly string[] => Array.from({
 /** A subscription's partition for this delivery in its listing: `sub_…#0` … `#7`. */
 export function subscriptionShardKey(subscriptionId: string, deliveryId: string): string {
   return `${subscriptionId}#${shardOf(deliveryId, SUBSCRIPTION_SHARDS)}`;
+}
+
+/** The deliveries table's key of a delivery: its subscription's partition, and `<createdAt>#<id>` there, in creation order. */
+export interface DeliveryKey {
+  readonly subscriptionShard: string;
+  readonly listKey: string;
+}
+
+/**
+ * A delivery's key, from its id alone (the id carries its subscription and creation time); undefined for a string that is
+ * no delivery id of this layout, which no row can have.
+ */
+export function deliveryKey(id: string): DeliveryKey | undefined {
+  const parts = deliveryIdParts(id);
+  return parts && { subscriptionShard: subscriptionShardKey(parts.subscriptionId, id), listKey: `${parts.createdAt}#${id}` };
+}
+
+/** The delivery id in a `listKey` (an index entry carries the table's key, not the id). */
+export function deliveryIdOfListKey(listKey: string): string {
+  return listKey.slice(listKey.indexOf('#') + 1);
+}
+
+/** The last `listKey` a creation time can have: a range up to `createdAt` takes in every delivery created then. */
+export function lastListKeyAt(createdAt: string): string {
+  return `${createdAt}#\uffff`;
 }
 
 /** Every partition a subscription's deliveries can be in, in the order a merged listing breaks ties. */

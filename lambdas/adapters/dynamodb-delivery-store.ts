@@ -5,23 +5,28 @@ import type { Delivery } from '#domain/types.ts';
 import { INDEXES, TABLES } from '#config/topology.ts';
 import { completionAttributes, type ClaimResult, type Completion, type DeliveryPage, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
-import { activeShardKey, activeShardKeys, deadLetterShardKey, deadLetterShardKeys, subscriptionDeadLetterShardKey, subscriptionDeadLetterShardKeys, subscriptionShardKey, subscriptionShardKeys } from './delivery-keys.ts';
+import { activeShardKey, activeShardKeys, deadLetterShardKey, deadLetterShardKeys, deliveryIdOfListKey, deliveryKey, lastListKeyAt, subscriptionDeadLetterShardKey, subscriptionDeadLetterShardKeys, subscriptionShardKeys, type DeliveryKey } from './delivery-keys.ts';
+import { deliveryIdParts } from '#domain/ids.ts';
 import { conditionHeld, ifConditionHolds, isConditionFailure } from './dynamodb.ts';
 import { decodePosition, encodePosition, ShardedReader, type ShardedIndex } from './sharded-query.ts';
 import { updateExpression } from './update-expression.ts';
 
 type Key = Record<string, string | number>;
 
+const TABLE_KEYS = [TABLES.deliveries.partitionKey.name, TABLES.deliveries.sortKey!.name] as const;
+
 /** An index of the deliveries table as topology.ts declares it: its name and key attributes, read there, not restated. */
-function declared(indexName: string): Pick<ShardedIndex, 'indexName' | 'tableKey' | 'partitionAttribute' | 'sortAttribute'> {
+function declared(indexName: string): Pick<ShardedIndex, 'indexName' | 'tableKeys' | 'partitionAttribute' | 'sortAttribute'> {
   const def = TABLES.deliveries.indexes.find((i) => i.indexName === indexName)!;
-  return { indexName, tableKey: TABLES.deliveries.partitionKey.name, partitionAttribute: def.partitionKey.name, sortAttribute: def.sortKey!.name };
+  return { indexName, tableKeys: TABLE_KEYS, partitionAttribute: def.partitionKey.name, sortAttribute: def.sortKey!.name };
 }
 
-/** The sharded indexes of a deliveries table, as the merged reader reads them (delivery-keys.ts makes their partition values). */
+/** The sharded listings of a deliveries table, as the merged reader reads them (delivery-keys.ts makes their partition values). */
 export const deliveryIndexes = {
-  bySubscription: (table: string, subscriptionId: string, order: ShardedIndex['order'], range?: ShardedIndex['range']): ShardedIndex => ({
-    table, ...declared(INDEXES.deliveries.bySubscription), partitions: subscriptionShardKeys(subscriptionId), order, ...(range ? { range } : {}),
+  /** One subscription's deliveries by creation: the table's own partitions, `createdFrom`…`createdTo` both included. */
+  bySubscription: (table: string, subscriptionId: string, order: ShardedIndex['order'], created?: { readonly from?: string | undefined; readonly to?: string | undefined }): ShardedIndex => ({
+    table, tableKeys: TABLE_KEYS, partitionAttribute: TABLE_KEYS[0], sortAttribute: TABLE_KEYS[1], partitions: subscriptionShardKeys(subscriptionId), order,
+    ...(created ? { range: { from: created.from, to: created.to === undefined ? undefined : lastListKeyAt(created.to) } } : {}),
   }),
   deadLetters: (table: string, subscriptionId: string | undefined, order: ShardedIndex['order'], range?: ShardedIndex['range'], keysOnly = false): ShardedIndex => ({
     table, order, keysOnly, ...(range ? { range } : {}),
@@ -37,7 +42,7 @@ export const deliveryIndexes = {
  * out when it is the same text), so it is read back from there.
  */
 function toDelivery(item: Record<string, unknown>): Delivery {
-  const { activeShard: _a, subscriptionShard: _l, dlShard: _d, dlSubscriptionShard: _s, expiresAt: _e, ...rest } = item;
+  const { activeShard: _a, subscriptionShard: _l, listKey: _k, dlShard: _d, dlSubscriptionShard: _s, expiresAt: _e, ...rest } = item;
   const d = rest as unknown as Delivery;
   const inherited = d.lastResponse === undefined && d.attemptSeq === 1 ? d.firstAttempt?.responseSnippet : undefined;
   return inherited === undefined ? d : { ...d, lastResponse: inherited };
@@ -68,11 +73,24 @@ export function indexAttributes(id: string, subscriptionId: string, state: Deliv
 }
 
 /**
- * Every attribute a whole row written in `state` carries beyond the delivery: its place in its
- * subscription's listing (set once, never changed, so no update writes that index) and the state's.
+ * The table key of a delivery about to be written whole. Its id says its subscription and
+ * creation time, and the row must say the same: a row keyed apart from what it holds would be
+ * listed under another subscription or time.
  */
-export function rowAttributes(id: string, subscriptionId: string, state: DeliveryState, updatedAt: string) {
-  return { subscriptionShard: subscriptionShardKey(subscriptionId, id), ...indexAttributes(id, subscriptionId, state, updatedAt) };
+export function keyOfRow(d: Pick<Delivery, 'id' | 'subscriptionId' | 'createdAt'>): DeliveryKey {
+  const parts = deliveryIdParts(d.id);
+  if (!parts || parts.subscriptionId !== d.subscriptionId || parts.createdAt !== d.createdAt) {
+    throw new Error(`delivery ${d.id} is not the id of a delivery of ${d.subscriptionId} created at ${d.createdAt} (domain/ids.ts deliveryIdFor)`);
+  }
+  return deliveryKey(d.id)!;
+}
+
+/**
+ * Every attribute a whole row written in `state` carries beyond the delivery: its key, which is
+ * its place in its subscription's listing, and the state's index attributes.
+ */
+export function rowAttributes(d: Pick<Delivery, 'id' | 'subscriptionId' | 'createdAt'>, state: DeliveryState, updatedAt: string) {
+  return { ...keyOfRow(d), ...indexAttributes(d.id, d.subscriptionId, state, updatedAt) };
 }
 
 export class DynamoDbDeliveryStore implements DeliveryStore {
@@ -82,7 +100,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
   ) {}
 
   async create(d: Delivery, options: { readonly waiting?: boolean } = {}): Promise<boolean> {
-    const index = rowAttributes(d.id, d.subscriptionId, d.state, d.updatedAt);
+    const index = rowAttributes(d, d.state, d.updatedAt);
     return conditionHeld(this.db.send(
       new PutCommand({
         TableName: this.table,
@@ -95,7 +113,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
   async recordFirst(attempted: Delivery, c: Completion): Promise<boolean> {
     const state = targetOf(c.action);
     const from = stateCondition('claim');
-    const item = { ...attempted, ...completionAttributes(c), state, ...rowAttributes(attempted.id, attempted.subscriptionId, state, c.updatedAt) };
+    const item = { ...attempted, ...completionAttributes(c), state, ...rowAttributes(attempted, state, c.updatedAt) };
     // The response is kept once: the inline attempt holds it, toDelivery reads it back from there.
     if (item.lastResponse !== undefined && item.lastResponse === attempted.firstAttempt?.responseSnippet) item.lastResponse = undefined;
     return conditionHeld(this.db.send(
@@ -110,16 +128,18 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
   }
 
   async get(id: string): Promise<Delivery | undefined> {
-    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { id }, ConsistentRead: true }));
+    const key = deliveryKey(id);
+    if (!key) return undefined;
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
     return out.Item ? toDelivery(out.Item) : undefined;
   }
 
   async getMany(ids: readonly string[]): Promise<readonly Delivery[]> {
-    // Each id once, in the order first asked: BatchGetItem refuses duplicate keys and answers in no order.
-    const unique = [...new Set(ids)];
+    // Each id once, in the order first asked: BatchGetItem refuses duplicate keys and answers in no order. An id no row can have is skipped.
+    const unique = [...new Set(ids)].filter((id) => deliveryKey(id) !== undefined);
     const found: Delivery[] = [];
     for (let i = 0; i < unique.length; i += 100) {
-      let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((id) => ({ id }));
+      let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((id) => ({ ...deliveryKey(id)! }));
       for (let round = 0; keys && keys.length > 0; round++) {
         if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** round)));
         const out: BatchGetCommandOutput = await this.db.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }));
@@ -132,12 +152,14 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
   }
 
   async claim(id: string, nowIso: string, leaseUntilIso: string): Promise<ClaimResult> {
+    const key = deliveryKey(id);
+    if (!key) return { kind: 'not_claimable' };
     const from = stateCondition('claim');
     try {
       const out = await this.db.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: { id },
+          Key: key,
           // The lease goes in its own attribute: moving nextAttemptAt (the active index's sort key)
           // would cost a GSI delete + insert on every claim.
           // `activeShard` too: a fresh row (created out of view) enters the sweeper's index once claimed, so a worker that dies holding it is found.
@@ -195,6 +217,8 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
   }
 
   async replay(id: string, nowIso: string, giveUpAtIso: string, nextAttemptAtIso: string = nowIso): Promise<Delivery | undefined> {
+    const key = deliveryKey(id);
+    if (!key) return undefined;
     const from = stateCondition('replay');
     const expr = updateExpression(
       { state: targetOf('replay'), attempts: 0, nextAttemptAt: nextAttemptAtIso, giveUpAt: giveUpAtIso, updatedAt: nowIso, activeShard: activeShardKey(id) },
@@ -204,7 +228,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
       this.db.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: { id },
+          Key: key,
           ...expr,
           ConditionExpression: from.condition,
           ExpressionAttributeValues: { ...expr.ExpressionAttributeValues, ...from.values },
@@ -216,9 +240,8 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
   }
 
   /**
-   * The per-subscription index is keys-only, so updates to a delivery never write it; a page is
-   * read as keys from the subscription's shards, merged, then fetched with BatchGetItem (reads
-   * cost a fifth of writes) and filtered.
+   * A page is read from the subscription's partitions of the table, merged in creation order
+   * (whole rows, consistently: no index to lag) and filtered by state.
    */
   async listBySubscription(request: PageRequest & { subscriptionId: string; state?: DeliveryState; order?: 'newest' | 'oldest' }): Promise<DeliveryPage> {
     const index = deliveryIndexes.bySubscription(this.table, request.subscriptionId, request.order === 'oldest' ? 'ascending' : 'descending');
@@ -228,12 +251,10 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     const itemCursors: string[] = [];
     let last: string | undefined;
     while (items.length < request.limit && !reader.done) {
-      const keys = await reader.next(request.limit - items.length);
-      const found = new Map((await this.getMany(keys.map((k) => k.item.id as string))).map((d) => [d.id, d]));
-      for (const { item, position } of keys) {
+      for (const { item, position } of await reader.next(request.limit - items.length)) {
         last = encodePosition(position);
-        const d = found.get(item.id as string);
-        if (!d || (request.state && d.state !== request.state)) continue;
+        const d = toDelivery(item);
+        if (request.state && d.state !== request.state) continue;
         items.push(d);
         // An item's own position is the cursor that reads on right after it.
         itemCursors.push(last);
@@ -269,7 +290,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
             ExclusiveStartKey: key,
           }),
         );
-        for (const item of out.Items ?? []) due.push({ id: item[active.tableKey] as string, nextAttemptAt: item[active.sortAttribute] as string });
+        for (const item of out.Items ?? []) due.push({ id: deliveryIdOfListKey(item[TABLE_KEYS[1]] as string), nextAttemptAt: item[active.sortAttribute] as string });
         key = out.LastEvaluatedKey as Key | undefined;
       } while (key && due.length < limit);
     }
@@ -285,6 +306,8 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     action: DeliveryAction,
     spec: { set: Record<string, unknown>; condition: string; values: Record<string, unknown> },
   ): Promise<boolean> {
+    const key = deliveryKey(id);
+    if (!key) return false;
     const from = stateCondition(action);
     const expr = updateExpression({ state: targetOf(action), ...spec.set });
     const condition = `${from.condition} AND ${spec.condition}`;
@@ -294,7 +317,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     return conditionHeld(this.db.send(
       new UpdateCommand({
         TableName: this.table,
-        Key: { id },
+        Key: key,
         ...expr,
         ConditionExpression: condition,
         ExpressionAttributeNames: { ...expr.ExpressionAttributeNames, ...conditionNames },

@@ -5,6 +5,7 @@ import { isTerminal } from '#domain/states.ts';
 import type { Delivery, EventRecord, RestoreMarker } from '#domain/types.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { RecoveryStore } from '#ports/recovery-store.ts';
+import { deliveryKey } from './delivery-keys.ts';
 import { deliveryIndexes, DynamoDbDeliveryStore, rowAttributes } from './dynamodb-delivery-store.ts';
 import { DynamoDbEventStore, eventItem } from './dynamodb-event-store.ts';
 import { conditionHeld, isConditionFailure } from './dynamodb.ts';
@@ -56,11 +57,13 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
   }
 
   async deleteArchived(id: string, updatedAt: string): Promise<boolean> {
+    // No row can have an id of another layout: gone already, which the port counts as deleted.
+    const key = deliveryKey(id);
     try {
-      await this.db.send(
+      if (key) await this.db.send(
         new DeleteCommand({
           TableName: this.tables.deliveries,
-          Key: { id },
+          Key: key,
           // Gone already (finishing an interrupted batch) is fine; changed since it was archived is not.
           ConditionExpression: 'attribute_not_exists(id) OR #u = :u',
           ExpressionAttributeNames: { '#u': 'updatedAt' },
@@ -109,6 +112,8 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
     if (!isTerminal(d.state)) throw new Error(`archived delivery ${d.id} is ${d.state}: only terminal deliveries are archived`);
     // TTL from the hold, not from the row's own dates: those are months old and TTL would delete the row at once.
     const expiresAt = Math.floor(Date.parse(marker.until) / 1000) + DEFAULT_RETENTION.ttlSafetyMarginDays * 86_400;
+    // Keyed before anything is written: a record whose id is not of this layout is refused whole, leaving nothing behind.
+    const row = rowAttributes(d, d.state, d.updatedAt);
     // Attempts and event first: a delivery row that is back always has its history with it.
     for (const attempt of record.attempts) {
       await this.putIfAbsent(this.need('attempts'), { ...attempt, expiresAt }, 'deliveryId');
@@ -117,7 +122,7 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
       const { id, type, body, createdAt } = record.event;
       await this.restoreEvent({ id, type, body, createdAt, subscriptionIds: [d.subscriptionId], deliveryIds: [d.id] }, expiresAt);
     }
-    const item = { ...d, restored: marker, ...rowAttributes(d.id, d.subscriptionId, d.state, d.updatedAt), expiresAt };
+    const item = { ...d, restored: marker, ...row, expiresAt };
     return this.putIfAbsent(this.tables.deliveries, item, 'id');
   }
 

@@ -5,12 +5,13 @@ import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
 type Item = Record<string, unknown>;
 type Key = Record<string, string | number>;
 
-/** One logical listing spread over several partitions of an index (delivery-keys.ts), read as one ordered list. */
+/** One logical listing spread over several partitions of a table or an index (delivery-keys.ts), read as one ordered list. */
 export interface ShardedIndex {
   readonly table: string;
-  readonly indexName: string;
-  /** The table's own key attribute, part of every index key. */
-  readonly tableKey: string;
+  /** The index read; undefined for the table's own partitions (then read consistently). */
+  readonly indexName?: string;
+  /** The table's own key attributes, part of every index key. */
+  readonly tableKeys: readonly string[];
   readonly partitionAttribute: string;
   readonly sortAttribute: string;
   /** The partition values, in the order that breaks ties between equal sort values. */
@@ -18,7 +19,7 @@ export interface ShardedIndex {
   readonly order: 'ascending' | 'descending';
   /** Only items whose sort value lies in this range, both ends included. */
   readonly range?: { readonly from?: string | undefined; readonly to?: string | undefined };
-  /** Read only the keys (an ALL index read for ids, to be fetched consistently). */
+  /** Read only the keys and `id` (an ALL index read for ids, to be fetched consistently). */
   readonly keysOnly?: boolean;
 }
 
@@ -106,8 +107,8 @@ export class ShardedReader {
       }
       if (best < 0) break;
       const item = this.shards[best]!.buffer.shift()!;
-      const { tableKey, partitionAttribute, sortAttribute } = this.index;
-      const k: Key = { [tableKey]: item[tableKey] as string, [partitionAttribute]: item[partitionAttribute] as string, [sortAttribute]: item[sortAttribute] as string };
+      const { tableKeys, partitionAttribute, sortAttribute } = this.index;
+      const k: Key = Object.fromEntries([...tableKeys, partitionAttribute, sortAttribute].map((name) => [name, item[name] as string]));
       out.push({ item, position: { p: best, s: item[sortAttribute] as string, k } });
     }
     return out;
@@ -128,17 +129,19 @@ export class ShardedReader {
         shard.exhausted = true;
         return;
       }
-      const { table, indexName, partitionAttribute, sortAttribute, tableKey, keysOnly } = this.index;
+      const { table, indexName, partitionAttribute, sortAttribute, tableKeys, keysOnly } = this.index;
       const startKey = shard.startKey;
+      // Keys only: the table's and the index's key attributes, and the id.
+      const projected = keysOnly ? [...new Set(['id', ...tableKeys, partitionAttribute, sortAttribute])] : [];
       const out = await fromCursor(startKey, () =>
         this.db.send(
           new QueryCommand({
             TableName: table,
-            IndexName: indexName,
+            ...(indexName ? { IndexName: indexName } : { ConsistentRead: true }),
             KeyConditionExpression: `#pk = :pk${condition ? ` AND ${condition.expression}` : ''}`,
-            ExpressionAttributeNames: { '#pk': partitionAttribute, ...(condition || keysOnly ? { '#sk': sortAttribute } : {}), ...(keysOnly ? { '#id': tableKey } : {}) },
+            ExpressionAttributeNames: { '#pk': partitionAttribute, ...(condition ? { '#sk': sortAttribute } : {}), ...Object.fromEntries(projected.map((name, i) => [`#p${i}`, name])) },
             ExpressionAttributeValues: { ':pk': shard.pk, ...(condition ? condition.values : {}) },
-            ...(keysOnly ? { ProjectionExpression: '#id, #pk, #sk' } : {}),
+            ...(keysOnly ? { ProjectionExpression: projected.map((_, i) => `#p${i}`).join(', ') } : {}),
             ScanIndexForward: this.index.order === 'ascending',
             Limit: Math.max(1, limit),
             ExclusiveStartKey: startKey,

@@ -63,7 +63,7 @@ export function localResourceName(def: { readonly localName: string }, prefix = 
 
 /** Index names, addressable by the adapters that query them (the TABLES below declare them). */
 export const INDEXES = {
-  deliveries: { bySubscription: 'bySubscriptionShard', deadLetters: 'deadLetterShard', deadLettersBySubscription: 'deadLettersBySubscriptionShard', active: 'active' },
+  deliveries: { deadLetters: 'deadLetterShard', deadLettersBySubscription: 'deadLettersBySubscriptionShard', active: 'active' },
   replays: { byStartedAt: 'byStartedAt', running: 'running' },
   apiKeys: { byTenant: 'byTenant' },
 } as const;
@@ -87,11 +87,12 @@ function table(envVar: EnvName, localName: string, partitionKey: string, more: P
 export const TABLES = {
   subscriptions: table('SUBSCRIPTIONS_TABLE', 'hookline-subscriptions', 'id'),
   events: table('EVENTS_TABLE', 'hookline-events', 'id', { ttlAttribute: 'expiresAt' }),
-  deliveries: table('DELIVERIES_TABLE', 'hookline-deliveries', 'id', {
+  // Keyed on its listing: a subscription's deliveries, SUBSCRIPTION_SHARDS partitions (`sub_…#k`) each sorted by
+  // `listKey` (`<createdAt>#<id>`), so the per-subscription listing is a query of the table and writes no index. The
+  // delivery id carries both halves of the key (domain/ids.ts, adapters/delivery-keys.ts).
+  deliveries: table('DELIVERIES_TABLE', 'hookline-deliveries', 'subscriptionShard', {
+    sortKey: { name: 'listKey', type: 'S' },
     indexes: [
-      // Per-subscription listing, newest first, over SUBSCRIPTION_SHARDS partitions (`sub_…#k`).
-      // Keys only: its keys never change, so the claim and outcome updates of a delivery never write this index.
-      stringIndex(INDEXES.deliveries.bySubscription, 'subscriptionShard', 'createdAt', 'KEYS_ONLY'),
       // Sparse: `dlShard` (`dl#k`) is set only while failed/expired, so the overall dead-letter
       // list never reads a live delivery; DEAD_LETTER_SHARDS partitions share the writes of an outage.
       stringIndex(INDEXES.deliveries.deadLetters, 'dlShard', 'updatedAt', 'ALL'),
@@ -175,14 +176,18 @@ export const PUBLIC_API_ROUTES = [
 ] as const;
 
 /**
- * Shards of the deliveries table's index partitions (lambdas/adapters/delivery-keys.ts): a
+ * Shards of the deliveries table's partitions and its indexes' (lambdas/adapters/delivery-keys.ts): a
  * partition takes 1,000 writes a second, so each load that can pass that is spread by a hash of
  * the delivery id. Changing a count moves rows between partitions: it is a layout change.
  */
 /** The `active` index (live deliveries, the sweeper's due list). */
 export const ACTIVE_SHARDS = 8;
-/** One subscription's listing (keys only, 1 WCU an entry): 8 partitions take 5,000 deliveries a second to one subscription. */
-export const SUBSCRIPTION_SHARDS = 8;
+/**
+ * The deliveries table's partitions of one subscription: a delivery writes its row at publish and
+ * again with its outcome (1 WCU each up to 1 KB), so 16 take 5,000 deliveries a second to one
+ * subscription at 625 WCU a partition.
+ */
+export const SUBSCRIPTION_SHARDS = 16;
 /** One subscription's dead letters (whole rows, up to 2 WCU): 16 partitions take 5,000 a second (its endpoint refusing everything). */
 export const SUBSCRIPTION_DEAD_LETTER_SHARDS = 16;
 /** Every dead letter (whole rows, up to 2 WCU): 32 partitions take 10,000 a second (a change every receiver refuses). */

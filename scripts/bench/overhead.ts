@@ -32,7 +32,7 @@ function fixtures(subscriptionId: string, url: string, count: number, tag: strin
   const now = iso(Date.now() - 1000);
   const events = Array.from({ length: count }, (_, i): EventRecord => {
     const id = `evt_bench${tag}${i}`;
-    return { id, type: 'bench.overhead', body: JSON.stringify({ id, type: 'bench.overhead', timestamp: now, data: PAYLOAD_1KB }), subscriptionIds: [subscriptionId], deliveryIds: [deliveryIdFor(id, subscriptionId)], createdAt: now };
+    return { id, type: 'bench.overhead', body: JSON.stringify({ id, type: 'bench.overhead', timestamp: now, data: PAYLOAD_1KB }), subscriptionIds: [subscriptionId], deliveryIds: [deliveryIdFor(id, subscriptionId, now)], createdAt: now };
   });
   const deliveries = events.map((e): Delivery => ({
     id: e.deliveryIds[0]!, eventId: e.id, subscriptionId, url, state: STATE.pending, attempts: 0, attemptSeq: 0,

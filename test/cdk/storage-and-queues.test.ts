@@ -53,16 +53,20 @@ describe('storage: DynamoDB tables', () => {
     });
   }
 
-  test('deliveries: the sharded listing, the sparse dead-letter and active indexes exist with their projections', () => {
+  test('deliveries: keyed on the sharded listing itself, with the sparse dead-letter and active indexes and only those', () => {
     // [index, partition key, sort key, projection], written out here rather than read from the topology.
     const expected = [
-      ['bySubscriptionShard', 'subscriptionShard', 'createdAt', 'KEYS_ONLY'],
       ['deadLetterShard', 'dlShard', 'updatedAt', 'ALL'],
       ['deadLettersBySubscriptionShard', 'dlSubscriptionShard', 'updatedAt', 'ALL'],
       ['active', 'activeShard', 'nextAttemptAt', 'KEYS_ONLY'],
     ] as const;
     template.hasResourceProperties('AWS::DynamoDB::Table', {
-      GlobalSecondaryIndexes: Match.arrayWith(
+      // A subscription's deliveries are a query of the table: no index entry to write per delivery.
+      KeySchema: [
+        { AttributeName: 'subscriptionShard', KeyType: 'HASH' },
+        { AttributeName: 'listKey', KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: Match.exact(
         expected.map(([IndexName, hash, range, ProjectionType]) =>
           Match.objectLike({
             IndexName,

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { deliveryIdFor } from '#domain/ids.ts';
 import { apiClient } from '#test/api-client.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 import { waitFor } from '#test/wait.ts';
@@ -76,7 +75,7 @@ describe('HTTP API on the local gateway', () => {
     stack.receiver.script('/paged', [], { status: 200 });
     const sub = await stack.subscribe('/paged', { eventTypes: ['paged.test'] });
     const ids: string[] = [];
-    for (let i = 0; i < 7; i++) ids.push(deliveryIdFor((await stack.publish('paged.test', { i })).eventId, sub.id));
+    for (let i = 0; i < 7; i++) ids.push(await stack.deliveryIdOf((await stack.publish('paged.test', { i })).eventId, sub.id));
     await waitFor('all delivered', async () => {
       const res = await stack.api.get(`/v1/deliveries?subscriptionId=${sub.id}&state=delivered&limit=100`);
       return res.body.items.length === 7;
@@ -109,7 +108,7 @@ describe('HTTP API on the local gateway', () => {
     assert.equal(paused.status, 200);
     assert.equal(paused.body.state, 'paused');
     const { eventId, deliveryIds } = await stack.publish('paused.test', { kept: true });
-    const id = deliveryIdFor(eventId, sub.id);
+    const id = await stack.deliveryIdOf(eventId, sub.id);
     assert.ok(deliveryIds.includes(id), 'a paused subscription still gets its delivery');
     await new Promise((r) => setTimeout(r, 2000));
     assert.equal(stack.receiver.on('/paused').length, 0, 'no attempt while paused');

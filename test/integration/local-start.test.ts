@@ -122,6 +122,7 @@ describe('npm start: a data folder of an older layout', () => {
     try {
       await db.send(new CreateTableCommand({
         ...current,
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
         AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }, { AttributeName: 'subscriptionId', AttributeType: 'S' }, { AttributeName: 'createdAt', AttributeType: 'S' }],
         GlobalSecondaryIndexes: [{ IndexName: 'bySubscription', KeySchema: [{ AttributeName: 'subscriptionId', KeyType: 'HASH' }, { AttributeName: 'createdAt', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } }],
       }));
@@ -136,6 +137,7 @@ describe('npm start: a data folder of an older layout', () => {
 
     assert.equal(run.code, 1);
     assert.ok(run.stderr.includes(`hookline: the tables in ${dir} were written by another version of Hookline, so nothing was read or changed`), run.stderr);
+    assert.match(run.stderr, /table hookline-deliveries is keyed on id; this version keys it on subscriptionShard, listKey \(sort\)/);
     assert.match(run.stderr, /table hookline-deliveries has index bySubscription on subscriptionId, createdAt \(sort\), KEYS_ONLY, which this version does not have/);
     assert.ok(run.stderr.includes(`(HOOKLINE_DATA_DIR=${dir}-new npm start), or move this one aside (mv ${dir} ${dir}-old)`), run.stderr);
     assert.doesNotMatch(run.stderr, /\n\s+at /, 'a message, not a stack trace');

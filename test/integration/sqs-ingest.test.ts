@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { deliveryIdFor } from '#domain/ids.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 import { countTables } from '#test/table-counts.ts';
 import { waitFor } from '#test/wait.ts';
@@ -29,7 +28,7 @@ describe('publishing through the SQS ingest queue', () => {
     const message = JSON.stringify({ id: 'sqs-evt-1', type: 'sqs.test', payload: { via: 'sqs' } });
     await send(message);
     await send(message); // a producer retry: same id, nothing new sent
-    const d = await stack.waitForState(deliveryIdFor('sqs-evt-1', sub.id), ['delivered']);
+    const d = await stack.waitForState(await stack.deliveryIdOf('sqs-evt-1', sub.id), ['delivered']);
     assert.equal(JSON.parse(d.body).data.via, 'sqs');
     await new Promise((r) => setTimeout(r, 2000));
     const received = stack.receiver.on('/sqs');
@@ -42,7 +41,7 @@ describe('publishing through the SQS ingest queue', () => {
     const sub = await stack.subscribe('/sqs-exact', { eventTypes: ['sqs.exact'] });
     const payload = '{"b" : 1.0, "a":[1e2,"\\u00e9"] ,"big":"9007199254740993"}';
     await send(`{"id":"sqs-exact-1","type":"sqs.exact","payload":${payload}}`);
-    const d = await stack.waitForState(deliveryIdFor('sqs-exact-1', sub.id), ['delivered']);
+    const d = await stack.waitForState(await stack.deliveryIdOf('sqs-exact-1', sub.id), ['delivered']);
     const [received] = stack.receiver.on('/sqs-exact');
     assert.equal(received!.body, d.body);
     assert.ok(d.body.endsWith(`"data":${payload}}`), d.body);

@@ -18,6 +18,8 @@ export interface LocalStack {
   subscribe(path: string, extra?: Record<string, unknown>): Promise<{ id: string; secret: string }>;
   publish(type: string, payload: unknown, id?: string): Promise<{ eventId: string; deliveryIds: string[] }>;
   delivery(id: string): Promise<any>;
+  /** The id of an event's delivery to a subscription, once the event is stored (one published through the ingest queue, say). */
+  deliveryIdOf(eventId: string, subscriptionId: string): Promise<string>;
   waitForState(id: string, states: readonly string[], timeoutMs?: number): Promise<any>;
   stop(): Promise<void>;
 }
@@ -58,6 +60,12 @@ export async function startLocalStack(options: Partial<RuntimeOptions> = {}): Pr
     },
     async delivery(id) {
       return (await api.get(`/v1/deliveries/${id}`)).body;
+    },
+    deliveryIdOf(eventId, subscriptionId) {
+      return waitFor(`event ${eventId} to be stored`, async () => {
+        const res = await api.get(`/v1/events/${encodeURIComponent(eventId)}`);
+        return res.status === 200 ? res.body.deliveries.find((d: { subscriptionId: string }) => d.subscriptionId === subscriptionId)?.deliveryId : undefined;
+      });
     },
     waitForState(id, states, timeoutMs = 20_000) {
       let last: { state?: string; attempts?: number; nextAttemptAt?: string } | undefined;

@@ -12,7 +12,7 @@ export const DELIVERY_HEADERS = Object.freeze({ 'content-type': 'application/jso
  * sender's happy path rebuilds from its message (then writes once, with the outcome). The
  * sender passes the id its message carries rather than hashing it again.
  */
-export function firstDelivery(event: Pick<EventRecord, 'id' | 'createdAt'>, sub: Subscription, giveUpAtMs: number, nowMs: number, id = deliveryIdFor(event.id, sub.id)): Delivery {
+export function firstDelivery(event: Pick<EventRecord, 'id' | 'createdAt'>, sub: Subscription, giveUpAtMs: number, nowMs: number, id = deliveryIdFor(event.id, sub.id, event.createdAt)): Delivery {
   return {
     id,
     eventId: event.id,

@@ -64,7 +64,7 @@ export async function publishBatch(deps: PublishDeps, requests: readonly Publish
         type: request.type,
         body: webhookBody(eventId, request.type, createdAt, request.payloadJson),
         subscriptionIds: subscriptions.map((s) => s.id),
-        deliveryIds: subscriptions.map((s) => deliveryIdFor(eventId, s.id)),
+        deliveryIds: subscriptions.map((s) => deliveryIdFor(eventId, s.id, createdAt)),
         createdAt,
       },
     };

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeShardKey, deadLetterShardKey, deadLetterShardKeys, subscriptionDeadLetterShardKey, subscriptionDeadLetterShardKeys, subscriptionShardKey, subscriptionShardKeys } from '#adapters/delivery-keys.ts';
-import { deliveryIdFor } from '#domain/ids.ts';
+import { activeShardKey, deadLetterShardKey, deadLetterShardKeys, deliveryIdOfListKey, deliveryKey, lastListKeyAt, subscriptionDeadLetterShardKey, subscriptionDeadLetterShardKeys, subscriptionShardKey, subscriptionShardKeys } from '#adapters/delivery-keys.ts';
+import { deliveryIdFor, deliveryIdParts } from '#domain/ids.ts';
 
 /** DynamoDB's write limit for one partition, per second (a KEYS_ONLY or ≤ 1 KB entry is 1 WCU). */
 const PARTITION_WCU = 1_000;
@@ -16,14 +16,34 @@ function spread(ids: readonly string[], key: (id: string) => string): Map<string
 describe('delivery index keys', () => {
   // One second of the issue's busiest case: 5,000 deliveries a second to one subscription.
   const BUSY = 'sub_busyBusyBusyBusyBusy';
-  const oneSecond = Array.from({ length: 5_000 }, (_, n) => deliveryIdFor(`evt_${n.toString(36).padStart(8, '0')}`, BUSY));
+  const SECOND = '2026-12-01T12:00:00.000Z';
+  const oneSecond = Array.from({ length: 5_000 }, (_, n) => deliveryIdFor(`evt_${n.toString(36).padStart(8, '0')}`, BUSY, new Date(Date.parse(SECOND) + (n % 1000)).toISOString()));
+  // A delivery's row is written at publish and again with its outcome, each 1 WCU up to 1 KB.
+  const ROW_WRITES = 2;
 
-  it('spreads one subscription at 5,000 deliveries a second over its 8 partitions, each well under 1,000 writes a second', () => {
-    const counts = spread(oneSecond, (id) => subscriptionShardKey(BUSY, id));
+  it('spreads one subscription at 5,000 deliveries a second over its 16 table partitions, each well under 1,000 writes a second at 2 writes a delivery', () => {
+    const counts = spread(oneSecond, (id) => deliveryKey(id)!.subscriptionShard);
     assert.deepEqual([...counts.keys()].sort(), [...subscriptionShardKeys(BUSY)].sort(), 'every shard used, and only the listed ones');
-    const busiest = Math.max(...counts.values());
-    assert.ok(busiest <= 5_000 / 8 * 1.15, `busiest partition ${busiest}/s, an even share is 625/s`);
-    assert.ok(busiest < PARTITION_WCU * 0.75, `busiest partition ${busiest} WCU/s leaves headroom under ${PARTITION_WCU}`);
+    assert.equal(counts.size, 16);
+    const busiest = Math.max(...counts.values()) * ROW_WRITES;
+    assert.ok(busiest <= (5_000 / 16) * ROW_WRITES * 1.2, `busiest partition ${busiest} WCU/s, an even share is 625`);
+    assert.ok(busiest < PARTITION_WCU * 0.8, `busiest partition ${busiest} WCU/s leaves headroom under ${PARTITION_WCU}`);
+  });
+
+  it('keys a delivery from its id alone, and finds the id again in the key an index entry carries', () => {
+    const id = deliveryIdFor('evt_1', 'sub_abc', '2026-12-01T12:00:00.123Z');
+    const key = deliveryKey(id)!;
+    assert.equal(key.subscriptionShard, subscriptionShardKey('sub_abc', id));
+    assert.equal(key.listKey, `2026-12-01T12:00:00.123Z#${id}`);
+    assert.equal(deliveryIdOfListKey(key.listKey), id);
+    assert.deepEqual(deliveryIdParts(id), { subscriptionId: 'sub_abc', createdAt: '2026-12-01T12:00:00.123Z' });
+    // A range up to a creation time takes in every delivery of that millisecond, and none after it.
+    assert.ok(key.listKey <= lastListKeyAt('2026-12-01T12:00:00.123Z'));
+    assert.ok(deliveryKey(deliveryIdFor('evt_1', 'sub_abc', '2026-12-01T12:00:00.124Z'))!.listKey > lastListKeyAt('2026-12-01T12:00:00.123Z'));
+  });
+
+  it('has no key for a string that is not a delivery id of this layout (an id of the older layout, or made up)', () => {
+    for (const id of ['dlv_eIwYA-SwvYpLhj8OxULglR', 'dlv_', 'sub_abc', '', 'dlv_000000000!!!!!!!!!!!!!abc']) assert.equal(deliveryKey(id), undefined, id);
   });
 
   // A dead-letter entry is the whole row (ALL projection): up to 2 WCU once it holds a response snippet.
@@ -37,7 +57,7 @@ describe('delivery index keys', () => {
   });
 
   it('spreads 10,000 dead letters a second overall (a change every receiver refuses) over 32 partitions, each under the limit at 2 WCU each', () => {
-    const tenThousand = Array.from({ length: 10_000 }, (_, n) => deliveryIdFor(`evt_${n}`, `sub_${n % 97}`));
+    const tenThousand = Array.from({ length: 10_000 }, (_, n) => deliveryIdFor(`evt_${n}`, `sub_${n % 97}`, SECOND));
     const counts = spread(tenThousand, deadLetterShardKey);
     assert.deepEqual([...counts.keys()].sort(), [...deadLetterShardKeys()].sort());
     const busiest = Math.max(...counts.values()) * DEAD_LETTER_WCU;
@@ -53,7 +73,7 @@ describe('delivery index keys', () => {
   it('is a function of the ids alone: the same delivery lands in the same shard every time, and in the same shard of both per-subscription indexes', () => {
     const id = oneSecond[42]!;
     assert.equal(subscriptionShardKey(BUSY, id), subscriptionShardKey(BUSY, id));
-    assert.match(subscriptionShardKey(BUSY, id), new RegExp(`^${BUSY}#[0-7]$`));
+    assert.match(subscriptionShardKey(BUSY, id), new RegExp(`^${BUSY}#([0-9]|1[0-5])$`));
     assert.match(deadLetterShardKey(id), /^dl#([0-9]|[12][0-9]|3[01])$/);
     assert.match(subscriptionDeadLetterShardKey(BUSY, id), new RegExp(`^${BUSY}#([0-9]|1[0-5])$`));
     assert.match(activeShardKey(id), /^s[0-7]$/);
@@ -61,8 +81,8 @@ describe('delivery index keys', () => {
 
   it('keeps two subscriptions apart: no partition holds both', () => {
     const other = 'sub_otherOtherOtherOther';
-    const a = new Set(oneSecond.map((id) => subscriptionShardKey(BUSY, id)));
-    const b = new Set(oneSecond.map((id) => subscriptionShardKey(other, deliveryIdFor(id, other))));
+    const a = new Set(oneSecond.map((id) => deliveryKey(id)!.subscriptionShard));
+    const b = new Set(oneSecond.map((id) => deliveryKey(deliveryIdFor(id, other, SECOND))!.subscriptionShard));
     assert.ok([...a].every((k) => !b.has(k)));
   });
 });

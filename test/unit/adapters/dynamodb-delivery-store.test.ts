@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ConditionalCheckFailedException, DynamoDBClient, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { activeShardKey, deadLetterShardKey, subscriptionDeadLetterShardKey, subscriptionShardKey } from '#adapters/delivery-keys.ts';
-import { DynamoDbDeliveryStore } from '#adapters/dynamodb-delivery-store.ts';
+import { activeShardKey, deadLetterShardKey, deliveryKey, subscriptionDeadLetterShardKey, subscriptionShardKey } from '#adapters/delivery-keys.ts';
+import { DynamoDbDeliveryStore, rowAttributes } from '#adapters/dynamodb-delivery-store.ts';
+import { deliveryIdFor } from '#domain/ids.ts';
 import { InvalidCursorError } from '#ports/page.ts';
 import type { Completion } from '#ports/delivery-store.ts';
 import { statesAllowing, targetOf, type DeliveryAction } from '#domain/states.ts';
@@ -20,11 +21,20 @@ const newStore = () => new DynamoDbDeliveryStore(DynamoDBDocumentClient.from(new
 const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
 const serviceError = (name: string) => new DynamoDBServiceException({ name, $fault: 'client', message: name, $metadata: {} });
 
+const CREATED_AT = '2024-03-09T00:00:00.000Z';
+/** The fixture delivery's id: of its subscription (sub_1) and creation time, as the table's key needs. */
+const ID = deliveryIdFor('evt_1', 'sub_1', CREATED_AT);
+/** The table key of ID: its subscription's partition, and `<createdAt>#<id>` there. */
+const KEY = { subscriptionShard: subscriptionShardKey('sub_1', ID), listKey: `${CREATED_AT}#${ID}` };
+
+/** A delivery whose id, unless given, is the one of its own subscription and creation time. */
 function aDelivery(overrides: Partial<Delivery> = {}): Delivery {
+  const subscriptionId = overrides.subscriptionId ?? 'sub_1';
+  const createdAt = overrides.createdAt ?? CREATED_AT;
   return {
-    id: 'dlv_7Hq2',
+    id: deliveryIdFor('evt_1', subscriptionId, createdAt),
     eventId: 'evt_1',
-    subscriptionId: 'sub_1',
+    subscriptionId,
     url: 'https://hooks.example.com/in',
     state: 'in_flight',
     attempts: 3,
@@ -32,7 +42,7 @@ function aDelivery(overrides: Partial<Delivery> = {}): Delivery {
     nextAttemptAt: '2024-03-09T23:50:00.000Z',
     giveUpAt: '2024-03-12T00:00:00.000Z',
     headers: { 'content-type': 'application/json' },
-    createdAt: '2024-03-09T00:00:00.000Z',
+    createdAt,
     updatedAt: '2024-03-09T23:50:00.000Z',
     ...overrides,
   };
@@ -107,7 +117,7 @@ const onlyUpdate = () => {
   return all[0]!;
 };
 
-/** The activeShard that `create` gives a live delivery with this id. */
+/** The activeShard that `create` gives a live delivery with this id (one of sub_1, created at CREATED_AT). */
 async function shardAtCreate(id: string): Promise<unknown> {
   ddbMock.on(PutCommand).resolves({});
   await newStore().create(aDelivery({ id, state: 'pending' }));
@@ -140,10 +150,27 @@ describe('DynamoDbDeliveryStore', () => {
       const put = ddbMock.commandCalls(PutCommand)[0]!.args[0].input;
       assert.equal(put.TableName, TABLE);
       assert.equal(put.ConditionExpression, 'attribute_not_exists(id)');
-      const { activeShard, subscriptionShard, ...rest } = put.Item!;
+      const { activeShard, subscriptionShard, listKey, ...rest } = put.Item!;
       assert.equal(activeShard, activeShardKey(pending.id));
-      assert.equal(subscriptionShard, subscriptionShardKey(pending.subscriptionId, pending.id), 'its place in the subscription\'s listing, set once');
+      assert.deepEqual({ subscriptionShard, listKey }, KEY, 'keyed on its place in the subscription\'s listing, set once');
+      assert.equal(subscriptionShard, subscriptionShardKey(pending.subscriptionId, pending.id));
       assert.deepEqual(rest, { ...pending, dlShard: undefined, dlSubscriptionShard: undefined, expiresAt: undefined });
+    });
+
+    it('refuses, before writing, a delivery whose id is not of its own subscription and creation time', async () => {
+      ddbMock.on(PutCommand).resolves({});
+      const pending = aDelivery({ state: 'pending' });
+      const cases: ReadonlyArray<readonly [string, Delivery]> = [
+        ['an id of the older layout', { ...pending, id: 'dlv_7Hq2' }],
+        ['an id of another subscription', { ...pending, subscriptionId: 'sub_2' }],
+        ['an id of another creation time', { ...pending, createdAt: '2024-03-09T00:00:00.001Z' }],
+      ];
+
+      for (const [label, d] of cases) {
+        await assert.rejects(newStore().create(d), /is not the id of a delivery of/, label);
+        await assert.rejects(newStore().recordFirst(d, completion({ action: 'succeed' })), /is not the id of a delivery of/, `recordFirst: ${label}`);
+      }
+      assert.equal(ddbMock.commandCalls(PutCommand).length, 0);
     });
 
     it('says false when the delivery already exists', async () => {
@@ -157,20 +184,20 @@ describe('DynamoDbDeliveryStore', () => {
     const LEASE = '2024-03-10T00:00:40.000Z';
 
     it('moves a due pending delivery to in_flight in one conditional UpdateItem returning ALL_NEW', async () => {
-      const stored = { ...aDelivery({ attempts: 4, attemptSeq: 8, leaseUntil: LEASE, updatedAt: NOW }), activeShard: activeShardKey('dlv_7Hq2') };
+      const stored = { ...aDelivery({ attempts: 4, attemptSeq: 8, leaseUntil: LEASE, updatedAt: NOW }), ...KEY, activeShard: activeShardKey(ID) };
       ddbMock.on(UpdateCommand).resolves({ Attributes: stored });
 
-      const result = await newStore().claim('dlv_7Hq2', NOW, LEASE);
+      const result = await newStore().claim(ID, NOW, LEASE);
 
       const input = onlyUpdate();
       assert.equal(input.TableName, TABLE);
-      assert.deepEqual(input.Key, { id: 'dlv_7Hq2' });
+      assert.deepEqual(input.Key, KEY);
       assert.equal(input.ReturnValues, 'ALL_NEW');
       assert.equal(input.ConditionExpression, '#state IN (:from0) AND #next <= :now');
       const update = resolveUpdate(input);
       assert.equal(update.condition, `state IN ("pending") AND nextAttemptAt <= "${NOW}"`);
       // In the sweeper's index from the claim on (a fresh row was created out of it); an unchanged key writes no index entry.
-      assert.deepEqual(update.set, { state: 'in_flight', leaseUntil: LEASE, updatedAt: NOW, activeShard: activeShardKey('dlv_7Hq2') });
+      assert.deepEqual(update.set, { state: 'in_flight', leaseUntil: LEASE, updatedAt: NOW, activeShard: activeShardKey(ID) });
       assert.deepEqual(update.add, { attempts: 1, attemptSeq: 1 });
       assert.deepEqual(result, { kind: 'claimed', delivery: aDelivery({ attempts: 4, attemptSeq: 8, leaseUntil: LEASE, updatedAt: NOW }) });
     });
@@ -178,28 +205,34 @@ describe('DynamoDbDeliveryStore', () => {
     it('on a failed condition reads the current item (consistently) and returns it as not_claimable', async () => {
       ddbMock.on(UpdateCommand).rejects(conditionFailed());
       const delivered = aDelivery({ state: 'delivered' });
-      ddbMock.on(GetCommand).resolves({ Item: { ...delivered, expiresAt: 1_900_000_000 } });
+      ddbMock.on(GetCommand).resolves({ Item: { ...delivered, ...KEY, expiresAt: 1_900_000_000 } });
 
-      const result = await newStore().claim('dlv_7Hq2', NOW, LEASE);
+      const result = await newStore().claim(ID, NOW, LEASE);
 
       assert.deepEqual(result, { kind: 'not_claimable', current: delivered });
       const gets = ddbMock.commandCalls(GetCommand).map((c) => c.args[0].input);
-      assert.deepEqual(gets, [{ TableName: TABLE, Key: { id: 'dlv_7Hq2' }, ConsistentRead: true }]);
+      assert.deepEqual(gets, [{ TableName: TABLE, Key: KEY, ConsistentRead: true }]);
     });
 
     it('returns not_claimable without current for an unknown id', async () => {
       ddbMock.on(UpdateCommand).rejects(conditionFailed());
       ddbMock.on(GetCommand).resolves({});
 
-      const result = await newStore().claim('dlv_nope', NOW, LEASE);
+      const result = await newStore().claim(deliveryIdFor('evt_nope', 'sub_1', CREATED_AT), NOW, LEASE);
 
       assert.deepEqual(result, { kind: 'not_claimable' });
+    });
+
+    it('returns not_claimable for a string that is no delivery id of this layout, without asking DynamoDB', async () => {
+      assert.deepEqual(await newStore().claim('dlv_nope', NOW, LEASE), { kind: 'not_claimable' });
+      assert.equal(await newStore().get('dlv_nope'), undefined);
+      assert.equal(ddbMock.commandCalls(UpdateCommand).length + ddbMock.commandCalls(GetCommand).length, 0);
     });
 
     it('passes on any other error without reading the item', async () => {
       ddbMock.on(UpdateCommand).rejects(serviceError('ProvisionedThroughputExceededException'));
 
-      await assert.rejects(newStore().claim('dlv_7Hq2', NOW, LEASE), { name: 'ProvisionedThroughputExceededException' });
+      await assert.rejects(newStore().claim(ID, NOW, LEASE), { name: 'ProvisionedThroughputExceededException' });
       assert.equal(ddbMock.commandCalls(GetCommand).length, 0);
     });
   });
@@ -212,7 +245,7 @@ describe('DynamoDbDeliveryStore', () => {
 
       assert.equal(ok, true);
       const input = onlyUpdate();
-      assert.deepEqual(input.Key, { id: 'dlv_7Hq2' });
+      assert.deepEqual(input.Key, KEY);
       const update = resolveUpdate(input);
       assert.equal(update.condition, 'state IN ("in_flight") AND attemptSeq = 7');
       assert.deepEqual(update.set, {
@@ -223,8 +256,8 @@ describe('DynamoDbDeliveryStore', () => {
         lastError: 'HTTP 410',
         lastResponse: 'gone',
         updatedAt: NOW,
-        dlShard: deadLetterShardKey('dlv_7Hq2'),
-        dlSubscriptionShard: subscriptionDeadLetterShardKey('sub_1', 'dlv_7Hq2'),
+        dlShard: deadLetterShardKey(ID),
+        dlSubscriptionShard: subscriptionDeadLetterShardKey('sub_1', ID),
         // 90 days dead-letter retention + 30 days TTL margin.
         expiresAt: Math.floor(NOW_MS / 1000) + 120 * DAY_S,
       });
@@ -232,7 +265,7 @@ describe('DynamoDbDeliveryStore', () => {
     });
 
     it('to pending (a retry): stays in the active index on the same shard as at create, out of the dead-letter ones', async () => {
-      const shard = await shardAtCreate('dlv_7Hq2');
+      const shard = await shardAtCreate(ID);
       ddbMock.resetHistory();
 
       await newStore().complete(aDelivery(), completion({ action: 'retry', lastStatus: 503, lastError: 'HTTP 503', lastResponse: 'busy' }));
@@ -263,11 +296,15 @@ describe('DynamoDbDeliveryStore', () => {
     });
 
     it('to expired: enters the dead-letter indexes', async () => {
-      await newStore().complete(aDelivery({ subscriptionId: 'sub_9' }), completion({ action: 'give_up', lastError: 'deadline passed' }));
+      const claimed = aDelivery({ subscriptionId: 'sub_9' });
+      await newStore().complete(claimed, completion({ action: 'give_up', lastError: 'deadline passed' }));
 
-      const update = resolveUpdate(onlyUpdate());
-      assert.equal(update.set.dlShard, deadLetterShardKey('dlv_7Hq2'));
-      assert.equal(update.set.dlSubscriptionShard, subscriptionDeadLetterShardKey('sub_9', 'dlv_7Hq2'));
+      const input = onlyUpdate();
+      assert.deepEqual(input.Key, deliveryKey(claimed.id));
+      assert.equal(input.Key!.subscriptionShard, subscriptionShardKey('sub_9', claimed.id));
+      const update = resolveUpdate(input);
+      assert.equal(update.set.dlShard, deadLetterShardKey(claimed.id));
+      assert.equal(update.set.dlSubscriptionShard, subscriptionDeadLetterShardKey('sub_9', claimed.id));
       assert.ok(update.remove.includes('activeShard'));
     });
 
@@ -286,29 +323,33 @@ describe('DynamoDbDeliveryStore', () => {
 
   describe('reschedule', () => {
     it('moves the due time only while pending at the expected due time', async () => {
-      const ok = await newStore().reschedule('dlv_7Hq2', '2024-03-09T23:00:00.000Z', '2024-03-10T00:30:00.000Z', NOW);
+      const ok = await newStore().reschedule(ID, '2024-03-09T23:00:00.000Z', '2024-03-10T00:30:00.000Z', NOW);
 
       assert.equal(ok, true);
-      const update = resolveUpdate(onlyUpdate());
+      const input = onlyUpdate();
+      assert.deepEqual(input.Key, KEY);
+      const update = resolveUpdate(input);
       assert.equal(update.condition, 'state IN ("pending") AND nextAttemptAt = "2024-03-09T23:00:00.000Z"');
       // The reschedule edge leads back to pending: the state is written, and stays what it was.
-      assert.deepEqual(update.set, { state: 'pending', nextAttemptAt: '2024-03-10T00:30:00.000Z', updatedAt: NOW, activeShard: activeShardKey('dlv_7Hq2') });
+      assert.deepEqual(update.set, { state: 'pending', nextAttemptAt: '2024-03-10T00:30:00.000Z', updatedAt: NOW, activeShard: activeShardKey(ID) });
       assert.deepEqual(update.remove, []);
     });
 
     it('says false when the delivery moved on meanwhile', async () => {
       ddbMock.on(UpdateCommand).rejects(conditionFailed());
 
-      assert.equal(await newStore().reschedule('dlv_7Hq2', 'a', 'b', NOW), false);
+      assert.equal(await newStore().reschedule(ID, 'a', 'b', NOW), false);
     });
   });
 
   describe('release', () => {
     it('hands back an in-flight delivery of that attempt whose lease ran out, due now', async () => {
-      const ok = await newStore().release('dlv_7Hq2', 7, NOW);
+      const ok = await newStore().release(ID, 7, NOW);
 
       assert.equal(ok, true);
-      const update = resolveUpdate(onlyUpdate());
+      const input = onlyUpdate();
+      assert.deepEqual(input.Key, KEY);
+      const update = resolveUpdate(input);
       assert.equal(update.condition, `state IN ("in_flight") AND attemptSeq = 7 AND leaseUntil < "${NOW}"`);
       assert.equal(update.set.state, 'pending');
       assert.equal(update.set.nextAttemptAt, NOW);
@@ -320,7 +361,7 @@ describe('DynamoDbDeliveryStore', () => {
     it('says false when the worker finished after all', async () => {
       ddbMock.on(UpdateCommand).rejects(conditionFailed());
 
-      assert.equal(await newStore().release('dlv_7Hq2', 7, NOW), false);
+      assert.equal(await newStore().release(ID, 7, NOW), false);
     });
   });
 
@@ -331,14 +372,16 @@ describe('DynamoDbDeliveryStore', () => {
       const ok = await newStore().expire(pending, 'retry deadline passed', NOW);
 
       assert.equal(ok, true);
-      const update = resolveUpdate(onlyUpdate());
+      const input = onlyUpdate();
+      assert.deepEqual(input.Key, deliveryKey(pending.id));
+      const update = resolveUpdate(input);
       assert.equal(update.condition, 'state IN ("pending") AND nextAttemptAt = "2024-03-09T20:00:00.000Z"');
       assert.deepEqual(update.set, {
         state: 'expired',
         lastError: 'retry deadline passed',
         updatedAt: NOW,
-        dlShard: deadLetterShardKey('dlv_7Hq2'),
-        dlSubscriptionShard: subscriptionDeadLetterShardKey('sub_4', 'dlv_7Hq2'),
+        dlShard: deadLetterShardKey(pending.id),
+        dlSubscriptionShard: subscriptionDeadLetterShardKey('sub_4', pending.id),
         expiresAt: Math.floor(NOW_MS / 1000) + 120 * DAY_S,
       });
       assert.deepEqual(update.remove, ['activeShard']);
@@ -355,15 +398,16 @@ describe('DynamoDbDeliveryStore', () => {
     const GIVE_UP = '2024-03-13T00:00:00.000Z';
 
     it('brings a terminal delivery back to pending in the active index, out of the dead-letter ones', async () => {
-      const shard = await shardAtCreate('dlv_7Hq2');
+      const shard = await shardAtCreate(ID);
       ddbMock.resetHistory();
       const replayed = aDelivery({ state: 'pending', attempts: 0, nextAttemptAt: NOW, giveUpAt: GIVE_UP, updatedAt: NOW });
-      ddbMock.on(UpdateCommand).resolves({ Attributes: { ...replayed, activeShard: shard } });
+      ddbMock.on(UpdateCommand).resolves({ Attributes: { ...replayed, ...KEY, activeShard: shard } });
 
-      const result = await newStore().replay('dlv_7Hq2', NOW, GIVE_UP);
+      const result = await newStore().replay(ID, NOW, GIVE_UP);
 
       assert.deepEqual(result, replayed);
       const input = onlyUpdate();
+      assert.deepEqual(input.Key, KEY);
       assert.equal(input.ReturnValues, 'ALL_NEW');
       const update = resolveUpdate(input);
       assert.equal(update.condition, 'state IN ("failed", "expired", "delivered")');
@@ -375,25 +419,25 @@ describe('DynamoDbDeliveryStore', () => {
     it('says undefined when the delivery is not in a replayable state', async () => {
       ddbMock.on(UpdateCommand).rejects(conditionFailed());
 
-      assert.equal(await newStore().replay('dlv_7Hq2', NOW, GIVE_UP), undefined);
+      assert.equal(await newStore().replay(ID, NOW, GIVE_UP), undefined);
     });
   });
 
   describe('every write is one edge of the domain state machine', () => {
     const cases: ReadonlyArray<readonly [DeliveryAction, (store: DynamoDbDeliveryStore) => Promise<unknown>]> = [
-      ['claim', (s) => s.claim('dlv_7Hq2', NOW, '2024-03-10T00:01:00.000Z')],
+      ['claim', (s) => s.claim(ID, NOW, '2024-03-10T00:01:00.000Z')],
       ['succeed', (s) => s.complete(aDelivery(), completion({ action: 'succeed' }))],
       ['fail_permanently', (s) => s.complete(aDelivery(), completion({ action: 'fail_permanently' }))],
       ['retry', (s) => s.complete(aDelivery(), completion({ action: 'retry' }))],
       ['give_up', (s) => s.complete(aDelivery(), completion({ action: 'give_up' }))],
-      ['reschedule', (s) => s.reschedule('dlv_7Hq2', 'a', 'b', NOW)],
-      ['release', (s) => s.release('dlv_7Hq2', 7, NOW)],
+      ['reschedule', (s) => s.reschedule(ID, 'a', 'b', NOW)],
+      ['release', (s) => s.release(ID, 7, NOW)],
       ['expire', (s) => s.expire(aDelivery({ state: 'pending' }), 'r', NOW)],
-      ['replay', (s) => s.replay('dlv_7Hq2', NOW, '2024-03-13T00:00:00.000Z')],
+      ['replay', (s) => s.replay(ID, NOW, '2024-03-13T00:00:00.000Z')],
     ];
     for (const [action, run] of cases) {
       it(`${action}: conditioned on statesAllowing('${action}'), writes targetOf('${action}')`, async () => {
-        ddbMock.on(UpdateCommand).resolves({ Attributes: { ...aDelivery(), activeShard: 's1' } });
+        ddbMock.on(UpdateCommand).resolves({ Attributes: { ...aDelivery(), ...KEY, activeShard: 's1' } });
 
         await run(newStore());
 
@@ -406,20 +450,20 @@ describe('DynamoDbDeliveryStore', () => {
 
   describe('every UpdateItem uses exactly the names and values it declares', () => {
     const cases: ReadonlyArray<readonly [string, (store: DynamoDbDeliveryStore) => Promise<unknown>]> = [
-      ['claim', (s) => s.claim('dlv_7Hq2', NOW, '2024-03-10T00:01:00.000Z')],
+      ['claim', (s) => s.claim(ID, NOW, '2024-03-10T00:01:00.000Z')],
       ['complete to pending', (s) => s.complete(aDelivery(), completion({ action: 'retry', lastStatus: 500, lastError: 'HTTP 500', lastResponse: 'x' }))],
       ['complete to pending after a timeout', (s) => s.complete(aDelivery(), completion({ action: 'retry', lastError: 'timeout' }))],
       ['complete to delivered', (s) => s.complete(aDelivery(), completion({ action: 'succeed', lastStatus: 200, lastResponse: 'ok' }))],
       ['complete to failed', (s) => s.complete(aDelivery(), completion({ action: 'fail_permanently', lastStatus: 410, lastError: 'HTTP 410' }))],
       ['complete to expired', (s) => s.complete(aDelivery(), completion({ action: 'give_up', lastError: 'deadline' }))],
-      ['reschedule', (s) => s.reschedule('dlv_7Hq2', '2024-03-09T23:00:00.000Z', NOW, NOW)],
-      ['release', (s) => s.release('dlv_7Hq2', 7, NOW)],
+      ['reschedule', (s) => s.reschedule(ID, '2024-03-09T23:00:00.000Z', NOW, NOW)],
+      ['release', (s) => s.release(ID, 7, NOW)],
       ['expire', (s) => s.expire(aDelivery({ state: 'pending' }), 'deadline', NOW)],
-      ['replay', (s) => s.replay('dlv_7Hq2', NOW, '2024-03-13T00:00:00.000Z')],
+      ['replay', (s) => s.replay(ID, NOW, '2024-03-13T00:00:00.000Z')],
     ];
     for (const [label, run] of cases) {
       it(label, async () => {
-        ddbMock.on(UpdateCommand).resolves({ Attributes: { ...aDelivery(), activeShard: 's1' } });
+        ddbMock.on(UpdateCommand).resolves({ Attributes: { ...aDelivery(), ...KEY, activeShard: 's1' } });
 
         await run(newStore());
 
@@ -428,14 +472,34 @@ describe('DynamoDbDeliveryStore', () => {
     }
   });
 
+  describe('rowAttributes', () => {
+    it('gives a whole row its key and the index attributes of its state', () => {
+      assert.deepEqual(rowAttributes(aDelivery(), 'pending', NOW), { ...KEY, activeShard: activeShardKey(ID), dlShard: undefined, dlSubscriptionShard: undefined, expiresAt: undefined });
+      assert.deepEqual(rowAttributes(aDelivery(), 'failed', NOW), {
+        ...KEY,
+        activeShard: undefined,
+        dlShard: deadLetterShardKey(ID),
+        dlSubscriptionShard: subscriptionDeadLetterShardKey('sub_1', ID),
+        expiresAt: Math.floor(NOW_MS / 1000) + 120 * DAY_S,
+      });
+    });
+
+    it('refuses a delivery whose id is not of its own subscription and creation time', () => {
+      assert.throws(() => rowAttributes({ id: 'dlv_7Hq2', subscriptionId: 'sub_1', createdAt: CREATED_AT }, 'pending', NOW), /is not the id of a delivery of/);
+      assert.throws(() => rowAttributes({ id: ID, subscriptionId: 'sub_2', createdAt: CREATED_AT }, 'pending', NOW), /is not the id of a delivery of/);
+      assert.throws(() => rowAttributes({ id: ID, subscriptionId: 'sub_1', createdAt: NOW }, 'pending', NOW), /is not the id of a delivery of/);
+    });
+  });
+
   describe('listDeadLetters cursors', () => {
     const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
     it('reads the 32 dead-letter shards newest first and returns a cursor naming the shard and key of the last one', async () => {
       const item = aDelivery({ state: 'failed' });
-      const key = { id: item.id, dlShard: 'dl#3', updatedAt: item.updatedAt };
+      // An index's key holds the table's key too: the subscription's partition and `listKey`.
+      const key = { ...KEY, dlShard: 'dl#3', updatedAt: item.updatedAt };
       ddbMock.on(QueryCommand).resolves({ Items: [] });
-      ddbMock.on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'dl#3' } }).resolves({ Items: [{ ...item, dlShard: 'dl#3' }], LastEvaluatedKey: key });
+      ddbMock.on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'dl#3' } }).resolves({ Items: [{ ...item, ...KEY, dlShard: 'dl#3' }], LastEvaluatedKey: key });
 
       const page = await newStore().listDeadLetters({ limit: 1 });
 
@@ -450,11 +514,11 @@ describe('DynamoDbDeliveryStore', () => {
     });
 
     const forged: ReadonlyArray<readonly [string, unknown]> = [
-      ['a shard out of range', { p: 32, s: '2024-03-09T00:00:00.000Z', k: { id: 'dlv_1', dlShard: 'dl#32', updatedAt: '2024-03-09T00:00:00.000Z' } }],
-      ['a key of another shard', { p: 2, s: '2024-03-09T00:00:00.000Z', k: { id: 'dlv_1', dlShard: 'dl#3', updatedAt: '2024-03-09T00:00:00.000Z' } }],
-      ['a key of another listing', { p: 2, s: '2024-03-09T00:00:00.000Z', k: { id: 'dlv_1', dlSubscriptionShard: 'sub_1#2', updatedAt: '2024-03-09T00:00:00.000Z' } }],
+      ['a shard out of range', { p: 32, s: '2024-03-09T00:00:00.000Z', k: { ...KEY, dlShard: 'dl#32', updatedAt: '2024-03-09T00:00:00.000Z' } }],
+      ['a key of another shard', { p: 2, s: '2024-03-09T00:00:00.000Z', k: { ...KEY, dlShard: 'dl#3', updatedAt: '2024-03-09T00:00:00.000Z' } }],
+      ['a key of another listing', { p: 2, s: '2024-03-09T00:00:00.000Z', k: { ...KEY, dlSubscriptionShard: 'sub_1#2', updatedAt: '2024-03-09T00:00:00.000Z' } }],
       ['a position that is a string', { p: '2', s: 'x', k: {} }],
-      ['a key that is not an object', { p: 0, s: 'x', k: 'dlv_1' }],
+      ['a key that is not an object', { p: 0, s: 'x', k: ID }],
     ];
     for (const [label, cursor] of forged) {
       it(`refuses a cursor with ${label} before reading anything`, async () => {

@@ -6,6 +6,7 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCom
 import { decodeBody } from '#adapters/body-codec.ts';
 import { DynamoDbRecoveryStore } from '#adapters/dynamodb-recovery-store.ts';
 import type { ArchiveRecord } from '#domain/archive.ts';
+import { deliveryIdFor } from '#domain/ids.ts';
 
 const ddbMock = mockClient(DynamoDBDocumentClient);
 after(() => ddbMock.restore());
@@ -31,7 +32,8 @@ describe('DynamoDbRecoveryStore.listDeadLettersChanged: the dead-letter shards',
       assert.equal(q.KeyConditionExpression, '#pk = :pk AND #sk BETWEEN :from AND :to');
       assert.deepEqual([q.ExpressionAttributeValues?.[':from'], q.ExpressionAttributeValues?.[':to']], ['0001-01-01T00:00:00.000Z', '2024-05-01T12:00:00.000Z']);
       assert.equal(q.ScanIndexForward, true, 'oldest first');
-      assert.equal(q.ProjectionExpression, '#id, #pk, #sk', 'ids only: the rows are then read consistently');
+      const projected = (q.ProjectionExpression ?? '').split(', ').map((alias) => q.ExpressionAttributeNames?.[alias]);
+      assert.deepEqual(projected, ['id', 'subscriptionShard', 'listKey', 'dlShard', 'updatedAt'], 'ids and keys only: the rows are then read consistently');
     }
   });
 
@@ -47,10 +49,12 @@ describe('DynamoDbRecoveryStore.restore: the event', () => {
   const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
   const UNTIL = '2024-05-08T12:00:00.000Z';
   const TTL = Date.parse(UNTIL) / 1000 + 30 * 86_400;
+  // The delivery's id is of its own subscription and creation time, as the deliveries table's key needs.
+  const deliveryId = deliveryIdFor('evt_1', 'sub_1', '2024-01-01T00:00:00.000Z');
   const record: ArchiveRecord = {
     v: 1,
     delivery: {
-      id: 'dlv_1', eventId: 'evt_1', subscriptionId: 'sub_1', url: 'https://hooks.example.com/in', state: 'delivered', attempts: 1, attemptSeq: 1,
+      id: deliveryId, eventId: 'evt_1', subscriptionId: 'sub_1', url: 'https://hooks.example.com/in', state: 'delivered', attempts: 1, attemptSeq: 1,
       nextAttemptAt: '2024-01-01T00:00:00.000Z', giveUpAt: '2024-01-04T00:00:00.000Z', headers: {}, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:01.000Z',
     },
     attempts: [],
@@ -73,7 +77,7 @@ describe('DynamoDbRecoveryStore.restore: the event', () => {
     assert.equal(put!.ConditionExpression, 'attribute_not_exists(id)');
     assert.equal(decodeBody(item.bodyZ, item.bodySha256), record.event!.body);
     assert.deepEqual(Object.keys(item).sort(), ['bodySha256', 'bodyZ', 'createdAt', 'deliveryIds', 'expiresAt', 'id', 'subscriptionIds', 'type']);
-    assert.deepEqual([item.expiresAt, item.deliveryIds, item.subscriptionIds], [TTL, ['dlv_1'], ['sub_1']]);
+    assert.deepEqual([item.expiresAt, item.deliveryIds, item.subscriptionIds], [TTL, [deliveryId], ['sub_1']]);
     assert.deepEqual(eventUpdates(), []);
   });
 
@@ -127,6 +131,15 @@ describe('DynamoDbRecoveryStore.restore: the event', () => {
 
     assert.equal(eventPuts().length, 2);
     assert.equal(eventPuts()[1]!.Item!.expiresAt, TTL);
+  });
+
+  it('refuses a delivery whose id is not of its own subscription and creation time before writing anything: no attempt, event or delivery', async () => {
+    ddbMock.on(PutCommand).resolves({});
+
+    for (const delivery of [{ ...record.delivery, id: 'dlv_1' }, { ...record.delivery, subscriptionId: 'sub_2' }, { ...record.delivery, createdAt: '2024-01-01T00:00:00.001Z' }]) {
+      await assert.rejects(store().restore({ ...record, delivery }, marker), /is not the id of a delivery of/, JSON.stringify(delivery.id));
+    }
+    assert.equal(ddbMock.commandCalls(PutCommand).length, 0);
   });
 
   it('gives up when the event keeps vanishing', async () => {

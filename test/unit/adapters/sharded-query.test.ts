@@ -40,7 +40,7 @@ function fakeIndex(items: readonly Item[]) {
 
 const PARTITIONS = ['a#0', 'a#1', 'a#2', 'a#3'];
 const index = (order: ShardedIndex['order'], range?: ShardedIndex['range']): ShardedIndex => ({
-  table: 't', indexName: 'i', tableKey: 'id', partitionAttribute: 'pk', sortAttribute: 'sk', partitions: PARTITIONS, order, ...(range ? { range } : {}),
+  table: 't', indexName: 'i', tableKeys: ['id'], partitionAttribute: 'pk', sortAttribute: 'sk', partitions: PARTITIONS, order, ...(range ? { range } : {}),
 });
 
 /** 60 items over the 4 partitions, many sharing a sort value (a publish batch's equal creation times), and another listing's. */

@@ -42,9 +42,12 @@ describe('storage arithmetic', () => {
   });
 
   it('bills a row at its size + 100 B, plus each index entry it sits in at its keys + 100 B', () => {
-    const item = { id: { S: 'dlv_1' }, subscriptionShard: { S: 'sub_1#3' }, createdAt: { S: '2026' }, state: { S: 'delivered' } };
-    // Item: id 2+5, subscriptionShard 17+7, createdAt 9+4, state 5+9 = 58. bySubscriptionShard (keys only): 58 - 14 = 44.
-    assert.equal(billedBytes('deliveries', item), 58 + 100 + 44 + 100);
+    const item = { subscriptionShard: { S: 'sub_1#3' }, listKey: { S: '2026#dlv_1' }, id: { S: 'dlv_1' }, activeShard: { S: 's1' }, nextAttemptAt: { S: '2026' }, state: { S: 'pending' } };
+    // Item: subscriptionShard 17+7, listKey 7+10, id 2+5, activeShard 11+2, nextAttemptAt 13+4, state 5+7 = 90.
+    // Its `active` entry (keys only): the table's keys and the index's, 24 + 17 + 13 + 17 = 71.
+    assert.equal(billedBytes('deliveries', item), 90 + 100 + 71 + 100);
+    const delivered = { subscriptionShard: item.subscriptionShard, listKey: item.listKey, id: item.id, state: { S: 'delivered' } };
+    assert.equal(billedBytes('deliveries', delivered), 24 + 17 + 7 + 14 + 100, 'a delivered row sits in no index');
     assert.equal(billedBytes('events', { id: { S: 'evt_1' } }), 7 + 100);
   });
 

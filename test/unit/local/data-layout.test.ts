@@ -17,10 +17,11 @@ describe('the data layout check', () => {
     for (const def of Object.values(TABLES)) assert.deepEqual(layoutDifferences(described(createTableInput(def)), def), [], def.localName);
   });
 
-  it('names each index of the older unsharded deliveries layout, and each one this version lacks there', () => {
+  it('names the key and each index of the older unsharded deliveries layout, and each one this version lacks there', () => {
     const current = createTableInput(TABLES.deliveries);
     const older = {
       ...current,
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' as const }],
       GlobalSecondaryIndexes: [
         { IndexName: 'bySubscription', KeySchema: [{ AttributeName: 'subscriptionId', KeyType: 'HASH' as const }, { AttributeName: 'createdAt', KeyType: 'RANGE' as const }], Projection: { ProjectionType: 'KEYS_ONLY' as const } },
         ...current.GlobalSecondaryIndexes!.filter((i) => i.IndexName === 'active'),
@@ -28,10 +29,26 @@ describe('the data layout check', () => {
     };
     const found = layoutDifferences(described(older), TABLES.deliveries);
     assert.deepEqual(found, [
+      'table hookline-deliveries is keyed on id; this version keys it on subscriptionShard, listKey (sort)',
       'table hookline-deliveries has index bySubscription on subscriptionId, createdAt (sort), KEYS_ONLY, which this version does not have',
-      'table hookline-deliveries lacks index bySubscriptionShard on subscriptionShard, createdAt (sort), KEYS_ONLY',
       'table hookline-deliveries lacks index deadLetterShard on dlShard, updatedAt (sort), ALL',
       'table hookline-deliveries lacks index deadLettersBySubscriptionShard on dlSubscriptionShard, updatedAt (sort), ALL',
+    ]);
+  });
+
+  it('refuses the deliveries table keyed on id with its per-subscription index (the layout before the table was keyed on its listing)', () => {
+    const current = createTableInput(TABLES.deliveries);
+    const keyedOnId = {
+      ...current,
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' as const }],
+      GlobalSecondaryIndexes: [
+        { IndexName: 'bySubscriptionShard', KeySchema: [{ AttributeName: 'subscriptionShard', KeyType: 'HASH' as const }, { AttributeName: 'createdAt', KeyType: 'RANGE' as const }], Projection: { ProjectionType: 'KEYS_ONLY' as const } },
+        ...current.GlobalSecondaryIndexes!,
+      ],
+    };
+    assert.deepEqual(layoutDifferences(described(keyedOnId), TABLES.deliveries), [
+      'table hookline-deliveries is keyed on id; this version keys it on subscriptionShard, listKey (sort)',
+      'table hookline-deliveries has index bySubscriptionShard on subscriptionShard, createdAt (sort), KEYS_ONLY, which this version does not have',
     ]);
   });
 

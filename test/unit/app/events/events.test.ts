@@ -9,6 +9,8 @@ import { deliveryIdFor } from '#domain/ids.ts';
 import { STATE } from '#domain/states.ts';
 import { aSubscription, fakeDeps, type FakeDeps } from '#test/fakes.ts';
 
+const NOW = '2024-05-01T12:00:00.000Z';
+
 const ACME: Principal = { role: 'tenant', tenantId: 'acme', keyId: 'key_acme' };
 const GLOBEX: Principal = { role: 'tenant', tenantId: 'globex', keyId: 'key_globex' };
 
@@ -30,7 +32,7 @@ describe('getEventDetail', () => {
   it('shows the admin the event, its payload and every delivery', async () => {
     const deps = seeded();
     await publishAt(deps, [{ id: 'inv-1', type: 'invoice.paid', payloadJson: '{"amount":42,"lines":[1.5]}' }]);
-    deps.deliveries.put({ ...deps.deliveries.items.get(deliveryIdFor('inv-1', 'sub_acme'))!, state: STATE.failed, attempts: 3, lastStatus: 503 });
+    deps.deliveries.put({ ...deps.deliveries.items.get(deliveryIdFor('inv-1', 'sub_acme', NOW))!, state: STATE.failed, attempts: 3, lastStatus: 503 });
 
     const view = eventDetailView(await getEventDetail(deps, ADMIN, 'inv-1'));
 
@@ -40,8 +42,8 @@ describe('getEventDetail', () => {
       createdAt: '2024-05-01T12:00:00.000Z',
       payload: { amount: 42, lines: [1.5] },
       deliveries: [
-        { subscriptionId: 'sub_acme', deliveryId: deliveryIdFor('inv-1', 'sub_acme'), state: 'failed', attempts: 3, lastStatus: 503 },
-        { subscriptionId: 'sub_globex', deliveryId: deliveryIdFor('inv-1', 'sub_globex'), state: 'pending', attempts: 0 },
+        { subscriptionId: 'sub_acme', deliveryId: deliveryIdFor('inv-1', 'sub_acme', NOW), state: 'failed', attempts: 3, lastStatus: 503 },
+        { subscriptionId: 'sub_globex', deliveryId: deliveryIdFor('inv-1', 'sub_globex', NOW), state: 'pending', attempts: 0 },
       ],
     });
   });
@@ -93,8 +95,8 @@ describe('listSubscriptionEvents', () => {
 
     const page = await listSubscriptionEvents(deps, ACME, 'sub_acme', { limit: 10 });
     assert.deepEqual(page.items.map(subscriptionEventView).map(({ cursor: _c, ...rest }) => rest), [
-      { eventId: 'a', eventType: 'invoice.paid', createdAt: '2024-05-01T12:00:00.000Z', deliveryId: deliveryIdFor('a', 'sub_acme'), state: 'pending', attempts: 0 },
-      { eventId: 'c', eventType: 'invoice.voided', createdAt: '2024-05-01T12:00:01.000Z', deliveryId: deliveryIdFor('c', 'sub_acme'), state: 'pending', attempts: 0 },
+      { eventId: 'a', eventType: 'invoice.paid', createdAt: '2024-05-01T12:00:00.000Z', deliveryId: deliveryIdFor('a', 'sub_acme', NOW), state: 'pending', attempts: 0 },
+      { eventId: 'c', eventType: 'invoice.voided', createdAt: '2024-05-01T12:00:01.000Z', deliveryId: deliveryIdFor('c', 'sub_acme', '2024-05-01T12:00:01.000Z'), state: 'pending', attempts: 0 },
     ]);
     const after = await listSubscriptionEvents(deps, ADMIN, 'sub_acme', { limit: 10, cursor: page.items[0]!.cursor });
     assert.deepEqual(after.items.map((i) => i.delivery.eventId), ['c']);

@@ -20,7 +20,7 @@ describe('publish', () => {
 
     const result = await publish(deps, { id: 'evt_1', type: 'invoice.paid', payloadJson: '{"amount":5}' });
 
-    const ids = [deliveryIdFor('evt_1', 'sub_a'), deliveryIdFor('evt_1', 'sub_b')];
+    const ids = [deliveryIdFor('evt_1', 'sub_a', NOW), deliveryIdFor('evt_1', 'sub_b', NOW)];
     assert.deepEqual(result, { kind: 'accepted', eventId: 'evt_1', deliveryIds: ids });
     assert.deepEqual(deps.events.items.get('evt_1'), {
       id: 'evt_1',
@@ -61,7 +61,7 @@ describe('publish', () => {
 
     const result = await publish(deps, { id: 'evt_1', type: 'invoice.paid', payloadJson: '{}' });
 
-    assert.deepEqual(result.deliveryIds, [deliveryIdFor('evt_1', 'sub_c')]);
+    assert.deepEqual(result.deliveryIds, [deliveryIdFor('evt_1', 'sub_c', NOW)]);
     assert.deepEqual([...deps.deliveries.items.values()].map((d) => d.subscriptionId), ['sub_c']);
   });
 
@@ -71,10 +71,10 @@ describe('publish', () => {
 
     const result = await publish(deps, { id: 'evt_1', type: 'a.b', payloadJson: '{}' });
 
-    assert.deepEqual(result.deliveryIds, [deliveryIdFor('evt_1', 'sub_on'), deliveryIdFor('evt_1', 'sub_paused')]);
+    assert.deepEqual(result.deliveryIds, [deliveryIdFor('evt_1', 'sub_on', NOW), deliveryIdFor('evt_1', 'sub_paused', NOW)]);
     assert.deepEqual(deps.events.items.get('evt_1')!.subscriptionIds, ['sub_on', 'sub_paused']);
     assert.deepEqual(deps.queue.messages().map((m) => m.subscriptionId), ['sub_on', 'sub_paused']);
-    assert.equal(deps.deliveries.items.has(deliveryIdFor('evt_1', 'sub_off')), false);
+    assert.equal(deps.deliveries.items.has(deliveryIdFor('evt_1', 'sub_off', NOW)), false);
   });
 
   it('marks the messages of a rate-limited subscription to travel alone; others may share a message', async () => {
@@ -92,8 +92,8 @@ describe('publish', () => {
 
     await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
 
-    assert.equal(deps.deliveries.items.get(deliveryIdFor('evt_1', 'sub_own'))!.giveUpAt, '2024-05-01T12:01:00.000Z');
-    assert.equal(deps.deliveries.items.get(deliveryIdFor('evt_1', 'sub_default'))!.giveUpAt, '2024-05-01T12:10:00.000Z');
+    assert.equal(deps.deliveries.items.get(deliveryIdFor('evt_1', 'sub_own', NOW))!.giveUpAt, '2024-05-01T12:01:00.000Z');
+    assert.equal(deps.deliveries.items.get(deliveryIdFor('evt_1', 'sub_default', NOW))!.giveUpAt, '2024-05-01T12:10:00.000Z');
   });
 
   it('gives an event without an id a fresh evt_ id from the clock', async () => {
@@ -105,7 +105,7 @@ describe('publish', () => {
 
     assert.equal(result.eventId, formatId('evt', expectedBytes));
     assert.match(result.eventId, /^evt_[A-Za-z0-9_-]{22}$/);
-    assert.deepEqual(result.deliveryIds, [deliveryIdFor(result.eventId, 'sub_a')]);
+    assert.deepEqual(result.deliveryIds, [deliveryIdFor(result.eventId, 'sub_a', NOW)]);
   });
 
   it('accepts an event no subscription wants: stored, nothing sent', async () => {
@@ -154,7 +154,7 @@ describe('publish', () => {
     const deps = fakeDeps();
     withSubscriptions(deps, { id: 'sub_a' }, { id: 'sub_b' });
     await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
-    deps.deliveries.items.delete(deliveryIdFor('evt_1', 'sub_b'));
+    deps.deliveries.items.delete(deliveryIdFor('evt_1', 'sub_b', NOW));
     deps.queue.enqueued.length = 0;
     let reads = 0;
     deps.events.get = async () => {
@@ -187,7 +187,7 @@ describe('publish', () => {
     await publishBatch(deps, [{ id: 'evt_1', type: 'a', payloadJson: '{}' }, { id: 'evt_2', type: 'a', payloadJson: '{}' }]);
 
     assert.deepEqual(seen, ['manifest evt_1,evt_2 (events stored: 0)', 'enqueue 2 (manifests: 1)']);
-    assert.deepEqual([...deps.ingestManifests.items.values()].map((m) => m.deliveryIds), [[deliveryIdFor('evt_1', 'sub_a'), deliveryIdFor('evt_2', 'sub_a')]]);
+    assert.deepEqual([...deps.ingestManifests.items.values()].map((m) => m.deliveryIds), [[deliveryIdFor('evt_1', 'sub_a', NOW), deliveryIdFor('evt_2', 'sub_a', NOW)]]);
     assert.equal(deps.queue.enqueued.length, 1, 'one enqueue for the whole batch');
   });
 
@@ -241,7 +241,7 @@ describe('publish', () => {
     ]);
 
     assert.deepEqual(results.map((r) => [r.eventId, r.kind]), [['evt_new', 'accepted'], ['evt_seen', 'duplicate']]);
-    assert.deepEqual(results[1]!.deliveryIds, [deliveryIdFor('evt_seen', 'sub_a')]);
+    assert.deepEqual(results[1]!.deliveryIds, [deliveryIdFor('evt_seen', 'sub_a', NOW)]);
   });
 
   it('treats losing the putIfAbsent race as a duplicate of the stored event', async () => {
@@ -250,7 +250,7 @@ describe('publish', () => {
       type: 'a',
       body: webhookBody('evt_1', 'a', NOW, '{}'),
       subscriptionIds: ['sub_a'],
-      deliveryIds: [deliveryIdFor('evt_1', 'sub_a')],
+      deliveryIds: [deliveryIdFor('evt_1', 'sub_a', NOW)],
       createdAt: NOW,
     };
     const deps = fakeDeps();
@@ -261,7 +261,7 @@ describe('publish', () => {
 
     assert.deepEqual(result, { kind: 'duplicate', eventId: 'evt_1', deliveryIds: stored.deliveryIds });
     assert.deepEqual(deps.queue.messages(), []);
-    assert.equal(deps.deliveries.items.has(deliveryIdFor('evt_1', 'sub_b')), false);
+    assert.equal(deps.deliveries.items.has(deliveryIdFor('evt_1', 'sub_b', NOW)), false);
     assert.equal(deps.metrics.counts.EventsPublished, undefined);
   });
 

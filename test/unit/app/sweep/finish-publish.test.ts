@@ -29,7 +29,7 @@ describe('finishPublishes', () => {
     const report = await finishPublishes(deps, LATER, 100);
 
     assert.deepEqual(report, { manifests: 1, deliveries: 4 });
-    assert.deepEqual(deps.queue.messages().map((m) => m.deliveryId).sort(), ['evt_1', 'evt_2'].flatMap((e) => ['sub_a', 'sub_b'].map((s) => deliveryIdFor(e, s))).sort());
+    assert.deepEqual(deps.queue.messages().map((m) => m.deliveryId).sort(), ['evt_1', 'evt_2'].flatMap((e) => ['sub_a', 'sub_b'].map((s) => deliveryIdFor(e, s, NOW))).sort());
     assert.ok(deps.queue.messages().every((m) => !m.fresh), 'the sender claims these rows (their first message may be out too)');
     assert.deepEqual(await finishPublishes(deps, LATER, 100), { manifests: 0, deliveries: 0 }, 'checked once: the next run starts past it');
     assert.equal(deps.ingestManifests.items.size, 1, 'kept: it is the event log until TTL takes it');
@@ -45,7 +45,7 @@ describe('finishPublishes', () => {
 
     await finishPublishes(deps, LATER, 100);
 
-    const row = deps.deliveries.items.get(deliveryIdFor('evt_1', 'sub_a'))!;
+    const row = deps.deliveries.items.get(deliveryIdFor('evt_1', 'sub_a', NOW))!;
     assert.deepEqual([row.state, row.createdAt, row.giveUpAt, row.nextAttemptAt], ['pending', NOW, '2024-05-04T12:00:00.000Z', LATER]);
   });
 
@@ -54,8 +54,8 @@ describe('finishPublishes', () => {
     deps.subscriptions.items.set('sub_a', aSubscription({ id: 'sub_a' }));
     deps.subscriptions.items.set('sub_b', aSubscription({ id: 'sub_b' }));
     await stoppedPublish(deps, ['evt_1']);
-    const done = deliveryIdFor('evt_1', 'sub_a');
-    const paused = deliveryIdFor('evt_1', 'sub_b');
+    const done = deliveryIdFor('evt_1', 'sub_a', NOW);
+    const paused = deliveryIdFor('evt_1', 'sub_b', NOW);
     deps.deliveries.put({ ...deps.deliveries.items.get(done)!, state: 'delivered', attempts: 1, attemptSeq: 1 });
     // A paused subscription's delivery: moved an hour on, and in view, by the sender.
     assert.equal(await deps.deliveries.reschedule(paused, NOW, '2024-05-01T13:00:00.000Z', NOW.replace('00.000Z', '01.000Z')), true);
@@ -71,7 +71,7 @@ describe('finishPublishes', () => {
     const deps = fakeDeps();
     deps.subscriptions.items.set('sub_a', aSubscription({ id: 'sub_a' }));
     await publishBatch(deps, [{ id: 'evt_1', type: 'a', payloadJson: '{}' }]);
-    const id = deliveryIdFor('evt_1', 'sub_a');
+    const id = deliveryIdFor('evt_1', 'sub_a', NOW);
     deps.deliveries.put({ ...deps.deliveries.items.get(id)!, state: 'delivered', attempts: 1, attemptSeq: 1 });
     deps.queue.enqueued.length = 0;
 
