@@ -27,9 +27,19 @@ const fromItems = (items: Record<string, unknown>[] | undefined): Subscription[]
  * every subscription on each publish, so `all()` is served from a per-container cache for
  * `cacheMs`; writes through this instance drop it at once.
  */
+/** Dead letters of one subscription that go as one write: how many, and the earliest and latest time among them. */
+interface DeadLetterNote {
+  count: number;
+  first: string;
+  last: string;
+  written: Promise<Subscription | undefined>;
+}
+
 export class DynamoDbSubscriptionStore implements SubscriptionStore {
   private cache?: { at: number; items: readonly Subscription[] };
   private readonly byId = new Map<string, { at: number; item: Promise<Subscription | undefined> }>();
+  /** Per subscription: the dead-letter note being written, and the notes waiting to go next as one write. */
+  private readonly deadLetterNotes = new Map<string, { done: Promise<void>; next?: DeadLetterNote | undefined }>();
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -187,16 +197,49 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     return removed;
   }
 
-  async noteDeadLetter(id: string, nowIso: string): Promise<Subscription | undefined> {
+  /**
+   * Dead letters of one subscription noted while its previous note is still being written wait
+   * and go together as the next write (`ADD` their count): a refusing endpoint's burst costs a
+   * write or two per subscription and container, not one per dead letter, and keeps the count
+   * exact. Each caller gets the row as the write that carried its note left it.
+   */
+  noteDeadLetter(id: string, nowIso: string): Promise<Subscription | undefined> {
+    const slot = this.deadLetterNotes.get(id);
+    if (slot?.next) {
+      const next = slot.next;
+      next.count++;
+      if (nowIso < next.first) next.first = nowIso;
+      if (nowIso > next.last) next.last = nowIso;
+      return next.written;
+    }
+    const note = { count: 1, first: nowIso, last: nowIso } as DeadLetterNote;
+    note.written = (slot?.done ?? Promise.resolve()).then(() => {
+      // Going now: notes from here on wait behind this write.
+      const current = this.deadLetterNotes.get(id);
+      if (current?.next === note) current.next = undefined;
+      return this.writeDeadLetters(id, note);
+    });
+    const done: Promise<void> = note.written.then(
+      () => undefined,
+      () => undefined,
+    ).then(() => {
+      const current = this.deadLetterNotes.get(id);
+      if (current?.done === done && !current.next) this.deadLetterNotes.delete(id);
+    });
+    this.deadLetterNotes.set(id, { done, ...(slot ? { next: note } : {}) });
+    return note.written;
+  }
+
+  private async writeDeadLetters(id: string, note: DeadLetterNote): Promise<Subscription | undefined> {
     const out = await ifConditionHolds(this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: { id },
         // One write: the streak starts at the first dead letter and only ever grows until cleared.
-        UpdateExpression: 'SET #since = if_not_exists(#since, :now), #last = :now ADD #count :one',
+        UpdateExpression: 'SET #since = if_not_exists(#since, :first), #last = :last ADD #count :n',
         ConditionExpression: 'attribute_exists(id)',
         ExpressionAttributeNames: { '#since': 'deadLetteringSince', '#last': 'lastDeadLetterAt', '#count': 'deadLetterStreak' },
-        ExpressionAttributeValues: { ':now': nowIso, ':one': 1 },
+        ExpressionAttributeValues: { ':first': note.first, ':last': note.last, ':n': note.count },
         ReturnValues: 'ALL_NEW',
       }),
     ));

@@ -2,7 +2,7 @@ import { after, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { DynamoDbSubscriptionStore } from '#adapters/dynamodb-subscription-store.ts';
 
 const TABLE = 'hookline-subscriptions';
@@ -51,5 +51,53 @@ describe('DynamoDbSubscriptionStore.getCached', () => {
     await Promise.all([store.getCached('sub_1'), store.getCached('sub_1')]);
 
     assert.equal(reads(), 2);
+  });
+});
+
+describe('DynamoDbSubscriptionStore.noteDeadLetter', () => {
+  const newStore = () => new DynamoDbSubscriptionStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), TABLE);
+  const writes = () => ddbMock.commandCalls(UpdateCommand).map((c) => c.args[0].input as UpdateCommandInput);
+  beforeEach(() => ddbMock.reset());
+  after(() => ddbMock.restore());
+
+  /** The row as DynamoDB would leave it: the count grows by each write's `:n`, `since` is kept from the first. */
+  function fakeTable(delayMs = 5) {
+    let count = 0;
+    let since: string | undefined;
+    ddbMock.on(UpdateCommand).callsFake(async (input: UpdateCommandInput) => {
+      const values = input.ExpressionAttributeValues!;
+      count += values[':n'] as number;
+      since ??= values[':first'] as string;
+      await new Promise((r) => setTimeout(r, delayMs));
+      return { Attributes: { ...ITEM, deadLetterStreak: count, deadLetteringSince: since, lastDeadLetterAt: values[':last'] } };
+    });
+  }
+
+  it('100 dead letters of one subscription at once (a refusing endpoint, a pack) go as two writes, and the count is exact', async () => {
+    fakeTable();
+    const store = newStore();
+    const at = (n: number) => new Date(Date.UTC(2026, 11, 1, 12, 0, 0, n)).toISOString();
+
+    const rows = await Promise.all(Array.from({ length: 100 }, (_, n) => store.noteDeadLetter('sub_1', at(99 - n))));
+
+    assert.deepEqual(writes().map((w) => w.ExpressionAttributeValues![':n']), [1, 99], 'the first goes at once, the rest wait for it and go together');
+    assert.equal(writes()[1]!.ExpressionAttributeValues![':first'], at(0), 'the earliest of those waiting');
+    assert.equal(writes()[1]!.ExpressionAttributeValues![':last'], at(98), 'the latest of those waiting');
+    assert.equal(rows[0]!.deadLetterStreak, 1);
+    assert.ok(rows.slice(1).every((r) => r!.deadLetterStreak === 100), 'each waiting caller gets the row its write left');
+    await store.noteDeadLetter('sub_1', at(200));
+    assert.deepEqual(writes().map((w) => w.ExpressionAttributeValues![':n']), [1, 99, 1], 'one alone afterwards is written at once');
+  });
+
+  it('keeps subscriptions apart, and a failed write fails only the notes it carried', async () => {
+    ddbMock.on(UpdateCommand).rejectsOnce(new Error('throttled')).resolves({ Attributes: ITEM });
+    const store = newStore();
+
+    const [a, b] = await Promise.allSettled([store.noteDeadLetter('sub_1', '2026-12-01T12:00:00.000Z'), store.noteDeadLetter('sub_2', '2026-12-01T12:00:00.000Z')]);
+
+    assert.equal(a.status, 'rejected');
+    assert.equal(b.status, 'fulfilled');
+    assert.equal((await store.noteDeadLetter('sub_1', '2026-12-01T12:00:01.000Z'))?.id, 'sub_1', 'the next note is written');
+    assert.deepEqual(writes().map((w) => w.Key), [{ id: 'sub_1' }, { id: 'sub_2' }, { id: 'sub_1' }]);
   });
 });
