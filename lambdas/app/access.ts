@@ -1,6 +1,8 @@
 import type { Delivery, Subscription } from '#domain/types.ts';
 import type { Deps } from '#app/deps.ts';
 import { ForbiddenError, NotFoundError } from '#app/errors.ts';
+import { readDelivery } from '#app/deliveries/reads.ts';
+import type { UnwrittenDeps } from '#app/deliveries/unwritten.ts';
 
 /**
  * Who is calling, as the authorizer established it. An admin (the deployment's key) sees
@@ -73,9 +75,12 @@ export async function limitedSubscriptionListing(deps: Pick<Deps, 'subscriptions
   return { items: subscription && canSee(principal, ownerOf(subscription)) ? [subscription] : [] };
 }
 
-/** The delivery if the principal may see it; NotFoundError otherwise, the same as for an unknown id. */
-export async function visibleDelivery(deps: Pick<Deps, 'deliveries'>, principal: Principal, id: string): Promise<Delivery> {
-  const delivery = await deps.deliveries.get(id);
+/**
+ * The delivery if the principal may see it, also one not yet written (app/deliveries/reads.ts);
+ * NotFoundError otherwise, the same as for an unknown id.
+ */
+export async function visibleDelivery(deps: UnwrittenDeps, principal: Principal, id: string): Promise<Delivery> {
+  const delivery = await readDelivery(deps, id);
   if (!delivery || !canSee(principal, delivery)) throw new NotFoundError('delivery', id);
   return delivery;
 }

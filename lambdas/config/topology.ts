@@ -183,9 +183,9 @@ export const PUBLIC_API_ROUTES = [
 /** The `active` index (live deliveries, the sweeper's due list). */
 export const ACTIVE_SHARDS = 8;
 /**
- * The deliveries table's partitions of one subscription: a delivery writes its row at publish and
- * again with its outcome (1 WCU each up to 1 KB), so 16 take 5,000 deliveries a second to one
- * subscription at 625 WCU a partition.
+ * The deliveries table's partitions of one subscription: a first-try delivery writes its row once,
+ * with its outcome (1 WCU up to 1 KB), one that waits or retries once or twice more; 16 take 5,000
+ * deliveries a second to one subscription at 313–625 WCU a partition.
  */
 export const SUBSCRIPTION_SHARDS = 16;
 /** One subscription's dead letters (whole rows, up to 2 WCU): 16 partitions take 5,000 a second (its endpoint refusing everything). */
@@ -276,10 +276,10 @@ export const FUNCTIONS = {
     timeoutSeconds: 30,
     memorySize: 512,
     description: 'Hookline ingest: stores events from the ingest queue once and fans them out',
+    // No deliveries table: publish writes no delivery row (a delivery's first attempt does).
     environment: [
       'SUBSCRIPTIONS_TABLE',
       'EVENTS_TABLE',
-      'DELIVERIES_TABLE',
       'DELIVERY_QUEUE_URL',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
       'INGEST_MANIFESTS_TABLE',

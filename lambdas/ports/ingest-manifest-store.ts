@@ -2,12 +2,13 @@ import type { Page, PageRequest } from './page.ts';
 
 /**
  * The record of one publish batch: the events it is about to store (with their types) and the
- * deliveries it is about to send. Written before the events, it does two jobs at no write per
- * event. Once the sweeper's grace has passed, the sweeper checks that each delivery was
- * attempted and sends again the ones that were not (a publish that stopped half-way, a lost or
- * purged message); a fresh row stays out of the sweeper's `active` index, so this (one item per
- * batch, not an index entry per delivery) is what stands between a lost message and a delivery
- * nobody looks at. And kept until its events' TTL, the manifests are the time-ordered event log
+ * deliveries it is about to send. Written before the events, it does three jobs at no write per
+ * event. Publish writes no delivery row, so until a delivery's first attempt writes one, this
+ * is where the delivery is read from (app/deliveries/unwritten.ts). Once the sweeper's grace
+ * has passed, the sweeper checks that each delivery was attempted and sends again the ones that
+ * were not (a publish that stopped half-way, a lost or purged message): this (one item per
+ * batch, not a row or an index entry per delivery) is what stands between a lost message and a
+ * delivery nobody looks at. And kept until its events' TTL, the manifests are the time-ordered event log
  * `GET /v1/events` reads.
  */
 export interface IngestManifest {

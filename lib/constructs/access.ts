@@ -29,7 +29,7 @@ export const TABLE_GRANTS = {
   // Looks tenant keys up by hash and portal session tokens by session id; never writes.
   authorizer: { apiKeys: 'read', portalSessions: 'read' },
   // Fan-out reads subscriptions; stores the event once and one delivery per subscription.
-  ingest: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'write' },
+  ingest: { subscriptions: 'read', events: 'readWrite', ingestManifests: 'write' },
   // Reads the subscription (and disables it on 410 Gone) and the stored body; claims and
   // settles deliveries; appends attempts (conditional PutItem, never reads them back).
   // A dead letter extends its event's TTL (UpdateItem). Counts rate-limited subscriptions'

@@ -123,7 +123,8 @@ describe('functions: least-privilege IAM', () => {
   const EXPECTED_ACCESS: Record<FunctionKey, Partial<Record<TableKey, 'read' | 'write' | 'readWrite'>>> = {
     api: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', replays: 'readWrite', apiKeys: 'readWrite', rateLimits: 'write', ingestManifests: 'readWrite', idempotencyKeys: 'readWrite', portalSessions: 'readWrite' },
     authorizer: { apiKeys: 'read', portalSessions: 'read' },
-    ingest: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'write' },
+    // No deliveries: publish writes no delivery row (a delivery's first attempt does).
+    ingest: { subscriptions: 'read', events: 'readWrite', ingestManifests: 'write' },
     sender: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'write', rateLimits: 'write' },
     sweeper: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'readWrite' },
     replay: { subscriptions: 'read', events: 'write', deliveries: 'readWrite', replays: 'readWrite' },

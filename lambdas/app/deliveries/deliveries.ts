@@ -5,8 +5,10 @@ import { type Principal, visibleDelivery, visibleSubscription } from '#app/acces
 import type { DeadLetterQuery, DeliveryListQuery } from '#app/deliveries/delivery-request.ts';
 import type { Deps } from '#app/deps.ts';
 import { NotFoundError, ValidationError } from '#app/errors.ts';
+import { listSubscriptionDeliveries } from '#app/deliveries/reads.ts';
+import type { UnwrittenDeps } from '#app/deliveries/unwritten.ts';
 
-/** One delivery by id, whoever owns it (operator paths); NotFoundError when there is none. */
+/** One delivery's row by id, whoever owns it (operator paths that act on it); NotFoundError when there is none. */
 export async function getDelivery(deps: Pick<Deps, 'deliveries'>, id: string): Promise<Delivery> {
   const delivery = await deps.deliveries.get(id);
   if (!delivery) throw new NotFoundError('delivery', id);
@@ -27,14 +29,14 @@ export interface DeliveryDetail {
 }
 
 /** The detail of a delivery the principal may see; another tenant's is NotFoundError, like one that does not exist. */
-export async function getDeliveryDetail(deps: Pick<Deps, 'deliveries' | 'events' | 'attempts'>, principal: Principal, id: string): Promise<DeliveryDetail> {
+export async function getDeliveryDetail(deps: UnwrittenDeps & Pick<Deps, 'attempts'>, principal: Principal, id: string): Promise<DeliveryDetail> {
   const delivery = await visibleDelivery(deps, principal, id);
   const [event, attempts] = await Promise.all([deps.events.get(delivery.eventId), attemptPage(deps, delivery, { limit: DETAIL_ATTEMPTS })]);
   return { delivery, ...(event ? { event } : {}), attempts: attempts.items, ...(attempts.nextCursor ? { attemptsNextCursor: attempts.nextCursor } : {}) };
 }
 
 /** A page of a visible delivery's attempt log: the latest before the cursor, oldest first within the page. */
-export async function listAttempts(deps: Pick<Deps, 'deliveries' | 'attempts'>, principal: Principal, id: string, request: PageRequest): Promise<Page<AttemptRecord>> {
+export async function listAttempts(deps: UnwrittenDeps & Pick<Deps, 'attempts'>, principal: Principal, id: string, request: PageRequest): Promise<Page<AttemptRecord>> {
   return attemptPage(deps, await visibleDelivery(deps, principal, id), request);
 }
 
@@ -57,9 +59,9 @@ export async function attemptPage(deps: Pick<Deps, 'attempts'>, delivery: Delive
  * A page of one subscription's deliveries. A tenant key must own the subscription (else
  * NotFoundError); the admin key may list any id, and an unknown one is simply an empty page.
  */
-export async function listDeliveries(deps: Pick<Deps, 'deliveries' | 'subscriptions'>, principal: Principal, query: DeliveryListQuery): Promise<Page<Delivery>> {
+export async function listDeliveries(deps: UnwrittenDeps, principal: Principal, query: DeliveryListQuery): Promise<Page<Delivery>> {
   if (principal.role === 'tenant') await visibleSubscription(deps, principal, query.subscriptionId);
-  return deps.deliveries.listBySubscription(query);
+  return listSubscriptionDeliveries(deps, query);
 }
 
 /**

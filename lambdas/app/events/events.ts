@@ -5,6 +5,8 @@ import type { Page, PageRequest } from '#ports/page.ts';
 import { canSee, visibleSubscription, type Principal } from '#app/access.ts';
 import type { Deps } from '#app/deps.ts';
 import { NotFoundError } from '#app/errors.ts';
+import { listSubscriptionDeliveries, readDeliveries } from '#app/deliveries/reads.ts';
+import type { UnwrittenDeps } from '#app/deliveries/unwritten.ts';
 
 /** An event with its deliveries, as far as the caller may see them. */
 export interface EventDetail {
@@ -18,10 +20,10 @@ export interface EventDetail {
  * key only those to its own subscriptions, and an event none of whose deliveries it may see is
  * NotFoundError, exactly like an id that does not exist (it learns nothing of other tenants').
  */
-export async function getEventDetail(deps: Pick<Deps, 'events' | 'deliveries'>, principal: Principal, id: string): Promise<EventDetail> {
+export async function getEventDetail(deps: UnwrittenDeps, principal: Principal, id: string): Promise<EventDetail> {
   const event = await deps.events.get(id);
   if (!event) throw new NotFoundError('event', id);
-  const deliveries = (await deps.deliveries.getMany(event.deliveryIds)).filter((d) => canSee(principal, d));
+  const deliveries = (await readDeliveries(deps, event.deliveryIds)).filter((d) => canSee(principal, d));
   if (deliveries.length === 0 && !canSee(principal, { ...(event.tenantId ? { tenantId: event.tenantId } : {}) })) throw new NotFoundError('event', id);
   return { event, deliveries };
 }
@@ -59,13 +61,13 @@ export interface SubscriptionEvent {
  * handled. The admin key or the owning tenant's; another tenant's subscription is NotFoundError.
  */
 export async function listSubscriptionEvents(
-  deps: Pick<Deps, 'events' | 'deliveries' | 'subscriptions'>,
+  deps: UnwrittenDeps,
   principal: Principal,
   subscriptionId: string,
   request: PageRequest,
 ): Promise<Page<SubscriptionEvent>> {
   await visibleSubscription(deps, principal, subscriptionId);
-  const page = await deps.deliveries.listBySubscription({ ...request, subscriptionId, order: 'oldest' });
+  const page = await listSubscriptionDeliveries(deps, { ...request, subscriptionId, order: 'oldest' });
   const types = new Map((await deps.events.getSummaries(page.items.map((d) => d.eventId))).map((e) => [e.id, e.type]));
   const items = page.items.map((delivery, i): SubscriptionEvent => {
     const eventType = types.get(delivery.eventId);

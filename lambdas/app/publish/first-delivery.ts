@@ -8,9 +8,11 @@ import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 export const DELIVERY_HEADERS = Object.freeze({ 'content-type': 'application/json' });
 
 /**
- * The row a delivery starts as, pending before any attempt: what publish writes, and what the
- * sender's happy path rebuilds from its message (then writes once, with the outcome). The
- * sender passes the id its message carries rather than hashing it again.
+ * The row a delivery starts as, pending before any attempt. Publish writes none: the sender's
+ * happy path builds it from its message (then writes it once, with the outcome), the sender
+ * writes it as is for a delivery that waits before its first attempt, the sweeper from the
+ * stored event, and reads show a delivery not yet written as it (app/deliveries/unwritten.ts).
+ * The sender passes the id its message carries rather than hashing it again.
  */
 export function firstDelivery(event: Pick<EventRecord, 'id' | 'createdAt'>, sub: Subscription, giveUpAtMs: number, nowMs: number, id = deliveryIdFor(event.id, sub.id, event.createdAt)): Delivery {
   return {
@@ -31,9 +33,9 @@ export function firstDelivery(event: Pick<EventRecord, 'id' | 'createdAt'>, sub:
 }
 
 /**
- * Whether a row is still exactly as publish wrote it: never attempted, claimed or moved. Only
- * such a row may still be waiting for the message publish sent, out of the sweeper's `active`
- * view; any later write puts it in view.
+ * Whether a row is still exactly as it was first written, before any attempt: never attempted,
+ * claimed or moved. Only such a row may still be waiting for the message publish sent, out of
+ * the sweeper's `active` view; any later write puts it in view.
  */
 export function untouchedSincePublish(d: Delivery): boolean {
   return d.state === STATE.pending && d.attemptSeq === 0 && d.updatedAt === d.createdAt;

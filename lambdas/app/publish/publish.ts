@@ -13,7 +13,7 @@ import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type PublishDeps = Pick<Deps, 'events' | 'subscriptions' | 'deliveries' | 'queue' | 'ingestManifests' | 'clock' | 'metrics' | 'defaultRetryPolicy' | 'retention'>;
+export type PublishDeps = Pick<Deps, 'events' | 'subscriptions' | 'queue' | 'ingestManifests' | 'clock' | 'metrics' | 'defaultRetryPolicy' | 'retention'>;
 
 export type PublishResult =
   | { readonly kind: 'accepted'; readonly eventId: string; readonly deliveryIds: readonly string[] }
@@ -42,9 +42,9 @@ export async function publish(deps: PublishDeps, request: PublishRequest, option
 
 /**
  * Stores each event once (idempotent on its id: the conditional put is the check, no read
- * before it), writes one delivery row per matching subscription and enqueues them all in as
- * few requests as the queue allows. Paused subscriptions get deliveries too: they wait, never
- * skip. The batch's manifest, written first, lets the sweeper check after its grace that every
+ * before it) and enqueues one delivery per matching subscription, in as few requests as the
+ * queue allows; no delivery row is written before its first attempt. Paused subscriptions get
+ * deliveries too: they wait, never skip. The batch's manifest, written first, lets the sweeper check after its grace that every
  * delivery was attempted (app/sweep/finish-publish.ts), whatever stopped in between. A
  * duplicate is answered with the original's ids and sends nothing.
  */
@@ -92,7 +92,7 @@ export async function publishBatch(deps: PublishDeps, requests: readonly Publish
         const same = put.existing.type === event.type && put.existing.body === webhookBody(event.id, event.type, put.existing.createdAt, payloadJson);
         return { result: { kind: same ? 'duplicate' : 'conflict', eventId: event.id, deliveryIds: put.existing.deliveryIds }, messages: [] };
       }
-      const messages = await createDeliveries(deps, event, subscriptions, nowMs);
+      const messages = firstMessages(deps, event, subscriptions, nowMs);
       return { result: { kind: 'accepted', eventId: event.id, deliveryIds: event.deliveryIds }, messages };
     }),
   );
@@ -101,14 +101,15 @@ export async function publishBatch(deps: PublishDeps, requests: readonly Publish
   return results.map((r) => r.result);
 }
 
-async function createDeliveries(deps: PublishDeps, event: EventRecord, subscriptions: readonly Subscription[], nowMs: number): Promise<readonly DeliveryMessage[]> {
-  const created = await Promise.all(
-    subscriptions.map(async (sub) => {
-      const policy = sub.retryPolicy ?? deps.defaultRetryPolicy;
-      const delivery = firstDelivery(event, sub, Date.parse(event.createdAt) + policy.deadlineSeconds * 1000, nowMs);
-      // `waiting: false`: a fresh row stays out of the sweeper's index; the batch's manifest is how the sweeper checks it.
-      return (await deps.deliveries.create(delivery, { waiting: false })) ? firstMessage(delivery, event, sub) : undefined;
-    }),
-  );
-  return created.filter((m): m is DeliveryMessage => m !== undefined);
+/**
+ * The messages that carry an event's deliveries to the sender, each with everything its first
+ * attempt needs. No row is written here: the first attempt writes the delivery's one row, in
+ * its outcome's state (send.ts), and until then it is read from the batch's manifest
+ * (app/deliveries/unwritten.ts), which the sweeper checks after its grace (finish-publish.ts).
+ */
+function firstMessages(deps: PublishDeps, event: EventRecord, subscriptions: readonly Subscription[], nowMs: number): readonly DeliveryMessage[] {
+  return subscriptions.map((sub) => {
+    const policy = sub.retryPolicy ?? deps.defaultRetryPolicy;
+    return firstMessage(firstDelivery(event, sub, Date.parse(event.createdAt) + policy.deadlineSeconds * 1000, nowMs), event, sub);
+  });
 }

@@ -1,9 +1,10 @@
 import { deadLetterEventTtl } from '#domain/retention.ts';
-import { REPLAYABLE_STATES } from '#domain/states.ts';
+import { allows, REPLAYABLE_STATES } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
 import type { Delivery } from '#domain/types.ts';
 import { type Principal, visibleDelivery } from '#app/access.ts';
 import type { Deps } from '#app/deps.ts';
+import type { UnwrittenDeps } from '#app/deliveries/unwritten.ts';
 import { ConflictError } from '#app/errors.ts';
 import { getDelivery } from '#app/deliveries/deliveries.ts';
 import { takeTenantAction } from '#app/tenants/customer-limit.ts';
@@ -32,12 +33,13 @@ export async function replayDelivery(deps: ReplayDeliveryDeps, id: string): Prom
   // The body must outlive the replayed delivery, even one that dead-letters at its new deadline.
   await deps.events.extendRetention(current.eventId, deadLetterEventTtl(giveUpAtMs, deps.retention));
   const replayed = await deps.deliveries.replay(id, iso(nowMs), iso(giveUpAtMs));
-  if (!replayed) {
-    const state = (await deps.deliveries.get(id))?.state ?? current.state;
-    throw new ConflictError(`delivery ${id} is ${state}; only ${REPLAYABLE_STATES.join(', ')} deliveries can be replayed`);
-  }
+  if (!replayed) throw notReplayable(id, (await deps.deliveries.get(id))?.state ?? current.state);
   await deps.queue.enqueue([{ deliveryId: id, subscriptionId: replayed.subscriptionId }]);
   return replayed;
+}
+
+function notReplayable(id: string, state: string): ConflictError {
+  return new ConflictError(`delivery ${id} is ${state}; only ${REPLAYABLE_STATES.join(', ')} deliveries can be replayed`);
 }
 
 /**
@@ -45,8 +47,10 @@ export async function replayDelivery(deps: ReplayDeliveryDeps, id: string): Prom
  * `customerReplayLimit` per window and subscription (the 101st in a minute gets 429 with
  * Retry-After). The admin key is not limited.
  */
-export async function replayAs(deps: ReplayDeliveryDeps & Pick<Deps, 'rateLimiter' | 'customerReplayLimit'>, principal: Principal, id: string): Promise<Delivery> {
+export async function replayAs(deps: ReplayDeliveryDeps & UnwrittenDeps & Pick<Deps, 'rateLimiter' | 'customerReplayLimit'>, principal: Principal, id: string): Promise<Delivery> {
   const delivery = await visibleDelivery(deps, principal, id);
+  // Not yet written (published, not yet attempted): pending, so not replayable, as its row will be.
+  if (!allows('replay', delivery.state)) throw notReplayable(id, delivery.state);
   await takeTenantAction(deps, principal, { key: 'replay', what: 'replays', limit: deps.customerReplayLimit, subscriptionId: delivery.subscriptionId });
   return replayDelivery(deps, id);
 }

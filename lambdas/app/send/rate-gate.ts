@@ -1,5 +1,6 @@
 import type { Deps } from '#app/deps.ts';
 import { recordDeadLetter } from '#app/send/health.ts';
+import { writeFirstRow } from '#app/send/first-row.ts';
 import type { DeliveryMessageBody, SendOutcome } from '#app/send/send.ts';
 import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
 import { deadLetterEventTtl } from '#domain/retention.ts';
@@ -63,7 +64,7 @@ export async function rateGateBeforeClaim(deps: RateGateDeps, subscription: Subs
     admittedBeforeClaim.set(message, window);
     return undefined;
   }
-  return waitForTurn(deps, subscription.id, limit, message, nowMs);
+  return waitForTurn(deps, subscription, limit, message, nowMs);
 }
 
 /**
@@ -80,10 +81,10 @@ export async function rateGateBeforePost(deps: RateGateDeps, subscription: Subsc
     for (let tries = 0; tries < 2; tries++) {
       const nowMs = deps.clock.now();
       const window = await countIn(deps, subscription.id, limit, nowMs);
-      if (!window) return waitForTurn(deps, subscription.id, limit, message, nowMs);
+      if (!window) return waitForTurn(deps, subscription, limit, message, nowMs);
       if (deps.clock.now() < window.endsAtMs) return undefined;
     }
-    return waitForTurn(deps, subscription.id, limit, message, deps.clock.now());
+    return waitForTurn(deps, subscription, limit, message, deps.clock.now());
   }
   const admitted = admittedBeforeClaim.get(message);
   admittedBeforeClaim.delete(message);
@@ -132,12 +133,13 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * message is set invisible at, plus the poll's latency: about now plus twice what the count took
  * (the turn's write, the visibility call). Its turn is taken in the queue of that phase's slot.
  */
-async function waitForTurn(deps: RateGateDeps, subscriptionId: string, limit: number, message: DeliveryMessageBody, countedFromMs: number): Promise<SendOutcome> {
+async function waitForTurn(deps: RateGateDeps, subscription: Subscription, limit: number, message: DeliveryMessageBody, countedFromMs: number): Promise<SendOutcome> {
+  const subscriptionId = subscription.id;
   const nowMs = deps.clock.now();
   const window = sendWindowAt(limit, nowMs + 2 * Math.max(0, nowMs - countedFromMs));
   // Kept for twice the longest wait, so a backlog's queue outlives its last turn.
   const turn = await deps.sendRate.takeTurn(turnKey(subscriptionId, window), earliestTurn(window), Math.ceil(nowMs / 1000) + 2 * MAX_DELAY_SECONDS);
-  return holdBack(deps, message, nowMs, Math.min(secondsUntilTurn(window, turn), MAX_DELAY_SECONDS), limit);
+  return holdBack(deps, subscription, message, nowMs, Math.min(secondsUntilTurn(window, turn), MAX_DELAY_SECONDS), limit);
 }
 
 /**
@@ -147,7 +149,7 @@ async function waitForTurn(deps: RateGateDeps, subscriptionId: string, limit: nu
  * past the deadline ends at it instead; and a long wait moves the row's `nextAttemptAt` to its
  * end, so the sweeper does not take the waiting delivery for one whose message was lost.
  */
-async function holdBack(deps: RateGateDeps, message: DeliveryMessageBody, nowMs: number, delaySeconds: number, limit: number): Promise<SendOutcome> {
+async function holdBack(deps: RateGateDeps, subscription: Subscription, message: DeliveryMessageBody, nowMs: number, delaySeconds: number, limit: number): Promise<SendOutcome> {
   const note = `rate limit ${limit}/s: waits ${delaySeconds} s for its turn`;
   const wakeMs = nowMs + delaySeconds * 1000;
   const giveUpAtMs = message.giveUpAt ? Date.parse(message.giveUpAt) : undefined;
@@ -158,7 +160,8 @@ async function holdBack(deps: RateGateDeps, message: DeliveryMessageBody, nowMs:
     return { kind: 'retry_later', delaySeconds, note };
   }
 
-  const row = await deps.deliveries.get(message.deliveryId);
+  // A first attempt told to wait before its one write has no row yet: it waits in the row it would have had.
+  const row = (await deps.deliveries.get(message.deliveryId)) ?? ((await writeFirstRow(deps, message, subscription)) ? await deps.deliveries.get(message.deliveryId) : undefined);
   if (!row) return { kind: 'done', note: 'unknown delivery' };
   if (isTerminal(row.state)) return { kind: 'done', note: `already ${row.state}` };
   // In flight under another worker's claim: that worker records it; this copy comes back after the wait.

@@ -11,6 +11,7 @@ import type { ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
 import { firstDelivery } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
 import { DeliveryStageError } from '#app/errors.ts';
+import { writeFirstRow } from '#app/send/first-row.ts';
 import { recordHealth } from '#app/send/health.ts';
 import { rateGateBeforeClaim, rateGateBeforePost } from '#app/send/rate-gate.ts';
 import { iso } from '#domain/time.ts';
@@ -80,11 +81,16 @@ export async function processDelivery(deps: SendDeps, message: DeliveryMessageBo
   // A link of a long wait's chain of delayed messages: sent on, nothing read, until its time.
   const waitMs = message.notBefore === undefined ? 0 : Date.parse(message.notBefore) - deps.clock.now();
   if (waitMs > 0) return { kind: 'retry_later', delaySeconds: Math.ceil(waitMs / 1000), note: `waits until ${message.notBefore}` };
-  const prepared = await stage('before_attempt', deliveryId, async () => (receipt && mayGoUnclaimed(deps, receipt) ? await prepareFirst(deps, message) : undefined) ?? prepare(deps, message));
+  const prepared = await stage('before_attempt', deliveryId, async () => (receipt && mayGoUnclaimed(deps, receipt) ? await prepareFirst(deps, message) : undefined) ?? prepare(deps, message, receipt));
   if (prepared.kind !== 'ready') return prepared;
   const { delivery, body, secrets } = prepared;
   // The rate limit counts attempts as they start (app/send/rate-gate.ts); only the happy path's can still be told to wait here.
-  const waiting = await stage('before_attempt', deliveryId, () => rateGateBeforePost(deps, prepared.subscription, message, prepared.unclaimed));
+  const waiting = await stage('before_attempt', deliveryId, async () => {
+    const wait = await rateGateBeforePost(deps, prepared.subscription, message, prepared.unclaimed);
+    // Told to wait before its one write: it waits as the row it would have had, and is claimed when it comes back.
+    if (wait && prepared.unclaimed) await writeFirstRow(deps, message, prepared.subscription);
+    return wait;
+  });
   if (waiting) return waiting;
 
   const startedAtMs = deps.clock.now();
@@ -134,17 +140,25 @@ async function prepareFirst(deps: SendDeps, message: DeliveryMessageBody): Promi
   const subscription = await deps.subscriptions.getCached(message.subscriptionId);
   if (subscription?.state !== 'active') return undefined;
   const nowMs = deps.clock.now();
-  // The message's id is the one publish wrote (and answered with); the row is keyed by it.
+  // The message's id is the one publish answered with; the row is keyed by it.
   const pending = firstDelivery({ id: eventId, createdAt }, subscription, Date.parse(giveUpAt), Date.parse(createdAt), message.deliveryId);
   const delivery: Delivery = { ...pending, state: STATE.inFlight, attempts: 1, attemptSeq: 1, updatedAt: iso(nowMs) };
   return { kind: 'ready', delivery, subscription, body, eventType, secrets: await signingSecrets(deps, subscription), unclaimed: true };
 }
 
-async function prepare(deps: SendDeps, message: DeliveryMessageBody): Promise<Prepared> {
+/**
+ * The claimed path. Publish writes no row, so a fresh delivery that comes here on its first
+ * receive gets the row it would have had first (`written` says that was done, or need not be).
+ */
+async function prepare(deps: SendDeps, message: DeliveryMessageBody, receipt?: Receipt, written = false): Promise<Prepared> {
   const nowMs = deps.clock.now();
   const subscription = await deps.subscriptions.get(message.subscriptionId);
+  if (!written && subscription && message.fresh && (receipt?.receiveCount ?? 1) <= 1) {
+    await writeFirstRow(deps, message, subscription);
+    written = true;
+  }
   if (subscription?.state === 'paused') {
-    if ((await deferWhilePaused(deps, message, nowMs)) === 'resumed') return prepare(deps, message);
+    if ((await deferWhilePaused(deps, message, nowMs, subscription)) === 'resumed') return prepare(deps, message, receipt, true);
     return { kind: 'done', note: 'subscription paused: waits for resume' };
   }
   // Before the claim: a delivery held back by its subscription's rate limit is not an attempt.
@@ -152,21 +166,26 @@ async function prepare(deps: SendDeps, message: DeliveryMessageBody): Promise<Pr
   if (waiting) return waiting;
 
   const lease = iso(nowMs + claimLeaseMs(deps.attemptTimeoutMs));
-  const claim = await deps.deliveries.claim(message.deliveryId, iso(nowMs), lease);
+  let claim = await deps.deliveries.claim(message.deliveryId, iso(nowMs), lease);
+  // A first attempt's message back before that attempt's one write (its worker died, a stage failed): the row is
+  // written now, from what the message carries, then claimed (its rate-limit turn, if any, is already counted).
+  if (claim.kind === 'not_claimable' && !claim.current && !written && subscription && (await writeFirstRow(deps, message, subscription))) {
+    claim = await deps.deliveries.claim(message.deliveryId, iso(nowMs), lease);
+  }
   if (claim.kind === 'not_claimable') {
     const current = claim.current;
     if (!current) return { kind: 'done', note: 'unknown delivery' };
     if (isTerminal(current.state)) return { kind: 'done', note: `already ${current.state}` };
     if (current.state === STATE.inFlight) {
       // Its worker died (the lease ran out) and SQS brought the message back: take the delivery over now rather than wait for the sweeper.
-      if (current.leaseUntil && current.leaseUntil < iso(nowMs) && (await deps.deliveries.release(current.id, current.attemptSeq, iso(nowMs)))) return prepare(deps, message);
+      if (current.leaseUntil && current.leaseUntil < iso(nowMs) && (await deps.deliveries.release(current.id, current.attemptSeq, iso(nowMs)))) return prepare(deps, message, receipt, true);
       // Another worker holds the claim; if it dies, this message (back after its delay) or the sweeper takes over.
       const wait = current.leaseUntil ? Math.ceil((Date.parse(current.leaseUntil) - nowMs) / 1000) : 0;
       return { kind: 'retry_later', delaySeconds: Math.max(1, wait), note: 'claimed by another worker' };
     }
     // A deleted or disabled subscription's delivery is dead-lettered now, not at its due time:
     // a deferral made while it was paused must not hold it back for an hour.
-    if (endedReason(subscription) && current.state === STATE.pending && (await deps.deliveries.reschedule(current.id, current.nextAttemptAt, iso(nowMs), iso(nowMs)))) return prepare(deps, message);
+    if (endedReason(subscription) && current.state === STATE.pending && (await deps.deliveries.reschedule(current.id, current.nextAttemptAt, iso(nowMs), iso(nowMs)))) return prepare(deps, message, receipt, true);
     const wait = Math.ceil((Date.parse(current.nextAttemptAt) - nowMs) / 1000);
     return { kind: 'retry_later', delaySeconds: Math.max(1, wait), note: 'not due yet' };
   }
@@ -203,8 +222,9 @@ async function signingSecrets(deps: Pick<SendDeps, 'secretOpener' | 'clock'>, su
  * delivery goes on now rather than an hour later. The re-read after the write closes that race:
  * a resume sets the state before it reads the backlog.
  */
-async function deferWhilePaused(deps: SendDeps, message: DeliveryMessageBody, nowMs: number): Promise<'deferred' | 'resumed'> {
-  const current = await deps.deliveries.get(message.deliveryId);
+async function deferWhilePaused(deps: SendDeps, message: DeliveryMessageBody, nowMs: number, subscription: Subscription): Promise<'deferred' | 'resumed'> {
+  // A first attempt's message back before that attempt's one write has no row yet: it gets it here, to wait in.
+  const current = (await deps.deliveries.get(message.deliveryId)) ?? ((await writeFirstRow(deps, message, subscription)) ? await deps.deliveries.get(message.deliveryId) : undefined);
   // Only a waiting delivery moves; one that is in flight or finished is left to its own course.
   if (!current || !allows('reschedule', current.state)) return 'deferred';
   const recheck = iso(Math.max(Math.min(nowMs + PAUSED_RECHECK_SECONDS * 1000, Date.parse(current.giveUpAt)), nowMs));

@@ -4,9 +4,11 @@ import { type Principal, visibleSubscription } from '#app/access.ts';
 import { forEachLimit } from '#app/concurrency.ts';
 import { attemptPage } from '#app/deliveries/deliveries.ts';
 import type { Deps } from '#app/deps.ts';
+import { listSubscriptionDeliveries } from '#app/deliveries/reads.ts';
+import type { UnwrittenDeps } from '#app/deliveries/unwritten.ts';
 import type { SubscriptionStatsQuery } from '#app/subscriptions/subscription-stats-request.ts';
 
-export type SubscriptionStatsDeps = Pick<Deps, 'subscriptions' | 'deliveries' | 'attempts' | 'clock' | 'defaultRetryPolicy'>;
+export type SubscriptionStatsDeps = UnwrittenDeps & Pick<Deps, 'attempts' | 'clock'>;
 
 /** A subscription's health over a window, and how much was read to work it out. */
 export interface SubscriptionStats {
@@ -69,14 +71,15 @@ export async function getSubscriptionStats(deps: SubscriptionStatsDeps, principa
 }
 
 /**
- * The subscription's deliveries created at or after `sinceMs`, newest first, at most
- * HEALTH_SAMPLE.deliveries; `cut` when that bound left some unread.
+ * The subscription's deliveries created at or after `sinceMs`, newest first (those not yet
+ * written too: app/deliveries/reads.ts), at most HEALTH_SAMPLE.deliveries; `cut` when that
+ * bound left some unread.
  */
-async function recentDeliveries(deps: Pick<Deps, 'deliveries'>, subscriptionId: string, sinceMs: number): Promise<{ deliveries: Delivery[]; cut: boolean }> {
+async function recentDeliveries(deps: UnwrittenDeps, subscriptionId: string, sinceMs: number): Promise<{ deliveries: Delivery[]; cut: boolean }> {
   const deliveries: Delivery[] = [];
   let cursor: string | undefined;
   do {
-    const page = await deps.deliveries.listBySubscription({ subscriptionId, limit: Math.min(PAGE, HEALTH_SAMPLE.deliveries - deliveries.length), ...(cursor ? { cursor } : {}) });
+    const page = await listSubscriptionDeliveries(deps, { subscriptionId, limit: Math.min(PAGE, HEALTH_SAMPLE.deliveries - deliveries.length), ...(cursor ? { cursor } : {}) });
     for (const d of page.items) {
       // Newest first: the first one older than the look-back ends the read.
       if (Date.parse(d.createdAt) < sinceMs) return { deliveries, cut: false };
@@ -86,6 +89,6 @@ async function recentDeliveries(deps: Pick<Deps, 'deliveries'>, subscriptionId: 
   } while (cursor && deliveries.length < HEALTH_SAMPLE.deliveries);
   if (!cursor) return { deliveries, cut: false };
   // Stopped at the bound with more listed: one more key says whether the bound left out any that count.
-  const next = (await deps.deliveries.listBySubscription({ subscriptionId, limit: 1, cursor })).items[0];
+  const next = (await listSubscriptionDeliveries(deps, { subscriptionId, limit: 1, cursor })).items[0];
   return { deliveries, cut: next !== undefined && Date.parse(next.createdAt) >= sinceMs };
 }

@@ -17,11 +17,12 @@ export interface FinishReport {
 }
 
 /**
- * Checks the publish batches older than the sweeper's grace: every delivery must have left the
- * row publish wrote (its first attempt, or a pause, moved it). One that did not lost its
- * message or never got one (a publish that stopped half-way, a purged queue): it is put in the
- * sweeper's view, due now, and enqueued; a row that was never written is written from the
- * stored event. The sender takes the happy path only for a message younger than the grace less
+ * Checks the publish batches older than the sweeper's grace: every delivery must have a row
+ * that left its first state (publish writes none; the first attempt writes it with its outcome,
+ * a pause or a rate-limit wait writes it and moves it). One with no row, or with a row still as
+ * first written, lost its message or never got one (a publish that stopped half-way, a purged
+ * queue, a backlog longer than the grace): a missing row is written from the stored event, a
+ * row still as first written is put in the sweeper's view, due now, and either is enqueued. The sender takes the happy path only for a message younger than the grace less
  * a claim lease (send.ts), so a message still on its way when this runs is claimed, never
  * attempted unclaimed beside this one.
  *

@@ -18,7 +18,8 @@ describe('delivery index keys', () => {
   const BUSY = 'sub_busyBusyBusyBusyBusy';
   const SECOND = '2026-12-01T12:00:00.000Z';
   const oneSecond = Array.from({ length: 5_000 }, (_, n) => deliveryIdFor(`evt_${n.toString(36).padStart(8, '0')}`, BUSY, new Date(Date.parse(SECOND) + (n % 1000)).toISOString()));
-  // A delivery's row is written at publish and again with its outcome, each 1 WCU up to 1 KB.
+  // A first-try delivery's row is written once, with its outcome (1 WCU up to 1 KB); counted twice here, as for a
+  // delivery that also waits or retries once.
   const ROW_WRITES = 2;
 
   it('spreads one subscription at 5,000 deliveries a second over its 16 table partitions, each well under 1,000 writes a second at 2 writes a delivery', () => {

@@ -49,9 +49,8 @@ describe('readFunctionEnv', () => {
     });
   });
 
-  it('returns exactly the ingest variables (no attempts table, no admin key)', () => {
+  it('returns exactly the ingest variables (no deliveries or attempts table, no admin key)', () => {
     assert.deepEqual(Object.keys(readFunctionEnv('ingest', FULL_ENV)).sort(), [
-      'DELIVERIES_TABLE',
       'DELIVERY_QUEUE_URL',
       'EVENTS_TABLE',
       'HOOKLINE_DEFAULT_RETRY_POLICY',

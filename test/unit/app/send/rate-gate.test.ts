@@ -206,6 +206,23 @@ describe('the rate gate', () => {
     assert.equal(row(w, 0).state, 'delivered');
   });
 
+  it('publish writes no row: a first attempt told to wait gets the row it would have had, a long wait moves it, and its turn claims it', async () => {
+    const w = world({ rateLimitPerSecond: 1 }, 2);
+    for (const id of ['dlv_0', 'dlv_1']) w.deps.deliveries.items.delete(id);
+    await w.deps.sendRate.count(`send#sub_1#1#w${Date.parse(NOW) / 1000}`, 0);
+    const short = await processDelivery(w.deps, fresh(0), FIRST);
+    // 200 more queued: a wait of 201 s, past half the sweeper's grace.
+    w.deps.sendRate.turns.set('send#sub_1#1#t0', (Date.parse(NOW) / 1000 + 1) + 200);
+    const long = await processDelivery(w.deps, fresh(1), FIRST);
+
+    assert.deepEqual([short.kind, long.kind, long.kind === 'retry_later' && long.delaySeconds], ['retry_later', 'retry_later', 201]);
+    assert.deepEqual([row(w, 0).state, row(w, 0).attempts, row(w, 0).nextAttemptAt], ['pending', 0, NOW], 'the short wait: its row, as publish once wrote it');
+    assert.deepEqual([row(w, 1).state, row(w, 1).attempts, row(w, 1).nextAttemptAt], ['pending', 0, at(201)], 'the long wait: its row, moved to the wait\'s end');
+    w.deps.clock.advance(201_000);
+    assert.equal((await processDelivery(w.deps, fresh(1), AGAIN)).kind, 'done');
+    assert.equal(row(w, 1).state, 'delivered');
+  });
+
   it('reads the row for a message that does not carry the deadline (a replay, a resume drain)', async () => {
     const w = world({ rateLimitPerSecond: 10 }, 2);
     await processDelivery(w.deps, bare(0), AGAIN);

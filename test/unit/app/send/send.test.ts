@@ -387,6 +387,50 @@ describe('processDelivery: the happy path (a fresh message, first receive)', () 
     assert.equal(stored(w).nextAttemptAt, at(PAUSED_RECHECK_SECONDS));
   });
 
+  it('publish writes no row: a paused subscription\'s fresh delivery gets the row it would have had, and waits in it', async () => {
+    const w = world({ subscription: { state: 'paused' } });
+    w.deps.deliveries.items.delete('dlv_1');
+
+    const outcome = await processDelivery(w.deps, fresh, first);
+
+    assert.deepEqual(outcome, { kind: 'done', note: 'subscription paused: waits for resume' });
+    assert.equal(w.http.requests.length, 0);
+    assert.deepEqual([stored(w).state, stored(w).attempts, stored(w).createdAt, stored(w).giveUpAt, stored(w).nextAttemptAt], ['pending', 0, NOW, at(3600), at(3600)]);
+  });
+
+  it('a second receive with no row (its worker died before the one write): the row is written from the message, claimed and attempted', async () => {
+    const w = world({ script: [response(200)] });
+    w.deps.deliveries.items.delete('dlv_1');
+
+    const outcome = await processDelivery(w.deps, fresh, { ...first, receiveCount: 2 });
+
+    assert.equal(outcome.kind, 'done');
+    assert.equal(w.http.requests.length, 1);
+    assert.deepEqual([stored(w).state, stored(w).attemptSeq, stored(w).eventId], ['delivered', 1, 'evt_1']);
+    assert.deepEqual(w.deps.attempts.items.map((a) => a.seq), [1], 'claimed: an attempts row');
+  });
+
+  it('the same message handed over on its own (without fresh: a rate-limit turn, a stage failure) and no row yet: written, then claimed', async () => {
+    const w = world({ script: [response(200)] });
+    w.deps.deliveries.items.delete('dlv_1');
+    const { fresh: _f, ...handedOver } = fresh;
+
+    await processDelivery(w.deps, handedOver, first);
+
+    assert.deepEqual([stored(w).state, stored(w).attemptSeq], ['delivered', 1]);
+  });
+
+  it('a message of ids alone (the sweeper\'s, a replay\'s) for a delivery with no row: nothing is written or sent', async () => {
+    const w = world({ script: [response(200)] });
+    w.deps.deliveries.items.delete('dlv_1');
+
+    const outcome = await processDelivery(w.deps, { deliveryId: 'dlv_1', subscriptionId: 'sub_1' }, first);
+
+    assert.deepEqual(outcome, { kind: 'done', note: 'unknown delivery' });
+    assert.equal(w.deps.deliveries.items.size, 0);
+    assert.equal(w.http.requests.length, 0);
+  });
+
   it('another worker recorded the delivery meanwhile: this outcome is dropped, the attempt still reported', async () => {
     const w = world({ delivery: { state: 'delivered', attempts: 1, attemptSeq: 1 }, script: [response(200)] });
     const before = structuredClone(stored(w));

@@ -27,7 +27,10 @@ describe('createSubscription(): the normalised URL is stored and sent', () => {
 
     const published = await publish(deps, { type: 'order.created', payloadJson: '{}' });
     assert.equal(published.deliveryIds.length, 1);
-    await processDelivery(deps, { deliveryId: published.deliveryIds[0]!, subscriptionId: sub.id });
+    // The message publish sent: it carries what the delivery's first row needs (publish writes none).
+    const [message] = deps.queue.messages();
+    assert.equal(message!.deliveryId, published.deliveryIds[0]);
+    await processDelivery(deps, message!);
     assert.deepEqual(http.requests.map((r) => r.url), ['http://example.com:443/b']);
   });
 

@@ -2,13 +2,18 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { publishBatch } from '#app/publish/publish.ts';
 import { finishPublishes, nextWatermark } from '#app/sweep/finish-publish.ts';
+import { firstDelivery } from '#app/publish/first-delivery.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
 import { aSubscription, fakeDeps, type FakeDeps } from '#test/fakes.ts';
 
 const NOW = '2024-05-01T12:00:00.000Z';
 const LATER = '2024-05-01T12:05:00.000Z';
 
-/** A publish of `ids` that stopped after storing its events and rows but before enqueueing. */
+/** The row a first attempt (or a pause) writes for an event published at NOW: publish itself writes none. */
+const firstRow = (deps: FakeDeps, eventId: string, subscriptionId: string) =>
+  firstDelivery({ id: eventId, createdAt: NOW }, deps.subscriptions.items.get(subscriptionId)!, Date.parse('2024-05-04T12:00:00.000Z'), Date.parse(NOW));
+
+/** A publish of `ids` that stopped after storing its events but before enqueueing (it writes no delivery rows). */
 async function stoppedPublish(deps: FakeDeps, ids: readonly string[]): Promise<void> {
   const enqueue = deps.queue.enqueue.bind(deps.queue);
   deps.queue.enqueue = async () => {
@@ -54,10 +59,10 @@ describe('finishPublishes', () => {
     deps.subscriptions.items.set('sub_a', aSubscription({ id: 'sub_a' }));
     deps.subscriptions.items.set('sub_b', aSubscription({ id: 'sub_b' }));
     await stoppedPublish(deps, ['evt_1']);
-    const done = deliveryIdFor('evt_1', 'sub_a', NOW);
+    deps.deliveries.put({ ...firstRow(deps, 'evt_1', 'sub_a'), state: 'delivered', attempts: 1, attemptSeq: 1 });
+    // A paused subscription's delivery: its row written and moved an hour on, in view, by the sender.
     const paused = deliveryIdFor('evt_1', 'sub_b', NOW);
-    deps.deliveries.put({ ...deps.deliveries.items.get(done)!, state: 'delivered', attempts: 1, attemptSeq: 1 });
-    // A paused subscription's delivery: moved an hour on, and in view, by the sender.
+    deps.deliveries.put(firstRow(deps, 'evt_1', 'sub_b'));
     assert.equal(await deps.deliveries.reschedule(paused, NOW, '2024-05-01T13:00:00.000Z', NOW.replace('00.000Z', '01.000Z')), true);
     await deps.ingestManifests.put({ shard: 'm0', key: `${NOW}#other`, createdAt: NOW, eventIds: ['evt_never_stored'], deliveryIds: ['dlv_never_written'] });
 
@@ -71,8 +76,7 @@ describe('finishPublishes', () => {
     const deps = fakeDeps();
     deps.subscriptions.items.set('sub_a', aSubscription({ id: 'sub_a' }));
     await publishBatch(deps, [{ id: 'evt_1', type: 'a', payloadJson: '{}' }]);
-    const id = deliveryIdFor('evt_1', 'sub_a', NOW);
-    deps.deliveries.put({ ...deps.deliveries.items.get(id)!, state: 'delivered', attempts: 1, attemptSeq: 1 });
+    deps.deliveries.put({ ...firstRow(deps, 'evt_1', 'sub_a'), state: 'delivered', attempts: 1, attemptSeq: 1 });
     deps.queue.enqueued.length = 0;
 
     assert.equal(deps.ingestManifests.items.size, 1);

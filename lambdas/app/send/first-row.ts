@@ -1,0 +1,16 @@
+import type { Deps } from '#app/deps.ts';
+import { firstDelivery } from '#app/publish/first-delivery.ts';
+import type { Subscription } from '#domain/types.ts';
+import type { ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
+
+/**
+ * Writes a delivery's row as it stands before any attempt, from what its first message carries
+ * (publish writes no row; messages of the sweeper and of replays carry only ids: their rows
+ * exist). It goes in out of the sweeper's view: the claim or reschedule that follows puts it
+ * in. False when it exists already or the message lacks what the row needs.
+ */
+export async function writeFirstRow(deps: Pick<Deps, 'deliveries'>, message: ReceivedDeliveryMessage, subscription: Subscription): Promise<boolean> {
+  const { eventId, createdAt, giveUpAt } = message;
+  if (!eventId || !createdAt || !giveUpAt) return false;
+  return deps.deliveries.create(firstDelivery({ id: eventId, createdAt }, subscription, Date.parse(giveUpAt), Date.parse(createdAt), message.deliveryId), { waiting: false });
+}
