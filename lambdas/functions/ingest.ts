@@ -2,9 +2,9 @@ import { buildDeps } from '#adapters/function-deps.ts';
 import { powertoolsMetrics } from '#adapters/powertools-metrics.ts';
 import { createIngestHandler } from '#handlers/ingest.ts';
 import { awsObservability } from '#handlers/observability.ts';
-import { ENGINE_STORE_FACTORIES } from '#adapters/deps/engine-store-factories.ts';
+import { ENGINE_STORE_FACTORIES, MANIFEST_STORE_FACTORIES } from '#adapters/deps/engine-store-factories.ts';
 import { SETTING_FACTORIES } from '#adapters/deps/setting-factories.ts';
 import { SQS_FACTORIES } from '#adapters/deps/sqs-factories.ts';
 
 const obs = awsObservability();
-export const handler = createIngestHandler(buildDeps('ingest', process.env, { metrics: powertoolsMetrics(obs.metrics!) }, { ...ENGINE_STORE_FACTORIES, ...SQS_FACTORIES, ...SETTING_FACTORIES }), obs);
+export const handler = createIngestHandler(buildDeps('ingest', process.env, { metrics: powertoolsMetrics(obs.metrics!) }, { ...ENGINE_STORE_FACTORIES, ...MANIFEST_STORE_FACTORIES, ...SQS_FACTORIES, ...SETTING_FACTORIES }), obs);

@@ -4,7 +4,7 @@ import { DynamoDbIdempotencyStore } from '../dynamodb-idempotency-store.ts';
 import { DynamoDbNoticeStore } from '../dynamodb-notice-store.ts';
 import { DynamoDbPortalSessionStore } from '../dynamodb-portal-session-store.ts';
 import { DynamoDbReplayStore } from '../dynamodb-replay-store.ts';
-import { ENGINE_STORE_FACTORIES } from './engine-store-factories.ts';
+import { ENGINE_STORE_FACTORIES, MANIFEST_STORE_FACTORIES } from './engine-store-factories.ts';
 import type { Factories } from './factory.ts';
 
 /** The control plane's DynamoDB stores: replays, keys, archive batches, idempotency, notices, portal sessions. */
@@ -18,4 +18,4 @@ export const CONTROL_STORE_FACTORIES: Factories<'replays' | 'apiKeys' | 'manifes
 };
 
 /** Every DynamoDB-backed store, over the build's one document client. */
-export const DYNAMODB_FACTORIES = { ...ENGINE_STORE_FACTORIES, ...CONTROL_STORE_FACTORIES };
+export const DYNAMODB_FACTORIES = { ...ENGINE_STORE_FACTORIES, ...MANIFEST_STORE_FACTORIES, ...CONTROL_STORE_FACTORIES };

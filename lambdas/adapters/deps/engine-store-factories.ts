@@ -12,9 +12,10 @@ import type { Factories } from './factory.ts';
 /**
  * The DynamoDB stores of the delivery path (publish, send, sweep), over the build's one document
  * client: a group of its own so the sender's bundle carries none of the control-plane stores
- * (CONTROL_STORE_FACTORIES, dynamodb-factories.ts).
+ * (CONTROL_STORE_FACTORIES, dynamodb-factories.ts), nor the publish manifests, which it never
+ * reads (MANIFEST_STORE_FACTORIES).
  */
-export const ENGINE_STORE_FACTORIES: Factories<'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'recovery' | 'rateLimiter' | 'sendRate' | 'ingestManifests'> = {
+export const ENGINE_STORE_FACTORIES: Factories<'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'recovery' | 'rateLimiter' | 'sendRate'> = {
   subscriptions: (v, s) => new DynamoDbSubscriptionStore(s.db, v.SUBSCRIPTIONS_TABLE, s.options.subscriptionCacheMs ?? 5000, s.clock.now),
   // The TTL of new events follows the delivered retention; a function without those variables gets the documented default.
   events: (v, s) => new DynamoDbEventStore(s.db, v.EVENTS_TABLE, { retention: POLICIES_FROM_ENV.retention(v) }),
@@ -25,5 +26,9 @@ export const ENGINE_STORE_FACTORIES: Factories<'subscriptions' | 'events' | 'del
     new DynamoDbRecoveryStore(s.db, { deliveries: v.DELIVERIES_TABLE, ...(v.ATTEMPTS_TABLE ? { attempts: v.ATTEMPTS_TABLE } : {}), ...(v.EVENTS_TABLE ? { events: v.EVENTS_TABLE } : {}) }),
   rateLimiter: (v, s) => new DynamoDbRateLimiter(s.db, v.RATE_LIMITS_TABLE),
   sendRate: (v, s) => new DynamoDbSendRateCounters(s.db, v.RATE_LIMITS_TABLE),
+};
+
+/** The publish manifests (the sweeper's check, the event log, the deliveries not yet written): publish, sweep and the read paths. */
+export const MANIFEST_STORE_FACTORIES: Factories<'ingestManifests'> = {
   ingestManifests: (v, s) => new DynamoDbIngestManifestStore(s.db, v.INGEST_MANIFESTS_TABLE),
 };

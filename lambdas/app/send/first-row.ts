@@ -1,6 +1,6 @@
 import type { Deps } from '#app/deps.ts';
 import { firstDelivery } from '#app/publish/first-delivery.ts';
-import type { Subscription } from '#domain/types.ts';
+import type { Delivery, Subscription } from '#domain/types.ts';
 import type { ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
 
 /**
@@ -13,4 +13,11 @@ export async function writeFirstRow(deps: Pick<Deps, 'deliveries'>, message: Rec
   const { eventId, createdAt, giveUpAt } = message;
   if (!eventId || !createdAt || !giveUpAt) return false;
   return deps.deliveries.create(firstDelivery({ id: eventId, createdAt }, subscription, Date.parse(giveUpAt), Date.parse(createdAt), message.deliveryId), { waiting: false });
+}
+
+/** The delivery's row; for a first attempt's message with no row yet, the row written for it first. */
+export async function rowOrFirstRow(deps: Pick<Deps, 'deliveries'>, message: ReceivedDeliveryMessage, subscription: Subscription): Promise<Delivery | undefined> {
+  const row = await deps.deliveries.get(message.deliveryId);
+  if (row || !(await writeFirstRow(deps, message, subscription))) return row;
+  return deps.deliveries.get(message.deliveryId);
 }

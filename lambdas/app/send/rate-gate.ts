@@ -1,6 +1,6 @@
 import type { Deps } from '#app/deps.ts';
 import { recordDeadLetter } from '#app/send/health.ts';
-import { writeFirstRow } from '#app/send/first-row.ts';
+import { rowOrFirstRow } from '#app/send/first-row.ts';
 import type { DeliveryMessageBody, SendOutcome } from '#app/send/send.ts';
 import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
 import { deadLetterEventTtl } from '#domain/retention.ts';
@@ -161,7 +161,7 @@ async function holdBack(deps: RateGateDeps, subscription: Subscription, message:
   }
 
   // A first attempt told to wait before its one write has no row yet: it waits in the row it would have had.
-  const row = (await deps.deliveries.get(message.deliveryId)) ?? ((await writeFirstRow(deps, message, subscription)) ? await deps.deliveries.get(message.deliveryId) : undefined);
+  const row = await rowOrFirstRow(deps, message, subscription);
   if (!row) return { kind: 'done', note: 'unknown delivery' };
   if (isTerminal(row.state)) return { kind: 'done', note: `already ${row.state}` };
   // In flight under another worker's claim: that worker records it; this copy comes back after the wait.

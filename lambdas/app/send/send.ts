@@ -11,7 +11,7 @@ import type { ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
 import { firstDelivery } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
 import { DeliveryStageError } from '#app/errors.ts';
-import { writeFirstRow } from '#app/send/first-row.ts';
+import { rowOrFirstRow, writeFirstRow } from '#app/send/first-row.ts';
 import { recordHealth } from '#app/send/health.ts';
 import { rateGateBeforeClaim, rateGateBeforePost } from '#app/send/rate-gate.ts';
 import { iso } from '#domain/time.ts';
@@ -224,7 +224,7 @@ async function signingSecrets(deps: Pick<SendDeps, 'secretOpener' | 'clock'>, su
  */
 async function deferWhilePaused(deps: SendDeps, message: DeliveryMessageBody, nowMs: number, subscription: Subscription): Promise<'deferred' | 'resumed'> {
   // A first attempt's message back before that attempt's one write has no row yet: it gets it here, to wait in.
-  const current = (await deps.deliveries.get(message.deliveryId)) ?? ((await writeFirstRow(deps, message, subscription)) ? await deps.deliveries.get(message.deliveryId) : undefined);
+  const current = await rowOrFirstRow(deps, message, subscription);
   // Only a waiting delivery moves; one that is in flight or finished is left to its own course.
   if (!current || !allows('reschedule', current.state)) return 'deferred';
   const recheck = iso(Math.max(Math.min(nowMs + PAUSED_RECHECK_SECONDS * 1000, Date.parse(current.giveUpAt)), nowMs));
