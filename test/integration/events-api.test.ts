@@ -103,6 +103,8 @@ describe('reading events back: GET /v1/events/{eventId} and GET /v1/events', () 
     const again = await stack.api.post('/v1/events', { type: 'ev.key', payload: { n: 1 } }, { 'idempotency-key': 'ev-key-1' });
     assert.deepEqual([again.status, again.body], [200, first.body]);
     assert.equal((await stack.api.post('/v1/events', { id: 'ev-key-1', type: 'ev.key', payload: { n: 1 } }, { 'idempotency-key': 'ev-key-1' })).status, 200);
+    // Counted once the first attempts wrote their rows (publish writes none).
+    for (const id of first.body.deliveryIds) await stack.waitForState(id, ['delivered']);
 
     const before = await countTables(stack.runtime);
     const mismatch = await stack.api.post('/v1/events', { id: 'ev-key-2', type: 'ev.key', payload: {} }, { 'idempotency-key': 'ev-key-3' });
@@ -116,6 +118,8 @@ describe('reading events back: GET /v1/events/{eventId} and GET /v1/events', () 
 
   it('answers another type or payload under a used event id (or key) with 422 idempotency_key_reused, storing and sending nothing', async () => {
     const first = await stack.publish('ev.invoice.created', { total: 10 }, 'ev-reuse-1');
+    // Counted once the first attempts wrote their rows (publish writes none), so only the refused publishes could change a count.
+    for (const id of first.deliveryIds) await stack.waitForState(id, ['delivered']);
     const before = await countTables(stack.runtime);
 
     for (const body of [{ id: 'ev-reuse-1', type: 'ev.invoice.created', payload: { total: 11 } }, { id: 'ev-reuse-1', type: 'ev.invoice.voided', payload: { total: 10 } }]) {
