@@ -102,7 +102,9 @@ async function asUnwritten(deps: UnwrittenDeps, listed: readonly Listed[]): Prom
 /** One subscription's deliveries not yet written, oldest first. */
 export async function unwrittenOfSubscription(deps: UnwrittenDeps, subscriptionId: string): Promise<readonly Delivery[]> {
   const manifests = await uncheckedManifests(deps);
-  const found = await asUnwritten(deps, listedIn(manifests, (id) => deliveryIdParts(id)?.subscriptionId === subscriptionId));
+  // An id ends with its subscription's: a cheap test first, over every delivery published within the grace.
+  const suffix = subscriptionId.slice(subscriptionId.indexOf('_') + 1);
+  const found = await asUnwritten(deps, listedIn(manifests, (id) => id.endsWith(suffix) && deliveryIdParts(id)?.subscriptionId === subscriptionId));
   return found.sort((a, b) => (listKeyOf(a) < listKeyOf(b) ? -1 : 1));
 }
 
