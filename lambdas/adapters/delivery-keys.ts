@@ -1,4 +1,4 @@
-import { deliveryIdParts } from '#domain/ids.ts';
+import { deliveryIdParts, listKeyOf } from '#domain/ids.ts';
 import { ACTIVE_SHARDS, DEAD_LETTER_SHARDS, SUBSCRIPTION_DEAD_LETTER_SHARDS, SUBSCRIPTION_SHARDS } from '#config/topology.ts';
 
 /**
@@ -48,17 +48,7 @@ export interface DeliveryKey {
  */
 export function deliveryKey(id: string): DeliveryKey | undefined {
   const parts = deliveryIdParts(id);
-  return parts && { subscriptionShard: subscriptionShardKey(parts.subscriptionId, id), listKey: `${parts.createdAt}#${id}` };
-}
-
-/** The delivery id in a `listKey` (an index entry carries the table's key, not the id). */
-export function deliveryIdOfListKey(listKey: string): string {
-  return listKey.slice(listKey.indexOf('#') + 1);
-}
-
-/** The last `listKey` a creation time can have: a range up to `createdAt` takes in every delivery created then. */
-export function lastListKeyAt(createdAt: string): string {
-  return `${createdAt}#\uffff`;
+  return parts && { subscriptionShard: subscriptionShardKey(parts.subscriptionId, id), listKey: listKeyOf({ createdAt: parts.createdAt, id }) };
 }
 
 /** Every partition a subscription's deliveries can be in, in the order a merged listing breaks ties. */

@@ -3,7 +3,8 @@ import { DEFAULT_RETENTION } from '#domain/retention.ts';
 import type { AttemptRecord } from '#domain/types.ts';
 import type { AttemptStore } from '#ports/attempt-store.ts';
 import { InvalidCursorError, type Page, type PageRequest } from '#ports/page.ts';
-import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
+import { decodeCursor, encodeCursor } from '#ports/page.ts';
+import { fromCursor } from './cursor.ts';
 
 /** Attempts outlive the dead-letter retention of their delivery (replays restart the clock). */
 const ATTEMPT_TTL_DAYS = DEFAULT_RETENTION.deadLetterDays * 2 + DEFAULT_RETENTION.ttlSafetyMarginDays;

@@ -1,12 +1,12 @@
 import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ttlFor } from '#domain/retention.ts';
 import { isDeadLetter, isLive, statesAllowing, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
+import { deliveryIdParts, idOfListKey, lastListKeyAt } from '#domain/ids.ts';
 import type { Delivery } from '#domain/types.ts';
 import { INDEXES, TABLES } from '#config/topology.ts';
 import { completionAttributes, type ClaimResult, type Completion, type DeliveryPage, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
-import { activeShardKey, activeShardKeys, deadLetterShardKey, deadLetterShardKeys, deliveryIdOfListKey, deliveryKey, lastListKeyAt, subscriptionDeadLetterShardKey, subscriptionDeadLetterShardKeys, subscriptionShardKeys, type DeliveryKey } from './delivery-keys.ts';
-import { deliveryIdParts } from '#domain/ids.ts';
+import { activeShardKey, activeShardKeys, deadLetterShardKey, deadLetterShardKeys, deliveryKey, subscriptionDeadLetterShardKey, subscriptionDeadLetterShardKeys, subscriptionShardKeys, type DeliveryKey } from './delivery-keys.ts';
 import { conditionHeld, ifConditionHolds, isConditionFailure } from './dynamodb.ts';
 import { decodePosition, encodePosition, ShardedReader, type ShardedIndex } from './sharded-query.ts';
 import { updateExpression } from './update-expression.ts';
@@ -290,7 +290,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
             ExclusiveStartKey: key,
           }),
         );
-        for (const item of out.Items ?? []) due.push({ id: deliveryIdOfListKey(item[TABLE_KEYS[1]] as string), nextAttemptAt: item[active.sortAttribute] as string });
+        for (const item of out.Items ?? []) due.push({ id: idOfListKey(item[TABLE_KEYS[1]] as string), nextAttemptAt: item[active.sortAttribute] as string });
         key = out.LastEvaluatedKey as Key | undefined;
       } while (key && due.length < limit);
     }

@@ -2,7 +2,7 @@ import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/
 import { INGEST_MANIFEST_SHARDS } from '#config/topology.ts';
 import type { EventLogEntry, EventLogRequest, IngestManifest, IngestManifestStore, ManifestWatermark } from '#ports/ingest-manifest-store.ts';
 import { InvalidCursorError, type Page } from '#ports/page.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { decodeCursor, encodeCursor } from '#ports/page.ts';
 import { conditionHeld } from './dynamodb.ts';
 
 /** The partition that holds one watermark item per shard (keyed by the shard's name), beside the shards `m0`…`m15`. */

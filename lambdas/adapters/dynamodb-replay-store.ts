@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocum
 import type { ReplayRecord } from '#domain/replay.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { ReplayProgress, ReplayStore } from '#ports/replay-store.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { decodeCursor, encodeCursor } from '#ports/page.ts';
 import { conditionHeld, ifConditionHolds } from './dynamodb.ts';
 import { updateExpression } from './update-expression.ts';
 import { INDEXES } from '#config/topology.ts';

@@ -2,7 +2,8 @@ import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type
 import type { SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { RotatedSecrets, SubscriptionChange, SubscriptionStore } from '#ports/subscription-store.ts';
-import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
+import { decodeCursor, encodeCursor } from '#ports/page.ts';
+import { fromCursor } from './cursor.ts';
 import { conditionHeld, ifConditionHolds, isConditionFailure } from './dynamodb.ts';
 import { updateExpression } from './update-expression.ts';
 import { setBounded } from '#domain/bounded-map.ts';
@@ -32,14 +33,13 @@ interface DeadLetterNote {
   count: number;
   first: string;
   last: string;
-  written: Promise<Subscription | undefined>;
 }
 
 export class DynamoDbSubscriptionStore implements SubscriptionStore {
   private cache?: { at: number; items: readonly Subscription[] };
   private readonly byId = new Map<string, { at: number; item: Promise<Subscription | undefined> }>();
   /** Per subscription: the dead-letter note being written, and the notes waiting to go next as one write. */
-  private readonly deadLetterNotes = new Map<string, { done: Promise<void>; next?: DeadLetterNote | undefined }>();
+  private readonly deadLetterNotes = new Map<string, { done: Promise<void>; next?: { note: DeadLetterNote; written: Promise<Subscription | undefined> } | undefined }>();
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -206,28 +206,26 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
   noteDeadLetter(id: string, nowIso: string): Promise<Subscription | undefined> {
     const slot = this.deadLetterNotes.get(id);
     if (slot?.next) {
-      const next = slot.next;
-      next.count++;
-      if (nowIso < next.first) next.first = nowIso;
-      if (nowIso > next.last) next.last = nowIso;
-      return next.written;
+      const { note, written } = slot.next;
+      note.count++;
+      if (nowIso < note.first) note.first = nowIso;
+      if (nowIso > note.last) note.last = nowIso;
+      return written;
     }
-    const note = { count: 1, first: nowIso, last: nowIso } as DeadLetterNote;
-    note.written = (slot?.done ?? Promise.resolve()).then(() => {
+    const note: DeadLetterNote = { count: 1, first: nowIso, last: nowIso };
+    const written = (slot?.done ?? Promise.resolve()).then(() => {
       // Going now: notes from here on wait behind this write.
       const current = this.deadLetterNotes.get(id);
-      if (current?.next === note) current.next = undefined;
+      if (current?.next?.note === note) current.next = undefined;
       return this.writeDeadLetters(id, note);
     });
-    const done: Promise<void> = note.written.then(
-      () => undefined,
-      () => undefined,
-    ).then(() => {
+    // Settled either way; the slot goes once nothing waits behind it.
+    const done: Promise<void> = written.then(() => undefined, () => undefined).then(() => {
       const current = this.deadLetterNotes.get(id);
       if (current?.done === done && !current.next) this.deadLetterNotes.delete(id);
     });
-    this.deadLetterNotes.set(id, { done, ...(slot ? { next: note } : {}) });
-    return note.written;
+    this.deadLetterNotes.set(id, { done, ...(slot ? { next: { note, written } } : {}) });
+    return written;
   }
 
   private async writeDeadLetters(id: string, note: DeadLetterNote): Promise<Subscription | undefined> {

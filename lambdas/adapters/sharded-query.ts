@@ -1,6 +1,7 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { InvalidCursorError } from '#ports/page.ts';
-import { decodeCursor, encodeCursor, fromCursor } from './cursor.ts';
+import { decodeCursor, encodeCursor } from '#ports/page.ts';
+import { fromCursor } from './cursor.ts';
 
 type Item = Record<string, unknown>;
 type Key = Record<string, string | number>;

@@ -194,6 +194,13 @@ export const SUBSCRIPTION_DEAD_LETTER_SHARDS = 16;
 export const DEAD_LETTER_SHARDS = 32;
 /** Shards of the ingest manifests table: every publish batch writes one item there, kept as the event log. */
 export const INGEST_MANIFEST_SHARDS = 16;
+/**
+ * The manifests a read of deliveries not yet written takes from each shard at most, from its
+ * watermark on (app/deliveries/unwritten.ts): with the default grace of 2 minutes and batches of
+ * 100, 1,000 a shard is 1.6 million deliveries published within the grace. Past it the newest
+ * are not read.
+ */
+export const UNCHECKED_MANIFESTS_PER_SHARD = 1000;
 
 /**
  * Deliveries due at the same second share one delivery-queue message (a pack), at most this

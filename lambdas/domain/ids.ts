@@ -38,6 +38,33 @@ export function deliveryIdFor(eventId: string, subscriptionId: string, createdAt
   return `dlv_${ms.toString(36).padStart(TIME_DIGITS, '0')}${digest.slice(0, DIGEST_CHARS)}${subscriptionId.slice(SUBSCRIPTION_PREFIX.length)}`;
 }
 
+/**
+ * Whether `id` is a delivery to `subscriptionId`: a cheap suffix test first (the id ends with
+ * the subscription's), since a listing runs it over every delivery published within the grace.
+ */
+export function isDeliveryOf(id: string, subscriptionId: string): boolean {
+  return id.endsWith(subscriptionId.slice(SUBSCRIPTION_PREFIX.length)) && deliveryIdParts(id)?.subscriptionId === subscriptionId;
+}
+
+/**
+ * Where a delivery sits in its subscription's listing, which is by creation, then id:
+ * `<createdAt>#<id>`. The deliveries table sorts on it (adapters/delivery-keys.ts), and the reads
+ * that merge deliveries not yet written with the rows order by it (app/deliveries/reads.ts).
+ */
+export function listKeyOf(d: { readonly createdAt: string; readonly id: string }): string {
+  return `${d.createdAt}#${d.id}`;
+}
+
+/** The delivery id in a listing key. */
+export function idOfListKey(listKey: string): string {
+  return listKey.slice(listKey.indexOf('#') + 1);
+}
+
+/** The last listing key a creation time can have: a range up to `createdAt` takes in every delivery created then. */
+export function lastListKeyAt(createdAt: string): string {
+  return `${createdAt}#\uffff`;
+}
+
 /** What a delivery id says of its delivery; undefined for a string that is not one (an id of an older layout, or made up). */
 export function deliveryIdParts(id: string): { readonly subscriptionId: string; readonly createdAt: string } | undefined {
   const match = DELIVERY_ID.exec(id);

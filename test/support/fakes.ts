@@ -19,7 +19,7 @@ import type { Clock } from '#ports/clock.ts';
 import type { DeliveryMessage, DeliveryQueue } from '#ports/delivery-queue.ts';
 import type { EventStore, EventSummary, PutEventResult } from '#ports/event-store.ts';
 import type { EventLogEntry, EventLogRequest, IngestManifest, IngestManifestStore, ManifestWatermark } from '#ports/ingest-manifest-store.ts';
-import { encodeCursor } from '#adapters/cursor.ts';
+import { encodeCursor } from '#ports/page.ts';
 import { decodeLogCursor } from '#adapters/dynamodb-ingest-manifest-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { RotatedSecrets, SubscriptionChange, SubscriptionStore } from '#ports/subscription-store.ts';

@@ -9,7 +9,7 @@
 import { allows, isDeadLetter, isLive, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
 import type { Delivery } from '#domain/types.ts';
 import { completionAttributes, type ClaimResult, type Completion, type DeliveryPage, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
-import { decodeCursor, encodeCursor } from '#adapters/cursor.ts';
+import { decodeCursor, encodeCursor } from '#ports/page.ts';
 import { InvalidCursorError, type Page, type PageRequest } from '#ports/page.ts';
 import { offsetPage } from './offset-page.ts';
 

@@ -1,8 +1,9 @@
 import type { Delivery } from '#domain/types.ts';
 import { STATE, type DeliveryState } from '#domain/states.ts';
 import type { DeliveryPage } from '#ports/delivery-store.ts';
-import { InvalidCursorError, type PageRequest } from '#ports/page.ts';
-import { listKeyOf, unwrittenByIds, unwrittenOfSubscription, type UnwrittenDeps } from './unwritten.ts';
+import { decodeCursor, encodeCursor, InvalidCursorError, type PageRequest } from '#ports/page.ts';
+import { listKeyOf } from '#domain/ids.ts';
+import { unwrittenByIds, unwrittenOfSubscription, type UnwrittenDeps } from './unwritten.ts';
 
 /**
  * How the API, the portal and the event views read deliveries: the rows, and the deliveries
@@ -42,17 +43,12 @@ interface Position {
   readonly k: string;
 }
 
-const encode = (p: Position): string => Buffer.from(JSON.stringify(p)).toString('base64url');
+const encode = (p: Position): string => encodeCursor(p)!;
 
 function decode(cursor: string | undefined): Position | undefined {
-  if (cursor === undefined) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch (error) {
-    throw new InvalidCursorError({ cause: error });
-  }
-  const { c, k } = (value ?? {}) as { c?: unknown; k?: unknown };
+  const value = decodeCursor<{ c?: unknown; k?: unknown }>(cursor);
+  if (value === undefined) return undefined;
+  const { c, k } = value;
   if (typeof k !== 'string' || (c !== undefined && typeof c !== 'string')) throw new InvalidCursorError();
   return c === undefined ? { k } : { c, k };
 }

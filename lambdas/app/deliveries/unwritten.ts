@@ -1,9 +1,9 @@
-import { firstDelivery } from '#app/publish/first-delivery.ts';
+import { firstDeliveryOf } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
 import { archiveCutoffs } from '#domain/archive.ts';
-import { deliveryIdFor, deliveryIdParts } from '#domain/ids.ts';
+import { deliveryIdFor, deliveryIdParts, isDeliveryOf, listKeyOf } from '#domain/ids.ts';
 import type { Delivery, Subscription } from '#domain/types.ts';
-import { INGEST_MANIFEST_SHARDS } from '#config/topology.ts';
+import { INGEST_MANIFEST_SHARDS, UNCHECKED_MANIFESTS_PER_SHARD } from '#config/topology.ts';
 import type { IngestManifest } from '#ports/ingest-manifest-store.ts';
 
 /**
@@ -18,12 +18,6 @@ import type { IngestManifest } from '#ports/ingest-manifest-store.ts';
  * the sweeper got to its manifest.
  */
 export type UnwrittenDeps = Pick<Deps, 'deliveries' | 'ingestManifests' | 'events' | 'subscriptions' | 'defaultRetryPolicy' | 'clock' | 'retention'>;
-
-/**
- * Manifests read per shard at most, from its watermark on: with the default grace of 2 minutes and batches of 100,
- * 1,000 manifests a shard is 1.6 million deliveries published within the grace. Past it the newest are not read.
- */
-export const UNCHECKED_MANIFESTS_PER_SHARD = 1000;
 
 /**
  * The manifests the sweeper has not checked yet, every shard's; with `createdAt`, only the ones
@@ -92,9 +86,8 @@ async function asUnwritten(deps: UnwrittenDeps, listed: readonly Listed[]): Prom
     const event = events.get(l.eventId);
     const subscription = subscriptions.get(l.subscriptionId);
     if (!event || !subscription || event.createdAt !== l.createdAt || !event.deliveryIds.includes(l.id)) continue;
-    const policy = subscription.retryPolicy ?? deps.defaultRetryPolicy;
-    const createdMs = Date.parse(l.createdAt);
-    out.push(firstDelivery({ id: l.eventId, createdAt: l.createdAt }, subscription, createdMs + policy.deadlineSeconds * 1000, createdMs, l.id));
+    // The id derives from (event, subscription, createdAt), checked against the stored event above: firstDeliveryOf gives the same.
+    out.push(firstDeliveryOf({ id: l.eventId, createdAt: l.createdAt }, subscription, deps.defaultRetryPolicy, Date.parse(l.createdAt)));
   }
   return out;
 }
@@ -102,9 +95,7 @@ async function asUnwritten(deps: UnwrittenDeps, listed: readonly Listed[]): Prom
 /** One subscription's deliveries not yet written, oldest first. */
 export async function unwrittenOfSubscription(deps: UnwrittenDeps, subscriptionId: string): Promise<readonly Delivery[]> {
   const manifests = await uncheckedManifests(deps);
-  // An id ends with its subscription's: a cheap test first, over every delivery published within the grace.
-  const suffix = subscriptionId.slice(subscriptionId.indexOf('_') + 1);
-  const found = await asUnwritten(deps, listedIn(manifests, (id) => id.endsWith(suffix) && deliveryIdParts(id)?.subscriptionId === subscriptionId));
+  const found = await asUnwritten(deps, listedIn(manifests, (id) => isDeliveryOf(id, subscriptionId)));
   return found.sort((a, b) => (listKeyOf(a) < listKeyOf(b) ? -1 : 1));
 }
 
@@ -114,9 +105,4 @@ export async function unwrittenByIds(deps: UnwrittenDeps, ids: readonly string[]
   const wanted = new Set(ids);
   const manifests = (await Promise.all([...times].map((t) => uncheckedManifests(deps, t)))).flat();
   return asUnwritten(deps, listedIn(manifests, (id) => wanted.has(id)));
-}
-
-/** Where a delivery sits in its subscription's listing: by creation, then id (the deliveries table's sort key). */
-export function listKeyOf(d: Pick<Delivery, 'createdAt' | 'id'>): string {
-  return `${d.createdAt}#${d.id}`;
 }

@@ -1,6 +1,7 @@
 import { deliveryIdFor } from '#domain/ids.ts';
 import { STATE } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
+import type { RetryPolicy } from '#domain/retry-policy.ts';
 import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
@@ -30,6 +31,16 @@ export function firstDelivery(event: Pick<EventRecord, 'id' | 'createdAt'>, sub:
     createdAt: event.createdAt,
     updatedAt: iso(nowMs),
   };
+}
+
+/**
+ * The first row of an event's delivery to `sub`, due at `nowMs`, with the deadline its
+ * subscription's policy (else the default) gives from the event's creation: publish's message,
+ * the sweeper's rebuild and the read of a delivery not yet written all start from it.
+ */
+export function firstDeliveryOf(event: Pick<EventRecord, 'id' | 'createdAt'>, sub: Subscription, defaultRetryPolicy: RetryPolicy, nowMs: number): Delivery {
+  const policy = sub.retryPolicy ?? defaultRetryPolicy;
+  return firstDelivery(event, sub, Date.parse(event.createdAt) + policy.deadlineSeconds * 1000, nowMs);
 }
 
 /**

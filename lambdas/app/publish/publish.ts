@@ -2,7 +2,7 @@ import { subscriptionSelects } from '#domain/event-types.ts';
 import { receivesEvents } from '#domain/subscription-states.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
 import type { EventRecord, Subscription } from '#domain/types.ts';
-import { firstDelivery, firstMessage } from '#app/publish/first-delivery.ts';
+import { firstDeliveryOf, firstMessage } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
 import { TemporarilyUnavailableError } from '#app/errors.ts';
 import type { PublishRequest } from '#app/publish/publish-request.ts';
@@ -108,8 +108,5 @@ export async function publishBatch(deps: PublishDeps, requests: readonly Publish
  * (app/deliveries/unwritten.ts), which the sweeper checks after its grace (finish-publish.ts).
  */
 function firstMessages(deps: PublishDeps, event: EventRecord, subscriptions: readonly Subscription[], nowMs: number): readonly DeliveryMessage[] {
-  return subscriptions.map((sub) => {
-    const policy = sub.retryPolicy ?? deps.defaultRetryPolicy;
-    return firstMessage(firstDelivery(event, sub, Date.parse(event.createdAt) + policy.deadlineSeconds * 1000, nowMs), event, sub);
-  });
+  return subscriptions.map((sub) => firstMessage(firstDeliveryOf(event, sub, deps.defaultRetryPolicy, nowMs), event, sub));
 }

@@ -8,10 +8,9 @@ import { openSecrets } from '#app/secrets/open-secrets.ts';
 import { capUtf8, type Delivery, type InlineAttempt, type Subscription } from '#domain/types.ts';
 import type { Completion } from '#ports/delivery-store.ts';
 import type { ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
-import { firstDelivery } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
 import { DeliveryStageError } from '#app/errors.ts';
-import { rowOrFirstRow, writeFirstRow } from '#app/send/first-row.ts';
+import { firstRowOf, rowOrFirstRow, writeFirstRow } from '#app/send/first-row.ts';
 import { recordHealth } from '#app/send/health.ts';
 import { rateGateBeforeClaim, rateGateBeforePost } from '#app/send/rate-gate.ts';
 import { iso } from '#domain/time.ts';
@@ -135,13 +134,13 @@ function mayGoUnclaimed(deps: Pick<SendDeps, 'clock' | 'sweepGraceSeconds' | 'at
  * carrying its body, for a subscription that is active now.
  */
 async function prepareFirst(deps: SendDeps, message: DeliveryMessageBody): Promise<Ready | undefined> {
-  const { fresh, body, eventId, eventType, createdAt, giveUpAt } = message;
-  if (!fresh || body === undefined || !eventId || !eventType || !createdAt || !giveUpAt) return undefined;
+  const { fresh, body, eventType } = message;
+  if (!fresh || body === undefined || !eventType) return undefined;
   const subscription = await deps.subscriptions.getCached(message.subscriptionId);
   if (subscription?.state !== 'active') return undefined;
+  const pending = firstRowOf(message, subscription);
+  if (!pending) return undefined;
   const nowMs = deps.clock.now();
-  // The message's id is the one publish answered with; the row is keyed by it.
-  const pending = firstDelivery({ id: eventId, createdAt }, subscription, Date.parse(giveUpAt), Date.parse(createdAt), message.deliveryId);
   const delivery: Delivery = { ...pending, state: STATE.inFlight, attempts: 1, attemptSeq: 1, updatedAt: iso(nowMs) };
   return { kind: 'ready', delivery, subscription, body, eventType, secrets: await signingSecrets(deps, subscription), unclaimed: true };
 }

@@ -1,5 +1,5 @@
 import type { Deps } from '#app/deps.ts';
-import { firstDelivery, untouchedSincePublish } from '#app/publish/first-delivery.ts';
+import { firstDeliveryOf, untouchedSincePublish } from '#app/publish/first-delivery.ts';
 import { iso } from '#domain/time.ts';
 import type { EventRecord } from '#domain/types.ts';
 import { INGEST_MANIFEST_SHARDS, MANIFEST_SETTLE_SECONDS } from '#config/topology.ts';
@@ -95,8 +95,7 @@ async function writeMissing(deps: FinishPublishDeps, eventIds: readonly string[]
       if (written.has(deliveryId)) continue;
       const sub = await deps.subscriptions.get(event.subscriptionIds[i]!);
       if (!sub) continue;
-      const policy = sub.retryPolicy ?? deps.defaultRetryPolicy;
-      const delivery = firstDelivery(event, sub, Date.parse(event.createdAt) + policy.deadlineSeconds * 1000, deps.clock.now());
+      const delivery = firstDeliveryOf(event, sub, deps.defaultRetryPolicy, deps.clock.now());
       if (await deps.deliveries.create(delivery)) messages.push({ deliveryId, subscriptionId: sub.id });
     }
   }

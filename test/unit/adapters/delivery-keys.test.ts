@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeShardKey, deadLetterShardKey, deadLetterShardKeys, deliveryIdOfListKey, deliveryKey, lastListKeyAt, subscriptionDeadLetterShardKey, subscriptionDeadLetterShardKeys, subscriptionShardKey, subscriptionShardKeys } from '#adapters/delivery-keys.ts';
-import { deliveryIdFor, deliveryIdParts } from '#domain/ids.ts';
+import { activeShardKey, deadLetterShardKey, deadLetterShardKeys, deliveryKey, subscriptionDeadLetterShardKey, subscriptionDeadLetterShardKeys, subscriptionShardKey, subscriptionShardKeys } from '#adapters/delivery-keys.ts';
+import { deliveryIdFor, deliveryIdParts, idOfListKey, lastListKeyAt } from '#domain/ids.ts';
 
 /** DynamoDB's write limit for one partition, per second (a KEYS_ONLY or ≤ 1 KB entry is 1 WCU). */
 const PARTITION_WCU = 1_000;
@@ -36,7 +36,7 @@ describe('delivery index keys', () => {
     const key = deliveryKey(id)!;
     assert.equal(key.subscriptionShard, subscriptionShardKey('sub_abc', id));
     assert.equal(key.listKey, `2026-12-01T12:00:00.123Z#${id}`);
-    assert.equal(deliveryIdOfListKey(key.listKey), id);
+    assert.equal(idOfListKey(key.listKey), id);
     assert.deepEqual(deliveryIdParts(id), { subscriptionId: 'sub_abc', createdAt: '2026-12-01T12:00:00.123Z' });
     // A range up to a creation time takes in every delivery of that millisecond, and none after it.
     assert.ok(key.listKey <= lastListKeyAt('2026-12-01T12:00:00.123Z'));

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { decodePosition, encodePosition, ShardedReader, type ShardedIndex } from '#adapters/sharded-query.ts';
-import { encodeCursor } from '#adapters/cursor.ts';
+import { encodeCursor } from '#ports/page.ts';
 import { InvalidCursorError } from '#ports/page.ts';
 
 type Item = { id: string; pk: string; sk: string };

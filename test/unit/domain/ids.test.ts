@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { deliveryIdFor, deliveryIdParts, formatId, type IdPrefix } from '#domain/ids.ts';
+import { deliveryIdFor, deliveryIdParts, formatId, isDeliveryOf, type IdPrefix } from '#domain/ids.ts';
 
 describe('formatId()', () => {
   // [prefix, bytes, id]
@@ -57,6 +57,14 @@ describe('deliveryIdFor()', () => {
   it('refuses a subscription id without its prefix and a creation time that is not an instant', () => {
     assert.throws(() => deliveryIdFor('evt_1', 'abc', AT), /starts with sub_/);
     assert.throws(() => deliveryIdFor('evt_1', 'sub_a', 'yesterday'), /ISO 8601/);
+  });
+
+  it('tells a delivery of a subscription from one of another whose id ends the same', () => {
+    const id = deliveryIdFor('evt_1', 'sub_abc', AT);
+    assert.equal(isDeliveryOf(id, 'sub_abc'), true);
+    assert.equal(isDeliveryOf(id, 'sub_bc'), false, 'a suffix of the subscription is another subscription');
+    assert.equal(isDeliveryOf(deliveryIdFor('evt_1', 'sub_xabc', AT), 'sub_abc'), false);
+    assert.equal(isDeliveryOf('dlv_made_up_abc', 'sub_abc'), false);
   });
 
   it('is no id of a string made up or of the older layout', () => {

@@ -12,21 +12,29 @@ const described = (input: ReturnType<typeof createTableInput>): TableDescription
   ...(input.GlobalSecondaryIndexes ? { GlobalSecondaryIndexes: input.GlobalSecondaryIndexes } : {}),
 });
 
+/**
+ * The deliveries table as an older layout had it: keyed on `id`, with a keys-only per-subscription
+ * index on `partitionKey`, `createdAt`, beside the indexes of today's that `kept` picks.
+ */
+function deliveriesKeyedOnId(indexName: string, partitionKey: string, kept: (indexName: string) => boolean) {
+  const current = createTableInput(TABLES.deliveries);
+  return {
+    ...current,
+    KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' as const }],
+    GlobalSecondaryIndexes: [
+      { IndexName: indexName, KeySchema: [{ AttributeName: partitionKey, KeyType: 'HASH' as const }, { AttributeName: 'createdAt', KeyType: 'RANGE' as const }], Projection: { ProjectionType: 'KEYS_ONLY' as const } },
+      ...current.GlobalSecondaryIndexes!.filter((i) => kept(i.IndexName!)),
+    ],
+  };
+}
+
 describe('the data layout check', () => {
   it('finds nothing to say about every table as this version creates it', () => {
     for (const def of Object.values(TABLES)) assert.deepEqual(layoutDifferences(described(createTableInput(def)), def), [], def.localName);
   });
 
   it('names the key and each index of the older unsharded deliveries layout, and each one this version lacks there', () => {
-    const current = createTableInput(TABLES.deliveries);
-    const older = {
-      ...current,
-      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' as const }],
-      GlobalSecondaryIndexes: [
-        { IndexName: 'bySubscription', KeySchema: [{ AttributeName: 'subscriptionId', KeyType: 'HASH' as const }, { AttributeName: 'createdAt', KeyType: 'RANGE' as const }], Projection: { ProjectionType: 'KEYS_ONLY' as const } },
-        ...current.GlobalSecondaryIndexes!.filter((i) => i.IndexName === 'active'),
-      ],
-    };
+    const older = deliveriesKeyedOnId('bySubscription', 'subscriptionId', (name) => name === 'active');
     const found = layoutDifferences(described(older), TABLES.deliveries);
     assert.deepEqual(found, [
       'table hookline-deliveries is keyed on id; this version keys it on subscriptionShard, listKey (sort)',
@@ -37,15 +45,7 @@ describe('the data layout check', () => {
   });
 
   it('refuses the deliveries table keyed on id with its per-subscription index (the layout before the table was keyed on its listing)', () => {
-    const current = createTableInput(TABLES.deliveries);
-    const keyedOnId = {
-      ...current,
-      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' as const }],
-      GlobalSecondaryIndexes: [
-        { IndexName: 'bySubscriptionShard', KeySchema: [{ AttributeName: 'subscriptionShard', KeyType: 'HASH' as const }, { AttributeName: 'createdAt', KeyType: 'RANGE' as const }], Projection: { ProjectionType: 'KEYS_ONLY' as const } },
-        ...current.GlobalSecondaryIndexes!,
-      ],
-    };
+    const keyedOnId = deliveriesKeyedOnId('bySubscriptionShard', 'subscriptionShard', () => true);
     assert.deepEqual(layoutDifferences(described(keyedOnId), TABLES.deliveries), [
       'table hookline-deliveries is keyed on id; this version keys it on subscriptionShard, listKey (sort)',
       'table hookline-deliveries has index bySubscriptionShard on subscriptionShard, createdAt (sort), KEYS_ONLY, which this version does not have',

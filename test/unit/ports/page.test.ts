@@ -1,7 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeCursor, encodeCursor } from '#adapters/cursor.ts';
-import { InvalidCursorError } from '#ports/page.ts';
+import { decodeCursor, encodeCursor, InvalidCursorError } from '#ports/page.ts';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const isInvalidCursor = (e: unknown) => e instanceof InvalidCursorError && e.name === 'InvalidCursorError' && /cursor is not valid/.test(e.message);
