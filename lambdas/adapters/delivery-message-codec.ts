@@ -1,5 +1,5 @@
 import { DELIVERIES_PER_MESSAGE, MAX_PACK_BYTES } from '#config/topology.ts';
-import type { DeliveryMessage, ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
+import type { DeliveryMessage, ReceivedDeliveryMessage, RecordedAttempt } from '#ports/delivery-queue.ts';
 import { decodeBodyBase64, encodeBodyBase64 } from './body-codec.ts';
 import { MalformedDeliveryMessageError } from './errors.ts';
 
@@ -77,6 +77,17 @@ export function decodeDeliveryMessages(wire: Readonly<Record<string, unknown>>):
   });
 }
 
+/**
+ * A planned retry's `recorded`, when it is one. Anything else is left out rather than refused:
+ * without it the delivery is claimed, which needs nothing from it.
+ */
+function recordedIn(value: unknown): { readonly recorded?: RecordedAttempt } {
+  if (typeof value !== 'object' || value === null) return {};
+  const { attemptSeq, nextAttemptAt } = value as Record<string, unknown>;
+  if (!Number.isSafeInteger(attemptSeq) || (attemptSeq as number) < 1 || typeof nextAttemptAt !== 'string' || !Number.isFinite(Date.parse(nextAttemptAt))) return {};
+  return { recorded: { attemptSeq: attemptSeq as number, nextAttemptAt } };
+}
+
 /** One delivery's fields, as `decodeDeliveryMessages` reads each. */
 function decodeDeliveryMessage(wire: Readonly<Record<string, unknown>>): ReceivedDeliveryMessage {
   const text = (key: keyof Wire) => (typeof wire[key] === 'string' ? (wire[key] as string) : undefined);
@@ -96,6 +107,7 @@ function decodeDeliveryMessage(wire: Readonly<Record<string, unknown>>): Receive
     ...optional('giveUpAt', text('giveUpAt')),
     ...optional('notBefore', text('notBefore')),
     ...(wire.fresh === true ? { fresh: true } : {}),
+    ...recordedIn(wire.recorded),
     ...(bodyZ !== undefined && sha !== undefined ? { body: decodeBodyBase64(bodyZ, sha) } : {}),
   };
 }

@@ -5,6 +5,7 @@ import { deliveryIdParts, idOfListKey, lastListKeyAt } from '#domain/ids.ts';
 import type { Delivery } from '#domain/types.ts';
 import { INDEXES, TABLES } from '#config/topology.ts';
 import { completionAttributes, type ClaimResult, type Completion, type DeliveryPage, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
+import type { RecordedAttempt } from '#ports/delivery-queue.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import { activeShardKey, activeShardKeys, deadLetterShardKey, deadLetterShardKeys, deliveryKey, subscriptionDeadLetterShardKey, subscriptionDeadLetterShardKeys, subscriptionShardKeys, type DeliveryKey } from './delivery-keys.ts';
 import { conditionHeld, ifConditionHolds, isConditionFailure } from './dynamodb.ts';
@@ -191,6 +192,15 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     });
   }
 
+  recordUnclaimed(attempted: Delivery, c: Completion, found: RecordedAttempt): Promise<boolean> {
+    const state = targetOf(c.action);
+    return this.transition(attempted.id, c.action, {
+      set: { ...completionAttributes(c), attemptSeq: attempted.attemptSeq, ...indexAttributes(attempted.id, attempted.subscriptionId, state, c.updatedAt) },
+      condition: '#attemptSeq = :seq AND #nextAttemptAt = :expected',
+      values: { ':seq': found.attemptSeq, ':expected': found.nextAttemptAt },
+    }, 'claim');
+  }
+
   reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean> {
     return this.transition(id, 'reschedule', {
       // In view of the sweeper from here on, also when it was a fresh row out of view.
@@ -305,10 +315,12 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     id: string,
     action: DeliveryAction,
     spec: { set: Record<string, unknown>; condition: string; values: Record<string, unknown> },
+    /** The edge whose source states the row must be in, when not `action`'s own (an unclaimed attempt's: the claim's). */
+    fromAction: DeliveryAction = action,
   ): Promise<boolean> {
     const key = deliveryKey(id);
     if (!key) return false;
-    const from = stateCondition(action);
+    const from = stateCondition(fromAction);
     const expr = updateExpression({ state: targetOf(action), ...spec.set });
     const condition = `${from.condition} AND ${spec.condition}`;
     const conditionNames = Object.fromEntries(

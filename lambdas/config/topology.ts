@@ -483,6 +483,14 @@ export const MAX_MESSAGE_DELAY_SECONDS = 900;
  * a queue nobody consumes.
  */
 export const MAX_WAIT_LINK_SECONDS = 840;
+
+/**
+ * How long the sender gathers its planned retries' messages before sending them as one request
+ * (app/send/gathered-sends.ts), and how many at most: a SendMessageBatch's 10 messages, each a
+ * pack of DELIVERIES_PER_MESSAGE. A retry waits at least a second; 20 ms of it is not seen.
+ */
+export const RETRY_GATHER_MS = 100;
+export const RETRIES_PER_GATHERED_SEND = 10 * DELIVERIES_PER_MESSAGE;
 /** The value of an optional setting (HOOKLINE_NOTICE_SUPPORT_EMAIL, HOOKLINE_CONSOLE_URL) that means "none". */
 export const NO_SETTING = 'none';
 /** The From address of notice emails when the deployment names none (the CDK sets it from the SES identity). */

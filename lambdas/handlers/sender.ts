@@ -3,7 +3,8 @@ import type { Deps } from '#app/deps.ts';
 import { type DeliveryMessageBody, processDelivery, type Receipt, type SendDeps } from '#app/send/send.ts';
 import { messageFinished, type Later, type MessageFate, settle, waitFor } from '#app/send/settle.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
-import { METRICS } from '#config/topology.ts';
+import { METRICS, RETRIES_PER_GATHERED_SEND, RETRY_GATHER_MS } from '#config/topology.ts';
+import { gatheredSends } from '#app/send/gathered-sends.ts';
 import { emfCount } from './emf.ts';
 import { parseQueueMessage } from './sqs-message.ts';
 import { withObservability, type Observability } from './observability.ts';
@@ -17,13 +18,16 @@ export const ATTEMPT_LOG_MESSAGE = 'delivery attempt';
 
 /**
  * SQS → sender: one record per message (one delivery, or a pack of them), and the partial batch
- * response built here from what `settle` says of each delivery. A delivery that must wait does
- * so through its message's visibility when it is alone in it and the wait is short, else as a
- * message of its own sent with the delay (`waitFor`, settle.ts). A record is kept (a batch item
+ * response built here from what `settle` says of each delivery. A planned retry goes as a
+ * message of its own, sent with its delay together with the other retries of the moment; any
+ * other wait is through its message's visibility when it is alone in it and the wait is short,
+ * else a message of its own too (`waitFor`, settle.ts). A record is kept (a batch item
  * failure) unless every delivery in it is done or moved to a message of its own; one whose body
  * cannot be read is kept too.
  */
 export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue' | 'inFlightWaitSeconds'>, obs: Observability) {
+  // Planned retries from every record in flight here go out together (gathered-sends.ts).
+  const sendNext = gatheredSends((messages) => deps.queue.enqueue(messages), RETRY_GATHER_MS, RETRIES_PER_GATHERED_SEND);
   const settleDelivery = async (message: DeliveryMessageBody, later: Later, receipt: Receipt): Promise<MessageFate> => {
     const fate = await settle(later, () => processDelivery(deps, message, receipt));
     if (fate.attempt) obs.logger.info(ATTEMPT_LOG_MESSAGE, { ...fate.attempt, ...emfCount(METRICS.attempts, Date.now()) });
@@ -47,6 +51,7 @@ export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue' | 'inFli
     const queue = {
       setVisibility: (delaySeconds: number) => deps.queue.setVisibility(record.receiptHandle, delaySeconds),
       send: (message: DeliveryMessage) => deps.queue.enqueue([message]),
+      sendNext,
     };
     const options = { alone: messages.length === 1, inFlightWaitSeconds: deps.inFlightWaitSeconds, now: () => deps.clock.now() };
     const fates = await Promise.all(messages.map((m) => settleDelivery(m, waitFor(m, options, queue), receipt)));

@@ -14,6 +14,12 @@ export interface DeliveryMessage {
   /** The exact webhook body; the queue adapter compresses it on the way (and leaves it out when too large: the sender then reads the event). */
   readonly body?: string;
   readonly fresh?: boolean;
+  /**
+   * A planned retry's message (app/send/send.ts): the row as the attempt before recorded it.
+   * Its first receive may go unclaimed while the row still reads so (docs/design.md, "Retries
+   * without a claim"); any other message is claimed.
+   */
+  readonly recorded?: RecordedAttempt;
   /** Travels in a message of its own, never in a pack. */
   readonly alone?: boolean;
   /**
@@ -23,6 +29,12 @@ export interface DeliveryMessage {
   readonly notBefore?: string;
   /** Seconds before the message becomes visible (SQS allows at most 900). */
   readonly delaySeconds?: number;
+}
+
+/** What a recorded retry left in the row: the attempt number it took and when the next one is due. */
+export interface RecordedAttempt {
+  readonly attemptSeq: number;
+  readonly nextAttemptAt: string;
 }
 
 /** A delivery message as received: its delay was the queue's business. */

@@ -1,5 +1,6 @@
 import type { CompletionAction, DeliveryState } from '#domain/states.ts';
 import type { Delivery } from '#domain/types.ts';
+import type { RecordedAttempt } from './delivery-queue.ts';
 import type { Page, PageRequest } from './page.ts';
 
 export type ClaimResult =
@@ -75,6 +76,13 @@ export interface DeliveryStore {
    * another worker's attempt got there first.
    */
   recordFirst(attempted: Delivery, completion: Completion): Promise<boolean>;
+  /**
+   * A planned retry's outcome, its attempt made without a claim: the claim and the completion in
+   * one write. Holds only while the row is still as `found` (a state `claim` is allowed from,
+   * the same attemptSeq and nextAttemptAt: no other attempt, reschedule or claim came between),
+   * and writes `targetOf(completion.action)` with `attempted`'s attemptSeq. False otherwise.
+   */
+  recordUnclaimed(attempted: Delivery, completion: Completion, found: RecordedAttempt): Promise<boolean>;
   /** `reschedule`: pushes a pending delivery's next attempt to `nextAttemptAt` (paused subscription, lost message); false if it moved meanwhile. */
   reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean>;
   /** `release`: in_flight of attempt `seq` past its lease → pending, due now. */

@@ -61,10 +61,12 @@ describe('replay', () => {
     assert.equal(res.body.error.code, 'conflict');
     assert.match(res.body.error.message, /is pending; only failed, expired, delivered deliveries can be replayed/);
 
-    // A first attempt is recorded with its outcome (no claim); a retry is claimed, so it is in_flight while it runs.
-    stack.receiver.script('/refuse-flight', [{ status: 500 }, { status: 200, delayMs: 1500 }]);
+    // A first attempt and a planned retry are recorded with their outcome (no claim); a replay's attempt is claimed, so it is in_flight while it runs.
+    stack.receiver.script('/refuse-flight', [{ status: 200 }, { status: 200, delayMs: 1500 }]);
     await stack.subscribe('/refuse-flight', { eventTypes: ['refuse.flight'] });
     const flying = (await stack.publish('refuse.flight', {})).deliveryIds[0]!;
+    await stack.waitForState(flying, ['delivered']);
+    assert.equal((await stack.api.post(`/v1/deliveries/${flying}/replay`)).status, 202);
     await stack.waitForState(flying, ['in_flight']);
     const busy = await stack.api.post(`/v1/deliveries/${flying}/replay`);
     assert.equal(busy.status, 409);

@@ -5,6 +5,7 @@ import { DynamoDbDeliveryStore } from '#adapters/dynamodb-delivery-store.ts';
 import { documentClient } from '#adapters/dynamodb.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 import { waitFor } from '#test/wait.ts';
+import { RETRY_GATHER_MS } from '#config/topology.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -21,13 +22,18 @@ describe('sweeper: the safety net behind the queue', () => {
 
   const purgeDeliveryQueue = () => stack.runtime.clients.sqs.send(new PurgeQueueCommand({ QueueUrl: stack.runtime.queues.urls.delivery }));
   const states = async (ids: readonly string[]) => (await store.getMany(ids)).map((d) => d.state);
+  /** Purges the queue once each delivery's first attempt is recorded and its retry sent (gathered for RETRY_GATHER_MS after the outcome's write). */
+  const purgeOnceRetriesSent = async (ids: readonly string[]) => {
+    await waitFor('first attempts recorded', async () => (await store.getMany(ids)).filter((d) => d.attempts === 1).length === ids.length);
+    await new Promise((r) => setTimeout(r, 5 * RETRY_GATHER_MS));
+    await purgeDeliveryQueue();
+  };
 
   it('ends with every delivery terminal after the delivery queue is purged mid-run', async () => {
     stack.receiver.script('/purge', Array.from({ length: 30 }, () => ({ status: 503 })), { status: 200 });
     await stack.subscribe('/purge', { eventTypes: ['purge.test'], retryPolicy: { initialDelaySeconds: 3, multiplier: 1, maxDelaySeconds: 3, jitter: 0, deadlineSeconds: 120 } });
     const ids = (await Promise.all(Array.from({ length: 30 }, (_, i) => stack.publish('purge.test', { i })))).map((r) => r.deliveryIds[0]!);
-    await waitFor('30 first attempts', () => stack.receiver.on('/purge').length >= 30);
-    await purgeDeliveryQueue();
+    await purgeOnceRetriesSent(ids);
 
     // With their messages gone, nothing moves on its own.
     await new Promise((r) => setTimeout(r, 5000));
@@ -68,8 +74,7 @@ describe('sweeper: the safety net behind the queue', () => {
     stack.receiver.script('/late', [], { status: 500 });
     await stack.subscribe('/late', { eventTypes: ['late.test'], retryPolicy: { initialDelaySeconds: 2, multiplier: 1, maxDelaySeconds: 2, jitter: 0, deadlineSeconds: 4 } });
     const id = (await stack.publish('late.test', {})).deliveryIds[0]!;
-    await waitFor('first attempt', () => stack.receiver.on('/late').length >= 1);
-    await purgeDeliveryQueue();
+    await purgeOnceRetriesSent([id]);
     const before = await store.get(id);
     assert.equal(before?.state, 'pending');
     await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(before!.giveUpAt) - Date.now()) + 1500));

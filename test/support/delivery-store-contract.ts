@@ -66,7 +66,7 @@ const COMPLETIONS: ReadonlyArray<readonly [CompletionAction, DeliveryState]> = [
 ];
 
 /** How many cases the contract has: each opens one store, which the runners check, so a lost case shows. */
-export const CONTRACT_CASES = 51;
+export const CONTRACT_CASES = 57;
 
 export function deliveryStoreContract(label: string, open: OpenStore): void {
   /** Runs `body` on a fresh store, disposing of it whatever happens. */
@@ -251,6 +251,56 @@ export function deliveryStoreContract(label: string, open: OpenStore): void {
 
         assert.deepEqual(await store.get(dlv('first_taken')), claimed);
         assert.deepEqual(await store.get(dlv('first_done')), done);
+      }));
+    });
+
+    describe('recordUnclaimed (a planned retry made without a claim)', () => {
+      /** A row as a recorded retry left it: attempt 2 of seq 5 made, the next due 10 s ago. */
+      const waiting = (id: string, overrides: Partial<Delivery> = {}) =>
+        aDelivery({ id, state: STATE.pending, attempts: 2, attemptSeq: 5, nextAttemptAt: at(-10), lastError: 'HTTP 503', lastStatus: 503, lastResponse: 'busy', ...overrides });
+      const found = { attemptSeq: 5, nextAttemptAt: at(-10) };
+      const attempted = (d: Delivery): Delivery => ({ ...d, state: STATE.inFlight, attempts: 3, attemptSeq: 6 });
+
+      for (const [action, state] of COMPLETIONS) {
+        it(`${action}: the claim and the outcome in one write, ${state}, attempt seq 6`, withStore(async (store) => {
+          const d = waiting(dlv(`unclaimed_${action}`));
+          await seed(store, d);
+
+          assert.equal(await store.recordUnclaimed(attempted(d), { action, attempts: 3, nextAttemptAt: at(30), lastStatus: 500, updatedAt: NOW }, found), true);
+
+          const { lastError: _e, lastResponse: _r, ...kept } = d;
+          assert.deepEqual(await store.get(d.id), { ...kept, state, attempts: 3, attemptSeq: 6, nextAttemptAt: at(30), lastStatus: 500, updatedAt: NOW });
+        }));
+      }
+
+      it('a retry stays in the sweeper\'s view at its new due time; a success leaves it', withStore(async (store) => {
+        const again = waiting(dlv('unclaimed_again'));
+        const done = waiting(dlv('unclaimed_done'));
+        await seed(store, again, done);
+
+        assert.equal(await store.recordUnclaimed(attempted(again), { action: 'retry', attempts: 3, nextAttemptAt: at(-5), updatedAt: NOW }, found), true);
+        assert.equal(await store.recordUnclaimed(attempted(done), { action: 'succeed', attempts: 3, nextAttemptAt: NOW, lastStatus: 200, updatedAt: NOW }, found), true);
+
+        assert.deepEqual(await store.listDue(NOW, 100), [{ id: again.id, nextAttemptAt: at(-5) }]);
+      }));
+
+      it('refuses a row that moved since the retry was recorded (another attempt, a reschedule, a claim, an outcome), and changes nothing', withStore(async (store) => {
+        const rows = [
+          waiting(dlv('moved_seq'), { attemptSeq: 6 }),
+          waiting(dlv('moved_due'), { nextAttemptAt: at(3600) }),
+          inFlight(dlv('moved_claimed'), { attemptSeq: 5, nextAttemptAt: at(-10) }),
+          waiting(dlv('moved_done'), { state: STATE.delivered }),
+        ];
+        await seed(store, ...rows);
+
+        for (const row of rows) {
+          assert.equal(await store.recordUnclaimed(attempted(row), { action: 'succeed', attempts: 3, nextAttemptAt: NOW, updatedAt: NOW }, found), false, row.id);
+          assert.deepEqual(await store.get(row.id), row, row.id);
+        }
+        for (const id of [NEVER_CREATED, MALFORMED]) {
+          assert.equal(await store.recordUnclaimed(attempted(waiting(id)), { action: 'succeed', attempts: 3, nextAttemptAt: NOW, updatedAt: NOW }, found), false, id);
+          assert.equal(await store.get(id), undefined, id);
+        }
       }));
     });
 

@@ -9,6 +9,7 @@
 import { allows, isDeadLetter, isLive, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
 import type { Delivery } from '#domain/types.ts';
 import { completionAttributes, type ClaimResult, type Completion, type DeliveryPage, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
+import type { RecordedAttempt } from '#ports/delivery-queue.ts';
 import { decodeCursor, encodeCursor } from '#ports/page.ts';
 import { InvalidCursorError, type Page, type PageRequest } from '#ports/page.ts';
 import { offsetPage } from './offset-page.ts';
@@ -92,6 +93,17 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     return done !== undefined;
   }
 
+  async recordUnclaimed(attempted: Delivery, c: Completion, found: RecordedAttempt): Promise<boolean> {
+    const done = this.transition(
+      attempted.id,
+      c.action,
+      (d) => d.attemptSeq === found.attemptSeq && d.nextAttemptAt === found.nextAttemptAt,
+      () => ({ ...completionAttributes(c), attemptSeq: attempted.attemptSeq }),
+      'claim',
+    );
+    return done !== undefined;
+  }
+
   async reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean> {
     const moved = this.transition(id, 'reschedule', (d) => d.nextAttemptAt === expectedNextAttemptAt, () => ({ nextAttemptAt, updatedAt: nowIso }));
     return moved !== undefined;
@@ -156,9 +168,10 @@ export class InMemoryDeliveryStore implements DeliveryStore {
    * `holds` (the adapter's extra condition), writes `targetOf(action)` with `update`; else
    * changes nothing and returns undefined.
    */
-  private transition(id: string, action: DeliveryAction, holds: (d: Delivery) => boolean, update: (d: Delivery) => Update): Delivery | undefined {
+  /** `fromAction`: the edge whose source states the row must be in, when not `action`'s own (an unclaimed attempt's: the claim's). */
+  private transition(id: string, action: DeliveryAction, holds: (d: Delivery) => boolean, update: (d: Delivery) => Update, fromAction: DeliveryAction = action): Delivery | undefined {
     const d = this.items.get(id);
-    if (!d || !allows(action, d.state) || !holds(d)) return undefined;
+    if (!d || !allows(fromAction, d.state) || !holds(d)) return undefined;
     const next = applied(d, { ...update(d), state: targetOf(action) });
     this.items.set(id, next);
     this.outOfView.delete(id);

@@ -7,7 +7,7 @@ import { endedReason, liveSecretIndexes } from '#domain/subscription-states.ts';
 import { openSecrets } from '#app/secrets/open-secrets.ts';
 import { capUtf8, type Delivery, type InlineAttempt, type Subscription } from '#domain/types.ts';
 import type { Completion } from '#ports/delivery-store.ts';
-import type { ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
+import type { ReceivedDeliveryMessage, RecordedAttempt } from '#ports/delivery-queue.ts';
 import type { Deps } from '#app/deps.ts';
 import { DeliveryStageError } from '#app/errors.ts';
 import { firstRowOf, rowOrFirstRow, writeFirstRow } from '#app/send/first-row.ts';
@@ -66,28 +66,37 @@ export interface AttemptReport {
 /** `attempt` is present whenever a POST was made and its result recorded (or lost to the sweeper). */
 export type SendOutcome =
   | { readonly kind: 'done'; readonly note: string; readonly outcome?: Outcome; readonly attempt?: AttemptReport }
-  | { readonly kind: 'retry_later'; readonly delaySeconds: number; readonly note: string; readonly attempt?: AttemptReport };
+  | {
+      readonly kind: 'retry_later';
+      readonly delaySeconds: number;
+      readonly note: string;
+      readonly attempt?: AttemptReport;
+      /** The message the delivery comes back as, when not the one received less what only its first receive may use: a recorded retry's, or a link sent on. */
+      readonly next?: ReceivedDeliveryMessage;
+    };
 
 /**
  * Signs, POSTs and records one delivery; what happens to its SQS message is decided by `settle`
  * (settle.ts). A fresh delivery's first receive takes the happy path: no claim and no read but
  * the cached subscription, and the outcome with the attempt inline as the row's one write
- * (`recordFirst`). Everything else (a message back after a retry delay or a dead worker, a
- * replay's, the sweeper's, a paused or gone subscription) reads and claims the row first.
+ * (`recordFirst`). A planned retry's first receive goes unclaimed too when the row still reads
+ * as that retry recorded it: one read, and the outcome as the claim's and completion's one write
+ * (`recordUnclaimed`). Everything else (a message back after a dead worker or a stage failure,
+ * a replay's, the sweeper's, a paused or gone subscription) claims the row first.
  */
 export async function processDelivery(deps: SendDeps, message: DeliveryMessageBody, receipt?: Receipt): Promise<SendOutcome> {
   const { deliveryId } = message;
   // A link of a long wait's chain of delayed messages: sent on, nothing read, until its time.
   const waitMs = message.notBefore === undefined ? 0 : Date.parse(message.notBefore) - deps.clock.now();
-  if (waitMs > 0) return { kind: 'retry_later', delaySeconds: Math.ceil(waitMs / 1000), note: `waits until ${message.notBefore}` };
-  const prepared = await stage('before_attempt', deliveryId, async () => (receipt && mayGoUnclaimed(deps, receipt) ? await prepareFirst(deps, message) : undefined) ?? prepare(deps, message, receipt));
+  if (waitMs > 0) return { kind: 'retry_later', delaySeconds: Math.ceil(waitMs / 1000), note: `waits until ${message.notBefore}`, next: message };
+  const prepared = await stage('before_attempt', deliveryId, async () => (receipt ? await prepareUnclaimed(deps, message, receipt) : undefined) ?? prepare(deps, message, receipt));
   if (prepared.kind !== 'ready') return prepared;
   const { delivery, body, secrets } = prepared;
   // The rate limit counts attempts as they start (app/send/rate-gate.ts); only the happy path's can still be told to wait here.
   const waiting = await stage('before_attempt', deliveryId, async () => {
-    const wait = await rateGateBeforePost(deps, prepared.subscription, message, prepared.unclaimed);
+    const wait = await rateGateBeforePost(deps, prepared.subscription, message, prepared.hold.kind !== 'claimed');
     // Told to wait before its one write: it waits as the row it would have had, and is claimed when it comes back.
-    if (wait && prepared.unclaimed) await writeFirstRow(deps, message, prepared.subscription);
+    if (wait && prepared.hold.kind === 'first') await writeFirstRow(deps, message, prepared.subscription);
     return wait;
   });
   if (waiting) return waiting;
@@ -106,6 +115,15 @@ export async function processDelivery(deps: SendDeps, message: DeliveryMessageBo
   return stage('after_attempt', deliveryId, () => record(deps, prepared, result, startedAtMs));
 }
 
+/**
+ * How an attempt holds its delivery: `claimed` in the row (a lease), or claimed in memory only,
+ * as its message says the row stands: `first`, no row yet (the happy path: the outcome is the
+ * row's first write, its attempt inline), or `retry`, as the attempt before recorded it (the
+ * outcome's write holds only while the row is still as `found`).
+ */
+type Hold = { readonly kind: 'claimed' } | { readonly kind: 'first' } | { readonly kind: 'retry'; readonly found: RecordedAttempt };
+const CLAIMED: Hold = { kind: 'claimed' };
+
 interface Ready {
   readonly kind: 'ready';
   /** As claimed: in flight, its attempt counted. */
@@ -114,35 +132,49 @@ interface Ready {
   readonly body: string;
   readonly eventType: string;
   readonly secrets: readonly string[];
-  /** Claimed in memory only (the happy path): the outcome is the row's first write, its attempt inline. */
-  readonly unclaimed: boolean;
+  readonly hold: Hold;
 }
 type Prepared = Ready | SendOutcome;
 
 /**
- * The happy path is for a message's first receive while it is young: younger than the sweeper's
- * grace less a claim lease. From the grace on, the sweeper may send the delivery again
- * (finish-publish.ts) and its copy is claimed; an attempt begun before then is recorded (or
- * lost) within a lease, so the two never both go unclaimed.
+ * An attempt goes unclaimed only on its message's first receive while the delivery has been due
+ * for less than the sweeper's grace less a claim lease (a fresh delivery since it was sent, a
+ * retry since its due time). From the grace on, the sweeper may send the delivery again
+ * (finish-publish.ts, sweep.ts) and its copy is claimed; an attempt begun before then is
+ * recorded (or lost) within a lease, so the two never both go unclaimed.
  */
-function mayGoUnclaimed(deps: Pick<SendDeps, 'clock' | 'sweepGraceSeconds' | 'attemptTimeoutMs'>, receipt: Receipt): boolean {
-  return receipt.receiveCount <= 1 && deps.clock.now() - receipt.sentAtMs < deps.sweepGraceSeconds * 1000 - claimLeaseMs(deps.attemptTimeoutMs);
+function mayGoUnclaimed(deps: Pick<SendDeps, 'clock' | 'sweepGraceSeconds' | 'attemptTimeoutMs'>, receipt: Receipt, dueSinceMs: number): boolean {
+  return receipt.receiveCount <= 1 && deps.clock.now() - dueSinceMs < deps.sweepGraceSeconds * 1000 - claimLeaseMs(deps.attemptTimeoutMs);
 }
 
 /**
- * The happy path's preparation, or undefined to take the claimed path: only a fresh message
- * carrying its body, for a subscription that is active now.
+ * The preparation of an attempt without a claim, or undefined to take the claimed path: a fresh
+ * message (the happy path) or a recorded retry's, carrying its body, on its first receive, for
+ * a subscription that is active now; a retry's row must still read as the retry recorded it.
  */
-async function prepareFirst(deps: SendDeps, message: DeliveryMessageBody): Promise<Ready | undefined> {
-  const { fresh, body, eventType } = message;
-  if (!fresh || body === undefined || !eventType) return undefined;
+async function prepareUnclaimed(deps: SendDeps, message: DeliveryMessageBody, receipt: Receipt): Promise<Ready | undefined> {
+  const { fresh, recorded, body, eventType } = message;
+  if ((!fresh && !recorded) || body === undefined || !eventType) return undefined;
+  if (!mayGoUnclaimed(deps, receipt, recorded ? Date.parse(recorded.nextAttemptAt) : receipt.sentAtMs)) return undefined;
   const subscription = await deps.subscriptions.getCached(message.subscriptionId);
   if (subscription?.state !== 'active') return undefined;
-  const pending = firstRowOf(message, subscription);
-  if (!pending) return undefined;
   const nowMs = deps.clock.now();
-  const delivery: Delivery = { ...pending, state: STATE.inFlight, attempts: 1, attemptSeq: 1, updatedAt: iso(nowMs) };
-  return { kind: 'ready', delivery, subscription, body, eventType, secrets: await signingSecrets(deps, subscription), unclaimed: true };
+  const found = recorded ? await rowAsRecorded(deps, message.deliveryId, recorded, nowMs) : firstRowOf(message, subscription);
+  if (!found) return undefined;
+  const delivery: Delivery = { ...found, state: STATE.inFlight, attempts: found.attempts + 1, attemptSeq: found.attemptSeq + 1, updatedAt: iso(nowMs) };
+  const hold: Hold = recorded ? { kind: 'retry', found: recorded } : { kind: 'first' };
+  return { kind: 'ready', delivery, subscription, body, eventType, secrets: await signingSecrets(deps, subscription), hold };
+}
+
+/**
+ * The row a recorded retry's attempt starts from: undefined, so the attempt is claimed, when
+ * anything wrote it since (an attempt of another copy, a pause's deferral, a resume's drain, the
+ * sweeper) or it is not due yet. This read is what keeps a stale copy from sending again.
+ */
+async function rowAsRecorded(deps: Pick<SendDeps, 'deliveries'>, id: string, recorded: RecordedAttempt, nowMs: number): Promise<Delivery | undefined> {
+  const row = await deps.deliveries.get(id);
+  const asRecorded = row && allows('claim', row.state) && row.attemptSeq === recorded.attemptSeq && row.nextAttemptAt === recorded.nextAttemptAt;
+  return asRecorded && Date.parse(row.nextAttemptAt) <= nowMs ? row : undefined;
 }
 
 /**
@@ -202,7 +234,7 @@ async function prepare(deps: SendDeps, message: DeliveryMessageBody, receipt?: R
     await complete(deps, delivery, failedOutcome('event body no longer stored'), nowMs);
     return { kind: 'done', note: 'event missing' };
   }
-  return { kind: 'ready', delivery, subscription, body: event.body, eventType: event.type, secrets: await signingSecrets(deps, subscription), unclaimed: false };
+  return { kind: 'ready', delivery, subscription, body: event.body, eventType: event.type, secrets: await signingSecrets(deps, subscription), hold: CLAIMED };
 }
 
 /**
@@ -254,11 +286,12 @@ async function record(deps: SendDeps, prepared: Ready, result: AttemptResult, st
       ? { status: result.status, responseSnippet: result.bodySnippet }
       : { error: describe(result) }),
   };
-  if (!prepared.unclaimed) await deps.attempts.put({ deliveryId: delivery.id, ...attempt });
+  const first = prepared.hold.kind === 'first';
+  if (!first) await deps.attempts.put({ deliveryId: delivery.id, ...attempt });
   deps.metrics.latency(result.durationMs);
   // One copy of the row as attempted (where it went), its attempt inline on the happy path.
-  const attempted: Delivery = prepared.unclaimed ? { ...delivery, url: subscription.url, firstAttempt: attempt } : { ...delivery, url: subscription.url };
-  const recorded = await complete(deps, attempted, outcome, nowMs, result, prepared.unclaimed);
+  const attempted: Delivery = first ? { ...delivery, url: subscription.url, firstAttempt: attempt } : { ...delivery, url: subscription.url };
+  const recorded = await complete(deps, attempted, outcome, nowMs, result, prepared.hold);
   const report = (fields: Pick<AttemptReport, 'outcome' | 'state' | 'retryInSeconds'>) => attemptReport(delivery, eventType, result, fields);
   if (!recorded) return { kind: 'done', note: 'claim lost to another worker or the sweeper; the newer claim records the outcome', attempt: report({ outcome: 'claim_lost' }) };
   const action = actionFor(outcome);
@@ -270,9 +303,18 @@ async function record(deps: SendDeps, prepared: Ready, result: AttemptResult, st
   }
   if (outcome.kind === 'retry') {
     const attempt = report({ outcome: action, state, retryInSeconds: outcome.delaySeconds });
-    return { kind: 'retry_later', delaySeconds: outcome.delaySeconds, note: describe(result), attempt };
+    return { kind: 'retry_later', delaySeconds: outcome.delaySeconds, note: describe(result), attempt, next: retryMessage(prepared, outcome.nextAttemptAtMs) };
   }
   return { kind: 'done', note: outcome.kind, outcome, attempt: report({ outcome: action, state }) };
+}
+
+/**
+ * The message a recorded retry comes back as: the body and type its attempt needs, and the row
+ * as recorded, so its first receive may go unclaimed (`prepareUnclaimed`).
+ */
+function retryMessage(prepared: Ready, nextAttemptAtMs: number): ReceivedDeliveryMessage {
+  const { delivery, body, eventType } = prepared;
+  return { deliveryId: delivery.id, subscriptionId: delivery.subscriptionId, eventType, body, recorded: { attemptSeq: delivery.attemptSeq, nextAttemptAt: iso(nextAttemptAtMs) } };
 }
 
 function attemptReport(delivery: Delivery, eventType: string, result: AttemptResult, fields: Pick<AttemptReport, 'outcome' | 'state' | 'retryInSeconds'>): AttemptReport {
@@ -289,10 +331,10 @@ function attemptReport(delivery: Delivery, eventType: string, result: AttemptRes
 }
 
 /**
- * Records `outcome` as its state-machine action; the store writes the action's target state.
- * `unclaimed`: the happy path's first attempt, written as the whole row (`recordFirst`).
+ * Records `outcome` as its state-machine action; the store writes the action's target state,
+ * in the write that fits how the attempt held the delivery (`Hold`).
  */
-async function complete(deps: SendDeps, delivery: Delivery, outcome: Outcome, nowMs: number, result?: AttemptResult, unclaimed = false): Promise<boolean> {
+async function complete(deps: SendDeps, delivery: Delivery, outcome: Outcome, nowMs: number, result?: AttemptResult, hold: Hold = CLAIMED): Promise<boolean> {
   const response = result?.kind === 'response' ? result : undefined;
   const action = actionFor(outcome);
   const completion: Completion = {
@@ -307,7 +349,10 @@ async function complete(deps: SendDeps, delivery: Delivery, outcome: Outcome, no
   };
   // The event's body first outlives the dead letter, so a crash between the two leaves a body kept too long, never a dead letter without one.
   if (isDeadLetter(targetOf(action))) await deps.events.extendRetention(delivery.eventId, deadLetterEventTtl(nowMs, deps.retention));
-  const ok = unclaimed ? await deps.deliveries.recordFirst(delivery, completion) : await deps.deliveries.complete(delivery, completion);
+  const ok =
+    hold.kind === 'first' ? await deps.deliveries.recordFirst(delivery, completion)
+    : hold.kind === 'retry' ? await deps.deliveries.recordUnclaimed(delivery, completion, hold.found)
+    : await deps.deliveries.complete(delivery, completion);
   // Counted only when recorded: a lost claim's outcome is the newer claim's to count.
   if (ok) for (const metric of OUTCOME_METRICS[action]) deps.metrics.count(metric);
   return ok;

@@ -22,9 +22,10 @@ export type MessageFate =
 
 /**
  * How a delivery comes back after `delaySeconds`: `kept`, its received message's visibility set
- * to the delay; `moved`, a message of its own sent with that delay (see `waitFor`).
+ * to the delay; `moved`, a message of its own sent with that delay (see `waitFor`), `next` when
+ * the outcome names the message to come back as.
  */
-export type Later = (delaySeconds: number) => Promise<'kept' | 'moved'>;
+export type Later = (delaySeconds: number, next?: ReceivedDeliveryMessage) => Promise<'kept' | 'moved'>;
 
 /**
  * The one place where a delivery message's fate is decided. A planned retry comes back when
@@ -44,7 +45,7 @@ export async function settle(later: Later, run: () => Promise<SendOutcome>): Pro
   if (outcome.kind === 'done') return { kind: 'done', note: outcome.note, ...attempt };
   let how: 'kept' | 'moved';
   try {
-    how = await later(outcome.delaySeconds);
+    how = await later(outcome.delaySeconds, outcome.next);
   } catch (error) {
     // The delay was not set: the message comes back after the queue's visibility timeout instead.
     return { kind: 'error', error, released: false, ...attempt };
@@ -53,31 +54,40 @@ export async function settle(later: Later, run: () => Promise<SendOutcome>): Pro
 }
 
 /**
- * How a received delivery waits `delaySeconds`: in flight (its message's visibility) only when
- * it is alone in its message, the wait is at most `inFlightWaitSeconds` and it is not already
- * on a chain of delayed messages; otherwise as a message of its own, sent with the delay.
- * SQS holds about 120,000 messages in flight per queue and delayed ones without limit, so a
- * dead endpoint's long backoff never fills the queue's in-flight room (docs/aws.md, "Retries in
- * flight"). Both cost one request.
+ * How a received delivery waits `delaySeconds`. A planned retry, or a link of a chain sent on
+ * (`next` given), goes as that message, sent with the delay through `queue.sendNext`, which may
+ * gather the sends of one batch into one request. Any other wait is in flight (its message's
+ * visibility) when it is alone in its message, the wait is at most `inFlightWaitSeconds` and it
+ * is not on a chain of delayed messages; otherwise a message of its own, without what only a
+ * first receive may use (`fresh`, `recorded`), so it is claimed when it comes back. SQS holds
+ * about 120,000 messages in flight per queue and delayed ones without limit, so a dead
+ * endpoint's long backoff never fills the queue's in-flight room (docs/aws.md, "Retries in
+ * flight").
  */
 export function waitFor(
   message: ReceivedDeliveryMessage,
   options: { readonly alone: boolean; readonly inFlightWaitSeconds: number; readonly now: () => number },
-  queue: { setVisibility(delaySeconds: number): Promise<void>; send(message: DeliveryMessage): Promise<void> },
+  queue: { setVisibility(delaySeconds: number): Promise<void>; send(message: DeliveryMessage): Promise<void>; sendNext(message: DeliveryMessage): Promise<void> },
 ): Later {
-  return async (delaySeconds) => {
+  return async (delaySeconds, next) => {
+    if (next) {
+      await queue.sendNext(onItsOwn(next, delaySeconds, options.now()));
+      return 'moved';
+    }
     if (options.alone && delaySeconds <= options.inFlightWaitSeconds && message.notBefore === undefined) {
       await queue.setVisibility(delaySeconds);
       return 'kept';
     }
-    await queue.send(onItsOwn(message, delaySeconds, options.now()));
+    const { recorded: _recorded, ...unrecorded } = message;
+    await queue.send(onItsOwn(unrecorded, delaySeconds, options.now()));
     return 'moved';
   };
 }
 
 /**
- * A delivery in a message of its own, due in `delaySeconds`: the same fields less `fresh`, so it
- * is claimed when it comes back (the first attempt may have been made and recorded already). A
+ * A delivery in a message of its own, due in `delaySeconds`: the same fields less `fresh` (the
+ * first attempt may have been made and recorded already), so it is claimed when it comes back
+ * unless it carries a recorded retry (`recorded`, which `waitFor` leaves only on `next`). A
  * wait past MAX_WAIT_LINK_SECONDS (14 minutes) goes as far as that, carrying `notBefore`: the sender
  * sends it on, reading nothing, until that instant has come. A link sent on keeps the instant
  * it carries (the whole seconds of each delay would otherwise push it later at every link).

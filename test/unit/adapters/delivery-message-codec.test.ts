@@ -32,6 +32,16 @@ describe('delivery message codec', () => {
     assert.deepEqual(decodeDeliveryMessages({ deliveryId: 'dlv_1', subscriptionId: 'sub_1' }), [{ deliveryId: 'dlv_1', subscriptionId: 'sub_1' }]);
   });
 
+  it('round-trips a planned retry\'s recorded attempt; leaves out one it cannot read (that delivery is claimed)', () => {
+    const retry = { deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventType: 'a', body: BODY, recorded: { attemptSeq: 3, nextAttemptAt: '2024-05-01T12:00:10.000Z' } };
+    assert.deepEqual(decode(one(retry)), [retry]);
+
+    const ids = { deliveryId: 'dlv_1', subscriptionId: 'sub_1' };
+    for (const recorded of [{ attemptSeq: 0, nextAttemptAt: '2024-05-01T12:00:10.000Z' }, { attemptSeq: 1.5, nextAttemptAt: '2024-05-01T12:00:10.000Z' }, { attemptSeq: 2 }, { attemptSeq: 2, nextAttemptAt: 'soon' }, 'seq 2', null]) {
+      assert.deepEqual(decodeDeliveryMessages({ ...ids, recorded }), [ids], JSON.stringify(recorded));
+    }
+  });
+
   it('leaves out a body too large for a message: the sender reads the event instead', () => {
     const wire = JSON.parse(one({ ...FRESH, body: noise(250) }));
 

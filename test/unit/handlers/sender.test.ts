@@ -43,21 +43,38 @@ function senderWorld(statusById: Record<string, number>) {
 
 describe('sender handler', () => {
   it('reports as batch item failures exactly the records that are not done, logging a retry at DEBUG and a failure at ERROR', async () => {
-    const deps = senderWorld({ dlv_ok: 200, dlv_busy: 503 });
+    const deps = senderWorld({ dlv_ok: 200, dlv_busy: 503, dlv_wait: 200 });
+    deps.deliveries.put(aDelivery({ id: 'dlv_wait', eventId: 'evt_dlv_wait', nextAttemptAt: new Date(deps.clock.now() + 30_000).toISOString() }));
     const { logger, lines } = recordingLogger();
     const handler = createSenderHandler(deps, { logger });
     const event: SQSEvent = {
-      Records: [record('m-ok', message('dlv_ok')), record('m-busy', message('dlv_busy')), record('m-junk', 'not json'), record('m-nofield', '{"deliveryId":"dlv_x"}')],
+      Records: [record('m-ok', message('dlv_ok')), record('m-busy', message('dlv_busy')), record('m-wait', message('dlv_wait')), record('m-junk', 'not json'), record('m-nofield', '{"deliveryId":"dlv_x"}')],
     };
 
     const response = await handler(event, context);
 
-    assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-busy' }, { itemIdentifier: 'm-junk' }, { itemIdentifier: 'm-nofield' }] });
+    assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-wait' }, { itemIdentifier: 'm-junk' }, { itemIdentifier: 'm-nofield' }] });
     assert.equal(deps.deliveries.items.get('dlv_ok')!.state, 'delivered');
     assert.equal(deps.deliveries.items.get('dlv_busy')!.state, 'pending');
-    assert.deepEqual(deps.queue.retries, [{ receiptHandle: 'rh-m-busy', delaySeconds: 10 }]);
+    assert.deepEqual(deps.queue.retries, [{ receiptHandle: 'rh-m-wait', delaySeconds: 30 }], 'a delivery not due yet waits in flight');
+    assert.deepEqual(deps.queue.messages().map((m) => [m.deliveryId, m.delaySeconds]), [['dlv_busy', 10]], 'a planned retry goes as a message of its own');
     assert.ok(lines.debug.includes('delivery dlv_busy will be retried in 10 s'), lines.debug.join('\n'));
     assert.deepEqual(lines.error, ['delivery message unreadable', 'delivery message unreadable']);
+  });
+
+  it('the planned retries of one batch go out as one enqueue, each carrying its body and the row as recorded', async () => {
+    const deps = senderWorld({ dlv_a: 503, dlv_b: 500, dlv_c: 200 });
+    const { logger } = recordingLogger();
+
+    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-a', message('dlv_a')), record('m-b', message('dlv_b')), record('m-c', message('dlv_c'))] }, context);
+
+    assert.deepEqual(response, { batchItemFailures: [] });
+    assert.equal(deps.queue.enqueued.length, 1, 'one send for both retries');
+    const sent = [...deps.queue.enqueued[0]!].sort((x, y) => x.deliveryId.localeCompare(y.deliveryId));
+    assert.deepEqual(sent.map((m) => [m.deliveryId, m.body, m.recorded, m.delaySeconds]), ['dlv_a', 'dlv_b'].map((id) => {
+      const row = deps.deliveries.items.get(id)!;
+      return [id, '{}', { attemptSeq: row.attemptSeq, nextAttemptAt: row.nextAttemptAt }, 10];
+    }));
   });
 
   it('a stage error is a batch item failure, logged at ERROR, and the message comes back after STAGE_RETRY_SECONDS', async () => {
@@ -118,7 +135,7 @@ describe('sender handler', () => {
     assert.deepEqual(response, { batchItemFailures: [] }, 'the pack is deleted');
     assert.deepEqual(['dlv_ok', 'dlv_busy', 'dlv_gone'].map((id) => deps.deliveries.items.get(id)!.state), ['delivered', 'pending', 'failed']);
     assert.deepEqual(deps.queue.retries, [], 'the pack\'s visibility is not the retry\'s');
-    assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_busy', subscriptionId: 'sub_1', delaySeconds: 10 }]);
+    assert.deepEqual(deps.queue.messages().map(({ deliveryId, delaySeconds, fresh, recorded }) => ({ deliveryId, delaySeconds, fresh, attemptSeq: recorded?.attemptSeq })), [{ deliveryId: 'dlv_busy', delaySeconds: 10, fresh: undefined, attemptSeq: 1 }]);
   });
 
   it('a pack whose retry cannot be handed over (SQS refuses the send) is kept whole; the others are settled already', async () => {
@@ -151,15 +168,16 @@ describe('sender handler', () => {
   });
 
   it('a wait longer than the in-flight bound: the delivery leaves its message as a delayed one of its own, and the record is finished', async () => {
-    const deps = { ...senderWorld({ dlv_busy: 503 }), inFlightWaitSeconds: 5 };
+    const deps = { ...senderWorld({ dlv_wait: 200 }), inFlightWaitSeconds: 5 };
+    deps.deliveries.put(aDelivery({ id: 'dlv_wait', eventId: 'evt_dlv_wait', nextAttemptAt: new Date(deps.clock.now() + 30_000).toISOString() }));
     const { logger } = recordingLogger();
 
-    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-busy', message('dlv_busy'))] }, context);
+    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-wait', message('dlv_wait'))] }, context);
 
     assert.deepEqual(response, { batchItemFailures: [] });
     assert.deepEqual(deps.queue.retries, []);
-    assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_busy', subscriptionId: 'sub_1', delaySeconds: 10 }]);
-    assert.equal(deps.deliveries.items.get('dlv_busy')!.state, 'pending');
+    assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_wait', subscriptionId: 'sub_1', delaySeconds: 30 }]);
+    assert.equal(deps.deliveries.items.get('dlv_wait')!.state, 'pending');
   });
 
   it('a link of a long wait\'s chain is sent on, nothing read, until its notBefore has come', async () => {

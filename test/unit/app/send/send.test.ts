@@ -97,7 +97,8 @@ describe('processDelivery', () => {
 
     // Third attempt of the default policy: 10 s doubled twice.
     const attempt = report({ attempt: 3, status: 503, durationMs: 42, outcome: 'retry', state: 'pending', retryInSeconds: 40 });
-    assert.deepEqual(outcome, { kind: 'retry_later', delaySeconds: 40, note: 'HTTP 503', attempt });
+    const next = { deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventType: 'order.created', body: BODY, recorded: { attemptSeq: 5, nextAttemptAt: at(40) } };
+    assert.deepEqual(outcome, { kind: 'retry_later', delaySeconds: 40, note: 'HTTP 503', attempt, next }, 'it comes back as a recorded retry');
     const row = stored(w);
     assert.deepEqual(
       [row.state, row.attempts, row.attemptSeq, row.nextAttemptAt, row.lastStatus, row.lastError, row.lastResponse, row.leaseUntil],
@@ -456,5 +457,96 @@ describe('processDelivery: the happy path (a fresh message, first receive)', () 
       assert.equal(row.updatedAt, new Date(expectedMs + during).toISOString());
       assert.equal(outcome.attempt?.host, url === 'not a url' ? '(invalid URL)' : new URL(url).host);
     }
+  });
+});
+
+describe('processDelivery: a recorded retry (its message carries the row as the attempt before left it)', () => {
+  /** The row the attempt before recorded: attempt 2 of seq 4 made, the next due now. */
+  const recorded = { attemptSeq: 4, nextAttemptAt: NOW };
+  const retry = { deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventType: 'order.created', body: BODY, recorded } as const;
+  const first = { receiveCount: 1, sentAtMs: Date.parse(NOW) - 10_000 };
+  const waiting = { attempts: 2, attemptSeq: 4, nextAttemptAt: NOW, lastStatus: 503 };
+
+  /** Counts the store and body reads the attempt makes. */
+  function counted(w: World) {
+    const calls: string[] = [];
+    for (const name of ['claim', 'get', 'complete'] as const) {
+      const real = (w.deps.deliveries[name] as (...a: unknown[]) => Promise<unknown>).bind(w.deps.deliveries);
+      (w.deps.deliveries as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => (calls.push(name), real(...args));
+    }
+    const getEvent = w.deps.events.get.bind(w.deps.events);
+    w.deps.events.get = async (id) => (calls.push('event'), getEvent(id));
+    return calls;
+  }
+
+  it('2xx: no claim; one read of the row, the attempts row, and the outcome as one write of seq 5', async () => {
+    const w = world({ event: false, delivery: waiting, script: [response(200, 'ok')] });
+    const calls = counted(w);
+
+    const outcome = await processDelivery(w.deps, retry, first);
+
+    assert.equal(outcome.kind, 'done');
+    assert.deepEqual(calls, ['get'], 'the row read once; no claim, no event read, no claimed completion');
+    assert.equal(w.http.requests[0]!.body, BODY);
+    const row = stored(w);
+    assert.deepEqual([row.state, row.attempts, row.attemptSeq, row.lastStatus, row.leaseUntil], ['delivered', 3, 5, 200, undefined]);
+    assert.deepEqual(w.deps.attempts.items.map((a) => [a.seq, a.attempt, a.status]), [[5, 3, 200]]);
+    assert.equal(w.deps.metrics.counts.DeliveriesSucceeded, 1);
+  });
+
+  it('5xx again: recorded as seq 5 and back as a recorded retry of seq 5', async () => {
+    const w = world({ delivery: waiting, script: [response(500)] });
+
+    const outcome = await processDelivery(w.deps, retry, first);
+
+    assert.equal(outcome.kind, 'retry_later');
+    assert.deepEqual(outcome.kind === 'retry_later' && outcome.next?.recorded, { attemptSeq: 5, nextAttemptAt: at(40) });
+    assert.deepEqual([stored(w).state, stored(w).attemptSeq, stored(w).nextAttemptAt], ['pending', 5, at(40)]);
+  });
+
+  const claimedWhen: ReadonlyArray<readonly [string, Partial<Delivery>, Partial<typeof first>]> = [
+    ['another attempt recorded since (a copy of the message)', { attemptSeq: 5 }, {}],
+    ['the row rescheduled since (a pause, a resume\'s drain)', { nextAttemptAt: at(-5) }, {}],
+    ['its second receive (its worker died or a stage failed)', {}, { receiveCount: 2 }],
+  ];
+  for (const [when, row, receipt] of claimedWhen) {
+    it(`claimed instead when ${when}`, async () => {
+      const w = world({ delivery: { ...waiting, ...row }, script: [response(200)] });
+      const calls = counted(w);
+
+      await processDelivery(w.deps, retry, { ...first, ...receipt });
+
+      assert.ok(calls.includes('claim'), calls.join());
+      assert.equal(stored(w).state, 'delivered');
+    });
+  }
+
+  it('claimed instead once it has been due for the sweeper\'s grace less a claim lease: the sweeper may have sent it again', async () => {
+    const w = world({ delivery: waiting, script: [response(200)] });
+    w.deps.clock.advance(w.deps.sweepGraceSeconds * 1000 - (2 * TIMEOUT_MS + 5000) + 1);
+    const calls = counted(w);
+
+    await processDelivery(w.deps, retry, first);
+
+    assert.ok(calls.includes('claim'), calls.join());
+  });
+
+  it('a paused subscription (as cached) takes the claimed path and waits for resume, nothing sent', async () => {
+    const w = world({ subscription: { state: 'paused' }, delivery: waiting });
+
+    const outcome = await processDelivery(w.deps, retry, first);
+
+    assert.deepEqual(outcome, { kind: 'done', note: 'subscription paused: waits for resume' });
+    assert.equal(w.http.requests.length, 0);
+  });
+
+  it('a copy recorded first while this attempt was out: this outcome is dropped, the attempt reported', async () => {
+    const w = world({ delivery: waiting, script: [async () => (w.deps.deliveries.put({ ...stored(w), attemptSeq: 5, state: 'delivered' }), response(200))] });
+
+    const outcome = await processDelivery(w.deps, retry, first);
+
+    assert.equal(outcome.attempt?.outcome, 'claim_lost');
+    assert.deepEqual([stored(w).state, stored(w).attemptSeq], ['delivered', 5]);
+    assert.deepEqual(w.deps.metrics.counts, {});
   });
 });

@@ -10,12 +10,15 @@ const DELIVERY = 'dlv_abc';
 const ATTEMPT: AttemptReport = { deliveryId: DELIVERY, subscriptionId: 'sub_1', eventType: 't', host: 'hooks.example.com', attempt: 2, status: 503, durationMs: 12, outcome: 'retry', state: 'pending', retryInSeconds: 20 };
 
 /** A `later` that records each delay it is asked for, answers `how`, and fails with `failure` when given one. */
-function recordingLater(failure?: Error, how: 'kept' | 'moved' = 'kept'): { later: Later; delays: number[] } {
+function recordingLater(failure?: Error, how: 'kept' | 'moved' = 'kept'): { later: Later; delays: number[]; nexts: unknown[] } {
   const delays: number[] = [];
+  const nexts: unknown[] = [];
   return {
     delays,
-    later: async (delaySeconds) => {
+    nexts,
+    later: async (delaySeconds, next) => {
       delays.push(delaySeconds);
+      nexts.push(next);
       if (failure) throw failure;
       return how;
     },
@@ -40,6 +43,16 @@ describe('settle', () => {
 
     assert.deepEqual(delays, [37]);
     assert.deepEqual(fate, { kind: 'retry', delaySeconds: 37, note: 'not due yet', released: false });
+  });
+
+  it('hands the message the outcome names (a recorded retry\'s) to later', async () => {
+    const { later, nexts } = recordingLater(undefined, 'moved');
+    const next = { deliveryId: DELIVERY, subscriptionId: 'sub_1', recorded: { attemptSeq: 2, nextAttemptAt: '2024-05-01T12:00:20.000Z' } };
+
+    const fate = await settle(later, async () => ({ kind: 'retry_later', delaySeconds: 20, note: 'HTTP 503', next }));
+
+    assert.deepEqual(nexts, [next]);
+    assert.equal(fate.kind === 'retry' && fate.released, true);
   });
 
   it('says the message is released when the delivery waits in a message of its own', async () => {
@@ -112,21 +125,30 @@ describe('how a delivery waits', () => {
   const NOW_MS = Date.parse('2024-05-01T12:00:00.000Z');
   const MESSAGE = { deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventId: 'evt_1', eventType: 't', createdAt: 'c', giveUpAt: 'g', body: '{}', fresh: true } as const;
   const OWN = { deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventId: 'evt_1', eventType: 't', createdAt: 'c', giveUpAt: 'g', body: '{}' };
+  const RECORDED = { attemptSeq: 2, nextAttemptAt: '2024-05-01T12:00:20.000Z' };
   function queue() {
-    const calls = { visibility: [] as number[], sent: [] as DeliveryMessage[] };
-    return { calls, queue: { setVisibility: async (d: number) => void calls.visibility.push(d), send: async (m: DeliveryMessage) => void calls.sent.push(m) } };
+    const calls = { visibility: [] as number[], sent: [] as DeliveryMessage[], gathered: [] as DeliveryMessage[] };
+    return {
+      calls,
+      queue: {
+        setVisibility: async (d: number) => void calls.visibility.push(d),
+        send: async (m: DeliveryMessage) => void calls.sent.push(m),
+        sendNext: async (m: DeliveryMessage) => void calls.gathered.push(m),
+      },
+    };
   }
-  const wait = (message: typeof MESSAGE | (typeof MESSAGE & { notBefore: string }), alone: boolean, delaySeconds: number) => {
+  type Message = Parameters<typeof waitFor>[0];
+  const wait = (message: Message, alone: boolean, delaySeconds: number, next?: Message) => {
     const q = queue();
-    return waitFor(message, { alone, inFlightWaitSeconds: 60, now: () => NOW_MS }, q.queue)(delaySeconds).then((how) => ({ how, ...q.calls }));
+    return waitFor(message, { alone, inFlightWaitSeconds: 60, now: () => NOW_MS }, q.queue)(delaySeconds, next).then((how) => ({ how, ...q.calls }));
   };
 
   it('alone in its message and a short wait: in flight, its visibility set to the wait', async () => {
-    assert.deepEqual(await wait(MESSAGE, true, 60), { how: 'kept', visibility: [60], sent: [] });
+    assert.deepEqual(await wait(MESSAGE, true, 60), { how: 'kept', visibility: [60], sent: [], gathered: [] });
   });
 
   it('a wait longer than the in-flight bound: a message of its own with the delay, not fresh (it is claimed when back)', async () => {
-    assert.deepEqual(await wait(MESSAGE, true, 61), { how: 'moved', visibility: [], sent: [{ ...OWN, delaySeconds: 61 }] });
+    assert.deepEqual(await wait(MESSAGE, true, 61), { how: 'moved', visibility: [], sent: [{ ...OWN, delaySeconds: 61 }], gathered: [] });
   });
 
   it(`a wait past ${MAX_WAIT_LINK_SECONDS} s (under SQS's 900 s delay and the stuck-queue alarm's 15 minutes) goes that far, carrying the instant it is due`, async () => {
@@ -136,11 +158,23 @@ describe('how a delivery waits', () => {
   });
 
   it('a link of such a chain is sent on as a delayed message even for the last short stretch, without its notBefore', async () => {
-    assert.deepEqual(await wait({ ...MESSAGE, notBefore: '2024-05-01T12:00:30.000Z' }, true, 30), { how: 'moved', visibility: [], sent: [{ ...OWN, delaySeconds: 30 }] });
+    assert.deepEqual(await wait({ ...MESSAGE, notBefore: '2024-05-01T12:00:30.000Z' }, true, 30), { how: 'moved', visibility: [], sent: [{ ...OWN, delaySeconds: 30 }], gathered: [] });
   });
 
   it('a delivery sharing its message (a pack) always waits in a message of its own', async () => {
-    assert.deepEqual(await wait(MESSAGE, false, 20), { how: 'moved', visibility: [], sent: [{ ...OWN, delaySeconds: 20 }] });
+    assert.deepEqual(await wait(MESSAGE, false, 20), { how: 'moved', visibility: [], sent: [{ ...OWN, delaySeconds: 20 }], gathered: [] });
+  });
+
+  it('a recorded retry (`next` given) goes as that message through sendNext, even alone with a short wait; its `recorded` kept', async () => {
+    const next = { deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventType: 't', body: '{}', recorded: RECORDED };
+
+    assert.deepEqual(await wait(MESSAGE, true, 20, next), { how: 'moved', visibility: [], sent: [], gathered: [{ ...next, delaySeconds: 20 }] });
+  });
+
+  it('any other wait of a message that carried a recorded retry leaves `recorded` behind: it is claimed when back', async () => {
+    const carried = { ...OWN, recorded: RECORDED };
+
+    assert.deepEqual(await wait(carried, false, 10), { how: 'moved', visibility: [], sent: [{ ...OWN, delaySeconds: 10 }], gathered: [] });
   });
 
   it('onItsOwn keeps every field but `fresh`; a link sent on keeps the instant it carries, to the millisecond', () => {
