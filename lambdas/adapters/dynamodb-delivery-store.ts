@@ -165,7 +165,8 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
           // would cost a GSI delete + insert on every claim.
           // `activeShard` too: a fresh row (created out of view) enters the sweeper's index once claimed, so a worker that dies holding it is found.
           UpdateExpression: 'SET #state = :to, #lease = :lease, #updatedAt = :now, #shard = :shard ADD #attempts :one, #attemptSeq :one',
-          ConditionExpression: `${from.condition} AND #next <= :now`,
+          // A recorded retry's hold (leaseUntil on a pending row) keeps other copies off until it passes.
+          ConditionExpression: `${from.condition} AND #next <= :now AND (attribute_not_exists(#lease) OR #lease < :now)`,
           ExpressionAttributeNames: { '#state': 'state', '#next': 'nextAttemptAt', '#lease': 'leaseUntil', '#updatedAt': 'updatedAt', '#attempts': 'attempts', '#attemptSeq': 'attemptSeq', '#shard': 'activeShard' },
           ExpressionAttributeValues: { ':to': targetOf('claim'), ...from.values, ':lease': leaseUntilIso, ':now': nowIso, ':one': 1, ':shard': activeShardKey(id) },
           ReturnValues: 'ALL_NEW',
@@ -204,7 +205,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
   reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean> {
     return this.transition(id, 'reschedule', {
       // In view of the sweeper from here on, also when it was a fresh row out of view.
-      set: { nextAttemptAt, updatedAt: nowIso, activeShard: activeShardKey(id) },
+      set: { nextAttemptAt, updatedAt: nowIso, activeShard: activeShardKey(id), leaseUntil: undefined },
       condition: '#nextAttemptAt = :expected',
       values: { ':expected': expectedNextAttemptAt },
     });

@@ -21,13 +21,18 @@ export interface Completion {
   readonly lastResponse?: string;
   /** The URL the attempt went to (the subscription's at that moment): kept on the row when given, never removed. */
   readonly url?: string;
+  /**
+   * A retry's hold (kept in `leaseUntil`): until then only the recorded retry's message may make
+   * the next attempt, unclaimed, and a claim waits (docs/design.md, "Retries without a claim").
+   */
+  readonly heldUntil?: string;
   readonly updatedAt: string;
 }
 
 /**
  * The attributes a completion writes, the same for every store: an attribute absent from the
  * completion is removed (an attempt without a status clears the previous one), and the claim's
- * lease ends.
+ * lease ends (a retry's hold takes its place).
  */
 export function completionAttributes(c: Completion) {
   return {
@@ -37,7 +42,7 @@ export function completionAttributes(c: Completion) {
     lastError: c.lastError,
     lastResponse: c.lastResponse,
     updatedAt: c.updatedAt,
-    leaseUntil: undefined,
+    leaseUntil: c.heldUntil,
     ...(c.url ? { url: c.url } : {}),
   };
 }
@@ -63,7 +68,10 @@ export interface DeliveryStore {
   create(delivery: Delivery, options?: { readonly waiting?: boolean }): Promise<boolean>;
   get(id: string): Promise<Delivery | undefined>;
   getMany(ids: readonly string[]): Promise<readonly Delivery[]>;
-  /** `claim`: pending and due → in_flight with a lease, in one conditional write, so two workers never send the same attempt. */
+  /**
+   * `claim`: pending, due and not held by a recorded retry (its `leaseUntil` passed) → in_flight
+   * with a lease, in one conditional write, so two workers never send the same attempt.
+   */
   claim(id: string, nowIso: string, leaseUntilIso: string): Promise<ClaimResult>;
   /** Records an attempt's outcome (`completion.action`); false when the claim was lost (released, and perhaps re-claimed, meanwhile). */
   complete(claimed: Delivery, completion: Completion): Promise<boolean>;
@@ -83,7 +91,11 @@ export interface DeliveryStore {
    * and writes `targetOf(completion.action)` with `attempted`'s attemptSeq. False otherwise.
    */
   recordUnclaimed(attempted: Delivery, completion: Completion, found: RecordedAttempt): Promise<boolean>;
-  /** `reschedule`: pushes a pending delivery's next attempt to `nextAttemptAt` (paused subscription, lost message); false if it moved meanwhile. */
+  /**
+   * `reschedule`: pushes a pending delivery's next attempt to `nextAttemptAt` (paused
+   * subscription, lost message), ending a recorded retry's hold (that message no longer matches
+   * the row); false if it moved meanwhile.
+   */
   reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean>;
   /** `release`: in_flight of attempt `seq` past its lease → pending, due now. */
   release(id: string, seq: number, nowIso: string): Promise<boolean>;

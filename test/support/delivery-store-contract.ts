@@ -66,7 +66,7 @@ const COMPLETIONS: ReadonlyArray<readonly [CompletionAction, DeliveryState]> = [
 ];
 
 /** How many cases the contract has: each opens one store, which the runners check, so a lost case shows. */
-export const CONTRACT_CASES = 57;
+export const CONTRACT_CASES = 60;
 
 export function deliveryStoreContract(label: string, open: OpenStore): void {
   /** Runs `body` on a fresh store, disposing of it whatever happens. */
@@ -131,6 +131,16 @@ export function deliveryStoreContract(label: string, open: OpenStore): void {
 
         assert.deepEqual(await store.claim(dlv('later'), NOW, LEASE), { kind: 'not_claimable', current: d });
         assert.deepEqual(await store.get(dlv('later')), d);
+      }));
+
+      it('refuses a due one its recorded retry still holds (leaseUntil on a pending row), and takes it once the hold has passed', withStore(async (store) => {
+        const held = aDelivery({ id: dlv('held'), attempts: 1, attemptSeq: 1, nextAttemptAt: at(-5), leaseUntil: at(10) });
+        const released = aDelivery({ id: dlv('hold_over'), attempts: 1, attemptSeq: 1, nextAttemptAt: at(-20), leaseUntil: at(-1) });
+        await seed(store, held, released);
+
+        assert.deepEqual(await store.claim(held.id, NOW, LEASE), { kind: 'not_claimable', current: held });
+        assert.equal((await store.claim(released.id, NOW, LEASE)).kind, 'claimed');
+        assert.equal((await store.get(released.id))!.leaseUntil, LEASE, 'the claim\'s own lease replaces the hold');
       }));
 
       for (const state of ['in_flight', 'delivered', 'failed', 'expired'] as const) {
@@ -273,6 +283,17 @@ export function deliveryStoreContract(label: string, open: OpenStore): void {
         }));
       }
 
+      it('a retry\'s hold is written as the row\'s leaseUntil; an outcome without one clears it', withStore(async (store) => {
+        const again = waiting(dlv('unclaimed_hold'), { leaseUntil: at(-1) });
+        const done = waiting(dlv('unclaimed_unhold'), { leaseUntil: at(-1) });
+        await seed(store, again, done);
+
+        assert.equal(await store.recordUnclaimed(attempted(again), { action: 'retry', attempts: 3, nextAttemptAt: at(20), heldUntil: at(80), updatedAt: NOW }, found), true);
+        assert.equal(await store.recordUnclaimed(attempted(done), { action: 'succeed', attempts: 3, nextAttemptAt: NOW, updatedAt: NOW }, found), true);
+
+        assert.deepEqual([(await store.get(again.id))!.leaseUntil, (await store.get(done.id))!.leaseUntil], [at(80), undefined]);
+      }));
+
       it('a retry stays in the sweeper\'s view at its new due time; a success leaves it', withStore(async (store) => {
         const again = waiting(dlv('unclaimed_again'));
         const done = waiting(dlv('unclaimed_done'));
@@ -328,6 +349,15 @@ export function deliveryStoreContract(label: string, open: OpenStore): void {
         assert.equal(await store.reschedule(dlv('r'), at(-10), at(3600), NOW), true);
 
         assert.deepEqual(await store.get(dlv('r')), { ...d, nextAttemptAt: at(3600), updatedAt: NOW });
+      }));
+
+      it('ends a recorded retry\'s hold: the delivery is claimable at its new due time', withStore(async (store) => {
+        await seed(store, aDelivery({ id: dlv('r_held'), attempts: 1, attemptSeq: 1, nextAttemptAt: at(10), leaseUntil: at(60) }));
+
+        assert.equal(await store.reschedule(dlv('r_held'), at(10), at(-1), NOW), true);
+
+        assert.equal((await store.get(dlv('r_held')))!.leaseUntil, undefined);
+        assert.equal((await store.claim(dlv('r_held'), NOW, LEASE)).kind, 'claimed');
       }));
 
       it('refuses when the due time changed meanwhile', withStore(async (store) => {

@@ -77,7 +77,7 @@ export class InMemoryDeliveryStore implements DeliveryStore {
   }
 
   async claim(id: string, nowIso: string, leaseUntilIso: string): Promise<ClaimResult> {
-    const claimed = this.transition(id, 'claim', (d) => d.nextAttemptAt <= nowIso, (d) => ({
+    const claimed = this.transition(id, 'claim', (d) => d.nextAttemptAt <= nowIso && !(d.leaseUntil !== undefined && d.leaseUntil >= nowIso), (d) => ({
       leaseUntil: leaseUntilIso,
       updatedAt: nowIso,
       attempts: d.attempts + 1,
@@ -105,7 +105,7 @@ export class InMemoryDeliveryStore implements DeliveryStore {
   }
 
   async reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean> {
-    const moved = this.transition(id, 'reschedule', (d) => d.nextAttemptAt === expectedNextAttemptAt, () => ({ nextAttemptAt, updatedAt: nowIso }));
+    const moved = this.transition(id, 'reschedule', (d) => d.nextAttemptAt === expectedNextAttemptAt, () => ({ nextAttemptAt, updatedAt: nowIso, leaseUntil: undefined }));
     return moved !== undefined;
   }
 

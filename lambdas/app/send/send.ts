@@ -144,7 +144,12 @@ type Prepared = Ready | SendOutcome;
  * recorded (or lost) within a lease, so the two never both go unclaimed.
  */
 function mayGoUnclaimed(deps: Pick<SendDeps, 'clock' | 'sweepGraceSeconds' | 'attemptTimeoutMs'>, receipt: Receipt, dueSinceMs: number): boolean {
-  return receipt.receiveCount <= 1 && deps.clock.now() - dueSinceMs < deps.sweepGraceSeconds * 1000 - claimLeaseMs(deps.attemptTimeoutMs);
+  return receipt.receiveCount <= 1 && deps.clock.now() - dueSinceMs < unclaimedWindowMs(deps);
+}
+
+/** How long after a delivery is due its attempt may still go unclaimed (0 or less: never). */
+function unclaimedWindowMs(deps: Pick<SendDeps, 'sweepGraceSeconds' | 'attemptTimeoutMs'>): number {
+  return deps.sweepGraceSeconds * 1000 - claimLeaseMs(deps.attemptTimeoutMs);
 }
 
 /**
@@ -217,8 +222,10 @@ async function prepare(deps: SendDeps, message: DeliveryMessageBody, receipt?: R
     // A deleted or disabled subscription's delivery is dead-lettered now, not at its due time:
     // a deferral made while it was paused must not hold it back for an hour.
     if (endedReason(subscription) && current.state === STATE.pending && (await deps.deliveries.reschedule(current.id, current.nextAttemptAt, iso(nowMs), iso(nowMs)))) return prepare(deps, message, receipt, true);
-    const wait = Math.ceil((Date.parse(current.nextAttemptAt) - nowMs) / 1000);
-    return { kind: 'retry_later', delaySeconds: Math.max(1, wait), note: 'not due yet' };
+    // Held by its recorded retry's message (leaseUntil on a pending row): that message makes the attempt, or, lost, leaves it to this copy at the hold's end.
+    const heldUntil = current.leaseUntil && current.leaseUntil > current.nextAttemptAt ? current.leaseUntil : current.nextAttemptAt;
+    const wait = Math.ceil((Date.parse(heldUntil) - nowMs) / 1000);
+    return { kind: 'retry_later', delaySeconds: Math.max(1, wait), note: heldUntil === current.nextAttemptAt ? 'not due yet' : 'held for its recorded retry' };
   }
   const delivery = claim.delivery;
   const ended = endedReason(subscription);
@@ -345,6 +352,9 @@ async function complete(deps: SendDeps, delivery: Delivery, outcome: Outcome, no
     ...(action === 'succeed' ? {} : { lastError: outcome.kind === 'dead' ? outcome.reason : result ? describe(result) : 'unknown' }),
     // An attempt was made: the row shows where it went (an update may have moved the subscription).
     ...(result ? { url: delivery.url } : {}),
+    // A retry's message carries the row as recorded (retryMessage) and alone makes the next attempt while it may go unclaimed:
+    // any other copy (a message whose worker died after this write, say) would otherwise claim and post beside it.
+    ...(outcome.kind === 'retry' && unclaimedWindowMs(deps) > 0 ? { heldUntil: iso(outcome.nextAttemptAtMs + unclaimedWindowMs(deps)) } : {}),
     updatedAt: iso(nowMs),
   };
   // The event's body first outlives the dead letter, so a crash between the two leaves a body kept too long, never a dead letter without one.

@@ -193,9 +193,10 @@ describe('DynamoDbDeliveryStore', () => {
       assert.equal(input.TableName, TABLE);
       assert.deepEqual(input.Key, KEY);
       assert.equal(input.ReturnValues, 'ALL_NEW');
-      assert.equal(input.ConditionExpression, '#state IN (:from0) AND #next <= :now');
+      assert.equal(input.ConditionExpression, '#state IN (:from0) AND #next <= :now AND (attribute_not_exists(#lease) OR #lease < :now)');
       const update = resolveUpdate(input);
-      assert.equal(update.condition, `state IN ("pending") AND nextAttemptAt <= "${NOW}"`);
+      // Not while a recorded retry holds the row (leaseUntil on a pending row).
+      assert.equal(update.condition, `state IN ("pending") AND nextAttemptAt <= "${NOW}" AND (attribute_not_exists(leaseUntil) OR leaseUntil < "${NOW}")`);
       // In the sweeper's index from the claim on (a fresh row was created out of it); an unchanged key writes no index entry.
       assert.deepEqual(update.set, { state: 'in_flight', leaseUntil: LEASE, updatedAt: NOW, activeShard: activeShardKey(ID) });
       assert.deepEqual(update.add, { attempts: 1, attemptSeq: 1 });
@@ -332,7 +333,7 @@ describe('DynamoDbDeliveryStore', () => {
       assert.equal(update.condition, 'state IN ("pending") AND nextAttemptAt = "2024-03-09T23:00:00.000Z"');
       // The reschedule edge leads back to pending: the state is written, and stays what it was.
       assert.deepEqual(update.set, { state: 'pending', nextAttemptAt: '2024-03-10T00:30:00.000Z', updatedAt: NOW, activeShard: activeShardKey(ID) });
-      assert.deepEqual(update.remove, []);
+      assert.deepEqual(update.remove, ['leaseUntil'], 'a recorded retry\'s hold ends: its message no longer matches the row');
     });
 
     it('says false when the delivery moved on meanwhile', async () => {

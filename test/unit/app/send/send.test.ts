@@ -101,9 +101,11 @@ describe('processDelivery', () => {
     assert.deepEqual(outcome, { kind: 'retry_later', delaySeconds: 40, note: 'HTTP 503', attempt, next }, 'it comes back as a recorded retry');
     const row = stored(w);
     assert.deepEqual(
-      [row.state, row.attempts, row.attemptSeq, row.nextAttemptAt, row.lastStatus, row.lastError, row.lastResponse, row.leaseUntil],
-      ['pending', 3, 5, at(40), 503, 'HTTP 503', 'busy', undefined],
+      [row.state, row.attempts, row.attemptSeq, row.nextAttemptAt, row.lastStatus, row.lastError, row.lastResponse],
+      ['pending', 3, 5, at(40), 503, 'HTTP 503', 'busy'],
     );
+    // Held for the retry's message while it may go unclaimed: the grace less a claim lease past its due time.
+    assert.equal(row.leaseUntil, at(40 + w.deps.sweepGraceSeconds - (2 * TIMEOUT_MS + 5000) / 1000));
     assert.deepEqual(w.deps.attempts.items.map((a) => [a.seq, a.attempt, a.status]), [[5, 3, 503]]);
     assert.deepEqual(w.deps.metrics.counts, { DeliveriesRetried: 1 });
   });
@@ -538,6 +540,17 @@ describe('processDelivery: a recorded retry (its message carries the row as the 
 
     assert.deepEqual(outcome, { kind: 'done', note: 'subscription paused: waits for resume' });
     assert.equal(w.http.requests.length, 0);
+  });
+
+  it('another copy (the received message, back after its worker died having recorded the retry) waits out the hold instead of claiming beside it', async () => {
+    const w = world({ delivery: { ...waiting, leaseUntil: at(60) }, script: [] });
+    const calls = counted(w);
+
+    const outcome = await processDelivery(w.deps, { deliveryId: 'dlv_1', subscriptionId: 'sub_1' }, { ...first, receiveCount: 2 });
+
+    assert.deepEqual(outcome, { kind: 'retry_later', delaySeconds: 60, note: 'held for its recorded retry' });
+    assert.equal(stored(w).state, 'pending');
+    assert.ok(calls.includes('claim'), 'the claim was refused, not skipped');
   });
 
   it('a copy recorded first while this attempt was out: this outcome is dropped, the attempt reported', async () => {
