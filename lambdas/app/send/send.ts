@@ -97,7 +97,8 @@ export async function processDelivery(deps: SendDeps, message: DeliveryMessageBo
     const wait = await rateGateBeforePost(deps, prepared.subscription, message, prepared.hold.kind !== 'claimed');
     // Told to wait before its one write: it waits as the row it would have had, and is claimed when it comes back.
     if (wait && prepared.hold.kind === 'first') await writeFirstRow(deps, message, prepared.subscription);
-    return wait;
+    // A recorded retry comes back as itself: its row still reads as recorded (unless the wait moved it), and the row's hold is its own.
+    return wait?.kind === 'retry_later' && prepared.hold.kind === 'retry' ? { ...wait, next: message } : wait;
   });
   if (waiting) return waiting;
 
