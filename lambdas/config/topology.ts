@@ -469,7 +469,8 @@ export const DEFAULT_SENDER_TIMEOUT_MS = 15_000;
 export const DEFAULT_SWEEP_GRACE_SECONDS = 120;
 /**
  * The longest wait a delivery spends in flight, its message's visibility set to the wait
- * (HOOKLINE_IN_FLIGHT_WAIT_SECONDS). SQS holds about 120,000 messages in flight per queue, and a
+ * (HOOKLINE_IN_FLIGHT_WAIT_SECONDS); a planned retry never does (it leaves as a message carrying
+ * the row as recorded, app/send/settle.ts). SQS holds about 120,000 messages in flight per queue, and a
  * dead endpoint's backoff would fill that; a longer wait travels as a delayed message instead,
  * which SQS holds without limit (docs/aws.md, "Retries in flight").
  */

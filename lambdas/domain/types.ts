@@ -101,7 +101,10 @@ export interface Delivery {
   /** Attempts over the delivery's whole life: the attempt log's key, never reset. */
   readonly attemptSeq: number;
   readonly nextAttemptAt: string;
-  /** While in_flight: when the claim expires and the sweeper may hand the delivery back. */
+  /**
+   * While in_flight: when the claim expires and the sweeper may hand the delivery back. While
+   * pending after a retry: until when only that retry's message may attempt it (a claim waits).
+   */
   readonly leaseUntil?: string;
   readonly giveUpAt: string;
   readonly lastStatus?: number;
