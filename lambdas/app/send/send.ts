@@ -79,8 +79,8 @@ export type SendOutcome =
  * Signs, POSTs and records one delivery; what happens to its SQS message is decided by `settle`
  * (settle.ts). A fresh delivery's first receive takes the happy path: no claim and no read but
  * the cached subscription, and the outcome with the attempt inline as the row's one write
- * (`recordFirst`). A planned retry's first receive goes unclaimed too when the row still reads
- * as that retry recorded it: one read, and the outcome as the claim's and completion's one write
+ * (`recordFirst`). A planned retry's message goes unclaimed too while the row still reads as
+ * that retry recorded it: one read, and the outcome as the claim's and completion's one write
  * (`recordUnclaimed`). Everything else (a message back after a dead worker or a stage failure,
  * a replay's, the sweeper's, a paused or gone subscription) claims the row first.
  */
@@ -138,14 +138,17 @@ interface Ready {
 type Prepared = Ready | SendOutcome;
 
 /**
- * An attempt goes unclaimed only on its message's first receive while the delivery has been due
- * for less than the sweeper's grace less a claim lease (a fresh delivery since it was sent, a
- * retry since its due time). From the grace on, the sweeper may send the delivery again
- * (finish-publish.ts, sweep.ts) and its copy is claimed; an attempt begun before then is
- * recorded (or lost) within a lease, so the two never both go unclaimed.
+ * An attempt goes unclaimed only while the delivery has been due for less than the sweeper's
+ * grace less a claim lease (a fresh delivery since it was sent, a retry since its due time).
+ * From the grace on, the sweeper may send the delivery again (finish-publish.ts, sweep.ts) and
+ * its copy is claimed; an attempt begun before then is recorded (or lost) within a lease, so the
+ * two never both go unclaimed. A fresh message must also be on its first receive (back, its
+ * first attempt may have been made: the claimed path sorts that out); a recorded retry's row
+ * read tells the same (`rowAsRecorded`), so its message may come back and go on, and it holds
+ * the row against any other copy (the hold), not against itself.
  */
-function mayGoUnclaimed(deps: Pick<SendDeps, 'clock' | 'sweepGraceSeconds' | 'attemptTimeoutMs'>, receipt: Receipt, dueSinceMs: number): boolean {
-  return receipt.receiveCount <= 1 && deps.clock.now() - dueSinceMs < unclaimedWindowMs(deps);
+function mayGoUnclaimed(deps: Pick<SendDeps, 'clock' | 'sweepGraceSeconds' | 'attemptTimeoutMs'>, firstReceive: boolean, dueSinceMs: number): boolean {
+  return firstReceive && deps.clock.now() - dueSinceMs < unclaimedWindowMs(deps);
 }
 
 /** How long after a delivery is due its attempt may still go unclaimed (0 or less: never). */
@@ -155,18 +158,21 @@ function unclaimedWindowMs(deps: Pick<SendDeps, 'sweepGraceSeconds' | 'attemptTi
 
 /**
  * The preparation of an attempt without a claim, or undefined to take the claimed path: a fresh
- * message (the happy path) or a recorded retry's, carrying its body, on its first receive, for
- * a subscription that is active now; a retry's row must still read as the retry recorded it.
+ * message carrying its body on its first receive (the happy path), or a recorded retry's whose
+ * row still reads as it recorded, for a subscription that is active now.
  */
 async function prepareUnclaimed(deps: SendDeps, message: DeliveryMessageBody, receipt: Receipt): Promise<Ready | undefined> {
-  const { fresh, recorded, body, eventType } = message;
-  if ((!fresh && !recorded) || body === undefined || !eventType) return undefined;
-  if (!mayGoUnclaimed(deps, receipt, recorded ? Date.parse(recorded.nextAttemptAt) : receipt.sentAtMs)) return undefined;
+  const { fresh, recorded, eventType } = message;
+  if (recorded ? !mayGoUnclaimed(deps, true, Date.parse(recorded.nextAttemptAt)) : !fresh || message.body === undefined || !mayGoUnclaimed(deps, receipt.receiveCount <= 1, receipt.sentAtMs)) return undefined;
+  if (!eventType) return undefined;
   const subscription = await deps.subscriptions.getCached(message.subscriptionId);
   if (subscription?.state !== 'active') return undefined;
   const nowMs = deps.clock.now();
   const found = recorded ? await rowAsRecorded(deps, message.deliveryId, recorded, nowMs) : firstRowOf(message, subscription);
   if (!found) return undefined;
+  // A body too large to travel (delivery-message-codec.ts) is read, as the claimed path reads it.
+  const body = message.body ?? (await deps.events.get(found.eventId))?.body;
+  if (body === undefined) return undefined;
   const delivery: Delivery = { ...found, state: STATE.inFlight, attempts: found.attempts + 1, attemptSeq: found.attemptSeq + 1, updatedAt: iso(nowMs) };
   const hold: Hold = recorded ? { kind: 'retry', found: recorded } : { kind: 'first' };
   return { kind: 'ready', delivery, subscription, body, eventType, secrets: await signingSecrets(deps, subscription), hold };

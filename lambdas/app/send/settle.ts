@@ -58,8 +58,8 @@ export async function settle(later: Later, run: () => Promise<SendOutcome>): Pro
  * (`next` given), goes as that message, sent with the delay through `queue.sendNext`, which may
  * gather the sends of one batch into one request. Any other wait is in flight (its message's
  * visibility) when it is alone in its message, the wait is at most `inFlightWaitSeconds` and it
- * is not on a chain of delayed messages; otherwise a message of its own, without what only a
- * first receive may use (`fresh`, `recorded`), so it is claimed when it comes back. SQS holds
+ * is not on a chain of delayed messages; otherwise a message of its own, without `fresh` (a
+ * `recorded` it carries stays: the row's read decides whether it still holds). SQS holds
  * about 120,000 messages in flight per queue and delayed ones without limit, so a dead
  * endpoint's long backoff never fills the queue's in-flight room (docs/aws.md, "Retries in
  * flight").
@@ -78,8 +78,7 @@ export function waitFor(
       await queue.setVisibility(delaySeconds);
       return 'kept';
     }
-    const { recorded: _recorded, ...unrecorded } = message;
-    await queue.send(onItsOwn(unrecorded, delaySeconds, options.now()));
+    await queue.send(onItsOwn(message, delaySeconds, options.now()));
     return 'moved';
   };
 }
@@ -87,7 +86,7 @@ export function waitFor(
 /**
  * A delivery in a message of its own, due in `delaySeconds`: the same fields less `fresh` (the
  * first attempt may have been made and recorded already), so it is claimed when it comes back
- * unless it carries a recorded retry (`recorded`, which `waitFor` leaves only on `next`). A
+ * unless it carries a recorded retry whose row still reads so (`recorded`). A
  * wait past MAX_WAIT_LINK_SECONDS (14 minutes) goes as far as that, carrying `notBefore`: the sender
  * sends it on, reading nothing, until that instant has come. A link sent on keeps the instant
  * it carries (the whole seconds of each delay would otherwise push it later at every link).

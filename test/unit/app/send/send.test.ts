@@ -509,7 +509,6 @@ describe('processDelivery: a recorded retry (its message carries the row as the 
   const claimedWhen: ReadonlyArray<readonly [string, Partial<Delivery>, Partial<typeof first>]> = [
     ['another attempt recorded since (a copy of the message)', { attemptSeq: 5 }, {}],
     ['the row rescheduled since (a pause, a resume\'s drain)', { nextAttemptAt: at(-5) }, {}],
-    ['its second receive (its worker died or a stage failed)', {}, { receiveCount: 2 }],
   ];
   for (const [when, row, receipt] of claimedWhen) {
     it(`claimed instead when ${when}`, async () => {
@@ -522,6 +521,29 @@ describe('processDelivery: a recorded retry (its message carries the row as the 
       assert.equal(stored(w).state, 'delivered');
     });
   }
+
+  it('back after its worker died or a stage failed, the row still as recorded and held for it: not claimed, not held off, attempted', async () => {
+    const w = world({ delivery: { ...waiting, leaseUntil: at(60) }, script: [response(200)] });
+    const calls = counted(w);
+
+    const outcome = await processDelivery(w.deps, retry, { ...first, receiveCount: 3 });
+
+    assert.equal(outcome.kind, 'done');
+    assert.deepEqual(calls, ['get']);
+    assert.deepEqual([stored(w).state, stored(w).attemptSeq, stored(w).leaseUntil], ['delivered', 5, undefined]);
+  });
+
+  it('a body too large to travel is read from the event; the attempt still goes unclaimed', async () => {
+    const w = world({ delivery: waiting, script: [response(200)] });
+    const calls = counted(w);
+    const { body: _b, ...withoutBody } = retry;
+
+    await processDelivery(w.deps, withoutBody, first);
+
+    assert.deepEqual(calls, ['get', 'event']);
+    assert.equal(w.http.requests[0]!.body, BODY);
+    assert.equal(stored(w).state, 'delivered');
+  });
 
   it('claimed instead once it has been due for the sweeper\'s grace less a claim lease: the sweeper may have sent it again', async () => {
     const w = world({ delivery: waiting, script: [response(200)] });

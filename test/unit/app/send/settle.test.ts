@@ -171,10 +171,10 @@ describe('how a delivery waits', () => {
     assert.deepEqual(await wait(MESSAGE, true, 20, next), { how: 'moved', visibility: [], sent: [], gathered: [{ ...next, delaySeconds: 20 }] });
   });
 
-  it('any other wait of a message that carried a recorded retry leaves `recorded` behind: it is claimed when back', async () => {
+  it('any other wait of a message that carries a recorded retry keeps `recorded`: the row\'s read decides when it is back', async () => {
     const carried = { ...OWN, recorded: RECORDED };
 
-    assert.deepEqual(await wait(carried, false, 10), { how: 'moved', visibility: [], sent: [{ ...OWN, delaySeconds: 10 }], gathered: [] });
+    assert.deepEqual(await wait(carried, false, 10), { how: 'moved', visibility: [], sent: [{ ...carried, delaySeconds: 10 }], gathered: [] });
   });
 
   it('onItsOwn keeps every field but `fresh`; a link sent on keeps the instant it carries, to the millisecond', () => {
