@@ -1,5 +1,6 @@
 import { DELIVERIES_PER_MESSAGE, MAX_PACK_BYTES } from '#config/topology.ts';
-import type { DeliveryMessage, ReceivedDeliveryMessage, RecordedAttempt } from '#ports/delivery-queue.ts';
+import type { DeliveryMessage, ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
+import type { RecordedAttempt } from '#domain/types.ts';
 import { decodeBodyBase64, encodeBodyBase64 } from './body-codec.ts';
 import { MalformedDeliveryMessageError } from './errors.ts';
 

@@ -2,10 +2,9 @@ import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, PutCommand, Qu
 import { ttlFor } from '#domain/retention.ts';
 import { isDeadLetter, isLive, statesAllowing, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
 import { deliveryIdParts, idOfListKey, lastListKeyAt } from '#domain/ids.ts';
-import type { Delivery } from '#domain/types.ts';
+import type { Delivery, RecordedAttempt } from '#domain/types.ts';
 import { INDEXES, TABLES } from '#config/topology.ts';
 import { completionAttributes, type ClaimResult, type Completion, type DeliveryPage, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
-import type { RecordedAttempt } from '#ports/delivery-queue.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import { activeShardKey, activeShardKeys, deadLetterShardKey, deadLetterShardKeys, deliveryKey, subscriptionDeadLetterShardKey, subscriptionDeadLetterShardKeys, subscriptionShardKeys, type DeliveryKey } from './delivery-keys.ts';
 import { conditionHeld, ifConditionHolds, isConditionFailure } from './dynamodb.ts';

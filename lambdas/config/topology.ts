@@ -488,7 +488,7 @@ export const MAX_WAIT_LINK_SECONDS = 840;
 /**
  * How long the sender gathers its planned retries' messages before sending them as one request
  * (app/send/gathered-sends.ts), and how many at most: a SendMessageBatch's 10 messages, each a
- * pack of DELIVERIES_PER_MESSAGE. A retry waits at least a second; 20 ms of it is not seen.
+ * pack of DELIVERIES_PER_MESSAGE. A retry waits at least a second; 100 ms more is within its lateness.
  */
 export const RETRY_GATHER_MS = 100;
 export const RETRIES_PER_GATHERED_SEND = 10 * DELIVERIES_PER_MESSAGE;

@@ -124,6 +124,9 @@ export interface Delivery {
   readonly firstAttempt?: InlineAttempt;
 }
 
+/** What a recorded retry left in the row: the attempt number it took and when the next one is due. */
+export type RecordedAttempt = Pick<Delivery, 'attemptSeq' | 'nextAttemptAt'>;
+
 /** An attempt stored on its delivery's row: the attempt record without the delivery id. */
 export type InlineAttempt = Omit<AttemptRecord, 'deliveryId'>;
 

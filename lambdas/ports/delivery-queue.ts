@@ -1,3 +1,5 @@
+import type { RecordedAttempt } from '#domain/types.ts';
+
 /**
  * One delivery to attempt. Besides the ids, a message from publish carries what the happy path
  * needs so the sender reads nothing but the (cached) subscription: the event's type, creation
@@ -16,7 +18,7 @@ export interface DeliveryMessage {
   readonly fresh?: boolean;
   /**
    * A planned retry's message (app/send/send.ts): the row as the attempt before recorded it.
-   * Its first receive may go unclaimed while the row still reads so (docs/design.md, "Retries
+   * Its attempt may go unclaimed while the row still reads so (docs/design.md, "Retries
    * without a claim"); any other message is claimed.
    */
   readonly recorded?: RecordedAttempt;
@@ -29,12 +31,6 @@ export interface DeliveryMessage {
   readonly notBefore?: string;
   /** Seconds before the message becomes visible (SQS allows at most 900). */
   readonly delaySeconds?: number;
-}
-
-/** What a recorded retry left in the row: the attempt number it took and when the next one is due. */
-export interface RecordedAttempt {
-  readonly attemptSeq: number;
-  readonly nextAttemptAt: string;
 }
 
 /** A delivery message as received: its delay was the queue's business. */

@@ -1,6 +1,5 @@
 import type { CompletionAction, DeliveryState } from '#domain/states.ts';
-import type { Delivery } from '#domain/types.ts';
-import type { RecordedAttempt } from './delivery-queue.ts';
+import type { Delivery, RecordedAttempt } from '#domain/types.ts';
 import type { Page, PageRequest } from './page.ts';
 
 export type ClaimResult =

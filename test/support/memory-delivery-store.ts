@@ -7,9 +7,8 @@
  * the table. test/support/delivery-store-contract.ts runs the same cases against both.
  */
 import { allows, isDeadLetter, isLive, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
-import type { Delivery } from '#domain/types.ts';
+import type { Delivery, RecordedAttempt } from '#domain/types.ts';
 import { completionAttributes, type ClaimResult, type Completion, type DeliveryPage, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
-import type { RecordedAttempt } from '#ports/delivery-queue.ts';
 import { decodeCursor, encodeCursor } from '#ports/page.ts';
 import { InvalidCursorError, type Page, type PageRequest } from '#ports/page.ts';
 import { offsetPage } from './offset-page.ts';

@@ -5,9 +5,9 @@ import { allows, isDeadLetter, isTerminal, STATE, targetOf, type CompletionActio
 import { deadLetterEventTtl } from '#domain/retention.ts';
 import { endedReason, liveSecretIndexes } from '#domain/subscription-states.ts';
 import { openSecrets } from '#app/secrets/open-secrets.ts';
-import { capUtf8, type Delivery, type InlineAttempt, type Subscription } from '#domain/types.ts';
+import { capUtf8, type Delivery, type InlineAttempt, type RecordedAttempt, type Subscription } from '#domain/types.ts';
 import type { Completion } from '#ports/delivery-store.ts';
-import type { ReceivedDeliveryMessage, RecordedAttempt } from '#ports/delivery-queue.ts';
+import type { ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
 import type { Deps } from '#app/deps.ts';
 import { DeliveryStageError } from '#app/errors.ts';
 import { firstRowOf, rowOrFirstRow, writeFirstRow } from '#app/send/first-row.ts';
@@ -71,7 +71,7 @@ export type SendOutcome =
       readonly delaySeconds: number;
       readonly note: string;
       readonly attempt?: AttemptReport;
-      /** The message the delivery comes back as, when not the one received less what only its first receive may use: a recorded retry's, or a link sent on. */
+      /** A recorded retry's: the message the delivery comes back as, in place of the one received (`retryMessage`). */
       readonly next?: ReceivedDeliveryMessage;
     };
 
@@ -88,7 +88,7 @@ export async function processDelivery(deps: SendDeps, message: DeliveryMessageBo
   const { deliveryId } = message;
   // A link of a long wait's chain of delayed messages: sent on, nothing read, until its time.
   const waitMs = message.notBefore === undefined ? 0 : Date.parse(message.notBefore) - deps.clock.now();
-  if (waitMs > 0) return { kind: 'retry_later', delaySeconds: Math.ceil(waitMs / 1000), note: `waits until ${message.notBefore}`, next: message };
+  if (waitMs > 0) return { kind: 'retry_later', delaySeconds: Math.ceil(waitMs / 1000), note: `waits until ${message.notBefore}` };
   const prepared = await stage('before_attempt', deliveryId, async () => (receipt ? await prepareUnclaimed(deps, message, receipt) : undefined) ?? prepare(deps, message, receipt));
   if (prepared.kind !== 'ready') return prepared;
   const { delivery, body, secrets } = prepared;
@@ -97,8 +97,7 @@ export async function processDelivery(deps: SendDeps, message: DeliveryMessageBo
     const wait = await rateGateBeforePost(deps, prepared.subscription, message, prepared.hold.kind !== 'claimed');
     // Told to wait before its one write: it waits as the row it would have had, and is claimed when it comes back.
     if (wait && prepared.hold.kind === 'first') await writeFirstRow(deps, message, prepared.subscription);
-    // A recorded retry comes back as itself: its row still reads as recorded (unless the wait moved it), and the row's hold is its own.
-    return wait?.kind === 'retry_later' && prepared.hold.kind === 'retry' ? { ...wait, next: message } : wait;
+    return wait;
   });
   if (waiting) return waiting;
 
@@ -147,8 +146,8 @@ type Prepared = Ready | SendOutcome;
  * read tells the same (`rowAsRecorded`), so its message may come back and go on, and it holds
  * the row against any other copy (the hold), not against itself.
  */
-function mayGoUnclaimed(deps: Pick<SendDeps, 'clock' | 'sweepGraceSeconds' | 'attemptTimeoutMs'>, firstReceive: boolean, dueSinceMs: number): boolean {
-  return firstReceive && deps.clock.now() - dueSinceMs < unclaimedWindowMs(deps);
+function mayGoUnclaimed(deps: Pick<SendDeps, 'clock' | 'sweepGraceSeconds' | 'attemptTimeoutMs'>, dueSinceMs: number): boolean {
+  return deps.clock.now() - dueSinceMs < unclaimedWindowMs(deps);
 }
 
 /** How long after a delivery is due its attempt may still go unclaimed (0 or less: never). */
@@ -163,8 +162,8 @@ function unclaimedWindowMs(deps: Pick<SendDeps, 'sweepGraceSeconds' | 'attemptTi
  */
 async function prepareUnclaimed(deps: SendDeps, message: DeliveryMessageBody, receipt: Receipt): Promise<Ready | undefined> {
   const { fresh, recorded, eventType } = message;
-  if (recorded ? !mayGoUnclaimed(deps, true, Date.parse(recorded.nextAttemptAt)) : !fresh || message.body === undefined || !mayGoUnclaimed(deps, receipt.receiveCount <= 1, receipt.sentAtMs)) return undefined;
-  if (!eventType) return undefined;
+  const eligible = recorded ? mayGoUnclaimed(deps, Date.parse(recorded.nextAttemptAt)) : fresh && message.body !== undefined && receipt.receiveCount <= 1 && mayGoUnclaimed(deps, receipt.sentAtMs);
+  if (!eligible || !eventType) return undefined;
   const subscription = await deps.subscriptions.getCached(message.subscriptionId);
   if (subscription?.state !== 'active') return undefined;
   const nowMs = deps.clock.now();
@@ -229,10 +228,11 @@ async function prepare(deps: SendDeps, message: DeliveryMessageBody, receipt?: R
     // A deleted or disabled subscription's delivery is dead-lettered now, not at its due time:
     // a deferral made while it was paused must not hold it back for an hour.
     if (endedReason(subscription) && current.state === STATE.pending && (await deps.deliveries.reschedule(current.id, current.nextAttemptAt, iso(nowMs), iso(nowMs)))) return prepare(deps, message, receipt, true);
-    // Held by its recorded retry's message (leaseUntil on a pending row): that message makes the attempt, or, lost, leaves it to this copy at the hold's end.
-    const heldUntil = current.leaseUntil && current.leaseUntil > current.nextAttemptAt ? current.leaseUntil : current.nextAttemptAt;
-    const wait = Math.ceil((Date.parse(heldUntil) - nowMs) / 1000);
-    return { kind: 'retry_later', delaySeconds: Math.max(1, wait), note: heldUntil === current.nextAttemptAt ? 'not due yet' : 'held for its recorded retry' };
+    // Held by its recorded retry's message (a pending row's leaseUntil, always past its due time): that message makes the
+    // attempt, or, lost, leaves it to this copy at the hold's end.
+    const until = current.leaseUntil ?? current.nextAttemptAt;
+    const wait = Math.ceil((Date.parse(until) - nowMs) / 1000);
+    return { kind: 'retry_later', delaySeconds: Math.max(1, wait), note: current.leaseUntil ? 'held for its recorded retry' : 'not due yet' };
   }
   const delivery = claim.delivery;
   const ended = endedReason(subscription);
@@ -351,6 +351,7 @@ function attemptReport(delivery: Delivery, eventType: string, result: AttemptRes
 async function complete(deps: SendDeps, delivery: Delivery, outcome: Outcome, nowMs: number, result?: AttemptResult, hold: Hold = CLAIMED): Promise<boolean> {
   const response = result?.kind === 'response' ? result : undefined;
   const action = actionFor(outcome);
+  const window = unclaimedWindowMs(deps);
   const completion: Completion = {
     action,
     attempts: delivery.attempts,
@@ -361,7 +362,7 @@ async function complete(deps: SendDeps, delivery: Delivery, outcome: Outcome, no
     ...(result ? { url: delivery.url } : {}),
     // A retry's message carries the row as recorded (retryMessage) and alone makes the next attempt while it may go unclaimed:
     // any other copy (a message whose worker died after this write, say) would otherwise claim and post beside it.
-    ...(outcome.kind === 'retry' && unclaimedWindowMs(deps) > 0 ? { heldUntil: iso(outcome.nextAttemptAtMs + unclaimedWindowMs(deps)) } : {}),
+    ...(outcome.kind === 'retry' && window > 0 ? { heldUntil: iso(outcome.nextAttemptAtMs + window) } : {}),
     updatedAt: iso(nowMs),
   };
   // The event's body first outlives the dead letter, so a crash between the two leaves a body kept too long, never a dead letter without one.

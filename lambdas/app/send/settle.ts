@@ -54,9 +54,9 @@ export async function settle(later: Later, run: () => Promise<SendOutcome>): Pro
 }
 
 /**
- * How a received delivery waits `delaySeconds`. A planned retry, or a link of a chain sent on
- * (`next` given), goes as that message, sent with the delay through `queue.sendNext`, which may
- * gather the sends of one batch into one request. Any other wait is in flight (its message's
+ * How a received delivery waits `delaySeconds`. A planned retry (`next` given) goes as that
+ * message, sent with the delay through `queue.sendNext`, which may gather the sends of one
+ * batch into one request. Any other wait is in flight (its message's
  * visibility) when it is alone in its message, the wait is at most `inFlightWaitSeconds` and it
  * is not on a chain of delayed messages; otherwise a message of its own, without `fresh` (a
  * `recorded` it carries stays: the row's read decides whether it still holds). SQS holds

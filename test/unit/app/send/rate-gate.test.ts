@@ -86,18 +86,23 @@ describe('the rate gate', () => {
     assert.equal(w.deps.metrics.counts.DeliveriesRetried, undefined, 'a wait is not a retry');
   });
 
-  it('a recorded retry told to wait comes back as itself (its recorded row, its hold), nothing claimed or written', async () => {
+  it('a recorded retry told to wait keeps its message, nothing claimed or written; back at its turn, it goes on unclaimed past its own hold', async () => {
     const w = world({ rateLimitPerSecond: 10 }, 1, { attempts: 1, attemptSeq: 1, leaseUntil: at(60) });
     await taken(w, T);
     const retry: DeliveryMessageBody = { deliveryId: 'dlv_0', subscriptionId: 'sub_1', eventType: 'order.created', body: BODY, recorded: { attemptSeq: 1, nextAttemptAt: NOW } };
     const before = structuredClone(row(w, 0));
 
-    const outcome = await processDelivery(w.deps, retry, FIRST);
+    const waited = await processDelivery(w.deps, retry, FIRST);
 
-    assert.equal(outcome.kind, 'retry_later');
-    assert.deepEqual(outcome.kind === 'retry_later' && outcome.next, retry, 'back as the recorded retry, so it may still go unclaimed');
+    assert.equal(waited.kind, 'retry_later');
     assert.deepEqual(row(w, 0), before);
     assert.equal(w.http.requests.length, 0);
+
+    // The same message back (kept in flight, or moved with `recorded` by waitFor), in the next second.
+    w.deps.clock.advance(1000);
+    w.deps.deliveries.claim = async (id) => assert.fail(`${id} was claimed`);
+    assert.equal((await processDelivery(w.deps, retry, AGAIN)).kind, 'done');
+    assert.deepEqual([row(w, 0).state, row(w, 0).attemptSeq], ['delivered', 2]);
   });
 
   it('claimed path: a held-back retry keeps its attempts, its sequence and its backoff; it goes when its turn comes', async () => {
