@@ -2,9 +2,10 @@ import { endsDelivered, type CostRun, type CostScenario, type ScenarioId } from 
 import { eventBridgePerMillion, naivePerMillion } from './cost-model.ts';
 import { table } from './benchmarks-file.ts';
 import { PRICE_TABLE_MARKDOWN, PRICES } from './prices.ts';
+import { singlePublishFloor } from './publish-floor.ts';
 import { fmt, medianRun } from './stats.ts';
 import { DAYS_PER_MONTH, ITEM_OVERHEAD_BYTES, keptParts, storagePerMillionEvents, type StorageCost } from './storage.ts';
-import { costTargetRows, HAPPY_ROW_TARGET_BYTES, STORAGE_TARGET_DOLLARS, verdict, verdictText, type TargetRow } from './targets.ts';
+import { COST_TARGETS, costTargetRows, HAPPY_ROW_TARGET_BYTES, STORAGE_TARGET_DOLLARS, verdict, verdictText, type TargetRow } from './targets.ts';
 
 const usd = (n: number) => `$${n.toFixed(2)}`;
 
@@ -87,6 +88,8 @@ export function renderCost(runs: readonly CostRun[][], unmeasured: readonly Unme
     '',
     table(['target', 'limit', 'measured', 'verdict'], targets.map((t) => [t.what, t.target, t.measured, verdictText(t.verdict)])),
     '',
+    renderPublishFloor(byId.get('fo1-http')),
+    '',
     `**Item sizes.** The largest row each table was written with in the first-try scenarios (DynamoDB's item size: attribute names plus values; a put's item as sent, an update's item as read back after it); a row over 1 KB costs a write unit per started KB on every write, and again in every index that projects it:`,
     '',
     table(
@@ -121,6 +124,27 @@ export function renderCost(runs: readonly CostRun[][], unmeasured: readonly Unme
     `- Left out as fixed, not per-delivery, costs: empty receives (idle polling; on AWS the event source mapping's long polls, about $0.26 a month per queue), the authorizer (API Gateway caches its answer), the sweeper (one invocation and a few keys-only index queries a minute; it also checks each publish batch's manifest once its grace has passed, then moves that shard's watermark, at most 16 small writes a run, and its BatchGet of the batch's rows, about 0.5 RRU a delivery, is not counted either; the manifests themselves stay as the event log until TTL, which deletes for free), and the subscription Scan fan-out does (${fmt(breakdownRow.p.subscriptionScanReadUnits, 2)} RRU per delivery here). The bench's runtime caches subscriptions for 5 s as Lambda containers do, so the sender's reads of them are counted as AWS would see them.`,
     '- Lambda GB-seconds use the handler time measured here times the function\'s configured memory. Locally a handler\'s time includes waiting for the CPU it shares with the emulators, the other handlers and the meter\'s own reads; on Lambda each invocation has its own CPU and DynamoDB answers in single-digit milliseconds, so the duration part of the Lambda column is an overestimate.',
   ].join('\n');
+}
+
+/**
+ * The single HTTP publish's floor (publish-floor.ts) beside what was measured and its target:
+ * a target below the floor says so, since no optimisation can meet it.
+ */
+export function renderPublishFloor(row: Row | undefined): string {
+  const floor = singlePublishFloor();
+  const limit = COST_TARGETS.find((t) => t.scenario === 'fo1-http' && t.figure === 'dollarsPerMillion')!.limit;
+  const measured = row
+    ? ` Measured here: ${usd(row.p.dollarsPerMillion.total)}, of which Lambda ${usd(row.p.dollarsPerMillion.lambda)} (its duration part is the local overestimate explained below) and SQS ${usd(row.p.dollarsPerMillion.sqs)}.`
+    : '';
+  const belowFloor =
+    limit < floor.total
+      ? ` The target of ≤ ${usd(limit)} is ${usd(floor.total - limit)} below this floor: only giving up one of those promises can meet it (the synchronous 4xx, with API Gateway's own SQS integration in place of the function; or the durable record, so a crash or a purge could lose a delivery without a trace). That is a product decision, not an optimisation.`
+      : '';
+  return (
+    `**The floor of a single publish over HTTP** (first try, fan-out 1; publish answers synchronously, keeps idempotency and a durable record of the deliveries it accepted): ` +
+    floor.parts.map((p) => `${p.what} ${usd(p.dollars)}`).join(' + ') +
+    ` = **${usd(floor.total)} per million**, before the sender's receive and delete and any Lambda duration.${measured}${belowFloor}`
+  );
 }
 
 /** The largest row per table over every run of the first-try (delivered at once) scenarios. */

@@ -5,6 +5,7 @@ import { writeCharts } from './charts.ts';
 import { bareNodeStartMs, measureColdStarts } from './cold-start.ts';
 import { measureCost } from './cost.ts';
 import { profileShares } from './cpu-profile.ts';
+import { measureCallFloor } from './call-floor.ts';
 import { measureLatency, measureThroughput } from './end-to-end.ts';
 import { measureNotices, renderNotices } from './notices.ts';
 import { commandLine, describeMachine } from './machine.ts';
@@ -58,6 +59,8 @@ if (wanted('e2e')) {
   const fo1 = await repeat(plan.runs, () => measureThroughput(plan.throughputDeliveries, 1));
   const fo10 = await repeat(plan.runs, () => measureThroughput(plan.throughputDeliveries, 10));
   const wide = await repeat(plan.runs, () => measureThroughput(plan.throughputDeliveries, 1, 20));
+  progress('end to end: the same AWS calls alone');
+  const floor = await repeat(plan.runs, () => measureCallFloor(plan.throughputDeliveries));
   const latency = [];
   for (const rate of plan.latencyRates) {
     progress(`end to end: latency at ${rate}/s`);
@@ -65,7 +68,7 @@ if (wanted('e2e')) {
   }
   progress('end to end: CPU profile');
   const profile = await profileShares(() => measureThroughput(plan.throughputDeliveries, 1));
-  sections.push(`${renderEndToEnd(fo1, fo10, wide, latency, profile)}\n\n${writeCharts([latencyChart(latency)])}`);
+  sections.push(`${renderEndToEnd(fo1, fo10, wide, floor, latency, profile)}\n\n${writeCharts([latencyChart(latency)])}`);
 }
 if (wanted('retry')) {
   progress('retry timing');

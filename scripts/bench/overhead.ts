@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { buildDeps } from '#adapters/function-deps.ts';
 import { loadLocalSecretsKey } from '#adapters/local-key-secret-cipher.ts';
 import { DELIVERY_HEADERS, firstMessage } from '#app/publish/first-delivery.ts';
 import { processDelivery, type SendDeps } from '#app/send/send.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
+import { formatSecret, signatureHeaders } from '#domain/signing.ts';
 import { STATE } from '#domain/states.ts';
 import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
 import { noMetrics } from '#ports/metrics.ts';
@@ -12,10 +14,16 @@ import { profileShares, type ProfileShare } from './cpu-profile.ts';
 import { memorySenderStores } from './memory-ports.ts';
 import { pool } from './stats.ts';
 import { ALL_FACTORIES } from '#adapters/deps/all-factories.ts';
+import { USER_AGENT } from '#adapters/deps/setting-factories.ts';
 
 export interface OverheadRun {
   /** Raw node:http keep-alive POSTs per second to the sink. */
   readonly rawPerSecond: number;
+  /**
+   * Raw POSTs that carry what every Standard Webhooks request must: the engine's headers, signed
+   * afresh each time by the domain's signing code. No engine: the protocol's own cost on top of a raw POST.
+   */
+  readonly signedRawPerSecond: number;
   /** processDelivery per second with the real DynamoDB adapters against dynalite. */
   readonly emulatorPerSecond: number;
   /** processDelivery per second with in-memory stores: the engine's own cost. */
@@ -69,15 +77,20 @@ export async function measureOverhead(count: number, concurrency: number, run: n
     const url = `${stack.receiver.url}/s0`;
     // The same bytes the engine sends: one 1 KB event body.
     const body = fixtures(subscriptionId!, url, 1, 'raw').events[0]!.body;
-    const post = () =>
+    const postWith = (headers: () => http.OutgoingHttpHeaders) => () =>
       new Promise<void>((resolve, reject) => {
-        const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        const req = http.request(url, { method: 'POST', agent, headers: { ...headers(), 'content-length': Buffer.byteLength(body) } }, (res) => {
           res.resume();
           res.on('end', resolve);
         });
         req.on('error', reject);
         req.end(body);
       });
+    const post = postWith(() => ({ 'content-type': 'application/json' }));
+    // The engine's header set (delivery headers, signature headers, user agent), signed per request as the engine signs.
+    const secrets = [formatSecret(randomBytes(32))];
+    let signedCount = 0;
+    const signedPost = postWith(() => ({ ...DELIVERY_HEADERS, ...signatureHeaders(secrets, `evt_signed${signedCount++}`, Math.floor(Date.now() / 1000), body), 'user-agent': USER_AGENT }));
 
     // Real adapters against the emulator; the deliveries are written directly and never enqueued, so the runtime's own pollers never see them.
     // The runtime's own key file, so the sender opens the secrets the runtime's api sealed.
@@ -94,15 +107,18 @@ export async function measureOverhead(count: number, concurrency: number, run: n
     const warm = fixtures(subscriptionId!, url, count, `warm${run}`);
     await deliverAll({ ...deps, ...memorySenderStores(subscription, warm.events, warm.deliveries) }, warm, concurrency);
     await timed(count, concurrency, post);
+    await timed(count, concurrency, signedPost);
     const inMemory = fixtures(subscriptionId!, url, count, `mem${run}`);
-    // Raw POSTs right before and after the in-memory engine run: load from elsewhere on the machine hits both alike.
+    // Raw and signed POSTs right before and after the in-memory engine run: load from elsewhere on the machine hits all alike.
     const rawBefore = await timed(count, concurrency, post);
+    const signedBefore = await timed(count, concurrency, signedPost);
     // Timed without the profiler (it slowed the engine's side alone by about 9 %), profiled in a run of its own after.
     const memory = await deliverAll({ ...deps, ...memorySenderStores(subscription, inMemory.events, inMemory.deliveries) }, inMemory, concurrency);
+    const signedAfter = await timed(count, concurrency, signedPost);
     const rawAfter = await timed(count, concurrency, post);
     const profiled = fixtures(subscriptionId!, url, count, `prof${run}`);
     const memoryProfile = await profileShares(() => deliverAll({ ...deps, ...memorySenderStores(subscription, profiled.events, profiled.deliveries) }, profiled, concurrency), { byFile: true });
-    return { rawPerSecond: (rawBefore + rawAfter) / 2, emulatorPerSecond: emulator, memoryPerSecond: memory, concurrency, count, memoryProfile };
+    return { rawPerSecond: (rawBefore + rawAfter) / 2, signedRawPerSecond: (signedBefore + signedAfter) / 2, emulatorPerSecond: emulator, memoryPerSecond: memory, concurrency, count, memoryProfile };
   } finally {
     agent.destroy();
     await stack.stop();

@@ -8,7 +8,8 @@ import { NodeHttpSender } from '../node-http-sender.ts';
 import { POLICIES_FROM_ENV } from '../policy-env.ts';
 import type { Factories } from './factory.ts';
 
-const USER_AGENT = 'Hookline/0.1 (+webhooks)';
+/** What the sender names itself in every webhook request (the bench's signed raw POSTs send the same). */
+export const USER_AGENT = 'Hookline/0.1 (+webhooks)';
 
 /** The domain's port list from a variable; a refusal names the variable. */
 function allowedPortsFromEnv(name: EnvName, value: string): PortRanges {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { CostRun, CostScenario } from '../../../scripts/bench/cost.ts';
-import { renderCost } from '../../../scripts/bench/cost-report.ts';
+import { renderCost, renderPublishFloor } from '../../../scripts/bench/cost-report.ts';
 import { perDelivery } from '../../../scripts/bench/cost-model.ts';
 import type { Usage } from '../../../scripts/bench/sdk-meter.ts';
 import { eventKeptFor } from '../../../scripts/bench/storage.ts';
@@ -40,5 +40,20 @@ describe('cost report', () => {
     assert.match(md, /happy-path rows per delivery \(events, deliveries; first-try scenarios\), the largest \| ≤ 1024 B \(1 KB\) \| 1100 B \(events\) \| \*\*not met\*\* \|/);
     // 1,200 B billed (1,100 + 100 overhead), one row per event, kept as long as retention.ts says.
     assert.ok(md.includes(`- events: 1.00 row(s) per event × 1200 B × 10⁶ events / 2³⁰ B per GB × ${eventKeptFor().days.toFixed(1)} days`));
+  });
+});
+
+describe('the single HTTP publish floor paragraph', () => {
+  it('names the floor, the measured figure and how far below the floor the target is', () => {
+    const md = renderCost([[run(scenario('fo1-http', { publish: 'http' }), 700)]]);
+    assert.match(md, /\*\*The floor of a single publish over HTTP\*\*.* = \*\*\$3\.48 per million\*\*/);
+    assert.match(md, /Measured here: \$\d+\.\d\d, of which Lambda/);
+    assert.match(md, /The target of ≤ \$3\.00 is \$0\.48 below this floor/);
+  });
+
+  it('still states the floor when the HTTP scenario was not run', () => {
+    const md = renderPublishFloor(undefined);
+    assert.match(md, /= \*\*\$3\.48 per million\*\*/);
+    assert.doesNotMatch(md, /Measured here/);
   });
 });

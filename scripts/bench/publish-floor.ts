@@ -1,0 +1,29 @@
+import { API_REQUEST_PRICE, PRICES } from './prices.ts';
+
+export interface FloorPart {
+  readonly what: string;
+  /** Dollars per million deliveries. */
+  readonly dollars: number;
+}
+
+/**
+ * The least a first-try delivery of an event published alone over HTTP can cost while publish
+ * keeps what it promises: a synchronous answer (the 4xx naming the field, the duplicate's own
+ * ids), idempotency for the retention, and a durable record of every delivery it accepted, so
+ * that neither a crash between the event's write and the hand-off nor a purged queue loses one.
+ * A Lambda function serves one request at a time, so nothing a publish does can be shared with
+ * another publish. Left out, as they only add: the sender's receive and delete (shared by up to
+ * ten messages), and Lambda duration.
+ */
+export function singlePublishFloor(): { readonly parts: readonly FloorPart[]; readonly total: number } {
+  const million = 1e6;
+  const parts: FloorPart[] = [
+    { what: 'the API request (HTTP API)', dollars: API_REQUEST_PRICE * million },
+    { what: 'the API function\'s invocation', dollars: PRICES.lambdaRequest * million },
+    { what: 'the event\'s conditional write (idempotency, 1 WRU)', dollars: PRICES.dynamodbWriteRequestUnit * million },
+    { what: 'the hand-off to the sender (one SQS request)', dollars: PRICES.sqsRequest * million },
+    { what: 'the durable record of the publish\'s deliveries (its manifest, 1 WRU)', dollars: PRICES.dynamodbWriteRequestUnit * million },
+    { what: 'the delivery\'s one outcome write (1 WRU)', dollars: PRICES.dynamodbWriteRequestUnit * million },
+  ];
+  return { parts, total: parts.reduce((sum, p) => sum + p.dollars, 0) };
+}
