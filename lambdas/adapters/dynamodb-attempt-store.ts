@@ -5,6 +5,7 @@ import type { AttemptStore } from '#ports/attempt-store.ts';
 import { InvalidCursorError, type Page, type PageRequest } from '#ports/page.ts';
 import { decodeCursor, encodeCursor } from '#ports/page.ts';
 import { fromCursor } from './cursor.ts';
+import { conditionHeld } from './dynamodb.ts';
 
 /** Attempts outlive the dead-letter retention of their delivery (replays restart the clock). */
 const ATTEMPT_TTL_DAYS = DEFAULT_RETENTION.deadLetterDays * 2 + DEFAULT_RETENTION.ttlSafetyMarginDays;
@@ -15,11 +16,11 @@ export class DynamoDbAttemptStore implements AttemptStore {
     private readonly table: string,
   ) {}
 
-  async put(attempt: AttemptRecord): Promise<void> {
+  async put(attempt: AttemptRecord): Promise<boolean> {
     const expiresAt = Math.floor(Date.parse(attempt.startedAt) / 1000) + ATTEMPT_TTL_DAYS * 86_400;
     // Conditional: an attempt record is written once and never overwritten, even by a replay.
-    await this.db.send(
-      new PutCommand({ TableName: this.table, Item: { ...attempt, expiresAt }, ConditionExpression: 'attribute_not_exists(deliveryId)' }),
+    return conditionHeld(
+      this.db.send(new PutCommand({ TableName: this.table, Item: { ...attempt, expiresAt }, ConditionExpression: 'attribute_not_exists(deliveryId)' })),
     );
   }
 

@@ -140,6 +140,18 @@ export class ArchiveLockLostError extends Error {
 }
 
 /** The sender could not finish a message; the SQS message is reported as a batch item failure. */
+/** An attempt could not be logged: its number (and the next ones it may take) were logged already. */
+export class AttemptNumberTakenError extends Error {
+  override name = 'AttemptNumberTakenError';
+  constructor(
+    readonly deliveryId: string,
+    readonly seq: number,
+    readonly tried: number,
+  ) {
+    super(`delivery ${deliveryId}: attempt ${seq}${tried > 1 ? ` to ${seq + tried - 1}` : ''} already logged`);
+  }
+}
+
 export class DeliveryStageError extends Error {
   override name = 'DeliveryStageError';
   constructor(

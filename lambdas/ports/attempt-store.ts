@@ -2,7 +2,11 @@ import type { AttemptRecord } from '#domain/types.ts';
 import type { Page, PageRequest } from './page.ts';
 
 export interface AttemptStore {
-  put(attempt: AttemptRecord): Promise<void>;
+  /**
+   * Writes an attempt once and never overwrites one: false, writing nothing, when this delivery
+   * already has an attempt of that `seq` (a copy of the same attempt recorded it first).
+   */
+  put(attempt: AttemptRecord): Promise<boolean>;
   /** The whole log of a delivery, oldest first, across replays (the archiver; the API pages with `latest`). */
   list(deliveryId: string): Promise<readonly AttemptRecord[]>;
   /**

@@ -25,6 +25,6 @@ export function memorySenderStores(subscription: Subscription, events: readonly 
     events: senderPathOnly<EventStore>('events', { get: async (id) => eventById.get(id) }),
     // The same in-memory store the service unit tests run on, with the state machine's conditions.
     deliveries: new InMemoryDeliveryStore(deliveries),
-    attempts: senderPathOnly<AttemptStore>('attempts', { put: async (a) => void attempts.push(a) }),
+    attempts: senderPathOnly<AttemptStore>('attempts', { put: async (a) => (attempts.push(a), true) }),
   };
 }

@@ -1,6 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import type { Answer } from './duplicates.ts';
 import { pickWeighted } from './random.ts';
 
 /** What the receiver does with one request. */
@@ -37,8 +38,8 @@ export interface ChaosReceiverOptions {
  */
 export class ChaosReceiver {
   readonly byBehaviour: Record<string, number> = {};
-  /** 2xx answers per `${path} ${webhook-id}`. */
-  readonly acknowledged = new Map<string, number>();
+  /** 2xx answers per `${path} ${webhook-id}`, each with when its request arrived and when it was answered. */
+  readonly answers = new Map<string, Answer[]>();
   /** Requests per `${path} ${webhook-id}`, whatever the answer. */
   readonly received = new Map<string, number>();
   requests = 0;
@@ -80,7 +81,12 @@ export class ChaosReceiver {
     if (!this.verify(path, body, req)) this.unverified++;
     const behaviour = pickWeighted(this.options.behaviours ?? DEFAULT_BEHAVIOURS, this.options.random);
     this.byBehaviour[behaviour] = (this.byBehaviour[behaviour] ?? 0) + 1;
-    const ack = () => this.acknowledged.set(key, (this.acknowledged.get(key) ?? 0) + 1);
+    const arrivedAt = Date.now();
+    const ack = () => {
+      const list = this.answers.get(key) ?? [];
+      list.push({ arrivedAt, answeredAt: Date.now() });
+      this.answers.set(key, list);
+    };
     const later = (ms: number, run: () => void) => {
       const t = setTimeout(() => {
         this.held.delete(t);

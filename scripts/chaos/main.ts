@@ -32,7 +32,11 @@ function render(r: ChaosReport): string {
         ['**lost**', `**${r.lost}**${r.lostSamples.length ? ` (${r.lostSamples.join('; ')})` : ''}`],
         ['duplicates received (2xx beyond the first per endpoint and webhook-id)', `${r.duplicates} (${pct(r.duplicateRate)} of delivered)`],
         // The kills come every few seconds of publishing, so a slower machine takes more of them: per kill, runs compare across machines.
-        ['duplicates per SIGKILL (what one kill repeats: 2xx answers whose outcome was not yet written)', r.kills ? (r.duplicates / r.kills).toFixed(1) : '-'],
+        ['duplicates per SIGKILL', r.kills ? (r.duplicates / r.kills).toFixed(1) : '-'],
+        [
+          'duplicates by cause: answered, then killed before the outcome was written / killed while the receiver held the request (answered to a client that was gone) / **no kill explains it** (the engine sending twice: expected 0)',
+          `${r.duplicateCauses.killedBeforeRecord} / ${r.duplicateCauses.answeredAfterKill} / **${r.duplicateCauses.unexplained}**${r.duplicateCauses.unexplainedSamples.length ? ` (${r.duplicateCauses.unexplainedSamples.join('; ')})` : ''}`,
+        ],
         ['requests the receiver saw that no attempt record shows (killed between POST and record)', r.unrecordedAttempts],
         ['receiver requests / invalid signatures / redirects followed', `${r.receiverRequests} / ${r.unverified} / ${r.redirectsFollowed}`],
         ['receiver behaviour mix', Object.entries(r.behaviours).map(([k, v]) => `${k} ${v}`).join(', ')],

@@ -7,6 +7,7 @@ import { GetQueueUrlCommand, PurgeQueueCommand, SQSClient } from '@aws-sdk/clien
 import { QUEUES, TABLES } from '#config/topology.ts';
 import { apiClient } from '#test/api-client.ts';
 import { ChaosReceiver, type Behaviour } from './chaos-receiver.ts';
+import { duplicateCauses, type DuplicateCauses } from './duplicates.ts';
 import { seededRandom } from './random.ts';
 import { RuntimeProcess, type RuntimeEndpoints } from './runtime-process.ts';
 import { freePortBlock } from '#test/main-process.ts';
@@ -52,6 +53,8 @@ export interface ChaosReport {
   /** 2xx answers beyond the first for the same (endpoint, webhook-id): what receivers dedupe. */
   readonly duplicates: number;
   readonly duplicateRate: number;
+  /** What kept each duplicated answer's outcome from being written: a kill, or nothing found (expected 0). */
+  readonly duplicateCauses: DuplicateCauses;
   /** Requests whose signature standardwebhooks refused (must be 0). */
   readonly unverified: number;
   readonly redirectsFollowed: number;
@@ -71,6 +74,8 @@ export interface ChaosReport {
 
 const TERMINAL = new Set(['delivered', 'failed', 'expired']);
 const LOCAL = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+/** How long after a 2xx answer a kill still explains its duplicate (duplicates.ts). */
+const RECORD_WINDOW_MS = 1000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function scanAll(db: DynamoDBClient, table: string, projection: string): Promise<Record<string, AttributeValue>[]> {
@@ -175,14 +180,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     });
 
     // Chaos: SIGKILL and restart every few seconds while publishing lasts; purge once.
-    let kills = 0;
+    const killedAt: number[] = [];
     let purged = false;
-    while (publishing && kills < options.maxKills) {
+    while (publishing && killedAt.length < options.maxKills) {
       const [min, max] = options.killEveryMs;
       await Promise.race([sleep(min + random() * (max - min)), publishDone]);
       if (!publishing) break;
+      killedAt.push(Date.now());
       await runtime.kill();
-      kills++;
+      const kills = killedAt.length;
       endpoints = await runtime.start();
       log(`kill ${kills}: restarted (accepted ${accepted.size}/${options.events}, receiver saw ${receiver.requests})`);
       if (kills === options.purgeAfterKill) {
@@ -193,7 +199,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     await publishDone;
     const publishSeconds = (Date.now() - publishStarted) / 1000;
-    log(`published: ${accepted.size}/${options.events} accepted in ${publishSeconds.toFixed(1)} s after ${kills} kills`);
+    log(`published: ${accepted.size}/${options.events} accepted in ${publishSeconds.toFixed(1)} s after ${killedAt.length} kills`);
 
     // Drain: the runtime now runs undisturbed until every accepted delivery is terminal.
     db = new DynamoDBClient({ ...LOCAL, endpoint: endpoints.dynamodb });
@@ -229,7 +235,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       // The whole log: attempts rows plus the first attempt a row holds inline (the happy path's; domain/attempt-log.ts).
       const recorded = (attemptsOf.get(id) ?? 0) + (item.firstAttempt?.M ? 1 : 0);
       unrecordedAttempts += Math.max(0, (receiver.received.get(key) ?? 0) - recorded);
-      if (state === 'delivered' && !receiver.acknowledged.get(key)) lost.push(`${id}: delivered but never acknowledged by the receiver`);
+      if (state === 'delivered' && !receiver.answers.has(key)) lost.push(`${id}: delivered but never acknowledged by the receiver`);
       else if (state !== 'delivered' && recorded === 0) lost.push(`${id}: ${state} without attempt history`);
       else count[state as keyof typeof count]++;
       if (state !== 'delivered') deadLetters.push(id);
@@ -241,7 +247,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const res = await api.get(`/v1/deliveries/${id}`);
       if (res.status !== 200 || !Array.isArray(res.body.attemptLog) || res.body.attemptLog.length === 0) withoutLog++;
     }
-    const duplicates = [...receiver.acknowledged.values()].reduce((sum, n) => sum + n - 1, 0);
+    const duplicates = [...receiver.answers.values()].reduce((sum, list) => sum + list.length - 1, 0);
     if (lost.length > 0) {
       log(`lost deliveries; the runtime's last output:\n${runtime.output()}`);
       keep = options.keepDataOnLoss ?? false;
@@ -260,12 +266,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       behaviours: { ...receiver.byBehaviour },
       duplicates,
       duplicateRate: count.delivered ? duplicates / count.delivered : 0,
+      duplicateCauses: duplicateCauses(receiver.answers, killedAt, RECORD_WINDOW_MS),
       unverified: receiver.unverified,
       redirectsFollowed: receiver.redirectsFollowed,
       unrecordedAttempts,
       deadLettersChecked: checked.length,
       deadLettersWithoutLog: withoutLog,
-      kills,
+      kills: killedAt.length,
       purged,
       peakRuntimeRssMb: Math.round(runtime.peakRssKb / 1024),
       peakHarnessRssMb: Math.round(process.resourceUsage().maxRSS / 1024),

@@ -186,8 +186,11 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
 export class InMemoryAttemptStore implements AttemptStore {
   readonly items: AttemptRecord[] = [];
 
-  async put(attempt: AttemptRecord): Promise<void> {
+  /** As the DynamoDB store's conditional put: an attempt of the same delivery and seq is never overwritten. */
+  async put(attempt: AttemptRecord): Promise<boolean> {
+    if (this.items.some((a) => a.deliveryId === attempt.deliveryId && a.seq === attempt.seq)) return false;
     this.items.push(copy(attempt));
+    return true;
   }
 
   async list(deliveryId: string): Promise<readonly AttemptRecord[]> {

@@ -9,7 +9,7 @@ import { capUtf8, type Delivery, type InlineAttempt, type RecordedAttempt, type 
 import type { Completion } from '#ports/delivery-store.ts';
 import type { ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
 import type { Deps } from '#app/deps.ts';
-import { DeliveryStageError } from '#app/errors.ts';
+import { AttemptNumberTakenError, DeliveryStageError } from '#app/errors.ts';
 import { firstRowOf, rowOrFirstRow, writeFirstRow } from '#app/send/first-row.ts';
 import { recordHealth } from '#app/send/health.ts';
 import { rateGateBeforeClaim, rateGateBeforePost } from '#app/send/rate-gate.ts';
@@ -301,10 +301,10 @@ async function record(deps: SendDeps, prepared: Ready, result: AttemptResult, st
       : { error: describe(result) }),
   };
   const first = prepared.hold.kind === 'first';
-  if (!first) await deps.attempts.put({ deliveryId: delivery.id, ...attempt });
+  const seq = first ? delivery.attemptSeq : await putAttempt(deps, delivery.id, attempt, prepared.hold);
   deps.metrics.latency(result.durationMs);
-  // One copy of the row as attempted (where it went), its attempt inline on the happy path.
-  const attempted: Delivery = first ? { ...delivery, url: subscription.url, firstAttempt: attempt } : { ...delivery, url: subscription.url };
+  // One copy of the row as attempted (where it went, the number its attempt was logged under), its attempt inline on the happy path.
+  const attempted: Delivery = first ? { ...delivery, url: subscription.url, firstAttempt: attempt } : { ...delivery, url: subscription.url, attemptSeq: seq };
   const recorded = await complete(deps, attempted, outcome, nowMs, result, prepared.hold);
   const report = (fields: Pick<AttemptReport, 'outcome' | 'state' | 'retryInSeconds'>) => attemptReport(delivery, eventType, result, fields);
   if (!recorded) return { kind: 'done', note: 'claim lost to another worker or the sweeper; the newer claim records the outcome', attempt: report({ outcome: 'claim_lost' }) };
@@ -317,9 +317,28 @@ async function record(deps: SendDeps, prepared: Ready, result: AttemptResult, st
   }
   if (outcome.kind === 'retry') {
     const attempt = report({ outcome: action, state, retryInSeconds: outcome.delaySeconds });
-    return { kind: 'retry_later', delaySeconds: outcome.delaySeconds, note: describe(result), attempt, next: retryMessage(prepared, outcome.nextAttemptAtMs) };
+    return { kind: 'retry_later', delaySeconds: outcome.delaySeconds, note: describe(result), attempt, next: retryMessage({ ...prepared, delivery: attempted }, outcome.nextAttemptAtMs) };
   }
   return { kind: 'done', note: outcome.kind, outcome, attempt: report({ outcome: action, state }) };
+}
+
+/** How many copies of one recorded retry's message may have made its attempt before this one (each was killed after its attempt row, before its outcome). */
+const TAKEN_ATTEMPT_NUMBERS_MAX = 10;
+
+/**
+ * Logs a later attempt (the happy path's is inline in the row) and returns the number it was
+ * logged under. A recorded retry's number can be taken already: a copy of its message made the
+ * same attempt and was killed after logging it, before writing its outcome, so the row still
+ * reads as recorded. That POST happened and stays in the log; this attempt takes the next free
+ * number, which its outcome then writes. (Failing instead kept the message, which came back
+ * and posted again, every time.) A claimed attempt's number is its claim's own: taken is a fault.
+ */
+async function putAttempt(deps: Pick<SendDeps, 'attempts'>, deliveryId: string, attempt: InlineAttempt, hold: Hold): Promise<number> {
+  const tries = hold.kind === 'retry' ? TAKEN_ATTEMPT_NUMBERS_MAX : 1;
+  for (let seq = attempt.seq; seq < attempt.seq + tries; seq++) {
+    if (await deps.attempts.put({ deliveryId, ...attempt, seq })) return seq;
+  }
+  throw new AttemptNumberTakenError(deliveryId, attempt.seq, tries);
 }
 
 /**

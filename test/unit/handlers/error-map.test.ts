@@ -63,6 +63,8 @@ const UNMAPPED = new Set<unknown>([
   appErrors.ArchiveVerificationError,
   appErrors.ArchiveLockLostError,
   appErrors.DeliveryStageError,
+  // The sender's own fault, raised inside a delivery stage (never an API answer).
+  appErrors.AttemptNumberTakenError,
 ]);
 
 describe('the error table', () => {

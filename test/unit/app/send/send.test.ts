@@ -575,6 +575,40 @@ describe('processDelivery: a recorded retry (its message carries the row as the 
     assert.ok(calls.includes('claim'), 'the claim was refused, not skipped');
   });
 
+  it('back after a copy made this attempt and was killed after logging it, before its outcome: logged as the next number, the outcome written, nothing kept to send again', async () => {
+    const w = world({ delivery: waiting, script: [response(500), response(200)] });
+    // The killed copy's POST: attempt seq 5 is in the log, the row still reads as recorded (seq 4).
+    await w.deps.attempts.put({ deliveryId: 'dlv_1', seq: 5, attempt: 3, startedAt: NOW, durationMs: 9, status: 200 });
+
+    const outcome = await processDelivery(w.deps, retry, { ...first, receiveCount: 2 });
+
+    assert.equal(outcome.kind, 'retry_later');
+    assert.deepEqual(w.deps.attempts.items.map((a) => [a.seq, a.status]), [[5, 200], [6, 500]], 'both POSTs in the log, the earlier one as it was');
+    assert.deepEqual([stored(w).state, stored(w).attemptSeq, stored(w).nextAttemptAt], ['pending', 6, at(40)]);
+    assert.deepEqual(outcome.kind === 'retry_later' && outcome.next?.recorded, { attemptSeq: 6, nextAttemptAt: at(40) }, 'its message comes back as the row now reads');
+
+    // That message, due 40 s on, goes on unclaimed: the row reads as it recorded.
+    w.deps.clock.advance(40_000);
+    const again = await processDelivery(w.deps, (outcome as { next: typeof retry }).next, first);
+    assert.equal(again.kind, 'done');
+    assert.deepEqual([stored(w).state, stored(w).attemptSeq], ['delivered', 7]);
+    assert.equal(w.http.requests.length, 2);
+  });
+
+  it('a claimed attempt whose number is logged already fails its stage (a claim\'s number is its own); so does a retry past ten taken numbers', async () => {
+    const claimed = world({ delivery: waiting, script: [response(200)] });
+    await claimed.deps.attempts.put({ deliveryId: 'dlv_1', seq: 5, attempt: 3, startedAt: NOW, durationMs: 9, status: 200 });
+    const error = await processDelivery(claimed.deps, { deliveryId: 'dlv_1', subscriptionId: 'sub_1' }).then(() => undefined, (e: unknown) => e);
+    assert.ok(error instanceof DeliveryStageError && error.stage === 'after_attempt', String(error));
+    assert.match(String((error.cause as Error).message), /dlv_1: attempt 5 already logged/);
+
+    const crowded = world({ delivery: waiting, script: [response(200)] });
+    for (let seq = 5; seq < 15; seq++) await crowded.deps.attempts.put({ deliveryId: 'dlv_1', seq, attempt: 3, startedAt: NOW, durationMs: 9, status: 200 });
+    const tooMany = await processDelivery(crowded.deps, retry, first).then(() => undefined, (e: unknown) => e);
+    assert.match(String(((tooMany as Error).cause as Error).message), /attempt 5 to 14 already logged/);
+    assert.equal(stored(crowded).attemptSeq, 4, 'no outcome written');
+  });
+
   it('a copy recorded first while this attempt was out: this outcome is dropped, the attempt reported', async () => {
     const w = world({ delivery: waiting, script: [async () => (w.deps.deliveries.put({ ...stored(w), attemptSeq: 5, state: 'delivered' }), response(200))] });
 
