@@ -148,7 +148,7 @@ export class AttemptNumberTakenError extends Error {
     readonly seq: number,
     readonly tried: number,
   ) {
-    super(`delivery ${deliveryId}: attempt ${seq}${tried > 1 ? ` to ${seq + tried - 1}` : ''} already logged`);
+    super(`delivery ${deliveryId}: attempts ${seq} to ${seq + tried - 1} already logged`);
   }
 }
 

@@ -10,7 +10,7 @@ export interface Answer {
  * outcome from being written.
  */
 export interface DuplicateCauses {
-  /** The runtime was SIGKILLed while the receiver held the request: it answered a client that was gone. */
+  /** The runtime was SIGKILLed while the receiver held the request (or just before it read it): it answered a client that was gone. */
   readonly answeredAfterKill: number;
   /** Answered, then SIGKILLed before the outcome was written (within the record window). */
   readonly killedBeforeRecord: number;
@@ -29,7 +29,20 @@ export interface DuplicateCauses {
  * yet written its outcome (measured at about 10-120 ms on 2 cores under the chaos load; the
  * window allowed is far wider, so only a duplicate with no kill near it is unexplained).
  */
-export function duplicateCauses(answers: ReadonlyMap<string, readonly Answer[]>, kills: readonly number[], recordWindowMs: number): DuplicateCauses {
+/**
+ * How long before a request reaches the receiver a kill may have come and still be the one it
+ * raced: the runtime wrote the request just before it died, and the harness, busy, read it
+ * after the kill was sent.
+ */
+export const KILL_RACE_MS = 250;
+
+export function duplicateCauses(
+  answers: ReadonlyMap<string, readonly Answer[]>,
+  kills: readonly number[],
+  recordWindowMs: number,
+  /** How a sample names its (endpoint, webhook-id) key: the harness adds the delivery's id. */
+  name: (key: string) => string = (key) => key,
+): DuplicateCauses {
   const killedWithin = (from: number, to: number) => kills.some((k) => k >= from && k <= to);
   let answeredAfterKill = 0;
   let killedBeforeRecord = 0;
@@ -39,10 +52,10 @@ export function duplicateCauses(answers: ReadonlyMap<string, readonly Answer[]>,
     const sorted = [...list].sort((a, b) => a.answeredAt - b.answeredAt);
     // Every answer but the last was followed by another: that one is the duplicate it caused.
     sorted.slice(0, -1).forEach((answer, i) => {
-      if (killedWithin(answer.arrivedAt, answer.answeredAt)) answeredAfterKill++;
+      if (killedWithin(answer.arrivedAt - KILL_RACE_MS, answer.answeredAt)) answeredAfterKill++;
       else if (killedWithin(answer.answeredAt, answer.answeredAt + recordWindowMs)) killedBeforeRecord++;
       else {
-        if (unexplainedSamples.length < 10) unexplainedSamples.push(describe(key, answer, sorted[i + 1]!, kills));
+        if (unexplainedSamples.length < 10) unexplainedSamples.push(describe(name(key), answer, sorted[i + 1]!, kills));
         unexplained++;
       }
     });
@@ -54,5 +67,5 @@ export function duplicateCauses(answers: ReadonlyMap<string, readonly Answer[]>,
 function describe(key: string, answer: Answer, next: Answer, kills: readonly number[]): string {
   const nearest = kills.reduce<number | undefined>((best, k) => (best === undefined || Math.abs(k - answer.answeredAt) < Math.abs(best - answer.answeredAt) ? k : best), undefined);
   const kill = nearest === undefined ? 'no kill' : `nearest kill ${nearest - answer.answeredAt} ms after the answer`;
-  return `${key}: answered ${answer.answeredAt - answer.arrivedAt} ms after it arrived, again ${next.arrivedAt - answer.answeredAt} ms later; ${kill}`;
+  return `${key}: answered at ${new Date(answer.answeredAt).toISOString()}, ${answer.answeredAt - answer.arrivedAt} ms after it arrived, again ${next.arrivedAt - answer.answeredAt} ms later; ${kill}`;
 }

@@ -223,6 +223,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const lost: string[] = [];
     let unrecordedAttempts = 0;
     const deadLetters: string[] = [];
+    /** Which delivery an (endpoint, webhook-id) key is, so a duplicate no kill explains names the row to look up. */
+    const deliveryOf = new Map<string, string>();
     for (const id of expected) {
       const item = states.get(id);
       const state = item?.state?.S;
@@ -232,6 +234,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         continue;
       }
       const key = `${pathOf.get(item.subscriptionId!.S!)} ${item.eventId!.S!}`;
+      deliveryOf.set(key, id);
       // The whole log: attempts rows plus the first attempt a row holds inline (the happy path's; domain/attempt-log.ts).
       const recorded = (attemptsOf.get(id) ?? 0) + (item.firstAttempt?.M ? 1 : 0);
       unrecordedAttempts += Math.max(0, (receiver.received.get(key) ?? 0) - recorded);
@@ -266,7 +269,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       behaviours: { ...receiver.byBehaviour },
       duplicates,
       duplicateRate: count.delivered ? duplicates / count.delivered : 0,
-      duplicateCauses: duplicateCauses(receiver.answers, killedAt, RECORD_WINDOW_MS),
+      duplicateCauses: duplicateCauses(receiver.answers, killedAt, RECORD_WINDOW_MS, (key) => `${key} (${deliveryOf.get(key) ?? 'no row'})`),
       unverified: receiver.unverified,
       redirectsFollowed: receiver.redirectsFollowed,
       unrecordedAttempts,

@@ -301,10 +301,13 @@ async function record(deps: SendDeps, prepared: Ready, result: AttemptResult, st
       : { error: describe(result) }),
   };
   const first = prepared.hold.kind === 'first';
-  const seq = first ? delivery.attemptSeq : await putAttempt(deps, delivery.id, attempt, prepared.hold);
+  const logged = first ? delivery.attemptSeq : await putAttempt(deps, delivery.id, attempt);
   deps.metrics.latency(result.durationMs);
-  // One copy of the row as attempted (where it went, the number its attempt was logged under), its attempt inline on the happy path.
-  const attempted: Delivery = first ? { ...delivery, url: subscription.url, firstAttempt: attempt } : { ...delivery, url: subscription.url, attemptSeq: seq };
+  // One copy of the row as attempted (where it went), its attempt inline on the happy path. A recorded retry's outcome
+  // writes the number its attempt was logged under; a claimed one's write holds only while the row keeps its claim's number.
+  const attempted: Delivery = first
+    ? { ...delivery, url: subscription.url, firstAttempt: attempt }
+    : { ...delivery, url: subscription.url, ...(prepared.hold.kind === 'retry' ? { attemptSeq: logged } : {}) };
   const recorded = await complete(deps, attempted, outcome, nowMs, result, prepared.hold);
   const report = (fields: Pick<AttemptReport, 'outcome' | 'state' | 'retryInSeconds'>) => attemptReport(delivery, eventType, result, fields);
   if (!recorded) return { kind: 'done', note: 'claim lost to another worker or the sweeper; the newer claim records the outcome', attempt: report({ outcome: 'claim_lost' }) };
@@ -322,23 +325,23 @@ async function record(deps: SendDeps, prepared: Ready, result: AttemptResult, st
   return { kind: 'done', note: outcome.kind, outcome, attempt: report({ outcome: action, state }) };
 }
 
-/** How many copies of one recorded retry's message may have made its attempt before this one (each was killed after its attempt row, before its outcome). */
+/** How many copies of one delivery may have logged an attempt under this one's number before it (each killed after its attempt row, before its outcome). */
 const TAKEN_ATTEMPT_NUMBERS_MAX = 10;
 
 /**
  * Logs a later attempt (the happy path's is inline in the row) and returns the number it was
- * logged under. A recorded retry's number can be taken already: a copy of its message made the
- * same attempt and was killed after logging it, before writing its outcome, so the row still
- * reads as recorded. That POST happened and stays in the log; this attempt takes the next free
- * number, which its outcome then writes. (Failing instead kept the message, which came back
- * and posted again, every time.) A claimed attempt's number is its claim's own: taken is a fault.
+ * logged under. The number can be taken already: a recorded retry's message made its attempt
+ * unclaimed, logged it, and was killed before writing its outcome, so the row still reads as
+ * before that attempt, and the next copy (the same message back, or a claimed one, whose claim
+ * moves the row to that very number) makes the attempt again. That POST happened and stays in
+ * the log; this attempt takes the next free number. (Failing instead kept the message, which
+ * came back and posted again at every return.)
  */
-async function putAttempt(deps: Pick<SendDeps, 'attempts'>, deliveryId: string, attempt: InlineAttempt, hold: Hold): Promise<number> {
-  const tries = hold.kind === 'retry' ? TAKEN_ATTEMPT_NUMBERS_MAX : 1;
-  for (let seq = attempt.seq; seq < attempt.seq + tries; seq++) {
+async function putAttempt(deps: Pick<SendDeps, 'attempts'>, deliveryId: string, attempt: InlineAttempt): Promise<number> {
+  for (let seq = attempt.seq; seq < attempt.seq + TAKEN_ATTEMPT_NUMBERS_MAX; seq++) {
     if (await deps.attempts.put({ deliveryId, ...attempt, seq })) return seq;
   }
-  throw new AttemptNumberTakenError(deliveryId, attempt.seq, tries);
+  throw new AttemptNumberTakenError(deliveryId, attempt.seq, TAKEN_ATTEMPT_NUMBERS_MAX);
 }
 
 /**

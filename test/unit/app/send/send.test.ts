@@ -595,18 +595,26 @@ describe('processDelivery: a recorded retry (its message carries the row as the 
     assert.equal(w.http.requests.length, 2);
   });
 
-  it('a claimed attempt whose number is logged already fails its stage (a claim\'s number is its own); so does a retry past ten taken numbers', async () => {
-    const claimed = world({ delivery: waiting, script: [response(200)] });
-    await claimed.deps.attempts.put({ deliveryId: 'dlv_1', seq: 5, attempt: 3, startedAt: NOW, durationMs: 9, status: 200 });
-    const error = await processDelivery(claimed.deps, { deliveryId: 'dlv_1', subscriptionId: 'sub_1' }).then(() => undefined, (e: unknown) => e);
-    assert.ok(error instanceof DeliveryStageError && error.stage === 'after_attempt', String(error));
-    assert.match(String((error.cause as Error).message), /dlv_1: attempt 5 already logged/);
+  it('claimed, its claim\'s number logged already (a recorded retry\'s copy killed after logging it): logged as the next number, the outcome written under the claim', async () => {
+    const w = world({ delivery: waiting, script: [response(200)] });
+    await w.deps.attempts.put({ deliveryId: 'dlv_1', seq: 5, attempt: 3, startedAt: NOW, durationMs: 9, status: 200 });
 
-    const crowded = world({ delivery: waiting, script: [response(200)] });
-    for (let seq = 5; seq < 15; seq++) await crowded.deps.attempts.put({ deliveryId: 'dlv_1', seq, attempt: 3, startedAt: NOW, durationMs: 9, status: 200 });
-    const tooMany = await processDelivery(crowded.deps, retry, first).then(() => undefined, (e: unknown) => e);
-    assert.match(String(((tooMany as Error).cause as Error).message), /attempt 5 to 14 already logged/);
-    assert.equal(stored(crowded).attemptSeq, 4, 'no outcome written');
+    const outcome = await processDelivery(w.deps, { deliveryId: 'dlv_1', subscriptionId: 'sub_1' });
+
+    assert.equal(outcome.kind, 'done');
+    assert.deepEqual(w.deps.attempts.items.map((a) => [a.seq, a.status]), [[5, 200], [6, 200]]);
+    assert.deepEqual([stored(w).state, stored(w).attemptSeq], ['delivered', 5], 'the claim\'s number, which its write was conditional on');
+  });
+
+  it('past ten taken numbers the stage fails and nothing is written', async () => {
+    const w = world({ delivery: waiting, script: [response(200)] });
+    for (let seq = 5; seq < 15; seq++) await w.deps.attempts.put({ deliveryId: 'dlv_1', seq, attempt: 3, startedAt: NOW, durationMs: 9, status: 200 });
+
+    const error = await processDelivery(w.deps, retry, first).then(() => undefined, (e: unknown) => e);
+
+    assert.ok(error instanceof DeliveryStageError && error.stage === 'after_attempt', String(error));
+    assert.match(String((error.cause as Error).message), /dlv_1: attempts 5 to 14 already logged/);
+    assert.deepEqual([stored(w).state, stored(w).attemptSeq], ['pending', 4], 'no outcome written');
   });
 
   it('a copy recorded first while this attempt was out: this outcome is dropped, the attempt reported', async () => {
