@@ -158,6 +158,41 @@ describe('the rate gate', () => {
     assert.deepEqual([row(w, 0).state, row(w, 0).attempts], ['delivered', 1]);
   });
 
+  it('claimed path: past its sub-window, it holds through as many full ones as it takes (within a second), never starting in a full one', async () => {
+    const w = world({ rateLimitPerSecond: 10 }, 1);
+    const claim = w.deps.deliveries.claim.bind(w.deps.deliveries);
+    w.deps.deliveries.claim = async (...args) => {
+      w.deps.clock.advance(100);
+      return claim(...args);
+    };
+    // The next three sub-windows are full.
+    for (const index of [T + 1, T + 2, T + 3]) await taken(w, index);
+    // The fake clock follows each hold, as the real one would.
+    const post = w.http.post.bind(w.http);
+    let startedInWindow = -1;
+    w.http.post = async (request) => {
+      startedInWindow = Math.floor(w.deps.clock.now() / 100);
+      return post(request);
+    };
+    const real = w.deps.clock.now.bind(w.deps.clock);
+    let held = 0;
+    w.deps.sendRate.count = ((count) => async (key: string, expiresAt: number) => {
+      const n = await count(key, expiresAt);
+      // Each count after the claim's past-window one is made at the start of the sub-window it names.
+      const index = Number(key.slice(key.lastIndexOf('#w') + 2));
+      if (index > Math.floor(real() / 100)) w.deps.clock.advance(index * 100 - real()), held++;
+      return n;
+    })(w.deps.sendRate.count.bind(w.deps.sendRate));
+
+    assert.equal((await processDelivery(w.deps, bare(0), AGAIN)).kind, 'done');
+
+    const counted = w.deps.sendRate.calls.filter((c) => c.op === 'count').map((c) => c.key.slice(c.key.lastIndexOf('#w') + 2)).map(Number);
+    assert.deepEqual(counted.slice(3), [T, T + 1, T + 2, T + 3, T + 4], 'before the claim, then each sub-window from where it starts until one admits it');
+    assert.equal(startedInWindow, T + 4, 'it starts in the sub-window that admitted it');
+    assert.ok(held >= 3);
+    assert.deepEqual([row(w, 0).state, row(w, 0).attempts], ['delivered', 1]);
+  });
+
   it('claimed path: an attempt that starts in the sub-window that counted it is not counted again', async () => {
     const w = world({ rateLimitPerSecond: 10 }, 1);
     assert.equal((await processDelivery(w.deps, bare(0), AGAIN)).kind, 'done');
