@@ -139,7 +139,6 @@ export class ArchiveLockLostError extends Error {
   }
 }
 
-/** The sender could not finish a message; the SQS message is reported as a batch item failure. */
 /** An attempt could not be logged: its number (and the next ones it may take) were logged already. */
 export class AttemptNumberTakenError extends Error {
   override name = 'AttemptNumberTakenError';
@@ -152,6 +151,7 @@ export class AttemptNumberTakenError extends Error {
   }
 }
 
+/** The sender could not finish a message; the SQS message is reported as a batch item failure. */
 export class DeliveryStageError extends Error {
   override name = 'DeliveryStageError';
   constructor(
