@@ -1,5 +1,6 @@
 import { CreateQueueCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '#adapters/dynamodb.ts';
 import { PAYLOAD_1KB, startBenchStack } from './bench-stack.ts';
 import { pool } from './stats.ts';
 
@@ -26,7 +27,7 @@ export async function measureCallFloor(deliveries: number): Promise<CallFloorRun
   const stack = await startBenchStack();
   try {
     const { dynamodb, sqs } = stack.runtime.clients;
-    const doc = DynamoDBDocumentClient.from(dynamodb);
+    const doc = documentClient(dynamodb);
     const { EVENTS_TABLE, INGEST_MANIFESTS_TABLE, DELIVERIES_TABLE } = stack.runtime.env;
     // A queue of its own: the runtime's pollers never see these messages.
     const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'hookline-bench-call-floor' }))).QueueUrl!;
@@ -40,9 +41,9 @@ export async function measureCallFloor(deliveries: number): Promise<CallFloorRun
         const { Messages: messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
         await Promise.all(
           messages.map((m) => {
-            const { id } = JSON.parse(m.Body!) as { id: string };
+            const { id, n } = JSON.parse(m.Body!) as { id: string; n: number };
             const at = now();
-            const row = { subscriptionShard: `sub_floor#${id.length % 16}`, listKey: `${at}#${id}`, id, eventId: id, state: 'delivered', attempts: 1, attemptSeq: 1, createdAt: at, updatedAt: at, firstAttempt: { seq: 1, attempt: 1, startedAt: at, durationMs: 1, status: 200 } };
+            const row = { subscriptionShard: `sub_floor#${n % 16}`, listKey: `${at}#${id}`, id, eventId: id, state: 'delivered', attempts: 1, attemptSeq: 1, createdAt: at, updatedAt: at, firstAttempt: { seq: 1, attempt: 1, startedAt: at, durationMs: 1, status: 200 } };
             return doc.send(new PutCommand({ TableName: DELIVERIES_TABLE, Item: row, ConditionExpression: 'attribute_not_exists(listKey)' }));
           }),
         );
@@ -57,7 +58,7 @@ export async function measureCallFloor(deliveries: number): Promise<CallFloorRun
       const id = `evt_floor${i}`;
       await doc.send(new PutCommand({ TableName: EVENTS_TABLE, Item: { id, type: 'bench.floor', body, createdAt: now() }, ConditionExpression: 'attribute_not_exists(id)' }));
       await doc.send(new PutCommand({ TableName: INGEST_MANIFESTS_TABLE, Item: { shard: `floor#${i % 16}`, key: `${now()}#${id}`, ids: [id] } }));
-      await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: [{ Id: '0', MessageBody: JSON.stringify({ id, body }) }] }));
+      await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: [{ Id: '0', MessageBody: JSON.stringify({ id, n: i, body }) }] }));
     });
     // Timed to the last row written: the other receivers' long polls may take a second more to end.
     await Promise.all(receivers);

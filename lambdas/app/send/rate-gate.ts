@@ -98,7 +98,7 @@ export async function rateGateBeforePost(deps: RateGateDeps, subscription: Subsc
     for (let tries = 0; tries < subWindowsPerSecond(limit); tries++) {
       const window = await countIn(deps, subscription.id, limit, nowMs);
       if (window && deps.clock.now() < window.endsAtMs) return undefined;
-      nowMs = await untilNextWindow(deps, limit, deps.clock.now());
+      nowMs = await untilNextWindow(deps, limit, nowMs);
     }
   } catch {
     // It was admitted before its claim; a count that fails now must not cost it the claim (and an attempt number).

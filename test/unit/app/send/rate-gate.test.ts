@@ -51,6 +51,14 @@ const fresh = (i: number, giveUpAt = at(3600)): DeliveryMessageBody => ({ delive
 /** A message without what publish's carries (a replay's, the sweeper's, a resume drain's). */
 const bare = (i: number): DeliveryMessageBody => ({ deliveryId: `dlv_${i}`, subscriptionId: 'sub_1' });
 const row = (w: World, i: number) => w.deps.deliveries.items.get(`dlv_${i}`)!;
+/** Makes each claim take `ms` of the fake clock, so a claimed attempt starts that much after it was counted. */
+function claimTakes(w: World, ms: number): void {
+  const claim = w.deps.deliveries.claim.bind(w.deps.deliveries);
+  w.deps.deliveries.claim = async (...args) => {
+    w.deps.clock.advance(ms);
+    return claim(...args);
+  };
+}
 /** 10/s: sub-windows of 100 ms with one place each; the clock starts at sub-window T. */
 const T = Date.parse(NOW) / 100;
 /** Takes the place of sub-window `index` at 10/s, as another attempt would. */
@@ -133,11 +141,7 @@ describe('the rate gate', () => {
   it('claimed path: an attempt whose claim carried it past its sub-window is counted again where it starts, and holds while that one is full', async () => {
     // 10/s: 100 ms sub-windows of one place each. The claim takes 100 ms, so the POST would start in the next sub-window.
     const w = world({ rateLimitPerSecond: 10 }, 1);
-    const claim = w.deps.deliveries.claim.bind(w.deps.deliveries);
-    w.deps.deliveries.claim = async (...args) => {
-      w.deps.clock.advance(100);
-      return claim(...args);
-    };
+    claimTakes(w, 100);
     const t = Date.parse(NOW) / 100;
     // Someone took the next sub-window's place meanwhile.
     await w.deps.sendRate.count(`send#sub_1#10#w${t + 1}`, 0);
@@ -160,11 +164,7 @@ describe('the rate gate', () => {
 
   it('claimed path: past its sub-window, it holds through as many full ones as it takes (within a second), never starting in a full one', async () => {
     const w = world({ rateLimitPerSecond: 10 }, 1);
-    const claim = w.deps.deliveries.claim.bind(w.deps.deliveries);
-    w.deps.deliveries.claim = async (...args) => {
-      w.deps.clock.advance(100);
-      return claim(...args);
-    };
+    claimTakes(w, 100);
     // The next three sub-windows are full.
     for (const index of [T + 1, T + 2, T + 3]) await taken(w, index);
     // The fake clock follows each hold, as the real one would.
