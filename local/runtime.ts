@@ -11,6 +11,7 @@ import { StaticKeySource } from '#adapters/secrets-manager-key-source.ts';
 import { buildDeps, sweepGraceSeconds } from '#adapters/function-deps.ts';
 import { loadLocalSecretsKey } from '#adapters/local-key-secret-cipher.ts';
 import { sealPlainSecrets } from '#app/secrets/seal-plain-secrets.ts';
+import { buildRoutes } from '#app/subscriptions/routing.ts';
 import { claimLeaseMs } from '#app/send/send.ts';
 import type { Env } from '#config/env.ts';
 import { BUCKETS, consoleUrlOf, ENV_DEFAULTS, EVENT_SOURCES, localResourceName, QUEUES, SCHEDULES, TABLES, validResourcePrefix, type FunctionKey, type QueueKey } from '#config/topology.ts';
@@ -247,6 +248,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Rows from before secrets were sealed are sealed once, here, before anything polls or runs;
   // until then (or if this fails) the sender still signs with the plain list it finds.
   await sealPlainSecrets(apiDeps).catch((error: unknown) => logger.error('could not seal plain-text signing secrets', { error: error as Error }));
+  // The routing index holds every subscription before anything publishes (a fresh data folder: at once).
+  if ((await apiDeps.routes.status())?.kind !== 'built') {
+    const routing = await buildRoutes(apiDeps, Number.POSITIVE_INFINITY);
+    if (routing.indexed > 0) logger.info(`routing index built: ${routing.indexed} subscriptions stored before it indexed`);
+  }
   const schedules = new Map(
     SCHEDULES.map((s) => [
       s.function as FunctionKey,

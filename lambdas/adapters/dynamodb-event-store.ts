@@ -62,7 +62,7 @@ export class DynamoDbEventStore implements EventStore {
           new BatchGetCommand({
             RequestItems: {
               // Listings only: the body stays behind (the same read units, far less to send and nothing to inflate).
-              [this.table]: { Keys: keys, ProjectionExpression: 'id, #type, tenantId, subscriptionIds, deliveryIds, createdAt', ExpressionAttributeNames: { '#type': 'type' } },
+              [this.table]: { Keys: keys, ProjectionExpression: 'id, #type, tenantId, #audience, narrowedTo, subscriptionIds, deliveryIds, createdAt', ExpressionAttributeNames: { '#type': 'type', '#audience': 'audience' } },
             },
           }),
         );

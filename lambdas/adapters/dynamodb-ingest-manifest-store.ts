@@ -116,14 +116,26 @@ export class DynamoDbIngestManifestStore implements IngestManifestStore {
       const events = manifest.eventIds.length;
       for (let n = cursor && manifest.key === cursor.k ? cursor.n : 0; n < events; n++) {
         const i = events - 1 - n;
-        const eventType = manifest.eventTypes?.[i];
-        if (request.type !== undefined && eventType !== request.type) continue;
-        items.push({ eventId: manifest.eventIds[i]!, ...(eventType !== undefined ? { eventType } : {}), createdAt: manifest.createdAt });
+        const entry = logEntry(manifest, i);
+        if (!matchesLog(request, entry)) continue;
+        items.push(entry);
         if (items.length === request.limit) return { items, nextCursor: encodeCursor({ k: manifest.key, n: n + 1 })! };
       }
       if (read >= MAX_MANIFESTS_PER_PAGE) return { items, nextCursor: encodeCursor({ k: manifest.key, n: events })! };
     }
   }
+}
+
+/** Event `i` of a manifest as the log lists it. */
+export function logEntry(manifest: Pick<IngestManifest, 'eventIds' | 'eventTypes' | 'eventTenants' | 'createdAt'>, i: number): EventLogEntry {
+  const eventType = manifest.eventTypes?.[i];
+  const tenantId = manifest.eventTenants?.[i];
+  return { eventId: manifest.eventIds[i]!, ...(eventType !== undefined ? { eventType } : {}), ...(tenantId ? { tenantId } : {}), createdAt: manifest.createdAt };
+}
+
+/** Whether a log entry passes the request's filters. */
+export function matchesLog(request: Pick<EventLogRequest, 'type' | 'tenantId'>, entry: EventLogEntry): boolean {
+  return (request.type === undefined || entry.eventType === request.type) && (request.tenantId === undefined || entry.tenantId === request.tenantId);
 }
 
 /** The shard reader whose next manifest is the newest of all, or undefined when every shard is read to its end. */
@@ -174,7 +186,7 @@ class ShardReader {
           ExpressionAttributeNames: { '#pk': 'shard', '#sk': 'key', '#at': 'createdAt' },
           ExpressionAttributeValues: { ':pk': this.shard, ...(this.upTo ? { ':upTo': this.upTo } : {}), ...(this.since ? { ':since': this.since } : {}) },
           // The log needs neither the delivery ids nor the TTL: smaller answers, the same read units.
-          ProjectionExpression: '#sk, #at, eventIds, eventTypes',
+          ProjectionExpression: '#sk, #at, eventIds, eventTypes, eventTenants',
           ScanIndexForward: false,
           Limit: this.pageSize,
           ExclusiveStartKey: this.start,

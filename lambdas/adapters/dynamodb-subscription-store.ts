@@ -1,4 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { INDEXES } from '#config/topology.ts';
 import type { SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { RotatedSecrets, SubscriptionChange, SubscriptionStore } from '#ports/subscription-store.ts';
@@ -17,17 +18,23 @@ const SEALED_SCHEMES: ReadonlySet<string | undefined> = new Set<SealedSecrets['s
  */
 function fromItem(item: Record<string, unknown> | undefined): Subscription | undefined {
   if (!item) return undefined;
-  const secrets = item.secrets;
-  return (Array.isArray(secrets) ? { ...item, secrets: { scheme: 'plain', secrets } } : item) as unknown as Subscription;
+  const { secrets, routedPatterns } = item;
+  return {
+    ...item,
+    ...(Array.isArray(secrets) ? { secrets: { scheme: 'plain', secrets } } : {}),
+    // A string set: atomic ADD and DELETE of patterns (app/subscriptions/routing.ts), read back as a sorted list.
+    ...(routedPatterns instanceof Set ? { routedPatterns: [...(routedPatterns as Set<string>)].sort() } : {}),
+  } as unknown as Subscription;
+}
+
+/** The row for a subscription: `routedPatterns` as a string set. */
+function toItem(subscription: Subscription): Record<string, unknown> {
+  const { routedPatterns, ...rest } = subscription;
+  return { ...rest, ...(routedPatterns?.length ? { routedPatterns: new Set(routedPatterns) } : {}) };
 }
 
 const fromItems = (items: Record<string, unknown>[] | undefined): Subscription[] => (items ?? []).map((i) => fromItem(i)!);
 
-/**
- * Subscriptions in DynamoDB, their signing secrets only ever in sealed form. Fan-out reads
- * every subscription on each publish, so `all()` is served from a per-container cache for
- * `cacheMs`; writes through this instance drop it at once.
- */
 /** Dead letters of one subscription that go as one write: how many, and the earliest and latest time among them. */
 interface DeadLetterNote {
   count: number;
@@ -35,8 +42,13 @@ interface DeadLetterNote {
   last: string;
 }
 
+/**
+ * Subscriptions in DynamoDB, their signing secrets only ever in sealed form. The sender reads a
+ * subscription at each attempt through `getCached`, a per-container cache of `cacheMs`; writes
+ * through this instance drop it at once. Fan-out does not read this table: it reads the routing
+ * index (dynamodb-route-store.ts), which every write that counts `routeVersion` up changes next.
+ */
 export class DynamoDbSubscriptionStore implements SubscriptionStore {
-  private cache?: { at: number; items: readonly Subscription[] };
   private readonly byId = new Map<string, { at: number; item: Promise<Subscription | undefined> }>();
   /** Per subscription: the dead-letter note being written, and the notes waiting to go next as one write. */
   private readonly deadLetterNotes = new Map<string, { done: Promise<void>; next?: { note: DeadLetterNote; written: Promise<Subscription | undefined> } | undefined }>();
@@ -51,7 +63,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
   async create(subscription: Subscription & { readonly secrets: SealedSecrets }): Promise<void> {
     // The type says so; this holds it at run time too (a cast, a JavaScript caller).
     if (!SEALED_SCHEMES.has(subscription.secrets?.scheme)) throw new TypeError('subscriptions are stored with sealed secrets only');
-    await this.db.send(new PutCommand({ TableName: this.table, Item: subscription, ConditionExpression: 'attribute_not_exists(id)' }));
+    await this.db.send(new PutCommand({ TableName: this.table, Item: toItem(subscription), ConditionExpression: 'attribute_not_exists(id)' }));
     this.dropCaches();
   }
 
@@ -62,7 +74,6 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
 
   /** Writes through this instance are seen at once by its own readers. */
   private dropCaches(): void {
-    this.cache = undefined;
     this.byId.clear();
   }
 
@@ -85,21 +96,24 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     return item;
   }
 
+  /**
+   * A tenant's subscriptions are a query of the `byTenant` index, newest first (a page reads its
+   * own items only); every subscription (the admin's listing, with no tenant) is a scan, in no order.
+   */
   async list(request: PageRequest & { tenantId?: string }): Promise<Page<Subscription>> {
     let key = decodeCursor<Record<string, string>>(request.cursor);
     const items: Subscription[] = [];
     do {
       const startKey = key;
+      const page = { Limit: request.limit - items.length, ExclusiveStartKey: startKey };
       const out = await fromCursor(startKey, () =>
         this.db.send(
-          new ScanCommand({
-            TableName: this.table,
-            Limit: request.limit - items.length,
-            ExclusiveStartKey: startKey,
-            ...(request.tenantId
-              ? { FilterExpression: '#t = :t', ExpressionAttributeNames: { '#t': 'tenantId' }, ExpressionAttributeValues: { ':t': request.tenantId } }
-              : {}),
-          }),
+          request.tenantId
+            ? new QueryCommand({
+                TableName: this.table, IndexName: INDEXES.subscriptions.byTenant, ...page, ScanIndexForward: false,
+                KeyConditionExpression: '#t = :t', ExpressionAttributeNames: { '#t': 'tenantId' }, ExpressionAttributeValues: { ':t': request.tenantId },
+              })
+            : new ScanCommand({ TableName: this.table, ...page }),
         ),
       );
       items.push(...fromItems(out.Items));
@@ -109,7 +123,6 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
   }
 
   async all(): Promise<readonly Subscription[]> {
-    if (this.cache && this.now() - this.cache.at < this.cacheMs) return this.cache.items;
     const items: Subscription[] = [];
     let key: Record<string, unknown> | undefined;
     do {
@@ -117,7 +130,6 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
       items.push(...fromItems(out.Items));
       key = out.LastEvaluatedKey;
     } while (key);
-    this.cache = { at: this.now(), items };
     return items;
   }
 
@@ -127,10 +139,11 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
         new UpdateCommand({
           TableName: this.table,
           Key: { id },
-          UpdateExpression: 'SET #s = :s, #r = :r, #c = :now, #u = :now',
+          // A state decides whether the subscription takes deliveries: a routing change.
+          UpdateExpression: 'SET #s = :s, #r = :r, #c = :now, #u = :now ADD #rv :one',
           ConditionExpression: onlyFrom ? 'attribute_exists(id) AND #s = :from' : 'attribute_exists(id)',
-          ExpressionAttributeNames: { '#s': 'state', '#r': 'stateReason', '#c': 'stateChangedAt', '#u': 'updatedAt' },
-          ExpressionAttributeValues: { ':s': state, ':r': reason, ':now': nowIso, ...(onlyFrom ? { ':from': onlyFrom } : {}) },
+          ExpressionAttributeNames: { '#s': 'state', '#r': 'stateReason', '#c': 'stateChangedAt', '#u': 'updatedAt', '#rv': 'routeVersion' },
+          ExpressionAttributeValues: { ':s': state, ':r': reason, ':now': nowIso, ':one': 1, ...(onlyFrom ? { ':from': onlyFrom } : {}) },
           ReturnValues: 'ALL_NEW',
         }),
       ),
@@ -143,7 +156,8 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
   async update(id: string, change: SubscriptionChange, nowIso: string): Promise<Subscription | undefined> {
     // null removes a field (updateExpression removes what is undefined).
     const set = Object.fromEntries(Object.entries(change).map(([k, v]) => [k, v === null ? undefined : v]));
-    return this.editLive(id, { ...set, updatedAt: nowIso });
+    // Every edit may change routing (event types, the deadline, the rate limit); new patterns join the routed set.
+    return this.editLive(id, { ...set, updatedAt: nowIso }, undefined, { routeVersion: 1, ...(change.eventTypes ? { routedPatterns: new Set(change.eventTypes) } : {}) });
   }
 
   async replaceSecrets(id: string, secrets: RotatedSecrets, nowIso: string, expectedSecretsVersion: number | undefined): Promise<Subscription | undefined> {
@@ -155,8 +169,8 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
    * One SET/REMOVE on a row that exists and is not deleted (and, if given, whose secrets are
    * still at `expectedSecretsVersion`, null for never replaced); the updated row, or undefined.
    */
-  private async editLive(id: string, set: Record<string, unknown>, expectedSecretsVersion?: number | null): Promise<Subscription | undefined> {
-    const expression = updateExpression(set);
+  private async editLive(id: string, set: Record<string, unknown>, expectedSecretsVersion?: number | null, add: Record<string, unknown> = {}): Promise<Subscription | undefined> {
+    const expression = updateExpression(set, [], add);
     const unchanged =
       expectedSecretsVersion === undefined ? '' : expectedSecretsVersion === null ? ' AND attribute_not_exists(#secretsVersion)' : ' AND #secretsVersion = :expected';
     const out = await ifConditionHolds(
@@ -178,6 +192,43 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     );
     // The URL, event types or secrets may have changed: fan-out and the sender must see it.
     if (out) this.dropCaches();
+    return fromItem(out?.Attributes);
+  }
+
+  async pruneRoutedPatterns(id: string, routeVersion: number, patterns: readonly string[]): Promise<boolean> {
+    if (patterns.length === 0) return true;
+    return conditionHeld(
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          UpdateExpression: 'DELETE #p :p',
+          // A newer change may have routed one of these again: then its own sync prunes.
+          ConditionExpression: '#rv = :v',
+          ExpressionAttributeNames: { '#p': 'routedPatterns', '#rv': 'routeVersion' },
+          ExpressionAttributeValues: { ':p': new Set(patterns), ':v': routeVersion },
+        }),
+      ),
+    );
+  }
+
+  async adoptRouting(id: string): Promise<Subscription | undefined> {
+    const current = await this.get(id);
+    if (!current || current.routeVersion !== undefined) return undefined;
+    const out = await ifConditionHolds(
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          UpdateExpression: 'SET #rv = :one ADD #p :p',
+          // Only a row nothing has routed yet: a change made meanwhile counted it, and synced it itself.
+          ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(#rv)',
+          ExpressionAttributeNames: { '#rv': 'routeVersion', '#p': 'routedPatterns' },
+          ExpressionAttributeValues: { ':one': 1, ':p': new Set(current.eventTypes) },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
     return fromItem(out?.Attributes);
   }
 

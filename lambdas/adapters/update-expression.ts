@@ -1,5 +1,5 @@
-/** Builds a DynamoDB UpdateExpression from plain SET/REMOVE lists, with every name aliased. */
-export function updateExpression(set: Record<string, unknown>, remove: readonly string[] = []) {
+/** Builds a DynamoDB UpdateExpression from plain SET/REMOVE/ADD lists, with every name aliased (ADD: a number added, or a set's members). */
+export function updateExpression(set: Record<string, unknown>, remove: readonly string[] = [], add: Record<string, unknown> = {}) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
@@ -17,6 +17,11 @@ export function updateExpression(set: Record<string, unknown>, remove: readonly 
     removes.push(`#${key}`);
     names[`#${key}`] = key;
   }
-  const parts = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''];
+  const adds = Object.entries(add).map(([key, value]) => {
+    names[`#${key}`] = key;
+    values[`:add_${key}`] = value;
+    return `#${key} :add_${key}`;
+  });
+  const parts = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : '', adds.length ? `ADD ${adds.join(', ')}` : ''];
   return { UpdateExpression: parts.filter(Boolean).join(' '), ExpressionAttributeNames: names, ExpressionAttributeValues: values };
 }

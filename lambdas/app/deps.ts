@@ -29,6 +29,7 @@ import type { ReplayStore } from '#ports/replay-store.ts';
 import type { SecretOpener, SecretSealer } from '#ports/secret-sealer.ts';
 import type { SendRateCounters } from '#ports/send-rate-counters.ts';
 import type { SubscriptionStore } from '#ports/subscription-store.ts';
+import type { RouteStore } from '#ports/route-store.ts';
 
 /**
  * Every dependency a service may ask for. Each service declares the few it uses
@@ -37,6 +38,8 @@ import type { SubscriptionStore } from '#ports/subscription-store.ts';
  */
 export interface Deps {
   readonly subscriptions: SubscriptionStore;
+  /** The routing index: which subscriptions an event reaches, by (audience, event type), without a scan. */
+  readonly routes: RouteStore;
   readonly events: EventStore;
   readonly deliveries: DeliveryStore;
   readonly attempts: AttemptStore;
@@ -115,6 +118,7 @@ export interface ConsoleSettings {
  */
 export const PROVIDED_BY = {
   subscriptions: ['SUBSCRIPTIONS_TABLE'],
+  routes: ['ROUTES_TABLE'],
   events: ['EVENTS_TABLE'],
   deliveries: ['DELIVERIES_TABLE'],
   attempts: ['ATTEMPTS_TABLE'],

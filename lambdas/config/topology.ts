@@ -66,6 +66,8 @@ export const INDEXES = {
   deliveries: { deadLetters: 'deadLetterShard', deadLettersBySubscription: 'deadLettersBySubscriptionShard', active: 'active' },
   replays: { byStartedAt: 'byStartedAt', running: 'running' },
   apiKeys: { byTenant: 'byTenant' },
+  subscriptions: { byTenant: 'byTenant' },
+  routes: { bySegment: 'bySegment' },
 } as const;
 
 /**
@@ -85,7 +87,20 @@ function table(envVar: EnvName, localName: string, partitionKey: string, more: P
 }
 
 export const TABLES = {
-  subscriptions: table('SUBSCRIPTIONS_TABLE', 'hookline-subscriptions', 'id'),
+  subscriptions: table('SUBSCRIPTIONS_TABLE', 'hookline-subscriptions', 'id', {
+    // A tenant's subscriptions, newest first: its listing is a query of one key, not a filtered scan.
+    // Sparse: a subscription without a tenant (the producer's own) has no `tenantId`.
+    indexes: [stringIndex(INDEXES.subscriptions.byTenant, 'tenantId', 'createdAt', 'ALL')],
+  }),
+  // The routing index (lambdas/adapters/dynamodb-route-store.ts): one entry per (subscription, event-type pattern), keyed
+  // on (audience, the pattern's first segment), so an event's subscriptions are two key lookups, never a scan; also the
+  // intents of routing changes under way and the index's build status. TTL drops tombstones.
+  routes: table('ROUTES_TABLE', 'hookline-routes', 'route', {
+    sortKey: { name: 'entry', type: 'S' },
+    // Every audience's entries of one segment: a publish to every tenant (admin only) reads it instead of one audience's.
+    indexes: [stringIndex(INDEXES.routes.bySegment, 'segment', 'entry', 'ALL')],
+    ttlAttribute: 'expiresAt',
+  }),
   events: table('EVENTS_TABLE', 'hookline-events', 'id', { ttlAttribute: 'expiresAt' }),
   // Keyed on its listing: a subscription's deliveries, SUBSCRIPTION_SHARDS partitions (`sub_…#k`) each sorted by
   // `listKey` (`<createdAt>#<id>`), so the per-subscription listing is a query of the table and writes no index. The
@@ -238,6 +253,8 @@ export const FUNCTIONS = {
     description: 'Hookline HTTP API: subscriptions, events, deliveries, dead letters, replay',
     environment: [
       'SUBSCRIPTIONS_TABLE',
+      // Subscription changes write their routing entries; publish reads them (fan-out).
+      'ROUTES_TABLE',
       'EVENTS_TABLE',
       'DELIVERIES_TABLE',
       'ATTEMPTS_TABLE',
@@ -286,6 +303,8 @@ export const FUNCTIONS = {
     // No deliveries table: publish writes no delivery row (a delivery's first attempt does).
     environment: [
       'SUBSCRIPTIONS_TABLE',
+      // Fan-out: the routing index's two keys per event, never a scan of the subscriptions.
+      'ROUTES_TABLE',
       'EVENTS_TABLE',
       'DELIVERY_QUEUE_URL',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
@@ -302,6 +321,8 @@ export const FUNCTIONS = {
     description: 'Hookline sender: claims, signs, POSTs, records and schedules retries',
     environment: [
       'SUBSCRIPTIONS_TABLE',
+      // A 410 Gone disables the subscription, which takes it out of the routing index.
+      'ROUTES_TABLE',
       'EVENTS_TABLE',
       'DELIVERIES_TABLE',
       'ATTEMPTS_TABLE',
@@ -329,7 +350,8 @@ export const FUNCTIONS = {
     description: 'Hookline sweeper: expires past-deadline deliveries, re-enqueues lost messages, releases stuck claims',
     // Subscriptions and the auto-pause period: an expiry counts toward the dead-letter streak.
     // Events and the ingest manifests: it finishes the fan-out of a publish that stopped half-way.
-    environment: ['SUBSCRIPTIONS_TABLE', 'EVENTS_TABLE', 'DELIVERIES_TABLE', 'INGEST_MANIFESTS_TABLE', 'DELIVERY_QUEUE_URL', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_SWEEP_GRACE_SECONDS', 'HOOKLINE_AUTO_PAUSE_SECONDS', 'HOOKLINE_DEFAULT_RETRY_POLICY', 'HOOKLINE_RETENTION_DELIVERED_DAYS', 'HOOKLINE_RETENTION_DEAD_LETTER_DAYS'],
+    // Routes: it finishes routing changes whose writer stopped half-way, and builds the index of a deployment from before it.
+    environment: ['SUBSCRIPTIONS_TABLE', 'ROUTES_TABLE', 'EVENTS_TABLE', 'DELIVERIES_TABLE', 'INGEST_MANIFESTS_TABLE', 'DELIVERY_QUEUE_URL', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_SWEEP_GRACE_SECONDS', 'HOOKLINE_AUTO_PAUSE_SECONDS', 'HOOKLINE_DEFAULT_RETRY_POLICY', 'HOOKLINE_RETENTION_DELIVERED_DAYS', 'HOOKLINE_RETENTION_DEAD_LETTER_DAYS'],
   },
   replay: {
     entry: 'lambdas/functions/replay.ts',
@@ -378,6 +400,8 @@ export const FUNCTIONS = {
     environment: [
       // What it reads to tell a failing subscription (at read time, like the stats) and what a notice lists.
       'SUBSCRIPTIONS_TABLE',
+      // Operational webhooks are routed like any event.
+      'ROUTES_TABLE',
       'DELIVERIES_TABLE',
       'ATTEMPTS_TABLE',
       // Event types of the listed events; operational webhooks are published like any event (stored, fanned out, enqueued).
@@ -513,6 +537,7 @@ export const MANIFEST_SETTLE_SECONDS = Math.max(FUNCTIONS.api.timeoutSeconds, FU
  */
 export const ENV_DEFAULTS = {
   SUBSCRIPTIONS_TABLE: undefined,
+  ROUTES_TABLE: undefined,
   EVENTS_TABLE: undefined,
   DELIVERIES_TABLE: undefined,
   ATTEMPTS_TABLE: undefined,

@@ -48,6 +48,15 @@ export interface Subscription {
    * their clocks say (an `updatedAt` can repeat within a millisecond; a counter cannot).
    */
   readonly secretsVersion?: number;
+  /**
+   * Counts the writes that may change how the subscription is routed (creation, a change of its
+   * fields or state): its routing entries carry the count they were written at, so an older
+   * write arriving late never overwrites a newer one (domain/routing.ts). Absent on a row
+   * written before the routing index, until the index is built.
+   */
+  readonly routeVersion?: number;
+  /** Every pattern the routing index holds an entry of this subscription under (its event types, and ones it had, until pruned). */
+  readonly routedPatterns?: readonly string[];
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -83,7 +92,13 @@ export interface EventRecord {
   readonly type: string;
   /** The exact bytes POSTed to every endpoint, on every attempt and replay. */
   readonly body: string;
+  /** The tenant whose subscriptions it reaches; absent: the producer's own (subscriptions without a tenant). */
   readonly tenantId?: string;
+  /** `all`: published to every tenant at once (the admin only; domain/audience.ts). */
+  readonly audience?: 'all';
+  /** The subscriptions the publish named, when it narrowed the event to them (at most MAX_NAMED_SUBSCRIPTIONS). */
+  readonly narrowedTo?: readonly string[];
+  /** The subscriptions it went to, at publish, and each one's delivery (same order). */
   readonly subscriptionIds: readonly string[];
   readonly deliveryIds: readonly string[];
   readonly createdAt: string;

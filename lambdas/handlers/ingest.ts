@@ -31,9 +31,13 @@ export function createIngestHandler(deps: PublishDeps, obs: Observability) {
       const results = await publishBatch(deps, valid.map((v) => v.request));
       results.forEach((result, i) => {
         const { messageId } = valid[i]!.record;
-        // An id already naming another event is the producer's to fix, like a refusal: kept for the redrive queue, never dropped.
-        if (result.kind === 'conflict') {
-          obs.logger.warn('ingest message rejected', { messageId, field: 'id', reason: `event ${result.eventId} was already published with another type or payload` });
+        // An id already naming another event, or a subscription outside the event's audience, is the producer's to fix,
+        // like a refusal: kept for the redrive queue, never dropped.
+        if (result.kind === 'refused') {
+          obs.logger.warn('ingest message rejected', { messageId, field: result.error.field, reason: result.error.rule });
+          failed.push(messageId);
+        } else if (result.kind === 'conflict') {
+          obs.logger.warn('ingest message rejected', { messageId, field: 'id', reason: `event ${result.eventId} was already published with another type, payload or audience` });
           failed.push(messageId);
         } else obs.logger.debug('event ingested', { messageId, eventId: result.eventId, kind: result.kind, deliveries: result.deliveryIds.length });
       });

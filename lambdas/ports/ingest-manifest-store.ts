@@ -19,6 +19,8 @@ export interface IngestManifest {
   readonly eventIds: readonly string[];
   /** Each event's type, in the order of `eventIds` (absent on manifests written before the event log). */
   readonly eventTypes?: readonly string[];
+  /** Each event's tenant ('' for none), in the order of `eventIds`; absent when no event of the batch has one. */
+  readonly eventTenants?: readonly string[];
   readonly deliveryIds: readonly string[];
   /** Epoch seconds: DynamoDB TTL takes the manifest when its events go (eventTtlFor its createdAt). */
   readonly expiresAt?: number;
@@ -44,12 +46,15 @@ export interface ManifestWatermark {
 export interface EventLogEntry {
   readonly eventId: string;
   readonly eventType?: string;
+  readonly tenantId?: string;
   readonly createdAt: string;
 }
 
 export interface EventLogRequest extends PageRequest {
   /** Only events of exactly this type. */
   readonly type?: string;
+  /** Only events published for this tenant. */
+  readonly tenantId?: string;
   /** Only events created at or after this instant (ISO 8601). */
   readonly since?: string;
 }

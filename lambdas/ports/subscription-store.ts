@@ -24,9 +24,26 @@ export interface SubscriptionStore {
    * reads nothing else, so a pause, a resume or a secret rotation reaches it within that time.
    */
   getCached(id: string): Promise<Subscription | undefined>;
+  /** A tenant's subscriptions newest first, a query of its key; without a tenant, every subscription, in no order. */
   list(request: PageRequest & { readonly tenantId?: string }): Promise<Page<Subscription>>;
-  /** Every subscription (active, paused and disabled) for fan-out; may be served from a short cache. */
+  /**
+   * Every subscription, read whole: for the periodic jobs that walk them all (notices, archival,
+   * a bulk replay by tenant). Fan-out never calls it: it reads the routing index (RouteStore).
+   */
   all(): Promise<readonly Subscription[]>;
+  /**
+   * Creation, `setState` and `update` count `routeVersion` up (and `update` adds new event types
+   * to `routedPatterns`): the routing index is written from the row they return
+   * (app/subscriptions/routing.ts). This removes patterns whose entries are tombstones now,
+   * only while the row is still at `routeVersion` (a newer change prunes for itself); false when it was not.
+   */
+  pruneRoutedPatterns(id: string, routeVersion: number, patterns: readonly string[]): Promise<boolean>;
+  /**
+   * A row written before the routing index: counts it as routed at version 1 with its event types
+   * as its patterns, and returns it, for its entries to be written. Undefined when it is gone or
+   * already routed (a change counted it meanwhile).
+   */
+  adoptRouting(id: string): Promise<Subscription | undefined>;
   /**
    * Changes the state and says why; returns the updated subscription, or undefined if unknown
    * (or, with `onlyFrom`, not in that state: an auto-pause never overrides a manual pause or a disable).

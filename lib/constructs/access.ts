@@ -12,7 +12,10 @@ export const TABLE_GRANTS = {
   // bulk replay and its audit trail; minting, listing (byTenant index) and revoking tenant keys;
   // the customer replay and pause counters.
   api: {
+    // Listing a tenant's subscriptions queries its byTenant index.
     subscriptions: 'readWrite',
+    // A subscription change writes its routing entries (and an intent first); publish looks them up.
+    routes: 'readWrite',
     events: 'readWrite',
     deliveries: 'readWrite',
     attempts: 'read',
@@ -29,16 +32,19 @@ export const TABLE_GRANTS = {
   // Looks tenant keys up by hash and portal session tokens by session id; never writes.
   authorizer: { apiKeys: 'read', portalSessions: 'read' },
   // Fan-out reads subscriptions; stores the event once and one delivery per subscription.
-  ingest: { subscriptions: 'read', events: 'readWrite', ingestManifests: 'write' },
+  // Fan-out looks subscriptions up in the routing index (never a scan) and reads those a publish names.
+  ingest: { subscriptions: 'read', routes: 'read', events: 'readWrite', ingestManifests: 'write' },
   // Reads the subscription (and disables it on 410 Gone) and the stored body; claims and
   // settles deliveries; appends attempts (conditional PutItem, never reads them back).
   // A dead letter extends its event's TTL (UpdateItem). Counts rate-limited subscriptions'
   // attempts and their turns (UpdateItem only, never a read).
-  sender: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'write', rateLimits: 'write' },
+  // A 410 Gone takes the subscription out of the routing index (its intent, then its entries).
+  sender: { subscriptions: 'readWrite', routes: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'write', rateLimits: 'write' },
   // Expires, re-enqueues and releases deliveries; an expiry extends the subscription's
   // dead-letter streak and may auto-pause it (conditional updates of the subscription).
   // Checks publish batches' manifests (then moves its per-shard watermark past them), writing a missing delivery from its stored event.
-  sweeper: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'readWrite' },
+  // Finishes routing changes whose writer stopped, and builds the index of a deployment from before it.
+  sweeper: { subscriptions: 'readWrite', routes: 'readWrite', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'readWrite' },
   // Reads retry policies; replays deliveries; writes and resumes the audit records.
   // A replay extends its event's TTL (UpdateItem, never a read).
   replay: { subscriptions: 'read', events: 'write', deliveries: 'readWrite', replays: 'readWrite' },
@@ -47,5 +53,5 @@ export const TABLE_GRANTS = {
   archiver: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'readWrite', archiveBatches: 'readWrite' },
   // Reads subscriptions, deliveries, attempts and completed replays to decide notices (never writes them); keeps its
   // streaks and notices; publishes operational webhooks like any publish (manifest, event once, one delivery per subscription).
-  notifier: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', ingestManifests: 'write', replays: 'read', notices: 'readWrite' },
+  notifier: { subscriptions: 'read', routes: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', ingestManifests: 'write', replays: 'read', notices: 'readWrite' },
 } as const satisfies Record<FunctionKey, TableGrants>;

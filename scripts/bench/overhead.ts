@@ -5,6 +5,7 @@ import { loadLocalSecretsKey } from '#adapters/local-key-secret-cipher.ts';
 import { DELIVERY_HEADERS, firstMessage } from '#app/publish/first-delivery.ts';
 import { processDelivery, type SendDeps } from '#app/send/send.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
+import { DEFAULT_RETRY_POLICY } from '#domain/retry-policy.ts';
 import { formatSecret, signatureHeaders } from '#domain/signing.ts';
 import { STATE } from '#domain/states.ts';
 import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
@@ -59,7 +60,8 @@ async function timed(count: number, concurrency: number, one: (i: number) => Pro
 async function deliverAll(deps: SendDeps, fixture: { events: readonly EventRecord[]; deliveries: readonly Delivery[] }, concurrency: number): Promise<number> {
   return timed(fixture.deliveries.length, concurrency, async (i) => {
     // The bench's subscription has no rate limit: its messages may share a queue message, as publish's do.
-    const message = firstMessage(fixture.deliveries[i]!, fixture.events[i]!, {});
+    const d = fixture.deliveries[i]!;
+    const message = { ...firstMessage(fixture.events[i]!, { id: d.subscriptionId, eventTypes: ['*'], receives: true }, DEFAULT_RETRY_POLICY), giveUpAt: d.giveUpAt };
     const outcome = await processDelivery(deps, message, { receiveCount: 1, sentAtMs: Date.now() });
     if (outcome.kind !== 'done' || outcome.note !== 'delivered') throw new Error(`not delivered: ${JSON.stringify(outcome)}`);
   });

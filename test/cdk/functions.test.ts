@@ -121,15 +121,16 @@ describe('functions: least-privilege IAM', () => {
 
   // Pinned here rather than read from TABLE_GRANTS, so widening a grant is a visible test change.
   const EXPECTED_ACCESS: Record<FunctionKey, Partial<Record<TableKey, 'read' | 'write' | 'readWrite'>>> = {
-    api: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', replays: 'readWrite', apiKeys: 'readWrite', rateLimits: 'write', ingestManifests: 'readWrite', idempotencyKeys: 'readWrite', portalSessions: 'readWrite' },
+    // routes: every subscription change writes its routing entries; a 410 disables (sender); the sweeper repairs and builds.
+    api: { subscriptions: 'readWrite', routes: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', replays: 'readWrite', apiKeys: 'readWrite', rateLimits: 'write', ingestManifests: 'readWrite', idempotencyKeys: 'readWrite', portalSessions: 'readWrite' },
     authorizer: { apiKeys: 'read', portalSessions: 'read' },
     // No deliveries: publish writes no delivery row (a delivery's first attempt does).
-    ingest: { subscriptions: 'read', events: 'readWrite', ingestManifests: 'write' },
-    sender: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'write', rateLimits: 'write' },
-    sweeper: { subscriptions: 'readWrite', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'readWrite' },
+    ingest: { subscriptions: 'read', routes: 'read', events: 'readWrite', ingestManifests: 'write' },
+    sender: { subscriptions: 'readWrite', routes: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'write', rateLimits: 'write' },
+    sweeper: { subscriptions: 'readWrite', routes: 'readWrite', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'readWrite' },
     replay: { subscriptions: 'read', events: 'write', deliveries: 'readWrite', replays: 'readWrite' },
     archiver: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'readWrite', archiveBatches: 'readWrite' },
-    notifier: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', ingestManifests: 'write', replays: 'read', notices: 'readWrite' },
+    notifier: { subscriptions: 'read', routes: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', ingestManifests: 'write', replays: 'read', notices: 'readWrite' },
   };
 
   test('TABLE_GRANTS is the pinned least-privilege table', () => {

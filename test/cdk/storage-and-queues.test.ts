@@ -81,6 +81,29 @@ describe('storage: DynamoDB tables', () => {
     });
   });
 
+  test('routes: keyed on (audience and segment, pattern and subscription), with every audience\'s segment as its one index', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: 'route', KeyType: 'HASH' },
+        { AttributeName: 'entry', KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: Match.exact([
+        Match.objectLike({ IndexName: 'bySegment', KeySchema: [{ AttributeName: 'segment', KeyType: 'HASH' }, { AttributeName: 'entry', KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } }),
+      ]),
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+    });
+  });
+
+  test('subscriptions: keyed on id, with a tenant\'s listing as its one index (one GSI added by an upgrade, as CloudFormation allows)', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      AttributeDefinitions: Match.arrayWith([{ AttributeName: 'tenantId', AttributeType: 'S' }, { AttributeName: 'createdAt', AttributeType: 'S' }]),
+      GlobalSecondaryIndexes: Match.exact([
+        Match.objectLike({ IndexName: 'byTenant', KeySchema: [{ AttributeName: 'tenantId', KeyType: 'HASH' }, { AttributeName: 'createdAt', KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } }),
+      ]),
+    });
+  });
+
   test('a test stack can opt out: DESTROY turns deletion protection off and deletes the tables', () => {
     const { template: t } = storageTemplate({ removalPolicy: RemovalPolicy.DESTROY });
     t.allResourcesProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: false });

@@ -171,7 +171,7 @@ describe('WebhookDelivery with every prop set', () => {
     const d = stack.delivery;
     for (const key of ['api', 'authorizer', 'ingest', 'sender', 'sweeper', 'replay', 'archiver', 'notifier'] as const) assert.ok(d.functions[key], key);
     assert.ok(d.ingestQueue && d.deliveryQueue && d.ingestRedriveQueue && d.deliveryRedriveQueue && d.topic && d.archive.bucket);
-    assert.deepEqual(Object.keys(d.tables).sort(), ['apiKeys', 'archiveBatches', 'attempts', 'deliveries', 'events', 'idempotencyKeys', 'ingestManifests', 'notices', 'portalSessions', 'rateLimits', 'replays', 'subscriptions']);
+    assert.deepEqual(Object.keys(d.tables).sort(), ['apiKeys', 'archiveBatches', 'attempts', 'deliveries', 'events', 'idempotencyKeys', 'ingestManifests', 'notices', 'portalSessions', 'rateLimits', 'replays', 'routes', 'subscriptions']);
     assert.ok(allowedActionsOn(json, 'sender', findTopologyResource(json, 'queue/delivery').logicalId).has('sqs:ChangeMessageVisibility'));
   });
 });

@@ -90,7 +90,7 @@ describe('the hookline CLI against the local runtime', () => {
   });
 
   it('dead-letters list, deliveries show, replay (exit 3 for an unknown id, 4 for a pending one)', async () => {
-    for (let i = 0; i < 6; i++) failedIds.push(...(await stack.publish('cli.test', { i })).deliveryIds);
+    for (let i = 0; i < 6; i++) failedIds.push(...(await stack.publish('cli.test', { i }, undefined, { tenantId: 'cli-tenant' })).deliveryIds);
     await Promise.all(failedIds.map((id) => stack.waitForState(id, ['failed'])));
 
     const dl = await hookline(['--json', 'dead-letters', 'list', '--subscription', subId, '--limit', '4', '--all']);
@@ -118,7 +118,7 @@ describe('the hookline CLI against the local runtime', () => {
     assert.deepEqual(unknownJson.json().error, { status: 404, code: 'not_found', message: 'delivery dlv_unknown0000000000000000 does not exist', exitCode: 3 });
 
     await hookline(['subscriptions', 'pause', subId]);
-    const pendingId = (await stack.publish('cli.test', { pending: true })).deliveryIds[0]!;
+    const pendingId = (await stack.publish('cli.test', { pending: true }, undefined, { tenantId: 'cli-tenant' })).deliveryIds[0]!;
     const conflict = await hookline(['replay', pendingId]);
     assert.equal(conflict.code, 4);
     assert.match(conflict.stderr, /is pending/);
@@ -151,7 +151,7 @@ describe('the hookline CLI against the local runtime', () => {
   it('archive run shows progress and can be cut short (exit 8) and continued; restore brings a day back', async () => {
     // More terminal deliveries, so the archive takes many 2-delivery objects.
     const more: string[] = [];
-    for (let i = 0; i < 60; i += 20) more.push(...(await Promise.all(Array.from({ length: 20 }, () => stack.publish('cli.other', {})))).flatMap((p) => p.deliveryIds));
+    for (let i = 0; i < 60; i += 20) more.push(...(await Promise.all(Array.from({ length: 20 }, () => stack.publish('cli.other', {}, undefined, { tenantId: 'cli-tenant' })))).flatMap((p) => p.deliveryIds));
     await Promise.all(more.map((id) => stack.waitForState(id, ['delivered'])));
 
     const cut = await hookline(['--json', 'archive', 'run', '--slice', '1', '--timeout', '1']);

@@ -32,7 +32,8 @@ describe('reading events back: GET /v1/events/{eventId} and GET /v1/events', () 
   after(() => stack.stop());
 
   it('answers one event with its payload and its delivery per subscription; a tenant sees only its own', async () => {
-    const { deliveryIds } = await stack.publish('ev.invoice.paid', { amount: 42, lines: [{ sku: 'a', qty: 1.5 }] }, 'ev/inv#1?');
+    // To every tenant, so both tenants' subscriptions have a delivery of it.
+    const { deliveryIds } = await stack.publish('ev.invoice.paid', { amount: 42, lines: [{ sku: 'a', qty: 1.5 }] }, 'ev/inv#1?', { audience: 'all' });
     const id = encodeURIComponent('ev/inv#1?');
     assert.equal(deliveryIds.length, 2);
     await stack.waitForState(deliveryIds[0]!, ['delivered']);
@@ -40,7 +41,7 @@ describe('reading events back: GET /v1/events/{eventId} and GET /v1/events', () 
 
     const admin = await stack.api.get(`/v1/events/${id}`);
     assert.equal(admin.status, 200, JSON.stringify(admin.body));
-    assert.deepEqual({ ...admin.body, deliveries: undefined }, { id: 'ev/inv#1?', type: 'ev.invoice.paid', createdAt: admin.body.createdAt, payload: { amount: 42, lines: [{ sku: 'a', qty: 1.5 }] }, deliveries: undefined });
+    assert.deepEqual({ ...admin.body, deliveries: undefined }, { id: 'ev/inv#1?', type: 'ev.invoice.paid', createdAt: admin.body.createdAt, audience: 'all', payload: { amount: 42, lines: [{ sku: 'a', qty: 1.5 }] }, deliveries: undefined });
     assert.deepEqual(
       admin.body.deliveries.map((d: any) => [d.subscriptionId, d.state, d.attempts, d.lastStatus]).sort(),
       [[acmeSub, 'delivered', 1, 200], [globexSub, 'delivered', 1, 200]].sort(),
@@ -70,12 +71,13 @@ describe('reading events back: GET /v1/events/{eventId} and GET /v1/events', () 
     const since = new Date().toISOString();
     await new Promise((r) => setTimeout(r, 5));
     const published: string[] = [];
-    for (let i = 0; i < 6; i++) published.push((await stack.publish(i % 2 ? 'ev.list.odd' : 'ev.list.even', { i }, `ev-list-${i}`)).eventId);
+    const globex = { tenantId: 'globex' };
+    for (let i = 0; i < 6; i++) published.push((await stack.publish(i % 2 ? 'ev.list.odd' : 'ev.list.even', { i }, `ev-list-${i}`, globex)).eventId);
     // One batch too: its events share a creation time, the last listed first.
-    const batch = await stack.api.post('/v1/events/batch', { events: [{ id: 'ev-list-b0', type: 'ev.list.even', payload: {} }, { id: 'ev-list-b1', type: 'ev.list.odd', payload: {} }] });
+    const batch = await stack.api.post('/v1/events/batch', { events: [{ id: 'ev-list-b0', type: 'ev.list.even', payload: {}, ...globex }, { id: 'ev-list-b1', type: 'ev.list.odd', payload: {}, ...globex }] });
     assert.equal(batch.status, 200);
     // A repeat of an id lists it once, at its first publish.
-    await stack.publish('ev.list.even', { i: 0 }, 'ev-list-0');
+    await stack.publish('ev.list.even', { i: 0 }, 'ev-list-0', globex);
     const expected = ['ev-list-b1', 'ev-list-b0', ...[...published].reverse()];
 
     for (const limit of [1, 3, 100]) {
@@ -83,8 +85,10 @@ describe('reading events back: GET /v1/events/{eventId} and GET /v1/events', () 
       assert.deepEqual(items.map((e) => e.id), expected, `limit ${limit}`);
     }
     const [newest] = await walk(stack.api, `/v1/events?since=${since}&limit=100`);
-    assert.deepEqual(Object.keys(newest).sort(), ['createdAt', 'deliveries', 'id', 'type']);
-    assert.deepEqual([newest.type, newest.deliveries], ['ev.list.odd', 1]);
+    assert.deepEqual(Object.keys(newest).sort(), ['createdAt', 'deliveries', 'id', 'tenantId', 'type']);
+    assert.deepEqual([newest.type, newest.tenantId, newest.deliveries], ['ev.list.odd', 'globex', 1]);
+    assert.deepEqual((await walk(stack.api, `/v1/events?since=${since}&tenantId=globex&limit=2`)).map((e) => e.id), expected, 'all of them globex\'s');
+    assert.deepEqual(await walk(stack.api, `/v1/events?since=${since}&tenantId=acme&limit=100`), []);
     assert.deepEqual((await walk(stack.api, `/v1/events?type=ev.list.odd&limit=2`)).map((e) => e.id), ['ev-list-b1', 'ev-list-5', 'ev-list-3', 'ev-list-1']);
     const everything = (await walk(stack.api, '/v1/events?limit=100')).map((e) => e.id);
     assert.ok(everything.includes('ev-user-1') && everything.includes('ev/inv#1?'));
@@ -117,22 +121,23 @@ describe('reading events back: GET /v1/events/{eventId} and GET /v1/events', () 
   });
 
   it('answers another type or payload under a used event id (or key) with 422 idempotency_key_reused, storing and sending nothing', async () => {
-    const first = await stack.publish('ev.invoice.created', { total: 10 }, 'ev-reuse-1');
+    const first = await stack.publish('ev.invoice.created', { total: 10 }, 'ev-reuse-1', { audience: 'all' });
     // Counted once the first attempts wrote their rows (publish writes none), so only the refused publishes could change a count.
     for (const id of first.deliveryIds) await stack.waitForState(id, ['delivered']);
     const before = await countTables(stack.runtime);
 
-    for (const body of [{ id: 'ev-reuse-1', type: 'ev.invoice.created', payload: { total: 11 } }, { id: 'ev-reuse-1', type: 'ev.invoice.voided', payload: { total: 10 } }]) {
+    const all = { audience: 'all' };
+    for (const body of [{ id: 'ev-reuse-1', type: 'ev.invoice.created', payload: { total: 11 }, ...all }, { id: 'ev-reuse-1', type: 'ev.invoice.voided', payload: { total: 10 }, ...all }, { id: 'ev-reuse-1', type: 'ev.invoice.created', payload: { total: 10 }, tenantId: 'acme' }]) {
       const res = await stack.api.post('/v1/events', body);
       assert.deepEqual([res.status, res.body.error.code], [422, 'idempotency_key_reused'], JSON.stringify(res.body));
-      assert.match(res.body.error.message, /event ev-reuse-1 was already published with another type or payload/);
+      assert.match(res.body.error.message, /event ev-reuse-1 was already published with another type, payload or audience/);
     }
-    const viaKey = await stack.api.post('/v1/events', { type: 'ev.invoice.created', payload: { total: 12 } }, { 'idempotency-key': 'ev-reuse-1' });
+    const viaKey = await stack.api.post('/v1/events', { type: 'ev.invoice.created', payload: { total: 12 }, ...all }, { 'idempotency-key': 'ev-reuse-1' });
     assert.equal(viaKey.status, 422);
-    const batch = await stack.api.post('/v1/events/batch', { events: [{ id: 'ev-reuse-1', type: 'ev.invoice.created', payload: { total: 13 } }, { id: 'ev-reuse-1', type: 'ev.invoice.created', payload: { total: 10 } }] });
+    const batch = await stack.api.post('/v1/events/batch', { events: [{ id: 'ev-reuse-1', type: 'ev.invoice.created', payload: { total: 13 }, ...all }, { id: 'ev-reuse-1', type: 'ev.invoice.created', payload: { total: 10 }, ...all }] });
     assert.equal(batch.status, 200);
     assert.deepEqual(batch.body.items.map((i: any) => [i.kind, i.deliveryIds.length, i.error?.code]), [['conflict', 0, 'idempotency_key_reused'], ['duplicate', 2, undefined]]);
-    // Only the manifests of the three publishes that reached publish (each batch writes one); no event, delivery or message.
+    // Only the manifests of the four publishes that reached publish (each batch writes one); no event, delivery or message.
     const afterCounts = await countTables(stack.runtime);
     assert.deepEqual({ ...afterCounts, ingestManifests: 0 }, { ...before, ingestManifests: 0 });
     assert.equal((await stack.api.get('/v1/events/ev-reuse-1')).body.payload.total, 10);

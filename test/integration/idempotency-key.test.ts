@@ -94,8 +94,8 @@ describe('Idempotency-Key on the POSTs that create something', () => {
   it('POST /v1/deliveries/{id}/replay: once per key and caller; the same key is the admin\'s and each tenant\'s own', async () => {
     stack.receiver.script('/idk-replay', [{ status: 400 }, { status: 400 }], { status: 200 });
     await stack.subscribe('/idk-replay', { eventTypes: ['idk.replay'], tenantId: 'acme' });
-    const a = (await stack.publish('idk.replay', { n: 1 }, 'idk-replay-a')).deliveryIds[0]!;
-    const b = (await stack.publish('idk.replay', { n: 2 }, 'idk-replay-b')).deliveryIds[0]!;
+    const a = (await stack.publish('idk.replay', { n: 1 }, 'idk-replay-a', { tenantId: 'acme' })).deliveryIds[0]!;
+    const b = (await stack.publish('idk.replay', { n: 2 }, 'idk-replay-b', { tenantId: 'acme' })).deliveryIds[0]!;
     await stack.waitForState(a, ['failed']);
     await stack.waitForState(b, ['failed']);
 

@@ -9,6 +9,8 @@ import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
  * fetches each missed one (GET /v1/events/{eventId}) with its own tenant key: the README's
  * "Reconciling" pattern, end to end over HTTP.
  */
+const RECON_CO = { tenantId: 'recon-co' };
+
 describe('consumer reconciliation: walking a subscription\'s events after a gap', () => {
   let stack: LocalStack;
   let consumer: ApiClient;
@@ -44,7 +46,7 @@ describe('consumer reconciliation: walking a subscription\'s events after a gap'
     stack.receiver.script('/recon', [200, 200, 200, 400, 200, 200, 200, 400, 200, 200].map((status) => ({ status })));
     const published: { eventId: string; deliveryId: string }[] = [];
     for (let n = 0; n < 10; n++) {
-      const { eventId, deliveryIds } = await stack.publish('recon.order.created', { n }, `recon-${n}`);
+      const { eventId, deliveryIds } = await stack.publish('recon.order.created', { n }, `recon-${n}`, RECON_CO);
       await stack.waitForState(deliveryIds[0]!, ['delivered', 'failed']);
       published.push({ eventId, deliveryId: deliveryIds[0]! });
     }
@@ -67,7 +69,7 @@ describe('consumer reconciliation: walking a subscription\'s events after a gap'
     assert.deepEqual(fetched.map((f) => f.body.deliveries.map((d: any) => d.subscriptionId)), [[subscriptionId], [subscriptionId], [subscriptionId]]);
 
     // Next time, from the cursor saved after the last item: only what was published since.
-    const later = [await stack.publish('recon.order.created', { n: 10 }, 'recon-10'), await stack.publish('recon.order.paid', { n: 11 }, 'recon-11')];
+    const later = [await stack.publish('recon.order.created', { n: 10 }, 'recon-10', RECON_CO), await stack.publish('recon.order.paid', { n: 11 }, 'recon-11', RECON_CO)];
     const next = await walk(last, 3);
     assert.deepEqual(next.items.map((i) => [i.eventId, i.eventType]), [['recon-10', 'recon.order.created'], ['recon-11', 'recon.order.paid']]);
     assert.deepEqual(next.items.map((i) => i.deliveryId), later.map((l) => l.deliveryIds[0]));
@@ -87,7 +89,7 @@ describe('consumer reconciliation: walking a subscription\'s events after a gap'
 
   it('refuses a cursor it did not issue, or another subscription\'s, and a bad limit, naming them', async () => {
     const otherSub = (await stack.subscribe('/recon-other', { eventTypes: ['recon.*'], tenantId: 'recon-co' })).id;
-    await stack.publish('recon.order.created', { n: 12 }, 'recon-12');
+    await stack.publish('recon.order.created', { n: 12 }, 'recon-12', RECON_CO);
     const foreign = (await consumer.get(`/v1/subscriptions/${otherSub}/events?limit=1`)).body.items[0].cursor;
 
     for (const after of [foreign, 'not-a-cursor', Buffer.from('{"id":1}').toString('base64url')]) {

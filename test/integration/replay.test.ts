@@ -112,7 +112,7 @@ describe('replay', () => {
   it('bulk: states and tenant select what is replayed (delivered only when asked for)', async () => {
     await stack.subscribe('/tenant-x', { eventTypes: ['bulk.tenant'], tenantId: 'tenant-x' });
     await stack.subscribe('/tenant-y', { eventTypes: ['bulk.tenant'], tenantId: 'tenant-y' });
-    const ids = (await Promise.all(Array.from({ length: 3 }, () => stack.publish('bulk.tenant', {})))).flatMap((p) => p.deliveryIds);
+    const ids = (await Promise.all(Array.from({ length: 3 }, () => stack.publish('bulk.tenant', {}, undefined, { audience: 'all' })))).flatMap((p) => p.deliveryIds);
     await Promise.all(ids.map((id) => stack.waitForState(id, ['delivered'])));
     const defaults = await stack.api.post('/v1/replays', { tenantId: 'tenant-x', createdFrom: hourAgo(), createdTo: now(), dryRun: true });
     assert.equal(defaults.body.matched, 0, 'the default states are the dead letters');

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DynamoDbSubscriptionStore } from '#adapters/dynamodb-subscription-store.ts';
+import { DynamoDbRouteStore } from '#adapters/dynamodb-route-store.ts';
+import { routedChange } from '#app/subscriptions/routing.ts';
+import { systemClock } from '#adapters/system-clock.ts';
+import type { SealedSecrets, Subscription } from '#domain/types.ts';
 import { documentClient } from '#adapters/dynamodb.ts';
 import { LocalKeySecretCipher, loadLocalSecretsKey } from '#adapters/local-key-secret-cipher.ts';
 import { formatSecret } from '#domain/signing.ts';
@@ -14,20 +18,28 @@ import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 describe('cloud mode: private targets are refused at send time too', () => {
   let stack: LocalStack;
   let subscriptions: DynamoDbSubscriptionStore;
+  let routes: DynamoDbRouteStore;
   before(async () => {
     stack = await startLocalStack({ allowPrivateTargets: false });
-    subscriptions = new DynamoDbSubscriptionStore(documentClient(stack.runtime.clients.dynamodb), stack.runtime.env.SUBSCRIPTIONS_TABLE!, 0);
+    const db = documentClient(stack.runtime.clients.dynamodb);
+    subscriptions = new DynamoDbSubscriptionStore(db, stack.runtime.env.SUBSCRIPTIONS_TABLE!, 0);
+    routes = new DynamoDbRouteStore(db, stack.runtime.env.ROUTES_TABLE!, 0);
   });
   after(() => stack.stop());
 
   // Stored directly, as if it had passed the creation check before its DNS changed.
   const plant = async (id: string, url: string) => {
     const now = new Date().toISOString();
-    await subscriptions.create({
-      id, url, eventTypes: [`${id}.test`], state: 'active', stateChangedAt: now, createdAt: now, updatedAt: now,
+    const sub: Subscription & { secrets: SealedSecrets } = {
+      id, url, eventTypes: [`${id}.test`], state: 'active', stateChangedAt: now, createdAt: now, updatedAt: now, routeVersion: 1, routedPatterns: [`${id}.test`],
       // Sealed with the runtime's own local key, as createSubscription would have stored it.
       secrets: await new LocalKeySecretCipher(loadLocalSecretsKey(stack.runtime.dataDir)).seal(id, [formatSecret(new Uint8Array(32).fill(7))]),
       retryPolicy: { initialDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 1, jitter: 0, deadlineSeconds: 30 },
+    };
+    // Routed as createSubscription routes it.
+    await routedChange({ subscriptions, routes, clock: systemClock }, id, async () => {
+      await subscriptions.create(sub);
+      return sub;
     });
   };
 

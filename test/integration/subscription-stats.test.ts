@@ -23,7 +23,7 @@ describe('GET /v1/subscriptions/{id}/stats on the local runtime', () => {
     const sub = await stack.subscribe(path, { eventTypes: ['stats.test'], tenantId: 'acme', retryPolicy: TWO_TRIES });
     // One at a time, so each answer script meets the delivery it is meant for.
     const settle = async (states: readonly string[]) => {
-      const [id] = (await stack.publish('stats.test', {})).deliveryIds;
+      const [id] = (await stack.publish('stats.test', {}, undefined, { tenantId: 'acme' })).deliveryIds;
       return stack.waitForState(id!, states);
     };
     const delivered = [await settle(['delivered']), await settle(['delivered'])];

@@ -20,7 +20,7 @@ describe('tenant keys and customer replay', () => {
     acmeOther = await stack.subscribe('/acme-other', { eventTypes: ['order.*'], tenantId: 'acme' });
     globexSub = await stack.subscribe('/globex', { eventTypes: ['order.*'], tenantId: 'globex' });
     for (let i = 0; i < 102; i += 17) {
-      const published = await Promise.all(Array.from({ length: Math.min(17, 102 - i) }, (_, j) => stack.publish('order.created', { n: i + j })));
+      const published = await Promise.all(Array.from({ length: Math.min(17, 102 - i) }, (_, j) => stack.publish('order.created', { n: i + j }, undefined, { audience: 'all' })));
       for (const p of published) {
         for (const id of p.deliveryIds) {
           const d = await stack.delivery(id);
@@ -78,9 +78,9 @@ describe('tenant keys and customer replay', () => {
     assert.equal((await stack.api.get(`/v1/subscriptions/${globexSub.id}`)).body.state, 'active', 'and the 404 changed nothing');
   });
 
-  it('producer and operator routes need the admin key: 403 for a tenant', async () => {
+  it('producer and operator routes need the admin key: 403 for a tenant (publishing for another tenant too)', async () => {
     for (const [method, path, body] of [
-      ['POST', '/v1/events', { type: 'order.created', payload: {} }],
+      ['POST', '/v1/events', { type: 'order.created', tenantId: 'globex', payload: {} }],
       ['POST', '/v1/subscriptions', { url: 'http://127.0.0.1:9/x' }],
       ['POST', '/v1/replays', { createdFrom: '2024-01-01', createdTo: '2024-01-02' }],
       ['GET', '/v1/replays', undefined],

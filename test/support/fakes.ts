@@ -20,15 +20,16 @@ import type { DeliveryMessage, DeliveryQueue } from '#ports/delivery-queue.ts';
 import type { EventStore, EventSummary, PutEventResult } from '#ports/event-store.ts';
 import type { EventLogEntry, EventLogRequest, IngestManifest, IngestManifestStore, ManifestWatermark } from '#ports/ingest-manifest-store.ts';
 import { encodeCursor } from '#ports/page.ts';
-import { decodeLogCursor } from '#adapters/dynamodb-ingest-manifest-store.ts';
+import { decodeLogCursor, logEntry, matchesLog } from '#adapters/dynamodb-ingest-manifest-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { RotatedSecrets, SubscriptionChange, SubscriptionStore } from '#ports/subscription-store.ts';
 import { MemoryMetrics } from '#local/memory-metrics.ts';
 import { InMemoryDeliveryStore } from './memory-delivery-store.ts';
 import { InMemorySendRateCounters } from './memory-stores.ts';
+import { InMemoryRouteStore, SyncedRouteStore } from './memory-route-store.ts';
 import { offsetPage as page } from './offset-page.ts';
 
-export { InMemoryDeliveryStore };
+export { InMemoryDeliveryStore, InMemoryRouteStore };
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -101,6 +102,16 @@ export class InMemoryEventStore implements EventStore {
   }
 }
 
+/** What DynamoDbSubscriptionStore's `ADD routeVersion :one, routedPatterns :types` does to a row. */
+function routingCounted(s: Subscription, addedPatterns: readonly string[]): Pick<Subscription, 'routeVersion' | 'routedPatterns'> {
+  const patterns = [...new Set([...(s.routedPatterns ?? []), ...addedPatterns])].sort();
+  return { routeVersion: (s.routeVersion ?? 0) + 1, ...(patterns.length ? { routedPatterns: patterns } : {}) };
+}
+
+/**
+ * The subscriptions table as DynamoDbSubscriptionStore keeps it, with its routing counts; a
+ * tenant's listing newest first, as the byTenant index gives it.
+ */
 export class InMemorySubscriptionStore implements SubscriptionStore {
   readonly items = new Map<string, Subscription>();
 
@@ -119,7 +130,9 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
   }
 
   async list(request: PageRequest & { tenantId?: string }): Promise<Page<Subscription>> {
-    const all = [...this.items.values()].filter((s) => !request.tenantId || s.tenantId === request.tenantId);
+    const all = request.tenantId
+      ? [...this.items.values()].filter((s) => s.tenantId === request.tenantId).sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
+      : [...this.items.values()];
     return page(all.map(copy), request);
   }
 
@@ -130,15 +143,30 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
   async setState(id: string, state: SubscriptionState, reason: string, nowIso: string, onlyFrom?: SubscriptionState): Promise<Subscription | undefined> {
     const s = this.items.get(id);
     if (!s || (onlyFrom && s.state !== onlyFrom)) return undefined;
-    const updated: Subscription = { ...s, state, stateReason: reason, stateChangedAt: nowIso, updatedAt: nowIso };
+    const updated: Subscription = { ...s, state, stateReason: reason, stateChangedAt: nowIso, updatedAt: nowIso, ...routingCounted(s, []) };
     this.items.set(id, updated);
     return copy(updated);
+  }
+
+  async pruneRoutedPatterns(id: string, routeVersion: number, patterns: readonly string[]): Promise<boolean> {
+    const s = this.items.get(id);
+    if (!s || s.routeVersion !== routeVersion) return false;
+    this.items.set(id, { ...s, routedPatterns: (s.routedPatterns ?? []).filter((p) => !patterns.includes(p)) });
+    return true;
+  }
+
+  async adoptRouting(id: string): Promise<Subscription | undefined> {
+    const s = this.items.get(id);
+    if (!s || s.routeVersion !== undefined) return undefined;
+    const adopted: Subscription = { ...s, routeVersion: 1, routedPatterns: [...new Set(s.eventTypes)].sort() };
+    this.items.set(id, adopted);
+    return copy(adopted);
   }
 
   async update(id: string, change: SubscriptionChange, nowIso: string): Promise<Subscription | undefined> {
     const s = this.items.get(id);
     if (!s || s.state === 'deleted') return undefined;
-    const updated = { ...s, ...change, updatedAt: nowIso } as Record<string, unknown>;
+    const updated = { ...s, ...change, ...routingCounted(s, change.eventTypes ?? []), updatedAt: nowIso } as Record<string, unknown>;
     for (const [k, v] of Object.entries(change)) if (v === null) delete updated[k];
     this.items.set(id, updated as unknown as Subscription);
     return copy(updated as unknown as Subscription);
@@ -269,9 +297,9 @@ export class InMemoryIngestManifestStore implements IngestManifestStore {
       if (position && m.key > position.k) continue;
       for (let n = position && m.key === position.k ? position.n : 0; n < m.eventIds.length; n++) {
         const i = m.eventIds.length - 1 - n;
-        const eventType = m.eventTypes?.[i];
-        if (request.type !== undefined && eventType !== request.type) continue;
-        items.push({ eventId: m.eventIds[i]!, ...(eventType !== undefined ? { eventType } : {}), createdAt: m.createdAt });
+        const entry = logEntry(m, i);
+        if (!matchesLog(request, entry)) continue;
+        items.push(entry);
         if (items.length === request.limit) return { items, nextCursor: encodeCursor({ k: m.key, n: n + 1 })! };
       }
     }
@@ -282,6 +310,7 @@ export class InMemoryIngestManifestStore implements IngestManifestStore {
 /** The delivery engine's dependencies, over in-memory fakes a test can inspect. */
 export interface FakeDeps extends Pick<Deps, 'defaultRetryPolicy' | 'sweepGraceSeconds' | 'inFlightWaitSeconds' | 'retention' | 'allowPrivateTargets' | 'resolver' | 'autoPause' | 'secretSealer' | 'secretOpener' | 'consoleSettings'> {
   readonly subscriptions: InMemorySubscriptionStore;
+  readonly routes: InMemoryRouteStore;
   readonly events: InMemoryEventStore;
   readonly deliveries: InMemoryDeliveryStore;
   readonly attempts: InMemoryAttemptStore;
@@ -294,8 +323,11 @@ export interface FakeDeps extends Pick<Deps, 'defaultRetryPolicy' | 'sweepGraceS
 
 /** The engine's dependencies over fresh in-memory fakes; pass any part to replace it. */
 export function fakeDeps(overrides: Partial<Mutable<FakeDeps>> = {}): FakeDeps {
+  const subscriptions = overrides.subscriptions ?? new InMemorySubscriptionStore();
   return {
-    subscriptions: new InMemorySubscriptionStore(),
+    subscriptions,
+    // Always up to date with the subscriptions as seeded: the routing writes are tested on their own.
+    routes: new SyncedRouteStore(subscriptions.items),
     events: new InMemoryEventStore(),
     deliveries: new InMemoryDeliveryStore(),
     attempts: new InMemoryAttemptStore(),

@@ -16,7 +16,8 @@ export interface LocalStack {
   readonly receiver: TestReceiver;
   /** Creates a subscription to `path` on the receiver and registers its secret for verification. */
   subscribe(path: string, extra?: Record<string, unknown>): Promise<{ id: string; secret: string }>;
-  publish(type: string, payload: unknown, id?: string): Promise<{ eventId: string; deliveryIds: string[] }>;
+  /** `audience`: the event's `tenantId`, `audience: 'all'` or `subscriptionIds` (default: none, the producer's own subscriptions). */
+  publish(type: string, payload: unknown, id?: string, audience?: { tenantId?: string; audience?: 'all'; subscriptionIds?: string[] }): Promise<{ eventId: string; deliveryIds: string[] }>;
   delivery(id: string): Promise<any>;
   /** The id of an event's delivery to a subscription, once the event is stored (one published through the ingest queue, say). */
   deliveryIdOf(eventId: string, subscriptionId: string): Promise<string>;
@@ -53,8 +54,8 @@ export async function startLocalStack(options: Partial<RuntimeOptions> = {}): Pr
       receiver.expectSecret(path, res.body.secret);
       return { id: res.body.id, secret: res.body.secret };
     },
-    async publish(type, payload, id) {
-      const res = await api.post('/v1/events', { type, payload, ...(id ? { id } : {}) });
+    async publish(type, payload, id, audience = {}) {
+      const res = await api.post('/v1/events', { type, payload, ...(id ? { id } : {}), ...audience });
       if (res.status !== 202 && res.status !== 200) throw new Error(`publish failed: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body;
     },

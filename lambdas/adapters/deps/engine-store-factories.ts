@@ -6,6 +6,7 @@ import { DynamoDbRateLimiter } from '../dynamodb-rate-limiter.ts';
 import { DynamoDbRecoveryStore } from '../dynamodb-recovery-store.ts';
 import { DynamoDbSendRateCounters } from '../dynamodb-send-rate-counters.ts';
 import { DynamoDbSubscriptionStore } from '../dynamodb-subscription-store.ts';
+import { DynamoDbRouteStore } from '../dynamodb-route-store.ts';
 import { POLICIES_FROM_ENV } from '../policy-env.ts';
 import type { Factories } from './factory.ts';
 
@@ -15,8 +16,10 @@ import type { Factories } from './factory.ts';
  * (CONTROL_STORE_FACTORIES, dynamodb-factories.ts), nor the publish manifests, which it never
  * reads (MANIFEST_STORE_FACTORIES).
  */
-export const ENGINE_STORE_FACTORIES: Factories<'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'recovery' | 'rateLimiter' | 'sendRate'> = {
+export const ENGINE_STORE_FACTORIES: Factories<'subscriptions' | 'routes' | 'events' | 'deliveries' | 'attempts' | 'recovery' | 'rateLimiter' | 'sendRate'> = {
   subscriptions: (v, s) => new DynamoDbSubscriptionStore(s.db, v.SUBSCRIPTIONS_TABLE, s.options.subscriptionCacheMs ?? 5000, s.clock.now),
+  // Fan-out's lookups share the subscriptions' cache period: a change reaches publish within it.
+  routes: (v, s) => new DynamoDbRouteStore(s.db, v.ROUTES_TABLE, s.options.subscriptionCacheMs ?? 5000, s.clock.now),
   // The TTL of new events follows the delivered retention; a function without those variables gets the documented default.
   events: (v, s) => new DynamoDbEventStore(s.db, v.EVENTS_TABLE, { retention: POLICIES_FROM_ENV.retention(v) }),
   deliveries: (v, s) => new DynamoDbDeliveryStore(s.db, v.DELIVERIES_TABLE),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { EventLogRequest } from '#ports/ingest-manifest-store.ts';
 import type { PageRequest } from '#ports/page.ts';
 import { decodePathSegment, parseQuery, type Query } from '#app/parse.ts';
-import { cursor, eventId, eventType, instantBound, limit } from '#app/schema/common.ts';
+import { cursor, eventId, eventType, instantBound, limit, tenantId } from '#app/schema/common.ts';
 import { parseWith } from '#app/schema/refuse.ts';
 
 /** An event id from a path (`/v1/events/{eventId}`): percent-escapes decoded, then the publish id's rule. */
@@ -10,9 +10,10 @@ export function parseEventIdSegment(segment: string): string {
   return parseWith(eventId, decodePathSegment(segment, 'eventId'), 'eventId');
 }
 
-/** The `GET /v1/events` query: `type` (exactly), `since` (created at or after), `limit`, `cursor`. */
+/** The `GET /v1/events` query: `type` (exactly), `tenantId` (published for that tenant), `since` (created at or after), `limit`, `cursor`. */
 export const eventListQuery = z.object({
   type: eventType.optional(),
+  tenantId: tenantId.optional().meta({ description: 'only events published for this tenant' }),
   since: instantBound('from').optional(),
   limit,
   cursor,

@@ -1,4 +1,5 @@
 import { deliveryIdFor } from '#domain/ids.ts';
+import type { RouteTarget } from '#domain/routing.ts';
 import { STATE } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
 import type { RetryPolicy } from '#domain/retry-policy.ts';
@@ -39,8 +40,12 @@ export function firstDelivery(event: Pick<EventRecord, 'id' | 'createdAt'>, sub:
  * the sweeper's rebuild and the read of a delivery not yet written all start from it.
  */
 export function firstDeliveryOf(event: Pick<EventRecord, 'id' | 'createdAt'>, sub: Subscription, defaultRetryPolicy: RetryPolicy, nowMs: number): Delivery {
-  const policy = sub.retryPolicy ?? defaultRetryPolicy;
-  return firstDelivery(event, sub, Date.parse(event.createdAt) + policy.deadlineSeconds * 1000, nowMs);
+  return firstDelivery(event, sub, giveUpAtOf(event.createdAt, sub.retryPolicy?.deadlineSeconds, defaultRetryPolicy), nowMs);
+}
+
+/** When a delivery gives up: its subscription's deadline (else the default policy's) from the event's creation. */
+function giveUpAtOf(createdAt: string, deadlineSeconds: number | undefined, defaultRetryPolicy: RetryPolicy): number {
+  return Date.parse(createdAt) + (deadlineSeconds ?? defaultRetryPolicy.deadlineSeconds) * 1000;
 }
 
 /**
@@ -59,15 +64,15 @@ export function untouchedSincePublish(d: Delivery): boolean {
  * take their turns in bursts (bench, a 1,000-event burst at 20/s: drained in 87–108 s packed,
  * 76 s alone; 50 s is the limit's own pace).
  */
-export function firstMessage(delivery: Delivery, event: Pick<EventRecord, 'type' | 'body'>, subscription: Pick<Subscription, 'rateLimitPerSecond'>): DeliveryMessage {
+export function firstMessage(event: Pick<EventRecord, 'id' | 'type' | 'body' | 'createdAt'>, target: RouteTarget, defaultRetryPolicy: RetryPolicy): DeliveryMessage {
   return {
-    ...(subscription.rateLimitPerSecond ? { alone: true } : {}),
-    deliveryId: delivery.id,
-    subscriptionId: delivery.subscriptionId,
-    eventId: delivery.eventId,
+    ...(target.rateLimitPerSecond ? { alone: true } : {}),
+    deliveryId: deliveryIdFor(event.id, target.id, event.createdAt),
+    subscriptionId: target.id,
+    eventId: event.id,
     eventType: event.type,
-    createdAt: delivery.createdAt,
-    giveUpAt: delivery.giveUpAt,
+    createdAt: event.createdAt,
+    giveUpAt: iso(giveUpAtOf(event.createdAt, target.deadlineSeconds, defaultRetryPolicy)),
     body: event.body,
     fresh: true,
   };

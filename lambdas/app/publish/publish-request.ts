@@ -1,27 +1,47 @@
 import { z } from 'zod';
 import { ValidationError } from '#app/errors.ts';
 import { MAX_EVENT_BYTES, parseObjectSource } from '#app/parse.ts';
-import { eventId, eventType, fields, rule } from '#app/schema/common.ts';
+import { eventId, eventType, fields, rule, subscriptionId, tenantId } from '#app/schema/common.ts';
+import { EVERY_TENANT } from '#domain/audience.ts';
 import { parseWith } from '#app/schema/refuse.ts';
 import { isReservedEventType, RESERVED_EVENT_TYPE_PREFIX } from '#domain/event-types.ts';
 import { eventIdForMessage } from '#domain/ids.ts';
 import { scanJsonText } from '#domain/json-text.ts';
 
+/** Most subscriptions one event may name (`subscriptionIds`). */
+export const MAX_NAMED_SUBSCRIPTIONS = 20;
+
 /**
- * One event as a producer publishes it, `{id?, type, payload}`. The payload is any JSON value;
- * it is read from the body's text (parseObjectSource), not from this schema's output, so it is
- * sent byte for byte.
+ * One event as a producer publishes it, `{id?, type, payload, tenantId?, audience?,
+ * subscriptionIds?}`. The payload is any JSON value; it is read from the body's text
+ * (parseObjectSource), not from this schema's output, so it is sent byte for byte.
  */
 export const publishEvent = fields({
   id: eventId.optional().meta({ description: 'the idempotency key: the same id again publishes nothing new (default: a generated evt_ id)' }),
   // Hookline's own types (hookline.test, the operational events) are never a producer's to publish.
   type: eventType.refine((t) => !isReservedEventType(t), rule(`must not start with '${RESERVED_EVENT_TYPE_PREFIX}' (reserved for Hookline's own events)`)),
   payload: z.custom<unknown>((value) => value !== undefined, rule('is required (any JSON value)')).meta({ description: 'any JSON value, sent as the webhook body\'s `data` exactly as written' }),
+  tenantId: tenantId.optional().meta({
+    description: 'the tenant the event belongs to: it reaches only that tenant\'s subscriptions. Absent: only subscriptions without a tenant. A tenant key publishes for its own tenant (absent means it), never another\'s (403)',
+  }),
+  audience: z.literal(EVERY_TENANT, rule(`must be "${EVERY_TENANT}" when given`)).optional().meta({
+    description: '"all": every tenant\'s matching subscriptions and those without a tenant, at once. The admin key only (a tenant key is refused 403); not with `tenantId`',
+  }),
+  subscriptionIds: z
+    .array(subscriptionId, rule('must be a list of subscription ids'))
+    .min(1, rule('must name 1 to 20 subscriptions'))
+    .max(MAX_NAMED_SUBSCRIPTIONS, rule(`must name 1 to ${MAX_NAMED_SUBSCRIPTIONS} subscriptions`))
+    .refine((ids) => new Set(ids).size === ids.length, rule('must not name a subscription twice'))
+    .optional()
+    .meta({ description: 'only these subscriptions of the audience (those whose event types select the type); an id outside the audience refuses the event (400), and nothing is stored' }),
 });
 
 export interface PublishRequest {
   readonly id?: string;
   readonly type: string;
+  readonly tenantId?: string;
+  readonly audience?: typeof EVERY_TENANT;
+  readonly subscriptionIds?: readonly string[];
   /**
    * The payload's JSON text exactly as the producer wrote it, checked by the JSON text rules
    * (domain/json-text.ts): it is sent as `data` byte for byte, never re-serialised, so no
@@ -30,11 +50,19 @@ export interface PublishRequest {
   readonly payloadJson: string;
 }
 
-/** `POST /v1/events` and an ingest queue message: `{id?, type, payload}`; a ValidationError names the first field to fix. */
+/** `POST /v1/events` and an ingest queue message: `{id?, type, payload, tenantId?, audience?, subscriptionIds?}`; a ValidationError names the first field to fix. */
 export function parsePublishRequest(raw: string | null | undefined): PublishRequest {
   const { fields: body, sourceOf } = parseObjectSource(raw, Object.keys(publishEvent.shape));
-  const { id, type } = parseWith(publishEvent, body);
-  return { ...(id ? { id } : {}), type, payloadJson: sourceOf('payload')! };
+  const { id, type, tenantId, audience, subscriptionIds } = parseWith(publishEvent, body);
+  if (audience && tenantId !== undefined) throw new ValidationError('audience', `"${EVERY_TENANT}" reaches every tenant; leave out tenantId (or leave out audience to reach tenant ${tenantId} alone)`);
+  return {
+    ...(id ? { id } : {}),
+    type,
+    ...(tenantId !== undefined ? { tenantId } : {}),
+    ...(audience ? { audience } : {}),
+    ...(subscriptionIds ? { subscriptionIds } : {}),
+    payloadJson: sourceOf('payload')!,
+  };
 }
 
 /** An ingest queue message: the same fields as `POST /v1/events`, and an id from the message when the producer gave none. */

@@ -1,11 +1,12 @@
-import { subscriptionSelects } from '#domain/event-types.ts';
-import { receivesEvents } from '#domain/subscription-states.ts';
+import { sameAudience } from '#domain/audience.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
 import type { EventRecord, Subscription } from '#domain/types.ts';
-import { firstDeliveryOf, firstMessage } from '#app/publish/first-delivery.ts';
+import { firstMessage } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
-import { TemporarilyUnavailableError } from '#app/errors.ts';
+import { TemporarilyUnavailableError, ValidationError } from '#app/errors.ts';
 import type { PublishRequest } from '#app/publish/publish-request.ts';
+import { audienceTargets } from '#app/publish/audience-targets.ts';
+import { requireRoutesBuilt } from '#app/subscriptions/routing.ts';
 import { eventTtlFor } from '#domain/retention.ts';
 import { iso } from '#domain/time.ts';
 import { INGEST_MANIFEST_SHARDS, MANIFEST_SETTLE_SECONDS, METRICS } from '#config/topology.ts';
@@ -13,14 +14,19 @@ import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type PublishDeps = Pick<Deps, 'events' | 'subscriptions' | 'queue' | 'ingestManifests' | 'clock' | 'metrics' | 'defaultRetryPolicy' | 'retention'>;
+export type PublishDeps = Pick<Deps, 'events' | 'subscriptions' | 'routes' | 'queue' | 'ingestManifests' | 'clock' | 'metrics' | 'defaultRetryPolicy' | 'retention'>;
+
+/** How long a publish may spend building the routing index of a deployment from before it (requireRoutesBuilt) before it answers 503. */
+const PUBLISH_ROUTE_BUILD_BUDGET_MS = 5000;
 
 export type PublishResult =
   | { readonly kind: 'accepted'; readonly eventId: string; readonly deliveryIds: readonly string[] }
   /** The id was seen before: the original delivery ids, nothing new sent. */
   | { readonly kind: 'duplicate'; readonly eventId: string; readonly deliveryIds: readonly string[] }
-  /** The id names an event stored with another type or payload: nothing stored or sent (the API answers 422). */
-  | { readonly kind: 'conflict'; readonly eventId: string; readonly deliveryIds: readonly string[] };
+  /** The id names an event stored with another type, payload or audience: nothing stored or sent (the API answers 422). */
+  | { readonly kind: 'conflict'; readonly eventId: string; readonly deliveryIds: readonly string[] }
+  /** The event names a subscription outside its audience (`subscriptionIds`): nothing stored or sent (the API answers 400). */
+  | { readonly kind: 'refused'; readonly error: ValidationError };
 
 /**
  * The webhook body `{id, type, timestamp, data}` as text. The envelope's fields are Hookline's
@@ -31,51 +37,73 @@ export function webhookBody(id: string, type: string, timestamp: string, payload
   return `{"id":${JSON.stringify(id)},"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(timestamp)},"data":${payloadJson}}`;
 }
 
-/** `only`: fan out to this one subscription alone (a test event), still by its state and event types. */
 export interface PublishOptions {
+  /** Fan out to this one subscription alone (a test event), still by its state and event types. */
   readonly only?: Subscription;
+  /**
+   * Any refused event refuses the whole batch, naming it (`events[3].subscriptionIds[0]`), before
+   * anything is stored: the HTTP batch's 400. Without it a refused event is a result of its own
+   * and the others go on (the ingest queue, where each message stands alone).
+   */
+  readonly wholeOrNothing?: boolean;
 }
 
-export async function publish(deps: PublishDeps, request: PublishRequest, options: PublishOptions = {}): Promise<PublishResult> {
-  return (await publishBatch(deps, [request], options))[0]!;
+/** One event (POST /v1/events): a refusal is thrown as the ValidationError it is. */
+export async function publish(deps: PublishDeps, request: PublishRequest, options: PublishOptions = {}): Promise<Exclude<PublishResult, { kind: 'refused' }>> {
+  const result = (await publishBatch(deps, [request], options))[0]!;
+  if (result.kind === 'refused') throw result.error;
+  return result;
 }
 
 /**
  * Stores each event once (idempotent on its id: the conditional put is the check, no read
- * before it) and enqueues one delivery per matching subscription, in as few requests as the
- * queue allows; no delivery row is written before its first attempt. Paused subscriptions get
- * deliveries too: they wait, never skip. The batch's manifest, written first, lets the sweeper check after its grace that every
+ * before it) and enqueues one delivery per matching subscription of its audience (its tenant's,
+ * the producer's, or every tenant's: domain/audience.ts), found in the routing index, in as few
+ * requests as the queue allows; no delivery row is written before its first attempt. Paused
+ * subscriptions get deliveries too: they wait, never skip. The batch's manifest, written first, lets the sweeper check after its grace that every
  * delivery was attempted (app/sweep/finish-publish.ts), whatever stopped in between. A
  * duplicate is answered with the original's ids and sends nothing.
  */
 export async function publishBatch(deps: PublishDeps, requests: readonly PublishRequest[], options: PublishOptions = {}): Promise<readonly PublishResult[]> {
   if (requests.length === 0) return [];
+  if (!options.only) await requireRoutesBuilt(deps, PUBLISH_ROUTE_BUILD_BUDGET_MS);
   const nowMs = deps.clock.now();
   const createdAt = iso(nowMs);
-  const all = options.only ? [options.only] : await deps.subscriptions.all();
-  const events = requests.map((request): { event: EventRecord; subscriptions: readonly Subscription[]; payloadJson: string } => {
+  // Every audience is settled before anything is stored: a refused event stores nothing.
+  const planned = await Promise.all(requests.map((request) => audienceTargets(deps, request, options.only)));
+  if (options.wholeOrNothing) {
+    const i = planned.findIndex((p) => p.kind === 'refused');
+    if (i >= 0) throw inBatch(i, (planned[i] as { error: ValidationError }).error);
+  }
+  const events = planned.flatMap((plan, i) => {
+    if (plan.kind === 'refused') return [];
+    const request = requests[i]!;
     const eventId = request.id ?? formatId('evt', deps.clock.randomBytes(16));
-    const subscriptions = all.filter((s) => receivesEvents(s) && subscriptionSelects(s, request.type));
-    return {
-      subscriptions,
-      payloadJson: request.payloadJson,
-      event: {
-        id: eventId,
-        type: request.type,
-        body: webhookBody(eventId, request.type, createdAt, request.payloadJson),
-        subscriptionIds: subscriptions.map((s) => s.id),
-        deliveryIds: subscriptions.map((s) => deliveryIdFor(eventId, s.id, createdAt)),
-        createdAt,
-      },
+    const subscriptions = plan.targets;
+    const event: EventRecord = {
+      id: eventId,
+      type: request.type,
+      body: webhookBody(eventId, request.type, createdAt, request.payloadJson),
+      ...(request.tenantId !== undefined ? { tenantId: request.tenantId } : {}),
+      ...(request.audience ? { audience: request.audience } : {}),
+      ...(request.subscriptionIds ? { narrowedTo: request.subscriptionIds } : {}),
+      subscriptionIds: subscriptions.map((s) => s.id),
+      deliveryIds: subscriptions.map((s) => deliveryIdFor(eventId, s.id, createdAt)),
+      createdAt,
     };
+    return [{ index: i, event, subscriptions, payloadJson: request.payloadJson }];
   });
-  // Every batch has one, deliveries or not: the manifests are also the event log (GET /v1/events).
+  // Every batch of events has one, deliveries or not: the manifests are also the event log (GET /v1/events).
+  // A batch whose every event was refused stores nothing at all.
+  if (events.length === 0) return planned.map((plan) => plan as Extract<PublishResult, { kind: 'refused' }>);
   await deps.ingestManifests.put({
     shard: `m${deps.clock.randomBytes(1)[0]! % INGEST_MANIFEST_SHARDS}`,
     key: `${createdAt}#${Buffer.from(deps.clock.randomBytes(9)).toString('base64url')}`,
     createdAt,
     eventIds: events.map((e) => e.event.id),
     eventTypes: events.map((e) => e.event.type),
+    // Only when some event has one: the log's tenant filter; '' is an event without a tenant.
+    ...(events.some((e) => e.event.tenantId !== undefined) ? { eventTenants: events.map((e) => e.event.tenantId ?? '') } : {}),
     deliveryIds: events.flatMap((e) => e.event.deliveryIds),
     expiresAt: eventTtlFor(nowMs, deps.retention),
   });
@@ -84,29 +112,30 @@ export async function publishBatch(deps: PublishDeps, requests: readonly Publish
   // stop before storing anything, and let the caller (or the queue) try again.
   if (deps.clock.now() - nowMs > (MANIFEST_SETTLE_SECONDS * 1000) / 2) throw new TemporarilyUnavailableError(`publish stalled ${deps.clock.now() - nowMs} ms after creating its batch; nothing was stored, send it again`);
 
-  const results = await Promise.all(
-    events.map(async ({ event, subscriptions, payloadJson }): Promise<{ result: PublishResult; messages: readonly DeliveryMessage[] }> => {
+  const stored = await Promise.all(
+    events.map(async ({ index, event, subscriptions, payloadJson }): Promise<{ index: number; result: PublishResult; messages: readonly DeliveryMessage[] }> => {
       const put = await deps.events.putIfAbsent(event);
       if (put.kind === 'exists') {
-        // The same event again is a duplicate; another type or payload under its id is not: the body it would have had at the stored time tells.
-        const same = put.existing.type === event.type && put.existing.body === webhookBody(event.id, event.type, put.existing.createdAt, payloadJson);
-        return { result: { kind: same ? 'duplicate' : 'conflict', eventId: event.id, deliveryIds: put.existing.deliveryIds }, messages: [] };
+        // The same event again is a duplicate; another type, payload or audience under its id is not: the body it would have had at the stored time tells.
+        const same = put.existing.type === event.type && put.existing.body === webhookBody(event.id, event.type, put.existing.createdAt, payloadJson) && sameAudience(put.existing, event) && sameNarrowing(put.existing, event);
+        return { index, result: { kind: same ? 'duplicate' : 'conflict', eventId: event.id, deliveryIds: put.existing.deliveryIds }, messages: [] };
       }
-      const messages = firstMessages(deps, event, subscriptions, nowMs);
-      return { result: { kind: 'accepted', eventId: event.id, deliveryIds: event.deliveryIds }, messages };
+      const messages = subscriptions.map((sub) => firstMessage(event, sub, deps.defaultRetryPolicy));
+      return { index, result: { kind: 'accepted', eventId: event.id, deliveryIds: event.deliveryIds }, messages };
     }),
   );
-  await deps.queue.enqueue(results.flatMap((r) => r.messages));
-  for (const r of results) if (r.result.kind === 'accepted') deps.metrics.count(METRICS.eventsPublished);
-  return results.map((r) => r.result);
+  await deps.queue.enqueue(stored.flatMap((r) => r.messages));
+  for (const r of stored) if (r.result.kind === 'accepted') deps.metrics.count(METRICS.eventsPublished);
+  const byIndex = new Map(stored.map((r) => [r.index, r.result]));
+  return planned.map((plan, i): PublishResult => (plan.kind === 'refused' ? { kind: 'refused', error: plan.error } : byIndex.get(i)!));
 }
 
-/**
- * The messages that carry an event's deliveries to the sender, each with everything its first
- * attempt needs. No row is written here: the first attempt writes the delivery's one row, in
- * its outcome's state (send.ts), and until then it is read from the batch's manifest
- * (app/deliveries/unwritten.ts), which the sweeper checks after its grace (finish-publish.ts).
- */
-function firstMessages(deps: PublishDeps, event: EventRecord, subscriptions: readonly Subscription[], nowMs: number): readonly DeliveryMessage[] {
-  return subscriptions.map((sub) => firstMessage(firstDeliveryOf(event, sub, deps.defaultRetryPolicy, nowMs), event, sub));
+/** A refusal of the batch's event `i`, naming it as the request does. */
+function inBatch(i: number, error: ValidationError): ValidationError {
+  return new ValidationError(`events[${i}].${error.field}`, error.rule, { cause: error });
+}
+
+/** Both name the same subscriptions (or neither narrows). */
+function sameNarrowing(a: Pick<EventRecord, 'narrowedTo'>, b: Pick<EventRecord, 'narrowedTo'>): boolean {
+  return [...(a.narrowedTo ?? [])].sort().join(' ') === [...(b.narrowedTo ?? [])].sort().join(' ');
 }

@@ -191,7 +191,9 @@ export const eventDetail = z.strictObject({
   id: z.string(),
   type: z.string(),
   createdAt: instant,
-  tenantId: z.string().optional(),
+  tenantId: z.string().optional().meta({ description: 'the tenant it was published for; absent: for subscriptions without a tenant (or, with `audience`, for every tenant)' }),
+  audience: z.literal('all').optional().meta({ description: 'present when it was published to every tenant at once' }),
+  narrowedTo: z.array(z.string()).optional().meta({ description: 'the subscriptionIds the publish named, when it named some' }),
   payload: z.unknown().meta({ description: 'the published payload, as JSON' }),
   deliveries: z.array(eventDelivery),
 });
@@ -201,7 +203,8 @@ export const eventSummary = z.strictObject({
   id: z.string(),
   type: z.string(),
   createdAt: instant,
-  tenantId: z.string().optional(),
+  tenantId: z.string().optional().meta({ description: 'the tenant it was published for' }),
+  audience: z.literal('all').optional().meta({ description: 'present when it was published to every tenant at once' }),
   deliveries: z.number().int().meta({ description: 'how many deliveries it fanned out to' }),
 });
 

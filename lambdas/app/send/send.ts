@@ -13,11 +13,12 @@ import { AttemptNumberTakenError, DeliveryStageError } from '#app/errors.ts';
 import { firstRowOf, rowOrFirstRow, writeFirstRow } from '#app/send/first-row.ts';
 import { recordHealth } from '#app/send/health.ts';
 import { rateGateBeforeClaim, rateGateBeforePost } from '#app/send/rate-gate.ts';
+import { routedChange } from '#app/subscriptions/routing.ts';
 import { iso } from '#domain/time.ts';
 import { METRICS, type CountMetric } from '#config/topology.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type SendDeps = Pick<Deps, 'subscriptions' | 'events' | 'deliveries' | 'attempts' | 'clock' | 'metrics' | 'http' | 'attemptTimeoutMs' | 'sweepGraceSeconds' | 'defaultRetryPolicy' | 'autoPause' | 'secretOpener' | 'retention' | 'sendRate'>;
+export type SendDeps = Pick<Deps, 'subscriptions' | 'routes' | 'events' | 'deliveries' | 'attempts' | 'clock' | 'metrics' | 'http' | 'attemptTimeoutMs' | 'sweepGraceSeconds' | 'defaultRetryPolicy' | 'autoPause' | 'secretOpener' | 'retention' | 'sendRate'>;
 
 /** How a message reached the sender: its receive count and when it was sent (SQS attributes). */
 export interface Receipt {
@@ -314,7 +315,8 @@ async function record(deps: SendDeps, prepared: Ready, result: AttemptResult, st
   const action = actionFor(outcome);
   const state = targetOf(action);
   if (outcome.kind === 'dead' && outcome.disableSubscription) {
-    await deps.subscriptions.setState(subscription.id, 'disabled', `endpoint answered 410 Gone for delivery ${delivery.id}`, iso(nowMs));
+    // Disabled is out of fan-out: the routing index follows the row (app/subscriptions/routing.ts).
+    await routedChange(deps, subscription.id, () => deps.subscriptions.setState(subscription.id, 'disabled', `endpoint answered 410 Gone for delivery ${delivery.id}`, iso(nowMs)));
   } else if (isTerminal(state)) {
     await recordHealth(deps, deps.autoPause ?? DEFAULT_AUTO_PAUSE_POLICY, subscription, state, nowMs);
   }

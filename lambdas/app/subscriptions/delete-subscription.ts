@@ -4,6 +4,7 @@ import type { Principal } from '#app/access.ts';
 import type { Deps } from '#app/deps.ts';
 import { drainBacklog } from '#app/subscriptions/drain.ts';
 import { getSubscription } from '#app/subscriptions/subscriptions.ts';
+import { routedChange } from '#app/subscriptions/routing.ts';
 
 /**
  * Ends a subscription without losing anything silently. The row stays, state `deleted`, so its
@@ -15,13 +16,14 @@ import { getSubscription } from '#app/subscriptions/subscriptions.ts';
  * subscription changes nothing.
  */
 export async function deleteSubscription(
-  deps: Pick<Deps, 'subscriptions' | 'deliveries' | 'queue' | 'clock'>,
+  deps: Pick<Deps, 'subscriptions' | 'routes' | 'deliveries' | 'queue' | 'clock'>,
   principal: Principal,
   id: string,
 ): Promise<{ subscription: Subscription; deadLettered: number }> {
   const current = await getSubscription(deps, principal, id);
   if (current.state === 'deleted') return { subscription: current, deadLettered: 0 };
-  const deleted = await deps.subscriptions.setState(id, 'deleted', 'deleted by request', iso(deps.clock.now()));
+  // Out of the routing index (its entries become tombstones) before its backlog is handed over.
+  const deleted = await routedChange(deps, id, () => deps.subscriptions.setState(id, 'deleted', 'deleted by request', iso(deps.clock.now())));
   if (!deleted) return { subscription: await getSubscription(deps, principal, id), deadLettered: 0 };
   return { subscription: deleted, deadLettered: await drainBacklog(deps, id, { spread: false }) };
 }

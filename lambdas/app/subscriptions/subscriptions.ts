@@ -10,13 +10,14 @@ import { ConflictError, ValidationError } from '#app/errors.ts';
 import type { CreateSubscriptionRequest, SubscriptionListQuery } from '#app/subscriptions/subscription-request.ts';
 import { drainBacklog } from '#app/subscriptions/drain.ts';
 import { takeTenantAction } from '#app/tenants/customer-limit.ts';
+import { routedChange } from '#app/subscriptions/routing.ts';
 
 /**
  * Stores a new, active subscription with a fresh signing secret, once its URL passes the target
  * rules. A URL the rules refuse throws the domain's ForbiddenTargetError, which callers answer
  * as a refusal of `url` (handlers/error-map.ts).
  */
-export async function createSubscription(deps: Pick<Deps, 'subscriptions' | 'clock' | 'allowPrivateTargets' | 'allowedPorts' | 'resolver' | 'secretSealer'>, request: CreateSubscriptionRequest): Promise<CreatedSubscription> {
+export async function createSubscription(deps: Pick<Deps, 'subscriptions' | 'routes' | 'clock' | 'allowPrivateTargets' | 'allowedPorts' | 'resolver' | 'secretSealer'>, request: CreateSubscriptionRequest): Promise<CreatedSubscription> {
   const url = await checkTarget(deps, request.url);
   const now = iso(deps.clock.now());
   const id = formatId('sub', deps.clock.randomBytes(12));
@@ -32,10 +33,16 @@ export async function createSubscription(deps: Pick<Deps, 'subscriptions' | 'clo
     stateChangedAt: now,
     secrets: await deps.secretSealer.seal(id, [secret]),
     ...(signatureScheme === 'v1a' ? { signatureScheme, publicKeys: [publicKeyOf(secret)] } : {}),
+    // Routed from its first write: the routing index gets an entry per event type (app/subscriptions/routing.ts).
+    routeVersion: 1,
+    routedPatterns: [...fields.eventTypes],
     createdAt: now,
     updatedAt: now,
   };
-  await deps.subscriptions.create(subscription);
+  await routedChange(deps, id, async () => {
+    await deps.subscriptions.create(subscription);
+    return subscription;
+  });
   return { ...subscription, secret };
 }
 
@@ -80,7 +87,7 @@ export function refuseDeleted(subscription: Subscription, action: string): void 
 }
 
 /** Pause and resume by a tenant key count against `customerPauseLimit`, per subscription. */
-type StateChangeDeps = Pick<Deps, 'subscriptions' | 'clock' | 'rateLimiter' | 'customerPauseLimit'>;
+type StateChangeDeps = Pick<Deps, 'subscriptions' | 'routes' | 'clock' | 'rateLimiter' | 'customerPauseLimit'>;
 
 /** Counts a tenant's pause or resume before it changes anything (the admin key is not limited). */
 async function takeStateChange(deps: StateChangeDeps, principal: Principal, subscriptionId: string): Promise<void> {
@@ -94,7 +101,7 @@ export async function pauseSubscription(deps: StateChangeDeps, principal: Princi
   if (current.state === 'paused') return current;
   refuseDeleted(current, 'pause');
   if (current.state === 'disabled') throw new ConflictError(`subscription ${id} is disabled (${current.stateReason ?? 'no reason'}); resume it instead`);
-  return (await deps.subscriptions.setState(id, 'paused', reason, iso(deps.clock.now())))!;
+  return (await routedChange(deps, id, () => deps.subscriptions.setState(id, 'paused', reason, iso(deps.clock.now()))))!;
 }
 
 /**
@@ -115,7 +122,7 @@ export async function resumeSubscription(
   // A fresh start: the streak that auto-paused it must not pause it again at the next dead letter.
   if (current.deadLetteringSince) await deps.subscriptions.clearDeadLetterStreak(id);
   // Only from the state read: of two concurrent resumes, one drains.
-  const subscription = await deps.subscriptions.setState(id, 'active', 'resumed by request', iso(deps.clock.now()), current.state);
+  const subscription = await routedChange(deps, id, () => deps.subscriptions.setState(id, 'active', 'resumed by request', iso(deps.clock.now()), current.state));
   if (!subscription) return { subscription: await getSubscription(deps, principal, id), drained: 0 };
   const { deadLetteringSince: _s, lastDeadLetterAt: _l, deadLetterStreak: _c, ...resumed } = subscription;
   return { subscription: resumed, drained: await drainBacklog(deps, id) };

@@ -18,6 +18,7 @@ export async function sendTestEvent(deps: PublishDeps, principal: Principal, id:
   const sentAt = new Date(deps.clock.now()).toISOString();
   const payloadJson = JSON.stringify({ subscriptionId: id, message: 'A test event from Hookline: your endpoint is reachable and verifies signatures.', sentAt });
   // Matched on its own type whatever the subscription filters: the test is of the endpoint, not the filter.
-  const result = await publish(deps, { type: TEST_EVENT_TYPE, payloadJson }, { only: { ...subscription, eventTypes: ['*'] } });
+  // The subscription's own tenant's event, like any event it receives.
+  const result = await publish(deps, { type: TEST_EVENT_TYPE, ...(subscription.tenantId !== undefined ? { tenantId: subscription.tenantId } : {}), payloadJson }, { only: { ...subscription, eventTypes: ['*'] } });
   return { eventId: result.eventId, deliveryId: result.deliveryIds[0]! };
 }

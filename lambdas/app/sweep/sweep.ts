@@ -5,9 +5,10 @@ import { iso } from '#domain/time.ts';
 import { METRICS } from '#config/topology.ts';
 import { recordDeadLetter } from '#app/send/health.ts';
 import { finishPublishes, type FinishPublishDeps } from '#app/sweep/finish-publish.ts';
+import { buildRoutes, repairRoutes } from '#app/subscriptions/routing.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type SweepDeps = Pick<Deps, 'deliveries' | 'subscriptions' | 'queue' | 'clock' | 'metrics' | 'autoPause' | 'retention'> & FinishPublishDeps;
+export type SweepDeps = Pick<Deps, 'deliveries' | 'subscriptions' | 'routes' | 'queue' | 'clock' | 'metrics' | 'autoPause' | 'retention'> & FinishPublishDeps;
 
 export interface SweepOptions {
   /** A pending delivery this far past due has lost its message. */
@@ -24,10 +25,16 @@ export interface SweepReport {
   /** Publishes that had stopped half-way, finished (app/sweep/finish-publish.ts), and the deliveries they enqueued. */
   readonly finishedPublishes: number;
   readonly finishedDeliveries: number;
+  /** Routing changes whose writer stopped between the subscription row and its entries, finished (app/subscriptions/routing.ts). */
+  readonly routesRepaired: number;
 }
 
+/** How long one run may spend building the routing index of a deployment from before it; the next run resumes. */
+const ROUTE_BUILD_BUDGET_MS = 120_000;
+
 /**
- * The safety net behind the queue: finishes publishes that stopped half-way, expires pending deliveries past their deadline,
+ * The safety net behind the queue: finishes routing changes and publishes that stopped half-way
+ * (and builds the routing index of a deployment from before it), expires pending deliveries past their deadline,
  * re-enqueues pending ones whose message was lost, and hands back in-flight ones whose
  * worker died (their claim lease ran out). Every write is conditional, so a sweep racing a
  * sender changes nothing the sender already changed.
@@ -35,6 +42,8 @@ export interface SweepReport {
 export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<SweepReport> {
   const nowMs = deps.clock.now();
   const now = iso(nowMs);
+  const routesRepaired = await repairRoutes(deps);
+  await buildRoutes(deps, ROUTE_BUILD_BUDGET_MS);
   const finished = await finishPublishes(deps, iso(nowMs - options.graceSeconds * 1000), options.limit ?? 1000);
   const due = await deps.deliveries.listDue(iso(nowMs - options.graceSeconds * 1000), options.limit ?? 1000);
   const deliveries = await deps.deliveries.getMany(due.map((d) => d.id));
@@ -67,5 +76,5 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
     }
   }
   await deps.queue.enqueue(requeue);
-  return { examined: deliveries.length, expired, requeued: requeue.length - released, released, finishedPublishes: finished.manifests, finishedDeliveries: finished.deliveries };
+  return { examined: deliveries.length, expired, requeued: requeue.length - released, released, finishedPublishes: finished.manifests, finishedDeliveries: finished.deliveries, routesRepaired };
 }

@@ -9,6 +9,7 @@ import { DEFAULT_RETRY_POLICY } from '#domain/retry-policy.ts';
 const FULL_ENV = {
   ARCHIVER_FUNCTION_NAME: 'hookline-archiver',
   SUBSCRIPTIONS_TABLE: 'subs',
+  ROUTES_TABLE: 'routes',
   EVENTS_TABLE: 'events',
   DELIVERIES_TABLE: 'deliveries',
   ATTEMPTS_TABLE: 'attempts',
@@ -36,6 +37,7 @@ describe('readFunctionEnv', () => {
   it('returns exactly the sweeper variables', () => {
     assert.deepEqual(readFunctionEnv('sweeper', FULL_ENV), {
       SUBSCRIPTIONS_TABLE: FULL_ENV.SUBSCRIPTIONS_TABLE,
+      ROUTES_TABLE: 'routes',
       EVENTS_TABLE: 'events',
       DELIVERIES_TABLE: 'deliveries',
       INGEST_MANIFESTS_TABLE: 'manifests',
@@ -57,6 +59,7 @@ describe('readFunctionEnv', () => {
       'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
       'HOOKLINE_RETENTION_DELIVERED_DAYS',
       'INGEST_MANIFESTS_TABLE',
+      'ROUTES_TABLE',
       'SUBSCRIPTIONS_TABLE',
     ]);
   });
@@ -78,6 +81,7 @@ describe('readFunctionEnv', () => {
       'HOOKLINE_SENDER_TIMEOUT_MS',
       'HOOKLINE_SWEEP_GRACE_SECONDS',
       'RATE_LIMITS_TABLE',
+      'ROUTES_TABLE',
       'SUBSCRIPTIONS_TABLE',
     ]);
   });
@@ -108,6 +112,7 @@ describe('readFunctionEnv', () => {
       'PORTAL_SESSIONS_TABLE',
       'RATE_LIMITS_TABLE',
       'REPLAYS_TABLE',
+      'ROUTES_TABLE',
       'SUBSCRIPTIONS_TABLE',
     ]);
   });
@@ -143,6 +148,7 @@ describe('readFunctionEnv', () => {
   it('fills the ENV_DEFAULTS value of each declared variable that is not set', () => {
     const env = readFunctionEnv('sender', {
       SUBSCRIPTIONS_TABLE: 'subs',
+      ROUTES_TABLE: 'routes',
       EVENTS_TABLE: 'events',
       DELIVERIES_TABLE: 'deliveries',
       ATTEMPTS_TABLE: 'attempts',
@@ -154,13 +160,13 @@ describe('readFunctionEnv', () => {
     for (const name of ['HOOKLINE_ALLOW_PRIVATE_TARGETS', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_DEFAULT_RETRY_POLICY', 'HOOKLINE_AUTO_PAUSE_SECONDS'] as const) {
       assert.equal(env[name], ENV_DEFAULTS[name], name);
     }
-    assert.equal(readFunctionEnv('sweeper', { SUBSCRIPTIONS_TABLE: 's', EVENTS_TABLE: 'e', DELIVERIES_TABLE: 'd', INGEST_MANIFESTS_TABLE: 'm', DELIVERY_QUEUE_URL: 'q' }).HOOKLINE_SWEEP_GRACE_SECONDS, ENV_DEFAULTS.HOOKLINE_SWEEP_GRACE_SECONDS);
+    assert.equal(readFunctionEnv('sweeper', { SUBSCRIPTIONS_TABLE: 's', ROUTES_TABLE: 'r', EVENTS_TABLE: 'e', DELIVERIES_TABLE: 'd', INGEST_MANIFESTS_TABLE: 'm', DELIVERY_QUEUE_URL: 'q' }).HOOKLINE_SWEEP_GRACE_SECONDS, ENV_DEFAULTS.HOOKLINE_SWEEP_GRACE_SECONDS);
   });
 
   it('prefers a set value over the default', () => {
     // Twice the default, so the value set can never be the default itself.
     const set = String(2 * Number(ENV_DEFAULTS.HOOKLINE_SWEEP_GRACE_SECONDS));
-    const env = readFunctionEnv('sweeper', { SUBSCRIPTIONS_TABLE: 's', EVENTS_TABLE: 'e', DELIVERIES_TABLE: 'd', INGEST_MANIFESTS_TABLE: 'm', DELIVERY_QUEUE_URL: 'q', HOOKLINE_SWEEP_GRACE_SECONDS: set });
+    const env = readFunctionEnv('sweeper', { SUBSCRIPTIONS_TABLE: 's', ROUTES_TABLE: 'r', EVENTS_TABLE: 'e', DELIVERIES_TABLE: 'd', INGEST_MANIFESTS_TABLE: 'm', DELIVERY_QUEUE_URL: 'q', HOOKLINE_SWEEP_GRACE_SECONDS: set });
 
     assert.equal(env.HOOKLINE_SWEEP_GRACE_SECONDS, set);
   });

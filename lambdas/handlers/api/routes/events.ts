@@ -5,13 +5,14 @@ import { IdempotencyKeyReusedError } from '#app/errors.ts';
 import { IDEMPOTENCY_KEY_HEADER, withKeyAsEventId } from '#app/idempotency/idempotency.ts';
 import { parsePublishBatch, parsePublishRequest } from '#app/publish/publish-request.ts';
 import { publish, publishBatch, type PublishResult } from '#app/publish/publish.ts';
+import { scopePublish } from '#app/publish/publish-access.ts';
 import { listed, ok, type Route } from '../route.ts';
 
 const reused = (eventId: string) =>
-  `event ${eventId} was already published with another type or payload; an event id (or Idempotency-Key) names one event, so publish a new one under a new id`;
+  `event ${eventId} was already published with another type, payload or audience; an event id (or Idempotency-Key) names one event, so publish a new one under a new id`;
 
-/** A batch item: a conflict says why nothing was stored, like the single publish's 422 would. */
-const batchItem = (r: PublishResult) =>
+/** A batch item: a conflict says why nothing was stored, like the single publish's 422 would (a refusal refuses the whole batch first). */
+const batchItem = (r: Exclude<PublishResult, { kind: 'refused' }>) =>
   r.kind === 'conflict'
     ? { eventId: r.eventId, kind: r.kind, deliveryIds: [], error: { code: 'idempotency_key_reused', message: reused(r.eventId) } }
     : { eventId: r.eventId, kind: r.kind, deliveryIds: r.deliveryIds };
@@ -20,17 +21,23 @@ const batchItem = (r: PublishResult) =>
 export const EVENT_ROUTES: readonly Route[] = [
   {
     // An Idempotency-Key here is the event id (the body's `id` may say the same, not something else).
-    method: 'POST', path: '/v1/events', access: 'admin',
+    // A tenant key publishes for its own tenant (app/publish/publish-access.ts).
+    method: 'POST', path: '/v1/events', access: 'tenant',
     run: async (deps, req) => {
-      const result = await publish(deps, withKeyAsEventId(parsePublishRequest(req.body), req.headers?.[IDEMPOTENCY_KEY_HEADER]));
+      const result = await publish(deps, scopePublish(req.principal, withKeyAsEventId(parsePublishRequest(req.body), req.headers?.[IDEMPOTENCY_KEY_HEADER])));
       if (result.kind === 'conflict') throw new IdempotencyKeyReusedError(reused(result.eventId));
       return ok({ eventId: result.eventId, deliveryIds: result.deliveryIds }, result.kind === 'accepted' ? 202 : 200);
     },
   },
   {
     // One result per event, in request order; 200 whatever each was (accepted, a duplicate, or a conflict).
-    method: 'POST', path: '/v1/events/batch', access: 'admin',
-    run: async (deps, req) => ok({ items: (await publishBatch(deps, parsePublishBatch(req.body))).map(batchItem) }),
+    // Any refused event refuses the batch (400 naming it), before anything is stored.
+    method: 'POST', path: '/v1/events/batch', access: 'tenant',
+    run: async (deps, req) => {
+      const requests = parsePublishBatch(req.body).map((r) => scopePublish(req.principal, r));
+      const results = await publishBatch(deps, requests, { wholeOrNothing: true });
+      return ok({ items: results.map((r) => batchItem(r as Exclude<PublishResult, { kind: 'refused' }>)) });
+    },
   },
   {
     method: 'GET', path: '/v1/events', access: 'admin',

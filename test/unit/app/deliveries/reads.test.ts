@@ -18,7 +18,8 @@ function withSubscription(): FakeDeps {
 /** Publishes one batch of `ids`, then moves the clock a second on (so each batch has its own creation time). */
 async function publishAt(deps: FakeDeps, ...ids: string[]): Promise<string> {
   const at = new Date(deps.clock.now()).toISOString();
-  await publishBatch(deps, ids.map((id) => ({ id, type: 'a', payloadJson: '{}' })));
+  // To every tenant: sub_a is acme's, sub_b has no tenant.
+  await publishBatch(deps, ids.map((id) => ({ id, type: 'a', audience: 'all' as const, payloadJson: '{}' })));
   deps.clock.advance(1000);
   return at;
 }

@@ -28,7 +28,8 @@ const firstRow = (deps: FakeDeps, eventId: string, subscriptionId: string) =>
   firstDelivery({ id: eventId, createdAt: NOW }, deps.subscriptions.items.get(subscriptionId)!, Date.parse(NOW) + 3 * 86_400_000, Date.parse(NOW));
 
 const publishAt = async (deps: FakeDeps, events: readonly { id: string; type: string; payloadJson?: string }[]) => {
-  const results = await publishBatch(deps, events.map((e) => ({ payloadJson: '{"n":1}', ...e })));
+  // To every tenant: each test is about what one tenant sees of an event that reached both.
+  const results = await publishBatch(deps, events.map((e) => ({ payloadJson: '{"n":1}', audience: 'all' as const, ...e })));
   deps.clock.advance(1000);
   return results;
 };
@@ -46,6 +47,7 @@ describe('getEventDetail', () => {
       id: 'inv-1',
       type: 'invoice.paid',
       createdAt: '2024-05-01T12:00:00.000Z',
+      audience: 'all',
       payload: { amount: 42, lines: [1.5] },
       deliveries: [
         { subscriptionId: 'sub_acme', deliveryId: deliveryIdFor('inv-1', 'sub_acme', NOW), state: 'failed', attempts: 3, lastStatus: 503 },
@@ -77,7 +79,7 @@ describe('listEvents', () => {
     const page = await listEvents(deps, { limit: 50 });
 
     assert.deepEqual(page.items.map((e) => e.id), ['e3', 'e2', 'e1']);
-    assert.deepEqual(eventSummaryView(page.items[0]!), { id: 'e3', type: 'invoice.paid', createdAt: '2024-05-01T12:00:01.000Z', deliveries: 2 });
+    assert.deepEqual(eventSummaryView(page.items[0]!), { id: 'e3', type: 'invoice.paid', createdAt: '2024-05-01T12:00:01.000Z', audience: 'all', deliveries: 2 });
     assert.deepEqual((await listEvents(deps, { limit: 50, type: 'invoice.paid' })).items.map((e) => e.id), ['e3', 'e1']);
     assert.deepEqual((await listEvents(deps, { limit: 50, since: '2024-05-01T12:00:01.000Z' })).items.map((e) => e.id), ['e3']);
   });

@@ -21,7 +21,7 @@ describe('sweep', () => {
 
     const report = await sweep(deps, { graceSeconds: GRACE });
 
-    assert.deepEqual(report, { examined: 1, expired: 0, requeued: 0, released: 1, finishedPublishes: 0, finishedDeliveries: 0 });
+    assert.deepEqual(report, { examined: 1, expired: 0, requeued: 0, released: 1, finishedPublishes: 0, finishedDeliveries: 0, routesRepaired: 0 });
     const after = deps.deliveries.items.get('dlv_stuck')!;
     assert.equal(after.state, 'pending');
     assert.equal(after.nextAttemptAt, NOW);
@@ -38,7 +38,7 @@ describe('sweep', () => {
 
     const report = await sweep(deps, { graceSeconds: GRACE });
 
-    assert.deepEqual(report, { examined: 1, expired: 1, requeued: 0, released: 0, finishedPublishes: 0, finishedDeliveries: 0 });
+    assert.deepEqual(report, { examined: 1, expired: 1, requeued: 0, released: 0, finishedPublishes: 0, finishedDeliveries: 0, routesRepaired: 0 });
     const after = deps.deliveries.items.get('dlv_late')!;
     assert.equal(after.state, 'expired');
     assert.equal(after.updatedAt, NOW);
@@ -85,7 +85,7 @@ describe('sweep', () => {
 
     const report = await sweep(deps, { graceSeconds: GRACE });
 
-    assert.deepEqual(report, { examined: 1, expired: 0, requeued: 1, released: 0, finishedPublishes: 0, finishedDeliveries: 0 });
+    assert.deepEqual(report, { examined: 1, expired: 0, requeued: 1, released: 0, finishedPublishes: 0, finishedDeliveries: 0, routesRepaired: 0 });
     assert.equal(deps.deliveries.items.get('dlv_lost')!.state, 'pending');
     assert.equal(deps.deliveries.items.get('dlv_lost')!.nextAttemptAt, NOW);
     assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_lost', subscriptionId: 'sub_9' }]);
@@ -98,7 +98,7 @@ describe('sweep', () => {
 
     const report = await sweep(deps, { graceSeconds: GRACE });
 
-    assert.deepEqual(report, { examined: 0, expired: 0, requeued: 0, released: 0, finishedPublishes: 0, finishedDeliveries: 0 });
+    assert.deepEqual(report, { examined: 0, expired: 0, requeued: 0, released: 0, finishedPublishes: 0, finishedDeliveries: 0, routesRepaired: 0 });
     assert.deepEqual(deps.deliveries.items.get('dlv_recent'), recent);
     assert.deepEqual(deps.deliveries.items.get('dlv_future'), future);
     assert.deepEqual(deps.queue.messages(), []);
@@ -141,7 +141,7 @@ describe('sweep', () => {
 
     const report = await sweep(deps, { graceSeconds: GRACE });
 
-    assert.deepEqual(report, { examined: 4, expired: 1, requeued: 2, released: 1, finishedPublishes: 0, finishedDeliveries: 0 });
+    assert.deepEqual(report, { examined: 4, expired: 1, requeued: 2, released: 1, finishedPublishes: 0, finishedDeliveries: 0, routesRepaired: 0 });
     assert.equal(deps.queue.enqueued.length, 1);
     assert.deepEqual(deps.queue.messages().map((m) => m.deliveryId).sort(), ['dlv_lost1', 'dlv_lost2', 'dlv_stuck']);
   });
@@ -175,7 +175,7 @@ describe('sweep', () => {
 
     const report = await sweep(deps, { graceSeconds: GRACE });
 
-    assert.deepEqual(report, { examined: 2, expired: 0, requeued: 0, released: 0, finishedPublishes: 0, finishedDeliveries: 0 });
+    assert.deepEqual(report, { examined: 2, expired: 0, requeued: 0, released: 0, finishedPublishes: 0, finishedDeliveries: 0, routesRepaired: 0 });
     assert.equal(racing.items.get('dlv_lost')!.state, 'in_flight');
     assert.equal(racing.items.get('dlv_late')!.state, 'in_flight');
     assert.deepEqual(deps.queue.messages(), []);
