@@ -145,8 +145,17 @@ export async function deliveriesList(ctx: Context, o: { subscription: string; st
   );
 }
 
-export async function eventsList(ctx: Context, o: { type?: string; since?: string; limit: number; cursor?: string; all?: boolean }) {
-  const page = await collect((cursor) => ctx.backend.call('GET /v1/events', { query: { type: o.type, since: o.since, limit: o.limit, cursor: cursor ?? o.cursor } }), o.all ?? false);
+export interface EventsListOptions {
+  readonly type?: string;
+  readonly tenant?: string;
+  readonly since?: string;
+  readonly limit: number;
+  readonly cursor?: string;
+  readonly all?: boolean;
+}
+
+export async function eventsList(ctx: Context, o: EventsListOptions) {
+  const page = await collect((cursor) => ctx.backend.call('GET /v1/events', { query: { type: o.type, tenantId: o.tenant, since: o.since, limit: o.limit, cursor: cursor ?? o.cursor } }), o.all ?? false);
   ctx.out.result(page, () =>
     page.items.length === 0 ? 'no events' : table(page.items.map((e: Json) => [e.id, e.type, e.createdAt, e.deliveries, e.tenantId]), ['ID', 'TYPE', 'CREATED', 'DELIVERIES', 'TENANT']) + moreHint(page),
   );
@@ -156,7 +165,7 @@ export async function eventsShow(ctx: Context, id: string) {
   const e = await ctx.backend.call('GET /v1/events/{eventId}', { params: { eventId: id } });
   ctx.out.result(e, () =>
     [
-      line`${e.id}  ${e.type}  created ${e.createdAt}${e.tenantId ? line`  tenant ${e.tenantId}` : ''}`,
+      line`${e.id}  ${e.type}  created ${e.createdAt}  for ${e.audience === 'all' ? 'every tenant' : e.tenantId ? line`tenant ${e.tenantId}` : 'subscriptions without a tenant'}${e.narrowedTo ? line` (only ${e.narrowedTo.join(' ')})` : ''}`,
       line`  payload  ${JSON.stringify(e.payload)}`,
       '',
       e.deliveries.length === 0

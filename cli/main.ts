@@ -131,6 +131,9 @@ Examples:
     .requiredOption('--type <type>', 'event type, e.g. invoice.paid')
     .requiredOption('--data <json>', "the payload: JSON text, sent exactly as written (e.g. '{\"amount\":42}')")
     .option('--id <id>', 'event id (default: generated); publishing the same id again sends nothing new')
+    .option('--tenant <id>', "the tenant the event belongs to: only its subscriptions receive it (default: none, only subscriptions without a tenant)")
+    .option('--all-tenants', 'every tenant\'s matching subscriptions and those without a tenant (the admin key only)')
+    .option('--subscription <id>', 'only this subscription of the audience (repeat for up to 20)', (id: string, ids: string[] = []) => [...ids, id])
     .option('--sqs', 'send it to the ingest queue instead (the same JSON; accepted for later, no delivery ids in the answer)')
     .action(action((ctx, o: PublishOptions) => publish(ctx, o)));
 
@@ -236,11 +239,12 @@ Examples:
     .command('list')
     .description('published events, newest first')
     .option('--type <type>', 'only this event type (exactly)')
+    .option('--tenant <id>', 'only events published for this tenant')
     .option('--since <time>', 'created at or after: ISO 8601 time with zone, or a day (YYYY-MM-DD)')
     .option('--limit <n>', 'page size (1-100)', positiveInt(100), 50)
     .option('--cursor <cursor>', 'continue from a previous page')
     .option('--all', 'fetch every page')
-    .action(action((ctx, o: { type?: string; since?: string; limit: number; cursor?: string; all?: boolean }) => commands.eventsList(ctx, o)));
+    .action(action((ctx, o: commands.EventsListOptions) => commands.eventsList(ctx, o)));
   events
     .command('show')
     .description('one event: its payload and its delivery per subscription')

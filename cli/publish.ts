@@ -10,12 +10,18 @@ export interface PublishOptions {
   /** The payload's JSON text: sent exactly as written, never re-serialised. */
   readonly data: string;
   readonly id?: string;
+  /** The event's tenant (`tenantId`). */
+  readonly tenant?: string;
+  /** `audience: "all"`. */
+  readonly allTenants?: boolean;
+  /** `subscriptionIds`. */
+  readonly subscription?: readonly string[];
   /** Through the ingest queue instead of the HTTP API. */
   readonly sqs?: boolean;
 }
 
 /** Which flag a refused field of the event came from. */
-const FLAG_OF: Readonly<Record<string, string>> = { id: '--id', type: '--type' };
+const FLAG_OF: Readonly<Record<string, string>> = { id: '--id', type: '--type', tenantId: '--tenant', audience: '--all-tenants', subscriptionIds: '--subscription' };
 
 /**
  * The event as the API and the ingest queue take it, `{"id"?, "type", "payload"}`, with the
@@ -27,12 +33,20 @@ export function publishBody(o: PublishOptions): string {
   const scan = scanJsonText(o.data, { maxNesting: MAX_JSON_NESTING });
   // A value's path helps ("items[3].price: …"); a syntax error's position is in the rule already.
   if (!scan.ok) throw new CliError(`--data ${scan.refusal.kind === 'value' && scan.refusal.path ? `${scan.refusal.path}: ` : ''}${scan.refusal.rule}`, EXIT.usage);
-  const body = `{${o.id !== undefined ? `"id":${JSON.stringify(o.id)},` : ''}"type":${JSON.stringify(o.type)},"payload":${o.data}}`;
+  const fields = {
+    ...(o.id !== undefined ? { id: o.id } : {}),
+    type: o.type,
+    ...(o.tenant !== undefined ? { tenantId: o.tenant } : {}),
+    ...(o.allTenants ? { audience: 'all' } : {}),
+    ...(o.subscription ? { subscriptionIds: o.subscription } : {}),
+  };
+  // The payload goes in as the text it is; the other fields are serialised.
+  const body = `${JSON.stringify(fields).slice(0, -1)},"payload":${o.data}}`;
   try {
     parsePublishRequest(body);
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
-    throw new CliError(`${FLAG_OF[error.field] ?? '--data'}: ${error.rule}`, EXIT.usage, { cause: error });
+    throw new CliError(`${FLAG_OF[error.field.replace(/\[\d+\]$/, '')] ?? '--data'}: ${error.rule}`, EXIT.usage, { cause: error });
   }
   return body;
 }
@@ -53,6 +67,7 @@ export async function publish(ctx: Context, o: PublishOptions) {
   ctx.out.result({ ...answer, duplicate }, () => {
     const ids: string[] = answer.deliveryIds;
     if (duplicate) return line`${answer.eventId} was published before: the same ${ids.length} deliveries, nothing new sent`;
-    return ids.length === 0 ? line`published ${answer.eventId}: no subscription takes ${o.type}` : line`published ${answer.eventId}: ${ids.length} deliveries ${ids.join(' ')}`;
+    const audience = o.allTenants ? 'every tenant' : o.tenant !== undefined ? line`tenant ${o.tenant}` : 'subscriptions without a tenant';
+    return ids.length === 0 ? line`published ${answer.eventId} for ${audience}: no subscription takes ${o.type}` : line`published ${answer.eventId} for ${audience}: ${ids.length} deliveries ${ids.join(' ')}`;
   });
 }

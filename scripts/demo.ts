@@ -87,9 +87,11 @@ try {
     log(`subscription ${res.body.id} → ${path} (${what})`);
   }
 
-  const published = await api.post('/v1/events', { id: `${run}-order-1`, type: `${run}.order.created`, payload: { orderId: 1, total: '42.00' } });
-  log(`POST /v1/events → ${published.status} ${JSON.stringify(published.body)}`);
-  const again = await api.post('/v1/events', { id: `${run}-order-1`, type: `${run}.order.created`, payload: { orderId: 1, total: '42.00' } });
+  // The event is the tenant's: only that tenant's subscriptions receive it (README, "The delivery contract").
+  const event = { id: `${run}-order-1`, type: `${run}.order.created`, tenantId: tenant, payload: { orderId: 1, total: '42.00' } };
+  const published = await api.post('/v1/events', event);
+  log(`POST /v1/events for tenant ${tenant} → ${published.status} ${JSON.stringify(published.body)}`);
+  const again = await api.post('/v1/events', event);
   log(`same event id again → ${again.status} (idempotent: same deliveries, nothing new sent)`);
 
   let shown = 0;

@@ -25,7 +25,8 @@ try {
   const crm = await stack.subscribe('/crm', { tenantId: 'acme', eventTypes: ['order.*'], description: 'CRM sync' });
   await stack.subscribe('/orders', { tenantId: 'globex', eventTypes: ['invoice.*'], description: 'Globex ledger' });
   const ids: string[] = [];
-  for (let i = 1; i <= 6; i++) ids.push(...(await stack.publish(i % 3 ? 'order.created' : 'invoice.paid', { orderId: 1000 + i, total: `${(i * 17.5).toFixed(2)}`, currency: 'EUR' }, `ord-${1000 + i}`)).deliveryIds);
+  for (let i = 1; i <= 6; i++) ids.push(...(await stack.publish(i % 3 ? 'order.created' : 'invoice.paid', { orderId: 1000 + i, total: `${(i * 17.5).toFixed(2)}`, currency: 'EUR' }, `ord-${1000 + i}`, { tenantId: 'acme' })).deliveryIds);
+  ids.push(...(await stack.publish('invoice.paid', { invoice: 'G-77', total: '310.00', currency: 'EUR' }, 'inv-g-77', { tenantId: 'globex' })).deliveryIds);
   for (const id of ids) await stack.waitForState(id, ['delivered', 'failed', 'expired'], 30_000);
   const deadLetter = (await stack.api.get(`/v1/dead-letters?subscriptionId=${crm.id}`)).body.items[0].id as string;
   const link = (await stack.api.post('/v1/tenants/acme/portal-sessions', {})).body.url as string;

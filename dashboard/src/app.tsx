@@ -4,6 +4,7 @@ import { ArchivePage, BulkReplayPage, DeadLettersPage, MailPage, PortalLinksPage
 import { SessionContext, type Session } from './context.ts';
 import { ContractPage } from './contract.tsx';
 import { DeliveryPage } from './deliveries.tsx';
+import { EventPage, EventsPage } from './events.tsx';
 import { href, navigate, useRoute, type Route } from './route.ts';
 import { clearCredential, forgetFragment, loadCredential, portalCodeIn, saveCredential, type Credential } from './session.ts';
 import { SubscriptionPage, SubscriptionsPage } from './subscriptions.tsx';
@@ -95,7 +96,9 @@ function Page({ route, session }: { readonly route: Route; readonly session: Ses
   const only = session.credential.kind === 'portal' ? session.credential.subscriptionId : null;
   if (first === 'subscriptions' && second) return <SubscriptionPage key={second} id={second} route={route} />;
   if (first === 'deliveries' && second) return <DeliveryPage key={second} id={second} />;
+  if (first === 'events' && second) return <EventPage key={second} id={second} />;
   if (first === 'contract') return <ContractPage />;
+  if (operator && first === 'events') return <EventsPage key={route.query.toString()} route={route} />;
   if (operator && first === 'dead-letters') return <DeadLettersPage />;
   if (operator && first === 'replays') return <BulkReplayPage />;
   if (operator && first === 'archive') return <ArchivePage />;
@@ -112,6 +115,7 @@ function Shell({ session, route }: { readonly session: Session; readonly route: 
     c.kind === 'admin'
       ? [
           [href(['subscriptions']), 'Subscriptions'],
+          [href(['events']), 'Events'],
           [href(['dead-letters']), 'Dead letters'],
           [href(['replays']), 'Bulk replay'],
           [href(['portal-links']), 'Portal links'],

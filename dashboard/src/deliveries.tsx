@@ -73,7 +73,9 @@ export function DeliveryTable(props: { readonly kind: 'deliveries' | 'dead-lette
                     <a href={href(['subscriptions', d.subscriptionId])}>{d.subscriptionId}</a>
                   </td>
                 )}
-                <td class="wrap">{d.eventId}</td>
+                <td class="wrap">
+                  <a href={href(['events', d.eventId])}>{d.eventId}</a>
+                </td>
                 <td>
                   <StateBadge state={d.state} />
                 </td>
@@ -195,7 +197,9 @@ export function DeliveryPage({ id }: { readonly id: string }) {
         </div>
         <div>
           <dt>Event</dt>
-          <dd class="wrap">{d.eventId}</dd>
+          <dd class="wrap">
+            <a href={href(['events', d.eventId])}>{d.eventId}</a>
+          </dd>
         </div>
         <div>
           <dt>Endpoint</dt>

@@ -32,6 +32,8 @@ let bDelivery = '';
 let billingDeadLetters: string[] = [];
 const axeReport: Record<string, Record<string, number>> = {};
 
+const TENANT_A = { tenantId: 'tenant-a' };
+
 async function mintLink(tenantId: string, body: Record<string, unknown> = {}) {
   const res = await stack.api.post(`/v1/tenants/${tenantId}/portal-sessions`, body);
   assert.equal(res.status, 201, JSON.stringify(res.body));
@@ -56,7 +58,7 @@ describe('the customer portal, in a browser', { timeout: 240_000 }, () => {
     a.billing = (await stack.subscribe('/a-billing', { tenantId: 'tenant-a', eventTypes: ['a.order.*'], description: 'Billing endpoint' })).id;
     a.bulk = (await stack.subscribe('/a-bulk', { tenantId: 'tenant-a', eventTypes: ['a.bulk.*'], description: 'Bulk endpoint' })).id;
     bSubscription = await stack.subscribe('/b', { tenantId: 'tenant-b', eventTypes: ['b.*'], description: 'Tenant B endpoint' });
-    const published = await Promise.all([stack.publish('a.order.created', { order: 1, total: '42.00' }), stack.publish('a.order.created', { order: 2, total: '7.50' }), stack.publish('b.thing', { secret: B_PAYLOAD_MARK })]);
+    const published = await Promise.all([stack.publish('a.order.created', { order: 1, total: '42.00' }, undefined, TENANT_A), stack.publish('a.order.created', { order: 2, total: '7.50' }, undefined, TENANT_A), stack.publish('b.thing', { secret: B_PAYLOAD_MARK }, undefined, { tenantId: 'tenant-b' })]);
     for (const p of published) for (const id of p.deliveryIds) await stack.waitForState(id, ['delivered', 'failed']);
     bDelivery = published[2]!.deliveryIds[0]!;
     const batch = await stack.api.post('/v1/events/batch', { events: Array.from({ length: BULK }, (_, i) => ({ type: 'a.bulk.item', payload: { i } })) });

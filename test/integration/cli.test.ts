@@ -319,8 +319,20 @@ describe('the hookline CLI against the local runtime', () => {
     const human = await hookline(['publish', '--sqs', '--type', 'cli.pub', '--data', '{}']);
     assert.match(human.stdout, /^sent to http:\/\/127\.0\.0\.1:\d+\/000000000000\/\S+ as message \S+; the ingest function publishes it under a generated id/);
 
+    // For a tenant: its subscription only; the event log shows and filters by it.
+    const acmeSub = await stack.subscribe('/cli-pub-acme', { eventTypes: ['cli.pub'], tenantId: 'cli-acme' });
+    const forAcme = await hookline(['publish', '--type', 'cli.pub', '--data', '{}', '--id', 'cli-pub-acme-1', '--tenant', 'cli-acme']);
+    assert.equal(forAcme.code, 0, forAcme.stderr);
+    assert.match(forAcme.stdout, /^published cli-pub-acme-1 for tenant cli-acme: 1 deliveries dlv_\S+$/m);
+    const shown = await hookline(['events', 'show', 'cli-pub-acme-1']);
+    assert.match(shown.stdout, /for tenant cli-acme/);
+    assert.match(shown.stdout, new RegExp(acmeSub.id));
+    const listed = await hookline(['--json', 'events', 'list', '--tenant', 'cli-acme']);
+    assert.deepEqual(listed.json().items.map((e: { id: string }) => e.id), ['cli-pub-acme-1']);
+
     for (const [args, message] of [
       [['--data', '{"n": 9007199254740993}'], /--data n: is an integer beyond/],
+      [['--data', '{}', '--tenant', 'cli acme'], /--tenant: must be 1 to 128 letters/],
       [['--data', '{oops}'], /--data is not valid JSON/],
       [['--type', 'has space', '--data', '{}'], /--type: must be/],
     ] as const) {

@@ -14,6 +14,11 @@ describe('hookline publish: the event body', () => {
     assert.equal(publishBody({ type: 'x', data: '42' }), '{"type":"x","payload":42}');
   });
 
+  it('carries the audience flags: --tenant, --all-tenants and each --subscription', () => {
+    assert.equal(publishBody({ type: 'x', data: '{}', tenant: 'acme', subscription: ['sub_a', 'sub_b'] }), '{"type":"x","tenantId":"acme","subscriptionIds":["sub_a","sub_b"],"payload":{}}');
+    assert.equal(publishBody({ type: 'x', data: '{}', allTenants: true }), '{"type":"x","audience":"all","payload":{}}');
+  });
+
   it('refuses what the service would refuse, naming the flag (exit 2), before anything is sent', () => {
     const refused = (o: Parameters<typeof publishBody>[0], pattern: RegExp) =>
       assert.throws(() => publishBody(o), (e: unknown) => e instanceof CliError && e.exitCode === EXIT.usage && pattern.test(e.message));
@@ -23,6 +28,9 @@ describe('hookline publish: the event body', () => {
     refused({ type: 'x', data: '{"a":1}, "id": "smuggled"' }, /^--data is not valid JSON/);
     refused({ type: 'not a type', data: '{}' }, /^--type: must be at most 256 letters/);
     refused({ type: 'x', data: '{}', id: 'has space' }, /^--id: must be 1 to 128 visible ASCII characters/);
+    refused({ type: 'x', data: '{}', tenant: 'a b' }, /^--tenant: must be 1 to 128 letters/);
+    refused({ type: 'x', data: '{}', tenant: 'acme', allTenants: true }, /^--all-tenants: "all" reaches every tenant/);
+    refused({ type: 'x', data: '{}', subscription: ['sub_a', 'dlv_b'] }, /^--subscription: must be an id starting with sub_/);
   });
 });
 
