@@ -61,7 +61,7 @@ describe('the customer portal, in a browser', { timeout: 240_000 }, () => {
     const published = await Promise.all([stack.publish('a.order.created', { order: 1, total: '42.00' }, undefined, TENANT_A), stack.publish('a.order.created', { order: 2, total: '7.50' }, undefined, TENANT_A), stack.publish('b.thing', { secret: B_PAYLOAD_MARK }, undefined, { tenantId: 'tenant-b' })]);
     for (const p of published) for (const id of p.deliveryIds) await stack.waitForState(id, ['delivered', 'failed']);
     bDelivery = published[2]!.deliveryIds[0]!;
-    const batch = await stack.api.post('/v1/events/batch', { events: Array.from({ length: BULK }, (_, i) => ({ type: 'a.bulk.item', payload: { i } })) });
+    const batch = await stack.api.post('/v1/events/batch', { events: Array.from({ length: BULK }, (_, i) => ({ type: 'a.bulk.item', payload: { i }, ...TENANT_A })) });
     assert.equal(batch.status, 200);
     billingDeadLetters = (await stack.api.get(`/v1/dead-letters?subscriptionId=${a.billing}`)).body.items.map((d: { id: string }) => d.id);
     assert.equal(billingDeadLetters.length, 2);
