@@ -155,4 +155,25 @@ describe('npm start: a data folder of an older layout', () => {
       await again.stop();
     }
   });
+
+  it('refuses a folder from before tenant routing (subscriptions without the byTenant index) the same way, its subscriptions kept', async () => {
+    const dir = dataDir();
+    const emulators = await startEmulators(dir, new Set(['dynamodb']));
+    const db = new DynamoDBClient({ endpoint: emulators.endpoints.dynamodb!, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const { GlobalSecondaryIndexes: _, ...before } = createTableInput(TABLES.subscriptions);
+    try {
+      await db.send(new CreateTableCommand({ ...before, AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }] }));
+      await waitForActive(db, before.TableName!);
+      await db.send(new PutItemCommand({ TableName: before.TableName!, Item: { id: { S: 'sub_old' }, tenantId: { S: 'acme' }, eventTypes: { L: [{ S: '*' }] }, state: { S: 'active' } } }));
+    } finally {
+      db.destroy();
+      await emulators.stop();
+    }
+
+    const run = await start({ HOOKLINE_DATA_DIR: dir });
+
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /table hookline-subscriptions lacks index byTenant on tenantId, createdAt \(sort\), ALL/);
+    assert.doesNotMatch(run.stdout, /Hookline is running/);
+  });
 });
