@@ -29,7 +29,7 @@ export function createTableInput(def: TableDef, prefix = ''): CreateTableCommand
           GlobalSecondaryIndexes: def.indexes.map((i) => ({
             IndexName: i.indexName,
             KeySchema: schema(i.partitionKey, i.sortKey),
-            Projection: { ProjectionType: i.projection },
+            Projection: { ProjectionType: i.projection, ...(i.nonKeyAttributes ? { NonKeyAttributes: [...i.nonKeyAttributes] } : {}) },
           })),
         }
       : {}),

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { INDEXES } from '#config/topology.ts';
-import type { SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
+import type { ListedSubscription, SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { RotatedSecrets, SubscriptionChange, SubscriptionStore } from '#ports/subscription-store.ts';
 import { decodeCursor, encodeCursor } from '#ports/page.ts';
@@ -97,25 +97,30 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
   }
 
   /**
-   * A tenant's subscriptions are a query of the `byTenant` index, newest first (a page reads its
-   * own items only); every subscription (the admin's listing, with no tenant) is a scan, in no order.
+   * A tenant's subscriptions are a query of the `byTenant` index, newest first (a page reads the
+   * listed fields of its own items only); every subscription (the admin's listing, with no tenant)
+   * is a scan, in no order.
    */
-  async list(request: PageRequest & { tenantId?: string }): Promise<Page<Subscription>> {
+  async list(request: PageRequest & { tenantId?: string }): Promise<Page<ListedSubscription>> {
+    if (!request.tenantId) return this.scanPage(request);
+    const tenantId = request.tenantId;
+    return this.paged(request, (page) => new QueryCommand({
+      TableName: this.table, IndexName: INDEXES.subscriptions.byTenant, ...page, ScanIndexForward: false,
+      KeyConditionExpression: '#t = :t', ExpressionAttributeNames: { '#t': 'tenantId' }, ExpressionAttributeValues: { ':t': tenantId },
+    }));
+  }
+
+  scanPage(request: PageRequest): Promise<Page<Subscription>> {
+    return this.paged(request, (page) => new ScanCommand({ TableName: this.table, ...page }));
+  }
+
+  /** Reads until `limit` items or the end, the cursor being the last key read. */
+  private async paged(request: PageRequest, command: (page: { Limit: number; ExclusiveStartKey?: Record<string, string> }) => QueryCommand | ScanCommand): Promise<Page<Subscription>> {
     let key = decodeCursor<Record<string, string>>(request.cursor);
     const items: Subscription[] = [];
     do {
       const startKey = key;
-      const page = { Limit: request.limit - items.length, ExclusiveStartKey: startKey };
-      const out = await fromCursor(startKey, () =>
-        this.db.send(
-          request.tenantId
-            ? new QueryCommand({
-                TableName: this.table, IndexName: INDEXES.subscriptions.byTenant, ...page, ScanIndexForward: false,
-                KeyConditionExpression: '#t = :t', ExpressionAttributeNames: { '#t': 'tenantId' }, ExpressionAttributeValues: { ':t': request.tenantId },
-              })
-            : new ScanCommand({ TableName: this.table, ...page }),
-        ),
-      );
+      const out = await fromCursor(startKey, () => this.db.send(command({ Limit: request.limit - items.length, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }) as QueryCommand));
       items.push(...fromItems(out.Items));
       key = out.LastEvaluatedKey as Record<string, string> | undefined;
     } while (key && items.length < request.limit);

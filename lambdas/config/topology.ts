@@ -11,6 +11,7 @@ import { DEFAULT_CUSTOMER_PAUSE_LIMIT, DEFAULT_CUSTOMER_REPLAY_LIMIT } from '../
 import { DEFAULT_REPLAY_POLICY } from '../domain/replay.ts';
 import { DEFAULT_RETENTION } from '../domain/retention.ts';
 import { DEFAULT_ALLOWED_PORTS } from '../domain/target-ports.ts';
+import { LISTED_SUBSCRIPTION_FIELDS } from '../domain/types.ts';
 
 export type AttributeType = 'S' | 'N';
 export interface KeyDef {
@@ -21,7 +22,9 @@ export interface IndexDef {
   readonly indexName: string;
   readonly partitionKey: KeyDef;
   readonly sortKey?: KeyDef;
-  readonly projection: 'ALL' | 'KEYS_ONLY';
+  readonly projection: 'ALL' | 'KEYS_ONLY' | 'INCLUDE';
+  /** With INCLUDE: the attributes beyond the keys the index holds. */
+  readonly nonKeyAttributes?: readonly string[];
 }
 export interface TableDef {
   /** Environment variable that carries the table name to the handlers. */
@@ -74,8 +77,8 @@ export const INDEXES = {
  * An index on two string attributes, the only kind Hookline has: its partition key and the
  * sort key it lists in (ISO 8601 timestamps sort as strings).
  */
-function stringIndex(indexName: string, partitionKey: string, sortKey: string, projection: IndexDef['projection']): IndexDef & { readonly sortKey: KeyDef } {
-  return { indexName, partitionKey: { name: partitionKey, type: 'S' }, sortKey: { name: sortKey, type: 'S' }, projection };
+function stringIndex(indexName: string, partitionKey: string, sortKey: string, projection: IndexDef['projection'], nonKeyAttributes?: readonly string[]): IndexDef & { readonly sortKey: KeyDef } {
+  return { indexName, partitionKey: { name: partitionKey, type: 'S' }, sortKey: { name: sortKey, type: 'S' }, projection, ...(nonKeyAttributes ? { nonKeyAttributes } : {}) };
 }
 
 /**
@@ -88,9 +91,9 @@ function table(envVar: EnvName, localName: string, partitionKey: string, more: P
 
 export const TABLES = {
   subscriptions: table('SUBSCRIPTIONS_TABLE', 'hookline-subscriptions', 'id', {
-    // A tenant's subscriptions, newest first: its listing is a query of one key, not a filtered scan.
-    // Sparse: a subscription without a tenant (the producer's own) has no `tenantId`.
-    indexes: [stringIndex(INDEXES.subscriptions.byTenant, 'tenantId', 'createdAt', 'ALL')],
+    // A tenant's subscriptions, newest first: its listing is a query of one key, not a filtered scan. Sparse: a
+    // subscription without a tenant (the producer's own) has no `tenantId`. Only what a listing shows (no secrets).
+    indexes: [stringIndex(INDEXES.subscriptions.byTenant, 'tenantId', 'createdAt', 'INCLUDE', LISTED_SUBSCRIPTION_FIELDS.filter((f) => f !== 'id' && f !== 'tenantId' && f !== 'createdAt'))],
   }),
   // The routing index (lambdas/adapters/dynamodb-route-store.ts): one entry per (subscription, event-type pattern), keyed
   // on (audience, the pattern's first segment), so an event's subscriptions are two key lookups, never a scan; also the

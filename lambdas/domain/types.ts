@@ -62,6 +62,17 @@ export interface Subscription {
 }
 
 /**
+ * What a subscription listing shows (the API's subscription view): everything but its secrets
+ * and its bookkeeping. A tenant's listing reads these from the byTenant index, which projects
+ * them alone, so a page reads about half the bytes of whole rows (docs/design.md, "Data model").
+ */
+export const LISTED_SUBSCRIPTION_FIELDS = [
+  'id', 'url', 'eventTypes', 'tenantId', 'description', 'retryPolicy', 'metadata', 'headers', 'rateLimitPerSecond', 'contactEmails',
+  'signatureScheme', 'publicKeys', 'state', 'stateReason', 'stateChangedAt', 'deadLetteringSince', 'deadLetterStreak', 'createdAt', 'updatedAt',
+] as const satisfies readonly (keyof Subscription)[];
+export type ListedSubscription = Pick<Subscription, (typeof LISTED_SUBSCRIPTION_FIELDS)[number]>;
+
+/**
  * Signing secrets encrypted with AES-256-GCM under a data key, bound to their subscription's
  * id. `kms-v1`: the data key comes from KMS GenerateDataKey and `key` is its encrypted form;
  * `local-v1`: the data key is the local runtime's key file, so there is no `key`.

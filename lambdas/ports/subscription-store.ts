@@ -1,4 +1,4 @@
-import type { SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
+import type { ListedSubscription, SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
 
 /** The fields an owner may change after creation (PATCH), and a rotation's secrets. */
 export const EDITABLE_FIELDS = ['url', 'eventTypes', 'description', 'retryPolicy', 'metadata', 'headers', 'rateLimitPerSecond', 'contactEmails'] as const;
@@ -24,8 +24,10 @@ export interface SubscriptionStore {
    * reads nothing else, so a pause, a resume or a secret rotation reaches it within that time.
    */
   getCached(id: string): Promise<Subscription | undefined>;
-  /** A tenant's subscriptions newest first, a query of its key; without a tenant, every subscription, in no order. */
-  list(request: PageRequest & { readonly tenantId?: string }): Promise<Page<Subscription>>;
+  /** A tenant's subscriptions newest first, a query of its key; without a tenant, every subscription, in no order. What a listing shows only. */
+  list(request: PageRequest & { readonly tenantId?: string }): Promise<Page<ListedSubscription>>;
+  /** A page of every subscription, whole rows, in no order: for a walk of the table (the routing index's build). */
+  scanPage(request: PageRequest): Promise<Page<Subscription>>;
   /**
    * Every subscription, read whole: for the periodic jobs that walk them all (notices, archival,
    * a bulk replay by tenant). Fan-out never calls it: it reads the routing index (RouteStore).

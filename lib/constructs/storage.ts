@@ -25,7 +25,7 @@ export type TableGrants = Readonly<Partial<Record<TableKey, TableAccess>>>;
 
 const ATTRIBUTE_TYPES = { S: dynamodb.AttributeType.STRING, N: dynamodb.AttributeType.NUMBER } as const;
 const attribute = (key: KeyDef): dynamodb.Attribute => ({ name: key.name, type: ATTRIBUTE_TYPES[key.type] });
-const PROJECTIONS = { ALL: dynamodb.ProjectionType.ALL, KEYS_ONLY: dynamodb.ProjectionType.KEYS_ONLY } as const;
+const PROJECTIONS = { ALL: dynamodb.ProjectionType.ALL, KEYS_ONLY: dynamodb.ProjectionType.KEYS_ONLY, INCLUDE: dynamodb.ProjectionType.INCLUDE } as const;
 
 /**
  * The four DynamoDB tables and their indexes exactly as TABLES describes them: on-demand,
@@ -58,6 +58,7 @@ export class HooklineStorage extends Construct {
           partitionKey: attribute(index.partitionKey),
           sortKey: index.sortKey ? attribute(index.sortKey) : undefined,
           projectionType: PROJECTIONS[index.projection],
+          ...(index.nonKeyAttributes ? { nonKeyAttributes: [...index.nonKeyAttributes] } : {}),
         });
       }
       markTopology(table, `table/${key}`);

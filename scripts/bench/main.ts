@@ -16,10 +16,11 @@ import { renderCost, type Unmeasured } from './cost-report.ts';
 import { renderColdStart, renderEndToEnd, renderOverhead, renderRetryTiming } from './report.ts';
 import { TIMING_POLICY, measureRetryTiming } from './retry-timing.ts';
 import { measureRateLimit, renderRateLimit } from './rate-limit.ts';
+import { measureRouting, renderRouting } from './routing.ts';
 import { repeat } from './stats.ts';
 
 /**
- * `npm run bench [-- --quick] [-- --only=cost,overhead,e2e,retry,rate-limit,cold,notices]`: measures, prints, and
+ * `npm run bench [-- --quick] [-- --only=cost,overhead,e2e,retry,rate-limit,routing,cold,notices]`: measures, prints, and
  * adds a dated section to BENCHMARKS.md, with SVG charts in benchmarks/ (ECharts, rendered
  * server-side). Loopback only; every loop is bounded in count and time.
  */
@@ -82,6 +83,10 @@ if (wanted('notices')) {
 if (wanted('rate-limit')) {
   progress(`rate limit: a burst of ${plan.rateLimitEvents} events at 20/s`);
   sections.push(renderRateLimit(await measureRateLimit(plan.rateLimitEvents, 20)));
+}
+if (wanted('routing')) {
+  progress(`routing: ${plan.routing.subscriptions} subscriptions over ${plan.routing.tenants} tenants`);
+  sections.push(renderRouting(await measureRouting(plan.routing)));
 }
 if (wanted('cold')) {
   progress('cold start');

@@ -1,4 +1,5 @@
 import type { CostScenario } from './cost.ts';
+import type { RoutingPlan } from './routing.ts';
 
 /** How much each benchmark does: the full run (~11 minutes on 2 cores) or `--quick` (~3 minutes). */
 export interface BenchPlan {
@@ -15,6 +16,8 @@ export interface BenchPlan {
   readonly noticeDeliveries: number;
   /** Events in the rate-limit burst (one run: at 20/s it drains for events / 20 seconds). */
   readonly rateLimitEvents: number;
+  /** The routing index at scale (one run: its figures are read units, the same every run). */
+  readonly routing: RoutingPlan;
 }
 
 /** Events per POST /v1/events/batch request in the batch scenario (the endpoint's maximum). */
@@ -46,6 +49,8 @@ export const FULL_PLAN: BenchPlan = {
   coldStartRuns: 5,
   noticeDeliveries: 500,
   rateLimitEvents: 1000,
+  // The issue's scale: 100,000 subscriptions over 1,000 tenants (about 3 minutes, most of it seeding).
+  routing: { subscriptions: 100_000, tenants: 1000, events: 200 },
 };
 
 export const QUICK_PLAN: BenchPlan = {
@@ -60,4 +65,6 @@ export const QUICK_PLAN: BenchPlan = {
   coldStartRuns: 2,
   noticeDeliveries: 300,
   rateLimitEvents: 200,
+  // The same 100 subscriptions a tenant at a tenth of the scale.
+  routing: { subscriptions: 10_000, tenants: 100, events: 100 },
 };

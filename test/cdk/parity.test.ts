@@ -65,7 +65,7 @@ describe('parity: tables and indexes', () => {
       const expectedIndexes = def.indexes.map((i) => ({
         IndexName: i.indexName,
         KeySchema: keySchema(i.partitionKey, i.sortKey),
-        Projection: { ProjectionType: i.projection },
+        Projection: { ProjectionType: i.projection, ...(i.nonKeyAttributes ? { NonKeyAttributes: [...i.nonKeyAttributes] } : {}) },
       }));
       assert.deepEqual(sortByName((p.GlobalSecondaryIndexes ?? []) as Record<string, unknown>[], 'IndexName'), sortByName(expectedIndexes, 'IndexName'));
       assert.equal(p.LocalSecondaryIndexes, undefined);

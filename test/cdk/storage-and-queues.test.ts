@@ -94,12 +94,20 @@ describe('storage: DynamoDB tables', () => {
     });
   });
 
-  test('subscriptions: keyed on id, with a tenant\'s listing as its one index (one GSI added by an upgrade, as CloudFormation allows)', () => {
+  test('subscriptions: keyed on id, with a tenant\'s listing as its one index (one GSI added by an upgrade, as CloudFormation allows), without the secrets', () => {
+    const { properties } = findTopologyResource(json, 'table/subscriptions');
+    const projected = (properties.GlobalSecondaryIndexes as { Projection: { NonKeyAttributes: string[] } }[])[0]!.Projection.NonKeyAttributes;
+    for (const secret of ['secrets', 'secretExpiry', 'secretsVersion']) assert.ok(!projected.includes(secret), secret);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
       AttributeDefinitions: Match.arrayWith([{ AttributeName: 'tenantId', AttributeType: 'S' }, { AttributeName: 'createdAt', AttributeType: 'S' }]),
       GlobalSecondaryIndexes: Match.exact([
-        Match.objectLike({ IndexName: 'byTenant', KeySchema: [{ AttributeName: 'tenantId', KeyType: 'HASH' }, { AttributeName: 'createdAt', KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } }),
+        // What a listing shows, and never the sealed secrets.
+        Match.objectLike({
+          IndexName: 'byTenant',
+          KeySchema: [{ AttributeName: 'tenantId', KeyType: 'HASH' }, { AttributeName: 'createdAt', KeyType: 'RANGE' }],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: Match.arrayWith(['url', 'eventTypes', 'publicKeys', 'state']) },
+        }),
       ]),
     });
   });

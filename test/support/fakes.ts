@@ -129,6 +129,10 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
     return this.get(id);
   }
 
+  async scanPage(request: PageRequest): Promise<Page<Subscription>> {
+    return page([...this.items.values()].map(copy), request);
+  }
+
   async list(request: PageRequest & { tenantId?: string }): Promise<Page<Subscription>> {
     const all = request.tenantId
       ? [...this.items.values()].filter((s) => s.tenantId === request.tenantId).sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))

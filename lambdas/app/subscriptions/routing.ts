@@ -66,7 +66,7 @@ export async function buildRoutes(deps: RoutingDeps, budgetMs: number): Promise<
   let status = (await deps.routes.status()) ?? { kind: 'building', indexed: 0 };
   while (status.kind === 'building') {
     if (deps.clock.now() - started > budgetMs) return status;
-    const page = await deps.subscriptions.list({ limit: BUILD_PAGE, ...(status.cursor ? { cursor: status.cursor } : {}) });
+    const page = await deps.subscriptions.scanPage({ limit: BUILD_PAGE, ...(status.cursor ? { cursor: status.cursor } : {}) });
     let indexed = status.indexed;
     for (const row of page.items) {
       if (row.routeVersion !== undefined) continue;

@@ -1,11 +1,11 @@
-import type { CreatedSubscription, Subscription } from '#domain/types.ts';
+import type { CreatedSubscription, ListedSubscription } from '#domain/types.ts';
 
 /**
  * A subscription as the API shows it. Absent values are null. The secret only when just
  * created, and only an HMAC (`v1`) one: a `v1a` subscription's signing key never leaves
  * Hookline; its public key (the newest; all of them at `/secret`) is shown every time.
  */
-export function subscriptionView(s: Subscription | CreatedSubscription, options: { withSecret?: boolean } = {}) {
+export function subscriptionView(s: ListedSubscription | CreatedSubscription, options: { withSecret?: boolean } = {}) {
   const scheme = s.signatureScheme ?? 'v1';
   return {
     id: s.id,

@@ -2,7 +2,7 @@ import { formatId } from '#domain/ids.ts';
 import { formatSecret, formatSigningKey, publicKeyOf, type SigningScheme } from '#domain/signing.ts';
 import { checkTargetUrl, isForbiddenAddress } from '#domain/targets.ts';
 import { iso } from '#domain/time.ts';
-import type { CreatedSubscription, SealedSecrets, Subscription } from '#domain/types.ts';
+import type { CreatedSubscription, ListedSubscription, SealedSecrets, Subscription } from '#domain/types.ts';
 import type { Page } from '#ports/page.ts';
 import { limitedSubscriptionListing, type Principal, tenantScope, visibleSubscription } from '#app/access.ts';
 import type { Deps } from '#app/deps.ts';
@@ -68,7 +68,7 @@ export async function checkTarget(deps: Pick<Deps, 'allowPrivateTargets' | 'allo
 }
 
 /** A page of the subscriptions the principal may see: a tenant's own only, whatever tenant it asks for. */
-export async function listSubscriptions(deps: Pick<Deps, 'subscriptions'>, principal: Principal, query: SubscriptionListQuery): Promise<Page<Subscription>> {
+export async function listSubscriptions(deps: Pick<Deps, 'subscriptions'>, principal: Principal, query: SubscriptionListQuery): Promise<Page<ListedSubscription>> {
   // A portal session limited to one subscription lists that one alone (app/access.ts).
   const limited = await limitedSubscriptionListing(deps, principal);
   if (limited) return limited;
