@@ -1,11 +1,12 @@
 import { sameAudience } from '#domain/audience.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
+import type { RouteTarget } from '#domain/routing.ts';
 import type { EventRecord, Subscription } from '#domain/types.ts';
 import { firstMessage } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
 import { TemporarilyUnavailableError, ValidationError } from '#app/errors.ts';
 import type { PublishRequest } from '#app/publish/publish-request.ts';
-import { audienceTargets } from '#app/publish/audience-targets.ts';
+import { audienceTargets, type AudiencePlan } from '#app/publish/audience-targets.ts';
 import { requireRoutesBuilt } from '#app/subscriptions/routing.ts';
 import { eventTtlFor } from '#domain/retention.ts';
 import { iso } from '#domain/time.ts';
@@ -60,74 +61,94 @@ export async function publish(deps: PublishDeps, request: PublishRequest, option
  * before it) and enqueues one delivery per matching subscription of its audience (its tenant's,
  * the producer's, or every tenant's: domain/audience.ts), found in the routing index, in as few
  * requests as the queue allows; no delivery row is written before its first attempt. Paused
- * subscriptions get deliveries too: they wait, never skip. The batch's manifest, written first, lets the sweeper check after its grace that every
- * delivery was attempted (app/sweep/finish-publish.ts), whatever stopped in between. A
- * duplicate is answered with the original's ids and sends nothing.
+ * subscriptions get deliveries too: they wait, never skip. The batch's manifest, written first,
+ * lets the sweeper finish whatever stopped in between. A duplicate is answered with the
+ * original's ids and sends nothing.
  */
 export async function publishBatch(deps: PublishDeps, requests: readonly PublishRequest[], options: PublishOptions = {}): Promise<readonly PublishResult[]> {
   if (requests.length === 0) return [];
   if (!options.only) await requireRoutesBuilt(deps, PUBLISH_ROUTE_BUILD_BUDGET_MS);
   const nowMs = deps.clock.now();
-  const createdAt = iso(nowMs);
   // Every audience is settled before anything is stored: a refused event stores nothing.
   const planned = await Promise.all(requests.map((request) => audienceTargets(deps, request, options.only)));
   if (options.wholeOrNothing) {
     const i = planned.findIndex((p) => p.kind === 'refused');
     if (i >= 0) throw inBatch(i, (planned[i] as { error: ValidationError }).error);
   }
-  const events = planned.flatMap((plan, i) => {
+  const events = newEvents(deps, requests, planned, iso(nowMs));
+  // A batch whose every event was refused stores nothing at all, not even its manifest.
+  if (events.length > 0) await writeManifest(deps, events.map((e) => e.event), nowMs);
+  const stored = await Promise.all(events.map((e) => storeEvent(deps, e)));
+  await deps.queue.enqueue(stored.flatMap((r) => r.messages));
+  for (const r of stored) if (r.result.kind === 'accepted') deps.metrics.count(METRICS.eventsPublished);
+  const byIndex = new Map(stored.map((r) => [r.index, r.result]));
+  return planned.map((plan, i): PublishResult => (plan.kind === 'refused' ? { kind: 'refused', error: plan.error } : byIndex.get(i)!));
+}
+
+/** An event about to be stored: its request's place in the batch, the record and the subscriptions it goes to. */
+interface NewEvent {
+  readonly index: number;
+  readonly event: EventRecord;
+  readonly targets: readonly RouteTarget[];
+  readonly payloadJson: string;
+}
+
+/** The records of the batch's events that were not refused, each with the subscriptions it reaches. */
+function newEvents(deps: Pick<PublishDeps, 'clock'>, requests: readonly PublishRequest[], planned: readonly AudiencePlan[], createdAt: string): NewEvent[] {
+  return planned.flatMap((plan, index) => {
     if (plan.kind === 'refused') return [];
-    const request = requests[i]!;
-    const eventId = request.id ?? formatId('evt', deps.clock.randomBytes(16));
-    const subscriptions = plan.targets;
+    const request = requests[index]!;
+    const id = request.id ?? formatId('evt', deps.clock.randomBytes(16));
     const event: EventRecord = {
-      id: eventId,
+      id,
       type: request.type,
-      body: webhookBody(eventId, request.type, createdAt, request.payloadJson),
+      body: webhookBody(id, request.type, createdAt, request.payloadJson),
       ...(request.tenantId !== undefined ? { tenantId: request.tenantId } : {}),
       ...(request.audience ? { audience: request.audience } : {}),
       ...(request.subscriptionIds ? { narrowedTo: request.subscriptionIds } : {}),
-      subscriptionIds: subscriptions.map((s) => s.id),
-      deliveryIds: subscriptions.map((s) => deliveryIdFor(eventId, s.id, createdAt)),
+      subscriptionIds: plan.targets.map((t) => t.id),
+      deliveryIds: plan.targets.map((t) => deliveryIdFor(id, t.id, createdAt)),
       createdAt,
     };
-    return [{ index: i, event, subscriptions, payloadJson: request.payloadJson }];
+    return [{ index, event, targets: plan.targets, payloadJson: request.payloadJson }];
   });
-  // Every batch of events has one, deliveries or not: the manifests are also the event log (GET /v1/events).
-  // A batch whose every event was refused stores nothing at all.
-  if (events.length === 0) return planned.map((plan) => plan as Extract<PublishResult, { kind: 'refused' }>);
+}
+
+/**
+ * The batch's manifest, written before any event: the sweeper checks after its grace that every
+ * delivery of it was attempted (app/sweep/finish-publish.ts), and the manifests are the event
+ * log (GET /v1/events), so every batch of events has one, deliveries or not.
+ */
+async function writeManifest(deps: PublishDeps, events: readonly EventRecord[], nowMs: number): Promise<void> {
+  const createdAt = iso(nowMs);
   await deps.ingestManifests.put({
     shard: `m${deps.clock.randomBytes(1)[0]! % INGEST_MANIFEST_SHARDS}`,
     key: `${createdAt}#${Buffer.from(deps.clock.randomBytes(9)).toString('base64url')}`,
     createdAt,
-    eventIds: events.map((e) => e.event.id),
-    eventTypes: events.map((e) => e.event.type),
+    eventIds: events.map((e) => e.id),
+    eventTypes: events.map((e) => e.type),
     // Only when some event has one: the log's tenant filter; '' is an event without a tenant.
-    ...(events.some((e) => e.event.tenantId !== undefined) ? { eventTenants: events.map((e) => e.event.tenantId ?? '') } : {}),
-    deliveryIds: events.flatMap((e) => e.event.deliveryIds),
+    ...(events.some((e) => e.tenantId !== undefined) ? { eventTenants: events.map((e) => e.tenantId ?? '') } : {}),
+    deliveryIds: events.flatMap((e) => e.deliveryIds),
     expiresAt: eventTtlFor(nowMs, deps.retention),
   });
   // The sweeper's watermark passes a key once it is MANIFEST_SETTLE_SECONDS old, so a manifest
   // that landed later than half of that (a process stalled mid-publish) might never be checked:
   // stop before storing anything, and let the caller (or the queue) try again.
   if (deps.clock.now() - nowMs > (MANIFEST_SETTLE_SECONDS * 1000) / 2) throw new TemporarilyUnavailableError(`publish stalled ${deps.clock.now() - nowMs} ms after creating its batch; nothing was stored, send it again`);
+}
 
-  const stored = await Promise.all(
-    events.map(async ({ index, event, subscriptions, payloadJson }): Promise<{ index: number; result: PublishResult; messages: readonly DeliveryMessage[] }> => {
-      const put = await deps.events.putIfAbsent(event);
-      if (put.kind === 'exists') {
-        // The same event again is a duplicate; another type, payload or audience under its id is not: the body it would have had at the stored time tells.
-        const same = put.existing.type === event.type && put.existing.body === webhookBody(event.id, event.type, put.existing.createdAt, payloadJson) && sameAudience(put.existing, event) && sameNarrowing(put.existing, event);
-        return { index, result: { kind: same ? 'duplicate' : 'conflict', eventId: event.id, deliveryIds: put.existing.deliveryIds }, messages: [] };
-      }
-      const messages = subscriptions.map((sub) => firstMessage(event, sub, deps.defaultRetryPolicy));
-      return { index, result: { kind: 'accepted', eventId: event.id, deliveryIds: event.deliveryIds }, messages };
-    }),
-  );
-  await deps.queue.enqueue(stored.flatMap((r) => r.messages));
-  for (const r of stored) if (r.result.kind === 'accepted') deps.metrics.count(METRICS.eventsPublished);
-  const byIndex = new Map(stored.map((r) => [r.index, r.result]));
-  return planned.map((plan, i): PublishResult => (plan.kind === 'refused' ? { kind: 'refused', error: plan.error } : byIndex.get(i)!));
+/** Stores one event once (its conditional put is the idempotency check) and, when new, the messages of its first attempts. */
+async function storeEvent(deps: PublishDeps, { index, event, targets, payloadJson }: NewEvent): Promise<{ index: number; result: PublishResult; messages: readonly DeliveryMessage[] }> {
+  const put = await deps.events.putIfAbsent(event);
+  if (put.kind === 'exists') {
+    // The same event again is a duplicate; another type, payload or audience under its id is not: the body it would have had at the stored time tells.
+    const existing = put.existing;
+    const same = existing.type === event.type && existing.body === webhookBody(event.id, event.type, existing.createdAt, payloadJson) && sameAudience(existing, event) && sameNarrowing(existing, event);
+    return { index, result: { kind: same ? 'duplicate' : 'conflict', eventId: event.id, deliveryIds: existing.deliveryIds }, messages: [] };
+  }
+  const messages = targets.map((target) => firstMessage(event, target, deps.defaultRetryPolicy));
+  return { index, result: { kind: 'accepted', eventId: event.id, deliveryIds: event.deliveryIds }, messages };
 }
 
 /** A refusal of the batch's event `i`, naming it as the request does. */
