@@ -12,8 +12,9 @@ import {
 import { TABLES } from '#config/topology.ts';
 import { ensureTable, waitForActive } from '#local/provision.ts';
 
-const ddb = mockClient(DynamoDBClient);
 const client = new DynamoDBClient({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+// This one client only: the unit tests share a process, and another file's real client must stay real.
+const ddb = mockClient(client);
 /** Polls without real waiting: these tests are about the order of calls, not the clock. */
 const FAST = { timeoutMs: 1_000, intervalMs: 1 };
 
