@@ -206,7 +206,7 @@ export const OPERATIONS = {
 
   'POST /v1/events': {
     operationId: 'publishEvent', summary: 'Publish an event', tags: ['Events'],
-    description: 'Fans the event out to every subscription whose event types match. The same id again publishes nothing new and answers 200 with the same deliveries.',
+    description: 'Fans the event out to the subscriptions of its audience whose event types match: its tenant\'s (`tenantId`), those without a tenant (none), or every tenant\'s (`audience: "all"`, the admin key only), narrowed to `subscriptionIds` when given. A tenant key publishes for its own tenant only (403 otherwise). The same id again publishes nothing new and answers 200 with the same deliveries.',
     body: { schema: publishEvent },
     // A publish that stalled past the sweeper's settle time stores nothing and asks to be sent again.
     errors: [503],
@@ -214,14 +214,14 @@ export const OPERATIONS = {
   },
   'POST /v1/events/batch': {
     operationId: 'publishEventBatch', summary: 'Publish up to 100 events', tags: ['Events'],
-    description: 'The same rules per event; one bad event refuses the whole batch, naming it (events[3].type).',
+    description: 'The same rules per event; one bad event refuses the whole batch, naming it (events[3].type, events[1].subscriptionIds[0]).',
     body: { schema: publishBatch },
     errors: [503],
     responses: { 200: answer(R.publishedBatch, 'one result per event, in order') },
   },
   'GET /v1/events': {
     operationId: 'listEvents', summary: 'List published events', tags: ['Events'],
-    description: 'Newest first; optionally of one type, or created at or after `since`.',
+    description: 'Newest first; optionally of one type, for one tenant, or created at or after `since`.',
     query: eventListQuery,
     responses: { 200: answer(eventPage, 'a page of events') },
   },
