@@ -18,12 +18,18 @@ export async function readDelivery(deps: UnwrittenDeps, id: string): Promise<Del
   return (await readDeliveries(deps, [id]))[0];
 }
 
-/** Each known id's delivery once, in the order first asked. */
+/**
+ * Each known id's delivery once, in the order first asked. The rows first: one that exists is
+ * one key lookup. Only ids without a row are looked for in the manifests not yet checked, and
+ * those found in neither are read once more: the sweeper writes a manifest's missing rows
+ * before it marks the manifest checked, so a delivery written between the two reads (and its
+ * manifest checked) is its row by then, never neither.
+ */
 export async function readDeliveries(deps: UnwrittenDeps, ids: readonly string[]): Promise<readonly Delivery[]> {
-  // The manifests before the rows: see uncheckedManifests.
-  const unwritten = await unwrittenByIds(deps, ids);
-  const rows = await deps.deliveries.getMany(ids);
-  const found = new Map([...unwritten, ...rows].map((d) => [d.id, d]));
+  const found = new Map((await deps.deliveries.getMany(ids)).map((d) => [d.id, d]));
+  const missing = (from: readonly string[]) => [...new Set(from)].filter((id) => !found.has(id));
+  if (missing(ids).length > 0) for (const d of await unwrittenByIds(deps, missing(ids))) found.set(d.id, d);
+  if (missing(ids).length > 0) for (const d of await deps.deliveries.getMany(missing(ids))) found.set(d.id, d);
   return [...new Set(ids)].flatMap((id) => (found.has(id) ? [found.get(id)!] : []));
 }
 

@@ -21,8 +21,9 @@ export type UnwrittenDeps = Pick<Deps, 'deliveries' | 'ingestManifests' | 'event
 
 /**
  * The manifests the sweeper has not checked yet, every shard's; with `createdAt`, only the ones
- * of that instant (a delivery id says when its batch was created). Read first, before any row:
- * a delivery written meanwhile then shows as its row or as unwritten, never as neither.
+ * of that instant (a delivery id says when its batch was created). A listing reads them before
+ * its rows, and a read by id after the rows and before the rows again (reads.ts), so a delivery
+ * written meanwhile shows as its row or as unwritten, never as neither.
  */
 async function uncheckedManifests(deps: Pick<UnwrittenDeps, 'ingestManifests' | 'clock' | 'retention'>, createdAt?: string): Promise<readonly IngestManifest[]> {
   const archivable = archiveCutoffs(deps.clock.now(), deps.retention).latest;

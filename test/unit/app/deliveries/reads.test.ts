@@ -6,6 +6,7 @@ import { publishBatch } from '#app/publish/publish.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
 import { STATE } from '#domain/states.ts';
 import { InvalidCursorError } from '#ports/page.ts';
+import { INGEST_MANIFEST_SHARDS } from '#config/topology.ts';
 import { aSubscription, fakeDeps, type FakeDeps } from '#test/fakes.ts';
 
 function withSubscription(): FakeDeps {
@@ -61,6 +62,36 @@ describe('deliveries published but not yet written', () => {
     assert.equal((await readDelivery(deps, id))!.state, STATE.delivered);
     assert.equal(await readDelivery(deps, deliveryIdFor('evt_nope', 'sub_a', at)), undefined);
     assert.equal(await readDelivery(deps, 'dlv_made_up'), undefined);
+  });
+
+  it('a delivery with a row is read by id from the row alone: no manifest is read', async () => {
+    const deps = withSubscription();
+    const at = await publishAt(deps, 'evt_1');
+    const id = attempted(deps, 'evt_1', at, STATE.delivered);
+    let manifestReads = 0;
+    const { watermarks, listAfter } = deps.ingestManifests;
+    deps.ingestManifests.watermarks = (...a) => (manifestReads++, watermarks.apply(deps.ingestManifests, a));
+    deps.ingestManifests.listAfter = (...a) => (manifestReads++, listAfter.apply(deps.ingestManifests, a));
+
+    assert.equal((await readDelivery(deps, id))!.state, STATE.delivered);
+    assert.equal(manifestReads, 0);
+    await readDelivery(deps, deliveryIdFor('evt_nope', 'sub_a', at));
+    assert.ok(manifestReads > 0, 'an id without a row is looked for in the manifests');
+  });
+
+  it('reads a row again when its delivery was written, and its manifest checked, between the first read and the manifests', async () => {
+    const deps = withSubscription();
+    const at = await publishAt(deps, 'evt_1');
+    const id = deliveryIdFor('evt_1', 'sub_a', at);
+    const { watermarks } = deps.ingestManifests;
+    // The first attempt writes the row, and the sweeper passes the manifest, right as the read turns to the manifests.
+    deps.ingestManifests.watermarks = async () => {
+      attempted(deps, 'evt_1', at, STATE.delivered);
+      for (let k = 0; k < INGEST_MANIFEST_SHARDS; k++) await deps.ingestManifests.setWatermark({ shard: `m${k}`, checkedBefore: '\uffff', checked: [] }, undefined);
+      return watermarks.apply(deps.ingestManifests);
+    };
+
+    assert.equal((await readDelivery(deps, id))?.state, STATE.delivered, 'seen as its row, never as neither');
   });
 
   it('are listed with the rows, in order both ways, across pages, each once, also when written between pages', async () => {
