@@ -66,6 +66,7 @@ export function untouchedSincePublish(d: Delivery): boolean {
  */
 export function firstMessage(event: Pick<EventRecord, 'id' | 'type' | 'body' | 'createdAt'>, target: RouteTarget, defaultRetryPolicy: RetryPolicy): DeliveryMessage {
   return {
+    kind: 'fresh',
     ...(target.rateLimitPerSecond ? { alone: true } : {}),
     deliveryId: deliveryIdFor(event.id, target.id, event.createdAt),
     subscriptionId: target.id,
@@ -74,6 +75,5 @@ export function firstMessage(event: Pick<EventRecord, 'id' | 'type' | 'body' | '
     createdAt: event.createdAt,
     giveUpAt: iso(giveUpAtOf(event.createdAt, target.deadlineSeconds, defaultRetryPolicy)),
     body: event.body,
-    fresh: true,
   };
 }
