@@ -1,5 +1,5 @@
 import { loadavg } from 'node:os';
-import { addSection } from './benchmarks-file.ts';
+import { recordRun, reportRecorded, runLines, utcMinute, type Measured, type Run } from './benchmarks-file.ts';
 import { costChart, latencyChart, retryChart } from './bench-charts.ts';
 import { writeCharts } from './charts.ts';
 import { bareNodeStartMs, measureColdStarts } from './cold-start.ts';
@@ -8,7 +8,7 @@ import { profileShares } from './cpu-profile.ts';
 import { measureCallFloor } from './call-floor.ts';
 import { measureLatency, measureThroughput } from './end-to-end.ts';
 import { measureNotices, renderNotices } from './notices.ts';
-import { commandLine, describeMachine } from './machine.ts';
+import { commandLine, currentCommit, describeMachine } from './machine.ts';
 import { measureOverhead } from './overhead.ts';
 import { FULL_PLAN, QUICK_PLAN } from './plan.ts';
 import { NotMeasured } from './bench-stack.ts';
@@ -21,8 +21,9 @@ import { repeat } from './stats.ts';
 
 /**
  * `npm run bench [-- --quick] [-- --only=cost,overhead,e2e,retry,rate-limit,routing,cold,notices]`: measures, prints, and
- * adds a dated section to BENCHMARKS.md, with SVG charts in benchmarks/ (ECharts, rendered
- * server-side). Loopback only; every loop is bounded in count and time.
+ * replaces the sections of the areas it measured in BENCHMARKS.md (the `--only=` names are the
+ * areas' keys, areas.ts), with SVG charts in benchmarks/ (ECharts, rendered server-side).
+ * Loopback only; every loop is bounded in count and time.
  */
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -33,7 +34,7 @@ const started = Date.now();
 const load = () => loadavg().map((n) => n.toFixed(2)).join(' / ');
 const loadAtStart = load();
 const progress = (what: string) => console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${what}`);
-const sections: string[] = [];
+const sections: Measured[] = [];
 
 if (wanted('cost')) {
   const results = [];
@@ -49,11 +50,11 @@ if (wanted('cost')) {
       unmeasured.push({ scenario, reason: error.message });
     }
   }
-  sections.push(`${renderCost(results, unmeasured)}\n\n${writeCharts([costChart(results)])}`);
+  sections.push({ key: 'cost', markdown: `${renderCost(results, unmeasured)}\n\n${writeCharts([costChart(results)])}` });
 }
 if (wanted('overhead')) {
   progress('engine overhead');
-  sections.push(renderOverhead(await repeat(plan.runs, (run) => measureOverhead(plan.overheadCount, 32, run))));
+  sections.push({ key: 'overhead', markdown: renderOverhead(await repeat(plan.runs, (run) => measureOverhead(plan.overheadCount, 32, run))) });
 }
 if (wanted('e2e')) {
   progress('end to end: throughput');
@@ -69,35 +70,41 @@ if (wanted('e2e')) {
   }
   progress('end to end: CPU profile');
   const profile = await profileShares(() => measureThroughput(plan.throughputDeliveries, 1));
-  sections.push(`${renderEndToEnd(fo1, fo10, wide, floor, latency, profile)}\n\n${writeCharts([latencyChart(latency)])}`);
+  sections.push({ key: 'e2e', markdown: `${renderEndToEnd(fo1, fo10, wide, floor, latency, profile)}\n\n${writeCharts([latencyChart(latency)])}` });
 }
 if (wanted('retry')) {
   progress('retry timing');
   const retryRuns = await repeat(plan.runs, () => measureRetryTiming(plan.retryDeliveries, plan.retryFailures));
-  sections.push(`${renderRetryTiming(retryRuns, TIMING_POLICY)}\n\n${writeCharts([retryChart(retryRuns)])}`);
+  sections.push({ key: 'retry', markdown: `${renderRetryTiming(retryRuns, TIMING_POLICY)}\n\n${writeCharts([retryChart(retryRuns)])}` });
 }
 if (wanted('notices')) {
   progress('failure notices: bookkeeping writes under a failing endpoint');
-  sections.push(renderNotices([await measureNotices(plan.noticeDeliveries)]));
+  sections.push({ key: 'notices', markdown: renderNotices([await measureNotices(plan.noticeDeliveries)]) });
 }
 if (wanted('rate-limit')) {
   progress(`rate limit: a burst of ${plan.rateLimitEvents} events at 20/s`);
-  sections.push(renderRateLimit(await measureRateLimit(plan.rateLimitEvents, 20)));
+  sections.push({ key: 'rate-limit', markdown: renderRateLimit(await measureRateLimit(plan.rateLimitEvents, 20)) });
 }
 if (wanted('routing')) {
   progress(`routing: ${plan.routing.subscriptions} subscriptions over ${plan.routing.tenants} tenants`);
-  sections.push(renderRouting(await measureRouting(plan.routing)));
+  sections.push({ key: 'routing', markdown: renderRouting(await measureRouting(plan.routing)) });
 }
 if (wanted('cold')) {
   progress('cold start');
-  sections.push(renderColdStart(await measureColdStarts(plan.coldStartRuns), await bareNodeStartMs(plan.coldStartRuns), plan.coldStartRuns));
+  sections.push({ key: 'cold', markdown: renderColdStart(await measureColdStarts(plan.coldStartRuns), await bareNodeStartMs(plan.coldStartRuns), plan.coldStartRuns) });
 }
 
-const header = [
-  `Machine: ${describeMachine()}`,
-  `Command: \`${commandLine('bench')}\` (${quick ? 'quick: one run per figure, small counts' : `${plan.runs} runs per figure, medians`}), ${((Date.now() - started) / 60_000).toFixed(1)} minutes`,
-  `Load average (1 / 5 / 15 min) at start ${loadAtStart}, at end ${load()}: anything else running on this machine slows every figure alike.`,
-].join('\n');
-const markdown = [header, ...sections].join('\n\n');
-console.log(`\n${markdown}\n`);
-console.log(`written to ${addSection(quick ? 'npm run bench -- --quick' : 'npm run bench', markdown)}`);
+const run: Run = {
+  date: utcMinute(),
+  commit: currentCommit(),
+  command: commandLine('bench'),
+  commandDetail: `(${quick ? 'quick: one run per figure, small counts' : `${plan.runs} runs per figure, medians`}), ${((Date.now() - started) / 60_000).toFixed(1)} minutes`,
+  machine: describeMachine(),
+  notes: [`Load average (1 / 5 / 15 min) at start ${loadAtStart}, at end ${load()}: anything else running on this machine slows every figure alike.`],
+};
+console.log(`\n${[runLines(run).join('\n'), ...sections.map((s) => s.markdown)].join('\n\n')}\n`);
+if (sections.length) reportRecorded(recordRun(run, sections));
+else {
+  console.error(`nothing measured: --only=${only?.join(',')} names no area (cost, overhead, e2e, retry, notices, rate-limit, routing, cold)`);
+  process.exitCode = 1;
+}

@@ -6,8 +6,8 @@ import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 /**
  * A consumer that missed events finds exactly those by walking its subscription's events in
  * publish order (GET /v1/subscriptions/{id}/events) from the cursor it saved last time, and
- * fetches each missed one (GET /v1/events/{eventId}) with its own tenant key: the README's
- * "Reconciling" pattern, end to end over HTTP.
+ * fetches each missed one (GET /v1/events/{eventId}) with its own tenant key: the pattern of the
+ * README's delivery contract ("reconcile") and docs/api.md, "Reconciliation", end to end over HTTP.
  */
 const RECON_CO = { tenantId: 'recon-co' };
 

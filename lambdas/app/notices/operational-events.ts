@@ -5,7 +5,7 @@ import { DEAD_LETTER_STATES } from '#domain/states.ts';
 
 /**
  * The `data` of each operational webhook (the body is `{id, type, timestamp, data}` like every
- * webhook, signed the same way). One schema per event type: the README lists them, the OpenAPI
+ * webhook, signed the same way). One schema per event type: docs/operations.md lists them, the OpenAPI
  * document carries them under `webhooks`, and the notifier builds its payloads through these
  * types, so a field cannot be added without being documented. Absent values are null.
  */

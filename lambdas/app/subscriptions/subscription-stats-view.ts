@@ -2,7 +2,7 @@ import { HEALTH_SAMPLE } from '#domain/subscription-health.ts';
 import { iso } from '#domain/time.ts';
 import type { SubscriptionStats } from '#app/subscriptions/subscription-stats.ts';
 
-/** `GET /v1/subscriptions/{id}/stats` as JSON (README, "HTTP API"). Absent values are null. */
+/** `GET /v1/subscriptions/{id}/stats` as JSON (docs/api.md, "Subscription stats"). Absent values are null. */
 export function subscriptionStatsView(stats: SubscriptionStats) {
   const { subscription: s, figures: f } = stats;
   return {

@@ -45,7 +45,7 @@ function namesOf(...tables: Readonly<Record<string, z.ZodType>>[]): Map<z.ZodTyp
 const ERROR_RESPONSES = {
   BadRequest: { status: 400, description: 'invalid_request: the message names the field to fix first (`url: …`); nothing was stored' },
   Unauthorized: { status: 401, description: 'unauthorized: no valid `Authorization: Bearer <key>`' },
-  Forbidden: { status: 403, description: 'forbidden: this route needs the admin key; a tenant key cannot call it' },
+  Forbidden: { status: 403, description: 'forbidden: this key may not do this (a tenant key on an admin route or for another tenant, a portal session on a route not open to it)' },
   NotFound: { status: 404, description: "not_found: no such resource (another tenant's ids look exactly like ones that do not exist)" },
   Conflict: { status: 409, description: 'conflict: the resource is in a state that forbids this, or a request with the same Idempotency-Key is still running' },
   PayloadTooLarge: { status: 413, description: 'payload_too_large: the body is over 1 MiB (refused by the gateway)' },

@@ -13,7 +13,7 @@ import { fakeDeps } from '#test/fakes.ts';
 
 const context = { getRemainingTimeInMillis: () => 10_000, awsRequestId: 'r', functionName: 'api' } as unknown as Context;
 
-/** Every route of the README's HTTP API, with a body where it takes one. */
+/** Every route of the HTTP API (docs/api.md), with a body where it takes one. */
 const DOCUMENTED_ROUTES: ReadonlyArray<readonly [string, string, string | null]> = [
   ['POST', '/v1/subscriptions', '{"url":"https://example.com/hooks"}'],
   ['GET', '/v1/subscriptions', null],
