@@ -12,7 +12,7 @@ import { buildDeps, sweepGraceSeconds } from '#adapters/function-deps.ts';
 import { loadLocalSecretsKey } from '#adapters/local-key-secret-cipher.ts';
 import { sealPlainSecrets } from '#app/secrets/seal-plain-secrets.ts';
 import { buildRoutes } from '#app/subscriptions/routing.ts';
-import { longestHandlingMs } from '#app/send/send.ts';
+import { longestHandlingMs } from '#app/send/attempt.ts';
 import type { Env } from '#config/env.ts';
 import { BUCKETS, consoleUrlOf, ENV_DEFAULTS, EVENT_SOURCES, localResourceName, QUEUES, SCHEDULES, TABLES, validResourcePrefix, type FunctionKey, type QueueKey } from '#config/topology.ts';
 import type { ScheduledEvent } from 'aws-lambda';

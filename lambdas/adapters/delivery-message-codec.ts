@@ -93,7 +93,7 @@ function decodeDeliveryMessage(wire: Wire): ReceivedDeliveryMessage {
   const version = wire.v;
   if (version === undefined) return fromEarlierVersion(wire, ids);
   if (version !== WIRE_VERSION) throw new MalformedDeliveryMessageError(`delivery message ${deliveryId} is of wire version ${JSON.stringify(version)}; this version reads ${WIRE_VERSION} and earlier ones without a version`);
-  if (wire.k === 'due') return { kind: 'due', ...ids };
+  if (wire.k === 'due') return { kind: 'due', ...ids, ...(count(wire, 'attemptSeq') !== undefined ? { attemptSeq: count(wire, 'attemptSeq')! } : {}) };
   const event = eventFields(wire);
   if (!event) throw new MalformedDeliveryMessageError(`delivery message ${deliveryId} (${String(wire.k)}) lacks its event's id, type, creation or deadline`);
   if (wire.k === 'fresh') return { kind: 'fresh', ...ids, ...event };

@@ -1,7 +1,7 @@
 import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { withLastResponse } from '#domain/attempt-log.ts';
 import { ttlFor } from '#domain/retention.ts';
-import { isDeadLetter, isLive, statesAllowing, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
+import { isDeadLetter, isLive, STATE, statesAllowing, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
 import { deliveryIdParts, idOfListKey, lastListKeyAt } from '#domain/ids.ts';
 import type { Delivery, Expectation } from '#domain/types.ts';
 import { INDEXES, TABLES } from '#config/topology.ts';
@@ -43,7 +43,11 @@ function toDelivery(item: Record<string, unknown>): Delivery {
   return withLastResponse(rest as unknown as Delivery);
 }
 
-/** What each kind of write changes of a row it did not read: an outcome its attempt's fields, a reschedule its due time, an expiry its reason. */
+/**
+ * What each kind of write changes of a row it did not read: an outcome its attempt's fields, a
+ * reschedule its due time, an expiry its reason. An outcome's attempt, inline, replaces the
+ * response an earlier version stored beside it.
+ */
 function changedBy(action: RowAction, row: Delivery): Record<string, unknown> {
   if (action === 'reschedule') return { nextAttemptAt: row.nextAttemptAt };
   if (action === 'expire') return { lastError: row.lastError };
@@ -54,6 +58,7 @@ function changedBy(action: RowAction, row: Delivery): Record<string, unknown> {
     lastStatus: row.lastStatus,
     lastError: row.lastError,
     lastAttempt: row.lastAttempt,
+    lastResponse: undefined,
     url: row.url,
   };
 }
@@ -109,18 +114,24 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     private readonly table: string,
   ) {}
 
-  write(action: RowAction, row: Delivery, expect: Expectation): Promise<boolean> {
+  async write(action: RowAction, row: Delivery, expect: Expectation): Promise<boolean> {
     const state = targetOf(action);
     if (expect.row === 'none') {
-      // The first write of a delivery, whole: a first attempt's outcome, or the row it waits in.
+      // The first write of a delivery's attempt, whole: its outcome, or the row it waits in; over a row written before any attempt too.
       const { lastResponse: _once, ...item } = row;
-      return conditionHeld(this.db.send(new PutCommand({ TableName: this.table, Item: { ...item, state, ...rowAttributes(row, state, row.updatedAt) }, ConditionExpression: 'attribute_not_exists(id)' })));
+      return conditionHeld(this.db.send(new PutCommand({
+        TableName: this.table,
+        Item: { ...item, state, ...rowAttributes(row, state, row.updatedAt) },
+        ConditionExpression: 'attribute_not_exists(id) OR (#state = :pending AND #attemptSeq = :zero)',
+        ExpressionAttributeNames: { '#state': 'state', '#attemptSeq': 'attemptSeq' },
+        ExpressionAttributeValues: { ':pending': STATE.pending, ':zero': 0 },
+      })));
     }
     return this.transition(row.id, action, {
-      // An earlier version's claim lease and stored response go with the first write of this one.
-      set: { ...changedBy(action, row), updatedAt: row.updatedAt, leaseUntil: undefined, lastResponse: undefined, ...indexAttributes(row.id, row.subscriptionId, state, row.updatedAt) },
-      condition: '#attemptSeq = :seq AND #nextAttemptAt = :expected',
-      values: { ':seq': expect.attemptSeq, ':expected': expect.nextAttemptAt },
+      // An earlier version's hold on a pending row (leaseUntil) means nothing to this one: it goes with the first write.
+      set: { ...changedBy(action, row), updatedAt: row.updatedAt, leaseUntil: undefined, ...indexAttributes(row.id, row.subscriptionId, state, row.updatedAt) },
+      condition: '#attemptSeq = :seq',
+      values: { ':seq': expect.attemptSeq },
     });
   }
 

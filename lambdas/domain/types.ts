@@ -151,18 +151,21 @@ export interface Delivery {
 }
 
 /**
- * What a write of a delivery's row expects to find, and its condition: no row yet (a delivery's
- * first attempt, or its first wait), or the row as it was last written, its attempt number and
- * due time, in state `pending`. Every writer of an attempt or a wait holds it (a delivery
- * message carries it); the write that finds anything else changes nothing.
+ * What a write of a delivery's row expects to find, and its condition: no attempt yet (no row,
+ * or only the row a wait or the sweeper wrote before any attempt: pending at attempt 0), or the
+ * row pending at the attempt number it was last written with. Every writer of an attempt or a
+ * wait holds it (a delivery message carries it); the write that finds anything else changes
+ * nothing. The due time is not part of it: an attempt that was made is recorded though a wait
+ * or the sweeper moved the row's due time meanwhile (the sweeper's message for it then finds
+ * the attempt number moved on and sends nothing).
  */
-export type Expectation = { readonly row: 'none' } | { readonly row: 'as'; readonly attemptSeq: number; readonly nextAttemptAt: string };
+export type Expectation = { readonly row: 'none' } | { readonly row: 'as'; readonly attemptSeq: number };
 
 export const NO_ROW: Expectation = Object.freeze({ row: 'none' });
 
 /** The expectation of a writer that has just read, or just written, `row`. */
-export function expectationOf(row: Pick<Delivery, 'attemptSeq' | 'nextAttemptAt'>): Expectation {
-  return { row: 'as', attemptSeq: row.attemptSeq, nextAttemptAt: row.nextAttemptAt };
+export function expectationOf(row: Pick<Delivery, 'attemptSeq'>): Expectation {
+  return { row: 'as', attemptSeq: row.attemptSeq };
 }
 
 /** An attempt stored on its delivery's row: the attempt record without the delivery id. */

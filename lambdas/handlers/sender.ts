@@ -47,7 +47,7 @@ export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue' | 'inFli
       obs.logger.error('delivery message unreadable', { messageId: record.messageId, error: error as Error });
       return false;
     }
-    const receipt = { receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1), sentAtMs: Number(record.attributes?.SentTimestamp ?? Date.now()) };
+    const receipt = { receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1) };
     const queue = {
       setVisibility: (delaySeconds: number) => deps.queue.setVisibility(record.receiptHandle, delaySeconds),
       send: (message: DeliveryMessage) => deps.queue.enqueue([message]),

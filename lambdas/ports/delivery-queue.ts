@@ -53,6 +53,8 @@ export interface RetryMessage extends MessageFields, EventFields {
  */
 export interface DueMessage extends MessageFields {
   readonly kind: 'due';
+  /** The attempt number of the row it was sent for: a row at another has moved on, and another message carries it. Absent on an earlier version's. */
+  readonly attemptSeq?: number;
 }
 
 export type DeliveryMessage = FreshMessage | RetryMessage | DueMessage;

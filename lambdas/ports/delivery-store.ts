@@ -13,15 +13,15 @@ export interface DueDelivery {
   readonly nextAttemptAt: string;
 }
 
-/** The actions `write` takes: every one from `pending`, the row's next state their target (domain/states.ts). */
+/** The actions `write` takes: every one from the waiting state, the row's next state their target (domain/states.ts). */
 export type RowAction = Exclude<DeliveryAction, 'replay' | 'release'>;
 
 export interface DeliveryStore {
   /**
    * The one write of every attempt, wait and expiry: `row` as `action` leaves it (its state is
-   * `targetOf(action)`), only if the stored row is as `expect` says (no row yet; or pending, at
-   * that attempt number and due time). False when it is not: another copy of the delivery, a
-   * drain or the sweeper wrote it first, and nothing changed. Writing the whole row or only
+   * `targetOf(action)`), only if the stored row is as `expect` says (no attempt yet; or pending
+   * at that attempt number: domain/types.ts). False when it is not: another copy of the
+   * delivery, a drain or the sweeper wrote it first, and nothing changed. Writing the whole row or only
    * what an attempt changes is the adapter's choice; what a row holds that the writer did not
    * know (a restore's marker) stays.
    */

@@ -62,7 +62,7 @@ async function deliverAll(deps: SendDeps, fixture: { events: readonly EventRecor
     // The bench's subscription has no rate limit: its messages may share a queue message, as publish's do.
     const d = fixture.deliveries[i]!;
     const message = { ...firstMessage(fixture.events[i]!, { id: d.subscriptionId, eventTypes: ['*'], receives: true }, DEFAULT_RETRY_POLICY), giveUpAt: d.giveUpAt };
-    const outcome = await processDelivery(deps, message, { receiveCount: 1, sentAtMs: Date.now() });
+    const outcome = await processDelivery(deps, message, { receiveCount: 1 });
     if (outcome.kind !== 'done' || outcome.note !== 'delivered') throw new Error(`not delivered: ${JSON.stringify(outcome)}`);
   });
 }

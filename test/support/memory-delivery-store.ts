@@ -6,7 +6,7 @@
  * service that relies on a condition (a lost claim, a raced reschedule) behaves here as against
  * the table. test/support/delivery-store-contract.ts runs the same cases against both.
  */
-import { allows, isDeadLetter, isLive, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
+import { allows, isDeadLetter, isLive, STATE, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
 import type { Delivery, Expectation } from '#domain/types.ts';
 import type { DeliveryPage, DeliveryStore, DueDelivery, RowAction } from '#ports/delivery-store.ts';
 import { decodeCursor, encodeCursor } from '#ports/page.ts';
@@ -72,12 +72,13 @@ export class InMemoryDeliveryStore implements DeliveryStore {
   async write(action: RowAction, row: Delivery, expect: Expectation): Promise<boolean> {
     const state = targetOf(action);
     if (expect.row === 'none') {
-      if (this.items.has(row.id)) return false;
+      const there = this.items.get(row.id);
+      if (there && !(there.state === STATE.pending && there.attemptSeq === 0)) return false;
       const { lastResponse: _once, ...stored } = row;
       this.items.set(row.id, copyOf({ ...stored, state }));
       return true;
     }
-    const written = this.transition(row.id, action, (d) => d.attemptSeq === expect.attemptSeq && d.nextAttemptAt === expect.nextAttemptAt, () => ({
+    const written = this.transition(row.id, action, (d) => d.attemptSeq === expect.attemptSeq, () => ({
       ...changedBy(action, row),
       updatedAt: row.updatedAt,
       leaseUntil: undefined,

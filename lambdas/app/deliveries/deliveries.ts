@@ -46,22 +46,23 @@ const TABLE_CURSOR = 'attempts-table';
 const FIRST_ATTEMPT_CURSOR = 'first-attempt';
 
 /**
- * A page of the whole attempt log (domain/attempt-log.ts), newest first: the row's inline latest
- * attempt at the top of the first page, then the attempts table's pages, then an earlier
- * version's inline first attempt, the oldest of all, on the page that reaches it.
+ * A page of the whole attempt log (domain/attempt-log.ts), each page the latest attempts before
+ * the cursor, oldest first within it: the row's inline latest attempt ends the first page, the
+ * attempts table's pages come before it, and an earlier version's inline first attempt, the
+ * oldest of all, begins the page that reaches it.
  */
 export async function attemptPage(deps: Pick<Deps, 'attempts'>, delivery: Delivery, request: PageRequest): Promise<Page<AttemptRecord>> {
   const latest = inlineRecord(delivery.id, delivery.lastAttempt);
   const first = inlineRecord(delivery.id, delivery.firstAttempt);
   if (request.cursor === FIRST_ATTEMPT_CURSOR) return { items: first ? [first] : [] };
-  const leading = request.cursor === undefined && latest ? [latest] : [];
-  if (leading.length === request.limit) return { items: leading, nextCursor: TABLE_CURSOR };
+  const trailing = request.cursor === undefined && latest ? [latest] : [];
+  if (trailing.length === request.limit) return { items: trailing, nextCursor: TABLE_CURSOR };
   const cursor = request.cursor === TABLE_CURSOR ? undefined : request.cursor;
-  const page = await deps.attempts.latest(delivery.id, { limit: request.limit - leading.length, ...(cursor ? { cursor } : {}) });
-  const items = [...leading, ...page.items.filter((a) => a.seq !== latest?.seq)];
+  const page = await deps.attempts.latest(delivery.id, { limit: request.limit - trailing.length, ...(cursor ? { cursor } : {}) });
+  const items = [...page.items.filter((a) => a.seq !== latest?.seq), ...trailing];
   if (page.nextCursor) return { items, nextCursor: page.nextCursor };
   if (!first || items.some((a) => a.seq === first.seq)) return { items };
-  return items.length < request.limit ? { items: [...items, first] } : { items, nextCursor: FIRST_ATTEMPT_CURSOR };
+  return items.length < request.limit ? { items: [first, ...items] } : { items, nextCursor: FIRST_ATTEMPT_CURSOR };
 }
 
 /**

@@ -1,89 +1,110 @@
-import { failedOutcome } from '#domain/classify.ts';
+import { firstDelivery } from '#app/publish/first-delivery.ts';
+import { openSecrets } from '#app/secrets/open-secrets.ts';
+import type { Deps } from '#app/deps.ts';
+import type { Attempt, Expected, SendOutcome, Step } from '#app/send/outcome.ts';
 import { STATE } from '#domain/states.ts';
 import { endedReason, liveSecretIndexes } from '#domain/subscription-states.ts';
-import { expectationOf, type Delivery, type Expectation, type Subscription } from '#domain/types.ts';
+import { expectationOf, NO_ROW, type Delivery, type Subscription } from '#domain/types.ts';
 import type { ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
-import type { Deps } from '#app/deps.ts';
-import type { Attempt, SendOutcome } from '#app/send/outcome.ts';
-import { writeOutcome, type RecordDeps } from '#app/send/record.ts';
-import { expectedRow, writeWait } from '#app/send/rows.ts';
-import { openSecrets } from '#app/secrets/open-secrets.ts';
 
-export type AttemptDeps = RecordDeps & Pick<Deps, 'secretOpener' | 'sweepGraceSeconds'>;
+export type AttemptDeps = Pick<Deps, 'deliveries' | 'subscriptions' | 'events' | 'clock' | 'secretOpener' | 'sweepGraceSeconds' | 'attemptTimeoutMs'>;
 
-/** How a message reached the sender: its receive count and when it was sent (SQS attributes). */
+/** How a message reached the sender: its receive count (SQS's ApproximateReceiveCount). */
 export interface Receipt {
   readonly receiveCount: number;
-  readonly sentAtMs: number;
 }
 
 /** How long a paused subscription's delivery waits before it is looked at again (resume re-enqueues at once). */
 export const PAUSED_RECHECK_SECONDS = 3600;
 
-/** The row an attempt starts from and the expectation its write holds on. */
-type Expected = { readonly row: Delivery; readonly expect: Expectation };
+/**
+ * The longest one delivery's handling takes (two attempt timeouts and a margin): the local
+ * runtime receives delivery messages for as long, so a message whose worker died comes back
+ * soon, and a message that goes on without reading its row must be this far inside the
+ * sweeper's grace, so its outcome is written before the sweeper could send it again.
+ */
+export function longestHandlingMs(attemptTimeoutMs: number): number {
+  return 2 * attemptTimeoutMs + 5000;
+}
+
+/** What a message comes to before any POST: an attempt to make, a step to record without one, or nothing to write. */
+export type Prepared = { readonly kind: 'attempt'; readonly attempt: Attempt } | Exclude<Step, { kind: 'attempted' }> | SendOutcome;
 
 /**
- * Everything an attempt needs, or what became of a delivery that is not to be attempted: the row
- * as expected (carried by the message, or read), its subscription (cached), the body (carried,
- * or read from the event) and the signing secrets. A subscription that is gone or deleted, or a
- * body that is gone, dead-letters the delivery without a POST; a paused one's waits in its row.
+ * Everything an attempt needs, read: the row as expected (carried by the message, or read), its
+ * subscription (cached), the body (carried, or read from the event) and the signing secrets. A
+ * subscription that is gone, deleted or disabled, or a body that is gone, makes a dead letter
+ * with no POST; a paused one's delivery waits in its row. Nothing is written here.
  */
-export async function prepareAttempt(deps: AttemptDeps, message: ReceivedDeliveryMessage, receipt: Receipt): Promise<Attempt | SendOutcome> {
-  let subscription = await deps.subscriptions.getCached(message.subscriptionId);
-  const found = await expected(deps, message, receipt, subscription);
-  if ('kind' in found) return found;
-  let at: Expected = found;
+export async function prepareAttempt(deps: AttemptDeps, message: ReceivedDeliveryMessage, receipt: Receipt): Promise<Prepared> {
+  const subscription = await deps.subscriptions.getCached(message.subscriptionId);
+  const at = await expected(deps, message, receipt, subscription);
+  if ('kind' in at) return at;
   const ended = endedReason(subscription);
-  if (ended !== undefined || !subscription) return deadLetter(deps, at, ended!);
+  if (ended !== undefined || !subscription) return { kind: 'dead_letter', at, reason: ended! };
+  const nowMs = deps.clock.now();
   if (subscription.state === 'paused') {
-    const resumed = await waitWhilePaused(deps, at, subscription);
-    if ('kind' in resumed) return resumed;
-    ({ subscription, ...at } = resumed);
+    const untilMs = Math.max(Math.min(nowMs + PAUSED_RECHECK_SECONDS * 1000, Date.parse(at.row.giveUpAt)), nowMs);
+    return { kind: 'wait', at, untilMs, paused: true, note: 'subscription paused: waits for resume' };
   }
   const carried = message.kind !== 'due' && message.body !== undefined ? { body: message.body, type: message.eventType } : undefined;
   const event = carried ?? (await deps.events.get(at.row.eventId));
-  if (!event) return deadLetter(deps, at, 'event body no longer stored');
+  if (!event) return { kind: 'dead_letter', at, reason: 'event body no longer stored' };
   const all = await openSecrets(deps, subscription);
-  const secrets = liveSecretIndexes(subscription, all.length, deps.clock.now()).map((i) => all[i]!);
-  return { message, ...at, subscription, body: event.body, eventType: event.type, secrets };
+  const secrets = liveSecretIndexes(subscription, all.length, nowMs).map((i) => all[i]!);
+  return { kind: 'attempt', attempt: { ...at, subscription, body: event.body, eventType: event.type, secrets } };
 }
 
 /**
- * The row as the message expects it, read instead when the message may be stale: a due message
- * (that is its kind), one received before or sent on after a failure (its attempt may have
- * written the row), and one due longer than the sweeper's grace (the sweeper may have sent the delivery again, and
- * moved its row). A read row not pending has nothing left to attempt.
+ * The row the attempt starts from and its expectation. A fresh or retry message carries both;
+ * when it may be stale (received before, sent on after a failure, or due so long that the
+ * sweeper may send it again before this attempt's outcome is written) the row is read, and the
+ * message goes on only while the row is still as it expects (else whoever moved the row sent the
+ * message that carries it now). A due message reads the row and goes with it as it stands.
  */
 async function expected(deps: AttemptDeps, m: ReceivedDeliveryMessage, receipt: Receipt, subscription: Subscription | undefined): Promise<Expected | SendOutcome> {
-  const carried = subscription && expectedRow(m, subscription);
-  const dueSinceMs = m.kind === 'fresh' ? receipt.sentAtMs : m.kind === 'retry' ? Date.parse(m.nextAttemptAt) : 0;
-  const stale = m.kind === 'due' || m.reread === true || receipt.receiveCount > 1 || deps.clock.now() - dueSinceMs >= deps.sweepGraceSeconds * 1000;
+  const carried = subscription && m.kind !== 'due' ? carriedRow(m, subscription) : undefined;
+  // Due since what the sweeper counts its grace from: a fresh delivery's publish (its manifest's time), a retry's due time.
+  const dueSinceMs = m.kind === 'fresh' ? Date.parse(m.createdAt) : m.kind === 'retry' ? Date.parse(m.nextAttemptAt) : 0;
+  const safeForMs = deps.sweepGraceSeconds * 1000 - longestHandlingMs(deps.attemptTimeoutMs);
+  const stale = m.reread === true || receipt.receiveCount > 1 || deps.clock.now() - dueSinceMs >= safeForMs;
   if (carried && !stale) return carried;
   const row = await deps.deliveries.get(m.deliveryId);
-  if (!row) return m.kind === 'fresh' && carried ? carried : { kind: 'done', note: 'unknown delivery' };
-  // An earlier version's claim (in_flight) is the sweeper's to hand back once its lease runs out.
-  if (row.state !== STATE.pending) return { kind: 'done', note: `already ${row.state}` };
+  return carried ? stillAsCarried(row, carried) : asItStands(deps, row, m.kind === 'due' ? m.attemptSeq : undefined);
+}
+
+/**
+ * The row a fresh or retry message expects, built from what it carries: a fresh delivery has no
+ * row yet (this is the row its first write makes), a retry's is the row as the attempt before
+ * wrote it, that attempt inline.
+ */
+function carriedRow(m: Exclude<ReceivedDeliveryMessage, { kind: 'due' }>, subscription: Subscription): Expected {
+  const first = firstDelivery({ id: m.eventId, createdAt: m.createdAt }, subscription, Date.parse(m.giveUpAt), Date.parse(m.createdAt), m.deliveryId);
+  if (m.kind === 'fresh') return { row: first, expect: NO_ROW };
+  const row: Delivery = { ...first, attempts: m.attempts, attemptSeq: m.attemptSeq, nextAttemptAt: m.nextAttemptAt, ...(m.previousAttempt ? { lastAttempt: m.previousAttempt } : {}) };
   return { row, expect: expectationOf(row) };
 }
 
-/** Dead-letters the delivery as failed with `reason`, no POST made (its row written from what was expected). */
-async function deadLetter(deps: AttemptDeps, at: Expected, reason: string): Promise<SendOutcome> {
-  const written = await writeOutcome(deps, at.row, at.expect, failedOutcome(reason), deps.clock.now());
-  return { kind: 'done', note: written ? reason : `${reason}; the row had moved on meanwhile` };
+/**
+ * A stale message's row, checked against what it carries: still the row it was sent for (no
+ * row yet; or pending at its attempt number and due time), or the message has nothing left to
+ * do: whoever wrote the row since (a copy of this message, a wait, the sweeper) sent the
+ * message that carries it now.
+ */
+function stillAsCarried(row: Delivery | undefined, carried: Expected): Expected | SendOutcome {
+  if (carried.expect.row === 'none') return row ? { kind: 'done', note: 'its row was written meanwhile; the message of its writer carries it' } : carried;
+  const holds = row?.state === STATE.pending && row.attemptSeq === carried.row.attemptSeq && row.nextAttemptAt === carried.row.nextAttemptAt;
+  return holds ? { row, expect: carried.expect } : { kind: 'done', note: row ? `its row moved on (now ${row.state}, attempt ${row.attemptSeq})` : 'unknown delivery' };
 }
 
-/**
- * Parks a paused subscription's delivery in its row until the recheck (resume re-enqueues it at
- * once), and deletes its message. Then reads the state again: a resume that read the backlog
- * before this write could not see the delivery, so one resumed meanwhile is attempted now, from
- * the row as written, rather than an hour later.
- */
-async function waitWhilePaused(deps: AttemptDeps, at: Expected, subscription: Subscription): Promise<(Expected & { readonly subscription: Subscription }) | SendOutcome> {
-  const nowMs = deps.clock.now();
-  const written = await writeWait(deps, at, Math.max(Math.min(nowMs + PAUSED_RECHECK_SECONDS * 1000, Date.parse(at.row.giveUpAt)), nowMs), nowMs);
-  if (!written) return { kind: 'done', note: 'subscription paused; the row had moved on meanwhile' };
-  const now = await deps.subscriptions.get(subscription.id);
-  if (now?.state !== 'active') return { kind: 'done', note: 'subscription paused: waits for resume' };
-  return { row: written, expect: expectationOf(written), subscription: now };
+/** The row as it stands, for a due message: pending at the attempt number it was sent for, and due; or nothing to attempt (yet). */
+function asItStands(deps: Pick<AttemptDeps, 'clock'>, row: Delivery | undefined, sentForSeq: number | undefined): Expected | SendOutcome {
+  if (!row) return { kind: 'done', note: 'unknown delivery' };
+  // An earlier version's claim (in_flight) is the sweeper's to hand back once its lease runs out.
+  if (row.state !== STATE.pending) return { kind: 'done', note: `already ${row.state}` };
+  if (sentForSeq !== undefined && row.attemptSeq !== sentForSeq) return { kind: 'done', note: `its row moved on (attempt ${row.attemptSeq}): the message of that attempt carries it` };
+  // Never early: a message that reached the sender before its row is due (an earlier version's) waits the rest.
+  const earlyMs = Date.parse(row.nextAttemptAt) - deps.clock.now();
+  if (earlyMs >= 1000) return { kind: 'retry_later', delaySeconds: Math.ceil(earlyMs / 1000), note: 'not due yet' };
+  return { row, expect: expectationOf(row) };
 }

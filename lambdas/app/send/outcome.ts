@@ -1,6 +1,6 @@
-import type { Outcome } from '#domain/classify.ts';
+import type { AttemptResult, Outcome } from '#domain/classify.ts';
 import type { CompletionAction, DeliveryState } from '#domain/states.ts';
-import type { Delivery, Expectation, InlineAttempt, Subscription } from '#domain/types.ts';
+import type { Delivery, Expectation, Subscription } from '#domain/types.ts';
 import type { ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
 
 /**
@@ -38,19 +38,27 @@ export type SendOutcome =
       readonly next?: ReceivedDeliveryMessage;
     };
 
-/**
- * An attempt about to be made: the row as the message expects to find it (for a first attempt,
- * the row it will be), the expectation its one write is conditional on, and what the POST needs.
- */
-export interface Attempt {
-  readonly message: ReceivedDeliveryMessage;
+/** The row a message's attempt starts from (carried, or read), and the expectation its one write holds on. */
+export interface Expected {
   readonly row: Delivery;
   readonly expect: Expectation;
+}
+
+/** An attempt about to be made: the row as expected (for a first attempt, the row it will be) and what the POST needs. */
+export interface Attempt extends Expected {
   readonly subscription: Subscription;
   readonly eventType: string;
   readonly body: string;
   readonly secrets: readonly string[];
 }
 
-/** The attempt the row holds inline now, which the next outcome replaces (it goes to the attempts table first). */
-export const previousAttemptOf = (a: Pick<Attempt, 'row'>): InlineAttempt | undefined => a.row.lastAttempt;
+/**
+ * What a message's one write records (record.ts): the attempt made, a dead letter with no POST
+ * (its subscription or body gone), a wait written into the row (a paused subscription, a long
+ * rate-limit wait), or an expiry (held back past the deadline).
+ */
+export type Step =
+  | { readonly kind: 'attempted'; readonly attempt: Attempt; readonly result: AttemptResult; readonly startedAtMs: number }
+  | { readonly kind: 'dead_letter'; readonly at: Expected; readonly reason: string }
+  | { readonly kind: 'wait'; readonly at: Expected; readonly untilMs: number; readonly note: string; readonly paused?: true }
+  | { readonly kind: 'expire'; readonly at: Expected; readonly reason: string; readonly note: string };

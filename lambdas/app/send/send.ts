@@ -3,42 +3,41 @@ import type { ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
 import type { Deps } from '#app/deps.ts';
 import { DeliveryStageError } from '#app/errors.ts';
 import { prepareAttempt, type AttemptDeps, type Receipt } from '#app/send/attempt.ts';
-import type { SendOutcome } from '#app/send/outcome.ts';
+import type { Attempt, SendOutcome, Step } from '#app/send/outcome.ts';
 import { rateGate } from '#app/send/rate-gate.ts';
-import { recordAttempt } from '#app/send/record.ts';
+import { record, type RecordDeps } from '#app/send/record.ts';
 
 export type { Receipt } from '#app/send/attempt.ts';
 export type { AttemptReport, SendOutcome } from '#app/send/outcome.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type SendDeps = AttemptDeps & Pick<Deps, 'http' | 'attemptTimeoutMs' | 'sendRate'>;
+export type SendDeps = AttemptDeps & RecordDeps & Pick<Deps, 'http' | 'attemptTimeoutMs' | 'sendRate'>;
 
 /**
- * The longest one delivery's handling takes (two attempt timeouts and a margin): the local
- * runtime receives delivery messages for as long, so a message whose worker died comes back soon.
- */
-export function longestHandlingMs(attemptTimeoutMs: number): number {
-  return 2 * attemptTimeoutMs + 5000;
-}
-
-/**
- * One delivery message, one attempt, one write: the row the message expects (carried, or read
- * when the message may be stale: attempt.ts), the rate gate (rate-gate.ts), the signed POST,
- * and the outcome written in one write conditional on that expectation (record.ts). Nothing is
- * claimed: two copies of one delivery can both POST, and the second write changes nothing (an
- * at-least-once duplicate the receiver dedupes on `webhook-id`). What becomes of the SQS message
- * is `settle`'s (settle.ts). Each stage's failure is tagged with its stage: before or after the
- * POST, nothing was recorded as sent, and the message comes back.
+ * One delivery message, at most one attempt, one write, in this order: what the attempt needs,
+ * read (attempt.ts: the row the message expects, carried or read when the message may be
+ * stale), the rate gate (rate-gate.ts), the signed POST, and the one write of whatever that came
+ * to, conditional on the expectation (record.ts). Nothing is claimed: two copies of one delivery
+ * can both POST, and the second write changes nothing (an at-least-once duplicate the receiver
+ * dedupes on `webhook-id`). What becomes of the SQS message is `settle`'s (settle.ts). Each
+ * stage's failure is tagged with its stage: before or after the POST, nothing was recorded, and
+ * the message comes back.
  */
 export async function processDelivery(deps: SendDeps, message: ReceivedDeliveryMessage, receipt: Receipt): Promise<SendOutcome> {
   const { deliveryId } = message;
   // A link of a long wait's chain of delayed messages: sent on, nothing read, until its time.
   const waitMs = message.notBefore === undefined ? 0 : Date.parse(message.notBefore) - deps.clock.now();
   if (waitMs > 0) return { kind: 'retry_later', delaySeconds: Math.ceil(waitMs / 1000), note: `waits until ${message.notBefore}` };
-  const attempt = await stage('before_attempt', deliveryId, () => prepareAttempt(deps, message, receipt));
-  if ('kind' in attempt) return attempt;
-  const waiting = await stage('before_attempt', deliveryId, () => rateGate(deps, attempt));
-  if (waiting) return waiting;
+  const prepared = await stage('before_attempt', deliveryId, () => prepareAttempt(deps, message, receipt));
+  const step = prepared.kind === 'attempt' ? await attemptUnlessHeld(deps, prepared.attempt) : prepared;
+  if (step.kind === 'done' || step.kind === 'retry_later') return step;
+  return stage('after_attempt', deliveryId, () => record(deps, step));
+}
+
+/** The rate gate, then the signed POST: the attempt made, or what holds it back. */
+async function attemptUnlessHeld(deps: SendDeps, attempt: Attempt): Promise<Step | SendOutcome> {
+  const held = await stage('before_attempt', attempt.row.id, () => rateGate(deps, attempt));
+  if (held) return held;
   const startedAtMs = deps.clock.now();
   const { row, subscription, body, secrets } = attempt;
   const headers = {
@@ -47,8 +46,8 @@ export async function processDelivery(deps: SendDeps, message: ReceivedDeliveryM
     ...subscription.headers,
     ...signatureHeaders(secrets, row.eventId, Math.floor(startedAtMs / 1000), body),
   };
-  const result = await stage('attempt', deliveryId, () => deps.http.post({ url: subscription.url, headers, body, timeoutMs: deps.attemptTimeoutMs }));
-  return stage('after_attempt', deliveryId, () => recordAttempt(deps, attempt, result, startedAtMs));
+  const result = await stage('attempt', row.id, () => deps.http.post({ url: subscription.url, headers, body, timeoutMs: deps.attemptTimeoutMs }));
+  return { kind: 'attempted', attempt, result, startedAtMs };
 }
 
 async function stage<T>(name: DeliveryStageError['stage'], deliveryId: string, run: () => Promise<T>): Promise<T> {

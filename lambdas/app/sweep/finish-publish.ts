@@ -1,6 +1,6 @@
 import type { Deps } from '#app/deps.ts';
 import { firstDeliveryOf, untouchedSincePublish } from '#app/publish/first-delivery.ts';
-import { dueMessage } from '#app/send/rows.ts';
+import { dueMessage } from '#app/deliveries/due-message.ts';
 import { iso } from '#domain/time.ts';
 import { expectationOf, NO_ROW, type EventRecord } from '#domain/types.ts';
 import { INGEST_MANIFEST_SHARDS, MANIFEST_SETTLE_SECONDS } from '#config/topology.ts';
@@ -23,9 +23,9 @@ export interface FinishReport {
  * a pause or a rate-limit wait writes it and moves it). One with no row, or with a row still as
  * first written, lost its message or never got one (a publish that stopped half-way, a purged
  * queue, a backlog longer than the grace): a missing row is written from the stored event, a
- * row still as first written is put in the sweeper's view, due now, and either is enqueued. The sender takes the happy path only for a message younger than the grace less
- * a claim lease (send.ts), so a message still on its way when this runs is claimed, never
- * attempted unclaimed beside this one.
+ * row still as first written is put in the sweeper's view, due now, and either is enqueued. A fresh message older than the
+ * grace (counted, like this, from the publish) reads its row before it is attempted
+ * (app/send/attempt.ts), so one still on its way when this runs finds the row and stops.
  *
  * The manifests stay (they are the event log, until TTL takes them): each shard's watermark
  * says how far this got, shard by shard, oldest first, and moves once per shard and run, not
@@ -98,7 +98,7 @@ async function writeMissing(deps: FinishPublishDeps, eventIds: readonly string[]
       const sub = await deps.subscriptions.get(event.subscriptionIds[i]!);
       if (!sub) continue;
       const delivery = firstDeliveryOf(event, sub, deps.defaultRetryPolicy, deps.clock.now());
-      // Its first write, the row it waits in: a first attempt that lands meanwhile finds it and reads it.
+      // Its first write, the row it waits in: a late first attempt recorded meanwhile writes over it, and the due message then sends nothing.
       if (await deps.deliveries.write('reschedule', delivery, NO_ROW)) messages.push(dueMessage(delivery));
     }
   }

@@ -1,10 +1,8 @@
 import type { Deps } from '#app/deps.ts';
-import { deadLetterEventTtl } from '#domain/retention.ts';
 import { allows } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
-import { METRICS } from '#config/topology.ts';
-import { recordDeadLetter } from '#app/send/health.ts';
-import { dueMessage } from '#app/send/rows.ts';
+import { expire } from '#app/deliveries/expire.ts';
+import { dueMessage } from '#app/deliveries/due-message.ts';
 import { expectationOf } from '#domain/types.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 import { finishPublishes, type FinishPublishDeps } from '#app/sweep/finish-publish.ts';
@@ -61,18 +59,11 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
         requeue.push(dueMessage(d));
       }
     } else if (allows('expire', d.state) && d.giveUpAt <= now) {
-      // As the sender does: the body outlives the dead letter, whatever happens between the two writes.
-      await deps.events.extendRetention(d.eventId, deadLetterEventTtl(nowMs, deps.retention));
+      // A dead letter like the sender's: its body kept, its subscription's streak counted.
       const reason = `retry deadline ${d.giveUpAt} passed after ${d.attempts} attempts${d.lastError ? `; last error: ${d.lastError}` : ''}`;
-      if (await deps.deliveries.write('expire', { ...d, lastError: reason, updatedAt: now }, expectationOf(d))) {
-        expired++;
-        deps.metrics.count(METRICS.expired);
-        deps.metrics.count(METRICS.deadLettered);
-        // A dead letter like the sender's: it extends the subscription's streak and may auto-pause it.
-        await recordDeadLetter(deps, deps.autoPause, d.subscriptionId, nowMs);
-      }
+      if (await expire(deps, { row: d, expect: expectationOf(d) }, reason, nowMs)) expired++;
     } else if (allows('reschedule', d.state)) {
-      // Its message was lost: due now, in the same write that tells a late copy of the old one it is stale.
+      // Its message was lost: due now, and a message naming its attempt number (one a late copy records meanwhile makes it send nothing).
       if (await deps.deliveries.write('reschedule', { ...d, nextAttemptAt: now, updatedAt: now }, expectationOf(d))) requeue.push(dueMessage(d));
     }
   }
