@@ -41,7 +41,7 @@ const NEXT: Readonly<Record<AttemptReport['outcome'], (a: AttemptReport) => stri
   retry: (a) => `retry in ${a.retryInSeconds} s`,
   fail_permanently: (a) => `dead-lettered as ${a.state}`,
   give_up: (a) => `dead-lettered as ${a.state}`,
-  claim_lost: () => 'claim lost to the sweeper (its newer claim records the outcome)',
+  lost: () => 'a duplicate: another copy of the delivery wrote its row first',
 };
 
 function attemptLine(time: string, a: AttemptReport): string {

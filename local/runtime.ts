@@ -12,7 +12,7 @@ import { buildDeps, sweepGraceSeconds } from '#adapters/function-deps.ts';
 import { loadLocalSecretsKey } from '#adapters/local-key-secret-cipher.ts';
 import { sealPlainSecrets } from '#app/secrets/seal-plain-secrets.ts';
 import { buildRoutes } from '#app/subscriptions/routing.ts';
-import { claimLeaseMs } from '#app/send/send.ts';
+import { longestHandlingMs } from '#app/send/attempt.ts';
 import type { Env } from '#config/env.ts';
 import { BUCKETS, consoleUrlOf, ENV_DEFAULTS, EVENT_SOURCES, localResourceName, QUEUES, SCHEDULES, TABLES, validResourcePrefix, type FunctionKey, type QueueKey } from '#config/topology.ts';
 import type { ScheduledEvent } from 'aws-lambda';
@@ -230,8 +230,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         queueArn: queues.arns[source.queue],
         source,
         concurrency: source.function === 'sender' ? (options.senderConcurrency ?? LOCAL_SENDER_CONCURRENCY) : 1,
-        // A message held by a process that died comes back once a claim it made may be taken over (the queue's own timeout is minutes).
-        visibilityTimeoutSeconds: Math.ceil(claimLeaseMs(Number(env.HOOKLINE_SENDER_TIMEOUT_MS ?? ENV_DEFAULTS.HOOKLINE_SENDER_TIMEOUT_MS)) / 1000),
+        // A message held by a process that died comes back soon after its handling would have ended (the queue's own timeout is minutes).
+        visibilityTimeoutSeconds: Math.ceil(longestHandlingMs(Number(env.HOOKLINE_SENDER_TIMEOUT_MS ?? ENV_DEFAULTS.HOOKLINE_SENDER_TIMEOUT_MS)) / 1000),
         handler: handlers[source.function],
         onError,
       }),

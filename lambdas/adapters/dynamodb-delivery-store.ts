@@ -1,13 +1,14 @@
 import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { withLastResponse } from '#domain/attempt-log.ts';
 import { ttlFor } from '#domain/retention.ts';
-import { isDeadLetter, isLive, statesAllowing, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
+import { isDeadLetter, isLive, STATE, statesAllowing, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
 import { deliveryIdParts, idOfListKey, lastListKeyAt } from '#domain/ids.ts';
-import type { Delivery, RecordedAttempt } from '#domain/types.ts';
+import type { Delivery, Expectation } from '#domain/types.ts';
 import { INDEXES, TABLES } from '#config/topology.ts';
-import { completionAttributes, type ClaimResult, type Completion, type DeliveryPage, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
+import type { DeliveryPage, DeliveryStore, DueDelivery, RowAction } from '#ports/delivery-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import { activeShardKey, activeShardKeys, deadLetterShardKey, deadLetterShardKeys, deliveryKey, subscriptionDeadLetterShardKey, subscriptionDeadLetterShardKeys, subscriptionShardKeys, type DeliveryKey } from './delivery-keys.ts';
-import { conditionHeld, ifConditionHolds, isConditionFailure } from './dynamodb.ts';
+import { conditionHeld, ifConditionHolds } from './dynamodb.ts';
 import { decodePosition, encodePosition, ShardedReader, type ShardedIndex } from './sharded-query.ts';
 import { updateExpression } from './update-expression.ts';
 
@@ -36,16 +37,30 @@ export const deliveryIndexes = {
   }),
 };
 
-/**
- * Strips the index bookkeeping attributes so callers see a plain Delivery. A row whose only
- * attempt is its inline first one keeps that response once (recordFirst leaves `lastResponse`
- * out when it is the same text), so it is read back from there.
- */
+/** Strips the index bookkeeping attributes so callers see a plain Delivery (its last response read back from its latest attempt). */
 function toDelivery(item: Record<string, unknown>): Delivery {
   const { activeShard: _a, subscriptionShard: _l, listKey: _k, dlShard: _d, dlSubscriptionShard: _s, expiresAt: _e, ...rest } = item;
-  const d = rest as unknown as Delivery;
-  const inherited = d.lastResponse === undefined && d.attemptSeq === 1 ? d.firstAttempt?.responseSnippet : undefined;
-  return inherited === undefined ? d : { ...d, lastResponse: inherited };
+  return withLastResponse(rest as unknown as Delivery);
+}
+
+/**
+ * What each kind of write changes of a row it did not read: an outcome its attempt's fields, a
+ * reschedule its due time, an expiry its reason. An outcome's attempt, inline, replaces the
+ * response an earlier version stored beside it.
+ */
+function changedBy(action: RowAction, row: Delivery): Record<string, unknown> {
+  if (action === 'reschedule') return { nextAttemptAt: row.nextAttemptAt };
+  if (action === 'expire') return { lastError: row.lastError };
+  return {
+    attempts: row.attempts,
+    attemptSeq: row.attemptSeq,
+    nextAttemptAt: row.nextAttemptAt,
+    lastStatus: row.lastStatus,
+    lastError: row.lastError,
+    lastAttempt: row.lastAttempt,
+    lastResponse: undefined,
+    url: row.url,
+  };
 }
 
 /**
@@ -99,32 +114,25 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     private readonly table: string,
   ) {}
 
-  async create(d: Delivery, options: { readonly waiting?: boolean } = {}): Promise<boolean> {
-    const index = rowAttributes(d, d.state, d.updatedAt);
-    return conditionHeld(this.db.send(
-      new PutCommand({
+  async write(action: RowAction, row: Delivery, expect: Expectation): Promise<boolean> {
+    const state = targetOf(action);
+    if (expect.row === 'none') {
+      // The first write of a delivery's attempt, whole: its outcome, or the row it waits in; over a row written before any attempt too.
+      const { lastResponse: _once, ...item } = row;
+      return conditionHeld(this.db.send(new PutCommand({
         TableName: this.table,
-        Item: { ...d, ...index, ...(options.waiting === false ? { activeShard: undefined } : {}) },
-        ConditionExpression: 'attribute_not_exists(id)',
-      }),
-    ));
-  }
-
-  async recordFirst(attempted: Delivery, c: Completion): Promise<boolean> {
-    const state = targetOf(c.action);
-    const from = stateCondition('claim');
-    const item = { ...attempted, ...completionAttributes(c), state, ...rowAttributes(attempted, state, c.updatedAt) };
-    // The response is kept once: the inline attempt holds it, toDelivery reads it back from there.
-    if (item.lastResponse !== undefined && item.lastResponse === attempted.firstAttempt?.responseSnippet) item.lastResponse = undefined;
-    return conditionHeld(this.db.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: item,
-        ConditionExpression: `attribute_not_exists(id) OR (${from.condition} AND #attemptSeq = :unattempted)`,
+        Item: { ...item, state, ...rowAttributes(row, state, row.updatedAt) },
+        ConditionExpression: 'attribute_not_exists(id) OR (#state = :pending AND #attemptSeq = :zero)',
         ExpressionAttributeNames: { '#state': 'state', '#attemptSeq': 'attemptSeq' },
-        ExpressionAttributeValues: { ...from.values, ':unattempted': 0 },
-      }),
-    ));
+        ExpressionAttributeValues: { ':pending': STATE.pending, ':zero': 0 },
+      })));
+    }
+    return this.transition(row.id, action, {
+      // An earlier version's hold on a pending row (leaseUntil) means nothing to this one: it goes with the first write.
+      set: { ...changedBy(action, row), updatedAt: row.updatedAt, leaseUntil: undefined, ...indexAttributes(row.id, row.subscriptionId, state, row.updatedAt) },
+      condition: '#attemptSeq = :seq',
+      values: { ':seq': expect.attemptSeq },
+    });
   }
 
   async get(id: string): Promise<Delivery | undefined> {
@@ -151,78 +159,12 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     return found.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   }
 
-  async claim(id: string, nowIso: string, leaseUntilIso: string): Promise<ClaimResult> {
-    const key = deliveryKey(id);
-    if (!key) return { kind: 'not_claimable' };
-    const from = stateCondition('claim');
-    try {
-      const out = await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key,
-          // The lease goes in its own attribute: moving nextAttemptAt (the active index's sort key)
-          // would cost a GSI delete + insert on every claim.
-          // `activeShard` too: a fresh row (created out of view) enters the sweeper's index once claimed, so a worker that dies holding it is found.
-          UpdateExpression: 'SET #state = :to, #lease = :lease, #updatedAt = :now, #shard = :shard ADD #attempts :one, #attemptSeq :one',
-          // A recorded retry's hold (leaseUntil on a pending row) keeps other copies off until it passes.
-          ConditionExpression: `${from.condition} AND #next <= :now AND (attribute_not_exists(#lease) OR #lease < :now)`,
-          ExpressionAttributeNames: { '#state': 'state', '#next': 'nextAttemptAt', '#lease': 'leaseUntil', '#updatedAt': 'updatedAt', '#attempts': 'attempts', '#attemptSeq': 'attemptSeq', '#shard': 'activeShard' },
-          ExpressionAttributeValues: { ':to': targetOf('claim'), ...from.values, ':lease': leaseUntilIso, ':now': nowIso, ':one': 1, ':shard': activeShardKey(id) },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return { kind: 'claimed', delivery: toDelivery(out.Attributes!) };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const current = await this.get(id);
-      return current ? { kind: 'not_claimable', current } : { kind: 'not_claimable' };
-    }
-  }
-
-  complete(claimed: Delivery, c: Completion): Promise<boolean> {
-    const state = targetOf(c.action);
-    return this.transition(claimed.id, c.action, {
-      set: {
-        ...completionAttributes(c),
-        ...indexAttributes(claimed.id, claimed.subscriptionId, state, c.updatedAt),
-      },
-      // The claim is still this worker's: no release (and re-claim) happened meanwhile.
-      condition: '#attemptSeq = :seq',
-      values: { ':seq': claimed.attemptSeq },
-    });
-  }
-
-  recordUnclaimed(attempted: Delivery, c: Completion, found: RecordedAttempt): Promise<boolean> {
-    const state = targetOf(c.action);
-    return this.transition(attempted.id, c.action, {
-      set: { ...completionAttributes(c), attemptSeq: attempted.attemptSeq, ...indexAttributes(attempted.id, attempted.subscriptionId, state, c.updatedAt) },
-      condition: '#attemptSeq = :seq AND #nextAttemptAt = :expected',
-      values: { ':seq': found.attemptSeq, ':expected': found.nextAttemptAt },
-    }, 'claim');
-  }
-
-  reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean> {
-    return this.transition(id, 'reschedule', {
-      // In view of the sweeper from here on, also when it was a fresh row out of view.
-      set: { nextAttemptAt, updatedAt: nowIso, activeShard: activeShardKey(id), leaseUntil: undefined },
-      condition: '#nextAttemptAt = :expected',
-      values: { ':expected': expectedNextAttemptAt },
-    });
-  }
-
+  /** Only for a row an earlier version left claimed: this version claims nothing. */
   release(id: string, seq: number, nowIso: string): Promise<boolean> {
     return this.transition(id, 'release', {
       set: { nextAttemptAt: nowIso, updatedAt: nowIso, leaseUntil: undefined, lastError: 'released: the worker holding this attempt stopped answering' },
       condition: '#attemptSeq = :seq AND #leaseUntil < :now',
       values: { ':seq': seq, ':now': nowIso },
-    });
-  }
-
-  expire(delivery: Delivery, reason: string, nowIso: string): Promise<boolean> {
-    return this.transition(delivery.id, 'expire', {
-      set: { lastError: reason, updatedAt: nowIso, ...indexAttributes(delivery.id, delivery.subscriptionId, targetOf('expire'), nowIso) },
-      condition: '#nextAttemptAt = :expected',
-      values: { ':expected': delivery.nextAttemptAt },
     });
   }
 
@@ -315,12 +257,10 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     id: string,
     action: DeliveryAction,
     spec: { set: Record<string, unknown>; condition: string; values: Record<string, unknown> },
-    /** The edge whose source states the row must be in, when not `action`'s own (an unclaimed attempt's: the claim's). */
-    fromAction: DeliveryAction = action,
   ): Promise<boolean> {
     const key = deliveryKey(id);
     if (!key) return false;
-    const from = stateCondition(fromAction);
+    const from = stateCondition(action);
     const expr = updateExpression({ state: targetOf(action), ...spec.set });
     const condition = `${from.condition} AND ${spec.condition}`;
     const conditionNames = Object.fromEntries(

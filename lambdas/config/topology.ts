@@ -321,7 +321,7 @@ export const FUNCTIONS = {
     entry: 'lambdas/functions/sender.ts',
     timeoutSeconds: 60,
     memorySize: 512,
-    description: 'Hookline sender: claims, signs, POSTs, records and schedules retries',
+    description: 'Hookline sender: signs, POSTs, records each attempt in one write and schedules retries',
     environment: [
       'SUBSCRIPTIONS_TABLE',
       // A 410 Gone disables the subscription, which takes it out of the routing index.
@@ -337,7 +337,7 @@ export const FUNCTIONS = {
       'HOOKLINE_DEFAULT_RETRY_POLICY',
       'HOOKLINE_AUTO_PAUSE_SECONDS',
       'HOOKLINE_SECRETS_OPEN_KEY_ID',
-      // The happy path (no claim) is only for a message younger than the sweeper's grace allows.
+      // A message due longer than the sweeper's grace reads its row first: the sweeper may have sent the delivery again.
       'HOOKLINE_SWEEP_GRACE_SECONDS',
       // A dead letter extends its event's TTL to its own retention.
       'HOOKLINE_RETENTION_DELIVERED_DAYS',
@@ -350,7 +350,7 @@ export const FUNCTIONS = {
     entry: 'lambdas/functions/sweeper.ts',
     timeoutSeconds: 300,
     memorySize: 512,
-    description: 'Hookline sweeper: expires past-deadline deliveries, re-enqueues lost messages, releases stuck claims',
+    description: 'Hookline sweeper: expires past-deadline deliveries, re-enqueues lost messages, finishes stopped publishes',
     // Subscriptions and the auto-pause period: an expiry counts toward the dead-letter streak.
     // Events and the ingest manifests: it finishes the fan-out of a publish that stopped half-way.
     // Routes: it finishes routing changes whose writer stopped half-way, and builds the index of a deployment from before it.
@@ -497,7 +497,7 @@ export const DEFAULT_SWEEP_GRACE_SECONDS = 120;
 /**
  * The longest wait a delivery spends in flight, its message's visibility set to the wait
  * (HOOKLINE_IN_FLIGHT_WAIT_SECONDS); a planned retry never does (it leaves as a message carrying
- * the row as recorded, app/send/settle.ts). SQS holds about 120,000 messages in flight per queue, and a
+ * the row as its attempt wrote it, app/send/settle.ts). SQS holds about 120,000 messages in flight per queue, and a
  * dead endpoint's backoff would fill that; a longer wait travels as a delayed message instead,
  * which SQS holds without limit (docs/aws.md, "Retries in flight").
  */

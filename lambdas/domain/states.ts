@@ -46,7 +46,6 @@ export function isDeadLetter(state: DeliveryState): state is DeadLetterState {
  * writes `targetOf(action)`).
  */
 export type DeliveryAction =
-  | 'claim'
   | 'succeed'
   | 'fail_permanently'
   | 'retry'
@@ -56,23 +55,26 @@ export type DeliveryAction =
   | 'reschedule'
   | 'replay';
 
-/** The actions that record an attempt's outcome: the sender holds the claim when it takes one. */
+/** The actions that record an attempt's outcome. */
 export type CompletionAction = Extract<DeliveryAction, 'succeed' | 'fail_permanently' | 'retry' | 'give_up'>;
 
+/**
+ * An attempt is made from `pending` and its outcome written from `pending`, in one write
+ * conditional on the row being as the attempt's message expected (app/send/send.ts): nothing is
+ * claimed, so `in_flight` is never written. It stays a state for rows an earlier version left
+ * claimed; `release` hands those back (the sweeper, once) and nothing else reads it.
+ */
 const EDGES: Readonly<Record<DeliveryAction, { readonly from: readonly DeliveryState[]; readonly to: DeliveryState }>> = {
-  claim: { from: [STATE.pending], to: STATE.inFlight },
-  succeed: { from: [STATE.inFlight], to: STATE.delivered },
-  fail_permanently: { from: [STATE.inFlight], to: STATE.failed },
-  retry: { from: [STATE.inFlight], to: STATE.pending },
-  // The sender gives up on an in-flight delivery whose next try would land past the deadline
-  // (or past maxAttempts)...
-  give_up: { from: [STATE.inFlight], to: STATE.expired },
-  // ...and the sweeper expires a pending one whose deadline passed while it waited. Two edges,
-  // not one with two sources: the sweeper must never expire a delivery a worker holds.
+  succeed: { from: [STATE.pending], to: STATE.delivered },
+  fail_permanently: { from: [STATE.pending], to: STATE.failed },
+  retry: { from: [STATE.pending], to: STATE.pending },
+  // The sender gives up after an attempt whose next try would land past the deadline (or past maxAttempts)...
+  give_up: { from: [STATE.pending], to: STATE.expired },
+  // ...and the sweeper (or the rate gate) expires one whose deadline passed while it waited, with no attempt.
   expire: { from: [STATE.pending], to: STATE.expired },
-  // A worker died mid-attempt: the sweeper hands the delivery back.
+  // A row an earlier version left claimed by a worker that died: the sweeper hands it back.
   release: { from: [STATE.inFlight], to: STATE.pending },
-  // A waiting delivery's next attempt moves (paused subscription, lost message): it stays pending.
+  // A waiting delivery's next attempt moves (paused subscription, lost message, a long rate-limit wait, a drain).
   reschedule: { from: [STATE.pending], to: STATE.pending },
   replay: { from: REPLAYABLE_STATES, to: STATE.pending },
 };

@@ -127,10 +127,7 @@ export interface Delivery {
   /** Attempts over the delivery's whole life: the attempt log's key, never reset. */
   readonly attemptSeq: number;
   readonly nextAttemptAt: string;
-  /**
-   * While in_flight: when the claim expires and the sweeper may hand the delivery back. While
-   * pending after a retry: until when only that retry's message may attempt it (a claim waits).
-   */
+  /** On a row an earlier version left claimed (`in_flight`): when its claim ran out. Nothing writes it now. */
   readonly leaseUntil?: string;
   readonly giveUpAt: string;
   readonly lastStatus?: number;
@@ -143,15 +140,33 @@ export interface Delivery {
   /** Present on a delivery brought back from the archive (for a dispute). */
   readonly restored?: RestoreMarker;
   /**
-   * The first attempt, kept on the row itself when the sender made it without a claim (the
-   * happy path), so a delivery that succeeds at once is one write; every other attempt is a row
-   * of the attempts table (domain/attempt-log.ts merges the two).
+   * The latest attempt, kept on the row itself: an attempt's outcome and its record are one
+   * write. The attempt it replaces goes to the attempts table first, carried by the message of
+   * the attempt that replaces it (app/send/send.ts), so the log is the table plus this
+   * (domain/attempt-log.ts). `lastResponse` is read back from it, not stored twice.
    */
+  readonly lastAttempt?: InlineAttempt;
+  /** On a row an earlier version wrote: its first attempt, when that was made on the happy path. */
   readonly firstAttempt?: InlineAttempt;
 }
 
-/** What a recorded retry left in the row: the attempt number it took and when the next one is due. */
-export type RecordedAttempt = Pick<Delivery, 'attemptSeq' | 'nextAttemptAt'>;
+/**
+ * What a write of a delivery's row expects to find, and its condition: no attempt yet (no row,
+ * or only the row a wait or the sweeper wrote before any attempt: pending at attempt 0), or the
+ * row pending at the attempt number it was last written with. Every writer of an attempt or a
+ * wait holds it (a delivery message carries it); the write that finds anything else changes
+ * nothing. The due time is not part of it: an attempt that was made is recorded though a wait
+ * or the sweeper moved the row's due time meanwhile (the sweeper's message for it then finds
+ * the attempt number moved on and sends nothing).
+ */
+export type Expectation = { readonly row: 'none' } | { readonly row: 'as'; readonly attemptSeq: number };
+
+export const NO_ROW: Expectation = Object.freeze({ row: 'none' });
+
+/** The expectation of a writer that has just read, or just written, `row`. */
+export function expectationOf(row: Pick<Delivery, 'attemptSeq'>): Expectation {
+  return { row: 'as', attemptSeq: row.attemptSeq };
+}
 
 /** An attempt stored on its delivery's row: the attempt record without the delivery id. */
 export type InlineAttempt = Omit<AttemptRecord, 'deliveryId'>;

@@ -1,8 +1,8 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Deps } from '#app/deps.ts';
-import { type DeliveryMessageBody, processDelivery, type Receipt, type SendDeps } from '#app/send/send.ts';
+import { processDelivery, type Receipt, type SendDeps } from '#app/send/send.ts';
 import { messageFinished, type Later, type MessageFate, settle, waitFor } from '#app/send/settle.ts';
-import type { DeliveryMessage } from '#ports/delivery-queue.ts';
+import type { DeliveryMessage, ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
 import { METRICS, RETRIES_PER_GATHERED_SEND, RETRY_GATHER_MS } from '#config/topology.ts';
 import { gatheredSends } from '#app/send/gathered-sends.ts';
 import { emfCount } from './emf.ts';
@@ -28,7 +28,7 @@ export const ATTEMPT_LOG_MESSAGE = 'delivery attempt';
 export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue' | 'inFlightWaitSeconds'>, obs: Observability) {
   // Planned retries from every record in flight here go out together (gathered-sends.ts).
   const sendNext = gatheredSends((messages) => deps.queue.enqueue(messages), RETRY_GATHER_MS, RETRIES_PER_GATHERED_SEND);
-  const settleDelivery = async (message: DeliveryMessageBody, later: Later, receipt: Receipt): Promise<MessageFate> => {
+  const settleDelivery = async (message: ReceivedDeliveryMessage, later: Later, receipt: Receipt): Promise<MessageFate> => {
     const fate = await settle(later, () => processDelivery(deps, message, receipt));
     if (fate.attempt) obs.logger.info(ATTEMPT_LOG_MESSAGE, { ...fate.attempt, ...emfCount(METRICS.attempts, Date.now()) });
     const { deliveryId } = message;
@@ -40,14 +40,14 @@ export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue' | 'inFli
 
   /** True when the message is finished with (SQS may delete it). */
   const settleRecord = async (record: SQSRecord): Promise<boolean> => {
-    let messages: readonly DeliveryMessageBody[];
+    let messages: readonly ReceivedDeliveryMessage[];
     try {
       messages = deps.queue.decode(parseQueueMessage<Record<string, unknown>>(record, []));
     } catch (error) {
       obs.logger.error('delivery message unreadable', { messageId: record.messageId, error: error as Error });
       return false;
     }
-    const receipt = { receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1), sentAtMs: Number(record.attributes?.SentTimestamp ?? Date.now()) };
+    const receipt = { receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1) };
     const queue = {
       setVisibility: (delaySeconds: number) => deps.queue.setVisibility(record.receiptHandle, delaySeconds),
       send: (message: DeliveryMessage) => deps.queue.enqueue([message]),

@@ -20,8 +20,8 @@ export interface SubscriptionStore {
   create(subscription: Subscription & { readonly secrets: SealedSecrets }): Promise<void>;
   get(id: string): Promise<Subscription | undefined>;
   /**
-   * The same, possibly from a per-container cache a few seconds old: the sender's happy path
-   * reads nothing else, so a pause, a resume or a secret rotation reaches it within that time.
+   * The same, possibly from a per-container cache a few seconds old: a first attempt and a
+   * retry read nothing else, so a pause, a resume or a secret rotation reaches it within that time.
    */
   getCached(id: string): Promise<Subscription | undefined>;
   /** A tenant's subscriptions newest first, a query of its key; without a tenant, every subscription, in no order. What a listing shows only. */

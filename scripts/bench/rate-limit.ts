@@ -103,6 +103,6 @@ export function renderRateLimit(run: RateLimitRun): string {
     '',
     table(['call', 'limited', 'unlimited', 'extra per limited delivery'], rows),
     '',
-    'The limited delivery pays the rate-limits table\'s counts and turns, one visibility change per wait, and, once it has waited, the claimed path (subscription read, claim, attempt record) instead of the happy path\'s single write.',
+    'The limited delivery pays the rate-limits table\'s counts and turns, one visibility change per wait, and, once it has waited, a read of its row (its message is received again); its outcome is the same single write.',
   ].join('\n');
 }

@@ -127,7 +127,7 @@ export function renderRetryTiming(runs: readonly RetryTimingRun[], policy: objec
       [[all.length, early, fmt(percentile(all, 50), 0), fmt(percentile(all, 95), 0), fmt(maxLate, 0), outside, mark(early === 0 && maxLate <= 1000 && outside === 0)]],
     ),
     '',
-    'A retry can never start early: the message comes back only after its visibility timeout, and the claim is conditional on `nextAttemptAt <= now`. The lateness is the poller\'s receive loop plus the claim round trip.',
+    'A retry can never start early: its message is sent with its delay after the outcome that set `nextAttemptAt` is written, so it cannot arrive before it. The lateness is the poller\'s receive loop plus the gathering of the moment\'s retries (100 ms).',
   ].join('\n');
 }
 

@@ -207,7 +207,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const drainStarted = Date.now();
     let states = new Map<string, Record<string, AttributeValue>>();
     for (;;) {
-      const items = await scanAll(db, TABLES.deliveries.localName, 'id,subscriptionId,eventId,state,attempts,nextAttemptAt,leaseUntil,updatedAt,lastError,firstAttempt');
+      const items = await scanAll(db, TABLES.deliveries.localName, 'id,subscriptionId,eventId,state,attempts,nextAttemptAt,leaseUntil,updatedAt,lastError,firstAttempt,lastAttempt');
       states = new Map(items.map((item) => [item.id!.S!, item]));
       const open = expected.filter((id) => !TERMINAL.has(states.get(id)?.state?.S ?? ''));
       if (open.length === 0 || Date.now() - drainStarted > options.drainTimeoutMs) break;
@@ -217,8 +217,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const drainSeconds = (Date.now() - drainStarted) / 1000;
 
     // Accounting: every accepted delivery must be delivered (and acknowledged) or dead-lettered with history.
-    const attemptsOf = new Map<string, number>();
-    for (const a of await scanAll(db, TABLES.attempts.localName, 'deliveryId')) attemptsOf.set(a.deliveryId!.S!, (attemptsOf.get(a.deliveryId!.S!) ?? 0) + 1);
+    /** Each delivery's logged attempt numbers: the attempts rows' (a row's inline ones are added below). */
+    const attemptsOf = new Map<string, Set<string>>();
+    for (const a of await scanAll(db, TABLES.attempts.localName, 'deliveryId,seq')) {
+      const seqs = attemptsOf.get(a.deliveryId!.S!) ?? new Set<string>();
+      attemptsOf.set(a.deliveryId!.S!, seqs.add(a.seq!.N!));
+    }
     const count = { delivered: 0, failed: 0, expired: 0 };
     const lost: string[] = [];
     let unrecordedAttempts = 0;
@@ -235,8 +239,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       }
       const key = `${pathOf.get(item.subscriptionId!.S!)} ${item.eventId!.S!}`;
       deliveryOf.set(key, id);
-      // The whole log: attempts rows plus the first attempt a row holds inline (the happy path's; domain/attempt-log.ts).
-      const recorded = (attemptsOf.get(id) ?? 0) + (item.firstAttempt?.M ? 1 : 0);
+      // The whole log: attempts rows plus the attempts a row holds inline, each number once (domain/attempt-log.ts).
+      const seqs = new Set(attemptsOf.get(id));
+      for (const inline of [item.lastAttempt?.M, item.firstAttempt?.M]) if (inline?.seq?.N) seqs.add(inline.seq.N);
+      const recorded = seqs.size;
       unrecordedAttempts += Math.max(0, (receiver.received.get(key) ?? 0) - recorded);
       if (state === 'delivered' && !receiver.answers.has(key)) lost.push(`${id}: delivered but never acknowledged by the receiver`);
       else if (state !== 'delivered' && recorded === 0) lost.push(`${id}: ${state} without attempt history`);
@@ -255,6 +261,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       log(`lost deliveries; the runtime's last output:\n${runtime.output()}`);
       keep = options.keepDataOnLoss ?? false;
       if (keep) log(`data kept in ${dataDir}`);
+    }
+    // An unexplained duplicate's attempt log, read while the runtime still answers: which attempt was not recorded tells why.
+    for (const sample of duplicateCauses(receiver.answers, killedAt, RECORD_WINDOW_MS, (key) => `${key} (${deliveryOf.get(key) ?? 'no row'})`).unexplainedSamples) {
+      const id = /\((dlv_[^)]+)\)/.exec(sample)?.[1];
+      const res = id ? await api.get(`/v1/deliveries/${id}`) : undefined;
+      const attempts = (res?.body?.attemptLog ?? []) as Array<{ seq: number; startedAt: string; status?: number; error?: string }>;
+      log(`unexplained duplicate ${sample}; attempts recorded: ${attempts.map((a) => `#${a.seq} ${a.startedAt} ${a.status ?? a.error}`).join(', ') || 'none'}`);
     }
     await runtime.stop();
     return {

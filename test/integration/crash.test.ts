@@ -16,7 +16,7 @@ const env = {
   HOOKLINE_DATA_DIR: dataDir,
   HOOKLINE_ADMIN_KEY: ADMIN_KEY,
   HOOKLINE_SENDER_TIMEOUT_MS: '1000',
-  // Long enough that first attempts take the happy path (younger than the grace less the 7 s claim lease).
+  // Long enough that a first attempt's message is younger than the grace: it carries its expectation, and reads nothing.
   HOOKLINE_SWEEP_GRACE_SECONDS: '15',
   HOOKLINE_SWEEP_INTERVAL_MS: '1000',
 };

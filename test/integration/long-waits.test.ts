@@ -47,7 +47,7 @@ describe('long waits travel as delayed messages, never in flight', () => {
     assert.ok(Date.parse(second!.startedAt) - Date.parse(first!.startedAt) >= 3000, `the retry waited its 3 s (${first!.startedAt} → ${second!.startedAt})`);
     const resent = sentFor(id!).filter((e) => (e.DelaySeconds ?? 0) > 0);
     assert.deepEqual(resent.map((e) => e.DelaySeconds), [3], 'one delayed message carried the wait');
-    assert.equal(JSON.parse(resent[0]!.MessageBody!).fresh, undefined, 'not fresh: the retry is claimed');
+    assert.deepEqual([JSON.parse(resent[0]!.MessageBody!).k, JSON.parse(resent[0]!.MessageBody!).attemptSeq], ['retry', 1], 'the retry\'s message: it carries the row the first attempt wrote');
     assert.equal(onDeliveryQueue('ChangeMessageVisibilityCommand').length, visibilityBefore, 'no wait spent in flight');
   });
 

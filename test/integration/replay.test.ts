@@ -61,16 +61,17 @@ describe('replay', () => {
     assert.equal(res.body.error.code, 'conflict');
     assert.match(res.body.error.message, /is pending; only failed, expired, delivered deliveries can be replayed/);
 
-    // A first attempt and a planned retry are recorded with their outcome (no claim); a replay's attempt is claimed, so it is in_flight while it runs.
+    // Nothing is claimed: a replayed delivery is pending until its attempt's outcome is written, so a second replay meanwhile is refused.
     stack.receiver.script('/refuse-flight', [{ status: 200 }, { status: 200, delayMs: 1500 }]);
     await stack.subscribe('/refuse-flight', { eventTypes: ['refuse.flight'] });
     const flying = (await stack.publish('refuse.flight', {})).deliveryIds[0]!;
     await stack.waitForState(flying, ['delivered']);
     assert.equal((await stack.api.post(`/v1/deliveries/${flying}/replay`)).status, 202);
-    await stack.waitForState(flying, ['in_flight']);
+    await waitFor('the replay\'s POST under way', async () => stack.receiver.on('/refuse-flight').length === 2);
     const busy = await stack.api.post(`/v1/deliveries/${flying}/replay`);
     assert.equal(busy.status, 409);
-    assert.match(busy.body.error.message, /is in_flight/);
+    assert.match(busy.body.error.message, /is pending/);
+    assert.equal((await stack.waitForState(flying, ['delivered'])).attempts, 1, 'the replay\'s one attempt');
 
     const unknown = await stack.api.post('/v1/deliveries/dlv_doesnotexist000000000/replay');
     assert.equal(unknown.status, 404);

@@ -6,11 +6,12 @@
  * service that relies on a condition (a lost claim, a raced reschedule) behaves here as against
  * the table. test/support/delivery-store-contract.ts runs the same cases against both.
  */
-import { allows, isDeadLetter, isLive, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
-import type { Delivery, RecordedAttempt } from '#domain/types.ts';
-import { completionAttributes, type ClaimResult, type Completion, type DeliveryPage, type DeliveryStore, type DueDelivery } from '#ports/delivery-store.ts';
+import { allows, isDeadLetter, isLive, STATE, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
+import type { Delivery, Expectation } from '#domain/types.ts';
+import type { DeliveryPage, DeliveryStore, DueDelivery, RowAction } from '#ports/delivery-store.ts';
 import { decodeCursor, encodeCursor } from '#ports/page.ts';
 import { InvalidCursorError, type Page, type PageRequest } from '#ports/page.ts';
+import { withLastResponse } from '#domain/attempt-log.ts';
 import { offsetPage } from './offset-page.ts';
 
 type Update = { readonly [K in keyof Delivery]?: Delivery[K] | undefined };
@@ -21,7 +22,13 @@ type Update = { readonly [K in keyof Delivery]?: Delivery[K] | undefined };
  * through this store, and a deep clone per call would show up in it.
  */
 function copyOf(d: Delivery): Delivery {
-  return { ...d, headers: { ...d.headers }, ...(d.restored ? { restored: { ...d.restored } } : {}), ...(d.firstAttempt ? { firstAttempt: { ...d.firstAttempt } } : {}) };
+  return {
+    ...d,
+    headers: { ...d.headers },
+    ...(d.restored ? { restored: { ...d.restored } } : {}),
+    ...(d.lastAttempt ? { lastAttempt: { ...d.lastAttempt } } : {}),
+    ...(d.firstAttempt ? { firstAttempt: { ...d.firstAttempt } } : {}),
+  };
 }
 
 /** SET for defined values, REMOVE for undefined ones: what updateExpression() does in the adapter. */
@@ -34,80 +41,65 @@ function applied(d: Delivery, update: Update): Delivery {
   return next as unknown as Delivery;
 }
 
+/** What each kind of write changes of a row it did not read, as the adapter's `changedBy`. */
+function changedBy(action: RowAction, row: Delivery): Update {
+  if (action === 'reschedule') return { nextAttemptAt: row.nextAttemptAt };
+  if (action === 'expire') return { lastError: row.lastError };
+  const { attempts, attemptSeq, nextAttemptAt, lastStatus, lastError, lastAttempt, url } = row;
+  return { attempts, attemptSeq, nextAttemptAt, lastStatus, lastError, lastAttempt, url };
+}
+
 export class InMemoryDeliveryStore implements DeliveryStore {
   readonly items = new Map<string, Delivery>();
-  /** Fresh rows created with `waiting: false`: out of `listDue`'s view until their first write. */
+  /** Rows an earlier version created out of the sweeper's view (seeded with `putOutOfView`): out of `listDue`'s view until their next write. */
   private readonly outOfView = new Set<string>();
 
   constructor(seed: readonly Delivery[] = []) {
     for (const d of seed) this.put(d);
   }
 
-  /** Seeds a delivery as stored, bypassing `create` (so tests can set any state). */
+  /** Seeds a delivery as stored, bypassing `write` (so tests can set any state). */
   put(delivery: Delivery): void {
     this.items.set(delivery.id, copyOf(delivery));
   }
 
-  async create(delivery: Delivery, options: { readonly waiting?: boolean } = {}): Promise<boolean> {
-    if (this.items.has(delivery.id)) return false;
+  /** Seeds a row as an earlier version's first-row write left it: pending, out of the sweeper's index. */
+  putOutOfView(delivery: Delivery): void {
     this.put(delivery);
-    if (options.waiting === false) this.outOfView.add(delivery.id);
-    return true;
+    this.outOfView.add(delivery.id);
   }
 
-  async recordFirst(attempted: Delivery, c: Completion): Promise<boolean> {
-    const current = this.items.get(attempted.id);
-    if (current && !(allows('claim', current.state) && current.attemptSeq === 0)) return false;
-    this.items.set(attempted.id, applied(copyOf(attempted), { ...completionAttributes(c), state: targetOf(c.action) }));
-    this.outOfView.delete(attempted.id);
-    return true;
+  async write(action: RowAction, row: Delivery, expect: Expectation): Promise<boolean> {
+    const state = targetOf(action);
+    if (expect.row === 'none') {
+      const there = this.items.get(row.id);
+      if (there && !(there.state === STATE.pending && there.attemptSeq === 0)) return false;
+      const { lastResponse: _once, ...stored } = row;
+      this.items.set(row.id, copyOf({ ...stored, state }));
+      return true;
+    }
+    const written = this.transition(row.id, action, (d) => d.attemptSeq === expect.attemptSeq, () => ({
+      ...changedBy(action, row),
+      updatedAt: row.updatedAt,
+      leaseUntil: undefined,
+      lastResponse: undefined,
+    }));
+    return written !== undefined;
   }
 
   async get(id: string): Promise<Delivery | undefined> {
     const d = this.items.get(id);
-    return d && copyOf(d);
+    return d && withLastResponse(copyOf(d));
   }
 
   async getMany(ids: readonly string[]): Promise<readonly Delivery[]> {
     return [...new Set(ids)].flatMap((id) => {
       const d = this.items.get(id);
-      return d ? [copyOf(d)] : [];
+      return d ? [withLastResponse(copyOf(d))] : [];
     });
   }
 
-  async claim(id: string, nowIso: string, leaseUntilIso: string): Promise<ClaimResult> {
-    const claimed = this.transition(id, 'claim', (d) => d.nextAttemptAt <= nowIso && !(d.leaseUntil !== undefined && d.leaseUntil >= nowIso), (d) => ({
-      leaseUntil: leaseUntilIso,
-      updatedAt: nowIso,
-      attempts: d.attempts + 1,
-      attemptSeq: d.attemptSeq + 1,
-    }));
-    if (claimed) return { kind: 'claimed', delivery: claimed };
-    const current = this.items.get(id);
-    return current ? { kind: 'not_claimable', current: copyOf(current) } : { kind: 'not_claimable' };
-  }
-
-  async complete(claimed: Delivery, c: Completion): Promise<boolean> {
-    const done = this.transition(claimed.id, c.action, (d) => d.attemptSeq === claimed.attemptSeq, () => completionAttributes(c));
-    return done !== undefined;
-  }
-
-  async recordUnclaimed(attempted: Delivery, c: Completion, found: RecordedAttempt): Promise<boolean> {
-    const done = this.transition(
-      attempted.id,
-      c.action,
-      (d) => d.attemptSeq === found.attemptSeq && d.nextAttemptAt === found.nextAttemptAt,
-      () => ({ ...completionAttributes(c), attemptSeq: attempted.attemptSeq }),
-      'claim',
-    );
-    return done !== undefined;
-  }
-
-  async reschedule(id: string, expectedNextAttemptAt: string, nextAttemptAt: string, nowIso: string): Promise<boolean> {
-    const moved = this.transition(id, 'reschedule', (d) => d.nextAttemptAt === expectedNextAttemptAt, () => ({ nextAttemptAt, updatedAt: nowIso, leaseUntil: undefined }));
-    return moved !== undefined;
-  }
-
+  /** Only for a row an earlier version left claimed. */
   async release(id: string, seq: number, nowIso: string): Promise<boolean> {
     const released = this.transition(
       id,
@@ -116,11 +108,6 @@ export class InMemoryDeliveryStore implements DeliveryStore {
       () => ({ nextAttemptAt: nowIso, updatedAt: nowIso, leaseUntil: undefined, lastError: 'released: the worker holding this attempt stopped answering' }),
     );
     return released !== undefined;
-  }
-
-  async expire(delivery: Delivery, reason: string, nowIso: string): Promise<boolean> {
-    const expired = this.transition(delivery.id, 'expire', (d) => d.nextAttemptAt === delivery.nextAttemptAt, () => ({ lastError: reason, updatedAt: nowIso }));
-    return expired !== undefined;
   }
 
   async replay(id: string, nowIso: string, giveUpAtIso: string, nextAttemptAtIso = nowIso): Promise<Delivery | undefined> {
@@ -142,7 +129,7 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     const all = [...this.items.values()]
       .filter((d) => d.subscriptionId === request.subscriptionId && (!request.state || d.state === request.state) && (!after || compare(d, after) > 0))
       .sort(compare);
-    const items = all.slice(0, request.limit).map(copyOf);
+    const items = all.slice(0, request.limit).map((d) => withLastResponse(copyOf(d)));
     const itemCursors = items.map((d) => encodeCursor({ id: d.id, subscriptionId: d.subscriptionId, createdAt: d.createdAt })!);
     return all.length > items.length ? { items, itemCursors, nextCursor: itemCursors.at(-1)! } : { items, itemCursors };
   }
@@ -151,7 +138,7 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     const all = [...this.items.values()]
       .filter((d) => isDeadLetter(d.state) && (!request.subscriptionId || d.subscriptionId === request.subscriptionId))
       .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
-    return offsetPage(all.map(copyOf), request);
+    return offsetPage(all.map((d) => withLastResponse(copyOf(d))), request);
   }
 
   async listDue(beforeIso: string, limit: number): Promise<readonly DueDelivery[]> {
@@ -167,13 +154,13 @@ export class InMemoryDeliveryStore implements DeliveryStore {
    * `holds` (the adapter's extra condition), writes `targetOf(action)` with `update`; else
    * changes nothing and returns undefined.
    */
-  /** `fromAction`: the edge whose source states the row must be in, when not `action`'s own (an unclaimed attempt's: the claim's). */
-  private transition(id: string, action: DeliveryAction, holds: (d: Delivery) => boolean, update: (d: Delivery) => Update, fromAction: DeliveryAction = action): Delivery | undefined {
+  private transition(id: string, action: DeliveryAction, holds: (d: Delivery) => boolean, update: (d: Delivery) => Update): Delivery | undefined {
     const d = this.items.get(id);
-    if (!d || !allows(fromAction, d.state) || !holds(d)) return undefined;
+    if (!d || !allows(action, d.state) || !holds(d)) return undefined;
     const next = applied(d, { ...update(d), state: targetOf(action) });
     this.items.set(id, next);
     this.outOfView.delete(id);
     return copyOf(next);
   }
 }
+

@@ -1,4 +1,4 @@
-import { attemptLog } from '#domain/attempt-log.ts';
+import { inlineRecord } from '#domain/attempt-log.ts';
 import type { AttemptRecord, Delivery, EventRecord } from '#domain/types.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import { type Principal, visibleDelivery, visibleSubscription } from '#app/access.ts';
@@ -40,19 +40,29 @@ export async function listAttempts(deps: UnwrittenDeps & Pick<Deps, 'attempts'>,
   return attemptPage(deps, await visibleDelivery(deps, principal, id), request);
 }
 
-/** The cursor of the last page when it holds only the row's inline first attempt (attempt stores never issue it). */
+/** Past the row's inline latest attempt, when a page of one held only it: the table, from its newest. */
+const TABLE_CURSOR = 'attempts-table';
+/** The cursor of the last page when it holds only a row's inline first attempt (an earlier version's rows: attempt stores never issue it). */
 const FIRST_ATTEMPT_CURSOR = 'first-attempt';
 
 /**
- * A page of the whole attempt log (domain/attempt-log.ts): the attempts table's pages, newest
- * first, then the row's inline first attempt, the oldest of all, on the page that reaches it.
+ * A page of the whole attempt log (domain/attempt-log.ts), each page the latest attempts before
+ * the cursor, oldest first within it: the row's inline latest attempt ends the first page, the
+ * attempts table's pages come before it, and an earlier version's inline first attempt, the
+ * oldest of all, begins the page that reaches it.
  */
 export async function attemptPage(deps: Pick<Deps, 'attempts'>, delivery: Delivery, request: PageRequest): Promise<Page<AttemptRecord>> {
-  const inline = delivery.firstAttempt && { deliveryId: delivery.id, ...delivery.firstAttempt };
-  if (request.cursor === FIRST_ATTEMPT_CURSOR) return { items: inline ? [inline] : [] };
-  const page = await deps.attempts.latest(delivery.id, request);
-  if (!inline || page.nextCursor || page.items.some((a) => a.seq === inline.seq)) return page;
-  return page.items.length < request.limit ? { items: attemptLog(delivery, page.items) } : { items: page.items, nextCursor: FIRST_ATTEMPT_CURSOR };
+  const latest = inlineRecord(delivery.id, delivery.lastAttempt);
+  const first = inlineRecord(delivery.id, delivery.firstAttempt);
+  if (request.cursor === FIRST_ATTEMPT_CURSOR) return { items: first ? [first] : [] };
+  const trailing = request.cursor === undefined && latest ? [latest] : [];
+  if (trailing.length === request.limit) return { items: trailing, nextCursor: TABLE_CURSOR };
+  const cursor = request.cursor === TABLE_CURSOR ? undefined : request.cursor;
+  const page = await deps.attempts.latest(delivery.id, { limit: request.limit - trailing.length, ...(cursor ? { cursor } : {}) });
+  const items = [...page.items.filter((a) => a.seq !== latest?.seq), ...trailing];
+  if (page.nextCursor) return { items, nextCursor: page.nextCursor };
+  if (!first || items.some((a) => a.seq === first.seq)) return { items };
+  return items.length < request.limit ? { items: [first, ...items] } : { items, nextCursor: FIRST_ATTEMPT_CURSOR };
 }
 
 /**

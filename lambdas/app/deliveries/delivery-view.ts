@@ -11,7 +11,7 @@ export function deliveryView(d: Delivery): DeliveryView {
     url: d.url,
     state: d.state,
     attempts: d.attempts,
-    // Only a waiting delivery has a next attempt; in flight, the field holds the claimed attempt's due time.
+    // Only a waiting delivery has a next attempt (a row an earlier version left in flight holds its claimed attempt's due time there).
     nextAttemptAt: d.state === STATE.pending ? d.nextAttemptAt : null,
     giveUpAt: d.giveUpAt,
     lastStatus: d.lastStatus ?? null,

@@ -8,7 +8,7 @@ import type { IngestManifest } from '#ports/ingest-manifest-store.ts';
 
 /**
  * Deliveries published but not yet written. Publish writes no delivery row: a delivery's first
- * attempt writes it, in its outcome's state, with the attempt inline (the happy path's one
+ * attempt writes it, in its outcome's state, with the attempt inline (a first try's one
  * write). Until then the delivery exists in its publish batch's manifest and in its queue
  * message, and is read from the manifest here, as the row it will be written as (pending, no
  * attempt). Only manifests the sweeper has not checked yet can hold one: the sweeper writes

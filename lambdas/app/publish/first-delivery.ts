@@ -10,9 +10,9 @@ import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 export const DELIVERY_HEADERS = Object.freeze({ 'content-type': 'application/json' });
 
 /**
- * The row a delivery starts as, pending before any attempt. Publish writes none: the sender's
- * happy path builds it from its message (then writes it once, with the outcome), the sender
- * writes it as is for a delivery that waits before its first attempt, the sweeper from the
+ * The row a delivery starts as, pending before any attempt. Publish writes none: the sender
+ * builds it from its message (then writes it once, with the outcome, or with a wait before the
+ * first attempt), the sweeper from the
  * stored event, and reads show a delivery not yet written as it (app/deliveries/unwritten.ts).
  * The sender passes the id its message carries rather than hashing it again.
  */
@@ -49,8 +49,8 @@ function giveUpAtOf(createdAt: string, deadlineSeconds: number | undefined, defa
 }
 
 /**
- * Whether a row is still exactly as it was first written, before any attempt: never attempted,
- * claimed or moved. Only such a row may still be waiting for the message publish sent, out of
+ * Whether a row is still exactly as it was first written, before any attempt: never attempted
+ * or moved. Only such a row may still be waiting for the message publish sent, out of
  * the sweeper's `active` view; any later write puts it in view.
  */
 export function untouchedSincePublish(d: Delivery): boolean {
@@ -66,6 +66,7 @@ export function untouchedSincePublish(d: Delivery): boolean {
  */
 export function firstMessage(event: Pick<EventRecord, 'id' | 'type' | 'body' | 'createdAt'>, target: RouteTarget, defaultRetryPolicy: RetryPolicy): DeliveryMessage {
   return {
+    kind: 'fresh',
     ...(target.rateLimitPerSecond ? { alone: true } : {}),
     deliveryId: deliveryIdFor(event.id, target.id, event.createdAt),
     subscriptionId: target.id,
@@ -74,6 +75,5 @@ export function firstMessage(event: Pick<EventRecord, 'id' | 'type' | 'body' | '
     createdAt: event.createdAt,
     giveUpAt: iso(giveUpAtOf(event.createdAt, target.deadlineSeconds, defaultRetryPolicy)),
     body: event.body,
-    fresh: true,
   };
 }

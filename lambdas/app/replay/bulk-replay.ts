@@ -1,4 +1,5 @@
 import { formatId } from '#domain/ids.ts';
+import { dueMessage } from '#app/deliveries/due-message.ts';
 import { matchesCriteria, spreadDelaySeconds, type ReplayCriteria, type ReplayRecord } from '#domain/replay.ts';
 import { isDeadLetter, STATE } from '#domain/states.ts';
 import type { Delivery, Subscription } from '#domain/types.ts';
@@ -202,7 +203,7 @@ async function replayPage(
     // The body must outlive the replayed delivery, even one that dead-letters at its new deadline.
     await deps.events.extendRetention(d.eventId, deadLetterEventTtl(giveUpAtMs, deps.retention));
     const replayed = await deps.deliveries.replay(d.id, iso(nowMs), iso(giveUpAtMs), iso(dueMs));
-    if (replayed) messages.push({ deliveryId: d.id, subscriptionId: d.subscriptionId, delaySeconds });
+    if (replayed) messages.push(dueMessage(replayed, delaySeconds));
   });
   await deps.queue.enqueue(messages);
   return messages;

@@ -8,6 +8,7 @@ import type { UnwrittenDeps } from '#app/deliveries/unwritten.ts';
 import { ConflictError } from '#app/errors.ts';
 import { getDelivery } from '#app/deliveries/deliveries.ts';
 import { takeTenantAction } from '#app/tenants/customer-limit.ts';
+import { dueMessage } from '#app/deliveries/due-message.ts';
 
 /**
  * Sends a delivery again from a terminal state: back to pending, attempts 0 (the backoff starts
@@ -34,7 +35,7 @@ export async function replayDelivery(deps: ReplayDeliveryDeps, id: string): Prom
   await deps.events.extendRetention(current.eventId, deadLetterEventTtl(giveUpAtMs, deps.retention));
   const replayed = await deps.deliveries.replay(id, iso(nowMs), iso(giveUpAtMs));
   if (!replayed) throw notReplayable(id, (await deps.deliveries.get(id))?.state ?? current.state);
-  await deps.queue.enqueue([{ deliveryId: id, subscriptionId: replayed.subscriptionId }]);
+  await deps.queue.enqueue([dueMessage(replayed)]);
   return replayed;
 }
 

@@ -1,7 +1,7 @@
 import { MAX_WAIT_LINK_SECONDS } from '#config/topology.ts';
 import { iso } from '#domain/time.ts';
 import type { DeliveryMessage, ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
-import type { AttemptReport, SendOutcome } from '#app/send/send.ts';
+import type { AttemptReport, SendOutcome } from '#app/send/outcome.ts';
 
 /** A transient failure before or after the attempt (DynamoDB throttled, say) is retried this soon. */
 export const STAGE_RETRY_SECONDS = 10;
@@ -12,8 +12,7 @@ export const STAGE_RETRY_SECONDS = 10;
  * longer carries the delivery (another message does, sent with the delay): SQS may delete it.
  * Otherwise the handler reports the message as a batch item failure, so SQS keeps it (its
  * visibility set to the delay, or for an error whose delay could not be set, the queue's
- * visibility timeout). `attempt` carries the attempt that was made, whatever became of the
- * message, for the handler to log.
+ * visibility timeout). `attempt` carries the attempt made, for the handler to log.
  */
 export type MessageFate =
   | { readonly kind: 'done'; readonly note: string; readonly attempt?: AttemptReport }
@@ -22,15 +21,16 @@ export type MessageFate =
 
 /**
  * How a delivery comes back after `delaySeconds`: `kept`, its received message's visibility set
- * to the delay; `moved`, a message of its own sent with that delay (see `waitFor`), `next` when
- * the outcome names the message to come back as.
+ * to the delay; `moved`, a message of its own sent with that delay: `next` when the outcome
+ * names the message to come back as, the received one otherwise, `reread` when the delivery may
+ * have been written since (after a stage error: its row is read first when it comes back).
  */
-export type Later = (delaySeconds: number, next?: ReceivedDeliveryMessage) => Promise<'kept' | 'moved'>;
+export type Later = (delaySeconds: number, how?: { readonly next?: ReceivedDeliveryMessage; readonly reread?: true }) => Promise<'kept' | 'moved'>;
 
 /**
- * The one place where a delivery message's fate is decided. A planned retry comes back when
- * due; a stage error comes back after STAGE_RETRY_SECONDS (nothing was recorded as sent).
- * Never throws: a failure is an answer.
+ * The one place where a delivery message's fate is decided. A planned retry or a wait comes
+ * back when due; a stage error comes back after STAGE_RETRY_SECONDS. Never throws: a failure is
+ * an answer.
  */
 export async function settle(later: Later, run: () => Promise<SendOutcome>): Promise<MessageFate> {
   let outcome: SendOutcome;
@@ -38,14 +38,14 @@ export async function settle(later: Later, run: () => Promise<SendOutcome>): Pro
     outcome = await run();
   } catch (error) {
     // Best effort: if SQS is unreachable too, the queue's own visibility timeout brings it back.
-    const released = await later(STAGE_RETRY_SECONDS).then((how) => how === 'moved', () => false);
+    const released = await later(STAGE_RETRY_SECONDS, { reread: true }).then((how) => how === 'moved', () => false);
     return { kind: 'error', error, released };
   }
   const attempt = outcome.attempt ? { attempt: outcome.attempt } : {};
   if (outcome.kind === 'done') return { kind: 'done', note: outcome.note, ...attempt };
   let how: 'kept' | 'moved';
   try {
-    how = await later(outcome.delaySeconds, outcome.next);
+    how = await later(outcome.delaySeconds, outcome.next ? { next: outcome.next } : {});
   } catch (error) {
     // The delay was not set: the message comes back after the queue's visibility timeout instead.
     return { kind: 'error', error, released: false, ...attempt };
@@ -54,45 +54,42 @@ export async function settle(later: Later, run: () => Promise<SendOutcome>): Pro
 }
 
 /**
- * How a received delivery waits `delaySeconds`. A planned retry (`next` given) goes as that
- * message, sent with the delay through `queue.sendNext`, which may gather the sends of one
- * batch into one request. Any other wait is in flight (its message's
- * visibility) when it is alone in its message, the wait is at most `inFlightWaitSeconds` and it
- * is not on a chain of delayed messages; otherwise a message of its own, without `fresh` (a
- * `recorded` it carries stays: the row's read decides whether it still holds). SQS holds
- * about 120,000 messages in flight per queue and delayed ones without limit, so a dead
- * endpoint's long backoff never fills the queue's in-flight room (docs/aws.md, "Retries in
- * flight").
+ * How a received delivery waits `delaySeconds`. A message the outcome names (a planned retry's,
+ * a wait's due message) is sent with the delay through `queue.sendNext`, which gathers the
+ * sends of one batch into one request. Any other wait is in flight (its message's visibility)
+ * when it is alone in its message, the wait is at most `inFlightWaitSeconds` and it is not on a
+ * chain of delayed messages; otherwise a message of its own. SQS holds about 120,000 messages in
+ * flight per queue and delayed ones without limit, so a dead endpoint's long backoff never fills
+ * the queue's in-flight room (docs/aws.md, "Retries in flight").
  */
 export function waitFor(
   message: ReceivedDeliveryMessage,
   options: { readonly alone: boolean; readonly inFlightWaitSeconds: number; readonly now: () => number },
   queue: { setVisibility(delaySeconds: number): Promise<void>; send(message: DeliveryMessage): Promise<void>; sendNext(message: DeliveryMessage): Promise<void> },
 ): Later {
-  return async (delaySeconds, next) => {
-    if (next) {
-      await queue.sendNext(onItsOwn(next, delaySeconds, options.now()));
+  return async (delaySeconds, how = {}) => {
+    if (how.next) {
+      await queue.sendNext(onItsOwn(how.next, delaySeconds, options.now()));
       return 'moved';
     }
     if (options.alone && delaySeconds <= options.inFlightWaitSeconds && message.notBefore === undefined) {
+      // Back on a later receive, the delivery's row is read first (attempt.ts): nothing more to mark.
       await queue.setVisibility(delaySeconds);
       return 'kept';
     }
-    await queue.send(onItsOwn(message, delaySeconds, options.now()));
+    await queue.send(onItsOwn(how.reread ? { ...message, reread: true } : message, delaySeconds, options.now()));
     return 'moved';
   };
 }
 
 /**
- * A delivery in a message of its own, due in `delaySeconds`: the same fields less `fresh` (the
- * first attempt may have been made and recorded already), so it is claimed when it comes back
- * unless it carries a recorded retry whose row still reads so (`recorded`). A
- * wait past MAX_WAIT_LINK_SECONDS (14 minutes) goes as far as that, carrying `notBefore`: the sender
- * sends it on, reading nothing, until that instant has come. A link sent on keeps the instant
- * it carries (the whole seconds of each delay would otherwise push it later at every link).
+ * A delivery in a message of its own, due in `delaySeconds`. A wait past MAX_WAIT_LINK_SECONDS
+ * (14 minutes) goes as far as that, carrying `notBefore`: the sender sends it on, reading
+ * nothing, until that instant has come. A link sent on keeps the instant it carries (the whole
+ * seconds of each delay would otherwise push it later at every link).
  */
 export function onItsOwn(message: ReceivedDeliveryMessage, delaySeconds: number, nowMs: number): DeliveryMessage {
-  const { fresh: _fresh, notBefore: carried, ...rest } = message;
+  const { notBefore: carried, ...rest } = message;
   if (delaySeconds <= MAX_WAIT_LINK_SECONDS) return { ...rest, delaySeconds };
   const notBefore = carried !== undefined && Date.parse(carried) > nowMs ? carried : iso(nowMs + delaySeconds * 1000);
   return { ...rest, delaySeconds: MAX_WAIT_LINK_SECONDS, notBefore };
@@ -101,7 +98,7 @@ export function onItsOwn(message: ReceivedDeliveryMessage, delaySeconds: number,
 /**
  * Whether a received message is finished with: every delivery it carries done, or released to
  * a message of its own. One that is not keeps the whole message; for a pack, its other
- * deliveries, back with it, find their rows settled.
+ * deliveries, back with it, read their rows and find them settled.
  */
 export function messageFinished(fates: readonly MessageFate[]): boolean {
   return fates.every((f) => f.kind === 'done' || f.released);

@@ -1,4 +1,6 @@
 import { STATE } from '#domain/states.ts';
+import { expectationOf } from '#domain/types.ts';
+import { dueMessage } from '#app/deliveries/due-message.ts';
 import { iso } from '#domain/time.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 import { forEachLimit } from '#app/concurrency.ts';
@@ -43,9 +45,7 @@ export async function drainBacklog(deps: Pick<Deps, 'deliveries' | 'queue' | 'cl
     const messages: DeliveryMessage[] = [];
     await forEachLimit(page.items, DRAIN_CONCURRENCY, async (d, index) => {
       const delaySeconds = spread ? drainDelaySeconds(first + index) : 0;
-      if (await deps.deliveries.reschedule(d.id, d.nextAttemptAt, iso(nowMs + delaySeconds * 1000), iso(nowMs))) {
-        messages.push({ deliveryId: d.id, subscriptionId: d.subscriptionId, delaySeconds });
-      }
+      if (await deps.deliveries.write('reschedule', { ...d, nextAttemptAt: iso(nowMs + delaySeconds * 1000), updatedAt: iso(nowMs) }, expectationOf(d))) messages.push(dueMessage(d, delaySeconds));
     });
     await deps.queue.enqueue(messages);
     drained += messages.length;

@@ -50,7 +50,7 @@ export async function getSubscriptionStats(deps: SubscriptionStatsDeps, principa
   const attempts: AttemptFacts[] = [];
   let attemptsCut = false;
   await forEachLimit(touched, ATTEMPT_READS_IN_FLIGHT, async (d) => {
-    // The whole log: a first attempt made on the happy path is kept on the row itself.
+    // The whole log: the latest attempt is kept on the row itself.
     const page = await attemptPage(deps, d, { limit: HEALTH_SAMPLE.attemptsPerDelivery });
     attempts.push(...page.items);
     // The page is oldest first: if even its oldest attempt is in the window, earlier ones may be too.

@@ -1,7 +1,8 @@
 import type { Deps } from '#app/deps.ts';
 import { firstDeliveryOf, untouchedSincePublish } from '#app/publish/first-delivery.ts';
+import { dueMessage } from '#app/deliveries/due-message.ts';
 import { iso } from '#domain/time.ts';
-import type { EventRecord } from '#domain/types.ts';
+import { expectationOf, NO_ROW, type EventRecord } from '#domain/types.ts';
 import { INGEST_MANIFEST_SHARDS, MANIFEST_SETTLE_SECONDS } from '#config/topology.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 import type { IngestManifest, ManifestWatermark } from '#ports/ingest-manifest-store.ts';
@@ -22,9 +23,9 @@ export interface FinishReport {
  * a pause or a rate-limit wait writes it and moves it). One with no row, or with a row still as
  * first written, lost its message or never got one (a publish that stopped half-way, a purged
  * queue, a backlog longer than the grace): a missing row is written from the stored event, a
- * row still as first written is put in the sweeper's view, due now, and either is enqueued. The sender takes the happy path only for a message younger than the grace less
- * a claim lease (send.ts), so a message still on its way when this runs is claimed, never
- * attempted unclaimed beside this one.
+ * row still as first written is put in the sweeper's view, due now, and either is enqueued. A fresh message older than the
+ * grace (counted, like this, from the publish) reads its row before it is attempted
+ * (app/send/attempt.ts), so one still on its way when this runs finds the row and stops.
  *
  * The manifests stay (they are the event log, until TTL takes them): each shard's watermark
  * says how far this got, shard by shard, oldest first, and moves once per shard and run, not
@@ -77,8 +78,9 @@ async function finishOne(deps: FinishPublishDeps, manifest: IngestManifest): Pro
   const rows = await deps.deliveries.getMany(manifest.deliveryIds);
   const nowIso = iso(deps.clock.now());
   const messages: DeliveryMessage[] = [];
+  // A row an earlier version wrote before any attempt, out of the sweeper's index: due now, and in view.
   for (const row of rows.filter(untouchedSincePublish)) {
-    if (await deps.deliveries.reschedule(row.id, row.nextAttemptAt, nowIso, nowIso)) messages.push({ deliveryId: row.id, subscriptionId: row.subscriptionId });
+    if (await deps.deliveries.write('reschedule', { ...row, nextAttemptAt: nowIso, updatedAt: nowIso }, expectationOf(row))) messages.push(dueMessage(row));
   }
   const written = new Set(rows.map((d) => d.id));
   if (written.size < new Set(manifest.deliveryIds).size) messages.push(...(await writeMissing(deps, manifest.eventIds, written)));
@@ -96,7 +98,8 @@ async function writeMissing(deps: FinishPublishDeps, eventIds: readonly string[]
       const sub = await deps.subscriptions.get(event.subscriptionIds[i]!);
       if (!sub) continue;
       const delivery = firstDeliveryOf(event, sub, deps.defaultRetryPolicy, deps.clock.now());
-      if (await deps.deliveries.create(delivery)) messages.push({ deliveryId, subscriptionId: sub.id });
+      // Its first write, the row it waits in: a late first attempt recorded meanwhile writes over it, and the due message then sends nothing.
+      if (await deps.deliveries.write('reschedule', delivery, NO_ROW)) messages.push(dueMessage(delivery));
     }
   }
   return messages;

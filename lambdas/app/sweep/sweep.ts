@@ -1,9 +1,10 @@
 import type { Deps } from '#app/deps.ts';
-import { deadLetterEventTtl } from '#domain/retention.ts';
 import { allows } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
-import { METRICS } from '#config/topology.ts';
-import { recordDeadLetter } from '#app/send/health.ts';
+import { expire } from '#app/deliveries/expire.ts';
+import { dueMessage } from '#app/deliveries/due-message.ts';
+import { expectationOf } from '#domain/types.ts';
+import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 import { finishPublishes, type FinishPublishDeps } from '#app/sweep/finish-publish.ts';
 import { buildRoutes, repairRoutes } from '#app/subscriptions/routing.ts';
 
@@ -35,9 +36,9 @@ const ROUTE_BUILD_BUDGET_MS = 120_000;
 /**
  * The safety net behind the queue: finishes routing changes and publishes that stopped half-way
  * (and builds the routing index of a deployment from before it), expires pending deliveries past their deadline,
- * re-enqueues pending ones whose message was lost, and hands back in-flight ones whose
- * worker died (their claim lease ran out). Every write is conditional, so a sweep racing a
- * sender changes nothing the sender already changed.
+ * re-enqueues pending ones whose message was lost, and hands back the rows an earlier version
+ * left claimed by a worker that died. Every write is conditional on the row as it read it, so a
+ * sweep racing a sender changes nothing the sender already changed.
  */
 export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<SweepReport> {
   const nowMs = deps.clock.now();
@@ -49,30 +50,21 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
   const deliveries = await deps.deliveries.getMany(due.map((d) => d.id));
   let expired = 0;
   let released = 0;
-  const requeue: { deliveryId: string; subscriptionId: string }[] = [];
+  const requeue: DeliveryMessage[] = [];
   for (const d of deliveries) {
-    // Which write to try follows from the state machine; each write re-checks its own condition.
     if (allows('release', d.state)) {
-      if (!d.leaseUntil || d.leaseUntil >= now) continue; // a live worker still holds it
-      if (await deps.deliveries.release(d.id, d.attemptSeq, now)) {
+      // A row an earlier version left claimed: handed back once its lease has run out.
+      if (d.leaseUntil && d.leaseUntil < now && (await deps.deliveries.release(d.id, d.attemptSeq, now))) {
         released++;
-        requeue.push({ deliveryId: d.id, subscriptionId: d.subscriptionId });
+        requeue.push(dueMessage(d));
       }
     } else if (allows('expire', d.state) && d.giveUpAt <= now) {
-      // As the sender does: the body outlives the dead letter, whatever happens between the two writes.
-      await deps.events.extendRetention(d.eventId, deadLetterEventTtl(nowMs, deps.retention));
-      if (await deps.deliveries.expire(d, `retry deadline ${d.giveUpAt} passed after ${d.attempts} attempts${d.lastError ? `; last error: ${d.lastError}` : ''}`, now)) {
-        expired++;
-        deps.metrics.count(METRICS.expired);
-        deps.metrics.count(METRICS.deadLettered);
-        // A dead letter like the sender's: it extends the subscription's streak and may auto-pause it.
-        await recordDeadLetter(deps, deps.autoPause, d.subscriptionId, nowMs);
-      }
+      // A dead letter like the sender's: its body kept, its subscription's streak counted.
+      const reason = `retry deadline ${d.giveUpAt} passed after ${d.attempts} attempts${d.lastError ? `; last error: ${d.lastError}` : ''}`;
+      if (await expire(deps, { row: d, expect: expectationOf(d) }, reason, nowMs)) expired++;
     } else if (allows('reschedule', d.state)) {
-      // Due now, so the claim condition holds when the new message arrives.
-      if (await deps.deliveries.reschedule(d.id, d.nextAttemptAt, now, now)) {
-        requeue.push({ deliveryId: d.id, subscriptionId: d.subscriptionId });
-      }
+      // Its message was lost: due now, and a message naming its attempt number (one a late copy records meanwhile makes it send nothing).
+      if (await deps.deliveries.write('reschedule', { ...d, nextAttemptAt: now, updatedAt: now }, expectationOf(d))) requeue.push(dueMessage(d));
     }
   }
   await deps.queue.enqueue(requeue);

@@ -7,7 +7,10 @@ import { DELIVERIES_PER_MESSAGE, MAX_PACK_BYTES } from '#config/topology.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
 const BODY = '{"id":"evt_1","type":"a","timestamp":"2024-05-01T12:00:00.000Z","data":{"n":1.0,"s":"ünï ✓"}}';
-const FRESH = { deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventId: 'evt_1', eventType: 'a', createdAt: '2024-05-01T12:00:00.000Z', giveUpAt: '2024-05-04T12:00:00.000Z', body: BODY, fresh: true } as const;
+const EVENT = { eventId: 'evt_1', eventType: 'a', createdAt: '2024-05-01T12:00:00.000Z', giveUpAt: '2024-05-04T12:00:00.000Z' } as const;
+const FRESH = { kind: 'fresh', deliveryId: 'dlv_1', subscriptionId: 'sub_1', ...EVENT, body: BODY } as const;
+const ATTEMPT = { seq: 2, attempt: 2, startedAt: '2024-05-01T12:00:05.000Z', durationMs: 31, status: 503, responseSnippet: 'busy' } as const;
+const RETRY = { kind: 'retry', deliveryId: 'dlv_1', subscriptionId: 'sub_1', ...EVENT, body: BODY, attemptSeq: 2, attempts: 2, nextAttemptAt: '2024-05-01T12:00:10.000Z', previousAttempt: ATTEMPT } as const;
 const one = (m: DeliveryMessage) => {
   const bodies = encodeDeliveryMessages([m]);
   assert.equal(bodies.length, 1);
@@ -25,20 +28,33 @@ describe('delivery message codec', () => {
     assert.deepEqual(decode(wire), [FRESH]);
     assert.equal(wire.includes('ünï'), false, 'the body travels compressed');
     assert.equal(wire.includes('delaySeconds'), false, 'the delay is the queue\'s, not part of the body');
-    assert.equal(wire.includes('"pack"'), false, 'a delivery alone is a message in the form from before packs');
+    assert.equal(wire.includes('"pack"'), false, 'a delivery alone is a message of its own, not a pack of one');
   });
 
-  it('reads a message with only the ids (a retry\'s, a replay\'s, or one from before bodies travelled)', () => {
-    assert.deepEqual(decodeDeliveryMessages({ deliveryId: 'dlv_1', subscriptionId: 'sub_1' }), [{ deliveryId: 'dlv_1', subscriptionId: 'sub_1' }]);
+  it('round-trips a retry with the row it expects and the attempt it carries, and a due message with its ids alone', () => {
+    assert.deepEqual(decode(one(RETRY)), [RETRY]);
+    const due = { kind: 'due', deliveryId: 'dlv_1', subscriptionId: 'sub_1', notBefore: '2024-05-01T13:00:00.000Z' } as const;
+    assert.deepEqual(decode(one({ ...due, delaySeconds: 840 })), [due]);
+    assert.deepEqual(decode(one({ ...due, reread: true })), [{ ...due, reread: true }]);
+    assert.deepEqual(decode(one({ ...due, attemptSeq: 4 })), [{ ...due, attemptSeq: 4 }], 'the attempt number it was sent for');
+    assert.deepEqual(JSON.parse(one(due)).v, 2, 'the wire form says its version');
   });
 
-  it('round-trips a planned retry\'s recorded attempt; leaves out one it cannot read (that delivery is claimed)', () => {
-    const retry = { deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventType: 'a', body: BODY, recorded: { attemptSeq: 3, nextAttemptAt: '2024-05-01T12:00:10.000Z' } };
-    assert.deepEqual(decode(one(retry)), [retry]);
-
+  it('reads the messages of an earlier version: a first attempt whole as fresh, anything else as due (its row is read)', () => {
     const ids = { deliveryId: 'dlv_1', subscriptionId: 'sub_1' };
-    for (const recorded of [{ attemptSeq: 0, nextAttemptAt: '2024-05-01T12:00:10.000Z' }, { attemptSeq: 1.5, nextAttemptAt: '2024-05-01T12:00:10.000Z' }, { attemptSeq: 2 }, { attemptSeq: 2, nextAttemptAt: 'soon' }, 'seq 2', null]) {
-      assert.deepEqual(decodeDeliveryMessages({ ...ids, recorded }), [ids], JSON.stringify(recorded));
+    const { kind: _k, body: _b, ...wireFresh } = FRESH;
+    assert.deepEqual(decodeDeliveryMessages({ ...wireFresh, fresh: true }), [{ kind: 'fresh', ...ids, ...EVENT }]);
+    for (const earlier of [ids, { ...ids, fresh: true }, { ...ids, eventType: 'a', recorded: { attemptSeq: 3, nextAttemptAt: EVENT.createdAt } }, { ...ids, notBefore: '2024-05-01T13:00:00.000Z' }]) {
+      const [read] = decodeDeliveryMessages(earlier);
+      assert.equal(read!.kind, 'due', JSON.stringify(earlier));
+    }
+    assert.deepEqual(decodeDeliveryMessages({ ...ids, notBefore: '2024-05-01T13:00:00.000Z' }), [{ kind: 'due', ...ids, notBefore: '2024-05-01T13:00:00.000Z' }], 'a chain link keeps its time');
+  });
+
+  it('refuses a message of a version it does not know, or one of this version missing what its kind needs', () => {
+    const ids = { deliveryId: 'dlv_1', subscriptionId: 'sub_1' };
+    for (const wire of [{ v: 3, k: 'due', ...ids }, { v: 2, k: 'fresh', ...ids }, { v: 2, k: 'retry', ...ids, ...EVENT, attempts: 1 }, { v: 2, k: 'soon', ...ids, ...EVENT }]) {
+      assert.throws(() => decodeDeliveryMessages(wire), MalformedDeliveryMessageError, JSON.stringify(wire));
     }
   });
 
@@ -46,7 +62,7 @@ describe('delivery message codec', () => {
     const wire = JSON.parse(one({ ...FRESH, body: noise(250) }));
 
     assert.equal(wire.bodyZ, undefined);
-    assert.equal(decodeDeliveryMessages(wire)[0]!.body, undefined);
+    assert.deepEqual(decodeDeliveryMessages(wire), [{ ...FRESH, body: undefined }].map(({ body: _b, ...m }) => m));
   });
 
   it('refuses a body whose bytes do not match their sha256', () => {

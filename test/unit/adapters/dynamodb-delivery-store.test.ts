@@ -7,9 +7,8 @@ import { activeShardKey, deadLetterShardKey, deliveryKey, subscriptionDeadLetter
 import { DynamoDbDeliveryStore, rowAttributes } from '#adapters/dynamodb-delivery-store.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
 import { InvalidCursorError } from '#ports/page.ts';
-import type { Completion } from '#ports/delivery-store.ts';
 import { statesAllowing, targetOf, type DeliveryAction } from '#domain/states.ts';
-import type { Delivery } from '#domain/types.ts';
+import { NO_ROW, type Delivery } from '#domain/types.ts';
 
 const TABLE = 'hookline-deliveries';
 const NOW = '2024-03-09T23:59:59.999Z';
@@ -117,21 +116,19 @@ const onlyUpdate = () => {
   return all[0]!;
 };
 
-/** The activeShard that `create` gives a live delivery with this id (one of sub_1, created at CREATED_AT). */
-async function shardAtCreate(id: string): Promise<unknown> {
+/** The activeShard a live delivery with this id is written with (one of sub_1, created at CREATED_AT). */
+async function shardAtFirstWrite(id: string): Promise<unknown> {
   ddbMock.on(PutCommand).resolves({});
-  await newStore().create(aDelivery({ id, state: 'pending' }));
+  await newStore().write('reschedule', aDelivery({ id, state: 'pending' }), NO_ROW);
   const put = ddbMock.commandCalls(PutCommand).at(-1)!.args[0].input;
   return put.Item!.activeShard;
 }
 
-const completion = (overrides: Partial<Completion>): Completion => ({
-  action: 'retry',
-  attempts: 3,
-  nextAttemptAt: '2024-03-10T00:05:00.000Z',
-  updatedAt: NOW,
-  ...overrides,
-});
+/** The row an attempt (the 8th) leaves, from the expected row at attempt 7: `fields` say what it answered. */
+const attempted = (fields: Partial<Delivery> = {}): Delivery =>
+  aDelivery({ state: 'pending', attempts: 4, attemptSeq: 8, nextAttemptAt: '2024-03-10T00:05:00.000Z', updatedAt: NOW, lastAttempt: { seq: 8, attempt: 4, startedAt: NOW, durationMs: 12, status: 503, responseSnippet: 'busy' }, lastStatus: 503, lastError: 'HTTP 503', ...fields });
+/** The row as the attempt's message expected it: pending at attempt 7. */
+const EXPECTED = { row: 'as', attemptSeq: 7 } as const;
 
 describe('DynamoDbDeliveryStore', () => {
   beforeEach(() => {
@@ -140,21 +137,27 @@ describe('DynamoDbDeliveryStore', () => {
   });
   after(() => ddbMock.restore());
 
-  describe('create', () => {
-    it('writes only if absent, with the live index attribute and no dead-letter ones', async () => {
+  describe('write, the first of a delivery (no row yet)', () => {
+    it('puts the whole row only if absent (or written before any attempt), in the target state with its index attributes', async () => {
       ddbMock.on(PutCommand).resolves({});
-      const pending = aDelivery({ state: 'pending', attempts: 0, attemptSeq: 0 });
+      const delivered = aDelivery({ state: 'pending', attempts: 1, attemptSeq: 1, lastStatus: 204, lastResponse: 'ok', updatedAt: NOW });
 
-      assert.equal(await newStore().create(pending), true);
+      assert.equal(await newStore().write('succeed', delivered, NO_ROW), true);
 
       const put = ddbMock.commandCalls(PutCommand)[0]!.args[0].input;
       assert.equal(put.TableName, TABLE);
-      assert.equal(put.ConditionExpression, 'attribute_not_exists(id)');
-      const { activeShard, subscriptionShard, listKey, ...rest } = put.Item!;
-      assert.equal(activeShard, activeShardKey(pending.id));
-      assert.deepEqual({ subscriptionShard, listKey }, KEY, 'keyed on its place in the subscription\'s listing, set once');
-      assert.equal(subscriptionShard, subscriptionShardKey(pending.subscriptionId, pending.id));
-      assert.deepEqual(rest, { ...pending, dlShard: undefined, dlSubscriptionShard: undefined, expiresAt: undefined });
+      assert.equal(put.ConditionExpression, 'attribute_not_exists(id) OR (#state = :pending AND #attemptSeq = :zero)');
+      assert.deepEqual([put.ExpressionAttributeNames, put.ExpressionAttributeValues], [{ '#state': 'state', '#attemptSeq': 'attemptSeq' }, { ':pending': 'pending', ':zero': 0 }]);
+      const { activeShard, subscriptionShard, listKey, dlShard, dlSubscriptionShard, expiresAt, ...rest } = put.Item!;
+      assert.deepEqual({ subscriptionShard, listKey }, KEY, 'keyed on its place in the subscription\'s listing');
+      assert.deepEqual([activeShard, dlShard, dlSubscriptionShard], [undefined, undefined, undefined], 'delivered: in no index');
+      assert.equal(expiresAt, Math.floor(NOW_MS / 1000) + 60 * DAY_S);
+      const { lastResponse: _derived, ...stored } = delivered;
+      assert.deepEqual(rest, { ...stored, state: 'delivered' }, 'the state is the action\'s target; the response is read back from the attempt, never stored');
+    });
+
+    it('a wait before the first attempt: the row pending, in the sweeper\'s index', async () => {
+      assert.equal(await shardAtFirstWrite(ID), activeShardKey(ID));
     });
 
     it('refuses, before writing, a delivery whose id is not of its own subscription and creation time', async () => {
@@ -166,180 +169,112 @@ describe('DynamoDbDeliveryStore', () => {
         ['an id of another creation time', { ...pending, createdAt: '2024-03-09T00:00:00.001Z' }],
       ];
 
-      for (const [label, d] of cases) {
-        await assert.rejects(newStore().create(d), /is not the id of a delivery of/, label);
-        await assert.rejects(newStore().recordFirst(d, completion({ action: 'succeed' })), /is not the id of a delivery of/, `recordFirst: ${label}`);
-      }
+      for (const [label, d] of cases) await assert.rejects(newStore().write('succeed', d, NO_ROW), /is not the id of a delivery of/, label);
       assert.equal(ddbMock.commandCalls(PutCommand).length, 0);
     });
 
-    it('says false when the delivery already exists', async () => {
+    it('says false when the row exists (another copy, the sweeper wrote it first)', async () => {
       ddbMock.on(PutCommand).rejects(conditionFailed());
 
-      assert.equal(await newStore().create(aDelivery({ state: 'pending' })), false);
+      assert.equal(await newStore().write('succeed', aDelivery({ state: 'pending' }), NO_ROW), false);
     });
   });
 
-  describe('claim', () => {
-    const LEASE = '2024-03-10T00:00:40.000Z';
+  describe('write, from the row as expected', () => {
+    it('an outcome: one UpdateItem of what the attempt changed, only while pending at that attempt number', async () => {
+      const shard = await shardAtFirstWrite(ID);
+      ddbMock.resetHistory();
+      const row = attempted();
 
-    it('moves a due pending delivery to in_flight in one conditional UpdateItem returning ALL_NEW', async () => {
-      const stored = { ...aDelivery({ attempts: 4, attemptSeq: 8, leaseUntil: LEASE, updatedAt: NOW }), ...KEY, activeShard: activeShardKey(ID) };
-      ddbMock.on(UpdateCommand).resolves({ Attributes: stored });
-
-      const result = await newStore().claim(ID, NOW, LEASE);
+      assert.equal(await newStore().write('retry', row, EXPECTED), true);
 
       const input = onlyUpdate();
       assert.equal(input.TableName, TABLE);
       assert.deepEqual(input.Key, KEY);
-      assert.equal(input.ReturnValues, 'ALL_NEW');
-      assert.equal(input.ConditionExpression, '#state IN (:from0) AND #next <= :now AND (attribute_not_exists(#lease) OR #lease < :now)');
       const update = resolveUpdate(input);
-      // Not while a recorded retry holds the row (leaseUntil on a pending row).
-      assert.equal(update.condition, `state IN ("pending") AND nextAttemptAt <= "${NOW}" AND (attribute_not_exists(leaseUntil) OR leaseUntil < "${NOW}")`);
-      // In the sweeper's index from the claim on (a fresh row was created out of it); an unchanged key writes no index entry.
-      assert.deepEqual(update.set, { state: 'in_flight', leaseUntil: LEASE, updatedAt: NOW, activeShard: activeShardKey(ID) });
-      assert.deepEqual(update.add, { attempts: 1, attemptSeq: 1 });
-      assert.deepEqual(result, { kind: 'claimed', delivery: aDelivery({ attempts: 4, attemptSeq: 8, leaseUntil: LEASE, updatedAt: NOW }) });
-    });
-
-    it('on a failed condition reads the current item (consistently) and returns it as not_claimable', async () => {
-      ddbMock.on(UpdateCommand).rejects(conditionFailed());
-      const delivered = aDelivery({ state: 'delivered' });
-      ddbMock.on(GetCommand).resolves({ Item: { ...delivered, ...KEY, expiresAt: 1_900_000_000 } });
-
-      const result = await newStore().claim(ID, NOW, LEASE);
-
-      assert.deepEqual(result, { kind: 'not_claimable', current: delivered });
-      const gets = ddbMock.commandCalls(GetCommand).map((c) => c.args[0].input);
-      assert.deepEqual(gets, [{ TableName: TABLE, Key: KEY, ConsistentRead: true }]);
-    });
-
-    it('returns not_claimable without current for an unknown id', async () => {
-      ddbMock.on(UpdateCommand).rejects(conditionFailed());
-      ddbMock.on(GetCommand).resolves({});
-
-      const result = await newStore().claim(deliveryIdFor('evt_nope', 'sub_1', CREATED_AT), NOW, LEASE);
-
-      assert.deepEqual(result, { kind: 'not_claimable' });
-    });
-
-    it('returns not_claimable for a string that is no delivery id of this layout, without asking DynamoDB', async () => {
-      assert.deepEqual(await newStore().claim('dlv_nope', NOW, LEASE), { kind: 'not_claimable' });
-      assert.equal(await newStore().get('dlv_nope'), undefined);
-      assert.equal(ddbMock.commandCalls(UpdateCommand).length + ddbMock.commandCalls(GetCommand).length, 0);
-    });
-
-    it('passes on any other error without reading the item', async () => {
-      ddbMock.on(UpdateCommand).rejects(serviceError('ProvisionedThroughputExceededException'));
-
-      await assert.rejects(newStore().claim(ID, NOW, LEASE), { name: 'ProvisionedThroughputExceededException' });
-      assert.equal(ddbMock.commandCalls(GetCommand).length, 0);
-    });
-  });
-
-  describe('complete', () => {
-    it('to failed: enters the dead-letter indexes on the delivery\'s shards and leaves the active one', async () => {
-      const claimed = aDelivery({ attemptSeq: 7 });
-
-      const ok = await newStore().complete(claimed, completion({ action: 'fail_permanently', lastStatus: 410, lastResponse: 'gone', lastError: 'HTTP 410', nextAttemptAt: NOW }));
-
-      assert.equal(ok, true);
-      const input = onlyUpdate();
-      assert.deepEqual(input.Key, KEY);
-      const update = resolveUpdate(input);
-      assert.equal(update.condition, 'state IN ("in_flight") AND attemptSeq = 7');
+      assert.equal(update.condition, 'state IN ("pending") AND attemptSeq = 7');
       assert.deepEqual(update.set, {
-        state: 'failed',
-        attempts: 3,
-        nextAttemptAt: NOW,
-        lastStatus: 410,
-        lastError: 'HTTP 410',
-        lastResponse: 'gone',
+        state: 'pending', attempts: 4, attemptSeq: 8, nextAttemptAt: '2024-03-10T00:05:00.000Z', lastStatus: 503, lastError: 'HTTP 503',
+        lastAttempt: row.lastAttempt, url: row.url, updatedAt: NOW, activeShard: shard,
+      });
+      // An earlier version's stored response and hold go: the inline attempt holds the response now.
+      assert.deepEqual(update.remove.sort(), ['dlShard', 'dlSubscriptionShard', 'expiresAt', 'lastResponse', 'leaseUntil']);
+    });
+
+    it('after a timeout: removes the previous status rather than keeping a stale one', async () => {
+      await newStore().write('retry', attempted({ lastStatus: undefined, lastError: 'timeout after 15000 ms' }), EXPECTED);
+
+      const update = resolveUpdate(onlyUpdate());
+      assert.equal(update.set.lastError, 'timeout after 15000 ms');
+      assert.ok(update.remove.includes('lastStatus'));
+    });
+
+    it('delivered: leaves every index and expires after 30 + 30 days', async () => {
+      await newStore().write('succeed', attempted({ lastStatus: 204, lastError: undefined }), EXPECTED);
+
+      const update = resolveUpdate(onlyUpdate());
+      assert.equal(update.set.state, 'delivered');
+      assert.equal(update.set.expiresAt, Math.floor(NOW_MS / 1000) + 60 * DAY_S);
+      assert.deepEqual(update.remove.sort(), ['activeShard', 'dlShard', 'dlSubscriptionShard', 'lastError', 'lastResponse', 'leaseUntil']);
+    });
+
+    it('failed: enters the dead-letter indexes on the delivery\'s shards, leaves the active one, kept 90 + 30 days', async () => {
+      await newStore().write('fail_permanently', attempted({ lastStatus: 410, lastError: 'HTTP 410' }), EXPECTED);
+
+      const update = resolveUpdate(onlyUpdate());
+      assert.equal(update.set.state, 'failed');
+      assert.equal(update.set.dlShard, deadLetterShardKey(ID));
+      assert.equal(update.set.dlSubscriptionShard, subscriptionDeadLetterShardKey('sub_1', ID));
+      assert.equal(update.set.expiresAt, Math.floor(NOW_MS / 1000) + 120 * DAY_S);
+      assert.ok(update.remove.includes('activeShard'));
+    });
+
+    it('expired after an attempt: the dead-letter indexes of its own subscription', async () => {
+      const row = attempted({ subscriptionId: 'sub_9', id: deliveryIdFor('evt_1', 'sub_9', CREATED_AT) });
+      await newStore().write('give_up', row, EXPECTED);
+
+      const input = onlyUpdate();
+      assert.deepEqual(input.Key, deliveryKey(row.id));
+      assert.equal(input.Key!.subscriptionShard, subscriptionShardKey('sub_9', row.id));
+      assert.equal(resolveUpdate(input).set.dlSubscriptionShard, subscriptionDeadLetterShardKey('sub_9', row.id));
+    });
+
+    it('a wait (reschedule) moves only the due time; the attempt fields the writer did not read stay', async () => {
+      await newStore().write('reschedule', aDelivery({ state: 'pending', nextAttemptAt: '2024-03-10T00:30:00.000Z', updatedAt: NOW }), EXPECTED);
+
+      const update = resolveUpdate(onlyUpdate());
+      assert.equal(update.condition, 'state IN ("pending") AND attemptSeq = 7');
+      assert.deepEqual(update.set, { state: 'pending', nextAttemptAt: '2024-03-10T00:30:00.000Z', updatedAt: NOW, activeShard: activeShardKey(ID) });
+      assert.deepEqual(update.remove.sort(), ['dlShard', 'dlSubscriptionShard', 'expiresAt', 'leaseUntil']);
+    });
+
+    it('an expiry (the sweeper\'s, or held back past the deadline) writes its reason into the dead-letter indexes', async () => {
+      await newStore().write('expire', aDelivery({ state: 'pending', lastError: 'retry deadline passed', updatedAt: NOW }), EXPECTED);
+
+      const update = resolveUpdate(onlyUpdate());
+      assert.deepEqual(update.set, {
+        state: 'expired',
+        lastError: 'retry deadline passed',
         updatedAt: NOW,
         dlShard: deadLetterShardKey(ID),
         dlSubscriptionShard: subscriptionDeadLetterShardKey('sub_1', ID),
-        // 90 days dead-letter retention + 30 days TTL margin.
         expiresAt: Math.floor(NOW_MS / 1000) + 120 * DAY_S,
       });
       assert.deepEqual(update.remove.sort(), ['activeShard', 'leaseUntil']);
     });
 
-    it('to pending (a retry): stays in the active index on the same shard as at create, out of the dead-letter ones', async () => {
-      const shard = await shardAtCreate(ID);
-      ddbMock.resetHistory();
-
-      await newStore().complete(aDelivery(), completion({ action: 'retry', lastStatus: 503, lastError: 'HTTP 503', lastResponse: 'busy' }));
-
-      const update = resolveUpdate(onlyUpdate());
-      assert.equal(update.set.activeShard, shard);
-      assert.equal(update.set.state, 'pending');
-      assert.equal(update.set.nextAttemptAt, '2024-03-10T00:05:00.000Z');
-      assert.deepEqual(update.remove.sort(), ['dlShard', 'dlSubscriptionShard', 'expiresAt', 'leaseUntil']);
-    });
-
-    it('to pending after a timeout: removes the previous status and response rather than keeping stale ones', async () => {
-      await newStore().complete(aDelivery(), completion({ action: 'retry', lastError: 'timeout after 15000 ms' }));
-
-      const update = resolveUpdate(onlyUpdate());
-      assert.equal(update.set.lastError, 'timeout after 15000 ms');
-      assert.ok(update.remove.includes('lastStatus'));
-      assert.ok(update.remove.includes('lastResponse'));
-    });
-
-    it('to delivered: leaves every index and expires after 30 + 30 days', async () => {
-      await newStore().complete(aDelivery(), completion({ action: 'succeed', lastStatus: 204, lastResponse: '' }));
-
-      const update = resolveUpdate(onlyUpdate());
-      assert.equal(update.set.state, 'delivered');
-      assert.equal(update.set.expiresAt, Math.floor(NOW_MS / 1000) + 60 * DAY_S);
-      assert.deepEqual(update.remove.sort(), ['activeShard', 'dlShard', 'dlSubscriptionShard', 'lastError', 'leaseUntil']);
-    });
-
-    it('to expired: enters the dead-letter indexes', async () => {
-      const claimed = aDelivery({ subscriptionId: 'sub_9' });
-      await newStore().complete(claimed, completion({ action: 'give_up', lastError: 'deadline passed' }));
-
-      const input = onlyUpdate();
-      assert.deepEqual(input.Key, deliveryKey(claimed.id));
-      assert.equal(input.Key!.subscriptionShard, subscriptionShardKey('sub_9', claimed.id));
-      const update = resolveUpdate(input);
-      assert.equal(update.set.dlShard, deadLetterShardKey(claimed.id));
-      assert.equal(update.set.dlSubscriptionShard, subscriptionDeadLetterShardKey('sub_9', claimed.id));
-      assert.ok(update.remove.includes('activeShard'));
-    });
-
-    it('says false when the claim was lost', async () => {
+    it('says false when the row moved on, and passes on any other error', async () => {
       ddbMock.on(UpdateCommand).rejects(conditionFailed());
+      assert.equal(await newStore().write('succeed', attempted(), EXPECTED), false);
 
-      assert.equal(await newStore().complete(aDelivery(), completion({ action: 'succeed' })), false);
+      ddbMock.on(UpdateCommand).rejects(serviceError('ProvisionedThroughputExceededException'));
+      await assert.rejects(newStore().write('succeed', attempted(), EXPECTED), { name: 'ProvisionedThroughputExceededException' });
     });
 
-    it('passes on any other error', async () => {
-      ddbMock.on(UpdateCommand).rejects(serviceError('InternalServerError'));
-
-      await assert.rejects(newStore().complete(aDelivery(), completion({ action: 'succeed' })), { name: 'InternalServerError' });
-    });
-  });
-
-  describe('reschedule', () => {
-    it('moves the due time only while pending at the expected due time', async () => {
-      const ok = await newStore().reschedule(ID, '2024-03-09T23:00:00.000Z', '2024-03-10T00:30:00.000Z', NOW);
-
-      assert.equal(ok, true);
-      const input = onlyUpdate();
-      assert.deepEqual(input.Key, KEY);
-      const update = resolveUpdate(input);
-      assert.equal(update.condition, 'state IN ("pending") AND nextAttemptAt = "2024-03-09T23:00:00.000Z"');
-      // The reschedule edge leads back to pending: the state is written, and stays what it was.
-      assert.deepEqual(update.set, { state: 'pending', nextAttemptAt: '2024-03-10T00:30:00.000Z', updatedAt: NOW, activeShard: activeShardKey(ID) });
-      assert.deepEqual(update.remove, ['leaseUntil'], 'a recorded retry\'s hold ends: its message no longer matches the row');
-    });
-
-    it('says false when the delivery moved on meanwhile', async () => {
-      ddbMock.on(UpdateCommand).rejects(conditionFailed());
-
-      assert.equal(await newStore().reschedule(ID, 'a', 'b', NOW), false);
+    it('says false for a string that is no delivery id of this layout, without asking DynamoDB', async () => {
+      assert.equal(await newStore().write('succeed', attempted({ id: 'dlv_nope' }), EXPECTED), false);
+      assert.equal(await newStore().get('dlv_nope'), undefined);
+      assert.equal(ddbMock.commandCalls(UpdateCommand).length + ddbMock.commandCalls(GetCommand).length, 0);
     });
   });
 
@@ -366,40 +301,11 @@ describe('DynamoDbDeliveryStore', () => {
     });
   });
 
-  describe('expire', () => {
-    it('dead-letters a pending delivery still at the due time the sweeper read', async () => {
-      const pending = aDelivery({ state: 'pending', nextAttemptAt: '2024-03-09T20:00:00.000Z', subscriptionId: 'sub_4' });
-
-      const ok = await newStore().expire(pending, 'retry deadline passed', NOW);
-
-      assert.equal(ok, true);
-      const input = onlyUpdate();
-      assert.deepEqual(input.Key, deliveryKey(pending.id));
-      const update = resolveUpdate(input);
-      assert.equal(update.condition, 'state IN ("pending") AND nextAttemptAt = "2024-03-09T20:00:00.000Z"');
-      assert.deepEqual(update.set, {
-        state: 'expired',
-        lastError: 'retry deadline passed',
-        updatedAt: NOW,
-        dlShard: deadLetterShardKey(pending.id),
-        dlSubscriptionShard: subscriptionDeadLetterShardKey('sub_4', pending.id),
-        expiresAt: Math.floor(NOW_MS / 1000) + 120 * DAY_S,
-      });
-      assert.deepEqual(update.remove, ['activeShard']);
-    });
-
-    it('says false when the delivery moved on meanwhile', async () => {
-      ddbMock.on(UpdateCommand).rejects(conditionFailed());
-
-      assert.equal(await newStore().expire(aDelivery({ state: 'pending' }), 'r', NOW), false);
-    });
-  });
-
   describe('replay', () => {
     const GIVE_UP = '2024-03-13T00:00:00.000Z';
 
     it('brings a terminal delivery back to pending in the active index, out of the dead-letter ones', async () => {
-      const shard = await shardAtCreate(ID);
+      const shard = await shardAtFirstWrite(ID);
       ddbMock.resetHistory();
       const replayed = aDelivery({ state: 'pending', attempts: 0, nextAttemptAt: NOW, giveUpAt: GIVE_UP, updatedAt: NOW });
       ddbMock.on(UpdateCommand).resolves({ Attributes: { ...replayed, ...KEY, activeShard: shard } });
@@ -426,14 +332,8 @@ describe('DynamoDbDeliveryStore', () => {
 
   describe('every write is one edge of the domain state machine', () => {
     const cases: ReadonlyArray<readonly [DeliveryAction, (store: DynamoDbDeliveryStore) => Promise<unknown>]> = [
-      ['claim', (s) => s.claim(ID, NOW, '2024-03-10T00:01:00.000Z')],
-      ['succeed', (s) => s.complete(aDelivery(), completion({ action: 'succeed' }))],
-      ['fail_permanently', (s) => s.complete(aDelivery(), completion({ action: 'fail_permanently' }))],
-      ['retry', (s) => s.complete(aDelivery(), completion({ action: 'retry' }))],
-      ['give_up', (s) => s.complete(aDelivery(), completion({ action: 'give_up' }))],
-      ['reschedule', (s) => s.reschedule(ID, 'a', 'b', NOW)],
+      ...(['succeed', 'fail_permanently', 'retry', 'give_up', 'reschedule', 'expire'] as const).map((action) => [action, (s: DynamoDbDeliveryStore) => s.write(action, attempted(), EXPECTED)] as const),
       ['release', (s) => s.release(ID, 7, NOW)],
-      ['expire', (s) => s.expire(aDelivery({ state: 'pending' }), 'r', NOW)],
       ['replay', (s) => s.replay(ID, NOW, '2024-03-13T00:00:00.000Z')],
     ];
     for (const [action, run] of cases) {
@@ -451,15 +351,14 @@ describe('DynamoDbDeliveryStore', () => {
 
   describe('every UpdateItem uses exactly the names and values it declares', () => {
     const cases: ReadonlyArray<readonly [string, (store: DynamoDbDeliveryStore) => Promise<unknown>]> = [
-      ['claim', (s) => s.claim(ID, NOW, '2024-03-10T00:01:00.000Z')],
-      ['complete to pending', (s) => s.complete(aDelivery(), completion({ action: 'retry', lastStatus: 500, lastError: 'HTTP 500', lastResponse: 'x' }))],
-      ['complete to pending after a timeout', (s) => s.complete(aDelivery(), completion({ action: 'retry', lastError: 'timeout' }))],
-      ['complete to delivered', (s) => s.complete(aDelivery(), completion({ action: 'succeed', lastStatus: 200, lastResponse: 'ok' }))],
-      ['complete to failed', (s) => s.complete(aDelivery(), completion({ action: 'fail_permanently', lastStatus: 410, lastError: 'HTTP 410' }))],
-      ['complete to expired', (s) => s.complete(aDelivery(), completion({ action: 'give_up', lastError: 'deadline' }))],
-      ['reschedule', (s) => s.reschedule(ID, '2024-03-09T23:00:00.000Z', NOW, NOW)],
+      ['retry', (s) => s.write('retry', attempted(), EXPECTED)],
+      ['retry after a timeout', (s) => s.write('retry', attempted({ lastStatus: undefined, lastError: 'timeout' }), EXPECTED)],
+      ['succeed', (s) => s.write('succeed', attempted({ lastStatus: 200, lastError: undefined }), EXPECTED)],
+      ['fail_permanently', (s) => s.write('fail_permanently', attempted({ lastStatus: 410, lastError: 'HTTP 410' }), EXPECTED)],
+      ['give_up', (s) => s.write('give_up', attempted({ lastError: 'deadline' }), EXPECTED)],
+      ['reschedule', (s) => s.write('reschedule', aDelivery({ state: 'pending' }), EXPECTED)],
+      ['expire', (s) => s.write('expire', aDelivery({ state: 'pending', lastError: 'deadline' }), EXPECTED)],
       ['release', (s) => s.release(ID, 7, NOW)],
-      ['expire', (s) => s.expire(aDelivery({ state: 'pending' }), 'deadline', NOW)],
       ['replay', (s) => s.replay(ID, NOW, '2024-03-13T00:00:00.000Z')],
     ];
     for (const [label, run] of cases) {

@@ -12,7 +12,7 @@ const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/hookline-del
 const sqsMock = mockClient(SQSClient);
 const newQueue = () => new SqsDeliveryQueue(new SQSClient({ region: 'eu-west-1' }), QUEUE_URL);
 const messages = (n: number): DeliveryMessage[] =>
-  Array.from({ length: n }, (_, i) => ({ deliveryId: `dlv_${i}`, subscriptionId: `sub_${i % 3}` }));
+  Array.from({ length: n }, (_, i) => ({ kind: 'due' as const, deliveryId: `dlv_${i}`, subscriptionId: `sub_${i % 3}` }));
 
 /** Each due a second after the one before: none shares a message. */
 const spread = (n: number): DeliveryMessage[] => messages(n).map((m, i) => ({ ...m, delaySeconds: i }));
@@ -58,7 +58,7 @@ describe('SqsDeliveryQueue', () => {
     });
 
     it('keeps each batch within SQS\'s 256 KiB payload: five 100 KB messages go in batches of 2, 2 and 1', async () => {
-      const large = Array.from({ length: 5 }, (_, i) => ({ deliveryId: `dlv_${i}`, subscriptionId: 'sub_1', eventId: 'e', eventType: 't', createdAt: 'c', giveUpAt: 'g', body: JSON.stringify(randomBytes(75 * 1024).toString('base64')) }));
+      const large = Array.from({ length: 5 }, (_, i) => ({ kind: 'fresh' as const, deliveryId: `dlv_${i}`, subscriptionId: 'sub_1', eventId: 'e', eventType: 't', createdAt: 'c', giveUpAt: 'g', body: JSON.stringify(randomBytes(75 * 1024).toString('base64')) }));
 
       await newQueue().enqueue(large);
 
@@ -67,11 +67,11 @@ describe('SqsDeliveryQueue', () => {
       for (const call of calls) assert.ok(entriesOf(call).reduce((n, e) => n + Buffer.byteLength(e.MessageBody!), 0) <= 256 * 1024);
     });
 
-    it('sends a body of just deliveryId and subscriptionId', async () => {
-      await newQueue().enqueue([{ deliveryId: 'dlv_a', subscriptionId: 'sub_b', delaySeconds: 5 }]);
+    it('sends a due message as its version, kind and ids alone', async () => {
+      await newQueue().enqueue([{ kind: 'due', deliveryId: 'dlv_a', subscriptionId: 'sub_b', delaySeconds: 5 }]);
 
       const [entry] = entriesOf(batchCalls()[0]!);
-      assert.equal(entry!.MessageBody, '{"deliveryId":"dlv_a","subscriptionId":"sub_b"}');
+      assert.equal(entry!.MessageBody, '{"v":2,"k":"due","deliveryId":"dlv_a","subscriptionId":"sub_b"}');
     });
 
     const delays: ReadonlyArray<readonly [number | undefined, number]> = [
@@ -86,7 +86,7 @@ describe('SqsDeliveryQueue', () => {
     ];
     for (const [given, sent] of delays) {
       it(`sends DelaySeconds ${sent} for a delay of ${given}`, async () => {
-        await newQueue().enqueue([{ deliveryId: 'dlv_a', subscriptionId: 'sub_b', ...(given === undefined ? {} : { delaySeconds: given }) }]);
+        await newQueue().enqueue([{ kind: 'due', deliveryId: 'dlv_a', subscriptionId: 'sub_b', ...(given === undefined ? {} : { delaySeconds: given }) }]);
 
         assert.equal(entriesOf(batchCalls()[0]!)[0]!.DelaySeconds, sent);
       });

@@ -12,9 +12,10 @@ const context = { getRemainingTimeInMillis: () => 60_000, awsRequestId: 'r', fun
 const NOW = '2024-05-01T12:00:00.000Z';
 
 const record = (messageId: string, body: string): SQSRecord => ({ messageId, receiptHandle: `rh-${messageId}`, body }) as SQSRecord;
-const message = (deliveryId: string) => JSON.stringify({ deliveryId, subscriptionId: 'sub_1' });
-/** One message carrying several deliveries, as the queue adapter packs them (each marked fresh, as publish sends them). */
-const pack = (deliveryIds: readonly string[]) => JSON.stringify({ pack: deliveryIds.map((deliveryId) => ({ deliveryId, subscriptionId: 'sub_1', fresh: true })) });
+/** A due message: the sender reads the row (a replay's, the sweeper's, a drain's). */
+const message = (deliveryId: string) => JSON.stringify({ v: 2, k: 'due', deliveryId, subscriptionId: 'sub_1' });
+/** One message carrying several due deliveries, as the queue adapter packs them. */
+const pack = (deliveryIds: readonly string[]) => JSON.stringify({ pack: deliveryIds.map((deliveryId) => ({ v: 2, k: 'due', deliveryId, subscriptionId: 'sub_1' })) });
 
 /** A logger whose error, info and debug lines are kept, so the test can tell a planned retry from a failure; INFO records keep their attributes. */
 function recordingLogger() {
@@ -62,7 +63,7 @@ describe('sender handler', () => {
     assert.deepEqual(lines.error, ['delivery message unreadable', 'delivery message unreadable']);
   });
 
-  it('the planned retries of one batch go out as one enqueue, each carrying its body and the row as recorded', async () => {
+  it('the planned retries of one batch go out as one enqueue, each carrying its body and the row as written', async () => {
     const deps = senderWorld({ dlv_a: 503, dlv_b: 500, dlv_c: 200 });
     const { logger } = recordingLogger();
 
@@ -71,15 +72,15 @@ describe('sender handler', () => {
     assert.deepEqual(response, { batchItemFailures: [] });
     assert.equal(deps.queue.enqueued.length, 1, 'one send for both retries');
     const sent = [...deps.queue.enqueued[0]!].sort((x, y) => x.deliveryId.localeCompare(y.deliveryId));
-    assert.deepEqual(sent.map((m) => [m.deliveryId, m.body, m.recorded, m.delaySeconds]), ['dlv_a', 'dlv_b'].map((id) => {
+    assert.deepEqual(sent.map((m) => (m.kind === 'retry' ? [m.deliveryId, m.body, m.attemptSeq, m.nextAttemptAt, m.delaySeconds] : m)), ['dlv_a', 'dlv_b'].map((id) => {
       const row = deps.deliveries.items.get(id)!;
-      return [id, '{}', { attemptSeq: row.attemptSeq, nextAttemptAt: row.nextAttemptAt }, 10];
+      return [id, '{}', row.attemptSeq, row.nextAttemptAt, 10];
     }));
   });
 
   it('a stage error is a batch item failure, logged at ERROR, and the message comes back after STAGE_RETRY_SECONDS', async () => {
     const deps = senderWorld({ dlv_ok: 200 });
-    deps.deliveries.claim = async () => {
+    deps.deliveries.get = async () => {
       throw new Error('throttled');
     };
     const { logger, lines } = recordingLogger();
@@ -125,7 +126,7 @@ describe('sender handler', () => {
     assert.deepEqual(lines.error, []);
   });
 
-  it('a pack: each delivery attempted; one that is not done leaves as a message of its own, not fresh, and the pack is finished', async () => {
+  it('a pack: each delivery attempted; one that is not done leaves as a message of its own, and the pack is finished', async () => {
     const deps = senderWorld({ dlv_ok: 200, dlv_busy: 503, dlv_gone: 400 });
     const { logger } = recordingLogger();
     const body = pack(['dlv_ok', 'dlv_busy', 'dlv_gone']);
@@ -135,7 +136,7 @@ describe('sender handler', () => {
     assert.deepEqual(response, { batchItemFailures: [] }, 'the pack is deleted');
     assert.deepEqual(['dlv_ok', 'dlv_busy', 'dlv_gone'].map((id) => deps.deliveries.items.get(id)!.state), ['delivered', 'pending', 'failed']);
     assert.deepEqual(deps.queue.retries, [], 'the pack\'s visibility is not the retry\'s');
-    assert.deepEqual(deps.queue.messages().map(({ deliveryId, delaySeconds, fresh, recorded }) => ({ deliveryId, delaySeconds, fresh, attemptSeq: recorded?.attemptSeq })), [{ deliveryId: 'dlv_busy', delaySeconds: 10, fresh: undefined, attemptSeq: 1 }]);
+    assert.deepEqual(deps.queue.messages().map((m) => ({ kind: m.kind, deliveryId: m.deliveryId, delaySeconds: m.delaySeconds, attemptSeq: m.kind === 'retry' ? m.attemptSeq : undefined })), [{ kind: 'retry', deliveryId: 'dlv_busy', delaySeconds: 10, attemptSeq: 1 }]);
   });
 
   it('a pack whose retry cannot be handed over (SQS refuses the send) is kept whole; the others are settled already', async () => {
@@ -152,19 +153,19 @@ describe('sender handler', () => {
     assert.deepEqual(lines.error, ['delivery message failed']);
   });
 
-  it('a stage error in a pack is handed over after STAGE_RETRY_SECONDS as a message of its own', async () => {
+  it('a stage error in a pack is handed over after STAGE_RETRY_SECONDS as a message of its own, its row to be read first', async () => {
     const deps = senderWorld({ dlv_ok: 200, dlv_stuck: 200 });
-    const claim = deps.deliveries.claim.bind(deps.deliveries);
-    deps.deliveries.claim = async (id, ...rest) => {
-      if (id === 'dlv_stuck') throw new Error('throttled');
-      return claim(id, ...rest);
+    const write = deps.deliveries.write.bind(deps.deliveries);
+    deps.deliveries.write = async (action, row, expect) => {
+      if (row.id === 'dlv_stuck') throw new Error('throttled');
+      return write(action, row, expect);
     };
     const { logger } = recordingLogger();
 
     const response = await createSenderHandler(deps, { logger })({ Records: [record('m-pack', pack(['dlv_ok', 'dlv_stuck']))] }, context);
 
     assert.deepEqual(response, { batchItemFailures: [] });
-    assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_stuck', subscriptionId: 'sub_1', delaySeconds: STAGE_RETRY_SECONDS }]);
+    assert.deepEqual(deps.queue.messages(), [{ kind: 'due', deliveryId: 'dlv_stuck', subscriptionId: 'sub_1', reread: true, delaySeconds: STAGE_RETRY_SECONDS }]);
   });
 
   it('a wait longer than the in-flight bound: the delivery leaves its message as a delayed one of its own, and the record is finished', async () => {
@@ -176,7 +177,7 @@ describe('sender handler', () => {
 
     assert.deepEqual(response, { batchItemFailures: [] });
     assert.deepEqual(deps.queue.retries, []);
-    assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_wait', subscriptionId: 'sub_1', delaySeconds: 30 }]);
+    assert.deepEqual(deps.queue.messages(), [{ kind: 'due', deliveryId: 'dlv_wait', subscriptionId: 'sub_1', delaySeconds: 30 }]);
     assert.equal(deps.deliveries.items.get('dlv_wait')!.state, 'pending');
   });
 
@@ -186,15 +187,16 @@ describe('sender handler', () => {
       throw new Error('read before its time');
     };
     deps.deliveries.get = untouched;
-    deps.deliveries.claim = untouched;
+    deps.deliveries.write = untouched;
     deps.subscriptions.get = untouched;
+    deps.subscriptions.getCached = untouched;
     const notBefore = new Date(deps.clock.now() + 2000 * 1000).toISOString();
     const { logger } = recordingLogger();
 
-    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-later', JSON.stringify({ deliveryId: 'dlv_later', subscriptionId: 'sub_1', notBefore }))] }, context);
+    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-later', JSON.stringify({ v: 2, k: 'due', deliveryId: 'dlv_later', subscriptionId: 'sub_1', notBefore }))] }, context);
 
     assert.deepEqual(response, { batchItemFailures: [] });
-    assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_later', subscriptionId: 'sub_1', delaySeconds: MAX_WAIT_LINK_SECONDS, notBefore }]);
+    assert.deepEqual(deps.queue.messages(), [{ kind: 'due', deliveryId: 'dlv_later', subscriptionId: 'sub_1', delaySeconds: MAX_WAIT_LINK_SECONDS, notBefore }]);
   });
 });
 

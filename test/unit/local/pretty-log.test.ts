@@ -38,7 +38,7 @@ describe('prettyLogLine', () => {
       attemptRecord({ status: 503, attempt: 2, outcome: 'retry', state: 'pending', retryInSeconds: 20 }),
       attemptRecord({ status: 400, outcome: 'fail_permanently', state: 'failed' }),
       attemptRecord({ error: 'timeout: no response within 15000 ms', durationMs: 15_001, outcome: 'give_up', state: 'expired' }),
-      attemptRecord({ status: 200, outcome: 'claim_lost', state: undefined }),
+      attemptRecord({ status: 200, outcome: 'lost', state: undefined }),
     ].map((record) => prettyLogLine(record, UTC));
 
     assert.deepEqual(lines, [
@@ -46,7 +46,7 @@ describe('prettyLogLine', () => {
       '12:03:04.120  sub_abc  invoice.paid  hooks.example.com  503  210 ms  → retry in 20 s',
       '12:03:04.120  sub_abc  invoice.paid  hooks.example.com  400  210 ms  → dead-lettered as failed',
       '12:03:04.120  sub_abc  invoice.paid  hooks.example.com  timeout: no response within 15000 ms  15001 ms  → dead-lettered as expired',
-      '12:03:04.120  sub_abc  invoice.paid  hooks.example.com  200  210 ms  → claim lost to the sweeper (its newer claim records the outcome)',
+      '12:03:04.120  sub_abc  invoice.paid  hooks.example.com  200  210 ms  → a duplicate: another copy of the delivery wrote its row first',
     ]);
   });
 

@@ -7,7 +7,8 @@ import { InMemoryDeliveryStore } from '#test/memory-delivery-store.ts';
 let opened = 0;
 deliveryStoreContract('in memory', async () => {
   opened++;
-  return { store: new InMemoryDeliveryStore(), dispose: async () => {} };
+  const store = new InMemoryDeliveryStore();
+  return { store, seed: async (d) => store.put(d), dispose: async () => {} };
 });
 // Not vacuous: every case of the contract ran against a store of its own.
 after(() => assert.equal(opened, CONTRACT_CASES));

@@ -32,10 +32,10 @@ describe('publish', () => {
     // The first attempt writes the row (send.ts); until then it is read from the batch's manifest.
     assert.equal(deps.deliveries.items.size, 0);
     const body = deps.events.items.get('evt_1')!.body;
-    const carried = { eventId: 'evt_1', eventType: 'invoice.paid', createdAt: NOW, giveUpAt: '2024-05-04T12:00:00.000Z', body, fresh: true };
+    const carried = { eventId: 'evt_1', eventType: 'invoice.paid', createdAt: NOW, giveUpAt: '2024-05-04T12:00:00.000Z', body };
     assert.deepEqual(deps.queue.messages(), [
-      { deliveryId: ids[0], subscriptionId: 'sub_a', ...carried },
-      { deliveryId: ids[1], subscriptionId: 'sub_b', ...carried },
+      { kind: 'fresh', deliveryId: ids[0], subscriptionId: 'sub_a', ...carried },
+      { kind: 'fresh', deliveryId: ids[1], subscriptionId: 'sub_b', ...carried },
     ]);
     assert.equal(deps.metrics.counts.EventsPublished, 1);
   });
@@ -76,7 +76,7 @@ describe('publish', () => {
 
     await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
 
-    const giveUpAt = new Map(deps.queue.messages().map((m) => [m.subscriptionId, m.giveUpAt]));
+    const giveUpAt = new Map(deps.queue.messages().map((m) => [m.subscriptionId, m.kind === 'fresh' ? m.giveUpAt : undefined]));
     assert.equal(giveUpAt.get('sub_own'), '2024-05-01T12:01:00.000Z');
     assert.equal(giveUpAt.get('sub_default'), '2024-05-01T12:10:00.000Z');
   });

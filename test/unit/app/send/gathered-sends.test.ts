@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { gatheredSends } from '#app/send/gathered-sends.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
-const m = (n: number): DeliveryMessage => ({ deliveryId: `dlv_${n}`, subscriptionId: 'sub_1', delaySeconds: 1 });
+const m = (n: number): DeliveryMessage => ({ kind: 'due', deliveryId: `dlv_${n}`, subscriptionId: 'sub_1', delaySeconds: 1 });
 
 function recording(fail?: Error) {
   const calls: string[][] = [];

@@ -1,17 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { processDelivery, type DeliveryMessageBody, type SendDeps } from '#app/send/send.ts';
+import { processDelivery, type SendDeps, type SendOutcome } from '#app/send/send.ts';
 import { settle } from '#app/send/settle.ts';
 import type { AttemptResult } from '#domain/classify.ts';
-import type { Delivery, Subscription } from '#domain/types.ts';
+import type { Delivery, InlineAttempt, Subscription } from '#domain/types.ts';
+import type { DueMessage, FreshMessage, RetryMessage } from '#ports/delivery-queue.ts';
 import type { HttpRequest, HttpSender } from '#ports/http-sender.ts';
 import { aDelivery, aSubscription, fakeDeps, type FakeDeps } from '#test/fakes.ts';
 
 const NOW = '2024-05-01T12:00:00.000Z'; // the fake clock's start: slot 0 of its second
-const at = (seconds: number) => new Date(Date.parse(NOW) + seconds * 1000).toISOString();
+const NOW_MS = Date.parse(NOW);
+const at = (seconds: number) => new Date(NOW_MS + seconds * 1000).toISOString();
 const BODY = '{"id":"evt_1","type":"order.created","data":{}}';
-const FIRST = { receiveCount: 1, sentAtMs: Date.parse(NOW) };
-const AGAIN = { receiveCount: 2, sentAtMs: Date.parse(NOW) };
+const FIRST = { receiveCount: 1 };
+const AGAIN = { receiveCount: 2 };
 
 class OkHttp implements HttpSender {
   readonly requests: HttpRequest[] = [];
@@ -24,179 +26,126 @@ class OkHttp implements HttpSender {
 interface World {
   readonly deps: FakeDeps & SendDeps;
   readonly http: OkHttp;
-  /** Row reads, so a test can tell the gate's cheap path (none) from its careful one. */
+  /** Row reads, so a test can tell a carried expectation (none) from a read one. */
   readonly gets: string[];
 }
 
-/** `n` pending deliveries dlv_0.. of one subscription and their events' messages, as publish leaves them. */
-function world(subscription: Partial<Subscription>, n: number, delivery: Partial<Delivery> = {}): World {
+/** One subscription and the events of dlv_0..dlv_{n-1}; no delivery rows, as publish leaves them. */
+function world(subscription: Partial<Subscription>, n: number): World {
   const http = new OkHttp();
   const deps = { ...fakeDeps(), http, attemptTimeoutMs: 2000 };
   deps.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1', ...subscription }));
   for (let i = 0; i < n; i++) {
-    deps.deliveries.put(aDelivery({ id: `dlv_${i}`, eventId: `evt_${i}`, subscriptionId: 'sub_1', createdAt: NOW, nextAttemptAt: NOW, giveUpAt: at(3600), ...delivery }));
     deps.events.items.set(`evt_${i}`, { id: `evt_${i}`, type: 'order.created', body: BODY, subscriptionIds: ['sub_1'], deliveryIds: [`dlv_${i}`], createdAt: NOW });
   }
   const gets: string[] = [];
   const get = deps.deliveries.get.bind(deps.deliveries);
-  deps.deliveries.get = (id) => {
-    gets.push(id);
-    return get(id);
-  };
+  deps.deliveries.get = (id) => (gets.push(id), get(id));
   return { deps, http, gets };
 }
 
 /** Publish's message for dlv_i: it carries the body, creation time and deadline. */
-const fresh = (i: number, giveUpAt = at(3600)): DeliveryMessageBody => ({ deliveryId: `dlv_${i}`, subscriptionId: 'sub_1', eventId: `evt_${i}`, eventType: 'order.created', createdAt: NOW, giveUpAt, body: BODY, fresh: true });
-/** A message without what publish's carries (a replay's, the sweeper's, a resume drain's). */
-const bare = (i: number): DeliveryMessageBody => ({ deliveryId: `dlv_${i}`, subscriptionId: 'sub_1' });
-const row = (w: World, i: number) => w.deps.deliveries.items.get(`dlv_${i}`)!;
-/** Makes each claim take `ms` of the fake clock, so a claimed attempt starts that much after it was counted. */
-function claimTakes(w: World, ms: number): void {
-  const claim = w.deps.deliveries.claim.bind(w.deps.deliveries);
-  w.deps.deliveries.claim = async (...args) => {
-    w.deps.clock.advance(ms);
-    return claim(...args);
-  };
-}
+const fresh = (i: number, giveUpAt = at(3600)): FreshMessage => ({ kind: 'fresh', deliveryId: `dlv_${i}`, subscriptionId: 'sub_1', eventId: `evt_${i}`, eventType: 'order.created', createdAt: NOW, giveUpAt, body: BODY });
+/** A replay's, the sweeper's or a resume drain's message: the row is read. */
+const due = (i: number): DueMessage => ({ kind: 'due', deliveryId: `dlv_${i}`, subscriptionId: 'sub_1', attemptSeq: 0 });
+/** Stores dlv_i's row, pending and due now. */
+const stored = (w: World, i: number, fields: Partial<Delivery> = {}) =>
+  w.deps.deliveries.put(aDelivery({ id: `dlv_${i}`, eventId: `evt_${i}`, subscriptionId: 'sub_1', createdAt: NOW, nextAttemptAt: NOW, giveUpAt: at(3600), ...fields }));
+const row = (w: World, i: number) => w.deps.deliveries.items.get(`dlv_${i}`);
 /** 10/s: sub-windows of 100 ms with one place each; the clock starts at sub-window T. */
-const T = Date.parse(NOW) / 100;
+const T = NOW_MS / 100;
 /** Takes the place of sub-window `index` at 10/s, as another attempt would. */
 const taken = (w: World, index: number) => w.deps.sendRate.count(`send#sub_1#10#w${index}`, 0);
+/** 1/s with `queued` deliveries ahead in this second's queue of turns: the next turn is that many seconds past the next second. */
+async function backlog(w: World, queued: number): Promise<void> {
+  await w.deps.sendRate.count(`send#sub_1#1#w${NOW_MS / 1000}`, 0);
+  w.deps.sendRate.turns.set('send#sub_1#1#t0', NOW_MS / 1000 + 1 + queued);
+}
 
 describe('the rate gate', () => {
-  it('costs an unlimited subscription nothing: no count, on the happy path or the claimed one', async () => {
+  it('costs an unlimited subscription nothing: no count, whatever message brought the attempt', async () => {
     const w = world({}, 2);
+    stored(w, 1);
     assert.equal((await processDelivery(w.deps, fresh(0), FIRST)).kind, 'done');
-    assert.equal((await processDelivery(w.deps, bare(1), AGAIN)).kind, 'done');
+    assert.equal((await processDelivery(w.deps, due(1), FIRST)).kind, 'done');
     assert.deepEqual(w.deps.sendRate.calls, []);
     assert.equal(w.http.requests.length, 2);
   });
 
-  it('happy path: the quota goes out, the rest waits for its turn with nothing claimed, recorded or counted as an attempt', async () => {
+  it('a burst: the quota goes out, the rest wait for their turns with nothing read or written, and no retry counted', async () => {
     // 2/s: two sub-windows of 500 ms with one place each.
     const w = world({ rateLimitPerSecond: 2 }, 4);
-    const outcomes = [];
+    const outcomes: SendOutcome[] = [];
     for (let i = 0; i < 4; i++) outcomes.push(await processDelivery(w.deps, fresh(i), FIRST));
 
     assert.equal(outcomes[0]!.kind, 'done');
     assert.deepEqual(outcomes.slice(1).map((o) => [o.kind, o.kind === 'retry_later' ? o.delaySeconds : undefined]), [['retry_later', 1], ['retry_later', 2], ['retry_later', 3]], 'one place per second at this phase: 1, 2, 3 s');
     assert.equal(w.http.requests.length, 1);
-    assert.deepEqual([row(w, 0).state, row(w, 0).attempts], ['delivered', 1]);
+    assert.equal(row(w, 0)!.state, 'delivered');
     for (let i = 1; i < 4; i++) {
-      const r = row(w, i);
-      assert.deepEqual([r.state, r.attempts, r.attemptSeq, r.nextAttemptAt, r.updatedAt, r.firstAttempt], ['pending', 0, 0, NOW, NOW, undefined], `dlv_${i} untouched`);
-      assert.equal(outcomes[i]!.attempt, undefined, 'no attempt to log');
+      const outcome = outcomes[i]!;
+      assert.equal(row(w, i), undefined, `dlv_${i}: a short wait keeps its message, no row written`);
+      assert.equal(outcome.attempt, undefined, 'no attempt to log');
+      assert.equal(outcome.kind === 'retry_later' ? outcome.next : 'done', undefined, 'its message comes back as it is');
     }
-    assert.deepEqual(w.deps.attempts.items, []);
-    assert.deepEqual(w.gets, [], 'a short wait inside the deadline reads nothing');
+    assert.deepEqual(w.gets, []);
     assert.deepEqual(w.deps.sendRate.calls.map((c) => c.op), ['count', 'count', 'takeTurn', 'count', 'takeTurn', 'count', 'takeTurn']);
     assert.equal(w.deps.metrics.counts.DeliveriesRetried, undefined, 'a wait is not a retry');
   });
 
-  it('a recorded retry told to wait keeps its message, nothing claimed or written; back at its turn, it goes on unclaimed past its own hold', async () => {
-    const w = world({ rateLimitPerSecond: 10 }, 1, { attempts: 1, attemptSeq: 1, leaseUntil: at(60) });
+  it('a retry held back keeps its row, its attempt count and its backoff untouched; back at its turn it goes, numbered after the earlier attempts', async () => {
+    const w = world({ rateLimitPerSecond: 10 }, 1);
+    const earlier: InlineAttempt = { seq: 3, attempt: 3, startedAt: at(-40), durationMs: 5, status: 503 };
+    stored(w, 0, { attempts: 3, attemptSeq: 3, lastAttempt: earlier, lastStatus: 503, lastError: 'HTTP 503' });
+    const retry: RetryMessage = { ...fresh(0), kind: 'retry', attemptSeq: 3, attempts: 3, nextAttemptAt: NOW, previousAttempt: earlier };
     await taken(w, T);
-    const retry: DeliveryMessageBody = { deliveryId: 'dlv_0', subscriptionId: 'sub_1', eventType: 'order.created', body: BODY, recorded: { attemptSeq: 1, nextAttemptAt: NOW } };
+    await taken(w, T + 1); // the next sub-window too, so it cannot hop there either
     const before = structuredClone(row(w, 0));
 
-    const waited = await processDelivery(w.deps, retry, FIRST);
+    const held = await processDelivery(w.deps, retry, FIRST);
 
-    assert.equal(waited.kind, 'retry_later');
-    assert.deepEqual(row(w, 0), before);
-    assert.equal(w.http.requests.length, 0);
-
-    // The same message back (kept in flight, or moved with `recorded` by waitFor), in the next second.
-    w.deps.clock.advance(1000);
-    w.deps.deliveries.claim = async (id) => assert.fail(`${id} was claimed`);
-    assert.equal((await processDelivery(w.deps, retry, AGAIN)).kind, 'done');
-    assert.deepEqual([row(w, 0).state, row(w, 0).attemptSeq], ['delivered', 2]);
-  });
-
-  it('claimed path: a held-back retry keeps its attempts, its sequence and its backoff; it goes when its turn comes', async () => {
-    const w = world({ rateLimitPerSecond: 10 }, 2, { attempts: 3, attemptSeq: 3, lastStatus: 503 });
-    assert.equal((await processDelivery(w.deps, fresh(0), AGAIN)).kind, 'done');
-    await taken(w, T + 1); // the next sub-window too, so the second cannot go there either
-    const held = await processDelivery(w.deps, fresh(1), AGAIN);
     assert.deepEqual([held.kind, held.kind === 'retry_later' && held.delaySeconds], ['retry_later', 1]);
-    assert.deepEqual([row(w, 1).state, row(w, 1).attempts, row(w, 1).attemptSeq, row(w, 1).lastStatus], ['pending', 3, 3, 503]);
-    assert.equal(w.deps.attempts.items.filter((a) => a.deliveryId === 'dlv_1').length, 0);
+    assert.deepEqual(row(w, 0), before);
+    assert.equal(w.deps.attempts.items.length, 0, 'nothing logged: no attempt was made');
 
+    // The same message back in the next second (kept in flight: received again, so its row is read first).
     w.deps.clock.advance(1000);
-    assert.equal((await processDelivery(w.deps, fresh(1), AGAIN)).kind, 'done');
-    assert.deepEqual([row(w, 1).state, row(w, 1).attempts, row(w, 1).attemptSeq], ['delivered', 4, 4], 'the one attempt it made, numbered after the earlier ones');
-    assert.equal(w.http.requests.length, 2);
+    assert.equal((await processDelivery(w.deps, retry, AGAIN)).kind, 'done');
+    assert.deepEqual([row(w, 0)!.state, row(w, 0)!.attempts, row(w, 0)!.attemptSeq], ['delivered', 4, 4]);
+    assert.deepEqual(w.deps.attempts.items.map((a) => a.seq), [3], 'the attempt the row held, logged before the outcome replaced it');
+    assert.deepEqual(w.gets, ['dlv_0']);
   });
 
-  it('claimed path: one back at its turn that finds its sub-window full tries the next one, holding for it, before it takes another turn', async () => {
+  it('one that finds its sub-window full holds (in the sender) for the next one when it begins within 100 ms', async () => {
     const w = world({ rateLimitPerSecond: 10 }, 1);
     await taken(w, T); // someone came at the same phase
     const started = performance.now();
-    assert.equal((await processDelivery(w.deps, fresh(0), AGAIN)).kind, 'done');
+
+    assert.equal((await processDelivery(w.deps, fresh(0), FIRST)).kind, 'done');
+
     assert.ok(performance.now() - started >= 90, 'held until the next sub-window (100 ms of the fake clock, slept for real)');
     assert.deepEqual(w.deps.sendRate.calls.map((c) => [c.op, c.key]), [['count', `send#sub_1#10#w${T}`], ['count', `send#sub_1#10#w${T}`], ['count', `send#sub_1#10#w${T + 1}`]]);
-    assert.deepEqual([row(w, 0).state, row(w, 0).attempts], ['delivered', 1]);
+    assert.equal(row(w, 0)!.state, 'delivered');
   });
 
-  it('claimed path: an attempt whose claim carried it past its sub-window is counted again where it starts, and holds while that one is full', async () => {
-    // 10/s: 100 ms sub-windows of one place each. The claim takes 100 ms, so the POST would start in the next sub-window.
+  it('one whose count came back after its sub-window ended is counted again where it now starts: it never starts in a sub-window that did not admit it', async () => {
     const w = world({ rateLimitPerSecond: 10 }, 1);
-    claimTakes(w, 100);
-    const t = Date.parse(NOW) / 100;
-    // Someone took the next sub-window's place meanwhile.
-    await w.deps.sendRate.count(`send#sub_1#10#w${t + 1}`, 0);
-    const posted: number[] = [];
-    const post = w.http.post.bind(w.http);
-    w.http.post = async (request) => {
-      posted.push(performance.now() - started);
-      return post(request);
-    };
-
-    const started = performance.now();
-    assert.equal((await processDelivery(w.deps, bare(0), AGAIN)).kind, 'done');
-    const counted = w.deps.sendRate.calls.filter((c) => c.op === 'count').map((c) => c.key);
-    // (The first is the place taken meanwhile.) Before the claim, as it starts (full), then at the next sub-window's start.
-    assert.deepEqual(counted, [`send#sub_1#10#w${t + 1}`, `send#sub_1#10#w${t}`, `send#sub_1#10#w${t + 1}`, `send#sub_1#10#w${t + 2}`]);
-    assert.ok(posted.length === 1 && posted[0]! >= 90, `held in the sender until the next sub-window (the fake clock's 100 ms, slept for real): ${posted}`);
-    assert.equal(w.http.requests.length, 1);
-    assert.deepEqual([row(w, 0).state, row(w, 0).attempts], ['delivered', 1]);
-  });
-
-  it('claimed path: past its sub-window, it holds through as many full ones as it takes (within a second), never starting in a full one', async () => {
-    const w = world({ rateLimitPerSecond: 10 }, 1);
-    claimTakes(w, 100);
-    // The next three sub-windows are full.
-    for (const index of [T + 1, T + 2, T + 3]) await taken(w, index);
-    // The fake clock follows each hold, as the real one would.
-    const post = w.http.post.bind(w.http);
-    let startedInWindow = -1;
-    w.http.post = async (request) => {
-      startedInWindow = Math.floor(w.deps.clock.now() / 100);
-      return post(request);
-    };
-    const real = w.deps.clock.now.bind(w.deps.clock);
-    let held = 0;
-    w.deps.sendRate.count = ((count) => async (key: string, expiresAt: number) => {
+    // The first count takes 100 ms of the fake clock: it admits the attempt into a sub-window that has ended.
+    const count = w.deps.sendRate.count.bind(w.deps.sendRate);
+    let slow = true;
+    w.deps.sendRate.count = async (key, expiresAt) => {
       const n = await count(key, expiresAt);
-      // Each count after the claim's past-window one is made at the start of the sub-window it names.
-      const index = Number(key.slice(key.lastIndexOf('#w') + 2));
-      if (index > Math.floor(real() / 100)) w.deps.clock.advance(index * 100 - real()), held++;
+      if (slow) (slow = false), w.deps.clock.advance(100);
       return n;
-    })(w.deps.sendRate.count.bind(w.deps.sendRate));
+    };
+    let startedIn = -1;
+    const post = w.http.post.bind(w.http);
+    w.http.post = async (request) => ((startedIn = Math.floor(w.deps.clock.now() / 100)), post(request));
 
-    assert.equal((await processDelivery(w.deps, bare(0), AGAIN)).kind, 'done');
+    assert.equal((await processDelivery(w.deps, fresh(0), FIRST)).kind, 'done');
 
-    const counted = w.deps.sendRate.calls.filter((c) => c.op === 'count').map((c) => c.key.slice(c.key.lastIndexOf('#w') + 2)).map(Number);
-    assert.deepEqual(counted.slice(3), [T, T + 1, T + 2, T + 3, T + 4], 'before the claim, then each sub-window from where it starts until one admits it');
-    assert.equal(startedInWindow, T + 4, 'it starts in the sub-window that admitted it');
-    assert.ok(held >= 3);
-    assert.deepEqual([row(w, 0).state, row(w, 0).attempts], ['delivered', 1]);
-  });
-
-  it('claimed path: an attempt that starts in the sub-window that counted it is not counted again', async () => {
-    const w = world({ rateLimitPerSecond: 10 }, 1);
-    assert.equal((await processDelivery(w.deps, bare(0), AGAIN)).kind, 'done');
-    assert.deepEqual(w.deps.sendRate.calls.map((c) => c.op), ['count']);
+    assert.deepEqual(w.deps.sendRate.calls.map((c) => c.key), [`send#sub_1#10#w${T}`, `send#sub_1#10#w${T + 1}`]);
+    assert.equal(startedIn, T + 1);
   });
 
   it('counts per limit: a changed limit starts its own windows and turns', async () => {
@@ -212,88 +161,86 @@ describe('the rate gate', () => {
 
   it('does not gate a delivery that will not be sent: a disabled subscription fails it, uncounted', async () => {
     const w = world({ rateLimitPerSecond: 1, state: 'disabled', stateReason: '410' }, 1);
-    assert.equal((await processDelivery(w.deps, bare(0), AGAIN)).kind, 'done');
-    assert.equal(row(w, 0).state, 'failed');
+    assert.equal((await processDelivery(w.deps, fresh(0), FIRST)).kind, 'done');
+    assert.equal(row(w, 0)!.state, 'failed');
     assert.deepEqual(w.deps.sendRate.calls, []);
   });
 
   describe('the deadline: a wait never extends it', () => {
-    it('a delivery held back past its deadline expires, a dead letter like the sweeper makes', async () => {
-      const w = world({ rateLimitPerSecond: 10 }, 2, { giveUpAt: NOW });
-      await processDelivery(w.deps, bare(0), AGAIN);
+    it('a delivery held back at its deadline expires in its one write, a dead letter like the sweeper makes', async () => {
+      const w = world({ rateLimitPerSecond: 10 }, 2);
+      await processDelivery(w.deps, fresh(0, NOW), FIRST);
       await taken(w, T + 1);
-      const outcome = await processDelivery(w.deps, bare(1), AGAIN);
+
+      const outcome = await processDelivery(w.deps, fresh(1, NOW), FIRST);
+
       assert.equal(outcome.kind, 'done');
-      assert.equal(row(w, 1).state, 'expired');
-      assert.equal(row(w, 1).attempts, 0);
-      assert.match(row(w, 1).lastError ?? '', /deadline .* passed while held back by the rate limit \(10\/s\)/);
-      assert.equal(w.deps.metrics.counts.DeliveriesExpired, 1);
-      assert.equal(w.deps.metrics.counts.DeadLettered, 1);
+      assert.deepEqual([row(w, 1)!.state, row(w, 1)!.attempts], ['expired', 0]);
+      assert.match(row(w, 1)!.lastError ?? '', /deadline .* passed while held back by the rate limit \(10\/s\)/);
+      assert.deepEqual([w.deps.metrics.counts.DeliveriesExpired, w.deps.metrics.counts.DeadLettered], [1, 1]);
       assert.equal(w.deps.subscriptions.items.get('sub_1')!.deadLetterStreak, 1, 'counts toward auto-pause like any dead letter');
       assert.equal(w.http.requests.length, 1);
     });
 
     it('a wait that would end past the deadline ends at it', async () => {
-      const w = world({ rateLimitPerSecond: 1 }, 1, { giveUpAt: at(5) });
-      // Twenty deliveries are queued at this phase already: its turn is 21 s away, its deadline 5 s.
-      await w.deps.sendRate.count(`send#sub_1#1#w${Date.parse(NOW) / 1000}`, 0);
-      w.deps.sendRate.turns.set('send#sub_1#1#t0', (Date.parse(NOW) / 1000 + 1) + 20);
+      const w = world({ rateLimitPerSecond: 1 }, 1);
+      await backlog(w, 20); // its turn is 21 s away, its deadline 5 s
+
       const outcome = await processDelivery(w.deps, fresh(0, at(5)), FIRST);
+
       assert.deepEqual([outcome.kind, outcome.kind === 'retry_later' && outcome.delaySeconds], ['retry_later', 5]);
-      assert.match(outcome.note, /cut to its deadline/);
     });
   });
 
-  it('a long wait moves the row to its end, so the sweeper does not take the delivery for one whose message was lost', async () => {
-    const w = world({ rateLimitPerSecond: 1 }, 1);
-    await w.deps.sendRate.count(`send#sub_1#1#w${Date.parse(NOW) / 1000}`, 0);
-    // 200 already queued: 201 s, beyond half the sweeper's grace (120 s).
-    w.deps.sendRate.turns.set('send#sub_1#1#t0', (Date.parse(NOW) / 1000 + 1) + 200);
-    const outcome = await processDelivery(w.deps, fresh(0), FIRST);
-    assert.deepEqual([outcome.kind, outcome.kind === 'retry_later' && outcome.delaySeconds], ['retry_later', 201]);
-    assert.deepEqual(w.gets, ['dlv_0']);
-    assert.deepEqual([row(w, 0).state, row(w, 0).nextAttemptAt, row(w, 0).attempts], ['pending', at(201), 0]);
+  describe('a long wait (past half the sweeper\'s grace) is written into the row, so the sweeper does not take it for a lost message', () => {
+    it('a first attempt: its one write makes the row, pending until the turn, and a due message brings it back', async () => {
+      const w = world({ rateLimitPerSecond: 1 }, 1);
+      await backlog(w, 200); // 201 s: beyond half the grace (120 s)
 
-    // Its turn: it is due, so the claim holds.
-    w.deps.clock.advance(201_000);
-    assert.equal((await processDelivery(w.deps, fresh(0), AGAIN)).kind, 'done');
-    assert.equal(row(w, 0).state, 'delivered');
+      const outcome = await processDelivery(w.deps, fresh(0), FIRST);
+
+      assert.deepEqual([outcome.kind, outcome.kind === 'retry_later' && outcome.delaySeconds], ['retry_later', 201]);
+      assert.deepEqual(outcome.kind === 'retry_later' && outcome.next, due(0), 'its due message, sent for attempt 0');
+      assert.deepEqual([row(w, 0)!.state, row(w, 0)!.nextAttemptAt, row(w, 0)!.attempts], ['pending', at(201), 0]);
+      assert.deepEqual(w.gets, [], 'the expectation (no row yet) was carried');
+
+      w.deps.clock.advance(201_000);
+      assert.equal((await processDelivery(w.deps, due(0), FIRST)).kind, 'done');
+      assert.equal(row(w, 0)!.state, 'delivered');
+    });
+
+    it('a due message: the row read moves to the turn; a short wait leaves it alone', async () => {
+      const w = world({ rateLimitPerSecond: 1 }, 2);
+      stored(w, 0);
+      stored(w, 1);
+      await backlog(w, 2);
+
+      const short = await processDelivery(w.deps, due(0), FIRST);
+      await backlog(w, 200);
+      const long = await processDelivery(w.deps, due(1), FIRST);
+
+      assert.deepEqual([short.kind, row(w, 0)!.nextAttemptAt], ['retry_later', NOW]);
+      assert.deepEqual([long.kind, row(w, 1)!.nextAttemptAt], ['retry_later', at(201)]);
+      assert.deepEqual(w.gets, ['dlv_0', 'dlv_1']);
+    });
   });
 
-  it('publish writes no row: a first attempt told to wait gets the row it would have had, a long wait moves it, and its turn claims it', async () => {
-    const w = world({ rateLimitPerSecond: 1 }, 2);
-    for (const id of ['dlv_0', 'dlv_1']) w.deps.deliveries.items.delete(id);
-    await w.deps.sendRate.count(`send#sub_1#1#w${Date.parse(NOW) / 1000}`, 0);
-    const short = await processDelivery(w.deps, fresh(0), FIRST);
-    // 200 more queued: a wait of 201 s, past half the sweeper's grace.
-    w.deps.sendRate.turns.set('send#sub_1#1#t0', (Date.parse(NOW) / 1000 + 1) + 200);
-    const long = await processDelivery(w.deps, fresh(1), FIRST);
-
-    assert.deepEqual([short.kind, long.kind, long.kind === 'retry_later' && long.delaySeconds], ['retry_later', 'retry_later', 201]);
-    assert.deepEqual([row(w, 0).state, row(w, 0).attempts, row(w, 0).nextAttemptAt], ['pending', 0, NOW], 'the short wait: its row, as publish once wrote it');
-    assert.deepEqual([row(w, 1).state, row(w, 1).attempts, row(w, 1).nextAttemptAt], ['pending', 0, at(201)], 'the long wait: its row, moved to the wait\'s end');
-    w.deps.clock.advance(201_000);
-    assert.equal((await processDelivery(w.deps, fresh(1), AGAIN)).kind, 'done');
-    assert.equal(row(w, 1).state, 'delivered');
-  });
-
-  it('reads the row for a message that does not carry the deadline (a replay, a resume drain)', async () => {
-    const w = world({ rateLimitPerSecond: 10 }, 2);
-    await processDelivery(w.deps, bare(0), AGAIN);
-    await taken(w, T + 1);
-    w.gets.length = 0;
-    const outcome = await processDelivery(w.deps, bare(1), AGAIN);
-    assert.equal(outcome.kind, 'retry_later');
-    assert.deepEqual(w.gets, ['dlv_1']);
-    assert.equal(row(w, 1).nextAttemptAt, NOW, 'a short wait leaves the row alone');
-  });
-
-  it('the message waits through its visibility: settle sets it to the turn, a batch item failure', async () => {
+  it('a short wait goes through its message\'s visibility (a batch item failure); a written one sends its due message', async () => {
     const w = world({ rateLimitPerSecond: 1 }, 3);
-    const later = (receiptHandle: string) => async (delaySeconds: number) => (await w.deps.queue.setVisibility(receiptHandle, delaySeconds), 'kept' as const);
+    const sent: unknown[] = [];
+    const later = (receiptHandle: string) => async (delaySeconds: number, how: { next?: unknown } = {}) => {
+      if (how.next) return sent.push(how.next), 'moved' as const;
+      await w.deps.queue.setVisibility(receiptHandle, delaySeconds);
+      return 'kept' as const;
+    };
     await settle(later('rh0'), () => processDelivery(w.deps, fresh(0), FIRST));
-    const fates = [await settle(later('rh1'), () => processDelivery(w.deps, fresh(1), FIRST)), await settle(later('rh2'), () => processDelivery(w.deps, fresh(2), FIRST))];
-    assert.deepEqual(fates.map((f) => f.kind), ['retry', 'retry']);
-    assert.deepEqual(w.deps.queue.retries, [{ receiptHandle: 'rh1', delaySeconds: 1 }, { receiptHandle: 'rh2', delaySeconds: 2 }]);
+    const short = await settle(later('rh1'), () => processDelivery(w.deps, fresh(1), FIRST));
+    await backlog(w, 200);
+    const long = await settle(later('rh2'), () => processDelivery(w.deps, fresh(2), FIRST));
+
+    assert.deepEqual([short.kind, short.kind === 'retry' && short.released], ['retry', false]);
+    assert.deepEqual([long.kind, long.kind === 'retry' && long.released], ['retry', true]);
+    assert.deepEqual(w.deps.queue.retries, [{ receiptHandle: 'rh1', delaySeconds: 1 }]);
+    assert.deepEqual(sent, [due(2)]);
   });
 });

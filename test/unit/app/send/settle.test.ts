@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DeliveryStageError } from '#app/errors.ts';
-import type { AttemptReport, SendOutcome } from '#app/send/send.ts';
+import type { AttemptReport, SendOutcome } from '#app/send/outcome.ts';
 import { type Later, type MessageFate, messageFinished, onItsOwn, STAGE_RETRY_SECONDS, settle, waitFor } from '#app/send/settle.ts';
 import { MAX_WAIT_LINK_SECONDS } from '#config/topology.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
@@ -10,15 +10,18 @@ const DELIVERY = 'dlv_abc';
 const ATTEMPT: AttemptReport = { deliveryId: DELIVERY, subscriptionId: 'sub_1', eventType: 't', host: 'hooks.example.com', attempt: 2, status: 503, durationMs: 12, outcome: 'retry', state: 'pending', retryInSeconds: 20 };
 
 /** A `later` that records each delay it is asked for, answers `how`, and fails with `failure` when given one. */
-function recordingLater(failure?: Error, how: 'kept' | 'moved' = 'kept'): { later: Later; delays: number[]; nexts: unknown[] } {
+function recordingLater(failure?: Error, how: 'kept' | 'moved' = 'kept'): { later: Later; delays: number[]; nexts: unknown[]; rereads: unknown[] } {
   const delays: number[] = [];
   const nexts: unknown[] = [];
+  const rereads: unknown[] = [];
   return {
     delays,
     nexts,
-    later: async (delaySeconds, next) => {
+    rereads,
+    later: async (delaySeconds, options = {}) => {
       delays.push(delaySeconds);
-      nexts.push(next);
+      nexts.push(options.next);
+      rereads.push(options.reread);
       if (failure) throw failure;
       return how;
     },
@@ -45,9 +48,9 @@ describe('settle', () => {
     assert.deepEqual(fate, { kind: 'retry', delaySeconds: 37, note: 'not due yet', released: false });
   });
 
-  it('hands the message the outcome names (a recorded retry\'s) to later', async () => {
+  it('hands the message the outcome names (a retry\'s, a wait\'s) to later', async () => {
     const { later, nexts } = recordingLater(undefined, 'moved');
-    const next = { deliveryId: DELIVERY, subscriptionId: 'sub_1', recorded: { attemptSeq: 2, nextAttemptAt: '2024-05-01T12:00:20.000Z' } };
+    const next = { kind: 'due', deliveryId: DELIVERY, subscriptionId: 'sub_1' } as const;
 
     const fate = await settle(later, async () => ({ kind: 'retry_later', delaySeconds: 20, note: 'HTTP 503', next }));
 
@@ -61,8 +64,8 @@ describe('settle', () => {
     assert.deepEqual(fate, { kind: 'retry', delaySeconds: 3600, note: 'HTTP 503', released: true });
   });
 
-  it('brings a failed message back after STAGE_RETRY_SECONDS and hands back the very same error', async () => {
-    const { later, delays } = recordingLater();
+  it('brings a failed message back after STAGE_RETRY_SECONDS, its row to be read first, and hands back the very same error', async () => {
+    const { later, delays, rereads } = recordingLater();
     const failure = new DeliveryStageError('before_attempt', DELIVERY, { cause: new Error('throttled') });
 
     const fate = await settle(later, async () => {
@@ -72,6 +75,7 @@ describe('settle', () => {
     assert.deepEqual(fate, { kind: 'error', error: failure, released: false }, 'back after STAGE_RETRY_SECONDS through the same message');
     assert.equal(STAGE_RETRY_SECONDS, 10);
     assert.deepEqual(delays, [10]);
+    assert.deepEqual(rereads, [true], 'the attempt may have been written before the failure');
   });
 
   it('hands back the original error, not the queue error, when the delay cannot be set after a stage error', async () => {
@@ -123,9 +127,8 @@ describe('settle', () => {
 
 describe('how a delivery waits', () => {
   const NOW_MS = Date.parse('2024-05-01T12:00:00.000Z');
-  const MESSAGE = { deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventId: 'evt_1', eventType: 't', createdAt: 'c', giveUpAt: 'g', body: '{}', fresh: true } as const;
-  const OWN = { deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventId: 'evt_1', eventType: 't', createdAt: 'c', giveUpAt: 'g', body: '{}' };
-  const RECORDED = { attemptSeq: 2, nextAttemptAt: '2024-05-01T12:00:20.000Z' };
+  const MESSAGE = { kind: 'fresh', deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventId: 'evt_1', eventType: 't', createdAt: 'c', giveUpAt: 'g', body: '{}' } as const;
+  const OWN = MESSAGE;
   function queue() {
     const calls = { visibility: [] as number[], sent: [] as DeliveryMessage[], gathered: [] as DeliveryMessage[] };
     return {
@@ -138,16 +141,16 @@ describe('how a delivery waits', () => {
     };
   }
   type Message = Parameters<typeof waitFor>[0];
-  const wait = (message: Message, alone: boolean, delaySeconds: number, next?: Message) => {
+  const wait = (message: Message, alone: boolean, delaySeconds: number, how: Parameters<Later>[1] = {}) => {
     const q = queue();
-    return waitFor(message, { alone, inFlightWaitSeconds: 60, now: () => NOW_MS }, q.queue)(delaySeconds, next).then((how) => ({ how, ...q.calls }));
+    return waitFor(message, { alone, inFlightWaitSeconds: 60, now: () => NOW_MS }, q.queue)(delaySeconds, how).then((answer) => ({ how: answer, ...q.calls }));
   };
 
   it('alone in its message and a short wait: in flight, its visibility set to the wait', async () => {
     assert.deepEqual(await wait(MESSAGE, true, 60), { how: 'kept', visibility: [60], sent: [], gathered: [] });
   });
 
-  it('a wait longer than the in-flight bound: a message of its own with the delay, not fresh (it is claimed when back)', async () => {
+  it('a wait longer than the in-flight bound: a message of its own with the delay, as it was (nothing was written)', async () => {
     assert.deepEqual(await wait(MESSAGE, true, 61), { how: 'moved', visibility: [], sent: [{ ...OWN, delaySeconds: 61 }], gathered: [] });
   });
 
@@ -165,19 +168,18 @@ describe('how a delivery waits', () => {
     assert.deepEqual(await wait(MESSAGE, false, 20), { how: 'moved', visibility: [], sent: [{ ...OWN, delaySeconds: 20 }], gathered: [] });
   });
 
-  it('a recorded retry (`next` given) goes as that message through sendNext, even alone with a short wait; its `recorded` kept', async () => {
-    const next = { deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventType: 't', body: '{}', recorded: RECORDED };
+  it('a message the outcome names (`next`: a retry\'s) goes through sendNext, even alone with a short wait', async () => {
+    const next = { kind: 'due', deliveryId: 'dlv_1', subscriptionId: 'sub_1' } as const;
 
-    assert.deepEqual(await wait(MESSAGE, true, 20, next), { how: 'moved', visibility: [], sent: [], gathered: [{ ...next, delaySeconds: 20 }] });
+    assert.deepEqual(await wait(MESSAGE, true, 20, { next }), { how: 'moved', visibility: [], sent: [], gathered: [{ ...next, delaySeconds: 20 }] });
   });
 
-  it('any other wait of a message that carries a recorded retry keeps `recorded`: the row\'s read decides when it is back', async () => {
-    const carried = { ...OWN, recorded: RECORDED };
-
-    assert.deepEqual(await wait(carried, false, 10), { how: 'moved', visibility: [], sent: [{ ...carried, delaySeconds: 10 }], gathered: [] });
+  it('after a failure, a message sent on of its own is marked to have its row read first', async () => {
+    assert.deepEqual(await wait(MESSAGE, false, 10, { reread: true }), { how: 'moved', visibility: [], sent: [{ ...OWN, reread: true, delaySeconds: 10 }], gathered: [] });
+    assert.deepEqual(await wait(MESSAGE, true, 10, { reread: true }), { how: 'kept', visibility: [10], sent: [], gathered: [] }, 'alone, its next receive is read anyway');
   });
 
-  it('onItsOwn keeps every field but `fresh`; a link sent on keeps the instant it carries, to the millisecond', () => {
+  it('onItsOwn keeps every field; a link sent on keeps the instant it carries, to the millisecond', () => {
     assert.deepEqual(onItsOwn({ ...MESSAGE, notBefore: '2024-05-01T12:00:10.000Z' }, 10, NOW_MS), { ...OWN, delaySeconds: 10 });
     const due = '2024-05-01T12:33:20.250Z';
     assert.deepEqual(onItsOwn({ ...MESSAGE, notBefore: due }, 2001, NOW_MS), { ...OWN, delaySeconds: MAX_WAIT_LINK_SECONDS, notBefore: due });

@@ -30,7 +30,7 @@ describe('createSubscription(): the normalised URL is stored and sent', () => {
     // The message publish sent: it carries what the delivery's first row needs (publish writes none).
     const [message] = deps.queue.messages();
     assert.equal(message!.deliveryId, published.deliveryIds[0]);
-    await processDelivery(deps, message!);
+    await processDelivery(deps, message!, { receiveCount: 1 });
     assert.deepEqual(http.requests.map((r) => r.url), ['http://example.com:443/b']);
   });
 

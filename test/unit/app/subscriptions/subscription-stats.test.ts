@@ -20,13 +20,13 @@ const POLICY = { initialDelaySeconds: 1, multiplier: 2, maxDelaySeconds: 60, jit
 /** Counts the writes a read must never make. */
 class WriteCountingDeliveryStore extends InMemoryDeliveryStore {
   writes = 0;
-  override async complete(...args: Parameters<InMemoryDeliveryStore['complete']>) {
+  override async write(...args: Parameters<InMemoryDeliveryStore['write']>) {
     this.writes++;
-    return super.complete(...args);
+    return super.write(...args);
   }
-  override async create(...args: Parameters<InMemoryDeliveryStore['create']>) {
+  override async replay(...args: Parameters<InMemoryDeliveryStore['replay']>) {
     this.writes++;
-    return super.create(...args);
+    return super.replay(...args);
   }
 }
 

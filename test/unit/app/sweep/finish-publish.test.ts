@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { publishBatch } from '#app/publish/publish.ts';
 import { finishPublishes, nextWatermark } from '#app/sweep/finish-publish.ts';
 import { firstDelivery } from '#app/publish/first-delivery.ts';
+import { NO_ROW } from '#domain/types.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
 import { aSubscription, fakeDeps, type FakeDeps } from '#test/fakes.ts';
 
@@ -35,7 +36,7 @@ describe('finishPublishes', () => {
 
     assert.deepEqual(report, { manifests: 1, deliveries: 4 });
     assert.deepEqual(deps.queue.messages().map((m) => m.deliveryId).sort(), ['evt_1', 'evt_2'].flatMap((e) => ['sub_a', 'sub_b'].map((s) => deliveryIdFor(e, s, NOW))).sort());
-    assert.ok(deps.queue.messages().every((m) => !m.fresh), 'the sender claims these rows (their first message may be out too)');
+    assert.ok(deps.queue.messages().every((m) => m.kind === 'due'), 'the sender reads these rows first (their first message may be out too)');
     assert.deepEqual(await finishPublishes(deps, LATER, 100), { manifests: 0, deliveries: 0 }, 'checked once: the next run starts past it');
     assert.equal(deps.ingestManifests.items.size, 1, 'kept: it is the event log until TTL takes it');
     assert.equal((await deps.deliveries.listDue('2024-05-01T12:05:01.000Z', 100)).length, 4, 'in view: if this enqueue is lost too, the sweep finds them');
@@ -61,9 +62,8 @@ describe('finishPublishes', () => {
     await stoppedPublish(deps, ['evt_1']);
     deps.deliveries.put({ ...firstRow(deps, 'evt_1', 'sub_a'), state: 'delivered', attempts: 1, attemptSeq: 1 });
     // A paused subscription's delivery: its row written and moved an hour on, in view, by the sender.
-    const paused = deliveryIdFor('evt_1', 'sub_b', NOW);
-    deps.deliveries.put(firstRow(deps, 'evt_1', 'sub_b'));
-    assert.equal(await deps.deliveries.reschedule(paused, NOW, '2024-05-01T13:00:00.000Z', NOW.replace('00.000Z', '01.000Z')), true);
+    const waiting = { ...firstRow(deps, 'evt_1', 'sub_b'), nextAttemptAt: '2024-05-01T13:00:00.000Z', updatedAt: NOW.replace('00.000Z', '01.000Z') };
+    assert.equal(await deps.deliveries.write('reschedule', waiting, NO_ROW), true);
     await deps.ingestManifests.put({ shard: 'm0', key: `${NOW}#other`, createdAt: NOW, eventIds: ['evt_never_stored'], deliveryIds: ['dlv_never_written'] });
 
     assert.deepEqual(await finishPublishes(deps, NOW, 100), { manifests: 0, deliveries: 0 }, 'nothing older than the cut-off');

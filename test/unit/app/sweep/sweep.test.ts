@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sweep } from '#app/sweep/sweep.ts';
-import type { Delivery } from '#domain/types.ts';
+import { expectationOf, type Delivery } from '#domain/types.ts';
 import { aDelivery, aSubscription, fakeDeps, InMemoryDeliveryStore } from '#test/fakes.ts';
 
 // The fake clock starts at 2024-05-01T12:00:00Z; the sweep looks at what is more than 120 s overdue.
@@ -28,7 +28,7 @@ describe('sweep', () => {
     assert.equal(after.attemptSeq, 5);
     assert.equal(after.leaseUntil, undefined);
     assert.match(after.lastError!, /^released/);
-    assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_stuck', subscriptionId: 'sub_1' }]);
+    assert.deepEqual(deps.queue.messages(), [{ kind: 'due', deliveryId: 'dlv_stuck', subscriptionId: 'sub_1', attemptSeq: 5 }]);
   });
 
   it('expires a pending delivery past its deadline, dead-letters it and does not send it', async () => {
@@ -88,7 +88,7 @@ describe('sweep', () => {
     assert.deepEqual(report, { examined: 1, expired: 0, requeued: 1, released: 0, finishedPublishes: 0, finishedDeliveries: 0, routesRepaired: 0 });
     assert.equal(deps.deliveries.items.get('dlv_lost')!.state, 'pending');
     assert.equal(deps.deliveries.items.get('dlv_lost')!.nextAttemptAt, NOW);
-    assert.deepEqual(deps.queue.messages(), [{ deliveryId: 'dlv_lost', subscriptionId: 'sub_9' }]);
+    assert.deepEqual(deps.queue.messages(), [{ kind: 'due', deliveryId: 'dlv_lost', subscriptionId: 'sub_9', attemptSeq: 0 }]);
   });
 
   it('leaves alone a pending delivery that is due but within the grace period, and one not yet due', async () => {
@@ -161,11 +161,11 @@ describe('sweep', () => {
   });
 
   it('changes nothing a sender changed between the listing and the write', async () => {
-    // A sender claims each delivery right after the sweep has read it.
+    // A sender records an attempt of each delivery right after the sweep has read it.
     const racing = new (class extends InMemoryDeliveryStore {
       override async getMany(ids: readonly string[]) {
         const read = await super.getMany(ids);
-        for (const d of read) await this.claim(d.id, NOW, at(60));
+        for (const d of read) await this.write('retry', { ...d, attempts: d.attempts + 1, attemptSeq: d.attemptSeq + 1, nextAttemptAt: at(60), updatedAt: NOW }, expectationOf(d));
         return read;
       }
     })();
@@ -176,8 +176,7 @@ describe('sweep', () => {
     const report = await sweep(deps, { graceSeconds: GRACE });
 
     assert.deepEqual(report, { examined: 2, expired: 0, requeued: 0, released: 0, finishedPublishes: 0, finishedDeliveries: 0, routesRepaired: 0 });
-    assert.equal(racing.items.get('dlv_lost')!.state, 'in_flight');
-    assert.equal(racing.items.get('dlv_late')!.state, 'in_flight');
+    assert.deepEqual([racing.items.get('dlv_lost')!.attemptSeq, racing.items.get('dlv_late')!.state], [1, 'pending'], 'as the sender left them');
     assert.deepEqual(deps.queue.messages(), []);
     assert.deepEqual(deps.metrics.counts, {});
   });

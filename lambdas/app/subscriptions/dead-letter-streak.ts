@@ -6,8 +6,8 @@ import { iso } from '#domain/time.ts';
 
 /**
  * Keeps a subscription's dead-letter streak, from the terminal state an attempt left its
- * delivery in, and auto-pauses it once the streak spans the policy's period. Costs nothing on
- * the happy path: a success writes only when a streak is open, and a dead letter is one
+ * delivery in, and auto-pauses it once the streak spans the policy's period. Costs nothing for a
+ * healthy endpoint: a success writes only when a streak is open, and a dead letter is one
  * conditional update (plus the pause, once). Returns the subscription when this call paused it.
  */
 export async function recordHealth(
