@@ -12,7 +12,10 @@ process.on('exit', (code) => {
 });
 
 const app = new App();
-const context = Object.fromEntries(CONTEXT_KEYS.map((key) => [key, app.node.tryGetContext(key)])) as Record<ContextKey, unknown>;
+const context = Object.fromEntries(CONTEXT_KEYS.map((key) => [key, app.node.tryGetContext(key)])) as Record<
+  ContextKey,
+  unknown
+>;
 const settings = settingsFromContext((key) => context[key]);
 
 new HooklineStack(app, settings.stackName, {

@@ -1,10 +1,19 @@
-import { InvokeCommand } from '@aws-sdk/client-lambda';
+import { InvokeCommand, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { CliError, EXIT, ServiceCallError, UnreachableError } from './errors.ts';
-import { createClient, HooklineApiError, HooklineUnreachableError, type AnswerOf, type HooklineClient, type RequestOf, type ResultOf } from '#client/hookline-client.ts';
+import {
+  createClient,
+  HooklineApiError,
+  HooklineUnreachableError,
+  type AnswerOf,
+  type HooklineClient,
+  type RequestOf,
+  type ResultOf,
+} from '#client/hookline-client.ts';
 import type { OperationKey } from '#handlers/api/operations.ts';
 import type { Target } from './target.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: the API's answers are printed as they come; the typed client checks their shapes.
 type Json = any;
 
 const CONNECTION_ERRORS = /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ECONNRESET|fetch failed|socket hang up/;
@@ -32,20 +41,27 @@ export class Backend {
   }
 
   /** One API call: its documented answer, or the CLI error its refusal maps to. */
-  async request<K extends OperationKey>(key: K, ...args: {} extends RequestOf<K> ? [RequestOf<K>?] : [RequestOf<K>]): Promise<ResultOf<K>> {
+  async request<K extends OperationKey>(
+    key: K,
+    ...args: {} extends RequestOf<K> ? [RequestOf<K>?] : [RequestOf<K>]
+  ): Promise<ResultOf<K>> {
     this.client ??= this.target.api().then((api) => createClient({ baseUrl: api.url, key: api.key }));
     const client = await this.client;
     try {
       return await client.request(key, ...args);
     } catch (error) {
-      if (error instanceof HooklineApiError) throw new ServiceCallError(error.status, error.code, error.message, error.retryAfterSeconds);
+      if (error instanceof HooklineApiError)
+        throw new ServiceCallError(error.status, error.code, error.message, error.retryAfterSeconds);
       if (error instanceof HooklineUnreachableError) throw new UnreachableError(error.message, { cause: error });
       throw error;
     }
   }
 
   /** `request` for the answer's body alone. */
-  async call<K extends OperationKey>(key: K, ...args: {} extends RequestOf<K> ? [RequestOf<K>?] : [RequestOf<K>]): Promise<AnswerOf<K>> {
+  async call<K extends OperationKey>(
+    key: K,
+    ...args: {} extends RequestOf<K> ? [RequestOf<K>?] : [RequestOf<K>]
+  ): Promise<AnswerOf<K>> {
     return (await this.request(key, ...args)).body as AnswerOf<K>;
   }
 
@@ -62,9 +78,12 @@ export class Backend {
       return { queueUrl: queue.queueUrl, messageId: out.MessageId! };
     } catch (error) {
       const e = error as Error & { $metadata?: { httpStatusCode?: number }; code?: string };
-      if (CONNECTION_ERRORS.test(`${e.message} ${e.code ?? ''}`) || e.name === 'TimeoutError') unreachable(`the ingest queue ${queue.queueUrl}`, error);
-      if (/NonExistentQueue|QueueDoesNotExist/.test(e.name)) throw new ServiceCallError(404, 'queue_not_found', `queue ${queue.queueUrl} does not exist: ${e.message}`);
-      if (e.$metadata?.httpStatusCode === 403 || /AccessDenied/.test(e.name)) throw new ServiceCallError(403, 'forbidden', e.message);
+      if (CONNECTION_ERRORS.test(`${e.message} ${e.code ?? ''}`) || e.name === 'TimeoutError')
+        unreachable(`the ingest queue ${queue.queueUrl}`, error);
+      if (/NonExistentQueue|QueueDoesNotExist/.test(e.name))
+        throw new ServiceCallError(404, 'queue_not_found', `queue ${queue.queueUrl} does not exist: ${e.message}`);
+      if (e.$metadata?.httpStatusCode === 403 || /AccessDenied/.test(e.name))
+        throw new ServiceCallError(403, 'forbidden', e.message);
       throw new CliError(`sending to ${queue.queueUrl} failed: ${e.message}`, EXIT.failure, { cause: error });
     } finally {
       queue.client.destroy();
@@ -82,20 +101,25 @@ export class Backend {
   async invoke(fn: 'replay' | 'archiver', payload: unknown): Promise<Json> {
     const lambda = await this.target.lambda();
     const name = fn === 'replay' ? lambda.replayFunction : lambda.archiverFunction;
-    let out;
+    let out: InvokeCommandOutput;
     try {
-      out = await lambda.client.send(new InvokeCommand({ FunctionName: name, Payload: Buffer.from(JSON.stringify(payload)) }));
+      out = await lambda.client.send(
+        new InvokeCommand({ FunctionName: name, Payload: Buffer.from(JSON.stringify(payload)) }),
+      );
     } catch (error) {
       const e = error as Error & { $metadata?: { httpStatusCode?: number } };
-      if (CONNECTION_ERRORS.test(`${e.message} ${(e as { code?: string }).code ?? ''}`) || e.name === 'TimeoutError') unreachable(`the ${fn} function (${name})`, error);
+      if (CONNECTION_ERRORS.test(`${e.message} ${(e as { code?: string }).code ?? ''}`) || e.name === 'TimeoutError')
+        unreachable(`the ${fn} function (${name})`, error);
       const status = e.$metadata?.httpStatusCode;
-      if (e.name === 'ResourceNotFoundException') throw new ServiceCallError(404, 'function_not_found', `function ${name} not found: ${e.message}`);
+      if (e.name === 'ResourceNotFoundException')
+        throw new ServiceCallError(404, 'function_not_found', `function ${name} not found: ${e.message}`);
       if (status === 403 || e.name === 'AccessDeniedException') throw new ServiceCallError(403, 'forbidden', e.message);
       throw new CliError(`invoking ${name} failed: ${e.message}`, EXIT.failure, { cause: error });
     }
     const text = out.Payload ? Buffer.from(out.Payload).toString('utf8') : '';
     const result = text ? JSON.parse(text) : undefined;
-    if (out.FunctionError) throw new CliError(`the ${fn} function failed: ${result?.errorMessage ?? text}`, EXIT.failure);
+    if (out.FunctionError)
+      throw new CliError(`the ${fn} function failed: ${result?.errorMessage ?? text}`, EXIT.failure);
     if (result && typeof result === 'object' && 'error' in result && typeof result.status === 'number') {
       throw new ServiceCallError(result.status, result.error.code, result.error.message);
     }
@@ -104,16 +128,24 @@ export class Backend {
 
   // Replays: the API locally, the replay function on AWS (what operators are granted there).
   replay(id: string): Promise<Json> {
-    return this.aws ? this.invoke('replay', { deliveryId: id }) : this.call('POST /v1/deliveries/{deliveryId}/replay', { params: { deliveryId: id } });
+    return this.aws
+      ? this.invoke('replay', { deliveryId: id })
+      : this.call('POST /v1/deliveries/{deliveryId}/replay', { params: { deliveryId: id } });
   }
   replayBulk(body: Record<string, unknown>): Promise<Json> {
-    return this.aws ? this.invoke('replay', body) : this.call('POST /v1/replays', { body } as RequestOf<'POST /v1/replays'>);
+    return this.aws
+      ? this.invoke('replay', body)
+      : this.call('POST /v1/replays', { body } as RequestOf<'POST /v1/replays'>);
   }
   getReplay(id: string): Promise<Json> {
-    return this.aws ? this.invoke('replay', { action: 'get', replayId: id }) : this.call('GET /v1/replays/{replayId}', { params: { replayId: id } });
+    return this.aws
+      ? this.invoke('replay', { action: 'get', replayId: id })
+      : this.call('GET /v1/replays/{replayId}', { params: { replayId: id } });
   }
   listReplays(limit: number, cursor?: string): Promise<Json> {
-    return this.aws ? this.invoke('replay', { action: 'list', limit, ...(cursor ? { cursor } : {}) }) : this.call('GET /v1/replays', { query: { limit, cursor } });
+    return this.aws
+      ? this.invoke('replay', { action: 'list', limit, ...(cursor ? { cursor } : {}) })
+      : this.call('GET /v1/replays', { query: { limit, cursor } });
   }
   /** Continues a running replay in this call (AWS); locally the resume schedule does, so this only reads it. */
   continueReplay(id: string): Promise<Json> {

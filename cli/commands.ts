@@ -5,6 +5,7 @@ import { CliError, EXIT, IncompleteError } from './errors.ts';
 import { table, type Output } from './output.ts';
 import { line } from './printable.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: the API's answers are printed as they come; the typed client checks their shapes.
 type Json = any;
 
 export interface Context {
@@ -36,22 +37,37 @@ async function collect(fetchPage: (cursor?: string) => Promise<Json>, all: boole
 
 const moreHint = (page: Json) => (page.nextCursor ? line`\n(more: --cursor ${page.nextCursor}, or --all)` : '');
 
-export async function subscriptionsList(ctx: Context, o: { tenant?: string; limit: number; cursor?: string; all?: boolean }) {
-  const page = await collect((cursor) => ctx.backend.call('GET /v1/subscriptions', { query: { limit: o.limit, tenantId: o.tenant, cursor: cursor ?? o.cursor } }), o.all ?? false);
+export async function subscriptionsList(
+  ctx: Context,
+  o: { tenant?: string; limit: number; cursor?: string; all?: boolean },
+) {
+  const page = await collect(
+    (cursor) =>
+      ctx.backend.call('GET /v1/subscriptions', {
+        query: { limit: o.limit, tenantId: o.tenant, cursor: cursor ?? o.cursor },
+      }),
+    o.all ?? false,
+  );
   ctx.out.result(page, () =>
     page.items.length === 0
       ? 'no subscriptions'
-      : table(page.items.map((s: Json) => [s.id, s.state, s.tenantId, s.eventTypes.join(','), s.url, s.stateReason]), ['ID', 'STATE', 'TENANT', 'EVENT TYPES', 'URL', 'REASON']) + moreHint(page),
+      : table(
+          page.items.map((s: Json) => [s.id, s.state, s.tenantId, s.eventTypes.join(','), s.url, s.stateReason]),
+          ['ID', 'STATE', 'TENANT', 'EVENT TYPES', 'URL', 'REASON'],
+        ) + moreHint(page),
   );
 }
 
-export async function subscriptionsCreate(ctx: Context, o: { url: string; eventTypes?: string[]; tenant?: string; description?: string }) {
+export async function subscriptionsCreate(
+  ctx: Context,
+  o: { url: string; eventTypes?: string[]; tenant?: string; description?: string },
+) {
   const s = await ctx.backend.call('POST /v1/subscriptions', {
     body: {
-    url: o.url,
-    ...(o.eventTypes ? { eventTypes: o.eventTypes } : {}),
-    ...(o.tenant ? { tenantId: o.tenant } : {}),
-    ...(o.description ? { description: o.description } : {}),
+      url: o.url,
+      ...(o.eventTypes ? { eventTypes: o.eventTypes } : {}),
+      ...(o.tenant ? { tenantId: o.tenant } : {}),
+      ...(o.description ? { description: o.description } : {}),
     },
   });
   ctx.out.result(s, () => line`created ${s.id} (${s.state}) for ${s.url}\nsigning secret (shown once): ${s.secret}`);
@@ -107,8 +123,15 @@ export async function subscriptionsUpdate(ctx: Context, id: string, o: UpdateOpt
     ...(o.rateLimit !== undefined ? { rateLimitPerSecond: o.rateLimit } : {}),
     ...(o.contactEmails !== undefined ? { contactEmails: o.contactEmails } : {}),
   };
-  if (Object.keys(body).length === 0) throw new CliError('nothing to change: give at least one of --url, --event-types, --description, --retry-policy, --metadata, --header, --rate-limit, --contact-emails', EXIT.usage);
-  const s = await ctx.backend.call('PATCH /v1/subscriptions/{subscriptionId}', { params: { subscriptionId: id }, body });
+  if (Object.keys(body).length === 0)
+    throw new CliError(
+      'nothing to change: give at least one of --url, --event-types, --description, --retry-policy, --metadata, --header, --rate-limit, --contact-emails',
+      EXIT.usage,
+    );
+  const s = await ctx.backend.call('PATCH /v1/subscriptions/{subscriptionId}', {
+    params: { subscriptionId: id },
+    body,
+  });
   ctx.out.result(s, () => `updated ${subscriptionLines(s)}`);
 }
 
@@ -118,30 +141,60 @@ export async function subscriptionsDelete(ctx: Context, id: string) {
 }
 
 export async function subscriptionsRotateSecret(ctx: Context, id: string, o: { secret?: string; overlap?: number }) {
-  const body = { ...(o.secret !== undefined ? { secret: o.secret } : {}), ...(o.overlap !== undefined ? { overlapSeconds: o.overlap } : {}) };
-  const r = await ctx.backend.call('POST /v1/subscriptions/{subscriptionId}/rotate-secret', { params: { subscriptionId: id }, ...(Object.keys(body).length ? { body } : {}) });
+  const body = {
+    ...(o.secret !== undefined ? { secret: o.secret } : {}),
+    ...(o.overlap !== undefined ? { overlapSeconds: o.overlap } : {}),
+  };
+  const r = await ctx.backend.call('POST /v1/subscriptions/{subscriptionId}/rotate-secret', {
+    params: { subscriptionId: id },
+    ...(Object.keys(body).length ? { body } : {}),
+  });
   ctx.out.result(r, () =>
     [
       r.secret ? line`new signing secret (shown once): ${r.secret}` : line`new public key: ${r.publicKey ?? '-'}`,
-      table(r.secrets.map((e: Json) => [e.secret ?? e.publicKey, e.expiresAt ?? 'until the next rotation']), ['SECRET', 'SIGNS UNTIL']),
+      table(
+        r.secrets.map((e: Json) => [e.secret ?? e.publicKey, e.expiresAt ?? 'until the next rotation']),
+        ['SECRET', 'SIGNS UNTIL'],
+      ),
     ].join('\n'),
   );
 }
 
 export async function subscriptionsTest(ctx: Context, id: string) {
   const t = await ctx.backend.call('POST /v1/subscriptions/{subscriptionId}/test', { params: { subscriptionId: id } });
-  ctx.out.result(t, () => line`sent test event ${t.eventId} to ${id}: delivery ${t.deliveryId} (follow it with \`hookline deliveries show ${t.deliveryId}\`)`);
+  ctx.out.result(
+    t,
+    () =>
+      line`sent test event ${t.eventId} to ${id}: delivery ${t.deliveryId} (follow it with \`hookline deliveries show ${t.deliveryId}\`)`,
+  );
 }
 
-export async function deliveriesList(ctx: Context, o: { subscription: string; state?: string; limit: number; cursor?: string; all?: boolean }) {
+export async function deliveriesList(
+  ctx: Context,
+  o: { subscription: string; state?: string; limit: number; cursor?: string; all?: boolean },
+) {
   const page = await collect(
-    (cursor) => ctx.backend.call('GET /v1/deliveries', { query: { subscriptionId: o.subscription, state: o.state, limit: o.limit, cursor: cursor ?? o.cursor } }),
+    (cursor) =>
+      ctx.backend.call('GET /v1/deliveries', {
+        query: { subscriptionId: o.subscription, state: o.state, limit: o.limit, cursor: cursor ?? o.cursor },
+      }),
     o.all ?? false,
   );
   ctx.out.result(page, () =>
     page.items.length === 0
       ? 'no deliveries'
-      : table(page.items.map((d: Json) => [d.id, d.state, d.eventId, d.attempts, d.lastStatus, d.nextAttemptAt, d.updatedAt]), ['ID', 'STATE', 'EVENT', 'ATTEMPTS', 'STATUS', 'NEXT ATTEMPT', 'UPDATED']) + moreHint(page),
+      : table(
+          page.items.map((d: Json) => [
+            d.id,
+            d.state,
+            d.eventId,
+            d.attempts,
+            d.lastStatus,
+            d.nextAttemptAt,
+            d.updatedAt,
+          ]),
+          ['ID', 'STATE', 'EVENT', 'ATTEMPTS', 'STATUS', 'NEXT ATTEMPT', 'UPDATED'],
+        ) + moreHint(page),
   );
 }
 
@@ -155,9 +208,20 @@ export interface EventsListOptions {
 }
 
 export async function eventsList(ctx: Context, o: EventsListOptions) {
-  const page = await collect((cursor) => ctx.backend.call('GET /v1/events', { query: { type: o.type, tenantId: o.tenant, since: o.since, limit: o.limit, cursor: cursor ?? o.cursor } }), o.all ?? false);
+  const page = await collect(
+    (cursor) =>
+      ctx.backend.call('GET /v1/events', {
+        query: { type: o.type, tenantId: o.tenant, since: o.since, limit: o.limit, cursor: cursor ?? o.cursor },
+      }),
+    o.all ?? false,
+  );
   ctx.out.result(page, () =>
-    page.items.length === 0 ? 'no events' : table(page.items.map((e: Json) => [e.id, e.type, e.createdAt, e.deliveries, e.tenantId]), ['ID', 'TYPE', 'CREATED', 'DELIVERIES', 'TENANT']) + moreHint(page),
+    page.items.length === 0
+      ? 'no events'
+      : table(
+          page.items.map((e: Json) => [e.id, e.type, e.createdAt, e.deliveries, e.tenantId]),
+          ['ID', 'TYPE', 'CREATED', 'DELIVERIES', 'TENANT'],
+        ) + moreHint(page),
   );
 }
 
@@ -170,27 +234,58 @@ export async function eventsShow(ctx: Context, id: string) {
       '',
       e.deliveries.length === 0
         ? '  no deliveries (no subscription took it)'
-        : table(e.deliveries.map((d: Json) => [d.deliveryId, d.subscriptionId, d.state, d.attempts, d.lastStatus]), ['DELIVERY', 'SUBSCRIPTION', 'STATE', 'ATTEMPTS', 'STATUS']),
+        : table(
+            e.deliveries.map((d: Json) => [d.deliveryId, d.subscriptionId, d.state, d.attempts, d.lastStatus]),
+            ['DELIVERY', 'SUBSCRIPTION', 'STATE', 'ATTEMPTS', 'STATUS'],
+          ),
     ].join('\n'),
   );
 }
 
 export async function subscriptionsPause(ctx: Context, id: string, o: { reason?: string }) {
-  const s = await ctx.backend.call('POST /v1/subscriptions/{subscriptionId}/pause', { params: { subscriptionId: id }, ...(o.reason ? { body: { reason: o.reason } } : {}) });
+  const s = await ctx.backend.call('POST /v1/subscriptions/{subscriptionId}/pause', {
+    params: { subscriptionId: id },
+    ...(o.reason ? { body: { reason: o.reason } } : {}),
+  });
   ctx.out.result(s, () => line`${s.id} is ${s.state} (${s.stateReason}) since ${s.stateChangedAt}`);
 }
 
 export async function subscriptionsResume(ctx: Context, id: string) {
-  const s = await ctx.backend.call('POST /v1/subscriptions/{subscriptionId}/resume', { params: { subscriptionId: id } });
-  ctx.out.result(s, () => line`${s.id} is ${s.state}; ${s.drained} pending deliveries are due again, spread over the drain window`);
+  const s = await ctx.backend.call('POST /v1/subscriptions/{subscriptionId}/resume', {
+    params: { subscriptionId: id },
+  });
+  ctx.out.result(
+    s,
+    () => line`${s.id} is ${s.state}; ${s.drained} pending deliveries are due again, spread over the drain window`,
+  );
 }
 
-export async function deadLettersList(ctx: Context, o: { subscription?: string; limit: number; cursor?: string; all?: boolean }) {
-  const page = await collect((cursor) => ctx.backend.call('GET /v1/dead-letters', { query: { limit: o.limit, subscriptionId: o.subscription, cursor: cursor ?? o.cursor } }), o.all ?? false);
+export async function deadLettersList(
+  ctx: Context,
+  o: { subscription?: string; limit: number; cursor?: string; all?: boolean },
+) {
+  const page = await collect(
+    (cursor) =>
+      ctx.backend.call('GET /v1/dead-letters', {
+        query: { limit: o.limit, subscriptionId: o.subscription, cursor: cursor ?? o.cursor },
+      }),
+    o.all ?? false,
+  );
   ctx.out.result(page, () =>
     page.items.length === 0
       ? 'no dead letters'
-      : table(page.items.map((d: Json) => [d.id, d.state, d.subscriptionId, d.attempts, d.lastStatus, d.updatedAt, d.lastError]), ['ID', 'STATE', 'SUBSCRIPTION', 'ATTEMPTS', 'STATUS', 'UPDATED', 'LAST ERROR']) + moreHint(page),
+      : table(
+          page.items.map((d: Json) => [
+            d.id,
+            d.state,
+            d.subscriptionId,
+            d.attempts,
+            d.lastStatus,
+            d.updatedAt,
+            d.lastError,
+          ]),
+          ['ID', 'STATE', 'SUBSCRIPTION', 'ATTEMPTS', 'STATUS', 'UPDATED', 'LAST ERROR'],
+        ) + moreHint(page),
   );
 }
 
@@ -209,7 +304,17 @@ export async function deliveriesShow(ctx: Context, id: string) {
       '',
       d.attemptLog.length === 0
         ? '  no attempts yet'
-        : table(d.attemptLog.map((a: Json) => [a.seq, a.attempt, a.startedAt, `${a.durationMs} ms`, a.status, a.error ?? a.responseSnippet]), ['SEQ', 'TRY', 'STARTED', 'DURATION', 'STATUS', 'RESPONSE / ERROR']),
+        : table(
+            d.attemptLog.map((a: Json) => [
+              a.seq,
+              a.attempt,
+              a.startedAt,
+              `${a.durationMs} ms`,
+              a.status,
+              a.error ?? a.responseSnippet,
+            ]),
+            ['SEQ', 'TRY', 'STARTED', 'DURATION', 'STATUS', 'RESPONSE / ERROR'],
+          ),
     ].join('\n'),
   );
 }
@@ -233,7 +338,8 @@ export interface BulkOptions {
 
 const replayLine = (r: Json) =>
   r.dryRun
-    ? line`dry run ${r.id}: ${r.matched} deliveries match (${r.criteria.states.join(', ')}, created ${r.criteria.createdFrom} .. ${r.criteria.createdTo})` + (r.sample?.length ? line`\nsample: ${r.sample.join(' ')}` : '')
+    ? line`dry run ${r.id}: ${r.matched} deliveries match (${r.criteria.states.join(', ')}, created ${r.criteria.createdFrom} .. ${r.criteria.createdTo})` +
+      (r.sample?.length ? line`\nsample: ${r.sample.join(' ')}` : '')
     : line`replay ${r.id} ${r.status}: matched ${r.matched}, replayed ${r.replayed}, skipped ${r.skipped}; re-attempts spread over ${r.windowSeconds} s`;
 
 /**
@@ -253,7 +359,9 @@ export async function replayBulk(ctx: Context, o: BulkOptions) {
     ...(o.dryRun ? { dryRun: true } : {}),
     operator: ctx.operator,
   };
-  ctx.out.progress(`${o.dryRun ? 'dry run' : 'bulk replay'} of ${o.states?.join(', ') ?? 'failed, expired'} deliveries created ${o.from} .. ${o.to}${o.subscription ? ` for ${o.subscription}` : ''}${o.tenant ? ` of tenant ${o.tenant}` : ''}…`);
+  ctx.out.progress(
+    `${o.dryRun ? 'dry run' : 'bulk replay'} of ${o.states?.join(', ') ?? 'failed, expired'} deliveries created ${o.from} .. ${o.to}${o.subscription ? ` for ${o.subscription}` : ''}${o.tenant ? ` of tenant ${o.tenant}` : ''}…`,
+  );
   // While the request works, show the audit record's counts as they move.
   let watching = true;
   const watcher = (async () => {
@@ -262,7 +370,9 @@ export async function replayBulk(ctx: Context, o: BulkOptions) {
       await sleep(ctx.pollMs);
       if (!watching) break;
       const recent = await ctx.backend.listReplays(10).catch(() => undefined);
-      const mine = recent?.items?.find((r: Json) => r.operator === ctx.operator && r.startedAt >= startedAt && r.status === 'running');
+      const mine = recent?.items?.find(
+        (r: Json) => r.operator === ctx.operator && r.startedAt >= startedAt && r.status === 'running',
+      );
       const status = mine ? line`  ${mine.id}: matched ${mine.matched}, replayed ${mine.replayed}…` : '';
       if (status && status !== last) ctx.out.progress(status);
       last = status || last;
@@ -277,7 +387,11 @@ export async function replayBulk(ctx: Context, o: BulkOptions) {
   }
   const deadline = Date.now() + o.timeout * 1000;
   while (record.status === 'running' && o.wait) {
-    if (Date.now() > deadline) throw new IncompleteError(`replay ${record.id} is still running after ${o.timeout} s (it continues by itself; follow it with \`hookline replays show ${record.id}\`)`, record);
+    if (Date.now() > deadline)
+      throw new IncompleteError(
+        `replay ${record.id} is still running after ${o.timeout} s (it continues by itself; follow it with \`hookline replays show ${record.id}\`)`,
+        record,
+      );
     ctx.out.progress(line`  ${record.id}: matched ${record.matched}, replayed ${record.replayed}…`);
     if (!ctx.backend.aws) await sleep(ctx.pollMs);
     record = await ctx.backend.continueReplay(record.id);
@@ -291,7 +405,16 @@ export async function replaysList(ctx: Context, o: { limit: number; cursor?: str
     page.items.length === 0
       ? 'no bulk replays yet'
       : table(
-          page.items.map((r: Json) => [r.id, r.status, r.dryRun ? 'dry run' : '', r.operator, r.startedAt, r.matched, r.replayed, `${r.criteria.states.join(',')} ${r.criteria.createdFrom}..${r.criteria.createdTo}${r.criteria.subscriptionId ? ` ${r.criteria.subscriptionId}` : ''}${r.criteria.tenantId ? ` tenant=${r.criteria.tenantId}` : ''}`]),
+          page.items.map((r: Json) => [
+            r.id,
+            r.status,
+            r.dryRun ? 'dry run' : '',
+            r.operator,
+            r.startedAt,
+            r.matched,
+            r.replayed,
+            `${r.criteria.states.join(',')} ${r.criteria.createdFrom}..${r.criteria.createdTo}${r.criteria.subscriptionId ? ` ${r.criteria.subscriptionId}` : ''}${r.criteria.tenantId ? ` tenant=${r.criteria.tenantId}` : ''}`,
+          ]),
           ['ID', 'STATUS', 'KIND', 'OPERATOR', 'STARTED', 'MATCHED', 'REPLAYED', 'CRITERIA'],
         ) + moreHint(page),
   );
@@ -299,7 +422,11 @@ export async function replaysList(ctx: Context, o: { limit: number; cursor?: str
 
 export async function replaysShow(ctx: Context, id: string) {
   const r = await ctx.backend.getReplay(id);
-  ctx.out.result(r, () => `${replayLine(r)}\n${line`operator ${r.operator} (${r.principal}), started ${r.startedAt}, finished ${r.finishedAt ?? '-'}`}`);
+  ctx.out.result(
+    r,
+    () =>
+      `${replayLine(r)}\n${line`operator ${r.operator} (${r.principal}), started ${r.startedAt}, finished ${r.finishedAt ?? '-'}`}`,
+  );
 }
 
 /**
@@ -311,19 +438,31 @@ export async function archiveRun(ctx: Context, o: { sliceObjects: number; timeou
   const deadline = Date.now() + o.timeout * 1000;
   for (;;) {
     const slice = await ctx.backend.archive(o.sliceObjects);
-    if (slice.kind === 'busy') throw new CliError('another archive run holds the lock; try again when it has finished (or its lock has expired)', EXIT.conflict);
+    if (slice.kind === 'busy')
+      throw new CliError(
+        'another archive run holds the lock; try again when it has finished (or its lock has expired)',
+        EXIT.conflict,
+      );
     for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += slice[k];
-    ctx.out.progress(`  archive: ${total.objects} objects written, ${total.archived} deliveries archived${total.resumed ? `, ${total.resumed} unfinished batches finished` : ''}…`);
+    ctx.out.progress(
+      `  archive: ${total.objects} objects written, ${total.archived} deliveries archived${total.resumed ? `, ${total.resumed} unfinished batches finished` : ''}…`,
+    );
     if (slice.kind === 'done') break;
-    if (Date.now() > deadline) throw new IncompleteError(`archive run stopped after ${o.timeout} s with more to do; run it again to continue`, { kind: 'partial', ...total });
+    if (Date.now() > deadline)
+      throw new IncompleteError(`archive run stopped after ${o.timeout} s with more to do; run it again to continue`, {
+        kind: 'partial',
+        ...total,
+      });
   }
   const result = { kind: 'done', ...total };
-  ctx.out.result(result, () =>
-    `archive run done: ${total.objects} objects written, ${total.archived} deliveries archived and deleted from DynamoDB` +
-    (total.kept ? `, ${total.kept} kept (changed after they were written; archived again later)` : '') +
-    (total.dropped ? `, ${total.dropped} restored deliveries dropped after their hold` : '') +
-    (total.resumed ? `, ${total.resumed} unfinished batches of an earlier run finished` : '') +
-    (total.subscriptions ? `, ${total.subscriptions} deleted subscriptions archived` : ''),
+  ctx.out.result(
+    result,
+    () =>
+      `archive run done: ${total.objects} objects written, ${total.archived} deliveries archived and deleted from DynamoDB` +
+      (total.kept ? `, ${total.kept} kept (changed after they were written; archived again later)` : '') +
+      (total.dropped ? `, ${total.dropped} restored deliveries dropped after their hold` : '') +
+      (total.resumed ? `, ${total.resumed} unfinished batches of an earlier run finished` : '') +
+      (total.subscriptions ? `, ${total.subscriptions} deleted subscriptions archived` : ''),
   );
 }
 
@@ -341,7 +480,11 @@ export async function restore(ctx: Context, o: { from: string; to: string; subsc
     total.until = r.until;
     ctx.out.progress(line`  ${day}: ${r.restored} restored, ${r.present} already present (${r.objects} objects)`);
   }
-  ctx.out.result(total, () => line`restored ${total.restored} deliveries from ${total.objects} archive objects over ${total.days} days (${total.present} already present); they stay until ${total.until}`);
+  ctx.out.result(
+    total,
+    () =>
+      line`restored ${total.restored} deliveries from ${total.objects} archive objects over ${total.days} days (${total.present} already present); they stay until ${total.until}`,
+  );
 }
 
 export async function tenantsCreateKey(ctx: Context, tenantId: string) {
@@ -357,7 +500,8 @@ export function dayRange(from: string, to: string): string[] {
   try {
     return daysBetween(from, to);
   } catch (error) {
-    if (error instanceof ArchiveFormatError) throw new CliError(`--from/--to: ${error.message}`, EXIT.usage, { cause: error });
+    if (error instanceof ArchiveFormatError)
+      throw new CliError(`--from/--to: ${error.message}`, EXIT.usage, { cause: error });
     throw error;
   }
 }
@@ -367,8 +511,14 @@ export function dayRange(from: string, to: string): string[] {
  * (for a script to mail or paste); when it ends and how to revoke it go to stderr.
  */
 export async function portalLink(ctx: Context, o: { tenant: string; subscription?: string; expiresIn?: number }) {
-  const body = { ...(o.subscription ? { subscriptionId: o.subscription } : {}), ...(o.expiresIn !== undefined ? { expiresInSeconds: o.expiresIn } : {}) };
-  const link = await ctx.backend.call('POST /v1/tenants/{tenantId}/portal-sessions', { params: { tenantId: o.tenant }, ...(Object.keys(body).length ? { body } : {}) });
+  const body = {
+    ...(o.subscription ? { subscriptionId: o.subscription } : {}),
+    ...(o.expiresIn !== undefined ? { expiresInSeconds: o.expiresIn } : {}),
+  };
+  const link = await ctx.backend.call('POST /v1/tenants/{tenantId}/portal-sessions', {
+    params: { tenantId: o.tenant },
+    ...(Object.keys(body).length ? { body } : {}),
+  });
   ctx.out.progress(
     line`portal link for tenant ${link.tenantId}${link.subscriptionId ? line`, subscription ${link.subscriptionId} only` : ''}: works once, until ${link.expiresAt} (revoke: DELETE /v1/tenants/${link.tenantId}/portal-sessions/${link.id})`,
   );

@@ -24,7 +24,10 @@ const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 export function completionScript(program: Command, shell: 'bash' | 'zsh'): string {
   const globals = program.options.flatMap((o) => (o.long && o.long !== '--version' ? [o.long] : []));
   const all = levels(program, globals);
-  const known = all.filter((l) => l.path).map((l) => quote(l.path)).join('|');
+  const known = all
+    .filter((l) => l.path)
+    .map((l) => quote(l.path))
+    .join('|');
   const cases = all.map((l) => `    ${l.path ? quote(l.path) : '""'}) words=${quote(l.words.join(' '))} ;;`).join('\n');
   const bash = `# hookline ${shell} completion: eval "$(npx hookline completion ${shell})"
 _hookline() {

@@ -13,7 +13,8 @@ import { line } from './printable.ts';
 const mailDir = (ctx: Context) => join(ctx.dataDir ?? resolve('.data'), 'mail');
 
 function caught(ctx: Context) {
-  if (ctx.backend.aws) throw new CliError('mail: only the local runtime catches mail; on AWS notices go through Amazon SES', EXIT.usage);
+  if (ctx.backend.aws)
+    throw new CliError('mail: only the local runtime catches mail; on AWS notices go through Amazon SES', EXIT.usage);
   return listCaughtMail(mailDir(ctx));
 }
 
@@ -22,7 +23,10 @@ export async function mailList(ctx: Context, o: { limit: number }) {
   ctx.out.result({ items }, () =>
     items.length === 0
       ? line`no caught mail in ${mailDir(ctx)}`
-      : table(items.map((m) => [m.id, m.receivedAt, [...m.to, ...m.bcc.map((b) => `bcc:${b}`)].join(','), m.subject]), ['ID', 'RECEIVED', 'TO', 'SUBJECT']),
+      : table(
+          items.map((m) => [m.id, m.receivedAt, [...m.to, ...m.bcc.map((b) => `bcc:${b}`)].join(','), m.subject]),
+          ['ID', 'RECEIVED', 'TO', 'SUBJECT'],
+        ),
   );
 }
 

@@ -19,12 +19,14 @@ interface GlobalOptions extends TargetOptions {
   readonly operator?: string;
 }
 
-const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
 
 function positiveInt(max: number) {
   return (value: string): number => {
     const n = Number(value);
-    if (!/^\d+$/.test(value) || n < 1 || n > max) throw new InvalidArgumentError(`must be a whole number from 1 to ${max}`);
+    if (!/^\d+$/.test(value) || n < 1 || n > max)
+      throw new InvalidArgumentError(`must be a whole number from 1 to ${max}`);
     return n;
   };
 }
@@ -35,7 +37,11 @@ function seconds(value: string): number {
   return Number(value);
 }
 
-const list = (value: string): string[] => value.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (value: string): string[] =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** `--metadata k=v` / `--header k=v`, repeatable: collected into one object (the service checks names and values). */
 function pairs(value: string, previous: Record<string, string> = {}): Record<string, string> {
@@ -53,25 +59,48 @@ export interface Io {
 }
 
 /** The `hookline` command line: one subcommand per operator task, each with --help. */
-export function buildProgram(io: Io = {}): { program: Command; failures: { error?: unknown; options?: GlobalOptions } } {
+export function buildProgram(io: Io = {}): {
+  program: Command;
+  failures: { error?: unknown; options?: GlobalOptions };
+} {
   const env = io.env ?? process.env;
   const failures: { error?: unknown; options?: GlobalOptions } = {};
   const program = new Command('hookline')
-    .description('Operate Hookline: publish and inspect events, subscriptions, deliveries and dead letters, replay (single and bulk), archive and restore.\nTalks to the local runtime (`npm start`) by default, to the deployed stack with --aws.')
+    .description(
+      'Operate Hookline: publish and inspect events, subscriptions, deliveries and dead letters, replay (single and bulk), archive and restore.\nTalks to the local runtime (`npm start`) by default, to the deployed stack with --aws.',
+    )
     .version(VERSION)
     .option('--json', 'print the result as one JSON document on stdout (progress stays on stderr)')
     .option('-q, --quiet', 'no progress output')
-    .option('--aws', 'talk to the deployed stack: the replay and archiver functions by name, the API by URL (from the stack outputs)')
-    .option('--data-dir <dir>', 'local runtime data folder holding runtime.json and admin-key (default: $HOOKLINE_DATA_DIR or .data)')
+    .option(
+      '--aws',
+      'talk to the deployed stack: the replay and archiver functions by name, the API by URL (from the stack outputs)',
+    )
+    .option(
+      '--data-dir <dir>',
+      'local runtime data folder holding runtime.json and admin-key (default: $HOOKLINE_DATA_DIR or .data)',
+    )
     .option('--api-url <url>', 'HTTP API base URL (default: from runtime.json, or the stack output ApiUrl with --aws)')
-    .option('--key <key>', 'admin key (default: $HOOKLINE_ADMIN_KEY, the data folder admin-key, or the stack secret with --aws)')
+    .option(
+      '--key <key>',
+      'admin key (default: $HOOKLINE_ADMIN_KEY, the data folder admin-key, or the stack secret with --aws)',
+    )
     .option('--lambda-endpoint <url>', 'Lambda Invoke API endpoint (default: the local runtime; AWS with --aws)')
-    .option('--stack <name>', 'CloudFormation stack to read outputs from with --aws (default: $HOOKLINE_STACK or Hookline)')
+    .option(
+      '--stack <name>',
+      'CloudFormation stack to read outputs from with --aws (default: $HOOKLINE_STACK or Hookline)',
+    )
     .option('--region <region>', 'AWS region with --aws (default: the SDK chain: $AWS_REGION, profile)')
     .option('--replay-function <name>', 'replay function name (default: stack output ReplayFunctionName)')
     .option('--archiver-function <name>', 'archiver function name (default: stack output ArchiverFunctionName)')
-    .option('--queue-url <url>', 'ingest queue for publish --sqs (default: $HOOKLINE_INGEST_QUEUE_URL, runtime.json, or the stack output IngestQueueUrl with --aws)')
-    .option('--sqs-endpoint <url>', 'SQS endpoint for publish --sqs (default: $HOOKLINE_SQS_ENDPOINT or runtime.json; AWS itself with --aws)')
+    .option(
+      '--queue-url <url>',
+      'ingest queue for publish --sqs (default: $HOOKLINE_INGEST_QUEUE_URL, runtime.json, or the stack output IngestQueueUrl with --aws)',
+    )
+    .option(
+      '--sqs-endpoint <url>',
+      'SQS endpoint for publish --sqs (default: $HOOKLINE_SQS_ENDPOINT or runtime.json; AWS itself with --aws)',
+    )
     .option('--operator <name>', 'who you are, recorded in the bulk replay audit trail (default: user@host)')
     .showHelpAfterError('(add --help for usage)')
     .exitOverride();
@@ -119,7 +148,16 @@ Examples:
       const operator = g.operator ?? env.HOOKLINE_OPERATOR ?? `${safeUser()}@${hostname()}`;
       try {
         // Commander passes the positional arguments, then the command's options, then the command.
-        await run({ backend, out, operator, pollMs: Number(env.HOOKLINE_CLI_POLL_MS ?? 1000), dataDir: resolve(g.dataDir ?? env.HOOKLINE_DATA_DIR ?? '.data') }, ...(args.slice(0, -1) as A));
+        await run(
+          {
+            backend,
+            out,
+            operator,
+            pollMs: Number(env.HOOKLINE_CLI_POLL_MS ?? 1000),
+            dataDir: resolve(g.dataDir ?? env.HOOKLINE_DATA_DIR ?? '.data'),
+          },
+          ...(args.slice(0, -1) as A),
+        );
       } catch (error) {
         failures.error = error;
       }
@@ -129,21 +167,37 @@ Examples:
     .command('publish')
     .description('publish one event through the HTTP API (or the ingest queue with --sqs)')
     .requiredOption('--type <type>', 'event type, e.g. invoice.paid')
-    .requiredOption('--data <json>', "the payload: JSON text, sent exactly as written (e.g. '{\"amount\":42}')")
+    .requiredOption('--data <json>', 'the payload: JSON text, sent exactly as written (e.g. \'{"amount":42}\')')
     .option('--id <id>', 'event id (default: generated); publishing the same id again sends nothing new')
-    .option('--tenant <id>', "the tenant the event belongs to: only its subscriptions receive it (default: none, only subscriptions without a tenant)")
-    .option('--all-tenants', 'every tenant\'s matching subscriptions and those without a tenant (the admin key only)')
-    .option('--subscription <id>', 'only this subscription of the audience (repeat for up to 20)', (id: string, ids: string[] = []) => [...ids, id])
-    .option('--sqs', 'send it to the ingest queue instead (the same JSON; accepted for later, no delivery ids in the answer)')
+    .option(
+      '--tenant <id>',
+      'the tenant the event belongs to: only its subscriptions receive it (default: none, only subscriptions without a tenant)',
+    )
+    .option('--all-tenants', "every tenant's matching subscriptions and those without a tenant (the admin key only)")
+    .option(
+      '--subscription <id>',
+      'only this subscription of the audience (repeat for up to 20)',
+      (id: string, ids: string[] = []) => [...ids, id],
+    )
+    .option(
+      '--sqs',
+      'send it to the ingest queue instead (the same JSON; accepted for later, no delivery ids in the answer)',
+    )
     .action(action((ctx, o: PublishOptions) => publish(ctx, o)));
 
   program
     .command('env')
-    .description('print the API URL, queue URLs and SQS endpoint (and dashboard, if any) as export lines: eval "$(npx hookline env)"')
+    .description(
+      'print the API URL, queue URLs and SQS endpoint (and dashboard, if any) as export lines: eval "$(npx hookline env)"',
+    )
     .option('--with-key', 'also print HOOKLINE_ADMIN_KEY (local: the data folder key; --aws: from Secrets Manager)')
     .action(action((ctx, o: { withKey?: boolean }) => environment(ctx, o)));
 
-  const subscriptions = program.command('subscriptions').description('list, create, read, update, delete, pause and resume subscriptions; rotate secrets, send a test event');
+  const subscriptions = program
+    .command('subscriptions')
+    .description(
+      'list, create, read, update, delete, pause and resume subscriptions; rotate secrets, send a test event',
+    );
   subscriptions
     .command('list')
     .description('list subscriptions, with their state and why')
@@ -151,7 +205,11 @@ Examples:
     .option('--limit <n>', 'page size (1-100)', positiveInt(100), 50)
     .option('--cursor <cursor>', 'continue from a previous page')
     .option('--all', 'fetch every page')
-    .action(action((ctx, o: { tenant?: string; limit: number; cursor?: string; all?: boolean }) => commands.subscriptionsList(ctx, o)));
+    .action(
+      action((ctx, o: { tenant?: string; limit: number; cursor?: string; all?: boolean }) =>
+        commands.subscriptionsList(ctx, o),
+      ),
+    );
   subscriptions
     .command('create')
     .description('create a subscription (prints its signing secret once)')
@@ -159,7 +217,11 @@ Examples:
     .option('--event-types <types>', 'comma-separated event types or patterns (default: *)', list)
     .option('--tenant <id>', 'tenant the subscription belongs to')
     .option('--description <text>', 'free text')
-    .action(action((ctx, o: { url: string; eventTypes?: string[]; tenant?: string; description?: string }) => commands.subscriptionsCreate(ctx, o)));
+    .action(
+      action((ctx, o: { url: string; eventTypes?: string[]; tenant?: string; description?: string }) =>
+        commands.subscriptionsCreate(ctx, o),
+      ),
+    );
   subscriptions
     .command('get')
     .description('one subscription: state, URL, event types, retry policy (never the secret)')
@@ -174,9 +236,17 @@ Examples:
     .option('--description <text>', 'free text')
     .option('--retry-policy <json>', 'a partial retry policy as JSON, e.g. \'{"maxAttempts":6}\'')
     .option('--metadata <name=value>', 'a label, never sent (repeatable; replaces all labels)', pairs)
-    .option('--header <name=value>', 'a header sent with every delivery (repeatable; replaces all custom headers)', pairs)
+    .option(
+      '--header <name=value>',
+      'a header sent with every delivery (repeatable; replaces all custom headers)',
+      pairs,
+    )
     .option('--rate-limit <n>', 'at most this many attempts a second to the endpoint', positiveInt(10_000))
-    .option('--contact-emails <addresses>', 'comma-separated addresses failure notices go to (at most 10; replaces the list)', list)
+    .option(
+      '--contact-emails <addresses>',
+      'comma-separated addresses failure notices go to (at most 10; replaces the list)',
+      list,
+    )
     .action(action((ctx, id: string, o: commands.UpdateOptions) => commands.subscriptionsUpdate(ctx, id, o)));
   subscriptions
     .command('delete')
@@ -185,11 +255,17 @@ Examples:
     .action(action((ctx, id: string) => commands.subscriptionsDelete(ctx, id)));
   subscriptions
     .command('rotate-secret')
-    .description('rotate the signing secret: the new one signs at once, the old ones beside it for the overlap (prints the new one once)')
+    .description(
+      'rotate the signing secret: the new one signs at once, the old ones beside it for the overlap (prints the new one once)',
+    )
     .argument('<id>', 'subscription id (sub_…)')
     .option('--secret <secret>', 'use this secret (whsec_…) instead of a fresh one')
     .option('--overlap <seconds>', 'how long the old secrets keep signing (default: a day)', seconds)
-    .action(action((ctx, id: string, o: { secret?: string; overlap?: number }) => commands.subscriptionsRotateSecret(ctx, id, o)));
+    .action(
+      action((ctx, id: string, o: { secret?: string; overlap?: number }) =>
+        commands.subscriptionsRotateSecret(ctx, id, o),
+      ),
+    );
   subscriptions
     .command('test')
     .description('send a test event (hookline.test) to this subscription alone')
@@ -216,7 +292,11 @@ Examples:
     .option('--limit <n>', 'page size (1-100)', positiveInt(100), 50)
     .option('--cursor <cursor>', 'continue from a previous page')
     .option('--all', 'fetch every page')
-    .action(action((ctx, o: { subscription?: string; limit: number; cursor?: string; all?: boolean }) => commands.deadLettersList(ctx, o)));
+    .action(
+      action((ctx, o: { subscription?: string; limit: number; cursor?: string; all?: boolean }) =>
+        commands.deadLettersList(ctx, o),
+      ),
+    );
 
   const deliveries = program.command('deliveries').description('inspect deliveries');
   deliveries
@@ -227,7 +307,11 @@ Examples:
     .option('--limit <n>', 'page size (1-100)', positiveInt(100), 50)
     .option('--cursor <cursor>', 'continue from a previous page')
     .option('--all', 'fetch every page')
-    .action(action((ctx, o: { subscription: string; state?: string; limit: number; cursor?: string; all?: boolean }) => commands.deliveriesList(ctx, o)));
+    .action(
+      action((ctx, o: { subscription: string; state?: string; limit: number; cursor?: string; all?: boolean }) =>
+        commands.deliveriesList(ctx, o),
+      ),
+    );
   deliveries
     .command('show')
     .description('one delivery: state, body, headers and every attempt')
@@ -265,10 +349,19 @@ Examples:
     .option('--subscription <id>', 'only this subscription')
     .option('--tenant <id>', "only this tenant's subscriptions")
     .option('--states <states>', 'comma-separated: failed, expired, delivered (default: failed,expired)', list)
-    .option('--window <seconds>', 'spread re-attempts over this many seconds (default: the deployment setting, 300)', seconds)
+    .option(
+      '--window <seconds>',
+      'spread re-attempts over this many seconds (default: the deployment setting, 300)',
+      seconds,
+    )
     .option('--dry-run', 'count the matches and show a sample; change nothing')
     .option('--no-wait', 'return once the request has answered, even if the replay is still running')
-    .option('--timeout <seconds>', 'give up waiting after this long (exit 8; the replay continues)', positiveInt(86_400), 3600)
+    .option(
+      '--timeout <seconds>',
+      'give up waiting after this long (exit 8; the replay continues)',
+      positiveInt(86_400),
+      3600,
+    )
     .action(action((ctx, o: commands.BulkOptions) => commands.replayBulk(ctx, o)));
 
   const replays = program.command('replays').description('the bulk replay audit trail');
@@ -291,7 +384,11 @@ Examples:
     .description('archive now what is past retention (what the daily schedule does), with progress')
     .option('--slice <objects>', 'objects per archiver call between progress lines', positiveInt(1000), 20)
     .option('--timeout <seconds>', 'stop after this long (exit 8; run again to continue)', positiveInt(86_400), 3600)
-    .action(action((ctx, o: { slice: number; timeout: number }) => commands.archiveRun(ctx, { sliceObjects: o.slice, timeout: o.timeout })));
+    .action(
+      action((ctx, o: { slice: number; timeout: number }) =>
+        commands.archiveRun(ctx, { sliceObjects: o.slice, timeout: o.timeout }),
+      ),
+    );
 
   program
     .command('restore')
@@ -301,7 +398,11 @@ Examples:
     .option('--subscription <id>', 'only this subscription')
     .action(action((ctx, o: { from: string; to: string; subscription?: string }) => commands.restore(ctx, o)));
 
-  const mail = program.command('mail').description("failure notice emails the local runtime caught (its mail catcher, used when HOOKLINE_SMTP_URL is not set)");
+  const mail = program
+    .command('mail')
+    .description(
+      'failure notice emails the local runtime caught (its mail catcher, used when HOOKLINE_SMTP_URL is not set)',
+    );
   mail
     .command('list')
     .description('caught notice emails, newest first: when, to whom, subject')
@@ -323,11 +424,15 @@ Examples:
 
   program
     .command('portal-link')
-    .description("print a customer portal link: the dashboard showing one tenant's subscriptions and deliveries (it works once; stdout is the link alone)")
+    .description(
+      "print a customer portal link: the dashboard showing one tenant's subscriptions and deliveries (it works once; stdout is the link alone)",
+    )
     .requiredOption('--tenant <id>', 'tenant id')
     .option('--subscription <id>', 'show this one subscription of the tenant only')
     .option('--expires-in <seconds>', 'how long the link works, 60 to 86400 (default 3600)', seconds)
-    .action(action((ctx, o: { tenant: string; subscription?: string; expiresIn?: number }) => commands.portalLink(ctx, o)));
+    .action(
+      action((ctx, o: { tenant: string; subscription?: string; expiresIn?: number }) => commands.portalLink(ctx, o)),
+    );
 
   program
     .command('completion')
@@ -370,11 +475,23 @@ export async function main(argv: readonly string[], io: Io = {}): Promise<ExitCo
   if (error === undefined) return EXIT.ok;
   const out = new Output({ json: Boolean(failures.options?.json), quiet: false }, io.stdout, io.stderr);
   if (error instanceof CliError) {
-    const retry = error instanceof ServiceCallError && error.retryAfterSeconds ? ` (retry after ${error.retryAfterSeconds} s)` : '';
+    const retry =
+      error instanceof ServiceCallError && error.retryAfterSeconds ? ` (retry after ${error.retryAfterSeconds} s)` : '';
     out.error(`${error.message}${retry}`);
     if (failures.options?.json) {
-      const detail = error instanceof ServiceCallError ? { status: error.status, code: error.code } : { code: error.name };
-      out.result({ error: { ...detail, message: error.message, exitCode: error.exitCode, ...('result' in error ? { result: (error as { result: unknown }).result } : {}) } }, () => '');
+      const detail =
+        error instanceof ServiceCallError ? { status: error.status, code: error.code } : { code: error.name };
+      out.result(
+        {
+          error: {
+            ...detail,
+            message: error.message,
+            exitCode: error.exitCode,
+            ...('result' in error ? { result: (error as { result: unknown }).result } : {}),
+          },
+        },
+        () => '',
+      );
     }
     return error.exitCode;
   }

@@ -13,7 +13,9 @@ export class Output {
   ) {}
 
   result(data: unknown, human: () => string): void {
-    this.stdout.write(this.options.json ? `${printableJson(data)}\n` : `${printable(human(), { keepNewlines: true })}\n`);
+    this.stdout.write(
+      this.options.json ? `${printableJson(data)}\n` : `${printable(human(), { keepNewlines: true })}\n`,
+    );
   }
 
   progress(message: string): void {
@@ -27,7 +29,12 @@ export class Output {
 
 /** A plain aligned table: no colours, so it pipes and greps cleanly. Cells are escaped first, so widths are what is shown. */
 export function table(rows: readonly (readonly unknown[])[], header: readonly string[]): string {
-  const cells = [header, ...rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : printable(String(c)))))];
+  const cells = [
+    header,
+    ...rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : printable(String(c))))),
+  ];
   const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : (c ?? '').padEnd(widths[i]!))).join('  ')).join('\n');
+  return cells
+    .map((r) => r.map((c, i) => (i === r.length - 1 ? c : (c ?? '').padEnd(widths[i]!))).join('  '))
+    .join('\n');
 }

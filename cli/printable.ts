@@ -7,13 +7,14 @@
  * is attacker-controlled and must reach the terminal with these shown, not obeyed.
  */
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-const UNSAFE_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_BUT_NEWLINE =
+  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 /** What JSON.stringify leaves raw (it escapes C0 itself): DEL, C1, the separators and the bidi controls. */
 const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 const hex = (c: string, digits: number) => c.charCodeAt(0).toString(16).padStart(digits, '0');
-const escape = (c: string) => NAMED[c] ?? (c.charCodeAt(0) <= 0xff ? `\\x${hex(c, 2)}` : `\\u${hex(c, 4)}`);
+const escaped = (c: string) => NAMED[c] ?? (c.charCodeAt(0) <= 0xff ? `\\x${hex(c, 2)}` : `\\u${hex(c, 4)}`);
 
 /**
  * `text` with every character a terminal would interpret written as an escape (`\x1b`, `\r`,
@@ -21,7 +22,7 @@ const escape = (c: string) => NAMED[c] ?? (c.charCodeAt(0) <= 0xff ? `\\x${hex(c
  * output whose line breaks the CLI itself wrote. Escaping twice changes nothing.
  */
 export function printable(text: string, options: { readonly keepNewlines?: boolean } = {}): string {
-  return text.replace(options.keepNewlines ? UNSAFE_BUT_NEWLINE : UNSAFE, escape);
+  return text.replace(options.keepNewlines ? UNSAFE_BUT_NEWLINE : UNSAFE, escaped);
 }
 
 /**

@@ -21,7 +21,13 @@ export interface PublishOptions {
 }
 
 /** Which flag a refused field of the event came from. */
-const FLAG_OF: Readonly<Record<string, string>> = { id: '--id', type: '--type', tenantId: '--tenant', audience: '--all-tenants', subscriptionIds: '--subscription' };
+const FLAG_OF: Readonly<Record<string, string>> = {
+  id: '--id',
+  type: '--type',
+  tenantId: '--tenant',
+  audience: '--all-tenants',
+  subscriptionIds: '--subscription',
+};
 
 /**
  * The event as the API and the ingest queue take it, `{"id"?, "type", "payload"}`, with the
@@ -32,7 +38,11 @@ const FLAG_OF: Readonly<Record<string, string>> = { id: '--id', type: '--type', 
 export function publishBody(o: PublishOptions): string {
   const scan = scanJsonText(o.data, { maxNesting: MAX_JSON_NESTING });
   // A value's path helps ("items[3].price: …"); a syntax error's position is in the rule already.
-  if (!scan.ok) throw new CliError(`--data ${scan.refusal.kind === 'value' && scan.refusal.path ? `${scan.refusal.path}: ` : ''}${scan.refusal.rule}`, EXIT.usage);
+  if (!scan.ok)
+    throw new CliError(
+      `--data ${scan.refusal.kind === 'value' && scan.refusal.path ? `${scan.refusal.path}: ` : ''}${scan.refusal.rule}`,
+      EXIT.usage,
+    );
   const fields = {
     ...(o.id !== undefined ? { id: o.id } : {}),
     type: o.type,
@@ -46,7 +56,9 @@ export function publishBody(o: PublishOptions): string {
     parsePublishRequest(body);
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
-    throw new CliError(`${FLAG_OF[error.field.replace(/\[\d+\]$/, '')] ?? '--data'}: ${error.rule}`, EXIT.usage, { cause: error });
+    throw new CliError(`${FLAG_OF[error.field.replace(/\[\d+\]$/, '')] ?? '--data'}: ${error.rule}`, EXIT.usage, {
+      cause: error,
+    });
   }
   return body;
 }
@@ -56,9 +68,15 @@ export async function publish(ctx: Context, o: PublishOptions) {
   const body = publishBody(o);
   if (o.sqs) {
     const sent = await ctx.backend.sendToIngestQueue(body);
-    const result = { queueUrl: sent.queueUrl, messageId: sent.messageId, ...(o.id !== undefined ? { eventId: o.id } : {}) };
-    ctx.out.result(result, () =>
-      line`sent to ${sent.queueUrl} as message ${sent.messageId}; the ingest function publishes it ${o.id !== undefined ? line`as ${o.id}` : 'under a generated id'} (one it refuses ends up in the ingest redrive queue)`,
+    const result = {
+      queueUrl: sent.queueUrl,
+      messageId: sent.messageId,
+      ...(o.id !== undefined ? { eventId: o.id } : {}),
+    };
+    ctx.out.result(
+      result,
+      () =>
+        line`sent to ${sent.queueUrl} as message ${sent.messageId}; the ingest function publishes it ${o.id !== undefined ? line`as ${o.id}` : 'under a generated id'} (one it refuses ends up in the ingest redrive queue)`,
     );
     return;
   }
@@ -66,8 +84,15 @@ export async function publish(ctx: Context, o: PublishOptions) {
   const duplicate = status === 200;
   ctx.out.result({ ...answer, duplicate }, () => {
     const ids: string[] = answer.deliveryIds;
-    if (duplicate) return line`${answer.eventId} was published before: the same ${ids.length} deliveries, nothing new sent`;
-    const audience = o.allTenants ? 'every tenant' : o.tenant !== undefined ? line`tenant ${o.tenant}` : 'subscriptions without a tenant';
-    return ids.length === 0 ? line`published ${answer.eventId} for ${audience}: no subscription takes ${o.type}` : line`published ${answer.eventId} for ${audience}: ${ids.length} deliveries ${ids.join(' ')}`;
+    if (duplicate)
+      return line`${answer.eventId} was published before: the same ${ids.length} deliveries, nothing new sent`;
+    const audience = o.allTenants
+      ? 'every tenant'
+      : o.tenant !== undefined
+        ? line`tenant ${o.tenant}`
+        : 'subscriptions without a tenant';
+    return ids.length === 0
+      ? line`published ${answer.eventId} for ${audience}: no subscription takes ${o.type}`
+      : line`published ${answer.eventId} for ${audience}: ${ids.length} deliveries ${ids.join(' ')}`;
   });
 }

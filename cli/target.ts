@@ -126,15 +126,24 @@ export function localTarget(options: TargetOptions, env: NodeJS.ProcessEnv = pro
     }
   });
   const notRunning = (what: string) =>
-    new UnreachableError(`no local runtime found in ${dataDir} (runtime.json is missing): start it with \`npm start\`, pass --data-dir, or give ${what}`);
+    new UnreachableError(
+      `no local runtime found in ${dataDir} (runtime.json is missing): start it with \`npm start\`, pass --data-dir, or give ${what}`,
+    );
   return {
     mode: 'local',
     api: once(async () => {
       const url = options.apiUrl ?? env.HOOKLINE_API_URL ?? (await runtime())?.api;
       if (!url) throw notRunning('--api-url');
       const keyFile = join(dataDir, 'admin-key');
-      const key = options.key ?? env.HOOKLINE_ADMIN_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined);
-      if (!key) throw new CliError(`no admin key: pass --key, set HOOKLINE_ADMIN_KEY, or run against a data folder with an admin-key file (${keyFile})`, EXIT.usage);
+      const key =
+        options.key ??
+        env.HOOKLINE_ADMIN_KEY ??
+        (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined);
+      if (!key)
+        throw new CliError(
+          `no admin key: pass --key, set HOOKLINE_ADMIN_KEY, or run against a data folder with an admin-key file (${keyFile})`,
+          EXIT.usage,
+        );
       return { url: url.replace(/\/+$/, ''), key };
     }),
     lambda: once(async () => {
@@ -143,7 +152,10 @@ export function localTarget(options: TargetOptions, env: NodeJS.ProcessEnv = pro
       if (!endpoint) throw notRunning('--lambda-endpoint');
       const token = env.HOOKLINE_LAMBDA_TOKEN ?? (endpoint === file?.lambda ? file.lambdaToken : undefined);
       return {
-        client: withInvokeToken(new LambdaClient({ endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 1 }), token),
+        client: withInvokeToken(
+          new LambdaClient({ endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 1 }),
+          token,
+        ),
         replayFunction: options.replayFunction ?? 'replay',
         archiverFunction: options.archiverFunction ?? 'archiver',
       };
@@ -151,7 +163,11 @@ export function localTarget(options: TargetOptions, env: NodeJS.ProcessEnv = pro
     queue: once(async () => {
       const file = await runtime();
       const queueUrl = options.queueUrl ?? env.HOOKLINE_INGEST_QUEUE_URL ?? file?.ingestQueueUrl;
-      if (!queueUrl && file) throw new CliError(`${join(dataDir, 'runtime.json')} names no ingest queue (its runtime predates that): restart \`npm start\`, or pass --queue-url`, EXIT.usage);
+      if (!queueUrl && file)
+        throw new CliError(
+          `${join(dataDir, 'runtime.json')} names no ingest queue (its runtime predates that): restart \`npm start\`, or pass --queue-url`,
+          EXIT.usage,
+        );
       const endpoint = options.sqsEndpoint ?? env.HOOKLINE_SQS_ENDPOINT ?? file?.sqs;
       if (!queueUrl || !endpoint) throw notRunning('--queue-url and --sqs-endpoint');
       // Dummy credentials for the embedded fauxqs only; another endpoint gets the SDK's chain.
@@ -183,7 +199,11 @@ export function localTarget(options: TargetOptions, env: NodeJS.ProcessEnv = pro
  * (`--stack`, default Hookline), each overridable by a flag; the key itself from Secrets Manager.
  * Credentials and region come from the usual AWS SDK chain (profile, environment, SSO).
  */
-export function awsTarget(options: TargetOptions, clients: AwsClients = {}, env: NodeJS.ProcessEnv = process.env): Target {
+export function awsTarget(
+  options: TargetOptions,
+  clients: AwsClients = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Target {
   const region = options.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
   const config = region ? { region } : {};
   const stackName = options.stack ?? env.HOOKLINE_STACK ?? 'Hookline';
@@ -196,7 +216,10 @@ export function awsTarget(options: TargetOptions, clients: AwsClients = {}, env:
       return Object.fromEntries((stack.Outputs ?? []).map((o) => [o.OutputKey!, o.OutputValue!]));
     } catch (error) {
       if (error instanceof CliError) throw error;
-      throw new UnreachableError(`cannot read the outputs of stack ${stackName}: ${(error as Error).message} (pass --stack, --region, or the names and URL as flags)`, { cause: error });
+      throw new UnreachableError(
+        `cannot read the outputs of stack ${stackName}: ${(error as Error).message} (pass --stack, --region, or the names and URL as flags)`,
+        { cause: error },
+      );
     }
   });
   const output = async (name: string, flag: string): Promise<string> => {
@@ -212,14 +235,18 @@ export function awsTarget(options: TargetOptions, clients: AwsClients = {}, env:
   const awsVariable = (name: string, flag: string): string | undefined => {
     const value = env[name];
     if (value && LOOPBACK_URL.test(value)) {
-      throw new CliError(`--aws, but ${name}=${value} points at this machine (exported from npm start's banner?): unset ${name} (and HOOKLINE_ADMIN_KEY with it) in this shell, or pass ${flag}`, EXIT.usage);
+      throw new CliError(
+        `--aws, but ${name}=${value} points at this machine (exported from npm start's banner?): unset ${name} (and HOOKLINE_ADMIN_KEY with it) in this shell, or pass ${flag}`,
+        EXIT.usage,
+      );
     }
     return value || undefined;
   };
   return {
     mode: 'aws',
     api: once(async () => {
-      const url = options.apiUrl ?? awsVariable('HOOKLINE_API_URL', '--api-url') ?? (await output('ApiUrl', '--api-url'));
+      const url =
+        options.apiUrl ?? awsVariable('HOOKLINE_API_URL', '--api-url') ?? (await output('ApiUrl', '--api-url'));
       let key = options.key ?? env.HOOKLINE_ADMIN_KEY;
       if (!key) {
         const secretId = await output('AdminKeySecretArn', '--key');
@@ -234,13 +261,27 @@ export function awsTarget(options: TargetOptions, clients: AwsClients = {}, env:
       client: options.lambdaEndpoint
         ? withInvokeToken(new LambdaClient({ ...config, endpoint: options.lambdaEndpoint }), env.HOOKLINE_LAMBDA_TOKEN)
         : new LambdaClient(config),
-      replayFunction: options.replayFunction ?? env.HOOKLINE_REPLAY_FUNCTION ?? (await output('ReplayFunctionName', '--replay-function')),
-      archiverFunction: options.archiverFunction ?? env.HOOKLINE_ARCHIVER_FUNCTION ?? (await output('ArchiverFunctionName', '--archiver-function')),
+      replayFunction:
+        options.replayFunction ??
+        env.HOOKLINE_REPLAY_FUNCTION ??
+        (await output('ReplayFunctionName', '--replay-function')),
+      archiverFunction:
+        options.archiverFunction ??
+        env.HOOKLINE_ARCHIVER_FUNCTION ??
+        (await output('ArchiverFunctionName', '--archiver-function')),
     })),
     queue: once(async () => {
-      const queueUrl = options.queueUrl ?? awsVariable('HOOKLINE_INGEST_QUEUE_URL', '--queue-url') ?? (await output('IngestQueueUrl', '--queue-url'));
+      const queueUrl =
+        options.queueUrl ??
+        awsVariable('HOOKLINE_INGEST_QUEUE_URL', '--queue-url') ??
+        (await output('IngestQueueUrl', '--queue-url'));
       const queueRegion = region ?? regionOfUrl(queueUrl);
-      const client = clients.sqs ?? new SQSClient({ ...(queueRegion ? { region: queueRegion } : {}), ...(options.sqsEndpoint ? { endpoint: options.sqsEndpoint } : {}) });
+      const client =
+        clients.sqs ??
+        new SQSClient({
+          ...(queueRegion ? { region: queueRegion } : {}),
+          ...(options.sqsEndpoint ? { endpoint: options.sqsEndpoint } : {}),
+        });
       return { client, queueUrl };
     }),
     // The stack's outputs (flags over them); an output the stack does not have is left out.
@@ -254,7 +295,9 @@ export function awsTarget(options: TargetOptions, clients: AwsClients = {}, env:
         ...(apiUrl ? { apiUrl: apiUrl.replace(/\/+$/, '') } : {}),
         ...(ingestQueueUrl ? { ingestQueueUrl } : {}),
         ...(options.sqsEndpoint ? { sqsEndpoint: options.sqsEndpoint } : {}),
-        ...(dashboardName ? { dashboardName, ...(where ? { dashboardUrl: dashboardUrl(where, dashboardName) } : {}) } : {}),
+        ...(dashboardName
+          ? { dashboardName, ...(where ? { dashboardUrl: dashboardUrl(where, dashboardName) } : {}) }
+          : {}),
         ...(out.ConsoleUrl ? { consoleUrl: out.ConsoleUrl } : {}),
       };
     }),

@@ -19,11 +19,18 @@ type Op<K extends OperationKey> = Operations[K];
 
 /** A query parameter as a caller gives it: the API reads strings, so numbers and booleans are written out. */
 type QueryValue = string | number | boolean | undefined;
-type QueryOf<K extends OperationKey> = Op<K> extends { readonly query: infer Q extends z.ZodType } ? { readonly [F in keyof z.input<Q>]?: QueryValue } : never;
-type BodyOf<K extends OperationKey> = Op<K> extends { readonly body: { readonly schema: infer S extends z.ZodType } } ? z.input<S> : never;
-type BodyIsOptional<K extends OperationKey> = Op<K> extends { readonly body: { readonly optional: true } } ? true : false;
+type QueryOf<K extends OperationKey> =
+  Op<K> extends { readonly query: infer Q extends z.ZodType }
+    ? { readonly [F in keyof z.input<Q>]?: QueryValue }
+    : never;
+type BodyOf<K extends OperationKey> =
+  Op<K> extends { readonly body: { readonly schema: infer S extends z.ZodType } } ? z.input<S> : never;
+type BodyIsOptional<K extends OperationKey> =
+  Op<K> extends { readonly body: { readonly optional: true } } ? true : false;
 
-type Params<K extends OperationKey> = [ParamNames<PathOf<K>>] extends [never] ? unknown : { readonly params: { readonly [N in ParamNames<PathOf<K>>]: string } };
+type Params<K extends OperationKey> = [ParamNames<PathOf<K>>] extends [never]
+  ? unknown
+  : { readonly params: { readonly [N in ParamNames<PathOf<K>>]: string } };
 type Query<K extends OperationKey> = [QueryOf<K>] extends [never] ? unknown : { readonly query?: QueryOf<K> };
 /**
  * The body as a value (sent as JSON), or `bodyText`: JSON text sent exactly as written, for a
@@ -50,7 +57,11 @@ type StatusOf<K extends OperationKey> = keyof Responses<K> & number;
 
 /** What route `K` answers: one of its documented statuses, with that status's body. */
 export type ResultOf<K extends OperationKey> = {
-  [S in StatusOf<K>]: { readonly status: S; readonly body: z.output<Responses<K>[S] extends { readonly schema: infer T extends z.ZodType } ? T : never>; readonly headers: Headers };
+  [S in StatusOf<K>]: {
+    readonly status: S;
+    readonly body: z.output<Responses<K>[S] extends { readonly schema: infer T extends z.ZodType } ? T : never>;
+    readonly headers: Headers;
+  };
 }[StatusOf<K>];
 
 /** The body of route `K`'s answer (any of its successful statuses). */
@@ -60,7 +71,13 @@ export type AnswerOf<K extends OperationKey> = ResultOf<K>['body'];
 export type ItemOf<K extends OperationKey> = AnswerOf<K> extends { readonly items: readonly (infer I)[] } ? I : never;
 
 /** Routes that answer a page (`{items, nextCursor}`) and take a `cursor`. */
-export type ListingKey = { [K in OperationKey]: AnswerOf<K> extends { readonly items: readonly unknown[]; readonly nextCursor: string | null } ? ('cursor' extends keyof QueryOf<K> ? K : never) : never }[OperationKey];
+export type ListingKey = {
+  [K in OperationKey]: AnswerOf<K> extends { readonly items: readonly unknown[]; readonly nextCursor: string | null }
+    ? 'cursor' extends keyof QueryOf<K>
+      ? K
+      : never
+    : never;
+}[OperationKey];
 
 /** The API refused the request (4xx) or failed (5xx): `code` and `message` are its error body. */
 export class HooklineApiError extends Error {
@@ -89,7 +106,13 @@ export interface ClientOptions {
   readonly key?: string;
   readonly fetch?: typeof fetch;
   /** Called with every answer before it is returned or thrown (a test checks answers against the document here). */
-  readonly onAnswer?: (answer: { readonly key: OperationKey; readonly method: string; readonly path: string; readonly status: number; readonly body: unknown }) => void;
+  readonly onAnswer?: (answer: {
+    readonly key: OperationKey;
+    readonly method: string;
+    readonly path: string;
+    readonly status: number;
+    readonly body: unknown;
+  }) => void;
 }
 
 /** The path of route `key` with its parameters filled in, each percent-encoded. */
@@ -113,8 +136,19 @@ export function createClient(options: ClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, '');
   const doFetch = options.fetch ?? globalThis.fetch;
 
-  async function request<K extends OperationKey>(key: K, ...[req]: {} extends RequestOf<K> ? [RequestOf<K>?] : [RequestOf<K>]): Promise<ResultOf<K>> {
-    const r = (req ?? {}) as { params?: Record<string, string>; query?: Record<string, QueryValue>; body?: unknown; bodyText?: string; idempotencyKey?: string; headers?: Record<string, string>; signal?: AbortSignal };
+  async function request<K extends OperationKey>(
+    key: K,
+    ...[req]: {} extends RequestOf<K> ? [RequestOf<K>?] : [RequestOf<K>]
+  ): Promise<ResultOf<K>> {
+    const r = (req ?? {}) as {
+      params?: Record<string, string>;
+      query?: Record<string, QueryValue>;
+      body?: unknown;
+      bodyText?: string;
+      idempotencyKey?: string;
+      headers?: Record<string, string>;
+      signal?: AbortSignal;
+    };
     const method = key.slice(0, key.indexOf(' '));
     const text = r.bodyText ?? (r.body === undefined ? undefined : JSON.stringify(r.body));
     const path = pathFor(key, r.params);
@@ -134,7 +168,9 @@ export function createClient(options: ClientOptions) {
       });
     } catch (error) {
       const e = error as Error & { cause?: { code?: string } };
-      throw new HooklineUnreachableError(`cannot reach the Hookline API at ${base}: ${e.cause?.code ?? e.message}`, { cause: error });
+      throw new HooklineUnreachableError(`cannot reach the Hookline API at ${base}: ${e.cause?.code ?? e.message}`, {
+        cause: error,
+      });
     }
     const answer = await res.text();
     let body: unknown;
@@ -160,11 +196,16 @@ export function createClient(options: ClientOptions) {
   }
 
   /** Every item of a listing, page after page (each `nextCursor` passed back as `cursor`). */
-  async function* paginate<K extends ListingKey>(key: K, ...[req]: {} extends RequestOf<K> ? [RequestOf<K>?] : [RequestOf<K>]): AsyncGenerator<ItemOf<K>> {
+  async function* paginate<K extends ListingKey>(
+    key: K,
+    ...[req]: {} extends RequestOf<K> ? [RequestOf<K>?] : [RequestOf<K>]
+  ): AsyncGenerator<ItemOf<K>> {
     const first = (req ?? {}) as { query?: Record<string, QueryValue> };
     let cursor = first.query?.cursor as string | undefined;
     for (;;) {
-      const page = await (request as (k: K, r: unknown) => Promise<{ body: { items: readonly unknown[]; nextCursor: string | null } }>)(key, { ...first, query: { ...first.query, cursor } });
+      const page = await (
+        request as (k: K, r: unknown) => Promise<{ body: { items: readonly unknown[]; nextCursor: string | null } }>
+      )(key, { ...first, query: { ...first.query, cursor } });
       yield* page.body.items as readonly ItemOf<K>[];
       if (!page.body.nextCursor) return;
       cursor = page.body.nextCursor;
@@ -172,7 +213,10 @@ export function createClient(options: ClientOptions) {
   }
 
   /** `request` for a caller that wants the body alone. */
-  async function call<K extends OperationKey>(key: K, ...args: {} extends RequestOf<K> ? [RequestOf<K>?] : [RequestOf<K>]): Promise<AnswerOf<K>> {
+  async function call<K extends OperationKey>(
+    key: K,
+    ...args: {} extends RequestOf<K> ? [RequestOf<K>?] : [RequestOf<K>]
+  ): Promise<AnswerOf<K>> {
     return (await request(key, ...args)).body as AnswerOf<K>;
   }
 

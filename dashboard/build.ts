@@ -40,7 +40,11 @@ function collect(outputs: readonly OutputFile[]): DashboardFiles {
     if (!file) throw new Error(`the dashboard build produced no app.${ext}`);
     return file.text;
   };
-  return { 'index.html': readFileSync(join(ROOT, 'index.html'), 'utf8'), 'app.js': named('js'), 'app.css': named('css') };
+  return {
+    'index.html': readFileSync(join(ROOT, 'index.html'), 'utf8'),
+    'app.js': named('js'),
+    'app.css': named('css'),
+  };
 }
 
 export async function buildDashboard(): Promise<DashboardFiles> {

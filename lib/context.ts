@@ -70,13 +70,17 @@ export function settingsFromContext(get: (key: ContextKey) => unknown): AppSetti
   const oneOf = <T extends string>(key: ContextKey, allowed: readonly T[]): T | undefined => {
     const value = str(key);
     if (value === undefined) return undefined;
-    if (!(allowed as readonly string[]).includes(value)) throw new InvalidPropError(`context ${key}`, `must be one of ${allowed.join(', ')}, got '${value}'`);
+    if (!(allowed as readonly string[]).includes(value))
+      throw new InvalidPropError(`context ${key}`, `must be one of ${allowed.join(', ')}, got '${value}'`);
     return value as T;
   };
 
   const logRetentionDays = num('logRetentionDays');
   if (logRetentionDays !== undefined && !(Object.values(RetentionDays) as unknown[]).includes(logRetentionDays)) {
-    throw new InvalidPropError('context logRetentionDays', `must be a CloudWatch Logs retention (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, ...), got ${logRetentionDays}`);
+    throw new InvalidPropError(
+      'context logRetentionDays',
+      `must be a CloudWatch Logs retention (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, ...), got ${logRetentionDays}`,
+    );
   }
   const retryPolicyJson = get('retryPolicy');
   let retryPolicy: WebhookDeliveryProps['retryPolicy'];
@@ -112,7 +116,10 @@ export function settingsFromContext(get: (key: ContextKey) => unknown): AppSetti
       apiThrottling:
         rateLimit === undefined && burstLimit === undefined
           ? undefined
-          : { rateLimit: rateLimit ?? DEFAULT_API_THROTTLING.rateLimit, burstLimit: burstLimit ?? Math.max(DEFAULT_API_THROTTLING.burstLimit, Math.ceil(rateLimit ?? 0)) },
+          : {
+              rateLimit: rateLimit ?? DEFAULT_API_THROTTLING.rateLimit,
+              burstLimit: burstLimit ?? Math.max(DEFAULT_API_THROTTLING.burstLimit, Math.ceil(rateLimit ?? 0)),
+            },
       webAclArn: str('webAclArn'),
       createApiGatewayCloudWatchRole: bool('createApiGatewayCloudWatchRole'),
       senderMaxConcurrency: num('senderMaxConcurrency'),
@@ -134,7 +141,8 @@ export function settingsFromContext(get: (key: ContextKey) => unknown): AppSetti
         supportEmail: str('noticeSupportEmail'),
         consoleUrl: str('noticeConsoleUrl'),
       },
-      removalPolicy: removal === 'destroy' ? RemovalPolicy.DESTROY : removal === 'retain' ? RemovalPolicy.RETAIN : undefined,
+      removalPolicy:
+        removal === 'destroy' ? RemovalPolicy.DESTROY : removal === 'retain' ? RemovalPolicy.RETAIN : undefined,
     },
   };
 }

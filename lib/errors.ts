@@ -11,7 +11,9 @@ export class MissingEnvironmentValueError extends HooklineConfigError {
     readonly functionKey: string,
     readonly variable: string,
   ) {
-    super(`function '${functionKey}' needs environment variable ${variable}, but no construct provides a value and it has no default`);
+    super(
+      `function '${functionKey}' needs environment variable ${variable}, but no construct provides a value and it has no default`,
+    );
   }
 }
 

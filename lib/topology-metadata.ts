@@ -30,7 +30,10 @@ export function markTopology(scope: IConstruct, id: TopologyId): void {
 
 /** A synthesized template, as `Template.toJSON()` returns it. */
 export interface TemplateJson {
-  readonly Resources: Record<string, { Type: string; Properties?: Record<string, unknown>; Metadata?: Record<string, unknown> }>;
+  readonly Resources: Record<
+    string,
+    { Type: string; Properties?: Record<string, unknown>; Metadata?: Record<string, unknown> }
+  >;
 }
 
 /** The logical id and resource carrying `id`; throws unless exactly one does. */

@@ -2,11 +2,18 @@ import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { BUCKETS, DEFAULT_SENDER_TIMEOUT_MS, FUNCTIONS, QUEUES, type FunctionKey, type TableKey } from '../lambdas/config/topology.ts';
+import {
+  BUCKETS,
+  DEFAULT_SENDER_TIMEOUT_MS,
+  FUNCTIONS,
+  QUEUES,
+  type FunctionKey,
+  type TableKey,
+} from '../lambdas/config/topology.ts';
 import { baseDelaySeconds } from '../lambdas/domain/backoff.ts';
 import { resolveArchivePolicy } from '../lambdas/domain/archive.ts';
 import { resolveAutoPausePolicy } from '../lambdas/domain/auto-pause.ts';
@@ -293,7 +300,12 @@ export class WebhookDelivery extends Construct {
     });
     // Synchronous invokes of the archiver alone (not grantInvoke, which adds every version and alias):
     // the bucket stays the archiver's, and the api can start nothing else.
-    this.api.handler.function.addToRolePolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.archiver.handler.function.functionArn] }));
+    this.api.handler.function.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['lambda:InvokeFunction'],
+        resources: [this.archiver.handler.function.functionArn],
+      }),
+    );
     this.secretsKey.grantSeal(this.api.handler.function);
     // A rotation opens the current secrets to keep the old one beside the new, and GET .../secret shows them.
     this.secretsKey.grantOpen(this.api.handler.function);
@@ -334,7 +346,8 @@ export class WebhookDelivery extends Construct {
     });
     this.topic = this.alarms.topic;
     this.producerPolicy = new iam.ManagedPolicy(this, 'ProducerPolicy', {
-      description: 'Publish Hookline events (ingest queue SendMessage, and POST /v1/events with IAM auth); nothing else',
+      description:
+        'Publish Hookline events (ingest queue SendMessage, and POST /v1/events with IAM auth); nothing else',
       statements: [
         new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.ingestQueue.queueArn] }),
         ...(this.api.auth === 'iam'
@@ -427,7 +440,10 @@ export function validateRetryPolicy(override: Partial<RetryPolicy> | undefined):
   }
   const queue = QUEUES.delivery;
   if (policy.deadlineSeconds >= queue.retentionSeconds) {
-    throw new InvalidPropError('retryPolicy.deadlineSeconds', `(${policy.deadlineSeconds}) must be shorter than the delivery queue retention (${queue.retentionSeconds}s)`);
+    throw new InvalidPropError(
+      'retryPolicy.deadlineSeconds',
+      `(${policy.deadlineSeconds}) must be shorter than the delivery queue retention (${queue.retentionSeconds}s)`,
+    );
   }
   const attempts = worstCaseAttempts(policy);
   if (attempts >= queue.maxReceiveCount) {
@@ -464,7 +480,8 @@ function resolveRetention(props: RetentionProps = {}): ResolvedRetention {
     archiveExpireAfterDays: props.archiveExpireAfterDays ?? ARCHIVE_LIFECYCLE_DEFAULTS.expireAfterDays,
   };
   for (const [name, value] of Object.entries(resolved)) {
-    if (!Number.isInteger(value) || value < 1) throw new InvalidPropError(`retention.${name}`, `must be a positive whole number of days, got ${value}`);
+    if (!Number.isInteger(value) || value < 1)
+      throw new InvalidPropError(`retention.${name}`, `must be a positive whole number of days, got ${value}`);
   }
   // DynamoDB TTL deletes terminal rows a fixed margin after the default retention, as a net
   // behind the archiver (the stores stamp the TTL without knowing the deployment's retention):
@@ -472,7 +489,11 @@ function resolveRetention(props: RetentionProps = {}): ResolvedRetention {
   for (const name of ['deliveredDays', 'deadLetterDays'] as const) {
     const ttlDays = DEFAULT_RETENTION[name] + DEFAULT_RETENTION.ttlSafetyMarginDays;
     const max = ttlDays - TTL_SLACK_DAYS;
-    if (resolved[name] > max) throw new InvalidPropError(`retention.${name}`, `must be at most ${max} days (DynamoDB TTL removes rows ${ttlDays} days after they finish), got ${resolved[name]}`);
+    if (resolved[name] > max)
+      throw new InvalidPropError(
+        `retention.${name}`,
+        `must be at most ${max} days (DynamoDB TTL removes rows ${ttlDays} days after they finish), got ${resolved[name]}`,
+      );
   }
   return resolved;
 }
@@ -482,11 +503,13 @@ function validateSenderTimeout(timeout: Duration | undefined): number {
   const ms = timeout?.toMilliseconds() ?? DEFAULT_SENDER_TIMEOUT_MS;
   const functionMs = FUNCTIONS.sender.timeoutSeconds * 1000;
   if (!Number.isInteger(ms) || ms < 1000 || ms > functionMs / 2) {
-    throw new InvalidPropError('senderTimeout', `must be between 1 s and half the sender function timeout (${functionMs / 2000} s), got ${ms} ms`);
+    throw new InvalidPropError(
+      'senderTimeout',
+      `must be between 1 s and half the sender function timeout (${functionMs / 2000} s), got ${ms} ms`,
+    );
   }
   return ms;
 }
-
 
 /**
  * The notice props as the notifier's environment, validated at synth time by the domain's own
@@ -502,14 +525,25 @@ export function noticeEnvironment(props: NoticeProps = {}): EnvironmentValues {
     const identity = props.emailIdentity;
     const isAddress = identity.includes('@');
     if (isAddress) address('emailIdentity', identity);
-    else if (!/^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/.test(identity)) {
+    else if (
+      !/^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/.test(
+        identity,
+      )
+    ) {
       throw new InvalidPropError('notices.emailIdentity', `is neither a domain nor an email address: '${identity}'`);
     }
     const from = props.fromAddress ?? (isAddress ? identity : `notices@${identity}`);
     address('fromAddress', from);
     // SES authorizes a send by the identity of the From address: it must be the identity or an address of its domain.
-    if (isAddress ? from.toLowerCase() !== identity.toLowerCase() : !from.toLowerCase().endsWith(`@${identity.toLowerCase()}`)) {
-      throw new InvalidPropError('notices.fromAddress', `must be an address of the SES identity ${identity}, got '${from}'`);
+    if (
+      isAddress
+        ? from.toLowerCase() !== identity.toLowerCase()
+        : !from.toLowerCase().endsWith(`@${identity.toLowerCase()}`)
+    ) {
+      throw new InvalidPropError(
+        'notices.fromAddress',
+        `must be an address of the SES identity ${identity}, got '${from}'`,
+      );
     }
     env.HOOKLINE_MAIL_TRANSPORT = 'ses';
     env.HOOKLINE_MAIL_FROM = from;
@@ -518,7 +552,8 @@ export function noticeEnvironment(props: NoticeProps = {}): EnvironmentValues {
   }
   if (props.supportEmail !== undefined) env.HOOKLINE_NOTICE_SUPPORT_EMAIL = address('supportEmail', props.supportEmail);
   if (props.consoleUrl !== undefined) {
-    if (!/^https:\/\/[^\s]+$/.test(props.consoleUrl)) throw new InvalidPropError('notices.consoleUrl', `must be an https URL, got '${props.consoleUrl}'`);
+    if (!/^https:\/\/[^\s]+$/.test(props.consoleUrl))
+      throw new InvalidPropError('notices.consoleUrl', `must be an https URL, got '${props.consoleUrl}'`);
     env.HOOKLINE_CONSOLE_URL = props.consoleUrl;
   }
   const seconds = (d: Duration | undefined) => (d === undefined ? undefined : d.toSeconds());
@@ -535,10 +570,27 @@ export function noticeEnvironment(props: NoticeProps = {}): EnvironmentValues {
     resolveNoticePolicy(override);
   } catch (error) {
     const field = (error as { field?: string }).field;
-    const prop = ({ firstAfterSeconds: 'firstAfter', secondAfterSeconds: 'secondAfter', beforeExpirySeconds: 'beforeExpiry', lostAfterSeconds: 'lostAfter', recovered: 'recovered' } as Record<string, string>)[field ?? ''] ?? '';
-    throw new InvalidPropError(`notices${prop ? `.${prop}` : ''}`, `is invalid: ${(error as Error).message}`, { cause: error });
+    const prop =
+      (
+        {
+          firstAfterSeconds: 'firstAfter',
+          secondAfterSeconds: 'secondAfter',
+          beforeExpirySeconds: 'beforeExpiry',
+          lostAfterSeconds: 'lostAfter',
+          recovered: 'recovered',
+        } as Record<string, string>
+      )[field ?? ''] ?? '';
+    throw new InvalidPropError(`notices${prop ? `.${prop}` : ''}`, `is invalid: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
-  const names = { firstAfterSeconds: 'HOOKLINE_NOTICE_FIRST_SECONDS', secondAfterSeconds: 'HOOKLINE_NOTICE_SECOND_SECONDS', beforeExpirySeconds: 'HOOKLINE_NOTICE_BEFORE_EXPIRY_SECONDS', lostAfterSeconds: 'HOOKLINE_NOTICE_LOST_AFTER_SECONDS', recovered: 'HOOKLINE_NOTICE_RECOVERED' } as const;
+  const names = {
+    firstAfterSeconds: 'HOOKLINE_NOTICE_FIRST_SECONDS',
+    secondAfterSeconds: 'HOOKLINE_NOTICE_SECOND_SECONDS',
+    beforeExpirySeconds: 'HOOKLINE_NOTICE_BEFORE_EXPIRY_SECONDS',
+    lostAfterSeconds: 'HOOKLINE_NOTICE_LOST_AFTER_SECONDS',
+    recovered: 'HOOKLINE_NOTICE_RECOVERED',
+  } as const;
   for (const [field, value] of Object.entries(override)) env[names[field as keyof typeof names]] = String(value);
   return env;
 }

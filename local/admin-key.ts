@@ -17,9 +17,17 @@ export function checkAdminKey(key: string, origin: AdminKeyOrigin): string {
   if (key.length >= MIN_ADMIN_KEY_LENGTH) return key;
   const [where, fix] =
     'variable' in origin
-      ? [origin.variable, `unset it to use the key generated in the data folder, or set one of at least ${MIN_ADMIN_KEY_LENGTH} characters`]
-      : [origin.file, `delete the file to have a new key generated, or write one of at least ${MIN_ADMIN_KEY_LENGTH} characters into it`];
-  throw new AdminKeyError(`the admin key in ${where} is ${key.length} characters long; it must be at least ${MIN_ADMIN_KEY_LENGTH}: ${fix}`);
+      ? [
+          origin.variable,
+          `unset it to use the key generated in the data folder, or set one of at least ${MIN_ADMIN_KEY_LENGTH} characters`,
+        ]
+      : [
+          origin.file,
+          `delete the file to have a new key generated, or write one of at least ${MIN_ADMIN_KEY_LENGTH} characters into it`,
+        ];
+  throw new AdminKeyError(
+    `the admin key in ${where} is ${key.length} characters long; it must be at least ${MIN_ADMIN_KEY_LENGTH}: ${fix}`,
+  );
 }
 
 /** Whether `npm start` takes its admin key from the environment (HOOKLINE_ADMIN_KEY) or from the data folder's file. */

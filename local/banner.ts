@@ -23,13 +23,23 @@ type BannerRuntime = Pick<Runtime, 'url' | 'adminKey' | 'dataDir' | 'endpoints' 
 /** What `npm start` prints once the runtime is up: where everything is, then `export` lines ready to paste. */
 export function banner(runtime: BannerRuntime, options: BannerOptions): string {
   /** Embedded emulator, or the variable that pointed the service elsewhere. */
-  const via = (service: Service, emulator: string) => (runtime.embedded[service] ? `(${emulator}, embedded)` : `(${ENDPOINT_VARIABLES[service]})`);
-  const adminKey = options.adminKeyFromEnvironment ? 'from HOOKLINE_ADMIN_KEY (not shown)' : `${runtime.adminKey}   (kept in ${runtime.dataDir}/admin-key)`;
+  const via = (service: Service, emulator: string) =>
+    runtime.embedded[service] ? `(${emulator}, embedded)` : `(${ENDPOINT_VARIABLES[service]})`;
+  const adminKey = options.adminKeyFromEnvironment
+    ? 'from HOOKLINE_ADMIN_KEY (not shown)'
+    : `${runtime.adminKey}   (kept in ${runtime.dataDir}/admin-key)`;
   const ingest = runtime.queues.urls.ingest;
-  const api = exportLine(scriptVariables({ apiUrl: runtime.url, ...(options.adminKeyFromEnvironment ? {} : { adminKey: runtime.adminKey }) }));
+  const api = exportLine(
+    scriptVariables({
+      apiUrl: runtime.url,
+      ...(options.adminKeyFromEnvironment ? {} : { adminKey: runtime.adminKey }),
+    }),
+  );
   const exports = [
     // A key from the environment is not printed: the line says where to take it from instead.
-    options.adminKeyFromEnvironment ? `${api}   # and ${SCRIPT_VARIABLES.adminKey}: set it from your own variable (the key came from the environment, so it is not shown)` : api,
+    options.adminKeyFromEnvironment
+      ? `${api}   # and ${SCRIPT_VARIABLES.adminKey}: set it from your own variable (the key came from the environment, so it is not shown)`
+      : api,
     exportLine(scriptVariables({ ingestQueueUrl: ingest, sqsEndpoint: runtime.endpoints.sqs })),
     ...(runtime.dashboardUrl ? [exportLine(scriptVariables({ dashboardUrl: runtime.dashboardUrl }))] : []),
     ...(runtime.consoleUrl ? [exportLine(scriptVariables({ consoleUrl: runtime.consoleUrl }))] : []),

@@ -1,4 +1,9 @@
-import { DescribeTableCommand, type DynamoDBClient, type KeySchemaElement, type TableDescription } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeTableCommand,
+  type DynamoDBClient,
+  type KeySchemaElement,
+  type TableDescription,
+} from '@aws-sdk/client-dynamodb';
 import { localResourceName, TABLES, type TableDef } from '#config/topology.ts';
 import { createTableInput } from './provision.ts';
 
@@ -33,9 +38,13 @@ export function layoutDifferences(found: TableDescription, def: TableDef, prefix
   const want = createTableInput(def, prefix);
   const name = want.TableName!;
   const out: string[] = [];
-  if (keys(found.KeySchema) !== keys(want.KeySchema)) out.push(`table ${name} is keyed on ${keys(found.KeySchema)}; this version keys it on ${keys(want.KeySchema)}`);
-  const describe = (i: { IndexName?: string | undefined; KeySchema?: KeySchemaElement[] | undefined; Projection?: { ProjectionType?: string | undefined } | undefined }) =>
-    `${i.IndexName} on ${keys(i.KeySchema)}, ${i.Projection?.ProjectionType ?? 'ALL'}`;
+  if (keys(found.KeySchema) !== keys(want.KeySchema))
+    out.push(`table ${name} is keyed on ${keys(found.KeySchema)}; this version keys it on ${keys(want.KeySchema)}`);
+  const describe = (i: {
+    IndexName?: string | undefined;
+    KeySchema?: KeySchemaElement[] | undefined;
+    Projection?: { ProjectionType?: string | undefined } | undefined;
+  }) => `${i.IndexName} on ${keys(i.KeySchema)}, ${i.Projection?.ProjectionType ?? 'ALL'}`;
   const had = new Set((found.GlobalSecondaryIndexes ?? []).map(describe));
   const expected = new Set((want.GlobalSecondaryIndexes ?? []).map(describe));
   for (const i of had) if (!expected.has(i)) out.push(`table ${name} has index ${i}, which this version does not have`);

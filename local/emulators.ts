@@ -63,7 +63,11 @@ export function reachableQueueUrl(queueUrl: string, endpoint: string): string {
  * persisting under `dataDir`, so a restart — even after SIGKILL — finds every table row and
  * queued message. Only the services in `services` are started; fauxqs when SQS or S3 is.
  */
-export async function startEmulators(dataDir: string, services: ReadonlySet<Service>, ports: EmulatorPorts = { dynamodb: 0, sqs: 0 }): Promise<Emulators> {
+export async function startEmulators(
+  dataDir: string,
+  services: ReadonlySet<Service>,
+  ports: EmulatorPorts = { dynamodb: 0, sqs: 0 },
+): Promise<Emulators> {
   const endpoints: Partial<Record<Service, string>> = {};
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
@@ -72,12 +76,20 @@ export async function startEmulators(dataDir: string, services: ReadonlySet<Serv
   try {
     if (services.has('dynamodb')) {
       ownerOnlyFolder(join(dataDir, 'dynamodb'));
-      const dynamo = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-      await listening('dynamodb', ports.dynamodb, () =>
-        new Promise<void>((resolve, reject) => {
-          dynamo.once('error', reject);
-          dynamo.listen(ports.dynamodb, '127.0.0.1', () => resolve());
-        }),
+      const dynamo = dynalite({
+        path: join(dataDir, 'dynamodb'),
+        createTableMs: 0,
+        deleteTableMs: 0,
+        updateTableMs: 0,
+      });
+      await listening(
+        'dynamodb',
+        ports.dynamodb,
+        () =>
+          new Promise<void>((resolve, reject) => {
+            dynamo.once('error', reject);
+            dynamo.listen(ports.dynamodb, '127.0.0.1', () => resolve());
+          }),
       );
       stops.push(() => new Promise<void>((resolve) => dynamo.close(() => resolve())));
       endpoints.dynamodb = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
@@ -86,7 +98,9 @@ export async function startEmulators(dataDir: string, services: ReadonlySet<Serv
       ownerOnlyFolder(join(dataDir, 'sqs'));
       // fauxqs binds 0.0.0.0 whatever `host` says (that only names queue URLs): keep it on loopback.
       const fauxqs = await listening('sqs', ports.sqs, () =>
-        onLoopbackOnly(() => startFauxqs({ port: ports.sqs, host: '127.0.0.1', logger: false, dataDir: join(dataDir, 'sqs') })),
+        onLoopbackOnly(() =>
+          startFauxqs({ port: ports.sqs, host: '127.0.0.1', logger: false, dataDir: join(dataDir, 'sqs') }),
+        ),
       );
       stops.push(() => fauxqs.stop());
       if (services.has('sqs')) endpoints.sqs = fauxqs.address;

@@ -7,7 +7,9 @@ import { lambdaContext, type Invoke } from './lambda-context.ts';
 import { CLOSING, listen, readBody } from './http-server.ts';
 
 /** The routes the stack leaves open (GET /health, GET /openapi.json): the router's public ones. */
-const PUBLIC_ROUTES: ReadonlySet<string> = new Set(ROUTES.filter((r) => r.access === 'public').map((r) => `${r.method} ${r.path}`));
+const PUBLIC_ROUTES: ReadonlySet<string> = new Set(
+  ROUTES.filter((r) => r.access === 'public').map((r) => `${r.method} ${r.path}`),
+);
 
 /** API Gateway's own payload limit; the API itself refuses events over 256 KiB with a clear 400. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -41,13 +43,20 @@ const refused = () => errorResult(401, 'unauthorized', 'a valid Authorization: B
 function requestParts(req: IncomingMessage, url: URL) {
   const method = req.method ?? 'GET';
   const path = url.pathname;
-  const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'cookie').map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v ?? '')]));
+  const headers = Object.fromEntries(
+    Object.entries(req.headers)
+      .filter(([k]) => k !== 'cookie')
+      .map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v ?? '')]),
+  );
   // As API Gateway does, say which scheme the caller used (plain http here): links the API builds back to itself use it.
   headers['x-forwarded-proto'] = 'http';
   // As HTTP API does: a repeated parameter's values joined by commas, the raw string alongside.
   const names = [...new Set(url.searchParams.keys())];
-  const query = names.length ? Object.fromEntries(names.map((k) => [k, url.searchParams.getAll(k).join(',')])) : undefined;
-  const routeKey = path === '/health' && method === 'GET' ? 'GET /health' : path.startsWith('/v1/') ? 'ANY /v1/{proxy+}' : '$default';
+  const query = names.length
+    ? Object.fromEntries(names.map((k) => [k, url.searchParams.getAll(k).join(',')]))
+    : undefined;
+  const routeKey =
+    path === '/health' && method === 'GET' ? 'GET /health' : path.startsWith('/v1/') ? 'ANY /v1/{proxy+}' : '$default';
   const now = new Date();
   return {
     version: '2.0',
@@ -63,7 +72,13 @@ function requestParts(req: IncomingMessage, url: URL) {
       apiId: 'local',
       domainName: req.headers.host ?? 'localhost',
       domainPrefix: 'local',
-      http: { method, path, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: req.headers['user-agent'] ?? '' },
+      http: {
+        method,
+        path,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: req.headers['user-agent'] ?? '',
+      },
       requestId: randomUUID(),
       routeKey,
       stage: '$default',
@@ -94,20 +109,39 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         // HTTP API refuses a request without its identity source before invoking the authorizer.
         if (!authorization) return send(res, refused(), CLOSING);
         const { method, path } = parts.requestContext.http;
-        const event = { ...parts, type: 'REQUEST', routeArn: `arn:aws:execute-api:us-east-1:000000000000:local/$default/${method}${path}`, identitySource: [authorization] };
+        const event = {
+          ...parts,
+          type: 'REQUEST',
+          routeArn: `arn:aws:execute-api:us-east-1:000000000000:local/$default/${method}${path}`,
+          identitySource: [authorization],
+        };
         // A refusal is `isAuthorized: false`; a throw is a fault, answered 500 below as HTTP API does.
-        const result = await options.authorizer(event as APIGatewayRequestAuthorizerEventV2, lambdaContext('authorizer'));
+        const result = await options.authorizer(
+          event as APIGatewayRequestAuthorizerEventV2,
+          lambdaContext('authorizer'),
+        );
         if (!result.isAuthorized) return send(res, refused(), CLOSING);
         authorizer = { lambda: { ...result.context } };
       }
       if (expectsContinue) res.writeContinue();
       const body = await readBody(req, MAX_BODY_BYTES);
-      if (body === undefined) return send(res, errorResult(413, 'payload_too_large', `request body must be at most ${MAX_BODY_BYTES} bytes`), CLOSING);
-      const event = { ...parts, body: body === '' ? undefined : body, isBase64Encoded: false, requestContext: { ...parts.requestContext, authorizer } };
+      if (body === undefined)
+        return send(
+          res,
+          errorResult(413, 'payload_too_large', `request body must be at most ${MAX_BODY_BYTES} bytes`),
+          CLOSING,
+        );
+      const event = {
+        ...parts,
+        body: body === '' ? undefined : body,
+        isBase64Encoded: false,
+        requestContext: { ...parts.requestContext, authorizer },
+      };
       send(res, await options.api(event as APIGatewayProxyEventV2, lambdaContext('api')));
     } catch (error) {
       options.onError(error);
-      if (!res.headersSent) send(res, errorResult(500, 'internal_error', 'the local gateway failed to handle the request'));
+      if (!res.headersSent)
+        send(res, errorResult(500, 'internal_error', 'the local gateway failed to handle the request'));
     }
   };
   const server = http.createServer((req, res) => void handle(req, res, false));

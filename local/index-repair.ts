@@ -14,11 +14,22 @@ export async function repairActiveIndex(dynamodb: DynamoDBClient, table: string)
   let rewritten = 0;
   do {
     const page = await dynamodb.send(
-      new ScanCommand({ TableName: table, FilterExpression: 'attribute_exists(activeShard)', ExclusiveStartKey: start, ConsistentRead: true }),
+      new ScanCommand({
+        TableName: table,
+        FilterExpression: 'attribute_exists(activeShard)',
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }),
     );
     for (const item of page.Items ?? []) {
       await dynamodb.send(
-        new PutItemCommand({ TableName: table, Item: item, ConditionExpression: '#u = :u', ExpressionAttributeNames: { '#u': 'updatedAt' }, ExpressionAttributeValues: { ':u': item.updatedAt! } }),
+        new PutItemCommand({
+          TableName: table,
+          Item: item,
+          ConditionExpression: '#u = :u',
+          ExpressionAttributeNames: { '#u': 'updatedAt' },
+          ExpressionAttributeValues: { ':u': item.updatedAt! },
+        }),
       );
       rewritten++;
     }

@@ -29,7 +29,8 @@ const SIMPLE_CONTENT_TYPES = /^\s*(text\/plain|application\/x-www-form-urlencode
 /** Why the request is refused, or undefined when it carries this run's token and does not come from a browser. */
 function refusal(req: IncomingMessage, token: Buffer): string | undefined {
   if (req.headers.origin !== undefined) return 'requests from a browser (with an Origin header) are refused';
-  if (SIMPLE_CONTENT_TYPES.test(req.headers['content-type'] ?? '')) return `content-type ${req.headers['content-type']} is refused (what a browser form can send)`;
+  if (SIMPLE_CONTENT_TYPES.test(req.headers['content-type'] ?? ''))
+    return `content-type ${req.headers['content-type']} is refused (what a browser form can send)`;
   const given = Buffer.from(String(req.headers[INVOKE_TOKEN_HEADER] ?? ''));
   if (given.length !== token.length || !timingSafeEqual(given, token)) {
     return `refused: the ${INVOKE_TOKEN_HEADER} header must carry this run's token (lambdaToken in the data folder's runtime.json; npx hookline sends it)`;
@@ -65,22 +66,46 @@ export async function startLambdaApi(options: LambdaApiOptions): Promise<LambdaA
   const server = http.createServer(async (req, res) => {
     try {
       const refused = refusal(req, tokenBytes);
-      if (refused) return reply(res, 403, { message: refused }, { 'x-amzn-errortype': 'AccessDeniedException', ...CLOSING });
-      const match = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(new URL(req.url ?? '/', 'http://localhost').pathname);
+      if (refused)
+        return reply(res, 403, { message: refused }, { 'x-amzn-errortype': 'AccessDeniedException', ...CLOSING });
+      const match = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(
+        new URL(req.url ?? '/', 'http://localhost').pathname,
+      );
       if (req.method !== 'POST' || !match) {
-        return reply(res, 404, { message: 'only Invoke is served here' }, { 'x-amzn-errortype': 'ResourceNotFoundException' });
+        return reply(
+          res,
+          404,
+          { message: 'only Invoke is served here' },
+          { 'x-amzn-errortype': 'ResourceNotFoundException' },
+        );
       }
       const key = functionKeyOf(match[1]!, known);
       if (!key) {
-        return reply(res, 404, { Type: 'User', message: `Function not found: ${match[1]} (local functions: ${known.join(', ')})` }, { 'x-amzn-errortype': 'ResourceNotFoundException' });
+        return reply(
+          res,
+          404,
+          { Type: 'User', message: `Function not found: ${match[1]} (local functions: ${known.join(', ')})` },
+          { 'x-amzn-errortype': 'ResourceNotFoundException' },
+        );
       }
       const raw = await readBody(req, MAX_PAYLOAD_BYTES);
-      if (raw === undefined) return reply(res, 413, { message: 'payload too large' }, { 'x-amzn-errortype': 'RequestTooLargeException', ...CLOSING });
+      if (raw === undefined)
+        return reply(
+          res,
+          413,
+          { message: 'payload too large' },
+          { 'x-amzn-errortype': 'RequestTooLargeException', ...CLOSING },
+        );
       let payload: unknown;
       try {
         payload = raw === '' ? {} : JSON.parse(raw);
       } catch {
-        return reply(res, 400, { Type: 'User', message: 'Could not parse request body into json' }, { 'x-amzn-errortype': 'InvalidRequestContentException' });
+        return reply(
+          res,
+          400,
+          { Type: 'User', message: 'Could not parse request body into json' },
+          { 'x-amzn-errortype': 'InvalidRequestContentException' },
+        );
       }
       const handler = options.functions[key]!;
       const type = String(req.headers['x-amz-invocation-type'] ?? 'RequestResponse');
@@ -95,11 +120,22 @@ export async function startLambdaApi(options: LambdaApiOptions): Promise<LambdaA
       } catch (error) {
         options.onError(error);
         const e = error as Error;
-        return reply(res, 200, { errorType: e.name ?? 'Error', errorMessage: e.message ?? String(error) }, { 'x-amz-function-error': 'Unhandled', 'x-amz-executed-version': '$LATEST' });
+        return reply(
+          res,
+          200,
+          { errorType: e.name ?? 'Error', errorMessage: e.message ?? String(error) },
+          { 'x-amz-function-error': 'Unhandled', 'x-amz-executed-version': '$LATEST' },
+        );
       }
     } catch (error) {
       options.onError(error);
-      if (!res.headersSent) reply(res, 500, { message: 'the local Lambda API failed to handle the request' }, { 'x-amzn-errortype': 'ServiceException' });
+      if (!res.headersSent)
+        reply(
+          res,
+          500,
+          { message: 'the local Lambda API failed to handle the request' },
+          { 'x-amzn-errortype': 'ServiceException' },
+        );
     }
   });
   const listening = await listen(server, options.port ?? 0);

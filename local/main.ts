@@ -15,7 +15,8 @@ const noticeIntervalMs = intervalMs('HOOKLINE_NOTICE_INTERVAL_MS');
 
 /** A refusal the operator can act on (a short key, a taken port, an older data folder): its message, no stack trace. */
 function refuse(error: unknown): never {
-  if (!(error instanceof AdminKeyError) && !(error instanceof PortError) && !(error instanceof DataLayoutError)) throw error;
+  if (!(error instanceof AdminKeyError) && !(error instanceof PortError) && !(error instanceof DataLayoutError))
+    throw error;
   console.error(`hookline: ${error.message}`);
   process.exit(1);
 }
@@ -35,12 +36,18 @@ const runtime: Runtime = await startRuntime({
   port: ports.api,
   ports: { dynamodb: ports.dynamodb, sqs: ports.sqs, lambda: ports.lambda },
   allowPrivateTargets: allowPrivate,
-  scheduleIntervalMs: { ...(sweepIntervalMs ? { sweeper: sweepIntervalMs } : {}), ...(noticeIntervalMs ? { notifier: noticeIntervalMs } : {}) },
+  scheduleIntervalMs: {
+    ...(sweepIntervalMs ? { sweeper: sweepIntervalMs } : {}),
+    ...(noticeIntervalMs ? { notifier: noticeIntervalMs } : {}),
+  },
   // Every tunable handler setting of topology.ts (retry policy, timeouts, replay window, rate
   // limit, auto-pause, retention, archive batch size) can be set for the local run as on AWS.
   env: Object.fromEntries(
     Object.keys(ENV_DEFAULTS)
-      .filter((k) => k.startsWith('HOOKLINE_') && !['HOOKLINE_ADMIN_KEY_SECRET_ID', 'HOOKLINE_ALLOW_PRIVATE_TARGETS'].includes(k))
+      .filter(
+        (k) =>
+          k.startsWith('HOOKLINE_') && !['HOOKLINE_ADMIN_KEY_SECRET_ID', 'HOOKLINE_ALLOW_PRIVATE_TARGETS'].includes(k),
+      )
       .filter((k) => process.env[k] !== undefined)
       .map((k) => [k, process.env[k]!]),
   ),

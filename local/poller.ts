@@ -10,7 +10,7 @@ export interface PollerOptions {
   readonly source: EventSourceDef;
   /** Concurrent batches, as the event source mapping's MaximumConcurrency. */
   readonly concurrency: number;
-  readonly handler: Invoke<SQSEvent, SQSBatchResponse | void>;
+  readonly handler: Invoke<SQSEvent, SQSBatchResponse | undefined>;
   readonly onError: (error: unknown) => void;
   /** Long-poll wait per receive; short so a stop is prompt. */
   readonly waitSeconds?: number;
@@ -85,7 +85,9 @@ export class QueuePoller {
         new ReceiveMessageCommand({
           QueueUrl: queueUrl,
           MaxNumberOfMessages: Math.min(10, source.batchSize - batch.length),
-          ...(this.options.visibilityTimeoutSeconds ? { VisibilityTimeout: this.options.visibilityTimeoutSeconds } : {}),
+          ...(this.options.visibilityTimeoutSeconds
+            ? { VisibilityTimeout: this.options.visibilityTimeoutSeconds }
+            : {}),
           WaitTimeSeconds: batch.length > 0 ? 0 : (this.options.waitSeconds ?? 1),
           MessageSystemAttributeNames: ['All'],
           MessageAttributeNames: ['All'],
@@ -115,7 +117,10 @@ export class QueuePoller {
     for (let i = 0; i < done.length; i += 10) {
       const chunk = done.slice(i, i + 10);
       await sqs.send(
-        new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: chunk.map((r, j) => ({ Id: String(j), ReceiptHandle: r.receiptHandle })) }),
+        new DeleteMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: chunk.map((r, j) => ({ Id: String(j), ReceiptHandle: r.receiptHandle })),
+        }),
       );
     }
   }

@@ -40,7 +40,10 @@ export class PortError extends Error {
 
 function parsePort(value: string, variable: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n > MAX_PORT) throw new PortError(`${variable}=${value} is not a port: a whole number from 0 to ${MAX_PORT} (0 picks a free one)`);
+  if (!/^\d+$/.test(value.trim()) || n > MAX_PORT)
+    throw new PortError(
+      `${variable}=${value} is not a port: a whole number from 0 to ${MAX_PORT} (0 picks a free one)`,
+    );
   return n;
 }
 
@@ -48,7 +51,10 @@ function parsePort(value: string, variable: string): number {
  * Each listener's port: `overrides` first, else `api` + its offset (0 stays 0). Two listeners
  * given the same fixed port are refused up front, naming both variables.
  */
-export function resolvePorts(api: number, overrides: Partial<Record<Exclude<Listener, 'api'>, number>> = {}): LocalPorts {
+export function resolvePorts(
+  api: number,
+  overrides: Partial<Record<Exclude<Listener, 'api'>, number>> = {},
+): LocalPorts {
   const ports = { api } as Record<Listener, number>;
   for (const listener of LISTENERS.slice(1) as Exclude<Listener, 'api'>[]) {
     const given = overrides[listener];
@@ -58,7 +64,9 @@ export function resolvePorts(api: number, overrides: Partial<Record<Exclude<List
     }
     const derived = api === 0 ? 0 : api + PORT_OFFSETS[listener];
     if (derived > MAX_PORT) {
-      throw new PortError(`PORT=${api} puts ${LABELS[listener]} on ${derived} (PORT+${PORT_OFFSETS[listener]}), above ${MAX_PORT}: choose a lower PORT or set ${PORT_VARIABLES[listener]}`);
+      throw new PortError(
+        `PORT=${api} puts ${LABELS[listener]} on ${derived} (PORT+${PORT_OFFSETS[listener]}), above ${MAX_PORT}: choose a lower PORT or set ${PORT_VARIABLES[listener]}`,
+      );
     }
     ports[listener] = derived;
   }
@@ -67,7 +75,10 @@ export function resolvePorts(api: number, overrides: Partial<Record<Exclude<List
     const port = ports[listener];
     if (port === 0) continue;
     const other = taken.get(port);
-    if (other) throw new PortError(`${LABELS[other]} (${PORT_VARIABLES[other]}) and ${LABELS[listener]} (${PORT_VARIABLES[listener]}) would both listen on ${port}: give one another port`);
+    if (other)
+      throw new PortError(
+        `${LABELS[other]} (${PORT_VARIABLES[other]}) and ${LABELS[listener]} (${PORT_VARIABLES[listener]}) would both listen on ${port}: give one another port`,
+      );
     taken.set(port, listener);
   }
   return ports;
@@ -97,11 +108,16 @@ export async function listening<T>(listener: Listener, port: number, start: () =
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code !== 'EADDRINUSE' && code !== 'EACCES') throw error;
-    const why = code === 'EADDRINUSE' ? 'is in use (another Hookline runtime, or another program)' : 'may not be used by this user';
+    const why =
+      code === 'EADDRINUSE'
+        ? 'is in use (another Hookline runtime, or another program)'
+        : 'may not be used by this user';
     const fix =
       listener === 'api'
         ? `set PORT to a free port (the other listeners follow at PORT+1 to PORT+3; 0 picks free ones)`
         : `stop what uses it, set ${PORT_VARIABLES[listener]} to a free port (default PORT+${PORT_OFFSETS[listener]}; 0 picks one), or choose another PORT`;
-    throw new PortError(`${LABELS[listener]} cannot listen on 127.0.0.1:${port}: the port ${why}; ${fix}`, { cause: error });
+    throw new PortError(`${LABELS[listener]} cannot listen on 127.0.0.1:${port}: the port ${why}; ${fix}`, {
+      cause: error,
+    });
   }
 }

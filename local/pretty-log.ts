@@ -8,7 +8,10 @@ import { ATTEMPT_LOG_MESSAGE } from '#handlers/sender.ts';
  * `12:03:04.120  sub_abc  invoice.paid  hooks.example.com  503  210 ms  → retry in 20 s`;
  * any other record reads `12:03:04.120  WARN  message  key=value …`.
  */
-export function prettyLogLine(attributes: Readonly<Record<string, unknown>>, options: { readonly timeZone?: string } = {}): string {
+export function prettyLogLine(
+  attributes: Readonly<Record<string, unknown>>,
+  options: { readonly timeZone?: string } = {},
+): string {
   const time = clockTime(attributes.timestamp, options.timeZone);
   if (attributes.message === ATTEMPT_LOG_MESSAGE && isAttempt(attributes)) return attemptLine(time, attributes);
   const level = String(attributes.level ?? 'INFO');
@@ -46,18 +49,40 @@ const NEXT: Readonly<Record<AttemptReport['outcome'], (a: AttemptReport) => stri
 
 function attemptLine(time: string, a: AttemptReport): string {
   const result = a.status !== undefined ? String(a.status) : (a.error ?? '?');
-  return [time, a.subscriptionId, a.eventType, a.host, result, `${Math.round(a.durationMs)} ms`, `→ ${NEXT[a.outcome](a)}`].join('  ');
+  return [
+    time,
+    a.subscriptionId,
+    a.eventType,
+    a.host,
+    result,
+    `${Math.round(a.durationMs)} ms`,
+    `→ ${NEXT[a.outcome](a)}`,
+  ].join('  ');
 }
 
-function isAttempt(attributes: Readonly<Record<string, unknown>>): attributes is Readonly<Record<string, unknown>> & AttemptReport {
-  return typeof attributes.subscriptionId === 'string' && typeof attributes.durationMs === 'number' && typeof attributes.outcome === 'string' && attributes.outcome in NEXT;
+function isAttempt(
+  attributes: Readonly<Record<string, unknown>>,
+): attributes is Readonly<Record<string, unknown>> & AttemptReport {
+  return (
+    typeof attributes.subscriptionId === 'string' &&
+    typeof attributes.durationMs === 'number' &&
+    typeof attributes.outcome === 'string' &&
+    attributes.outcome in NEXT
+  );
 }
 
 /** HH:MM:SS.mmm in the machine's time zone (or `timeZone`); the record's own text if it is not a time. */
 function clockTime(timestamp: unknown, timeZone?: string): string {
   const ms = typeof timestamp === 'string' ? Date.parse(timestamp) : NaN;
   if (Number.isNaN(ms)) return String(timestamp ?? '');
-  return new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit', fractionalSecondDigits: 3, hourCycle: 'h23', ...(timeZone ? { timeZone } : {}) }).format(ms);
+  return new Intl.DateTimeFormat('en-GB', {
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    fractionalSecondDigits: 3,
+    hourCycle: 'h23',
+    ...(timeZone ? { timeZone } : {}),
+  }).format(ms);
 }
 
 function text(value: unknown): string {

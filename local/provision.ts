@@ -7,7 +7,12 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { CreateBucketCommand, HeadBucketCommand, type BucketLocationConstraint, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  HeadBucketCommand,
+  type BucketLocationConstraint,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { BUCKETS, localResourceName, QUEUES, TABLES, type QueueKey, type TableDef } from '#config/topology.ts';
 
 /** The CreateTable input for a topology table: the same keys, indexes and billing the CDK declares. */
@@ -22,14 +27,20 @@ export function createTableInput(def: TableDef, prefix = ''): CreateTableCommand
   return {
     TableName: localResourceName(def, prefix),
     BillingMode: 'PAY_PER_REQUEST',
-    AttributeDefinitions: [...attrs].map(([AttributeName, AttributeType]) => ({ AttributeName, AttributeType: AttributeType as 'S' | 'N' })),
+    AttributeDefinitions: [...attrs].map(([AttributeName, AttributeType]) => ({
+      AttributeName,
+      AttributeType: AttributeType as 'S' | 'N',
+    })),
     KeySchema: schema(def.partitionKey, def.sortKey),
     ...(def.indexes.length
       ? {
           GlobalSecondaryIndexes: def.indexes.map((i) => ({
             IndexName: i.indexName,
             KeySchema: schema(i.partitionKey, i.sortKey),
-            Projection: { ProjectionType: i.projection, ...(i.nonKeyAttributes ? { NonKeyAttributes: [...i.nonKeyAttributes] } : {}) },
+            Projection: {
+              ProjectionType: i.projection,
+              ...(i.nonKeyAttributes ? { NonKeyAttributes: [...i.nonKeyAttributes] } : {}),
+            },
           })),
         }
       : {}),
@@ -70,9 +81,18 @@ export async function waitForActive(db: DynamoDBClient, table: string, wait: Tab
  */
 export async function ensureTtl(db: DynamoDBClient, table: string, attribute: string): Promise<void> {
   const current = (await db.send(new DescribeTimeToLiveCommand({ TableName: table }))).TimeToLiveDescription;
-  if ((current?.TimeToLiveStatus === 'ENABLED' || current?.TimeToLiveStatus === 'ENABLING') && current.AttributeName === attribute) return;
+  if (
+    (current?.TimeToLiveStatus === 'ENABLED' || current?.TimeToLiveStatus === 'ENABLING') &&
+    current.AttributeName === attribute
+  )
+    return;
   try {
-    await db.send(new UpdateTimeToLiveCommand({ TableName: table, TimeToLiveSpecification: { AttributeName: attribute, Enabled: true } }));
+    await db.send(
+      new UpdateTimeToLiveCommand({
+        TableName: table,
+        TimeToLiveSpecification: { AttributeName: attribute, Enabled: true },
+      }),
+    );
   } catch (error) {
     if ((error as Error).name !== 'UnknownOperationException') throw error;
   }
@@ -109,20 +129,34 @@ export interface ProvisionedQueues {
 }
 
 /** Creates (or finds, after a restart) every table and queue of the topology, named under `prefix`. Idempotent. */
-export async function provision(db: DynamoDBClient, sqs: SQSClient, prefix = '', wait?: TableWait): Promise<ProvisionedQueues> {
+export async function provision(
+  db: DynamoDBClient,
+  sqs: SQSClient,
+  prefix = '',
+  wait?: TableWait,
+): Promise<ProvisionedQueues> {
   for (const def of Object.values(TABLES) as TableDef[]) await ensureTable(db, def, prefix, wait);
   const urls = {} as Record<QueueKey, string>;
   const arns = {} as Record<QueueKey, string>;
   const redriveUrls = {} as Record<QueueKey, string>;
   const arnOf = async (url: string) =>
-    (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+    (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }))).Attributes!
+      .QueueArn!;
   for (const key of Object.keys(QUEUES) as QueueKey[]) {
     const q = QUEUES[key];
     const redrive = await sqs.send(
-      new CreateQueueCommand({ QueueName: localResourceName(q.redrive, prefix), Attributes: { MessageRetentionPeriod: String(q.redrive.retentionSeconds) } }),
+      new CreateQueueCommand({
+        QueueName: localResourceName(q.redrive, prefix),
+        Attributes: { MessageRetentionPeriod: String(q.redrive.retentionSeconds) },
+      }),
     );
     redriveUrls[key] = redrive.QueueUrl!;
-    const main = await sqs.send(new CreateQueueCommand({ QueueName: localResourceName(q, prefix), Attributes: queueAttributes(key, await arnOf(redrive.QueueUrl!)) }));
+    const main = await sqs.send(
+      new CreateQueueCommand({
+        QueueName: localResourceName(q, prefix),
+        Attributes: queueAttributes(key, await arnOf(redrive.QueueUrl!)),
+      }),
+    );
     urls[key] = main.QueueUrl!;
     arns[key] = await arnOf(main.QueueUrl!);
   }
@@ -138,7 +172,14 @@ export async function provisionBuckets(s3: S3Client, prefix = ''): Promise<void>
     } catch {
       // Outside us-east-1, S3 wants the region named (a real account; the emulator is us-east-1).
       const region = await s3.config.region();
-      await s3.send(new CreateBucketCommand({ Bucket: bucket, ...(region && region !== 'us-east-1' ? { CreateBucketConfiguration: { LocationConstraint: region as BucketLocationConstraint } } : {}) }));
+      await s3.send(
+        new CreateBucketCommand({
+          Bucket: bucket,
+          ...(region && region !== 'us-east-1'
+            ? { CreateBucketConfiguration: { LocationConstraint: region as BucketLocationConstraint } }
+            : {}),
+        }),
+      );
     }
   }
 }

@@ -41,15 +41,22 @@ export interface RuntimeFile {
 
 /** Parses either version into the current shape; a newer or unreadable file is refused, saying why. */
 export function parseRuntimeFile(text: string, file: string): RuntimeFile {
+  // biome-ignore lint/suspicious/noExplicitAny: a file of either version, read field by field below.
   let raw: any;
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${file} is not valid JSON (${(error as Error).message}); stop the runtime, delete the file and start it again`);
+    throw new Error(
+      `${file} is not valid JSON (${(error as Error).message}); stop the runtime, delete the file and start it again`,
+    );
   }
-  if (!raw || typeof raw !== 'object' || typeof raw.api !== 'string') throw new Error(`${file} does not describe a runtime (no "api")`);
+  if (!raw || typeof raw !== 'object' || typeof raw.api !== 'string')
+    throw new Error(`${file} does not describe a runtime (no "api")`);
   const version = raw.version ?? 1;
   if (version === 1) return { ...raw, version: RUNTIME_FILE_VERSION, sqs: raw.aws, s3: raw.aws, resourcePrefix: '' };
-  if (version !== RUNTIME_FILE_VERSION) throw new Error(`${file} has version ${JSON.stringify(version)}, which this code does not know (it reads 1 and 2): update it`);
+  if (version !== RUNTIME_FILE_VERSION)
+    throw new Error(
+      `${file} has version ${JSON.stringify(version)}, which this code does not know (it reads 1 and 2): update it`,
+    );
   return raw as RuntimeFile;
 }

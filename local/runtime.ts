@@ -14,7 +14,19 @@ import { sealPlainSecrets } from '#app/secrets/seal-plain-secrets.ts';
 import { buildRoutes } from '#app/subscriptions/routing.ts';
 import { longestHandlingMs } from '#app/send/attempt.ts';
 import type { Env } from '#config/env.ts';
-import { BUCKETS, consoleUrlOf, ENV_DEFAULTS, EVENT_SOURCES, localResourceName, QUEUES, SCHEDULES, TABLES, validResourcePrefix, type FunctionKey, type QueueKey } from '#config/topology.ts';
+import {
+  BUCKETS,
+  consoleUrlOf,
+  ENV_DEFAULTS,
+  EVENT_SOURCES,
+  localResourceName,
+  QUEUES,
+  SCHEDULES,
+  TABLES,
+  validResourcePrefix,
+  type FunctionKey,
+  type QueueKey,
+} from '#config/topology.ts';
 import type { ScheduledEvent } from 'aws-lambda';
 import { createApiHandler } from '#handlers/api/handler.ts';
 import { createArchiverHandler } from '#handlers/archiver.ts';
@@ -122,7 +134,12 @@ function loadAdminKey(dataDir: string, given?: string): string {
 }
 
 /** The handlers' environment: names from topology.ts (under `prefix`), values pointing at the local resources. */
-export function localEnv(queues: ProvisionedQueues, allowPrivate: boolean, overrides: Readonly<Record<string, string>> = {}, prefix = ''): Env {
+export function localEnv(
+  queues: ProvisionedQueues,
+  allowPrivate: boolean,
+  overrides: Readonly<Record<string, string>> = {},
+  prefix = '',
+): Env {
   const env: Record<string, string | undefined> = { ...ENV_DEFAULTS };
   for (const def of Object.values(TABLES)) env[def.envVar] = localResourceName(def, prefix);
   for (const key of Object.keys(QUEUES) as QueueKey[]) env[QUEUES[key].envVar] = queues.urls[key];
@@ -156,13 +173,27 @@ function pathStyle(endpoint: string): boolean {
 
 /** Every queue URL with its origin replaced by the embedded fauxqs endpoint. */
 function reachableQueues(queues: ProvisionedQueues, endpoint: string): ProvisionedQueues {
-  const map = (urls: Record<QueueKey, string>) => Object.fromEntries(Object.entries(urls).map(([k, url]) => [k, reachableQueueUrl(url, endpoint)])) as Record<QueueKey, string>;
+  const map = (urls: Record<QueueKey, string>) =>
+    Object.fromEntries(Object.entries(urls).map(([k, url]) => [k, reachableQueueUrl(url, endpoint)])) as Record<
+      QueueKey,
+      string
+    >;
   return { ...queues, urls: map(queues.urls), redriveUrls: map(queues.redriveUrls) };
 }
 
 /** What EventBridge hands a scheduled function. */
 function scheduledEvent(): ScheduledEvent {
-  return { version: '0', id: 'local', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000', time: new Date().toISOString(), region: 'us-east-1', resources: [], detail: {} };
+  return {
+    version: '0',
+    id: 'local',
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '000000000000',
+    time: new Date().toISOString(),
+    region: 'us-east-1',
+    resources: [],
+    detail: {},
+  };
 }
 
 /**
@@ -179,7 +210,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const localSecretsKey = loadLocalSecretsKey(dataDir);
   // Before anything starts: a refused key (under 24 characters) leaves nothing running.
   const adminKey = loadAdminKey(dataDir, options.adminKey ?? process.env.HOOKLINE_ADMIN_KEY);
-  const logger = localLogger(options.logLevel ?? 'WARN', options.logFormat ?? chooseLogFormat(process.env.HOOKLINE_LOG_FORMAT, process.stdout.isTTY === true));
+  const logger = localLogger(
+    options.logLevel ?? 'WARN',
+    options.logFormat ?? chooseLogFormat(process.env.HOOKLINE_LOG_FORMAT, process.stdout.isTTY === true),
+  );
   const onError = (error: unknown) => logger.error('local runtime error', { error: error as Error });
   const prefix = validResourcePrefix(options.resourcePrefix ?? process.env.HOOKLINE_RESOURCE_PREFIX);
   const ports = resolvePorts(options.port ?? 3000, options.ports);
@@ -187,7 +221,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   // On a thread of their own: the emulators' half of every call runs beside the handlers, not behind them (about 1.5x the deliveries a second).
   const emulators: Emulators = await startEmulatorThread(dataDir, new Set(SERVICES.filter((s) => !external[s])), ports);
   const embedded = Object.fromEntries(SERVICES.map((s) => [s, !external[s]])) as Record<Service, boolean>;
-  const endpoint = Object.fromEntries(SERVICES.map((s) => [s, external[s] ?? emulators.endpoints[s]!])) as Record<Service, string>;
+  const endpoint = Object.fromEntries(SERVICES.map((s) => [s, external[s] ?? emulators.endpoints[s]!])) as Record<
+    Service,
+    string
+  >;
   const dynamodb = new DynamoDBClient(clientConfig(endpoint.dynamodb, embedded.dynamodb));
   const sqs = new SQSClient(clientConfig(endpoint.sqs, embedded.sqs));
   const s3 = new S3Client({ ...clientConfig(endpoint.s3, embedded.s3), forcePathStyle: pathStyle(endpoint.s3) });
@@ -208,13 +245,20 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
 
   // Failure notices link to the local dashboard when its address is known before it listens (a fixed port).
-  const consoleUrl: Record<string, string> = ports.api > 0 ? { HOOKLINE_CONSOLE_URL: consoleUrlOf(`http://127.0.0.1:${ports.api}`) } : {};
+  const consoleUrl: Record<string, string> =
+    ports.api > 0 ? { HOOKLINE_CONSOLE_URL: consoleUrlOf(`http://127.0.0.1:${ports.api}`) } : {};
   const env = localEnv(queues, options.allowPrivateTargets ?? true, { ...consoleUrl, ...options.env }, prefix);
   const metrics = new MemoryMetrics();
   // One process serves every function here, so fan-out reads subscriptions fresh (no cross-function cache to go stale).
   const mailDir = join(dataDir, 'mail');
   const smtpUrl = options.smtpUrl ?? process.env.HOOKLINE_SMTP_URL;
-  const build = { clients: { dynamodb, sqs, s3 }, metrics, subscriptionCacheMs: options.subscriptionCacheMs ?? 0, localSecretsKey, localMail: { dir: mailDir, ...(smtpUrl ? { smtpUrl } : {}) } };
+  const build = {
+    clients: { dynamodb, sqs, s3 },
+    metrics,
+    subscriptionCacheMs: options.subscriptionCacheMs ?? 0,
+    localSecretsKey,
+    localMail: { dir: mailDir, ...(smtpUrl ? { smtpUrl } : {}) },
+  };
   const obs: Observability = { logger };
 
   const wrap = options.wrapHandler ?? (<E, R>(_fn: FunctionKey, handler: Invoke<E, R>) => handler);
@@ -231,39 +275,65 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         source,
         concurrency: source.function === 'sender' ? (options.senderConcurrency ?? LOCAL_SENDER_CONCURRENCY) : 1,
         // A message held by a process that died comes back soon after its handling would have ended (the queue's own timeout is minutes).
-        visibilityTimeoutSeconds: Math.ceil(longestHandlingMs(Number(env.HOOKLINE_SENDER_TIMEOUT_MS ?? ENV_DEFAULTS.HOOKLINE_SENDER_TIMEOUT_MS)) / 1000),
+        visibilityTimeoutSeconds: Math.ceil(
+          longestHandlingMs(Number(env.HOOKLINE_SENDER_TIMEOUT_MS ?? ENV_DEFAULTS.HOOKLINE_SENDER_TIMEOUT_MS)) / 1000,
+        ),
         handler: handlers[source.function],
         onError,
       }),
   );
   const scheduled = {
-    sweeper: wrap('sweeper', createSweeperHandler(buildDeps('sweeper', env, build, ALL_FACTORIES), { graceSeconds: sweepGraceSeconds(env) }, obs)),
+    sweeper: wrap(
+      'sweeper',
+      createSweeperHandler(
+        buildDeps('sweeper', env, build, ALL_FACTORIES),
+        { graceSeconds: sweepGraceSeconds(env) },
+        obs,
+      ),
+    ),
     replay: wrap('replay', createReplayHandler(buildDeps('replay', env, build, ALL_FACTORIES), obs)),
     archiver: wrap('archiver', createArchiverHandler(buildDeps('archiver', env, build, ALL_FACTORIES), obs)),
-    notifier: wrap('notifier', createNotifierHandler(buildDeps('notifier', env, build, { ...ALL_FACTORIES, ...LOCAL_MAIL_FACTORIES }), obs)),
+    notifier: wrap(
+      'notifier',
+      createNotifierHandler(buildDeps('notifier', env, build, { ...ALL_FACTORIES, ...LOCAL_MAIL_FACTORIES }), obs),
+    ),
   } satisfies Record<(typeof SCHEDULES)[number]['function'], Invoke<never, unknown>>;
   // The console's archive runs and restores: the same archiver handler the Invoke stand-in serves, as Lambda would run it.
-  const localArchiver: Factories<'archiver'> = { archiver: () => ({ invoke: (payload) => scheduled.archiver(payload as never, lambdaContext('archiver')) }) };
+  const localArchiver: Factories<'archiver'> = {
+    archiver: () => ({ invoke: (payload) => scheduled.archiver(payload as never, lambdaContext('archiver')) }),
+  };
   const apiDeps = buildDeps('api', env, build, { ...ALL_FACTORIES, ...localArchiver });
   // Rows from before secrets were sealed are sealed once, here, before anything polls or runs;
   // until then (or if this fails) the sender still signs with the plain list it finds.
-  await sealPlainSecrets(apiDeps).catch((error: unknown) => logger.error('could not seal plain-text signing secrets', { error: error as Error }));
+  await sealPlainSecrets(apiDeps).catch((error: unknown) =>
+    logger.error('could not seal plain-text signing secrets', { error: error as Error }),
+  );
   // The routing index holds every subscription before anything publishes (a fresh data folder: at once).
   if ((await apiDeps.routes.status())?.kind !== 'built') {
     const routing = await buildRoutes(apiDeps, Number.POSITIVE_INFINITY);
-    if (routing.indexed > 0) logger.info(`routing index built: ${routing.indexed} subscriptions stored before it indexed`);
+    if (routing.indexed > 0)
+      logger.info(`routing index built: ${routing.indexed} subscriptions stored before it indexed`);
   }
   const schedules = new Map(
     SCHEDULES.map((s) => [
       s.function as FunctionKey,
-      new Schedule(options.scheduleIntervalMs?.[s.function] ?? s.rateMinutes * 60_000, () => scheduled[s.function](scheduledEvent(), lambdaContext(s.function)), onError),
+      new Schedule(
+        options.scheduleIntervalMs?.[s.function] ?? s.rateMinutes * 60_000,
+        () => scheduled[s.function](scheduledEvent(), lambdaContext(s.function)),
+        onError,
+      ),
     ]),
   );
   // What operators invoke directly on AWS (`aws lambda invoke`, the CLI with --aws), served locally by the Invoke stand-in.
-  const invocable: Partial<Record<FunctionKey, Invoke<unknown, unknown>>> = scheduled as Record<string, Invoke<unknown, unknown>>;
+  const invocable: Partial<Record<FunctionKey, Invoke<unknown, unknown>>> = scheduled as Record<
+    string,
+    Invoke<unknown, unknown>
+  >;
   let lambdaApi: LambdaApi;
   try {
-    lambdaApi = await listening('lambda', ports.lambda, () => startLambdaApi({ functions: invocable, onError, port: ports.lambda }));
+    lambdaApi = await listening('lambda', ports.lambda, () =>
+      startLambdaApi({ functions: invocable, onError, port: ports.lambda }),
+    );
   } catch (error) {
     closeClients();
     await emulators.stop();
@@ -272,25 +342,30 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
   let gateway: Gateway;
   try {
-    gateway = await listening('api', ports.api, () => startGateway({
-      port: ports.api,
-      api: wrap('api', createApiHandler(apiDeps, obs, {
-        dashboard: localDashboardAssets(),
-        // Caught notice emails, when they are caught here (not handed to an SMTP server).
-        ...(env.HOOKLINE_MAIL_TRANSPORT === 'local' && !smtpUrl ? { mailbox: new FileMailbox(mailDir) } : {}),
-      })),
-      authorizer: wrap(
-        'authorizer',
-        createAuthorizerHandler(
-          new StaticKeySource(adminKey),
-          obs,
-          new DynamoDbApiKeyStore(documentClient(dynamodb), env.API_KEYS_TABLE!),
-          Date.now,
-          new DynamoDbPortalSessionStore(documentClient(dynamodb), env.PORTAL_SESSIONS_TABLE!),
+    gateway = await listening('api', ports.api, () =>
+      startGateway({
+        port: ports.api,
+        api: wrap(
+          'api',
+          createApiHandler(apiDeps, obs, {
+            dashboard: localDashboardAssets(),
+            // Caught notice emails, when they are caught here (not handed to an SMTP server).
+            ...(env.HOOKLINE_MAIL_TRANSPORT === 'local' && !smtpUrl ? { mailbox: new FileMailbox(mailDir) } : {}),
+          }),
         ),
-      ),
-      onError,
-    }));
+        authorizer: wrap(
+          'authorizer',
+          createAuthorizerHandler(
+            new StaticKeySource(adminKey),
+            obs,
+            new DynamoDbApiKeyStore(documentClient(dynamodb), env.API_KEYS_TABLE!),
+            Date.now,
+            new DynamoDbPortalSessionStore(documentClient(dynamodb), env.PORTAL_SESSIONS_TABLE!),
+          ),
+        ),
+        onError,
+      }),
+    );
   } catch (error) {
     await lambdaApi.close();
     closeClients();

@@ -23,5 +23,7 @@ export type ScriptValues = Partial<Record<keyof typeof SCRIPT_VARIABLES, string>
 
 /** [variable, value] for every value given, in SCRIPT_VARIABLES order. */
 export function scriptVariables(values: ScriptValues): [string, string][] {
-  return (Object.keys(SCRIPT_VARIABLES) as (keyof typeof SCRIPT_VARIABLES)[]).filter((k) => values[k] !== undefined).map((k) => [SCRIPT_VARIABLES[k], values[k]!]);
+  return (Object.keys(SCRIPT_VARIABLES) as (keyof typeof SCRIPT_VARIABLES)[])
+    .filter((k) => values[k] !== undefined)
+    .map((k) => [SCRIPT_VARIABLES[k], values[k]!]);
 }

@@ -56,7 +56,12 @@ function typeText(schema: Schema, bodies: ReadonlyMap<string, string>): string {
     .map((type) => {
       switch (type) {
         case 'string':
-          return withDetail(schema.format ? `string (${schema.format})` : 'string', schema.minLength === 1 && schema.maxLength === undefined ? 'not empty' : range(schema.minLength, schema.maxLength, ' characters'));
+          return withDetail(
+            schema.format ? `string (${schema.format})` : 'string',
+            schema.minLength === 1 && schema.maxLength === undefined
+              ? 'not empty'
+              : range(schema.minLength, schema.maxLength, ' characters'),
+          );
         case 'integer':
         case 'number':
           return withDetail(type, range(schema.minimum, schema.maximum));
@@ -78,7 +83,10 @@ function fieldTable(rows: readonly (readonly [string, string, boolean, string | 
   return [
     '| field | type | required | description |',
     '| --- | --- | --- | --- |',
-    ...rows.map(([name, type, required, description]) => `| ${code(name)} | ${cell(type)} | ${required ? 'yes' : 'no'} | ${cell(description)} |`),
+    ...rows.map(
+      ([name, type, required, description]) =>
+        `| ${code(name)} | ${cell(type)} | ${required ? 'yes' : 'no'} | ${cell(description)} |`,
+    ),
   ];
 }
 
@@ -87,7 +95,9 @@ function objectFields(schema: Schema, document: OpenApiDocument, bodies: Readonl
   const resolved = schema.$ref ? componentSchema(document, nameOf(schema.$ref)) : schema;
   const required = new Set<string>(resolved.required ?? []);
   return fieldTable(
-    Object.entries<Schema>(resolved.properties ?? {}).map(([name, property]) => [name, typeText(property, bodies), required.has(name), property.description] as const),
+    Object.entries<Schema>(resolved.properties ?? {}).map(
+      ([name, property]) => [name, typeText(property, bodies), required.has(name), property.description] as const,
+    ),
   );
 }
 
@@ -99,7 +109,10 @@ function componentSchema(document: OpenApiDocument, name: string): Schema {
 
 function accessText(operation: OperationObject): string {
   if (operation.security?.length === 0) return 'public: no key';
-  const who = operation['x-hookline-access'] === 'admin' ? ['the admin key only'] : ['the admin key', "a tenant key (its own tenant's only)"];
+  const who =
+    operation['x-hookline-access'] === 'admin'
+      ? ['the admin key only']
+      : ['the admin key', "a tenant key (its own tenant's only)"];
   if (operation['x-hookline-portal']) who.push('a customer portal session');
   return who.join(', ');
 }
@@ -125,24 +138,56 @@ function responseRows(operation: OperationObject, document: OpenApiDocument): st
   return ['| status | meaning |', '| --- | --- |', ...rows];
 }
 
-function renderEntry({ title, operation, webhook }: Entry, document: OpenApiDocument, bodies: ReadonlyMap<string, string>): string[] {
-  const out = [`#### ${code(title)}`, '', `**${operation.summary}.**${operation.description ? ` ${operation.description}` : ''}`, ''];
+function renderEntry(
+  { title, operation, webhook }: Entry,
+  document: OpenApiDocument,
+  bodies: ReadonlyMap<string, string>,
+): string[] {
+  const out = [
+    `#### ${code(title)}`,
+    '',
+    `**${operation.summary}.**${operation.description ? ` ${operation.description}` : ''}`,
+    '',
+  ];
   if (!webhook) out.push(`Who may call it: ${accessText(operation)}.`, '');
   const parameters: Schema[] = operation.parameters ?? [];
   const query = parameters.filter((p) => p.in === 'query');
   if (query.length > 0) {
-    out.push('Query:', '', ...fieldTable(query.map((p) => [p.name, typeText(p.schema ?? {}, bodies), p.required === true, p.description] as const)), '');
+    out.push(
+      'Query:',
+      '',
+      ...fieldTable(
+        query.map((p) => [p.name, typeText(p.schema ?? {}, bodies), p.required === true, p.description] as const),
+      ),
+      '',
+    );
   }
   for (const header of parameters.filter((p) => p.in === 'header')) {
-    out.push(`Header ${code(header.name)}${header.required ? '' : ' (optional)'}: ${header.description ?? typeText(header.schema ?? {}, bodies)}`, '');
+    out.push(
+      `Header ${code(header.name)}${header.required ? '' : ' (optional)'}: ${header.description ?? typeText(header.schema ?? {}, bodies)}`,
+      '',
+    );
   }
   const body = jsonBody(operation);
   if (body) {
     const name = body.$ref ? ` (${code(nameOf(body.$ref))})` : '';
-    out.push(`Body${name}${operation.requestBody.required ? '' : ', optional'}:`, '', ...objectFields(body, document, bodies), '');
+    out.push(
+      `Body${name}${operation.requestBody.required ? '' : ', optional'}:`,
+      '',
+      ...objectFields(body, document, bodies),
+      '',
+    );
     // An operational webhook's `data` is the part that differs by type: its fields too.
-    const data = webhook ? (body.$ref ? componentSchema(document, nameOf(body.$ref)) : body).properties?.data : undefined;
-    if (data) out.push(`${code('data')}${data.$ref ? ` (${code(nameOf(data.$ref))})` : ''}:`, '', ...objectFields(data, document, bodies), '');
+    const data = webhook
+      ? (body.$ref ? componentSchema(document, nameOf(body.$ref)) : body).properties?.data
+      : undefined;
+    if (data)
+      out.push(
+        `${code('data')}${data.$ref ? ` (${code(nameOf(data.$ref))})` : ''}:`,
+        '',
+        ...objectFields(data, document, bodies),
+        '',
+      );
   }
   out.push(webhook ? 'Your answer:' : 'Answers:', '', ...responseRows(operation, document), '');
   return out;
@@ -154,12 +199,24 @@ export function apiReference(document: OpenApiDocument): string {
   for (const [path, item] of Object.entries(document.paths)) {
     // In the document's order, which is the router's.
     for (const [method, operation] of Object.entries(item as Record<string, OperationObject>)) {
-      if (METHODS.has(method)) entries.push({ title: `${method.toUpperCase()} ${path}`, operation, webhook: false, tag: operation.tags?.[0] ?? 'Other' });
+      if (METHODS.has(method))
+        entries.push({
+          title: `${method.toUpperCase()} ${path}`,
+          operation,
+          webhook: false,
+          tag: operation.tags?.[0] ?? 'Other',
+        });
     }
   }
   for (const [type, item] of Object.entries<Record<string, OperationObject>>((document.webhooks as any) ?? {})) {
     const operation = item.post;
-    if (operation) entries.push({ title: `POST <your endpoint>: ${type}`, operation, webhook: true, tag: operation.tags?.[0] ?? 'Other' });
+    if (operation)
+      entries.push({
+        title: `POST <your endpoint>: ${type}`,
+        operation,
+        webhook: true,
+        tag: operation.tags?.[0] ?? 'Other',
+      });
   }
   // The component each route takes as its body, so a field of that type can say where it is described.
   const bodies = new Map<string, string>();
@@ -167,7 +224,12 @@ export function apiReference(document: OpenApiDocument): string {
     const ref = jsonBody(operation)?.$ref;
     if (ref && !webhook && !bodies.has(nameOf(ref))) bodies.set(nameOf(ref), title);
   }
-  const tags = [...new Set([...((document.tags as { name: string }[] | undefined) ?? []).map((t) => t.name), ...entries.map((e) => e.tag)])];
+  const tags = [
+    ...new Set([
+      ...((document.tags as { name: string }[] | undefined) ?? []).map((t) => t.name),
+      ...entries.map((e) => e.tag),
+    ]),
+  ];
   const lines = [
     '<!-- Generated by `npm run openapi` from the OpenAPI document (docs/openapi.json). Edit operations.ts or the schemas, not this part. -->',
     '',
@@ -185,7 +247,9 @@ export function apiReference(document: OpenApiDocument): string {
 function markers(text: string): { start: number; end: number } {
   const count = (marker: string) => text.split(marker).length - 1;
   if (count(REFERENCE_START) !== 1 || count(REFERENCE_END) !== 1) {
-    throw new Error(`docs/api.md must hold ${REFERENCE_START} and ${REFERENCE_END} once each, around the generated reference`);
+    throw new Error(
+      `docs/api.md must hold ${REFERENCE_START} and ${REFERENCE_END} once each, around the generated reference`,
+    );
   }
   const start = text.indexOf(REFERENCE_START);
   const end = text.indexOf(REFERENCE_END);

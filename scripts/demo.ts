@@ -35,20 +35,35 @@ async function connect(): Promise<{ url: string; key: string; runtime?: Runtime 
   const dataDir = process.env.HOOKLINE_DATA_DIR ?? '.data';
   const url = runningUrl(dataDir);
   const keyFile = join(dataDir, 'admin-key');
-  const healthy = url !== undefined && (await fetch(`${url}/health`).then((r) => r.ok, () => false));
-  const key = process.env.HOOKLINE_ADMIN_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined);
+  const healthy =
+    url !== undefined &&
+    (await fetch(`${url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    ));
+  const key =
+    process.env.HOOKLINE_ADMIN_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined);
   if (healthy && key) {
     log(`using the Hookline runtime at ${url}`);
     return { url, key };
   }
-  log(`no runtime found${url ? ` at ${url}` : ''} (start one with \`npm start\`); starting one in-process for this demo`);
+  log(
+    `no runtime found${url ? ` at ${url}` : ''} (start one with \`npm start\`); starting one in-process for this demo`,
+  );
   const runtime = await startRuntime({ dataDir: mkdtempSync(join(tmpdir(), 'hookline-demo-')), port: 0 });
   return { url: runtime.url, key: runtime.adminKey, runtime };
 }
 
 const receiver = await new TestReceiver().start();
 receiver.script('/orders', [], { status: 200 });
-receiver.script('/flaky', [{ status: 503, headers: { 'retry-after': '2' } }, { status: 500, body: 'database is restarting' }], { status: 200 });
+receiver.script(
+  '/flaky',
+  [
+    { status: 503, headers: { 'retry-after': '2' } },
+    { status: 500, body: 'database is restarting' },
+  ],
+  { status: 200 },
+);
 receiver.script('/broken', [], { status: 400, body: '{"error":"unknown field customerRef"}' });
 log(`sample receiver listening on ${receiver.url} (verifies signatures with standardwebhooks)`);
 
@@ -65,12 +80,19 @@ const cleanUp = () =>
   (cleaned ??= (async () => {
     const ids = Object.keys(subscriptions);
     for (const id of ids) {
-      const res = await api.post(`/v1/subscriptions/${id}/pause`, { reason: 'demo: its receiver stopped when npm run demo ended' }).catch((error: unknown) => ({ status: 0, body: String(error) }));
-      if (res.status !== 200) console.error(`could not pause demo subscription ${id}: ${res.status} ${JSON.stringify(res.body)}`);
+      const res = await api
+        .post(`/v1/subscriptions/${id}/pause`, { reason: 'demo: its receiver stopped when npm run demo ended' })
+        .catch((error: unknown) => ({ status: 0, body: String(error) }));
+      if (res.status !== 200)
+        console.error(`could not pause demo subscription ${id}: ${res.status} ${JSON.stringify(res.body)}`);
     }
     if (ids.length) {
-      console.log(`\nCleaned up: the demo's ${ids.length} subscriptions (description "demo ${run}: …") are paused with reason "demo: …"; there is no delete route yet.`);
-      console.log('Paused, they keep their deliveries waiting, so a later bulk replay does not send anything to the demo receiver, which is gone.');
+      console.log(
+        `\nCleaned up: the demo's ${ids.length} subscriptions (description "demo ${run}: …") are paused with reason "demo: …"; there is no delete route yet.`,
+      );
+      console.log(
+        'Paused, they keep their deliveries waiting, so a later bulk replay does not send anything to the demo receiver, which is gone.',
+      );
     }
     await receiver.stop();
     await runtime?.stop();
@@ -79,16 +101,32 @@ const cleanUp = () =>
 process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
 
 try {
-  for (const [path, what] of [['/orders', 'healthy endpoint'], ['/flaky', 'fails twice, then recovers'], ['/broken', 'rejects the payload (400)']] as const) {
-    const res = await api.post('/v1/subscriptions', { url: `${receiver.url}${path}`, eventTypes: [`${run}.*`], tenantId: tenant, description: `demo ${run}: ${what}`, retryPolicy: DEMO_RETRY });
-    if (res.status !== 201) throw new Error(`could not create a subscription: ${res.status} ${JSON.stringify(res.body)}`);
+  for (const [path, what] of [
+    ['/orders', 'healthy endpoint'],
+    ['/flaky', 'fails twice, then recovers'],
+    ['/broken', 'rejects the payload (400)'],
+  ] as const) {
+    const res = await api.post('/v1/subscriptions', {
+      url: `${receiver.url}${path}`,
+      eventTypes: [`${run}.*`],
+      tenantId: tenant,
+      description: `demo ${run}: ${what}`,
+      retryPolicy: DEMO_RETRY,
+    });
+    if (res.status !== 201)
+      throw new Error(`could not create a subscription: ${res.status} ${JSON.stringify(res.body)}`);
     receiver.expectSecret(path, res.body.secret);
     subscriptions[res.body.id] = path;
     log(`subscription ${res.body.id} → ${path} (${what})`);
   }
 
   // The event is the tenant's: only that tenant's subscriptions receive it (README, "The delivery contract").
-  const event = { id: `${run}-order-1`, type: `${run}.order.created`, tenantId: tenant, payload: { orderId: 1, total: '42.00' } };
+  const event = {
+    id: `${run}-order-1`,
+    type: `${run}.order.created`,
+    tenantId: tenant,
+    payload: { orderId: 1, total: '42.00' },
+  };
   const published = await api.post('/v1/events', event);
   log(`POST /v1/events for tenant ${tenant} → ${published.status} ${JSON.stringify(published.body)}`);
   const again = await api.post('/v1/events', event);
@@ -96,31 +134,50 @@ try {
 
   let shown = 0;
   const deliveryIds: string[] = published.body.deliveryIds;
-  const final = await waitFor('every delivery to settle', async () => {
-    for (const r of receiver.requests.slice(shown)) {
-      log(`receiver ${r.path.padEnd(8)} got webhook-id ${r.webhookId}: signature ${r.verified ? 'valid' : 'INVALID'} → answered ${r.answeredWith}`);
-    }
-    shown = receiver.requests.length;
-    const ds = await Promise.all(deliveryIds.map(async (id) => (await api.get(`/v1/deliveries/${id}`)).body));
-    return ds.every((d) => ['delivered', 'failed', 'expired'].includes(d.state)) ? ds : undefined;
-  }, 60_000, 250);
+  const final = await waitFor(
+    'every delivery to settle',
+    async () => {
+      for (const r of receiver.requests.slice(shown)) {
+        log(
+          `receiver ${r.path.padEnd(8)} got webhook-id ${r.webhookId}: signature ${r.verified ? 'valid' : 'INVALID'} → answered ${r.answeredWith}`,
+        );
+      }
+      shown = receiver.requests.length;
+      const ds = await Promise.all(deliveryIds.map(async (id) => (await api.get(`/v1/deliveries/${id}`)).body));
+      return ds.every((d) => ['delivered', 'failed', 'expired'].includes(d.state)) ? ds : undefined;
+    },
+    60_000,
+    250,
+  );
 
   console.log('\nOutcome:');
   for (const d of final) {
     const attempts = d.attemptLog.map((a: any) => a.status ?? a.error).join(' → ');
-    console.log(`  ${subscriptions[d.subscriptionId]!.padEnd(8)} ${d.state.padEnd(9)} after ${d.attempts} attempt(s): ${attempts}${d.lastError ? `  (${d.lastError})` : ''}`);
+    console.log(
+      `  ${subscriptions[d.subscriptionId]!.padEnd(8)} ${d.state.padEnd(9)} after ${d.attempts} attempt(s): ${attempts}${d.lastError ? `  (${d.lastError})` : ''}`,
+    );
   }
   const dead = final.find((d) => d.state === 'failed');
   console.log(`\nDead letters are kept with body, headers and every attempt: GET ${url}/v1/dead-letters`);
   // With the banner's export lines pasted (or `eval "$(npx hookline env --with-key)"`), as in the README.
-  if (dead) console.log(`Replay one when the endpoint is fixed (on your own subscriptions; the demo's are paused below):\n  curl -X POST -H "Authorization: Bearer $HOOKLINE_ADMIN_KEY" $HOOKLINE_API_URL/v1/deliveries/${dead.id}/replay\n  (or: npx hookline replay ${dead.id})`);
+  if (dead)
+    console.log(
+      `Replay one when the endpoint is fixed (on your own subscriptions; the demo's are paused below):\n  curl -X POST -H "Authorization: Bearer $HOOKLINE_ADMIN_KEY" $HOOKLINE_API_URL/v1/deliveries/${dead.id}/replay\n  (or: npx hookline replay ${dead.id})`,
+    );
   // The customer's view of the same deliveries: a portal link for the demo's tenant (it works once, for an hour).
   const link = await api.post(`/v1/tenants/${tenant}/portal-sessions`, {});
   if (link.status === 201) {
-    console.log(`\nThe customer portal for tenant ${tenant} (its three endpoints, their health, the dead letter and its attempts; open it once, within the hour):\n  ${link.body.url}`);
-    console.log(`  (the operator console is ${url}/dashboard: sign in with the admin key; more links: npx hookline portal-link --tenant ${tenant})`);
+    console.log(
+      `\nThe customer portal for tenant ${tenant} (its three endpoints, their health, the dead letter and its attempts; open it once, within the hour):\n  ${link.body.url}`,
+    );
+    console.log(
+      `  (the operator console is ${url}/dashboard: sign in with the admin key; more links: npx hookline portal-link --tenant ${tenant})`,
+    );
   } else console.error(`could not mint a portal link: ${link.status} ${JSON.stringify(link.body)}`);
-  if (runtime) console.log('(This runtime lives only as long as the demo, and the link with it; run `npm start` in another terminal to keep one up.)');
+  if (runtime)
+    console.log(
+      '(This runtime lives only as long as the demo, and the link with it; run `npm start` in another terminal to keep one up.)',
+    );
   log('demo finished');
 } finally {
   await cleanUp();

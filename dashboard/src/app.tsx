@@ -6,12 +6,23 @@ import { ContractPage } from './contract.tsx';
 import { DeliveryPage } from './deliveries.tsx';
 import { EventPage, EventsPage } from './events.tsx';
 import { href, navigate, useRoute, type Route } from './route.ts';
-import { clearCredential, forgetFragment, loadCredential, portalCodeIn, saveCredential, type Credential } from './session.ts';
+import {
+  clearCredential,
+  forgetFragment,
+  loadCredential,
+  portalCodeIn,
+  saveCredential,
+  type Credential,
+} from './session.ts';
 import { SubscriptionPage, SubscriptionsPage } from './subscriptions.tsx';
 import { PageTitle, Time } from './ui.tsx';
 
 /** What the tab shows when no session is open: why, and what to do. */
-type Gate = { readonly kind: 'sign-in' } | { readonly kind: 'opening' } | { readonly kind: 'link-refused'; readonly message: string } | { readonly kind: 'ended'; readonly message: string; readonly portal: boolean };
+type Gate =
+  | { readonly kind: 'sign-in' }
+  | { readonly kind: 'opening' }
+  | { readonly kind: 'link-refused'; readonly message: string }
+  | { readonly kind: 'ended'; readonly message: string; readonly portal: boolean };
 
 function SignIn({ onKey }: { readonly onKey: (key: string) => void }) {
   const [key, setKey] = useState('');
@@ -26,7 +37,11 @@ function SignIn({ onKey }: { readonly onKey: (key: string) => void }) {
       onKey(key.trim());
     } catch (e) {
       const { what, status } = explain(e);
-      setError(status === 401 || status === 403 ? 'That is not the admin key. npm start prints it (and keeps it in .data/admin-key); on AWS it is in the secret named by the AdminKeySecretArn output.' : what);
+      setError(
+        status === 401 || status === 403
+          ? 'That is not the admin key. npm start prints it (and keeps it in .data/admin-key); on AWS it is in the secret named by the AdminKeySecretArn output.'
+          : what,
+      );
     } finally {
       setChecking(false);
     }
@@ -34,7 +49,10 @@ function SignIn({ onKey }: { readonly onKey: (key: string) => void }) {
   return (
     <main id="main" class="page narrow">
       <PageTitle>Hookline console</PageTitle>
-      <p>Operators: enter the admin key. It stays in this tab only (sessionStorage) and is sent to this API alone, as a bearer header.</p>
+      <p>
+        Operators: enter the admin key. It stays in this tab only (sessionStorage) and is sent to this API alone, as a
+        bearer header.
+      </p>
       <form
         class="form"
         onSubmit={(e) => {
@@ -44,7 +62,15 @@ function SignIn({ onKey }: { readonly onKey: (key: string) => void }) {
       >
         <div class="field">
           <label for="admin-key">Admin key</label>
-          <input id="admin-key" type="password" required autoComplete="off" spellcheck={false} value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+          <input
+            id="admin-key"
+            type="password"
+            required
+            autoComplete="off"
+            spellcheck={false}
+            value={key}
+            onInput={(e) => setKey(e.currentTarget.value)}
+          />
         </div>
         <div class="actions">
           <button type="submit" class="primary" disabled={checking}>
@@ -57,12 +83,21 @@ function SignIn({ onKey }: { readonly onKey: (key: string) => void }) {
           </p>
         )}
       </form>
-      <p class="muted">Customers: open the link you were sent. Links work once; if yours has expired, ask the team that sends you webhooks for a new one.</p>
+      <p class="muted">
+        Customers: open the link you were sent. Links work once; if yours has expired, ask the team that sends you
+        webhooks for a new one.
+      </p>
     </main>
   );
 }
 
-function GatePage({ gate, onStartOver }: { readonly gate: Exclude<Gate, { kind: 'sign-in' }>; readonly onStartOver: () => void }) {
+function GatePage({
+  gate,
+  onStartOver,
+}: {
+  readonly gate: Exclude<Gate, { kind: 'sign-in' }>;
+  readonly onStartOver: () => void;
+}) {
   if (gate.kind === 'opening') {
     return (
       <main id="main" class="page narrow">
@@ -105,7 +140,8 @@ function Page({ route, session }: { readonly route: Route; readonly session: Ses
   if (operator && first === 'portal-links') return <PortalLinksPage />;
   if (operator && first === 'mail') return <MailPage />;
   // A link limited to one subscription opens on it.
-  if (only && (first === undefined || first === 'subscriptions')) return <SubscriptionPage key={only} id={only} route={route} />;
+  if (only && (first === undefined || first === 'subscriptions'))
+    return <SubscriptionPage key={only} id={only} route={route} />;
   return <SubscriptionsPage key={route.query.get('tenant') ?? ''} route={route} />;
 }
 
@@ -130,6 +166,7 @@ function Shell({ session, route }: { readonly session: Session; readonly route: 
   const current = `#${route.path}`;
   return (
     <>
+      {/* biome-ignore lint/a11y/useValidAnchor: a skip link is an in-page anchor; the hash route would take #main for a page, so focus moves by hand. */}
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
         Skip to content
       </a>
@@ -169,7 +206,9 @@ function Shell({ session, route }: { readonly session: Session; readonly route: 
 export function App() {
   const route = useRoute();
   const [credential, setCredential] = useState<Credential | undefined>(() => loadCredential());
-  const [gate, setGate] = useState<Gate>(() => (portalCodeIn(location.hash) ? { kind: 'opening' } : { kind: 'sign-in' }));
+  const [gate, setGate] = useState<Gate>(() =>
+    portalCodeIn(location.hash) ? { kind: 'opening' } : { kind: 'sign-in' },
+  );
 
   // A portal link, opened or pasted into an open tab: take the code out of the URL at once, then trade it for a session.
   useEffect(() => {
@@ -185,7 +224,14 @@ export function App() {
         .call('POST /v1/portal-sessions/exchange', { body: { code } })
         .then(
           (s) => {
-            const portal: Credential = { kind: 'portal', token: s.token, sessionId: s.sessionId, tenantId: s.tenantId, subscriptionId: s.subscriptionId, expiresAt: s.expiresAt };
+            const portal: Credential = {
+              kind: 'portal',
+              token: s.token,
+              sessionId: s.sessionId,
+              tenantId: s.tenantId,
+              subscriptionId: s.subscriptionId,
+              expiresAt: s.expiresAt,
+            };
             saveCredential(portal);
             setCredential(portal);
             navigate(href([]));
@@ -206,7 +252,9 @@ export function App() {
       end: (reason?: string) => {
         clearCredential();
         setCredential(undefined);
-        setGate(reason ? { kind: 'ended', message: reason, portal: credential.kind === 'portal' } : { kind: 'sign-in' });
+        setGate(
+          reason ? { kind: 'ended', message: reason, portal: credential.kind === 'portal' } : { kind: 'sign-in' },
+        );
         navigate(href([]));
       },
     };

@@ -14,7 +14,10 @@ export function DeadLettersPage() {
   return (
     <>
       <PageTitle>Dead letters</PageTitle>
-      <p>Every failed and expired delivery, newest first. Open one to see its attempts and resend it; replay many at once from Bulk replay.</p>
+      <p>
+        Every failed and expired delivery, newest first. Open one to see its attempts and resend it; replay many at once
+        from Bulk replay.
+      </p>
       <DeliveryTable kind="dead-letters" />
     </>
   );
@@ -37,7 +40,10 @@ function AuditLog({ version }: { readonly version: number }) {
   const log = useAsync(() => client.call('GET /v1/replays', { query: { limit: 20 } }), [version]);
   if (log.error) return <ErrorNote error={log.error} onRetry={log.reload} />;
   if (!log.data) return <Loading what="the audit log" />;
-  if (log.data.items.length === 0) return <p class="note">No bulk replay yet. Preview one above: a dry run changes nothing and is recorded here too.</p>;
+  if (log.data.items.length === 0)
+    return (
+      <p class="note">No bulk replay yet. Preview one above: a dry run changes nothing and is recorded here too.</p>
+    );
   return (
     <TableWrap label="Replay audit log">
       <table>
@@ -150,7 +156,10 @@ export function BulkReplayPage() {
   return (
     <>
       <PageTitle>Bulk replay</PageTitle>
-      <p>Send many dead letters (or delivered deliveries) again. Preview first: a dry run counts the matches and changes nothing. Receivers dedupe on the webhook-id header.</p>
+      <p>
+        Send many dead letters (or delivered deliveries) again. Preview first: a dry run counts the matches and changes
+        nothing. Receivers dedupe on the webhook-id header.
+      </p>
       <form
         class="form"
         onSubmit={(e) => {
@@ -160,11 +169,23 @@ export function BulkReplayPage() {
       >
         <div class="field">
           <label for="replay-from">Created from</label>
-          <input id="replay-from" type="datetime-local" required value={from} onInput={(e) => setFrom(e.currentTarget.value)} />
+          <input
+            id="replay-from"
+            type="datetime-local"
+            required
+            value={from}
+            onInput={(e) => setFrom(e.currentTarget.value)}
+          />
         </div>
         <div class="field">
           <label for="replay-to">Created to</label>
-          <input id="replay-to" type="datetime-local" required value={to} onInput={(e) => setTo(e.currentTarget.value)} />
+          <input
+            id="replay-to"
+            type="datetime-local"
+            required
+            value={to}
+            onInput={(e) => setTo(e.currentTarget.value)}
+          />
         </div>
         <fieldset class="field">
           <legend>States</legend>
@@ -173,7 +194,9 @@ export function BulkReplayPage() {
               <input
                 type="checkbox"
                 checked={states.includes(st)}
-                onChange={(e) => setStates((prev) => (e.currentTarget.checked ? [...prev, st] : prev.filter((x) => x !== st)).sort())}
+                onChange={(e) =>
+                  setStates((prev) => (e.currentTarget.checked ? [...prev, st] : prev.filter((x) => x !== st)).sort())
+                }
               />{' '}
               {st}
             </label>
@@ -181,15 +204,32 @@ export function BulkReplayPage() {
         </fieldset>
         <div class="field">
           <label for="replay-subscription">Subscription id (optional)</label>
-          <input id="replay-subscription" value={subscriptionId} onInput={(e) => setSubscriptionId(e.currentTarget.value)} placeholder="sub_…" autoComplete="off" />
+          <input
+            id="replay-subscription"
+            value={subscriptionId}
+            onInput={(e) => setSubscriptionId(e.currentTarget.value)}
+            placeholder="sub_…"
+            autoComplete="off"
+          />
         </div>
         <div class="field">
           <label for="replay-tenant">Tenant (optional)</label>
-          <input id="replay-tenant" value={tenantId} onInput={(e) => setTenantId(e.currentTarget.value)} autoComplete="off" />
+          <input
+            id="replay-tenant"
+            value={tenantId}
+            onInput={(e) => setTenantId(e.currentTarget.value)}
+            autoComplete="off"
+          />
         </div>
         <div class="field">
           <label for="replay-operator">Your name, for the audit log</label>
-          <input id="replay-operator" value={operator} required maxLength={200} onInput={(e) => setOperator(e.currentTarget.value)} />
+          <input
+            id="replay-operator"
+            value={operator}
+            required
+            maxLength={200}
+            onInput={(e) => setOperator(e.currentTarget.value)}
+          />
         </div>
         <div class="actions">
           <button type="submit" disabled={busy || states.length === 0}>
@@ -228,7 +268,8 @@ export function BulkReplayPage() {
       <dialog ref={dialog} aria-labelledby="confirm-title" aria-describedby="confirm-text">
         <h2 id="confirm-title">Replay {preview?.matched ?? 0} deliveries?</h2>
         <p id="confirm-text">
-          Each is sent again to its endpoint, spread over the replay window, and the replay is recorded in the audit log under “{operator}”. This cannot be undone.
+          Each is sent again to its endpoint, spread over the replay window, and the replay is recorded in the audit log
+          under “{operator}”. This cannot be undone.
         </p>
         <div class="actions">
           <button type="button" onClick={() => dialog.current?.close()}>
@@ -243,10 +284,19 @@ export function BulkReplayPage() {
         <section class="panel" aria-labelledby="progress-title">
           <h2 id="progress-title">Progress</h2>
           <label for="replay-progress">
-            {running.status === 'completed' ? 'Done' : 'Replaying'}: {running.replayed} of {running.matched} replayed{running.skipped ? `, ${running.skipped} skipped` : ''}
+            {running.status === 'completed' ? 'Done' : 'Replaying'}: {running.replayed} of {running.matched} replayed
+            {running.skipped ? `, ${running.skipped} skipped` : ''}
           </label>
-          <progress id="replay-progress" max={Math.max(1, running.matched)} value={running.replayed + running.skipped} />
-          <p role="status">{running.status === 'completed' ? `Replay ${running.id} finished: ${running.replayed} deliveries are on their way again.` : `Replay ${running.id} is running…`}</p>
+          <progress
+            id="replay-progress"
+            max={Math.max(1, running.matched)}
+            value={running.replayed + running.skipped}
+          />
+          <p role="status">
+            {running.status === 'completed'
+              ? `Replay ${running.id} finished: ${running.replayed} deliveries are on their way again.`
+              : `Replay ${running.id} is running…`}
+          </p>
         </section>
       )}
       <section aria-labelledby="audit-title">
@@ -261,11 +311,20 @@ type ArchiveReport = AnswerOf<'POST /v1/archive-runs'>;
 type RestoreReport = AnswerOf<'POST /v1/restores'>;
 
 function ArchiveResult({ report }: { readonly report: ArchiveReport }) {
-  if (report.kind === 'busy') return <Status>Another archive run is in progress (it holds the lock). Nothing was done; try again in a few minutes.</Status>;
+  if (report.kind === 'busy')
+    return (
+      <Status>
+        Another archive run is in progress (it holds the lock). Nothing was done; try again in a few minutes.
+      </Status>
+    );
   return (
     <Status>
-      {report.kind === 'done' ? 'Archive run finished: nothing archivable is left.' : 'Archive run stopped after one slice: more is archivable.'} {report.objects} objects written, {report.archived} deliveries
-      archived, {report.kept} kept (changed since), {report.dropped} restored rows dropped, {report.resumed} unfinished batches resumed, {report.subscriptions} deleted subscriptions archived.
+      {report.kind === 'done'
+        ? 'Archive run finished: nothing archivable is left.'
+        : 'Archive run stopped after one slice: more is archivable.'}{' '}
+      {report.objects} objects written, {report.archived} deliveries archived, {report.kept} kept (changed since),{' '}
+      {report.dropped} restored rows dropped, {report.resumed} unfinished batches resumed, {report.subscriptions}{' '}
+      deleted subscriptions archived.
     </Status>
   );
 }
@@ -298,7 +357,11 @@ export function ArchivePage() {
     setRestoring(true);
     setRestoreError(undefined);
     try {
-      setRestored(await client.call('POST /v1/restores', { body: { from, to: to || from, ...(subscription.trim() ? { subscriptionId: subscription.trim() } : {}) } }));
+      setRestored(
+        await client.call('POST /v1/restores', {
+          body: { from, to: to || from, ...(subscription.trim() ? { subscriptionId: subscription.trim() } : {}) },
+        }),
+      );
     } catch (e) {
       setRestored(undefined);
       setRestoreError(e);
@@ -311,8 +374,9 @@ export function ArchivePage() {
     <>
       <PageTitle>Archive and restore</PageTitle>
       <p>
-        Delivered deliveries are archived to S3 after 30 days and dead letters after 90 (the daily schedule). Both jobs below are run by the archiver function, which alone may read and write the archive
-        bucket; a long backlog is easier from the command line (add <code>--aws</code> for the deployed stack).
+        Delivered deliveries are archived to S3 after 30 days and dead letters after 90 (the daily schedule). Both jobs
+        below are run by the archiver function, which alone may read and write the archive bucket; a long backlog is
+        easier from the command line (add <code>--aws</code> for the deployed stack).
       </p>
       <section class="panel" aria-labelledby="archive-title">
         <h2 id="archive-title">Archive now</h2>
@@ -339,7 +403,13 @@ export function ArchivePage() {
         >
           <div class="field">
             <label for="restore-from">First day (UTC)</label>
-            <input id="restore-from" type="date" required value={from} onInput={(e) => setFrom(e.currentTarget.value)} />
+            <input
+              id="restore-from"
+              type="date"
+              required
+              value={from}
+              onInput={(e) => setFrom(e.currentTarget.value)}
+            />
           </div>
           <div class="field">
             <label for="restore-to">Last day (UTC)</label>
@@ -347,7 +417,13 @@ export function ArchivePage() {
           </div>
           <div class="field">
             <label for="restore-subscription">Subscription id (optional)</label>
-            <input id="restore-subscription" value={subscription} onInput={(e) => setSubscription(e.currentTarget.value)} placeholder="sub_…" autoComplete="off" />
+            <input
+              id="restore-subscription"
+              value={subscription}
+              onInput={(e) => setSubscription(e.currentTarget.value)}
+              placeholder="sub_…"
+              autoComplete="off"
+            />
           </div>
           <div class="actions">
             <button type="submit" disabled={restoring}>
@@ -357,8 +433,8 @@ export function ArchivePage() {
         </form>
         {restored && (
           <Status>
-            Restored {restored.restored} deliveries from {restored.objects} archive objects over {restored.days} days ({restored.present} were already present). They stay until{' '}
-            {new Date(restored.until).toLocaleString()}.
+            Restored {restored.restored} deliveries from {restored.objects} archive objects over {restored.days} days (
+            {restored.present} were already present). They stay until {new Date(restored.until).toLocaleString()}.
           </Status>
         )}
         <ActionError error={restoreError} />
@@ -378,7 +454,9 @@ export function MailPage() {
   return (
     <>
       <PageTitle>Notice emails</PageTitle>
-      <p>The failure notices Hookline sent to subscription owners, newest first, as the local mail catcher kept them.</p>
+      <p>
+        The failure notices Hookline sent to subscription owners, newest first, as the local mail catcher kept them.
+      </p>
       {mail.error ? (
         <ErrorNote error={mail.error} onRetry={mail.reload} />
       ) : !mail.data ? (
@@ -438,8 +516,12 @@ export function PortalLinksPage() {
     if (!minted) return;
     setError(undefined);
     try {
-      const r = await client.call('DELETE /v1/tenants/{tenantId}/portal-sessions/{sessionId}', { params: { tenantId: minted.tenantId, sessionId: minted.id } });
-      setRevoked(`Revoked at ${new Date(r.revokedAt ?? Date.now()).toLocaleString()}: the link and any session opened with it no longer work.`);
+      const r = await client.call('DELETE /v1/tenants/{tenantId}/portal-sessions/{sessionId}', {
+        params: { tenantId: minted.tenantId, sessionId: minted.id },
+      });
+      setRevoked(
+        `Revoked at ${new Date(r.revokedAt ?? Date.now()).toLocaleString()}: the link and any session opened with it no longer work.`,
+      );
     } catch (e) {
       setError(e);
     }
@@ -448,8 +530,10 @@ export function PortalLinksPage() {
     <>
       <PageTitle>Customer portal links</PageTitle>
       <p>
-        A link shows one tenant its own subscriptions and deliveries (or one subscription), lets them resend, pause and resume, and nothing else. It works once and for a limited time. Your backend
-        mints them with <code>POST /v1/tenants/{'{tenantId}'}/portal-sessions</code>; <code>npx hookline portal-link --tenant &lt;id&gt;</code> prints one.
+        A link shows one tenant its own subscriptions and deliveries (or one subscription), lets them resend, pause and
+        resume, and nothing else. It works once and for a limited time. Your backend mints them with{' '}
+        <code>POST /v1/tenants/{'{tenantId}'}/portal-sessions</code>;{' '}
+        <code>npx hookline portal-link --tenant &lt;id&gt;</code> prints one.
       </p>
       <form
         class="form"
@@ -460,15 +544,31 @@ export function PortalLinksPage() {
       >
         <div class="field">
           <label for="link-tenant">Tenant</label>
-          <input id="link-tenant" required value={tenant} onInput={(e) => setTenant(e.currentTarget.value)} autoComplete="off" />
+          <input
+            id="link-tenant"
+            required
+            value={tenant}
+            onInput={(e) => setTenant(e.currentTarget.value)}
+            autoComplete="off"
+          />
         </div>
         <div class="field">
           <label for="link-subscription">Only this subscription (optional)</label>
-          <input id="link-subscription" value={subscription} onInput={(e) => setSubscription(e.currentTarget.value)} placeholder="sub_…" autoComplete="off" />
+          <input
+            id="link-subscription"
+            value={subscription}
+            onInput={(e) => setSubscription(e.currentTarget.value)}
+            placeholder="sub_…"
+            autoComplete="off"
+          />
         </div>
         <div class="field">
           <label for="link-lifetime">Valid for</label>
-          <select id="link-lifetime" value={String(lifetime)} onChange={(e) => setLifetime(Number(e.currentTarget.value))}>
+          <select
+            id="link-lifetime"
+            value={String(lifetime)}
+            onChange={(e) => setLifetime(Number(e.currentTarget.value))}
+          >
             {LIFETIMES.map(([seconds, text]) => (
               <option key={seconds} value={String(seconds)}>
                 {text}
@@ -486,7 +586,8 @@ export function PortalLinksPage() {
           <h2 id="minted-title">Link for {minted.tenantId}</h2>
           <p>
             Valid until <Time iso={minted.expiresAt} />
-            {minted.subscriptionId ? `, for ${minted.subscriptionId} only` : ''}. Send it to the customer; it is shown only now. Opening it here would end this console session in this tab.
+            {minted.subscriptionId ? `, for ${minted.subscriptionId} only` : ''}. Send it to the customer; it is shown
+            only now. Opening it here would end this console session in this tab.
           </p>
           <pre class="command" role="region" tabIndex={0} aria-label="Portal link">
             {minted.url}

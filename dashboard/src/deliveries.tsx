@@ -2,7 +2,18 @@ import { useEffect, useState } from 'preact/hooks';
 import type { AnswerOf, ItemOf } from '#client/hookline-client.ts';
 import { useSession } from './context.ts';
 import { href } from './route.ts';
-import { ActionError, CopyButton, ErrorNote, Loading, PageTitle, pretty, StateBadge, Status, TableWrap, Time } from './ui.tsx';
+import {
+  ActionError,
+  CopyButton,
+  ErrorNote,
+  Loading,
+  PageTitle,
+  pretty,
+  StateBadge,
+  Status,
+  TableWrap,
+  Time,
+} from './ui.tsx';
 import { useAsync } from './use-async.ts';
 
 type Delivery = ItemOf<'GET /v1/deliveries'>;
@@ -13,7 +24,11 @@ const RESENDABLE = new Set(['failed', 'expired', 'delivered']);
 const FINISHED = new Set(['failed', 'expired', 'delivered']);
 
 /** A subscription's deliveries (by state) or dead letters (one subscription's, or every one for the operator), newest first, a page at a time. */
-export function DeliveryTable(props: { readonly kind: 'deliveries' | 'dead-letters'; readonly subscriptionId?: string; readonly state?: string }) {
+export function DeliveryTable(props: {
+  readonly kind: 'deliveries' | 'dead-letters';
+  readonly subscriptionId?: string;
+  readonly state?: string;
+}) {
   const { client } = useSession();
   const [items, setItems] = useState<Delivery[]>([]);
   const [cursor, setCursor] = useState<string | null | undefined>(undefined);
@@ -21,8 +36,12 @@ export function DeliveryTable(props: { readonly kind: 'deliveries' | 'dead-lette
   const page = useAsync(async () => {
     const query = { limit: 25, ...(want > 0 && cursor ? { cursor } : {}) };
     return props.kind === 'deliveries'
-      ? client.call('GET /v1/deliveries', { query: { ...query, subscriptionId: props.subscriptionId!, ...(props.state ? { state: props.state } : {}) } })
-      : client.call('GET /v1/dead-letters', { query: { ...query, ...(props.subscriptionId ? { subscriptionId: props.subscriptionId } : {}) } });
+      ? client.call('GET /v1/deliveries', {
+          query: { ...query, subscriptionId: props.subscriptionId!, ...(props.state ? { state: props.state } : {}) },
+        })
+      : client.call('GET /v1/dead-letters', {
+          query: { ...query, ...(props.subscriptionId ? { subscriptionId: props.subscriptionId } : {}) },
+        });
   }, [want]);
   useEffect(() => {
     if (!page.data) return;
@@ -31,7 +50,8 @@ export function DeliveryTable(props: { readonly kind: 'deliveries' | 'dead-lette
   }, [page.data]);
 
   if (page.error) return <ErrorNote error={page.error} onRetry={page.reload} />;
-  if (!page.data && items.length === 0) return <Loading what={props.kind === 'deliveries' ? 'deliveries' : 'dead letters'} />;
+  if (!page.data && items.length === 0)
+    return <Loading what={props.kind === 'deliveries' ? 'deliveries' : 'dead letters'} />;
   if (items.length === 0) {
     return (
       <div class="note">
@@ -40,7 +60,10 @@ export function DeliveryTable(props: { readonly kind: 'deliveries' | 'dead-lette
         ) : props.state ? (
           <p>No {props.state.replace('_', ' ')} deliveries. Choose another state, or "any state".</p>
         ) : (
-          <p>No deliveries yet. They appear here as soon as an event for this endpoint is published; "Send a test event" sends one now.</p>
+          <p>
+            No deliveries yet. They appear here as soon as an event for this endpoint is published; "Send a test event"
+            sends one now.
+          </p>
         )}
       </div>
     );
@@ -50,7 +73,11 @@ export function DeliveryTable(props: { readonly kind: 'deliveries' | 'dead-lette
     <>
       <TableWrap label={props.kind === 'deliveries' ? 'Deliveries' : 'Dead letters'}>
         <table>
-          <caption>{props.kind === 'deliveries' ? `Deliveries${props.state ? ` in state ${props.state.replace('_', ' ')}` : ''}, newest first` : 'Dead letters, newest first'}</caption>
+          <caption>
+            {props.kind === 'deliveries'
+              ? `Deliveries${props.state ? ` in state ${props.state.replace('_', ' ')}` : ''}, newest first`
+              : 'Dead letters, newest first'}
+          </caption>
           <thead>
             <tr>
               <th scope="col">Delivery</th>
@@ -135,7 +162,11 @@ function Resend({ detail, onChanged }: { readonly detail: Detail; readonly onCha
         await new Promise((r) => setTimeout(r, 1000));
         const now = await client.call('GET /v1/deliveries/{deliveryId}', { params: { deliveryId: detail.id } });
         if (FINISHED.has(now.state)) {
-          setSaid(now.state === 'delivered' ? 'Resent and delivered.' : `Resent; it ended ${now.state} again: see the newest attempt below.`);
+          setSaid(
+            now.state === 'delivered'
+              ? 'Resent and delivered.'
+              : `Resent; it ended ${now.state} again: see the newest attempt below.`,
+          );
           break;
         }
       }
@@ -172,7 +203,10 @@ export function DeliveryPage({ id }: { readonly id: string }) {
   const loadEarlier = async () => {
     if (!next) return;
     try {
-      const page = await client.call('GET /v1/deliveries/{deliveryId}/attempts', { params: { deliveryId: id }, query: { cursor: next, limit: 50 } });
+      const page = await client.call('GET /v1/deliveries/{deliveryId}/attempts', {
+        params: { deliveryId: id },
+        query: { cursor: next, limit: 50 },
+      });
       setEarlier((prev) => [...page.items, ...prev]);
       setEarlierCursor(page.nextCursor);
     } catch (e) {
@@ -281,7 +315,9 @@ export function DeliveryPage({ id }: { readonly id: string }) {
       <section aria-labelledby="attempts-title">
         <h2 id="attempts-title">Attempts</h2>
         {d.attemptLog.length === 0 && earlier.length === 0 ? (
-          <p class="note">No attempt yet: the first one is made within seconds of publishing (or once the subscription is resumed).</p>
+          <p class="note">
+            No attempt yet: the first one is made within seconds of publishing (or once the subscription is resumed).
+          </p>
         ) : (
           <TableWrap label="Attempts">
             <table>

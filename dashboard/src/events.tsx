@@ -27,7 +27,14 @@ export function EventsPage({ route }: { readonly route: Route }) {
     let cursor: string | undefined;
     // A filtered page can be short (the log is read in time order): follow the cursor as far as asked.
     for (let i = 0; i <= pages; i++) {
-      const page = await client.call('GET /v1/events', { query: { limit: 25, ...(tenant ? { tenantId: tenant } : {}), ...(type ? { type } : {}), ...(cursor ? { cursor } : {}) } });
+      const page = await client.call('GET /v1/events', {
+        query: {
+          limit: 25,
+          ...(tenant ? { tenantId: tenant } : {}),
+          ...(type ? { type } : {}),
+          ...(cursor ? { cursor } : {}),
+        },
+      });
       items.push(...page.items);
       cursor = page.nextCursor ?? undefined;
       if (!cursor) break;
@@ -38,7 +45,10 @@ export function EventsPage({ route }: { readonly route: Route }) {
   return (
     <>
       <PageTitle>Events</PageTitle>
-      <p>Every published event, newest first, with who it was for. An event reaches its tenant's subscriptions only; open one to see its payload and where it went.</p>
+      <p>
+        Every published event, newest first, with who it was for. An event reaches its tenant's subscriptions only; open
+        one to see its payload and where it went.
+      </p>
       <form
         class="filters"
         onSubmit={(e) => {
@@ -48,9 +58,21 @@ export function EventsPage({ route }: { readonly route: Route }) {
         }}
       >
         <label for="event-tenant">Tenant</label>
-        <input id="event-tenant" value={tenantInput} onInput={(e) => setTenantInput(e.currentTarget.value)} placeholder="any" autoComplete="off" />
+        <input
+          id="event-tenant"
+          value={tenantInput}
+          onInput={(e) => setTenantInput(e.currentTarget.value)}
+          placeholder="any"
+          autoComplete="off"
+        />
         <label for="event-type">Type</label>
-        <input id="event-type" value={typeInput} onInput={(e) => setTypeInput(e.currentTarget.value)} placeholder="any, e.g. invoice.paid" autoComplete="off" />
+        <input
+          id="event-type"
+          value={typeInput}
+          onInput={(e) => setTypeInput(e.currentTarget.value)}
+          placeholder="any, e.g. invoice.paid"
+          autoComplete="off"
+        />
         <button type="submit">Filter</button>
         {(tenant || type) && (
           <a href={href(['events'])} onClick={() => (setTenantInput(''), setTypeInput(''))}>
@@ -63,7 +85,10 @@ export function EventsPage({ route }: { readonly route: Route }) {
       ) : !list.data ? (
         <Loading what="events" />
       ) : list.data.items.length === 0 && !list.data.more ? (
-        <p class="note">No events{tenant ? ` for tenant ${tenant}` : ''}{type ? ` of type ${type}` : ''} yet.</p>
+        <p class="note">
+          No events{tenant ? ` for tenant ${tenant}` : ''}
+          {type ? ` of type ${type}` : ''} yet.
+        </p>
       ) : (
         <>
           <TableWrap label="Events">
@@ -140,7 +165,11 @@ export function EventPage({ id }: { readonly id: string }) {
       <section class="panel" aria-labelledby="event-deliveries">
         <h2 id="event-deliveries">Deliveries</h2>
         {e.deliveries.length === 0 ? (
-          <p class="note">{isOperator(session) ? 'No subscription of its audience took this type when it was published.' : 'None of your endpoints took this event.'}</p>
+          <p class="note">
+            {isOperator(session)
+              ? 'No subscription of its audience took this type when it was published.'
+              : 'None of your endpoints took this event.'}
+          </p>
         ) : (
           <TableWrap label="Event deliveries">
             <table>

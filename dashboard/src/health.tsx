@@ -9,17 +9,30 @@ export type Stats = AnswerOf<'GET /v1/subscriptions/{subscriptionId}/stats'>;
 /** A subscription's last 24 h, worked out by the API from what it keeps anyway (no write per delivery). */
 export function useStats(subscriptionId: string) {
   const { client } = useSession();
-  return useAsync(() => client.call('GET /v1/subscriptions/{subscriptionId}/stats', { params: { subscriptionId }, query: { windowHours: 24 } }), [subscriptionId]);
+  return useAsync(
+    () =>
+      client.call('GET /v1/subscriptions/{subscriptionId}/stats', {
+        params: { subscriptionId },
+        query: { windowHours: 24 },
+      }),
+    [subscriptionId],
+  );
 }
 
-const failureText = (f: NonNullable<Stats['lastFailure']>) => (f.status !== null ? `HTTP ${f.status}` : (f.error ?? 'failed'));
+const failureText = (f: NonNullable<Stats['lastFailure']>) =>
+  f.status !== null ? `HTTP ${f.status}` : (f.error ?? 'failed');
 
 /** The health columns of a subscriptions table row. */
 export function HealthCells({ subscriptionId }: { readonly subscriptionId: string }) {
   const stats = useStats(subscriptionId);
   if (stats.error) return <td colSpan={4}>health unavailable</td>;
   const s = stats.data;
-  if (!s) return <td colSpan={4} class="muted">loading…</td>;
+  if (!s)
+    return (
+      <td colSpan={4} class="muted">
+        loading…
+      </td>
+    );
   return (
     <>
       <td>{percent(s.successRate)}</td>
@@ -29,7 +42,8 @@ export function HealthCells({ subscriptionId }: { readonly subscriptionId: strin
       <td>
         {s.lastFailure ? (
           <>
-            <a href={href(['deliveries', s.lastFailure.deliveryId])}>{failureText(s.lastFailure)}</a> <Time iso={s.lastFailure.at} />
+            <a href={href(['deliveries', s.lastFailure.deliveryId])}>{failureText(s.lastFailure)}</a>{' '}
+            <Time iso={s.lastFailure.at} />
           </>
         ) : (
           <span class="muted">none</span>
@@ -74,7 +88,8 @@ export function HealthPanel({ stats }: { readonly stats: Stats }) {
           <dd>
             {s.lastFailure ? (
               <>
-                <a href={href(['deliveries', s.lastFailure.deliveryId])}>{failureText(s.lastFailure)}</a> at <Time iso={s.lastFailure.at} />
+                <a href={href(['deliveries', s.lastFailure.deliveryId])}>{failureText(s.lastFailure)}</a> at{' '}
+                <Time iso={s.lastFailure.at} />
               </>
             ) : (
               'none'
@@ -98,7 +113,9 @@ export function HealthPanel({ stats }: { readonly stats: Stats }) {
           </dd>
         </div>
       </dl>
-      {s.sampled && <p class="muted">Worked out from the newest {s.examined} deliveries: older ones in the window were left out.</p>}
+      {s.sampled && (
+        <p class="muted">Worked out from the newest {s.examined} deliveries: older ones in the window were left out.</p>
+      )}
     </section>
   );
 }

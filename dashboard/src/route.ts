@@ -11,12 +11,18 @@ export function parseRoute(hash: string): Route {
   const text = hash.replace(/^#/, '') || '/';
   const at = text.indexOf('?');
   const path = at === -1 ? text : text.slice(0, at);
-  return { path, segments: path.split('/').filter(Boolean).map(decodeURIComponent), query: new URLSearchParams(at === -1 ? '' : text.slice(at + 1)) };
+  return {
+    path,
+    segments: path.split('/').filter(Boolean).map(decodeURIComponent),
+    query: new URLSearchParams(at === -1 ? '' : text.slice(at + 1)),
+  };
 }
 
 /** A link target: `#/a/b?x=1`, each segment encoded, empty query values left out. */
 export function href(segments: readonly string[], query: Record<string, string | undefined> = {}): string {
-  const search = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
+  const search = new URLSearchParams(
+    Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''),
+  );
   const text = search.toString();
   return `#/${segments.map(encodeURIComponent).join('/')}${text ? `?${text}` : ''}`;
 }

@@ -23,7 +23,9 @@ export function SubscriptionsPage({ route }: { readonly route: Route }) {
     let cursor: string | undefined;
     // The first page, plus each page the person asked for with "Load more".
     for (let i = 0; i <= pages.length; i++) {
-      const page = await session.client.call('GET /v1/subscriptions', { query: { limit: 25, ...(operator && tenant ? { tenantId: tenant } : {}), ...(cursor ? { cursor } : {}) } });
+      const page = await session.client.call('GET /v1/subscriptions', {
+        query: { limit: 25, ...(operator && tenant ? { tenantId: tenant } : {}), ...(cursor ? { cursor } : {}) },
+      });
       items.push(...page.items);
       cursor = page.nextCursor ?? undefined;
       if (!cursor) break;
@@ -45,7 +47,13 @@ export function SubscriptionsPage({ route }: { readonly route: Route }) {
           }}
         >
           <label for="tenant-filter">Tenant</label>
-          <input id="tenant-filter" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} placeholder="every tenant" autoComplete="off" />
+          <input
+            id="tenant-filter"
+            value={filter}
+            onInput={(e) => setFilter(e.currentTarget.value)}
+            placeholder="every tenant"
+            autoComplete="off"
+          />
           <button type="submit">Filter</button>
           {tenant && (
             <a href={href(['subscriptions'])} onClick={() => setFilter('')}>
@@ -54,7 +62,10 @@ export function SubscriptionsPage({ route }: { readonly route: Route }) {
           )}
         </form>
       ) : (
-        <p>Your webhook endpoints and how they did over the last 24 hours. Open one to see its deliveries, resend them, or pause it.</p>
+        <p>
+          Your webhook endpoints and how they did over the last 24 hours. Open one to see its deliveries, resend them,
+          or pause it.
+        </p>
       )}
       {list.error ? (
         <ErrorNote error={list.error} onRetry={list.reload} />
@@ -64,8 +75,8 @@ export function SubscriptionsPage({ route }: { readonly route: Route }) {
         <div class="note">
           {operator ? (
             <p>
-              No subscriptions{tenant ? ` for tenant ${tenant}` : ''} yet. Create one with <code>POST /v1/subscriptions</code> or{' '}
-              <code>npx hookline subscriptions create --url https://…</code>
+              No subscriptions{tenant ? ` for tenant ${tenant}` : ''} yet. Create one with{' '}
+              <code>POST /v1/subscriptions</code> or <code>npx hookline subscriptions create --url https://…</code>
               {tenant ? ', or clear the tenant filter' : ''}.
             </p>
           ) : (
@@ -124,7 +135,13 @@ export function SubscriptionsPage({ route }: { readonly route: Route }) {
 }
 
 /** Pause (with a reason) and resume. */
-function StateActions({ subscription, onChanged }: { readonly subscription: AnswerOf<'GET /v1/subscriptions/{subscriptionId}'>; readonly onChanged: () => void }) {
+function StateActions({
+  subscription,
+  onChanged,
+}: {
+  readonly subscription: AnswerOf<'GET /v1/subscriptions/{subscriptionId}'>;
+  readonly onChanged: () => void;
+}) {
   const { client } = useSession();
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
@@ -136,7 +153,10 @@ function StateActions({ subscription, onChanged }: { readonly subscription: Answ
     setError(undefined);
     try {
       if (what === 'pause') {
-        await client.call('POST /v1/subscriptions/{subscriptionId}/pause', { params, ...(reason.trim() ? { body: { reason: reason.trim() } } : {}) });
+        await client.call('POST /v1/subscriptions/{subscriptionId}/pause', {
+          params,
+          ...(reason.trim() ? { body: { reason: reason.trim() } } : {}),
+        });
         setSaid('Paused: new events wait here until you resume.');
       } else {
         const r = await client.call('POST /v1/subscriptions/{subscriptionId}/resume', { params });
@@ -149,7 +169,8 @@ function StateActions({ subscription, onChanged }: { readonly subscription: Answ
       setBusy(false);
     }
   };
-  if (subscription.state === 'deleted') return <p class="note">This subscription was deleted: nothing more is sent to it.</p>;
+  if (subscription.state === 'deleted')
+    return <p class="note">This subscription was deleted: nothing more is sent to it.</p>;
   return (
     <section class="panel" aria-labelledby="state-title">
       <h2 id="state-title">Sending</h2>
@@ -162,7 +183,13 @@ function StateActions({ subscription, onChanged }: { readonly subscription: Answ
           }}
         >
           <label for="pause-reason">Reason for pausing (optional)</label>
-          <input id="pause-reason" value={reason} maxLength={500} onInput={(e) => setReason(e.currentTarget.value)} placeholder="e.g. endpoint maintenance" />
+          <input
+            id="pause-reason"
+            value={reason}
+            maxLength={500}
+            onInput={(e) => setReason(e.currentTarget.value)}
+            placeholder="e.g. endpoint maintenance"
+          />
           <button type="submit" disabled={busy}>
             Pause deliveries
           </button>
@@ -170,7 +197,8 @@ function StateActions({ subscription, onChanged }: { readonly subscription: Answ
       ) : (
         <div class="inline-form">
           <p>
-            Paused or disabled: events are kept and wait. {subscription.stateReason && <>Reason: {subscription.stateReason}.</>}
+            Paused or disabled: events are kept and wait.{' '}
+            {subscription.stateReason && <>Reason: {subscription.stateReason}.</>}
           </p>
           <button type="button" disabled={busy} onClick={() => void act('resume')}>
             Resume deliveries
@@ -205,8 +233,17 @@ function SecretPanel({ subscriptionId }: { readonly subscriptionId: string }) {
           <ul class="secrets">
             {secrets.secrets.map((s) => (
               <li key={s.secret ?? s.publicKey}>
-                <code class="secret">{s.secret ?? s.publicKey}</code> <CopyButton text={s.secret ?? s.publicKey ?? ''} label="Copy secret" />{' '}
-                <span class="muted">{s.expiresAt ? <>signs until <Time iso={s.expiresAt} /></> : 'signs until the next rotation'}</span>
+                <code class="secret">{s.secret ?? s.publicKey}</code>{' '}
+                <CopyButton text={s.secret ?? s.publicKey ?? ''} label="Copy secret" />{' '}
+                <span class="muted">
+                  {s.expiresAt ? (
+                    <>
+                      signs until <Time iso={s.expiresAt} />
+                    </>
+                  ) : (
+                    'signs until the next rotation'
+                  )}
+                </span>
               </li>
             ))}
           </ul>
@@ -231,7 +268,9 @@ function TestEvent({ subscriptionId }: { readonly subscriptionId: string }) {
   const send = async () => {
     setError(undefined);
     try {
-      setSent((await client.call('POST /v1/subscriptions/{subscriptionId}/test', { params: { subscriptionId } })).deliveryId);
+      setSent(
+        (await client.call('POST /v1/subscriptions/{subscriptionId}/test', { params: { subscriptionId } })).deliveryId,
+      );
     } catch (e) {
       setError(e);
     }
@@ -253,7 +292,10 @@ function TestEvent({ subscriptionId }: { readonly subscriptionId: string }) {
 
 export function SubscriptionPage({ id, route }: { readonly id: string; readonly route: Route }) {
   const session = useSession();
-  const sub = useAsync(() => session.client.call('GET /v1/subscriptions/{subscriptionId}', { params: { subscriptionId: id } }), [id]);
+  const sub = useAsync(
+    () => session.client.call('GET /v1/subscriptions/{subscriptionId}', { params: { subscriptionId: id } }),
+    [id],
+  );
   const stats = useStats(id);
   const tab = route.query.get('tab') === 'dead-letters' ? 'dead-letters' : 'deliveries';
   const state = route.query.get('state') ?? '';
@@ -288,11 +330,18 @@ export function SubscriptionPage({ id, route }: { readonly id: string; readonly 
         <div>
           <dt>State</dt>
           <dd>
-            <StateBadge state={s.state} /> {s.stateReason && <span>{s.stateReason}</span>} <span class="muted">since</span> <Time iso={s.stateChangedAt} />
+            <StateBadge state={s.state} /> {s.stateReason && <span>{s.stateReason}</span>}{' '}
+            <span class="muted">since</span> <Time iso={s.stateChangedAt} />
           </dd>
         </div>
       </dl>
-      {stats.error ? <ErrorNote error={stats.error} onRetry={stats.reload} /> : stats.data ? <HealthPanel stats={stats.data} /> : <Loading what="health" />}
+      {stats.error ? (
+        <ErrorNote error={stats.error} onRetry={stats.reload} />
+      ) : stats.data ? (
+        <HealthPanel stats={stats.data} />
+      ) : (
+        <Loading what="health" />
+      )}
       <StateActions subscription={s} onChanged={refresh} />
       <SecretPanel subscriptionId={s.id} />
       <TestEvent subscriptionId={s.id} />
@@ -300,7 +349,10 @@ export function SubscriptionPage({ id, route }: { readonly id: string; readonly 
         <a href={href(['subscriptions', id], { state })} aria-current={tab === 'deliveries' ? 'page' : undefined}>
           Deliveries
         </a>
-        <a href={href(['subscriptions', id], { tab: 'dead-letters' })} aria-current={tab === 'dead-letters' ? 'page' : undefined}>
+        <a
+          href={href(['subscriptions', id], { tab: 'dead-letters' })}
+          aria-current={tab === 'dead-letters' ? 'page' : undefined}
+        >
           Dead letters
         </a>
       </nav>
@@ -309,7 +361,11 @@ export function SubscriptionPage({ id, route }: { readonly id: string; readonly 
           <h2 id="deliveries-title">Deliveries</h2>
           <form class="filters" onSubmit={(e) => e.preventDefault()}>
             <label for="state-filter">State</label>
-            <select id="state-filter" value={state} onChange={(e) => navigate(href(['subscriptions', id], { state: e.currentTarget.value }))}>
+            <select
+              id="state-filter"
+              value={state}
+              onChange={(e) => navigate(href(['subscriptions', id], { state: e.currentTarget.value }))}
+            >
               <option value="">any state</option>
               {DELIVERY_STATES.map((st) => (
                 <option key={st} value={st}>

@@ -16,8 +16,10 @@ export function Time({ iso }: { readonly iso: string | null | undefined }) {
   );
 }
 
-export const percent = (rate: number | null | undefined) => (rate === null || rate === undefined ? '–' : `${(rate * 100).toFixed(rate === 1 || rate === 0 ? 0 : 1)} %`);
-export const ms = (value: number | null | undefined) => (value === null || value === undefined ? '–' : `${Math.round(value)} ms`);
+export const percent = (rate: number | null | undefined) =>
+  rate === null || rate === undefined ? '–' : `${(rate * 100).toFixed(rate === 1 || rate === 0 ? 0 : 1)} %`;
+export const ms = (value: number | null | undefined) =>
+  value === null || value === undefined ? '–' : `${Math.round(value)} ms`;
 
 /** A state as a word with a colour that is never the only signal. */
 export function StateBadge({ state }: { readonly state: string }) {

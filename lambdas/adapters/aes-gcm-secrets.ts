@@ -21,7 +21,12 @@ function checkKey(key: Uint8Array): void {
   if (key.length !== KEY_BYTES) throw new SealedSecretsError(`a data key is ${KEY_BYTES} bytes, got ${key.length}`);
 }
 
-export function encryptSecrets(key: Uint8Array, scheme: SealedSecrets['scheme'], subscriptionId: string, secrets: readonly string[]): Parts {
+export function encryptSecrets(
+  key: Uint8Array,
+  scheme: SealedSecrets['scheme'],
+  subscriptionId: string,
+  secrets: readonly string[],
+): Parts {
   checkKey(key);
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
@@ -40,14 +45,21 @@ export function decryptSecrets(key: Uint8Array, sealed: SealedSecrets, subscript
     plain = Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64')), decipher.final()]).toString('utf8');
   } catch (cause) {
     // GCM says only "unable to authenticate": wrong key, wrong subscription or altered bytes.
-    throw new SealedSecretsError(`the secrets of ${subscriptionId} do not open: sealed for another subscription or key, or altered`, { cause });
+    throw new SealedSecretsError(
+      `the secrets of ${subscriptionId} do not open: sealed for another subscription or key, or altered`,
+      { cause },
+    );
   }
   const secrets: unknown = JSON.parse(plain);
-  if (!Array.isArray(secrets) || !secrets.every((s) => typeof s === 'string')) throw new SealedSecretsError(`the secrets of ${subscriptionId} are not a list of strings`);
+  if (!Array.isArray(secrets) || !secrets.every((s) => typeof s === 'string'))
+    throw new SealedSecretsError(`the secrets of ${subscriptionId} are not a list of strings`);
   return secrets;
 }
 
 /** Refuses a blob of another scheme than the adapter's (e.g. a local-sealed row read on AWS). */
 export function expectScheme(sealed: SealedSecrets, scheme: SealedSecrets['scheme'], subscriptionId: string): void {
-  if (sealed.scheme !== scheme) throw new SealedSecretsError(`the secrets of ${subscriptionId} are sealed with ${sealed.scheme}, this function opens ${scheme}`);
+  if (sealed.scheme !== scheme)
+    throw new SealedSecretsError(
+      `the secrets of ${subscriptionId} are sealed with ${sealed.scheme}, this function opens ${scheme}`,
+    );
 }

@@ -44,7 +44,8 @@ export function decodeBody(bytes: Uint8Array, expectedSha256: string): string {
     throw new BodyIntegrityError(`the stored body does not inflate (${(cause as Error).message})`, { cause });
   }
   const actual = sha256(utf8);
-  if (actual !== expectedSha256) throw new BodyIntegrityError(`the stored body's sha256 is ${actual}, not the recorded ${expectedSha256}`);
+  if (actual !== expectedSha256)
+    throw new BodyIntegrityError(`the stored body's sha256 is ${actual}, not the recorded ${expectedSha256}`);
   return utf8.toString('utf8');
 }
 

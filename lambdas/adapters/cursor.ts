@@ -9,7 +9,8 @@ export async function fromCursor<T>(startKey: unknown, read: () => Promise<T>): 
   try {
     return await read();
   } catch (error) {
-    if (startKey !== undefined && (error as { name?: string } | undefined)?.name === 'ValidationException') throw new InvalidCursorError({ cause: error });
+    if (startKey !== undefined && (error as { name?: string } | undefined)?.name === 'ValidationException')
+      throw new InvalidCursorError({ cause: error });
     throw error;
   }
 }

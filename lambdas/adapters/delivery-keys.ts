@@ -1,5 +1,10 @@
 import { deliveryIdParts, listKeyOf } from '#domain/ids.ts';
-import { ACTIVE_SHARDS, DEAD_LETTER_SHARDS, SUBSCRIPTION_DEAD_LETTER_SHARDS, SUBSCRIPTION_SHARDS } from '#config/topology.ts';
+import {
+  ACTIVE_SHARDS,
+  DEAD_LETTER_SHARDS,
+  SUBSCRIPTION_DEAD_LETTER_SHARDS,
+  SUBSCRIPTION_SHARDS,
+} from '#config/topology.ts';
 
 /**
  * The deliveries table's key and the partition keys of its indexes. Each spreads its load by a
@@ -29,7 +34,8 @@ export function activeShardKeys(): readonly string[] {
   return Array.from({ length: ACTIVE_SHARDS }, (_, k) => `s${k}`);
 }
 
-const keys = (prefix: string, shards: number): readonly string[] => Array.from({ length: shards }, (_, k) => `${prefix}#${k}`);
+const keys = (prefix: string, shards: number): readonly string[] =>
+  Array.from({ length: shards }, (_, k) => `${prefix}#${k}`);
 
 /** A subscription's partition for this delivery in its listing: `sub_…#0` … `#7`. */
 export function subscriptionShardKey(subscriptionId: string, deliveryId: string): string {
@@ -48,7 +54,12 @@ export interface DeliveryKey {
  */
 export function deliveryKey(id: string): DeliveryKey | undefined {
   const parts = deliveryIdParts(id);
-  return parts && { subscriptionShard: subscriptionShardKey(parts.subscriptionId, id), listKey: listKeyOf({ createdAt: parts.createdAt, id }) };
+  return (
+    parts && {
+      subscriptionShard: subscriptionShardKey(parts.subscriptionId, id),
+      listKey: listKeyOf({ createdAt: parts.createdAt, id }),
+    }
+  );
 }
 
 /** Every partition a subscription's deliveries can be in, in the order a merged listing breaks ties. */

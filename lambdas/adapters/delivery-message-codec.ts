@@ -25,7 +25,10 @@ function encodeDeliveryMessage(m: DeliveryMessage): string {
   const { delaySeconds: _d, alone: _a, kind, ...fields } = m;
   const { body, ...rest } = fields as typeof fields & { body?: string };
   const carried = body === undefined ? undefined : encodeBodyBase64(body);
-  const bodyFields = carried && carried.base64.length <= MAX_CARRIED_BODY_CHARS ? { bodyZ: carried.base64, bodySha256: carried.sha256 } : {};
+  const bodyFields =
+    carried && carried.base64.length <= MAX_CARRIED_BODY_CHARS
+      ? { bodyZ: carried.base64, bodySha256: carried.sha256 }
+      : {};
   return JSON.stringify({ v: WIRE_VERSION, k: kind, ...rest, ...bodyFields });
 }
 
@@ -67,42 +70,74 @@ export function encodeDeliveryMessages(messages: readonly DeliveryMessage[]): st
  */
 export function decodeDeliveryMessages(wire: Readonly<Record<string, unknown>>): ReceivedDeliveryMessage[] {
   if (!('pack' in wire)) return [decodeDeliveryMessage(wire)];
-  if (!Array.isArray(wire.pack) || wire.pack.length === 0) throw new MalformedDeliveryMessageError('a pack must list its deliveries');
+  if (!Array.isArray(wire.pack) || wire.pack.length === 0)
+    throw new MalformedDeliveryMessageError('a pack must list its deliveries');
   return wire.pack.map((entry: unknown) => {
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new MalformedDeliveryMessageError('a pack entry must be an object');
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+      throw new MalformedDeliveryMessageError('a pack entry must be an object');
     return decodeDeliveryMessage(entry as Record<string, unknown>);
   });
 }
 
 type Wire = Readonly<Record<string, unknown>>;
-const text = (wire: Wire, key: string) => (typeof wire[key] === 'string' && wire[key] !== '' ? (wire[key] as string) : undefined);
+const text = (wire: Wire, key: string) =>
+  typeof wire[key] === 'string' && wire[key] !== '' ? (wire[key] as string) : undefined;
 const instant = (wire: Wire, key: string) => {
   const value = text(wire, key);
   return value !== undefined && Number.isFinite(Date.parse(value)) ? value : undefined;
 };
-const count = (wire: Wire, key: string) => (Number.isSafeInteger(wire[key]) && (wire[key] as number) >= 0 ? (wire[key] as number) : undefined);
+const count = (wire: Wire, key: string) =>
+  Number.isSafeInteger(wire[key]) && (wire[key] as number) >= 0 ? (wire[key] as number) : undefined;
 
 /** One delivery's fields, as `decodeDeliveryMessages` reads each. */
 function decodeDeliveryMessage(wire: Wire): ReceivedDeliveryMessage {
   const deliveryId = text(wire, 'deliveryId');
   const subscriptionId = text(wire, 'subscriptionId');
   if (!deliveryId) throw new MalformedDeliveryMessageError('a delivery message lacks a string deliveryId');
-  if (!subscriptionId) throw new MalformedDeliveryMessageError(`delivery message ${deliveryId} lacks a string subscriptionId`);
+  if (!subscriptionId)
+    throw new MalformedDeliveryMessageError(`delivery message ${deliveryId} lacks a string subscriptionId`);
   const notBefore = instant(wire, 'notBefore');
-  const ids = { deliveryId, subscriptionId, ...(notBefore ? { notBefore } : {}), ...(wire.reread === true ? { reread: true as const } : {}) };
+  const ids = {
+    deliveryId,
+    subscriptionId,
+    ...(notBefore ? { notBefore } : {}),
+    ...(wire.reread === true ? { reread: true as const } : {}),
+  };
   const version = wire.v;
   if (version === undefined) return fromEarlierVersion(wire, ids);
-  if (version !== WIRE_VERSION) throw new MalformedDeliveryMessageError(`delivery message ${deliveryId} is of wire version ${JSON.stringify(version)}; this version reads ${WIRE_VERSION} and earlier ones without a version`);
-  if (wire.k === 'due') return { kind: 'due', ...ids, ...(count(wire, 'attemptSeq') !== undefined ? { attemptSeq: count(wire, 'attemptSeq')! } : {}) };
+  if (version !== WIRE_VERSION)
+    throw new MalformedDeliveryMessageError(
+      `delivery message ${deliveryId} is of wire version ${JSON.stringify(version)}; this version reads ${WIRE_VERSION} and earlier ones without a version`,
+    );
+  if (wire.k === 'due')
+    return {
+      kind: 'due',
+      ...ids,
+      ...(count(wire, 'attemptSeq') !== undefined ? { attemptSeq: count(wire, 'attemptSeq')! } : {}),
+    };
   const event = eventFields(wire);
-  if (!event) throw new MalformedDeliveryMessageError(`delivery message ${deliveryId} (${String(wire.k)}) lacks its event's id, type, creation or deadline`);
+  if (!event)
+    throw new MalformedDeliveryMessageError(
+      `delivery message ${deliveryId} (${String(wire.k)}) lacks its event's id, type, creation or deadline`,
+    );
   if (wire.k === 'fresh') return { kind: 'fresh', ...ids, ...event };
   const attemptSeq = count(wire, 'attemptSeq');
   const attempts = count(wire, 'attempts');
   const nextAttemptAt = instant(wire, 'nextAttemptAt');
-  if (wire.k !== 'retry' || attemptSeq === undefined || attempts === undefined || !nextAttemptAt) throw new MalformedDeliveryMessageError(`delivery message ${deliveryId} is neither fresh, retry nor due, or lacks what its kind needs`);
+  if (wire.k !== 'retry' || attemptSeq === undefined || attempts === undefined || !nextAttemptAt)
+    throw new MalformedDeliveryMessageError(
+      `delivery message ${deliveryId} is neither fresh, retry nor due, or lacks what its kind needs`,
+    );
   const previousAttempt = attemptIn(wire.previousAttempt);
-  return { kind: 'retry', ...ids, ...event, attemptSeq, attempts, nextAttemptAt, ...(previousAttempt ? { previousAttempt } : {}) };
+  return {
+    kind: 'retry',
+    ...ids,
+    ...event,
+    attemptSeq,
+    attempts,
+    nextAttemptAt,
+    ...(previousAttempt ? { previousAttempt } : {}),
+  };
 }
 
 /** The event fields a fresh or retry message carries, undefined when one is missing; the body checked against its sha256. */
@@ -114,7 +149,13 @@ function eventFields(wire: Wire) {
   if (!eventId || !eventType || !createdAt || !giveUpAt) return undefined;
   const bodyZ = text(wire, 'bodyZ');
   const sha = text(wire, 'bodySha256');
-  return { eventId, eventType, createdAt, giveUpAt, ...(bodyZ !== undefined && sha !== undefined ? { body: decodeBodyBase64(bodyZ, sha) } : {}) };
+  return {
+    eventId,
+    eventType,
+    createdAt,
+    giveUpAt,
+    ...(bodyZ !== undefined && sha !== undefined ? { body: decodeBodyBase64(bodyZ, sha) } : {}),
+  };
 }
 
 /** An attempt record as a retry message carries it; anything else is left out (its log entry is then the table's, if any). */
@@ -127,7 +168,10 @@ function attemptIn(value: unknown): InlineAttempt | undefined {
   const startedAt = instant(a, 'startedAt');
   if (seq === undefined || attempt === undefined || durationMs === undefined || !startedAt) return undefined;
   return {
-    seq, attempt, startedAt, durationMs,
+    seq,
+    attempt,
+    startedAt,
+    durationMs,
     ...(typeof a.status === 'number' ? { status: a.status } : {}),
     ...(typeof a.responseSnippet === 'string' ? { responseSnippet: a.responseSnippet } : {}),
     ...(typeof a.error === 'string' ? { error: a.error } : {}),
@@ -140,7 +184,10 @@ function attemptIn(value: unknown): InlineAttempt | undefined {
  * sweeper's bare ids) as due, so the sender reads the row as it stands, whatever that version
  * left in it.
  */
-function fromEarlierVersion(wire: Wire, ids: { deliveryId: string; subscriptionId: string; notBefore?: string; reread?: true }): ReceivedDeliveryMessage {
+function fromEarlierVersion(
+  wire: Wire,
+  ids: { deliveryId: string; subscriptionId: string; notBefore?: string; reread?: true },
+): ReceivedDeliveryMessage {
   const event = wire.fresh === true ? eventFields(wire) : undefined;
   return event ? { kind: 'fresh', ...ids, ...event } : { kind: 'due', ...ids };
 }

@@ -1,4 +1,10 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord, ApiKeyStore } from '#ports/api-key-store.ts';
 import { INDEXES } from '#config/topology.ts';
 import { ifConditionHolds } from './dynamodb.ts';
@@ -11,7 +17,9 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
   ) {}
 
   async put(record: ApiKeyRecord): Promise<void> {
-    await this.db.send(new PutCommand({ TableName: this.table, Item: record, ConditionExpression: 'attribute_not_exists(keyHash)' }));
+    await this.db.send(
+      new PutCommand({ TableName: this.table, Item: record, ConditionExpression: 'attribute_not_exists(keyHash)' }),
+    );
   }
 
   async find(keyHash: string): Promise<ApiKeyRecord | undefined> {

@@ -1,4 +1,10 @@
-import { DeleteCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  PutCommand,
+  ScanCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import type { ArchiveBatch, ArchiveManifestStore } from '#ports/archive.ts';
 import { conditionHeld, isConditionFailure } from './dynamodb.ts';
 
@@ -53,15 +59,17 @@ export class DynamoDbArchiveManifestStore implements ArchiveManifestStore {
   }
 
   async lock(owner: string, untilIso: string, nowIso: string): Promise<boolean> {
-    return conditionHeld(this.db.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: { objectKey: LOCK_KEY, owner, until: untilIso },
-        ConditionExpression: 'attribute_not_exists(objectKey) OR #until < :now OR #owner = :owner',
-        ExpressionAttributeNames: { '#until': 'until', '#owner': 'owner' },
-        ExpressionAttributeValues: { ':now': nowIso, ':owner': owner },
-      }),
-    ));
+    return conditionHeld(
+      this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { objectKey: LOCK_KEY, owner, until: untilIso },
+          ConditionExpression: 'attribute_not_exists(objectKey) OR #until < :now OR #owner = :owner',
+          ExpressionAttributeNames: { '#until': 'until', '#owner': 'owner' },
+          ExpressionAttributeValues: { ':now': nowIso, ':owner': owner },
+        }),
+      ),
+    );
   }
 
   async unlock(owner: string): Promise<void> {

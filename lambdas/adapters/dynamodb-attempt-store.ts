@@ -20,7 +20,13 @@ export class DynamoDbAttemptStore implements AttemptStore {
     const expiresAt = Math.floor(Date.parse(attempt.startedAt) / 1000) + ATTEMPT_TTL_DAYS * 86_400;
     // Conditional: an attempt record is written once and never overwritten, even by a replay.
     return conditionHeld(
-      this.db.send(new PutCommand({ TableName: this.table, Item: { ...attempt, expiresAt }, ConditionExpression: 'attribute_not_exists(deliveryId)' })),
+      this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...attempt, expiresAt },
+          ConditionExpression: 'attribute_not_exists(deliveryId)',
+        }),
+      ),
     );
   }
 

@@ -1,13 +1,39 @@
-import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { withLastResponse } from '#domain/attempt-log.ts';
 import { ttlFor } from '#domain/retention.ts';
-import { isDeadLetter, isLive, STATE, statesAllowing, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
+import {
+  isDeadLetter,
+  isLive,
+  STATE,
+  statesAllowing,
+  targetOf,
+  type DeliveryAction,
+  type DeliveryState,
+} from '#domain/states.ts';
 import { deliveryIdParts, idOfListKey, lastListKeyAt } from '#domain/ids.ts';
 import type { Delivery, Expectation } from '#domain/types.ts';
 import { INDEXES, TABLES } from '#config/topology.ts';
 import type { DeliveryPage, DeliveryStore, DueDelivery, RowAction } from '#ports/delivery-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
-import { activeShardKey, activeShardKeys, deadLetterShardKey, deadLetterShardKeys, deliveryKey, subscriptionDeadLetterShardKey, subscriptionDeadLetterShardKeys, subscriptionShardKeys, type DeliveryKey } from './delivery-keys.ts';
+import {
+  activeShardKey,
+  activeShardKeys,
+  deadLetterShardKey,
+  deadLetterShardKeys,
+  deliveryKey,
+  subscriptionDeadLetterShardKey,
+  subscriptionDeadLetterShardKeys,
+  subscriptionShardKeys,
+  type DeliveryKey,
+} from './delivery-keys.ts';
 import { conditionHeld, ifConditionHolds } from './dynamodb.ts';
 import { decodePosition, encodePosition, ShardedReader, type ShardedIndex } from './sharded-query.ts';
 import { updateExpression } from './update-expression.ts';
@@ -17,29 +43,68 @@ type Key = Record<string, string | number>;
 const TABLE_KEYS = [TABLES.deliveries.partitionKey.name, TABLES.deliveries.sortKey!.name] as const;
 
 /** An index of the deliveries table as topology.ts declares it: its name and key attributes, read there, not restated. */
-function declared(indexName: string): Pick<ShardedIndex, 'indexName' | 'tableKeys' | 'partitionAttribute' | 'sortAttribute'> {
+function declared(
+  indexName: string,
+): Pick<ShardedIndex, 'indexName' | 'tableKeys' | 'partitionAttribute' | 'sortAttribute'> {
   const def = TABLES.deliveries.indexes.find((i) => i.indexName === indexName)!;
-  return { indexName, tableKeys: TABLE_KEYS, partitionAttribute: def.partitionKey.name, sortAttribute: def.sortKey!.name };
+  return {
+    indexName,
+    tableKeys: TABLE_KEYS,
+    partitionAttribute: def.partitionKey.name,
+    sortAttribute: def.sortKey!.name,
+  };
 }
 
 /** The sharded listings of a deliveries table, as the merged reader reads them (delivery-keys.ts makes their partition values). */
 export const deliveryIndexes = {
   /** One subscription's deliveries by creation: the table's own partitions, `createdFrom`…`createdTo` both included. */
-  bySubscription: (table: string, subscriptionId: string, order: ShardedIndex['order'], created?: { readonly from?: string | undefined; readonly to?: string | undefined }): ShardedIndex => ({
-    table, tableKeys: TABLE_KEYS, partitionAttribute: TABLE_KEYS[0], sortAttribute: TABLE_KEYS[1], partitions: subscriptionShardKeys(subscriptionId), order,
-    ...(created ? { range: { from: created.from, to: created.to === undefined ? undefined : lastListKeyAt(created.to) } } : {}),
+  bySubscription: (
+    table: string,
+    subscriptionId: string,
+    order: ShardedIndex['order'],
+    created?: { readonly from?: string | undefined; readonly to?: string | undefined },
+  ): ShardedIndex => ({
+    table,
+    tableKeys: TABLE_KEYS,
+    partitionAttribute: TABLE_KEYS[0],
+    sortAttribute: TABLE_KEYS[1],
+    partitions: subscriptionShardKeys(subscriptionId),
+    order,
+    ...(created
+      ? { range: { from: created.from, to: created.to === undefined ? undefined : lastListKeyAt(created.to) } }
+      : {}),
   }),
-  deadLetters: (table: string, subscriptionId: string | undefined, order: ShardedIndex['order'], range?: ShardedIndex['range'], keysOnly = false): ShardedIndex => ({
-    table, order, keysOnly, ...(range ? { range } : {}),
+  deadLetters: (
+    table: string,
+    subscriptionId: string | undefined,
+    order: ShardedIndex['order'],
+    range?: ShardedIndex['range'],
+    keysOnly = false,
+  ): ShardedIndex => ({
+    table,
+    order,
+    keysOnly,
+    ...(range ? { range } : {}),
     ...(subscriptionId === undefined
       ? { ...declared(INDEXES.deliveries.deadLetters), partitions: deadLetterShardKeys() }
-      : { ...declared(INDEXES.deliveries.deadLettersBySubscription), partitions: subscriptionDeadLetterShardKeys(subscriptionId) }),
+      : {
+          ...declared(INDEXES.deliveries.deadLettersBySubscription),
+          partitions: subscriptionDeadLetterShardKeys(subscriptionId),
+        }),
   }),
 };
 
 /** Strips the index bookkeeping attributes so callers see a plain Delivery (its last response read back from its latest attempt). */
 function toDelivery(item: Record<string, unknown>): Delivery {
-  const { activeShard: _a, subscriptionShard: _l, listKey: _k, dlShard: _d, dlSubscriptionShard: _s, expiresAt: _e, ...rest } = item;
+  const {
+    activeShard: _a,
+    subscriptionShard: _l,
+    listKey: _k,
+    dlShard: _d,
+    dlSubscriptionShard: _s,
+    expiresAt: _e,
+    ...rest
+  } = item;
   return withLastResponse(rest as unknown as Delivery);
 }
 
@@ -67,7 +132,10 @@ function changedBy(action: RowAction, row: Delivery): Record<string, unknown> {
  * The state half of every conditional write: the item must be in one of the states the domain's
  * diagram allows `action` from (`#state IN (...)`), so the rule lives in domain/states.ts only.
  */
-function stateCondition(action: DeliveryAction): { readonly condition: string; readonly values: Record<string, string> } {
+function stateCondition(action: DeliveryAction): {
+  readonly condition: string;
+  readonly values: Record<string, string>;
+} {
   const from = statesAllowing(action);
   return {
     condition: `#state IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
@@ -95,7 +163,9 @@ export function indexAttributes(id: string, subscriptionId: string, state: Deliv
 export function keyOfRow(d: Pick<Delivery, 'id' | 'subscriptionId' | 'createdAt'>): DeliveryKey {
   const parts = deliveryIdParts(d.id);
   if (!parts || parts.subscriptionId !== d.subscriptionId || parts.createdAt !== d.createdAt) {
-    throw new Error(`delivery ${d.id} is not the id of a delivery of ${d.subscriptionId} created at ${d.createdAt} (domain/ids.ts deliveryIdFor)`);
+    throw new Error(
+      `delivery ${d.id} is not the id of a delivery of ${d.subscriptionId} created at ${d.createdAt} (domain/ids.ts deliveryIdFor)`,
+    );
   }
   return deliveryKey(d.id)!;
 }
@@ -104,7 +174,11 @@ export function keyOfRow(d: Pick<Delivery, 'id' | 'subscriptionId' | 'createdAt'
  * Every attribute a whole row written in `state` carries beyond the delivery: its key, which is
  * its place in its subscription's listing, and the state's index attributes.
  */
-export function rowAttributes(d: Pick<Delivery, 'id' | 'subscriptionId' | 'createdAt'>, state: DeliveryState, updatedAt: string) {
+export function rowAttributes(
+  d: Pick<Delivery, 'id' | 'subscriptionId' | 'createdAt'>,
+  state: DeliveryState,
+  updatedAt: string,
+) {
   return { ...keyOfRow(d), ...indexAttributes(d.id, d.subscriptionId, state, updatedAt) };
 }
 
@@ -119,17 +193,26 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     if (expect.row === 'none') {
       // The first write of a delivery's attempt, whole: its outcome, or the row it waits in; over a row written before any attempt too.
       const { lastResponse: _once, ...item } = row;
-      return conditionHeld(this.db.send(new PutCommand({
-        TableName: this.table,
-        Item: { ...item, state, ...rowAttributes(row, state, row.updatedAt) },
-        ConditionExpression: 'attribute_not_exists(id) OR (#state = :pending AND #attemptSeq = :zero)',
-        ExpressionAttributeNames: { '#state': 'state', '#attemptSeq': 'attemptSeq' },
-        ExpressionAttributeValues: { ':pending': STATE.pending, ':zero': 0 },
-      })));
+      return conditionHeld(
+        this.db.send(
+          new PutCommand({
+            TableName: this.table,
+            Item: { ...item, state, ...rowAttributes(row, state, row.updatedAt) },
+            ConditionExpression: 'attribute_not_exists(id) OR (#state = :pending AND #attemptSeq = :zero)',
+            ExpressionAttributeNames: { '#state': 'state', '#attemptSeq': 'attemptSeq' },
+            ExpressionAttributeValues: { ':pending': STATE.pending, ':zero': 0 },
+          }),
+        ),
+      );
     }
     return this.transition(row.id, action, {
       // An earlier version's hold on a pending row (leaseUntil) means nothing to this one: it goes with the first write.
-      set: { ...changedBy(action, row), updatedAt: row.updatedAt, leaseUntil: undefined, ...indexAttributes(row.id, row.subscriptionId, state, row.updatedAt) },
+      set: {
+        ...changedBy(action, row),
+        updatedAt: row.updatedAt,
+        leaseUntil: undefined,
+        ...indexAttributes(row.id, row.subscriptionId, state, row.updatedAt),
+      },
       condition: '#attemptSeq = :seq',
       values: { ':seq': expect.attemptSeq },
     });
@@ -150,7 +233,9 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
       let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((id) => ({ ...deliveryKey(id)! }));
       for (let round = 0; keys && keys.length > 0; round++) {
         if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** round)));
-        const out: BatchGetCommandOutput = await this.db.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }));
+        const out: BatchGetCommandOutput = await this.db.send(
+          new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }),
+        );
         found.push(...(out.Responses?.[this.table] ?? []).map(toDelivery));
         keys = out.UnprocessedKeys?.[this.table]?.Keys;
       }
@@ -162,18 +247,35 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
   /** Only for a row an earlier version left claimed: this version claims nothing. */
   release(id: string, seq: number, nowIso: string): Promise<boolean> {
     return this.transition(id, 'release', {
-      set: { nextAttemptAt: nowIso, updatedAt: nowIso, leaseUntil: undefined, lastError: 'released: the worker holding this attempt stopped answering' },
+      set: {
+        nextAttemptAt: nowIso,
+        updatedAt: nowIso,
+        leaseUntil: undefined,
+        lastError: 'released: the worker holding this attempt stopped answering',
+      },
       condition: '#attemptSeq = :seq AND #leaseUntil < :now',
       values: { ':seq': seq, ':now': nowIso },
     });
   }
 
-  async replay(id: string, nowIso: string, giveUpAtIso: string, nextAttemptAtIso: string = nowIso): Promise<Delivery | undefined> {
+  async replay(
+    id: string,
+    nowIso: string,
+    giveUpAtIso: string,
+    nextAttemptAtIso: string = nowIso,
+  ): Promise<Delivery | undefined> {
     const key = deliveryKey(id);
     if (!key) return undefined;
     const from = stateCondition('replay');
     const expr = updateExpression(
-      { state: targetOf('replay'), attempts: 0, nextAttemptAt: nextAttemptAtIso, giveUpAt: giveUpAtIso, updatedAt: nowIso, activeShard: activeShardKey(id) },
+      {
+        state: targetOf('replay'),
+        attempts: 0,
+        nextAttemptAt: nextAttemptAtIso,
+        giveUpAt: giveUpAtIso,
+        updatedAt: nowIso,
+        activeShard: activeShardKey(id),
+      },
       ['lastError', 'dlShard', 'dlSubscriptionShard', 'expiresAt'],
     );
     const out = await ifConditionHolds(
@@ -195,8 +297,14 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
    * A page is read from the subscription's partitions of the table, merged in creation order
    * (whole rows, consistently: no index to lag) and filtered by state.
    */
-  async listBySubscription(request: PageRequest & { subscriptionId: string; state?: DeliveryState; order?: 'newest' | 'oldest' }): Promise<DeliveryPage> {
-    const index = deliveryIndexes.bySubscription(this.table, request.subscriptionId, request.order === 'oldest' ? 'ascending' : 'descending');
+  async listBySubscription(
+    request: PageRequest & { subscriptionId: string; state?: DeliveryState; order?: 'newest' | 'oldest' },
+  ): Promise<DeliveryPage> {
+    const index = deliveryIndexes.bySubscription(
+      this.table,
+      request.subscriptionId,
+      request.order === 'oldest' ? 'ascending' : 'descending',
+    );
     // A cursor is a position among one subscription's partitions: another's would read another listing.
     const reader = new ShardedReader(this.db, index, decodePosition(request.cursor, index));
     const items: Delivery[] = [];
@@ -242,7 +350,11 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
             ExclusiveStartKey: key,
           }),
         );
-        for (const item of out.Items ?? []) due.push({ id: idOfListKey(item[TABLE_KEYS[1]] as string), nextAttemptAt: item[active.sortAttribute] as string });
+        for (const item of out.Items ?? [])
+          due.push({
+            id: idOfListKey(item[TABLE_KEYS[1]] as string),
+            nextAttemptAt: item[active.sortAttribute] as string,
+          });
         key = out.LastEvaluatedKey as Key | undefined;
       } while (key && due.length < limit);
     }
@@ -266,15 +378,17 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     const conditionNames = Object.fromEntries(
       [...condition.matchAll(/#(\w+)/g)].map(([alias, name]) => [alias, name!]),
     );
-    return conditionHeld(this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: key,
-        ...expr,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: { ...expr.ExpressionAttributeNames, ...conditionNames },
-        ExpressionAttributeValues: { ...expr.ExpressionAttributeValues, ...from.values, ...spec.values },
-      }),
-    ));
+    return conditionHeld(
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: key,
+          ...expr,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: { ...expr.ExpressionAttributeNames, ...conditionNames },
+          ExpressionAttributeValues: { ...expr.ExpressionAttributeValues, ...from.values, ...spec.values },
+        }),
+      ),
+    );
   }
 }

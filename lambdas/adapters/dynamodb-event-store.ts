@@ -1,4 +1,11 @@
-import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+  type BatchGetCommandOutput,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_RETENTION, eventTtlFor, type RetentionPolicy } from '#domain/retention.ts';
 import type { EventRecord } from '#domain/types.ts';
 import type { EventStore, EventSummary, PutEventResult } from '#ports/event-store.ts';
@@ -62,7 +69,12 @@ export class DynamoDbEventStore implements EventStore {
           new BatchGetCommand({
             RequestItems: {
               // Listings only: the body stays behind (the same read units, far less to send and nothing to inflate).
-              [this.table]: { Keys: keys, ProjectionExpression: 'id, #type, tenantId, #audience, narrowedTo, subscriptionIds, deliveryIds, createdAt', ExpressionAttributeNames: { '#type': 'type', '#audience': 'audience' } },
+              [this.table]: {
+                Keys: keys,
+                ProjectionExpression:
+                  'id, #type, tenantId, #audience, narrowedTo, subscriptionIds, deliveryIds, createdAt',
+                ExpressionAttributeNames: { '#type': 'type', '#audience': 'audience' },
+              },
             },
           }),
         );
@@ -77,7 +89,9 @@ export class DynamoDbEventStore implements EventStore {
   async putIfAbsent(event: EventRecord): Promise<PutEventResult> {
     try {
       const item = eventItem(event, eventTtlFor(Date.parse(event.createdAt), this.retention));
-      await this.db.send(new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(id)' }));
+      await this.db.send(
+        new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(id)' }),
+      );
       return { kind: 'created' };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;

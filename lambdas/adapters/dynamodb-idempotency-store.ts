@@ -1,4 +1,10 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import type { BeginResult, IdempotencyRecord, IdempotencyStore } from '#ports/idempotency-store.ts';
 import { conditionHeld, isConditionFailure } from './dynamodb.ts';
 
@@ -16,22 +22,32 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
     private readonly table: string,
   ) {}
 
-  async begin(record: IdempotencyRecord & { owner: string; lockedUntil: string }, nowIso: string): Promise<BeginResult> {
+  async begin(
+    record: IdempotencyRecord & { owner: string; lockedUntil: string },
+    nowIso: string,
+  ): Promise<BeginResult> {
     for (let tries = 1; ; tries++) {
       try {
         await this.db.send(
           new PutCommand({
             TableName: this.table,
             Item: record,
-            ConditionExpression: 'attribute_not_exists(id) OR expiresAt <= :nowS OR (attribute_not_exists(#response) AND lockedUntil < :now AND fingerprint = :fp)',
+            ConditionExpression:
+              'attribute_not_exists(id) OR expiresAt <= :nowS OR (attribute_not_exists(#response) AND lockedUntil < :now AND fingerprint = :fp)',
             ExpressionAttributeNames: { '#response': 'response' },
-            ExpressionAttributeValues: { ':nowS': Math.floor(Date.parse(nowIso) / 1000), ':now': nowIso, ':fp': record.fingerprint },
+            ExpressionAttributeValues: {
+              ':nowS': Math.floor(Date.parse(nowIso) / 1000),
+              ':now': nowIso,
+              ':fp': record.fingerprint,
+            },
           }),
         );
         return { kind: 'started' };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
-        const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { id: record.id }, ConsistentRead: true }));
+        const out = await this.db.send(
+          new GetCommand({ TableName: this.table, Key: { id: record.id }, ConsistentRead: true }),
+        );
         if (out.Item) return { kind: 'exists', record: out.Item as IdempotencyRecord };
         if (tries >= BEGIN_TRIES) throw error;
       }
@@ -56,7 +72,13 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
   async release(id: string, owner: string): Promise<void> {
     await conditionHeld(
       this.db.send(
-        new DeleteCommand({ TableName: this.table, Key: { id }, ConditionExpression: '#owner = :owner', ExpressionAttributeNames: { '#owner': 'owner' }, ExpressionAttributeValues: { ':owner': owner } }),
+        new DeleteCommand({
+          TableName: this.table,
+          Key: { id },
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':owner': owner },
+        }),
       ),
     );
   }

@@ -1,6 +1,12 @@
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { INGEST_MANIFEST_SHARDS } from '#config/topology.ts';
-import type { EventLogEntry, EventLogRequest, IngestManifest, IngestManifestStore, ManifestWatermark } from '#ports/ingest-manifest-store.ts';
+import type {
+  EventLogEntry,
+  EventLogRequest,
+  IngestManifest,
+  IngestManifestStore,
+  ManifestWatermark,
+} from '#ports/ingest-manifest-store.ts';
 import { InvalidCursorError, type Page } from '#ports/page.ts';
 import { decodeCursor, encodeCursor } from '#ports/page.ts';
 import { conditionHeld } from './dynamodb.ts';
@@ -29,7 +35,14 @@ export function decodeLogCursor(cursor: string | undefined): LogCursor | undefin
   const value = decodeCursor<LogCursor>(cursor);
   if (value === undefined) return undefined;
   // A forged position would only read the wrong range, but it is refused like any cursor this store did not issue.
-  if (typeof value.k !== 'string' || !MANIFEST_KEY.test(value.k) || !Number.isInteger(value.n) || value.n < 0 || value.n > 100_000 || Object.keys(value).length !== 2) {
+  if (
+    typeof value.k !== 'string' ||
+    !MANIFEST_KEY.test(value.k) ||
+    !Number.isInteger(value.n) ||
+    value.n < 0 ||
+    value.n > 100_000 ||
+    Object.keys(value).length !== 2
+  ) {
     throw new InvalidCursorError();
   }
   return value;
@@ -53,12 +66,27 @@ export class DynamoDbIngestManifestStore implements IngestManifestStore {
 
   async watermarks(): Promise<readonly ManifestWatermark[]> {
     const out = await this.db.send(
-      new QueryCommand({ TableName: this.table, KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': 'shard' }, ExpressionAttributeValues: { ':pk': WATERMARKS }, ConsistentRead: true }),
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': 'shard' },
+        ExpressionAttributeValues: { ':pk': WATERMARKS },
+        ConsistentRead: true,
+      }),
     );
-    return (out.Items ?? []).map((i) => ({ shard: i.key as string, checkedBefore: i.checkedBefore as string, checked: (i.checked as string[] | undefined) ?? [] }));
+    return (out.Items ?? []).map((i) => ({
+      shard: i.key as string,
+      checkedBefore: i.checkedBefore as string,
+      checked: (i.checked as string[] | undefined) ?? [],
+    }));
   }
 
-  async listAfter(shard: string, afterKey: string, beforeIso: string, limit: number): Promise<readonly IngestManifest[]> {
+  async listAfter(
+    shard: string,
+    afterKey: string,
+    beforeIso: string,
+    limit: number,
+  ): Promise<readonly IngestManifest[]> {
     if (afterKey !== '' && afterKey >= beforeIso) return [];
     const found: IngestManifest[] = [];
     let start: Record<string, unknown> | undefined;
@@ -67,9 +95,14 @@ export class DynamoDbIngestManifestStore implements IngestManifestStore {
         new QueryCommand({
           TableName: this.table,
           // BETWEEN is inclusive: the watermark key itself (a manifest already checked) is dropped below.
-          KeyConditionExpression: afterKey === '' ? '#pk = :pk AND #sk < :before' : '#pk = :pk AND #sk BETWEEN :after AND :before',
+          KeyConditionExpression:
+            afterKey === '' ? '#pk = :pk AND #sk < :before' : '#pk = :pk AND #sk BETWEEN :after AND :before',
           ExpressionAttributeNames: { '#pk': 'shard', '#sk': 'key' },
-          ExpressionAttributeValues: { ':pk': shard, ':before': beforeIso, ...(afterKey === '' ? {} : { ':after': afterKey }) },
+          ExpressionAttributeValues: {
+            ':pk': shard,
+            ':before': beforeIso,
+            ...(afterKey === '' ? {} : { ':after': afterKey }),
+          },
           // Read what was just written: the watermark moves past whatever this answer leaves out.
           ConsistentRead: true,
           Limit: limit - found.length + 1,
@@ -89,7 +122,10 @@ export class DynamoDbIngestManifestStore implements IngestManifestStore {
           TableName: this.table,
           Item: { shard: WATERMARKS, key: next.shard, checkedBefore: next.checkedBefore, checked: [...next.checked] },
           ...(previous
-            ? { ConditionExpression: 'checkedBefore = :previous', ExpressionAttributeValues: { ':previous': previous.checkedBefore } }
+            ? {
+                ConditionExpression: 'checkedBefore = :previous',
+                ExpressionAttributeValues: { ':previous': previous.checkedBefore },
+              }
             : { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': 'shard' } }),
         }),
       ),
@@ -104,7 +140,18 @@ export class DynamoDbIngestManifestStore implements IngestManifestStore {
   async listEvents(request: EventLogRequest): Promise<Page<EventLogEntry>> {
     const cursor = decodeLogCursor(request.cursor);
     if (cursor && request.since && request.since > cursor.k) return { items: [] };
-    const readers = Array.from({ length: INGEST_MANIFEST_SHARDS }, (_, i) => new ShardReader(this.db, this.table, shardName(i), cursor?.k, request.since, Math.min(100, Math.ceil(request.limit / 4) + 1)));
+    const readers = Array.from(
+      { length: INGEST_MANIFEST_SHARDS },
+      (_, i) =>
+        new ShardReader(
+          this.db,
+          this.table,
+          shardName(i),
+          cursor?.k,
+          request.since,
+          Math.min(100, Math.ceil(request.limit / 4) + 1),
+        ),
+    );
     const items: EventLogEntry[] = [];
     let read = 0;
     for (;;) {
@@ -127,15 +174,26 @@ export class DynamoDbIngestManifestStore implements IngestManifestStore {
 }
 
 /** Event `i` of a manifest as the log lists it. */
-export function logEntry(manifest: Pick<IngestManifest, 'eventIds' | 'eventTypes' | 'eventTenants' | 'createdAt'>, i: number): EventLogEntry {
+export function logEntry(
+  manifest: Pick<IngestManifest, 'eventIds' | 'eventTypes' | 'eventTenants' | 'createdAt'>,
+  i: number,
+): EventLogEntry {
   const eventType = manifest.eventTypes?.[i];
   const tenantId = manifest.eventTenants?.[i];
-  return { eventId: manifest.eventIds[i]!, ...(eventType !== undefined ? { eventType } : {}), ...(tenantId ? { tenantId } : {}), createdAt: manifest.createdAt };
+  return {
+    eventId: manifest.eventIds[i]!,
+    ...(eventType !== undefined ? { eventType } : {}),
+    ...(tenantId ? { tenantId } : {}),
+    createdAt: manifest.createdAt,
+  };
 }
 
 /** Whether a log entry passes the request's filters. */
 export function matchesLog(request: Pick<EventLogRequest, 'type' | 'tenantId'>, entry: EventLogEntry): boolean {
-  return (request.type === undefined || entry.eventType === request.type) && (request.tenantId === undefined || entry.tenantId === request.tenantId);
+  return (
+    (request.type === undefined || entry.eventType === request.type) &&
+    (request.tenantId === undefined || entry.tenantId === request.tenantId)
+  );
 }
 
 /** The shard reader whose next manifest is the newest of all, or undefined when every shard is read to its end. */
@@ -176,7 +234,14 @@ class ShardReader {
   }
 
   async fill(): Promise<void> {
-    const range = this.upTo && this.since ? ' AND #sk BETWEEN :since AND :upTo' : this.upTo ? ' AND #sk <= :upTo' : this.since ? ' AND #sk >= :since' : '';
+    const range =
+      this.upTo && this.since
+        ? ' AND #sk BETWEEN :since AND :upTo'
+        : this.upTo
+          ? ' AND #sk <= :upTo'
+          : this.since
+            ? ' AND #sk >= :since'
+            : '';
     // Until a manifest arrives or the shard ends: the merge compares every shard's head, so none may be empty while it has more.
     do {
       const out = await this.db.send(
@@ -184,7 +249,11 @@ class ShardReader {
           TableName: this.table,
           KeyConditionExpression: `#pk = :pk${range}`,
           ExpressionAttributeNames: { '#pk': 'shard', '#sk': 'key', '#at': 'createdAt' },
-          ExpressionAttributeValues: { ':pk': this.shard, ...(this.upTo ? { ':upTo': this.upTo } : {}), ...(this.since ? { ':since': this.since } : {}) },
+          ExpressionAttributeValues: {
+            ':pk': this.shard,
+            ...(this.upTo ? { ':upTo': this.upTo } : {}),
+            ...(this.since ? { ':since': this.since } : {}),
+          },
           // The log needs neither the delivery ids nor the TTL: smaller answers, the same read units.
           ProjectionExpression: '#sk, #at, eventIds, eventTypes, eventTenants',
           ScanIndexForward: false,

@@ -1,4 +1,11 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import type { NoticeRecord, NoticeState, NoticeStore, Streak } from '#ports/notice-store.ts';
 import { conditionHeld, ifConditionHolds } from './dynamodb.ts';
 
@@ -66,14 +73,24 @@ export class DynamoDbNoticeStore implements NoticeStore {
         ),
       );
       if (put) return streak;
-      const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { subject: STREAKS_SUBJECT, key: streak.subscriptionId }, ConsistentRead: true }));
+      const out = await this.db.send(
+        new GetCommand({
+          TableName: this.table,
+          Key: { subject: STREAKS_SUBJECT, key: streak.subscriptionId },
+          ConsistentRead: true,
+        }),
+      );
       // Ended between the put and the read: try again (the next round's put wins or reads the next one).
       if (out.Item) return toStreak(out.Item);
     }
     throw new Error(`streak of ${streak.subscriptionId} kept starting and ending under this writer`);
   }
 
-  async noteOldestLive(subscriptionId: string, since: string, oldestLive: NonNullable<Streak['oldestLive']>): Promise<void> {
+  async noteOldestLive(
+    subscriptionId: string,
+    since: string,
+    oldestLive: NonNullable<Streak['oldestLive']>,
+  ): Promise<void> {
     await ifConditionHolds(
       this.db.send(
         new UpdateCommand({
@@ -136,7 +153,12 @@ export class DynamoDbNoticeStore implements NoticeStore {
     );
   }
 
-  async takeOver(subject: string, key: string, expectedLeaseUntil: string, leaseUntil: string): Promise<NoticeRecord | undefined> {
+  async takeOver(
+    subject: string,
+    key: string,
+    expectedLeaseUntil: string,
+    leaseUntil: string,
+  ): Promise<NoticeRecord | undefined> {
     const out = await ifConditionHolds(
       this.db.send(
         new UpdateCommand({
@@ -145,7 +167,12 @@ export class DynamoDbNoticeStore implements NoticeStore {
           UpdateExpression: 'SET #lease = :lease ADD #tries :one',
           ConditionExpression: '#state = :decided AND #lease = :expected',
           ExpressionAttributeNames: { '#lease': 'leaseUntil', '#tries': 'tries', '#state': 'state' },
-          ExpressionAttributeValues: { ':lease': leaseUntil, ':expected': expectedLeaseUntil, ':decided': DECIDED, ':one': 1 },
+          ExpressionAttributeValues: {
+            ':lease': leaseUntil,
+            ':expected': expectedLeaseUntil,
+            ':decided': DECIDED,
+            ':one': 1,
+          },
           ReturnValues: 'ALL_NEW',
         }),
       ),
@@ -153,22 +180,55 @@ export class DynamoDbNoticeStore implements NoticeStore {
     return out?.Attributes ? toNotice(out.Attributes) : undefined;
   }
 
-  async markSent(subject: string, key: string, leaseUntil: string, sentAt: string, channels: readonly string[]): Promise<boolean> {
-    return this.finish(subject, key, leaseUntil, 'SET #state = :to, #sentAt = :at, #channels = :channels REMOVE #lastError', {
-      names: { '#sentAt': 'sentAt', '#channels': 'channels', '#lastError': 'lastError' },
-      values: { ':to': 'sent' satisfies NoticeState, ':at': sentAt, ':channels': channels },
-    });
+  async markSent(
+    subject: string,
+    key: string,
+    leaseUntil: string,
+    sentAt: string,
+    channels: readonly string[],
+  ): Promise<boolean> {
+    return this.finish(
+      subject,
+      key,
+      leaseUntil,
+      'SET #state = :to, #sentAt = :at, #channels = :channels REMOVE #lastError',
+      {
+        names: { '#sentAt': 'sentAt', '#channels': 'channels', '#lastError': 'lastError' },
+        values: { ':to': 'sent' satisfies NoticeState, ':at': sentAt, ':channels': channels },
+      },
+    );
   }
 
-  async markFailed(subject: string, key: string, leaseUntil: string, error: string, retryAt: string, giveUp: boolean): Promise<boolean> {
-    return this.finish(subject, key, leaseUntil, giveUp ? 'SET #state = :to, #lastError = :error' : 'SET #lease = :retry, #lastError = :error', {
-      names: { '#lastError': 'lastError' },
-      values: giveUp ? { ':to': 'abandoned' satisfies NoticeState, ':error': error } : { ':retry': retryAt, ':error': error },
-    });
+  async markFailed(
+    subject: string,
+    key: string,
+    leaseUntil: string,
+    error: string,
+    retryAt: string,
+    giveUp: boolean,
+  ): Promise<boolean> {
+    return this.finish(
+      subject,
+      key,
+      leaseUntil,
+      giveUp ? 'SET #state = :to, #lastError = :error' : 'SET #lease = :retry, #lastError = :error',
+      {
+        names: { '#lastError': 'lastError' },
+        values: giveUp
+          ? { ':to': 'abandoned' satisfies NoticeState, ':error': error }
+          : { ':retry': retryAt, ':error': error },
+      },
+    );
   }
 
   /** An update of a decided notice whose lease is still `leaseUntil` (the holder's): a worker that lost it changes nothing. */
-  private finish(subject: string, key: string, leaseUntil: string, update: string, more: { names: Record<string, string>; values: Record<string, unknown> }): Promise<boolean> {
+  private finish(
+    subject: string,
+    key: string,
+    leaseUntil: string,
+    update: string,
+    more: { names: Record<string, string>; values: Record<string, unknown> },
+  ): Promise<boolean> {
     return conditionHeld(
       this.db.send(
         new UpdateCommand({

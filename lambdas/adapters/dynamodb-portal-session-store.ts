@@ -33,7 +33,12 @@ export class DynamoDbPortalSessionStore implements PortalSessionStore {
     return record(out.Item);
   }
 
-  async exchange(id: string, codeHash: string, tokenHash: string, nowIso: string): Promise<PortalSessionRecord | undefined> {
+  async exchange(
+    id: string,
+    codeHash: string,
+    tokenHash: string,
+    nowIso: string,
+  ): Promise<PortalSessionRecord | undefined> {
     const out = await ifConditionHolds(
       this.db.send(
         new UpdateCommand({
@@ -41,7 +46,13 @@ export class DynamoDbPortalSessionStore implements PortalSessionStore {
           Key: { id },
           UpdateExpression: 'SET #x = :now, #t = :t',
           ConditionExpression: '#c = :c AND attribute_not_exists(#x) AND attribute_not_exists(#r) AND #e > :now',
-          ExpressionAttributeNames: { '#x': 'exchangedAt', '#t': 'tokenHash', '#c': 'codeHash', '#r': 'revokedAt', '#e': 'endsAt' },
+          ExpressionAttributeNames: {
+            '#x': 'exchangedAt',
+            '#t': 'tokenHash',
+            '#c': 'codeHash',
+            '#r': 'revokedAt',
+            '#e': 'endsAt',
+          },
           ExpressionAttributeValues: { ':now': nowIso, ':t': tokenHash, ':c': codeHash },
           ReturnValues: 'ALL_NEW',
         }),

@@ -24,13 +24,18 @@ export class DynamoDbRateLimiter implements RateLimiter {
           UpdateExpression: 'ADD #count :one SET #exp = :exp',
           ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
           ExpressionAttributeNames: { '#count': 'count', '#exp': 'expiresAt' },
-          ExpressionAttributeValues: { ':one': 1, ':limit': limit.limit, ':exp': Math.ceil(window.resetAtMs / 1000) + 3600 },
+          ExpressionAttributeValues: {
+            ':one': 1,
+            ':limit': limit.limit,
+            ':exp': Math.ceil(window.resetAtMs / 1000) + 3600,
+          },
           ReturnValues: 'UPDATED_NEW',
         }),
       );
       return { kind: 'allowed', remaining: Math.max(0, limit.limit - Number(out.Attributes?.count ?? limit.limit)) };
     } catch (error) {
-      if (isConditionFailure(error)) return { kind: 'limited', retryAfterSeconds: retryAfterSeconds(nowMs, window.resetAtMs) };
+      if (isConditionFailure(error))
+        return { kind: 'limited', retryAfterSeconds: retryAfterSeconds(nowMs, window.resetAtMs) };
       throw error;
     }
   }

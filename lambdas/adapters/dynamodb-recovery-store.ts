@@ -1,4 +1,11 @@
-import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import type { ArchiveRecord } from '#domain/archive.ts';
 import { DEFAULT_RETENTION } from '#domain/retention.ts';
 import { isTerminal } from '#domain/states.ts';
@@ -38,13 +45,26 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
     this.events = tables.events ? new DynamoDbEventStore(db, tables.events) : undefined;
   }
 
-  async listCreated(request: PageRequest & { subscriptionId: string; createdFrom?: string; createdTo: string }): Promise<Page<Delivery>> {
-    const index = deliveryIndexes.bySubscription(this.tables.deliveries, request.subscriptionId, 'ascending', { from: request.createdFrom, to: request.createdTo });
+  async listCreated(
+    request: PageRequest & { subscriptionId: string; createdFrom?: string; createdTo: string },
+  ): Promise<Page<Delivery>> {
+    const index = deliveryIndexes.bySubscription(this.tables.deliveries, request.subscriptionId, 'ascending', {
+      from: request.createdFrom,
+      to: request.createdTo,
+    });
     return this.readIds(index, request);
   }
 
-  async listDeadLettersChanged(request: PageRequest & { subscriptionId?: string; changedFrom: string; changedTo: string }): Promise<Page<Delivery>> {
-    const index = deliveryIndexes.deadLetters(this.tables.deliveries, request.subscriptionId, 'ascending', { from: request.changedFrom, to: request.changedTo }, true);
+  async listDeadLettersChanged(
+    request: PageRequest & { subscriptionId?: string; changedFrom: string; changedTo: string },
+  ): Promise<Page<Delivery>> {
+    const index = deliveryIndexes.deadLetters(
+      this.tables.deliveries,
+      request.subscriptionId,
+      'ascending',
+      { from: request.changedFrom, to: request.changedTo },
+      true,
+    );
     return this.readIds(index, request);
   }
 
@@ -60,16 +80,17 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
     // No row can have an id of another layout: gone already, which the port counts as deleted.
     const key = deliveryKey(id);
     try {
-      if (key) await this.db.send(
-        new DeleteCommand({
-          TableName: this.tables.deliveries,
-          Key: key,
-          // Gone already (finishing an interrupted batch) is fine; changed since it was archived is not.
-          ConditionExpression: 'attribute_not_exists(id) OR #u = :u',
-          ExpressionAttributeNames: { '#u': 'updatedAt' },
-          ExpressionAttributeValues: { ':u': updatedAt },
-        }),
-      );
+      if (key)
+        await this.db.send(
+          new DeleteCommand({
+            TableName: this.tables.deliveries,
+            Key: key,
+            // Gone already (finishing an interrupted batch) is fine; changed since it was archived is not.
+            ConditionExpression: 'attribute_not_exists(id) OR #u = :u',
+            ExpressionAttributeNames: { '#u': 'updatedAt' },
+            ExpressionAttributeValues: { ':u': updatedAt },
+          }),
+        );
     } catch (error) {
       if (isConditionFailure(error)) return false;
       throw error;
@@ -109,7 +130,8 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
 
   async restore(record: ArchiveRecord, marker: RestoreMarker): Promise<boolean> {
     const d = record.delivery;
-    if (!isTerminal(d.state)) throw new Error(`archived delivery ${d.id} is ${d.state}: only terminal deliveries are archived`);
+    if (!isTerminal(d.state))
+      throw new Error(`archived delivery ${d.id} is ${d.state}: only terminal deliveries are archived`);
     // TTL from the hold, not from the row's own dates: those are months old and TTL would delete the row at once.
     const expiresAt = Math.floor(Date.parse(marker.until) / 1000) + DEFAULT_RETENTION.ttlSafetyMarginDays * 86_400;
     // Keyed before anything is written: a record whose id is not of this layout is refused whole, leaving nothing behind.
@@ -120,7 +142,10 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
     }
     if (record.event) {
       const { id, type, body, createdAt } = record.event;
-      await this.restoreEvent({ id, type, body, createdAt, subscriptionIds: [d.subscriptionId], deliveryIds: [d.id] }, expiresAt);
+      await this.restoreEvent(
+        { id, type, body, createdAt, subscriptionIds: [d.subscriptionId], deliveryIds: [d.id] },
+        expiresAt,
+      );
     }
     const item = { ...d, restored: marker, ...row, expiresAt };
     return this.putIfAbsent(this.tables.deliveries, item, 'id');
@@ -138,7 +163,9 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
       if (await this.putIfAbsent(table, eventItem(event, expiresAt), 'id')) return;
       await this.events!.extendRetention(event.id, expiresAt);
       // Still there after the extension: kept until `expiresAt` at least (or for ever, with no TTL).
-      const out = await this.db.send(new GetCommand({ TableName: table, Key: { id: event.id }, ConsistentRead: true, ProjectionExpression: 'id' }));
+      const out = await this.db.send(
+        new GetCommand({ TableName: table, Key: { id: event.id }, ConsistentRead: true, ProjectionExpression: 'id' }),
+      );
       if (out.Item) return;
     }
     throw new Error(`event ${event.id} kept disappearing while it was being restored`);
@@ -151,6 +178,10 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
   }
 
   private async putIfAbsent(table: string, item: Record<string, unknown>, keyName: string): Promise<boolean> {
-    return conditionHeld(this.db.send(new PutCommand({ TableName: table, Item: item, ConditionExpression: `attribute_not_exists(${keyName})` })));
+    return conditionHeld(
+      this.db.send(
+        new PutCommand({ TableName: table, Item: item, ConditionExpression: `attribute_not_exists(${keyName})` }),
+      ),
+    );
   }
 }

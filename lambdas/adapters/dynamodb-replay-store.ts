@@ -1,4 +1,10 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import type { ReplayRecord } from '#domain/replay.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { ReplayProgress, ReplayStore } from '#ports/replay-store.ts';
@@ -59,46 +65,49 @@ export class DynamoDbReplayStore implements ReplayStore {
   }
 
   async acquire(id: string, owner: string, leaseUntil: string, nowIso: string): Promise<ReplayRecord | undefined> {
-    const out = await ifConditionHolds(this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { id },
-        UpdateExpression: 'SET #owner = :owner, #lease = :lease',
-        ConditionExpression: '#status = :running AND (attribute_not_exists(#lease) OR #lease < :now OR #owner = :owner)',
-        ExpressionAttributeNames: { '#owner': 'leaseOwner', '#lease': 'leaseUntil', '#status': 'status' },
-        ExpressionAttributeValues: { ':owner': owner, ':lease': leaseUntil, ':now': nowIso, ':running': 'running' },
-        ReturnValues: 'ALL_NEW',
-      }),
-    ));
+    const out = await ifConditionHolds(
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          UpdateExpression: 'SET #owner = :owner, #lease = :lease',
+          ConditionExpression:
+            '#status = :running AND (attribute_not_exists(#lease) OR #lease < :now OR #owner = :owner)',
+          ExpressionAttributeNames: { '#owner': 'leaseOwner', '#lease': 'leaseUntil', '#status': 'status' },
+          ExpressionAttributeValues: { ':owner': owner, ':lease': leaseUntil, ':now': nowIso, ':running': 'running' },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
     return out && toRecord(out.Attributes!);
   }
 
   async checkpoint(id: string, owner: string, p: ReplayProgress): Promise<boolean> {
     const done = p.status !== 'running';
-    const expr = updateExpression(
-      {
-        matched: p.matched,
-        replayed: p.replayed,
-        skipped: p.skipped,
-        sample: p.sample,
-        cursor: p.cursor,
-        status: p.status,
-        finishedAt: p.finishedAt,
-        leaseUntil: p.leaseUntil,
-        updatedAt: p.updatedAt,
-        runKey: done ? undefined : RUN_KEY,
-      },
+    const expr = updateExpression({
+      matched: p.matched,
+      replayed: p.replayed,
+      skipped: p.skipped,
+      sample: p.sample,
+      cursor: p.cursor,
+      status: p.status,
+      finishedAt: p.finishedAt,
+      leaseUntil: p.leaseUntil,
+      updatedAt: p.updatedAt,
+      runKey: done ? undefined : RUN_KEY,
+    });
+    return conditionHeld(
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          ...expr,
+          ConditionExpression: '#leaseOwner = :owner AND #status = :running',
+          ExpressionAttributeNames: { ...expr.ExpressionAttributeNames, '#leaseOwner': 'leaseOwner' },
+          ExpressionAttributeValues: { ...expr.ExpressionAttributeValues, ':owner': owner, ':running': 'running' },
+        }),
+      ),
     );
-    return conditionHeld(this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { id },
-        ...expr,
-        ConditionExpression: '#leaseOwner = :owner AND #status = :running',
-        ExpressionAttributeNames: { ...expr.ExpressionAttributeNames, '#leaseOwner': 'leaseOwner' },
-        ExpressionAttributeValues: { ...expr.ExpressionAttributeValues, ':owner': owner, ':running': 'running' },
-      }),
-    ));
   }
 
   async listStalled(nowIso: string, limit: number): Promise<readonly string[]> {

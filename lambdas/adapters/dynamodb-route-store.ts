@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import type { Audience } from '#domain/audience.ts';
 import { patternSegment, type RouteEntry, type RouteTarget } from '#domain/routing.ts';
 import { INDEXES } from '#config/topology.ts';
@@ -57,12 +64,28 @@ export class DynamoDbRouteStore implements RouteStore {
   ) {}
 
   async lookup(audience: Audience, segments: readonly string[]): Promise<readonly RouteEntry[]> {
-    const reads = audience.kind === 'all'
-      ? segments.map((s) => this.cached(`*|${s}`, () => this.query({ IndexName: INDEXES.routes.bySegment, KeyConditionExpression: '#k = :k', ExpressionAttributeNames: { '#k': 'segment' }, ExpressionAttributeValues: { ':k': s } })))
-      : segments.map((s) => {
-          const route = routePartition(audience.kind === 'tenant' ? audience.tenantId : undefined, s);
-          return this.cached(route, () => this.query({ KeyConditionExpression: '#k = :k', ExpressionAttributeNames: { '#k': 'route' }, ExpressionAttributeValues: { ':k': route } }));
-        });
+    const reads =
+      audience.kind === 'all'
+        ? segments.map((s) =>
+            this.cached(`*|${s}`, () =>
+              this.query({
+                IndexName: INDEXES.routes.bySegment,
+                KeyConditionExpression: '#k = :k',
+                ExpressionAttributeNames: { '#k': 'segment' },
+                ExpressionAttributeValues: { ':k': s },
+              }),
+            ),
+          )
+        : segments.map((s) => {
+            const route = routePartition(audience.kind === 'tenant' ? audience.tenantId : undefined, s);
+            return this.cached(route, () =>
+              this.query({
+                KeyConditionExpression: '#k = :k',
+                ExpressionAttributeNames: { '#k': 'route' },
+                ExpressionAttributeValues: { ':k': route },
+              }),
+            );
+          });
     return (await Promise.all(reads)).flat();
   }
 
@@ -98,14 +121,27 @@ export class DynamoDbRouteStore implements RouteStore {
       entries.map((e) => {
         const segment = patternSegment(e.pattern);
         const item: EntryItem = {
-          route: routePartition(e.target.tenantId, segment), entry: entryKey(e.pattern, e.target.id), segment,
-          pattern: e.pattern, v: e.version, live: e.live, target: e.target, ...(e.live ? {} : { expiresAt }),
+          route: routePartition(e.target.tenantId, segment),
+          entry: entryKey(e.pattern, e.target.id),
+          segment,
+          pattern: e.pattern,
+          v: e.version,
+          live: e.live,
+          target: e.target,
+          ...(e.live ? {} : { expiresAt }),
         };
         // Refused when the index already holds this version or a newer one: nothing to do.
-        return conditionHeld(this.db.send(new PutCommand({
-          TableName: this.table, Item: item,
-          ConditionExpression: 'attribute_not_exists(#v) OR #v < :v', ExpressionAttributeNames: { '#v': 'v' }, ExpressionAttributeValues: { ':v': e.version },
-        })));
+        return conditionHeld(
+          this.db.send(
+            new PutCommand({
+              TableName: this.table,
+              Item: item,
+              ConditionExpression: 'attribute_not_exists(#v) OR #v < :v',
+              ExpressionAttributeNames: { '#v': 'v' },
+              ExpressionAttributeValues: { ':v': e.version },
+            }),
+          ),
+        );
       }),
     );
     this.cache.clear();
@@ -113,7 +149,9 @@ export class DynamoDbRouteStore implements RouteStore {
 
   async noteIntent(subscriptionId: string, nowIso: string): Promise<RouteIntent> {
     const intent: RouteIntent = { subscriptionId, key: randomUUID(), at: nowIso };
-    await this.db.send(new PutCommand({ TableName: this.table, Item: { route: INTENTS, entry: intentKey(intent), ...intent } }));
+    await this.db.send(
+      new PutCommand({ TableName: this.table, Item: { route: INTENTS, entry: intentKey(intent), ...intent } }),
+    );
     return intent;
   }
 
@@ -122,15 +160,27 @@ export class DynamoDbRouteStore implements RouteStore {
   }
 
   async intents(beforeIso: string, limit: number): Promise<readonly RouteIntent[]> {
-    const out = await this.db.send(new QueryCommand({
-      TableName: this.table, KeyConditionExpression: '#k = :k AND #e < :before', ExpressionAttributeNames: { '#k': 'route', '#e': 'entry' },
-      ExpressionAttributeValues: { ':k': INTENTS, ':before': beforeIso }, ConsistentRead: true, Limit: limit,
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: '#k = :k AND #e < :before',
+        ExpressionAttributeNames: { '#k': 'route', '#e': 'entry' },
+        ExpressionAttributeValues: { ':k': INTENTS, ':before': beforeIso },
+        ConsistentRead: true,
+        Limit: limit,
+      }),
+    );
+    return (out.Items ?? []).map((i) => ({
+      subscriptionId: i.subscriptionId as string,
+      key: i.key as string,
+      at: i.at as string,
     }));
-    return (out.Items ?? []).map((i) => ({ subscriptionId: i.subscriptionId as string, key: i.key as string, at: i.at as string }));
   }
 
   async status(): Promise<RouteIndexStatus | undefined> {
-    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: ROUTE_STATUS_KEY, ConsistentRead: true }));
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: ROUTE_STATUS_KEY, ConsistentRead: true }),
+    );
     if (!out.Item) return undefined;
     const { route: _r, entry: _e, ...status } = out.Item;
     return status as unknown as RouteIndexStatus;
@@ -138,10 +188,17 @@ export class DynamoDbRouteStore implements RouteStore {
 
   async setStatus(status: RouteIndexStatus): Promise<void> {
     // A built index stays built: a slower builder's progress never overwrites the one that finished.
-    await conditionHeld(this.db.send(new PutCommand({
-      TableName: this.table, Item: { ...ROUTE_STATUS_KEY, ...status },
-      ConditionExpression: 'attribute_not_exists(#k) OR #k <> :built', ExpressionAttributeNames: { '#k': 'kind' }, ExpressionAttributeValues: { ':built': 'built' },
-    })));
+    await conditionHeld(
+      this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...ROUTE_STATUS_KEY, ...status },
+          ConditionExpression: 'attribute_not_exists(#k) OR #k <> :built',
+          ExpressionAttributeNames: { '#k': 'kind' },
+          ExpressionAttributeValues: { ':built': 'built' },
+        }),
+      ),
+    );
   }
 }
 

@@ -1,4 +1,12 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { INDEXES } from '#config/topology.ts';
 import type { ListedSubscription, SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
@@ -33,7 +41,8 @@ function toItem(subscription: Subscription): Record<string, unknown> {
   return { ...rest, ...(routedPatterns?.length ? { routedPatterns: new Set(routedPatterns) } : {}) };
 }
 
-const fromItems = (items: Record<string, unknown>[] | undefined): Subscription[] => (items ?? []).map((i) => fromItem(i)!);
+const fromItems = (items: Record<string, unknown>[] | undefined): Subscription[] =>
+  (items ?? []).map((i) => fromItem(i)!);
 
 /** Dead letters of one subscription that go as one write: how many, and the earliest and latest time among them. */
 interface DeadLetterNote {
@@ -51,7 +60,10 @@ interface DeadLetterNote {
 export class DynamoDbSubscriptionStore implements SubscriptionStore {
   private readonly byId = new Map<string, { at: number; item: Promise<Subscription | undefined> }>();
   /** Per subscription: the dead-letter note being written, and the notes waiting to go next as one write. */
-  private readonly deadLetterNotes = new Map<string, { done: Promise<void>; next?: { note: DeadLetterNote; written: Promise<Subscription | undefined> } | undefined }>();
+  private readonly deadLetterNotes = new Map<
+    string,
+    { done: Promise<void>; next?: { note: DeadLetterNote; written: Promise<Subscription | undefined> } | undefined }
+  >();
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -62,8 +74,15 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
 
   async create(subscription: Subscription & { readonly secrets: SealedSecrets }): Promise<void> {
     // The type says so; this holds it at run time too (a cast, a JavaScript caller).
-    if (!SEALED_SCHEMES.has(subscription.secrets?.scheme)) throw new TypeError('subscriptions are stored with sealed secrets only');
-    await this.db.send(new PutCommand({ TableName: this.table, Item: toItem(subscription), ConditionExpression: 'attribute_not_exists(id)' }));
+    if (!SEALED_SCHEMES.has(subscription.secrets?.scheme))
+      throw new TypeError('subscriptions are stored with sealed secrets only');
+    await this.db.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: toItem(subscription),
+        ConditionExpression: 'attribute_not_exists(id)',
+      }),
+    );
     this.dropCaches();
   }
 
@@ -104,10 +123,19 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
   async list(request: PageRequest & { tenantId?: string }): Promise<Page<ListedSubscription>> {
     if (!request.tenantId) return this.scanPage(request);
     const tenantId = request.tenantId;
-    return this.paged(request, (page) => new QueryCommand({
-      TableName: this.table, IndexName: INDEXES.subscriptions.byTenant, ...page, ScanIndexForward: false,
-      KeyConditionExpression: '#t = :t', ExpressionAttributeNames: { '#t': 'tenantId' }, ExpressionAttributeValues: { ':t': tenantId },
-    }));
+    return this.paged(
+      request,
+      (page) =>
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: INDEXES.subscriptions.byTenant,
+          ...page,
+          ScanIndexForward: false,
+          KeyConditionExpression: '#t = :t',
+          ExpressionAttributeNames: { '#t': 'tenantId' },
+          ExpressionAttributeValues: { ':t': tenantId },
+        }),
+    );
   }
 
   scanPage(request: PageRequest): Promise<Page<Subscription>> {
@@ -115,12 +143,22 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
   }
 
   /** Reads until `limit` items or the end, the cursor being the last key read. */
-  private async paged(request: PageRequest, command: (page: { Limit: number; ExclusiveStartKey?: Record<string, string> }) => QueryCommand | ScanCommand): Promise<Page<Subscription>> {
+  private async paged(
+    request: PageRequest,
+    command: (page: { Limit: number; ExclusiveStartKey?: Record<string, string> }) => QueryCommand | ScanCommand,
+  ): Promise<Page<Subscription>> {
     let key = decodeCursor<Record<string, string>>(request.cursor);
     const items: Subscription[] = [];
     do {
       const startKey = key;
-      const out = await fromCursor(startKey, () => this.db.send(command({ Limit: request.limit - items.length, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }) as QueryCommand));
+      const out = await fromCursor(startKey, () =>
+        this.db.send(
+          command({
+            Limit: request.limit - items.length,
+            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+          }) as QueryCommand,
+        ),
+      );
       items.push(...fromItems(out.Items));
       key = out.LastEvaluatedKey as Record<string, string> | undefined;
     } while (key && items.length < request.limit);
@@ -131,14 +169,22 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     const items: Subscription[] = [];
     let key: Record<string, unknown> | undefined;
     do {
-      const out = await this.db.send(new ScanCommand({ TableName: this.table, ExclusiveStartKey: key, ConsistentRead: true }));
+      const out = await this.db.send(
+        new ScanCommand({ TableName: this.table, ExclusiveStartKey: key, ConsistentRead: true }),
+      );
       items.push(...fromItems(out.Items));
       key = out.LastEvaluatedKey;
     } while (key);
     return items;
   }
 
-  async setState(id: string, state: SubscriptionState, reason: string, nowIso: string, onlyFrom?: SubscriptionState): Promise<Subscription | undefined> {
+  async setState(
+    id: string,
+    state: SubscriptionState,
+    reason: string,
+    nowIso: string,
+    onlyFrom?: SubscriptionState,
+  ): Promise<Subscription | undefined> {
     const out = await ifConditionHolds(
       this.db.send(
         new UpdateCommand({
@@ -147,8 +193,20 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
           // A state decides whether the subscription takes deliveries: a routing change.
           UpdateExpression: 'SET #s = :s, #r = :r, #c = :now, #u = :now ADD #rv :one',
           ConditionExpression: onlyFrom ? 'attribute_exists(id) AND #s = :from' : 'attribute_exists(id)',
-          ExpressionAttributeNames: { '#s': 'state', '#r': 'stateReason', '#c': 'stateChangedAt', '#u': 'updatedAt', '#rv': 'routeVersion' },
-          ExpressionAttributeValues: { ':s': state, ':r': reason, ':now': nowIso, ':one': 1, ...(onlyFrom ? { ':from': onlyFrom } : {}) },
+          ExpressionAttributeNames: {
+            '#s': 'state',
+            '#r': 'stateReason',
+            '#c': 'stateChangedAt',
+            '#u': 'updatedAt',
+            '#rv': 'routeVersion',
+          },
+          ExpressionAttributeValues: {
+            ':s': state,
+            ':r': reason,
+            ':now': nowIso,
+            ':one': 1,
+            ...(onlyFrom ? { ':from': onlyFrom } : {}),
+          },
           ReturnValues: 'ALL_NEW',
         }),
       ),
@@ -162,11 +220,25 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     // null removes a field (updateExpression removes what is undefined).
     const set = Object.fromEntries(Object.entries(change).map(([k, v]) => [k, v === null ? undefined : v]));
     // Every edit may change routing (event types, the deadline, the rate limit); new patterns join the routed set.
-    return this.editLive(id, { ...set, updatedAt: nowIso }, undefined, { routeVersion: 1, ...(change.eventTypes ? { routedPatterns: new Set(change.eventTypes) } : {}) });
+    return this.editLive(id, { ...set, updatedAt: nowIso }, undefined, {
+      routeVersion: 1,
+      ...(change.eventTypes ? { routedPatterns: new Set(change.eventTypes) } : {}),
+    });
   }
 
-  async replaceSecrets(id: string, secrets: RotatedSecrets, nowIso: string, expectedSecretsVersion: number | undefined): Promise<Subscription | undefined> {
-    const set = { secrets: secrets.sealed, secretExpiry: secrets.expiry, publicKeys: secrets.publicKeys, updatedAt: nowIso, secretsVersion: (expectedSecretsVersion ?? 0) + 1 };
+  async replaceSecrets(
+    id: string,
+    secrets: RotatedSecrets,
+    nowIso: string,
+    expectedSecretsVersion: number | undefined,
+  ): Promise<Subscription | undefined> {
+    const set = {
+      secrets: secrets.sealed,
+      secretExpiry: secrets.expiry,
+      publicKeys: secrets.publicKeys,
+      updatedAt: nowIso,
+      secretsVersion: (expectedSecretsVersion ?? 0) + 1,
+    };
     return this.editLive(id, set, expectedSecretsVersion ?? null);
   }
 
@@ -174,10 +246,19 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
    * One SET/REMOVE on a row that exists and is not deleted (and, if given, whose secrets are
    * still at `expectedSecretsVersion`, null for never replaced); the updated row, or undefined.
    */
-  private async editLive(id: string, set: Record<string, unknown>, expectedSecretsVersion?: number | null, add: Record<string, unknown> = {}): Promise<Subscription | undefined> {
+  private async editLive(
+    id: string,
+    set: Record<string, unknown>,
+    expectedSecretsVersion?: number | null,
+    add: Record<string, unknown> = {},
+  ): Promise<Subscription | undefined> {
     const expression = updateExpression(set, [], add);
     const unchanged =
-      expectedSecretsVersion === undefined ? '' : expectedSecretsVersion === null ? ' AND attribute_not_exists(#secretsVersion)' : ' AND #secretsVersion = :expected';
+      expectedSecretsVersion === undefined
+        ? ''
+        : expectedSecretsVersion === null
+          ? ' AND attribute_not_exists(#secretsVersion)'
+          : ' AND #secretsVersion = :expected';
     const out = await ifConditionHolds(
       this.db.send(
         new UpdateCommand({
@@ -276,27 +357,38 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
       return this.writeDeadLetters(id, note);
     });
     // Settled either way; the slot goes once nothing waits behind it.
-    const done: Promise<void> = written.then(() => undefined, () => undefined).then(() => {
-      const current = this.deadLetterNotes.get(id);
-      if (current?.done === done && !current.next) this.deadLetterNotes.delete(id);
-    });
+    const done: Promise<void> = written
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .then(() => {
+        const current = this.deadLetterNotes.get(id);
+        if (current?.done === done && !current.next) this.deadLetterNotes.delete(id);
+      });
     this.deadLetterNotes.set(id, { done, ...(slot ? { next: { note, written } } : {}) });
     return written;
   }
 
   private async writeDeadLetters(id: string, note: DeadLetterNote): Promise<Subscription | undefined> {
-    const out = await ifConditionHolds(this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { id },
-        // One write: the streak starts at the first dead letter and only ever grows until cleared.
-        UpdateExpression: 'SET #since = if_not_exists(#since, :first), #last = :last ADD #count :n',
-        ConditionExpression: 'attribute_exists(id)',
-        ExpressionAttributeNames: { '#since': 'deadLetteringSince', '#last': 'lastDeadLetterAt', '#count': 'deadLetterStreak' },
-        ExpressionAttributeValues: { ':first': note.first, ':last': note.last, ':n': note.count },
-        ReturnValues: 'ALL_NEW',
-      }),
-    ));
+    const out = await ifConditionHolds(
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          // One write: the streak starts at the first dead letter and only ever grows until cleared.
+          UpdateExpression: 'SET #since = if_not_exists(#since, :first), #last = :last ADD #count :n',
+          ConditionExpression: 'attribute_exists(id)',
+          ExpressionAttributeNames: {
+            '#since': 'deadLetteringSince',
+            '#last': 'lastDeadLetterAt',
+            '#count': 'deadLetterStreak',
+          },
+          ExpressionAttributeValues: { ':first': note.first, ':last': note.last, ':n': note.count },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
     return fromItem(out?.Attributes);
   }
 
@@ -308,7 +400,11 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
           Key: { id },
           UpdateExpression: 'REMOVE #since, #last, #count',
           ConditionExpression: 'attribute_exists(#since)',
-          ExpressionAttributeNames: { '#since': 'deadLetteringSince', '#last': 'lastDeadLetterAt', '#count': 'deadLetterStreak' },
+          ExpressionAttributeNames: {
+            '#since': 'deadLetteringSince',
+            '#last': 'lastDeadLetterAt',
+            '#count': 'deadLetterStreak',
+          },
         }),
       );
     } catch (error) {

@@ -55,7 +55,9 @@ export function listCaughtMail(dir: string): readonly CaughtMail[] {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  return names.map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as CaughtMail).sort((a, b) => a.receivedAt.localeCompare(b.receivedAt) || a.id.localeCompare(b.id));
+  return names
+    .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as CaughtMail)
+    .sort((a, b) => a.receivedAt.localeCompare(b.receivedAt) || a.id.localeCompare(b.id));
 }
 
 /** The catcher's folder as a Mailbox, for the operator console (GET /v1/mail, local runtime only). */

@@ -13,7 +13,9 @@ export class FolderDashboardAssets implements DashboardAssets {
 
   file(name: DashboardFileName): Promise<string | undefined> {
     this.files ??= Promise.all(
-      DASHBOARD_FILES.map(async (f) => [f, await readFile(new URL(f, this.folder), 'utf8').catch(() => undefined)] as const),
+      DASHBOARD_FILES.map(
+        async (f) => [f, await readFile(new URL(f, this.folder), 'utf8').catch(() => undefined)] as const,
+      ),
     ).then((entries) => new Map(entries.filter((e): e is readonly [DashboardFileName, string] => e[1] !== undefined)));
     return this.files.then((files) => files.get(name));
   }

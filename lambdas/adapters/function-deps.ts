@@ -11,7 +11,9 @@ export type { BuildOptions, Clients } from './deps/factory.ts';
 /** The dependencies function `fn`'s declared environment provides (what FunctionDeps<fn> names). */
 export function providedTo(fn: FunctionKey, env: Env = {}): readonly ProvidedDep[] {
   const declared = new Set<string>(Object.keys(readDeclared(fn, env)));
-  return (Object.keys(PROVIDED_BY) as ProvidedDep[]).filter((dep) => PROVIDED_BY[dep].every((name) => declared.has(name)));
+  return (Object.keys(PROVIDED_BY) as ProvidedDep[]).filter((dep) =>
+    PROVIDED_BY[dep].every((name) => declared.has(name)),
+  );
 }
 
 function readDeclared(fn: FunctionKey, env: Env): Vars {
@@ -26,9 +28,18 @@ function readDeclared(fn: FunctionKey, env: Env): Vars {
  * (deps/all-factories.ts). A dependency the
  * environment does not provide is absent, in the type as at run time.
  */
-export function buildDeps<F extends FunctionKey>(fn: F, env: Env, options: BuildOptions, factories: FactoriesFor<F>): FunctionDeps<F> {
+export function buildDeps<F extends FunctionKey>(
+  fn: F,
+  env: Env,
+  options: BuildOptions,
+  factories: FactoriesFor<F>,
+): FunctionDeps<F> {
   const vars = readDeclared(fn, env);
-  const shared: Shared = { clock: options.clock ?? systemClock, db: documentClient(options.clients?.dynamodb), options };
+  const shared: Shared = {
+    clock: options.clock ?? systemClock,
+    db: documentClient(options.clients?.dynamodb),
+    options,
+  };
   const make = factories as Partial<Factories>;
   const provided = Object.fromEntries(
     providedTo(fn, env).map((dep) => {
@@ -38,7 +49,12 @@ export function buildDeps<F extends FunctionKey>(fn: F, env: Env, options: Build
       return [dep, factory(vars, shared)];
     }),
   );
-  return { ...provided, clock: shared.clock, metrics: options.metrics, resolver: new DnsHostResolver() } as unknown as FunctionDeps<F>;
+  return {
+    ...provided,
+    clock: shared.clock,
+    metrics: options.metrics,
+    resolver: new DnsHostResolver(),
+  } as unknown as FunctionDeps<F>;
 }
 
 export function sweepGraceSeconds(env: Env): number {

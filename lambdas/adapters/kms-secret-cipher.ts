@@ -23,11 +23,21 @@ export class KmsSecretSealer implements SecretSealer {
   ) {}
 
   async seal(subscriptionId: string, secrets: readonly string[]): Promise<SealedSecrets> {
-    const out = await this.kms.send(new GenerateDataKeyCommand({ KeyId: this.keyId, KeySpec: 'AES_256', EncryptionContext: secretsContext(subscriptionId) }));
+    const out = await this.kms.send(
+      new GenerateDataKeyCommand({
+        KeyId: this.keyId,
+        KeySpec: 'AES_256',
+        EncryptionContext: secretsContext(subscriptionId),
+      }),
+    );
     if (!out.Plaintext || !out.CiphertextBlob) throw new SealedSecretsError('KMS GenerateDataKey returned no data key');
     const dataKey = Buffer.from(out.Plaintext);
     try {
-      return { scheme: 'kms-v1', key: Buffer.from(out.CiphertextBlob).toString('base64'), ...encryptSecrets(dataKey, 'kms-v1', subscriptionId, secrets) };
+      return {
+        scheme: 'kms-v1',
+        key: Buffer.from(out.CiphertextBlob).toString('base64'),
+        ...encryptSecrets(dataKey, 'kms-v1', subscriptionId, secrets),
+      };
     } finally {
       // The plaintext data key is needed for this one encryption only.
       dataKey.fill(0);
@@ -86,7 +96,11 @@ export class KmsSecretOpener implements SecretOpener {
 
   private async decrypt(subscriptionId: string, encryptedKey: string): Promise<Uint8Array> {
     const out = await this.kms.send(
-      new DecryptCommand({ KeyId: this.keyId, CiphertextBlob: Buffer.from(encryptedKey, 'base64'), EncryptionContext: secretsContext(subscriptionId) }),
+      new DecryptCommand({
+        KeyId: this.keyId,
+        CiphertextBlob: Buffer.from(encryptedKey, 'base64'),
+        EncryptionContext: secretsContext(subscriptionId),
+      }),
     );
     if (!out.Plaintext) throw new SealedSecretsError('KMS Decrypt returned no data key');
     return out.Plaintext;

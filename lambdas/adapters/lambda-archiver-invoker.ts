@@ -9,11 +9,16 @@ export class LambdaArchiverInvoker implements ArchiverInvoker {
   ) {}
 
   async invoke(payload: ArchiverPayload): Promise<unknown> {
-    const out = await this.client.send(new InvokeCommand({ FunctionName: this.functionName, Payload: Buffer.from(JSON.stringify(payload)) }));
+    const out = await this.client.send(
+      new InvokeCommand({ FunctionName: this.functionName, Payload: Buffer.from(JSON.stringify(payload)) }),
+    );
     const text = out.Payload ? Buffer.from(out.Payload).toString('utf8') : '';
     const result: unknown = text ? JSON.parse(text) : undefined;
     // A function error (a crash, a timeout) is not a refusal: it fails this request as a 500 and shows in the archiver's Errors metric.
-    if (out.FunctionError) throw new Error(`the archiver function failed: ${(result as { errorMessage?: string } | undefined)?.errorMessage ?? text}`);
+    if (out.FunctionError)
+      throw new Error(
+        `the archiver function failed: ${(result as { errorMessage?: string } | undefined)?.errorMessage ?? text}`,
+      );
     return result;
   }
 }

@@ -25,7 +25,8 @@ export function loadLocalSecretsKey(dataDir: string): Buffer {
   // A key file from a copy or an older start may have been left wider; it is the owner's only.
   chmodSync(file, 0o600);
   const key = readFileSync(file);
-  if (key.length !== KEY_BYTES) throw new SealedSecretsError(`${file} holds ${key.length} bytes, not a ${KEY_BYTES}-byte key`);
+  if (key.length !== KEY_BYTES)
+    throw new SealedSecretsError(`${file} holds ${key.length} bytes, not a ${KEY_BYTES}-byte key`);
   return key;
 }
 

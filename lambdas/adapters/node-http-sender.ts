@@ -23,7 +23,12 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
       if (err) return callback(err, '', 0);
       const list = addresses as unknown as LookupAddress[];
       const bad = allowPrivate ? undefined : list.find((a) => isForbiddenAddress(a.address));
-      if (bad) return callback(new ForbiddenAddressError(`${hostname} resolves to ${bad.address}, a private or metadata address`), '', 0);
+      if (bad)
+        return callback(
+          new ForbiddenAddressError(`${hostname} resolves to ${bad.address}, a private or metadata address`),
+          '',
+          0,
+        );
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
       const first = list[0]!;
       callback(null, first.address, first.family);
@@ -32,7 +37,14 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
 }
 
 /** A URL as checked once: refused (why), or the request options every POST to it starts from. */
-type Target = { readonly refused: string } | { readonly refused?: undefined; readonly https: boolean; readonly host: string; readonly options: http.RequestOptions };
+type Target =
+  | { readonly refused: string }
+  | {
+      readonly refused?: undefined;
+      readonly https: boolean;
+      readonly host: string;
+      readonly options: http.RequestOptions;
+    };
 
 /** Distinct URLs whose check is kept; the oldest goes first. */
 const MAX_TARGETS = 1000;
@@ -85,14 +97,25 @@ export class NodeHttpSender implements HttpSender {
     }
     const ports = this.options.allowedPorts ?? DEFAULT_PORT_RANGES;
     const port = targetPort(url);
-    if (!isAllowedPort(port, ports)) return { refused: `port ${port} is not allowed (allowed ports: ${formatPorts(ports)})` };
+    if (!isAllowedPort(port, ports))
+      return { refused: `port ${port} is not allowed (allowed ports: ${formatPorts(ports)})` };
     if (!this.options.allowPrivate) {
       const host = url.hostname.replace(/^\[|\]$/g, '');
-      if (/^[\d.]+$|:/.test(host) && isForbiddenAddress(host)) return { refused: `${host} is a private or metadata address` };
+      if (/^[\d.]+$|:/.test(host) && isForbiddenAddress(host))
+        return { refused: `${host} is a private or metadata address` };
     }
     const isHttps = url.protocol === 'https:';
     // What http.request(url) would derive from the URL, derived once.
-    return { https: isHttps, host: url.host, options: { ...urlToHttpOptions(url), method: 'POST', agent: isHttps ? this.httpsAgent : this.httpAgent, lookup: this.lookup } };
+    return {
+      https: isHttps,
+      host: url.host,
+      options: {
+        ...urlToHttpOptions(url),
+        method: 'POST',
+        agent: isHttps ? this.httpsAgent : this.httpAgent,
+        lookup: this.lookup,
+      },
+    };
   }
 
   post(request: HttpRequest): Promise<AttemptResult> {
@@ -100,7 +123,8 @@ export class NodeHttpSender implements HttpSender {
     const elapsed = () => this.clock() - started;
     return new Promise<AttemptResult>((resolve) => {
       const target = this.target(request.url);
-      if (target.refused !== undefined) return resolve({ kind: 'forbidden_target', durationMs: 0, message: target.refused });
+      if (target.refused !== undefined)
+        return resolve({ kind: 'forbidden_target', durationMs: 0, message: target.refused });
       let settled = false;
       const finish = (result: AttemptResult) => {
         if (settled) return;
@@ -112,7 +136,8 @@ export class NodeHttpSender implements HttpSender {
       // given here (URL.host: brackets kept, a default port left out, as node:http writes it), and
       // the names this sender owns replace any a caller passed.
       const headers: string[] = ['host', target.host];
-      for (const name in request.headers) if (!this.own.has(name.toLowerCase())) headers.push(name, request.headers[name]!);
+      for (const name in request.headers)
+        if (!this.own.has(name.toLowerCase())) headers.push(name, request.headers[name]!);
       headers.push('content-length', String(Buffer.byteLength(request.body)));
       if (this.options.userAgent) headers.push('user-agent', this.options.userAgent);
       const req = (target.https ? https : http).request({ ...target.options, headers });
@@ -129,7 +154,12 @@ export class NodeHttpSender implements HttpSender {
         const chunks: Buffer[] = [];
         let size = 0;
         // Most receivers answer with no body or one chunk: no concatenation then.
-        const text = () => (chunks.length === 0 ? '' : chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+        const text = () =>
+          chunks.length === 0
+            ? ''
+            : chunks.length === 1
+              ? chunks[0]!.toString('utf8')
+              : Buffer.concat(chunks).toString('utf8');
         const done = () => {
           const retryAfter = res.headers['retry-after'];
           finish({
@@ -154,7 +184,8 @@ export class NodeHttpSender implements HttpSender {
         res.on('error', done);
       });
       req.on('error', (error: NodeJS.ErrnoException) => {
-        if (error instanceof ForbiddenAddressError) return finish({ kind: 'forbidden_target', durationMs: elapsed(), message: error.message });
+        if (error instanceof ForbiddenAddressError)
+          return finish({ kind: 'forbidden_target', durationMs: elapsed(), message: error.message });
         const code = error.code ?? '';
         const kind = TLS_CODES.test(code) || TLS_CODES.test(error.message) ? 'tls' : 'network';
         finish({ kind, durationMs: elapsed(), message: `${code ? `${code}: ` : ''}${error.message}`.slice(0, 300) });

@@ -10,14 +10,27 @@ import { InvalidEnvironmentError } from '#config/errors.ts';
 import { ENV_DEFAULTS, type EnvName } from '#config/topology.ts';
 
 type Vars = Partial<Record<EnvName, string>>;
-type PolicyDep = 'autoPause' | 'replayPolicy' | 'customerReplayLimit' | 'customerPauseLimit' | 'retention' | 'archivePolicy' | 'noticePolicy';
+type PolicyDep =
+  | 'autoPause'
+  | 'replayPolicy'
+  | 'customerReplayLimit'
+  | 'customerPauseLimit'
+  | 'retention'
+  | 'archivePolicy'
+  | 'noticePolicy';
 
 /**
  * Builds a policy from numbers in the environment through the domain's own validation. A
  * refusal names the variable that carries the refused field (`fields` maps field → variable).
  */
-function policyFrom<T>(vars: Vars, fields: Readonly<Record<string, EnvName>>, resolve: (override: Record<string, number>) => T): T {
-  const override = Object.fromEntries(Object.entries(fields).map(([field, variable]) => [field, Number(vars[variable] ?? ENV_DEFAULTS[variable])]));
+function policyFrom<T>(
+  vars: Vars,
+  fields: Readonly<Record<string, EnvName>>,
+  resolve: (override: Record<string, number>) => T,
+): T {
+  const override = Object.fromEntries(
+    Object.entries(fields).map(([field, variable]) => [field, Number(vars[variable] ?? ENV_DEFAULTS[variable])]),
+  );
   try {
     return resolve(override);
   } catch (error) {
@@ -35,15 +48,31 @@ export const POLICIES_FROM_ENV: { readonly [K in PolicyDep]: (vars: Vars) => Dep
   autoPause: (vars) => policyFrom(vars, { afterSeconds: 'HOOKLINE_AUTO_PAUSE_SECONDS' }, resolveAutoPausePolicy),
   replayPolicy: (vars) => policyFrom(vars, { windowSeconds: 'HOOKLINE_REPLAY_WINDOW_SECONDS' }, resolveReplayPolicy),
   customerReplayLimit: (vars) =>
-    policyFrom(vars, { limit: 'HOOKLINE_CUSTOMER_REPLAY_LIMIT', windowSeconds: 'HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS' }, resolveRateLimit),
+    policyFrom(
+      vars,
+      { limit: 'HOOKLINE_CUSTOMER_REPLAY_LIMIT', windowSeconds: 'HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS' },
+      resolveRateLimit,
+    ),
   customerPauseLimit: (vars) =>
-    policyFrom(vars, { limit: 'HOOKLINE_CUSTOMER_PAUSE_LIMIT', windowSeconds: 'HOOKLINE_CUSTOMER_PAUSE_WINDOW_SECONDS' }, resolvePauseLimit),
+    policyFrom(
+      vars,
+      { limit: 'HOOKLINE_CUSTOMER_PAUSE_LIMIT', windowSeconds: 'HOOKLINE_CUSTOMER_PAUSE_WINDOW_SECONDS' },
+      resolvePauseLimit,
+    ),
   retention: (vars) =>
-    policyFrom(vars, { deliveredDays: 'HOOKLINE_RETENTION_DELIVERED_DAYS', deadLetterDays: 'HOOKLINE_RETENTION_DEAD_LETTER_DAYS' }, resolveRetentionPolicy),
+    policyFrom(
+      vars,
+      { deliveredDays: 'HOOKLINE_RETENTION_DELIVERED_DAYS', deadLetterDays: 'HOOKLINE_RETENTION_DEAD_LETTER_DAYS' },
+      resolveRetentionPolicy,
+    ),
   archivePolicy: (vars) =>
     policyFrom(
       vars,
-      { batchSize: 'HOOKLINE_ARCHIVE_BATCH_SIZE', restoreHoldDays: 'HOOKLINE_RESTORE_HOLD_DAYS', lockSeconds: 'HOOKLINE_ARCHIVE_LOCK_SECONDS' },
+      {
+        batchSize: 'HOOKLINE_ARCHIVE_BATCH_SIZE',
+        restoreHoldDays: 'HOOKLINE_RESTORE_HOLD_DAYS',
+        lockSeconds: 'HOOKLINE_ARCHIVE_LOCK_SECONDS',
+      },
       resolveArchivePolicy,
     ),
   noticePolicy: (vars) =>
@@ -63,5 +92,7 @@ export const POLICIES_FROM_ENV: { readonly [K in PolicyDep]: (vars: Vars) => Dep
 
 /** Every policy dependency at once (tests of the defaults, and of what the CDK hands each function). */
 export function policiesFrom(vars: Vars): { readonly [K in PolicyDep]: Deps[K] } {
-  return Object.fromEntries(Object.entries(POLICIES_FROM_ENV).map(([dep, from]) => [dep, from(vars)])) as { [K in PolicyDep]: Deps[K] };
+  return Object.fromEntries(Object.entries(POLICIES_FROM_ENV).map(([dep, from]) => [dep, from(vars)])) as {
+    [K in PolicyDep]: Deps[K];
+  };
 }

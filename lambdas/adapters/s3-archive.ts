@@ -1,4 +1,10 @@
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import type { Archive } from '#ports/archive.ts';
 
 /** The archive bucket through the S3 API (fauxqs locally, with path-style addressing). */
@@ -36,7 +42,9 @@ export class S3Archive implements Archive {
     const keys: string[] = [];
     let token: string | undefined;
     do {
-      const out = await this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+      const out = await this.s3.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+      );
       keys.push(...(out.Contents ?? []).map((o) => o.Key!));
       token = out.IsTruncated ? out.NextContinuationToken : undefined;
     } while (token);

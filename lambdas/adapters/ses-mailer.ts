@@ -21,7 +21,10 @@ export class SesMailer implements Mailer {
     await this.ses.send(
       new SendEmailCommand({
         FromEmailAddress: `${MAIL_FROM_NAME} <${this.from}>`,
-        Destination: { ToAddresses: [...message.to], ...(message.bcc.length > 0 ? { BccAddresses: [...message.bcc] } : {}) },
+        Destination: {
+          ToAddresses: [...message.to],
+          ...(message.bcc.length > 0 ? { BccAddresses: [...message.bcc] } : {}),
+        },
         Content: {
           Simple: {
             Subject: { Data: message.subject, Charset: 'UTF-8' },

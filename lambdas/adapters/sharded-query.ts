@@ -48,8 +48,15 @@ export function decodePosition(cursor: string | undefined, index: ShardedIndex):
   if (value === undefined) return undefined;
   const { p, s, k } = value;
   const valid =
-    typeof p === 'number' && Number.isInteger(p) && p >= 0 && p < index.partitions.length && typeof s === 'string' &&
-    typeof k === 'object' && k !== null && (k as Key)[index.partitionAttribute] === index.partitions[p] && (k as Key)[index.sortAttribute] === s;
+    typeof p === 'number' &&
+    Number.isInteger(p) &&
+    p >= 0 &&
+    p < index.partitions.length &&
+    typeof s === 'string' &&
+    typeof k === 'object' &&
+    k !== null &&
+    (k as Key)[index.partitionAttribute] === index.partitions[p] &&
+    (k as Key)[index.sortAttribute] === s;
   if (!valid) throw new InvalidCursorError();
   return { p, s, k: k as Key };
 }
@@ -109,7 +116,9 @@ export class ShardedReader {
       if (best < 0) break;
       const item = this.shards[best]!.buffer.shift()!;
       const { tableKeys, partitionAttribute, sortAttribute } = this.index;
-      const k: Key = Object.fromEntries([...tableKeys, partitionAttribute, sortAttribute].map((name) => [name, item[name] as string]));
+      const k: Key = Object.fromEntries(
+        [...tableKeys, partitionAttribute, sortAttribute].map((name) => [name, item[name] as string]),
+      );
       out.push({ item, position: { p: best, s: item[sortAttribute] as string, k } });
     }
     return out;
@@ -140,7 +149,11 @@ export class ShardedReader {
             TableName: table,
             ...(indexName ? { IndexName: indexName } : { ConsistentRead: true }),
             KeyConditionExpression: `#pk = :pk${condition ? ` AND ${condition.expression}` : ''}`,
-            ExpressionAttributeNames: { '#pk': partitionAttribute, ...(condition ? { '#sk': sortAttribute } : {}), ...Object.fromEntries(projected.map((name, i) => [`#p${i}`, name])) },
+            ExpressionAttributeNames: {
+              '#pk': partitionAttribute,
+              ...(condition ? { '#sk': sortAttribute } : {}),
+              ...Object.fromEntries(projected.map((name, i) => [`#p${i}`, name])),
+            },
             ExpressionAttributeValues: { ':pk': shard.pk, ...(condition ? condition.values : {}) },
             ...(keysOnly ? { ProjectionExpression: projected.map((_, i) => `#p${i}`).join(', ') } : {}),
             ScanIndexForward: this.index.order === 'ascending',
@@ -168,7 +181,8 @@ export class ShardedReader {
       if (ascending) from = from === undefined || shard.bound > from ? shard.bound : from;
       else to = to === undefined || shard.bound < to ? shard.bound : to;
     }
-    if (from !== undefined && to !== undefined) return from > to ? 'empty' : { expression: '#sk BETWEEN :from AND :to', values: { ':from': from, ':to': to } };
+    if (from !== undefined && to !== undefined)
+      return from > to ? 'empty' : { expression: '#sk BETWEEN :from AND :to', values: { ':from': from, ':to': to } };
     if (from !== undefined) return { expression: '#sk >= :from', values: { ':from': from } };
     if (to !== undefined) return { expression: '#sk <= :to', values: { ':to': to } };
     return undefined;

@@ -21,7 +21,12 @@ export class SmtpMailer implements Mailer {
     url: string,
     private readonly from: string,
   ) {
-    this.transport = nodemailer.createTransport({ url, connectionTimeout: SMTP_TIMEOUT_MS, greetingTimeout: SMTP_TIMEOUT_MS, socketTimeout: SMTP_TIMEOUT_MS });
+    this.transport = nodemailer.createTransport({
+      url,
+      connectionTimeout: SMTP_TIMEOUT_MS,
+      greetingTimeout: SMTP_TIMEOUT_MS,
+      socketTimeout: SMTP_TIMEOUT_MS,
+    });
   }
 
   async send(message: MailMessage): Promise<MailResult> {

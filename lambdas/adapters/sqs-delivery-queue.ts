@@ -30,14 +30,17 @@ export class SqsDeliveryQueue implements DeliveryQueue {
       if (group) group.push(m);
       else byDelay.set(delaySeconds, [m]);
     }
-    const entries: Entry[] = [...byDelay].flatMap(([delaySeconds, group]) => encodeDeliveryMessages(group).map((body) => ({ body, bytes: Buffer.byteLength(body), delaySeconds })));
+    const entries: Entry[] = [...byDelay].flatMap(([delaySeconds, group]) =>
+      encodeDeliveryMessages(group).map((body) => ({ body, bytes: Buffer.byteLength(body), delaySeconds })),
+    );
     await Promise.all(batchesOf(entries).map((batch) => this.sendBatch(batch)));
   }
 
   private async sendBatch(batch: readonly Entry[]): Promise<void> {
     let pending = batch.map((e, i) => ({ Id: String(i), MessageBody: e.body, DelaySeconds: e.delaySeconds }));
     for (let round = 0; pending.length > 0; round++) {
-      if (round === 4) throw new QueueSendError(`${pending.length} messages could not be enqueued after ${round} tries`);
+      if (round === 4)
+        throw new QueueSendError(`${pending.length} messages could not be enqueued after ${round} tries`);
       if (round > 0) await new Promise((r) => setTimeout(r, 100 * 2 ** round));
       const out = await this.sqs.send(new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: pending }));
       const failed = new Set((out.Failed ?? []).map((f) => f.Id));

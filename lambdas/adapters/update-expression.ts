@@ -1,5 +1,9 @@
 /** Builds a DynamoDB UpdateExpression from plain SET/REMOVE/ADD lists, with every name aliased (ADD: a number added, or a set's members). */
-export function updateExpression(set: Record<string, unknown>, remove: readonly string[] = [], add: Record<string, unknown> = {}) {
+export function updateExpression(
+  set: Record<string, unknown>,
+  remove: readonly string[] = [],
+  add: Record<string, unknown> = {},
+) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
@@ -22,6 +26,14 @@ export function updateExpression(set: Record<string, unknown>, remove: readonly 
     values[`:add_${key}`] = value;
     return `#${key} :add_${key}`;
   });
-  const parts = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : '', adds.length ? `ADD ${adds.join(', ')}` : ''];
-  return { UpdateExpression: parts.filter(Boolean).join(' '), ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+  const parts = [
+    sets.length ? `SET ${sets.join(', ')}` : '',
+    removes.length ? `REMOVE ${removes.join(', ')}` : '',
+    adds.length ? `ADD ${adds.join(', ')}` : '',
+  ];
+  return {
+    UpdateExpression: parts.filter(Boolean).join(' '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
 }

@@ -48,7 +48,10 @@ export function subscriptionLimit(principal: Principal): string | undefined {
  * limited to a subscription only what belongs to that subscription (a resource that names none,
  * such as an event seen through its tenant alone, is not its to see).
  */
-export function canSee(principal: Principal, resource: { readonly tenantId?: string; readonly subscriptionId?: string }): boolean {
+export function canSee(
+  principal: Principal,
+  resource: { readonly tenantId?: string; readonly subscriptionId?: string },
+): boolean {
   if (principal.role === 'admin') return true;
   if (resource.tenantId !== principal.tenantId) return false;
   return principal.subscriptionId === undefined || resource.subscriptionId === principal.subscriptionId;
@@ -58,7 +61,11 @@ export function canSee(principal: Principal, resource: { readonly tenantId?: str
 const ownerOf = (subscription: Subscription) => ({ tenantId: subscription.tenantId, subscriptionId: subscription.id });
 
 /** The subscription if the principal may see it; NotFoundError otherwise, the same as for an unknown id. */
-export async function visibleSubscription(deps: Pick<Deps, 'subscriptions'>, principal: Principal, id: string): Promise<Subscription> {
+export async function visibleSubscription(
+  deps: Pick<Deps, 'subscriptions'>,
+  principal: Principal,
+  id: string,
+): Promise<Subscription> {
   const subscription = await deps.subscriptions.get(id);
   if (!subscription || !canSee(principal, ownerOf(subscription))) throw new NotFoundError('subscription', id);
   return subscription;
@@ -68,7 +75,10 @@ export async function visibleSubscription(deps: Pick<Deps, 'subscriptions'>, pri
  * The listing of a principal limited to one subscription: that subscription alone (none when it
  * is gone). Undefined for every other principal, whose listing is the store's, by tenant.
  */
-export async function limitedSubscriptionListing(deps: Pick<Deps, 'subscriptions'>, principal: Principal): Promise<{ items: Subscription[] } | undefined> {
+export async function limitedSubscriptionListing(
+  deps: Pick<Deps, 'subscriptions'>,
+  principal: Principal,
+): Promise<{ items: Subscription[] } | undefined> {
   const only = subscriptionLimit(principal);
   if (only === undefined) return undefined;
   const subscription = await deps.subscriptions.get(only);

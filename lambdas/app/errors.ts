@@ -159,6 +159,9 @@ export class DeliveryStageError extends Error {
     readonly deliveryId: string,
     options: ErrorOptions,
   ) {
-    super(`delivery ${deliveryId} failed ${stage.replace('_', ' ')}: ${(options.cause as Error)?.message ?? options.cause}`, options);
+    super(
+      `delivery ${deliveryId} failed ${stage.replace('_', ' ')}: ${(options.cause as Error)?.message ?? options.cause}`,
+      options,
+    );
   }
 }

@@ -1,9 +1,19 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { MAX_JSON_NESTING, scanJsonText } from '#domain/json-text.ts';
 import type { DeliveryState } from '#domain/states.ts';
 import type { PageRequest } from '#ports/page.ts';
 import { ValidationError } from '#app/errors.ts';
-import { day, deliveryState, instantBound, limit, PAGE_LIMIT, pageQuery, prefixedId, tenantId, type IdPrefix } from '#app/schema/common.ts';
+import {
+  day,
+  deliveryState,
+  instantBound,
+  limit,
+  PAGE_LIMIT,
+  pageQuery,
+  prefixedId,
+  tenantId,
+  type IdPrefix,
+} from '#app/schema/common.ts';
 import { parseWith } from '#app/schema/refuse.ts';
 
 /**
@@ -33,8 +43,14 @@ export interface ParsedBody {
  * numbers, integers beyond 2^53, duplicate keys) or that nests deeper than a field may is
  * refused naming the value, and only then parsed, which the nesting bound keeps cheap.
  */
-export function parseObjectSource(raw: string | null | undefined, allowed: readonly string[], maxBytes = MAX_EVENT_BYTES, outerLevels = 1): ParsedBody {
-  if (raw === null || raw === undefined || raw.trim() === '') throw new ValidationError('body', 'a JSON object is required');
+export function parseObjectSource(
+  raw: string | null | undefined,
+  allowed: readonly string[],
+  maxBytes = MAX_EVENT_BYTES,
+  outerLevels = 1,
+): ParsedBody {
+  if (raw === null || raw === undefined || raw.trim() === '')
+    throw new ValidationError('body', 'a JSON object is required');
   if (Buffer.byteLength(raw, 'utf8') > maxBytes) throw new ValidationError('body', `must be at most ${maxBytes} bytes`);
   // The containers around a field's value (`outerLevels`: the body object, for a batch also its
   // list and item) do not count: each field's value may nest MAX_JSON_NESTING deep.
@@ -44,7 +60,8 @@ export function parseObjectSource(raw: string | null | undefined, allowed: reado
     throw new ValidationError(kind === 'syntax' || path === '' ? 'body' : path, rule);
   }
   const value: unknown = JSON.parse(raw);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ValidationError('body', 'must be a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ValidationError('body', 'must be a JSON object');
   rejectUnknownFields(value as Json, allowed);
   return {
     fields: value as Json,
@@ -56,13 +73,18 @@ export function parseObjectSource(raw: string | null | undefined, allowed: reado
 }
 
 /** Parses a request body that must be one JSON object with only `allowed` fields (see parseObjectSource). */
-export function parseObject(raw: string | null | undefined, allowed: readonly string[], maxBytes = MAX_EVENT_BYTES): Json {
+export function parseObject(
+  raw: string | null | undefined,
+  allowed: readonly string[],
+  maxBytes = MAX_EVENT_BYTES,
+): Json {
   return parseObjectSource(raw, allowed, maxBytes).fields;
 }
 
 /** The fields an object schema declares, under any refinements or transforms around it. */
 function declaredFields(schema: z.ZodType): readonly string[] {
-  const def = (schema as unknown as { _zod: { def: { shape?: z.ZodRawShape; in?: z.ZodType; schema?: z.ZodType } } })._zod.def;
+  const def = (schema as unknown as { _zod: { def: { shape?: z.ZodRawShape; in?: z.ZodType; schema?: z.ZodType } } })
+    ._zod.def;
   if (def.shape) return Object.keys(def.shape);
   const inner = def.in ?? def.schema;
   if (!inner) throw new Error('parseBody needs an object schema');
@@ -73,13 +95,23 @@ function declaredFields(schema: z.ZodType): readonly string[] {
  * A JSON object body read by `schema`: the text rules first (parseObjectSource, at most
  * `maxBytes`), then the schema, so a refusal names the field whichever found it.
  */
-export function parseBody<S extends z.ZodType>(raw: string | null | undefined, schema: S, maxBytes = MAX_EVENT_BYTES): z.output<S> {
+export function parseBody<S extends z.ZodType>(
+  raw: string | null | undefined,
+  schema: S,
+  maxBytes = MAX_EVENT_BYTES,
+): z.output<S> {
   return parseWith(schema, parseObjectSource(raw, declaredFields(schema), maxBytes).fields);
 }
 
 /** parseBody for a body that may be left out (or blank): then it reads as `{}`. */
-export function parseOptionalBody<S extends z.ZodType>(raw: string | null | undefined, schema: S, maxBytes = MAX_EVENT_BYTES): z.output<S> {
-  return raw === null || raw === undefined || raw.trim() === '' ? parseWith(schema, {}) : parseBody(raw, schema, maxBytes);
+export function parseOptionalBody<S extends z.ZodType>(
+  raw: string | null | undefined,
+  schema: S,
+  maxBytes = MAX_EVENT_BYTES,
+): z.output<S> {
+  return raw === null || raw === undefined || raw.trim() === ''
+    ? parseWith(schema, {})
+    : parseBody(raw, schema, maxBytes);
 }
 
 /**
@@ -94,7 +126,8 @@ export function parseQuery<S extends z.ZodType>(schema: S, query: Query): z.outp
 /** Refuses a field not in `allowed`, naming the first one. */
 export function rejectUnknownFields(body: Json, allowed: readonly string[]): void {
   const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
-  if (unknown.length > 0) throw new ValidationError(unknown[0]!, `is not a known field (allowed: ${allowed.join(', ')})`);
+  if (unknown.length > 0)
+    throw new ValidationError(unknown[0]!, `is not a known field (allowed: ${allowed.join(', ')})`);
 }
 
 /** A page size from the query string: a whole number from 1 to 100 (the `limit` schema), `fallback` when absent. */
@@ -130,7 +163,9 @@ export function decodePathSegment(segment: string, field: string): string {
  * Refuses a query parameter given more than once (`?subscriptionId=a&subscriptionId=b`):
  * keeping either value silently would answer a question the caller did not ask.
  */
-export function rejectRepeatedParameters(params: Readonly<Record<string, readonly string[] | undefined>> | null | undefined): void {
+export function rejectRepeatedParameters(
+  params: Readonly<Record<string, readonly string[] | undefined>> | null | undefined,
+): void {
   for (const [name, values] of Object.entries(params ?? {})) {
     if (values && values.length > 1) throw new ValidationError(name, 'must be given at most once');
   }

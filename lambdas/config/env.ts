@@ -28,7 +28,8 @@ export function parseFlag(name: string, value: string): boolean {
 
 export function parsePositiveInt(name: string, value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidEnvironmentError(name, `must be a positive integer, not '${value}'`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new InvalidEnvironmentError(name, `must be a positive integer, not '${value}'`);
   return n;
 }
 

@@ -1,7 +1,10 @@
 /** A handler was started without an environment variable its function declares. */
 export class MissingEnvironmentError extends Error {
   override name = 'MissingEnvironmentError';
-  constructor(readonly variable: string, readonly functionName: string) {
+  constructor(
+    readonly variable: string,
+    readonly functionName: string,
+  ) {
     super(`environment variable ${variable} is required by the ${functionName} function but is not set`);
   }
 }
@@ -9,7 +12,11 @@ export class MissingEnvironmentError extends Error {
 /** An environment variable is set but cannot be used. */
 export class InvalidEnvironmentError extends Error {
   override name = 'InvalidEnvironmentError';
-  constructor(readonly variable: string, message: string, options?: ErrorOptions) {
+  constructor(
+    readonly variable: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
     super(`environment variable ${variable} ${message}`, options);
   }
 }

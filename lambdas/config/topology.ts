@@ -66,7 +66,11 @@ export function localResourceName(def: { readonly localName: string }, prefix = 
 
 /** Index names, addressable by the adapters that query them (the TABLES below declare them). */
 export const INDEXES = {
-  deliveries: { deadLetters: 'deadLetterShard', deadLettersBySubscription: 'deadLettersBySubscriptionShard', active: 'active' },
+  deliveries: {
+    deadLetters: 'deadLetterShard',
+    deadLettersBySubscription: 'deadLettersBySubscriptionShard',
+    active: 'active',
+  },
   replays: { byStartedAt: 'byStartedAt', running: 'running' },
   apiKeys: { byTenant: 'byTenant' },
   subscriptions: { byTenant: 'byTenant' },
@@ -77,15 +81,32 @@ export const INDEXES = {
  * An index on two string attributes, the only kind Hookline has: its partition key and the
  * sort key it lists in (ISO 8601 timestamps sort as strings).
  */
-function stringIndex(indexName: string, partitionKey: string, sortKey: string, projection: IndexDef['projection'], nonKeyAttributes?: readonly string[]): IndexDef & { readonly sortKey: KeyDef } {
-  return { indexName, partitionKey: { name: partitionKey, type: 'S' }, sortKey: { name: sortKey, type: 'S' }, projection, ...(nonKeyAttributes ? { nonKeyAttributes } : {}) };
+function stringIndex(
+  indexName: string,
+  partitionKey: string,
+  sortKey: string,
+  projection: IndexDef['projection'],
+  nonKeyAttributes?: readonly string[],
+): IndexDef & { readonly sortKey: KeyDef } {
+  return {
+    indexName,
+    partitionKey: { name: partitionKey, type: 'S' },
+    sortKey: { name: sortKey, type: 'S' },
+    projection,
+    ...(nonKeyAttributes ? { nonKeyAttributes } : {}),
+  };
 }
 
 /**
  * A table keyed on one string attribute, which every table here is (attempts adds a numeric
  * sort key); `more` adds the sort key, indexes and TTL attribute where a table has them.
  */
-function table(envVar: EnvName, localName: string, partitionKey: string, more: Partial<Pick<TableDef, 'sortKey' | 'indexes' | 'ttlAttribute'>> = {}): TableDef {
+function table(
+  envVar: EnvName,
+  localName: string,
+  partitionKey: string,
+  more: Partial<Pick<TableDef, 'sortKey' | 'indexes' | 'ttlAttribute'>> = {},
+): TableDef {
   return { envVar, localName, partitionKey: { name: partitionKey, type: 'S' }, indexes: [], ...more };
 }
 
@@ -93,7 +114,15 @@ export const TABLES = {
   subscriptions: table('SUBSCRIPTIONS_TABLE', 'hookline-subscriptions', 'id', {
     // A tenant's subscriptions, newest first: its listing is a query of one key, not a filtered scan. Sparse: a
     // subscription without a tenant (the producer's own) has no `tenantId`. Only what a listing shows (no secrets).
-    indexes: [stringIndex(INDEXES.subscriptions.byTenant, 'tenantId', 'createdAt', 'INCLUDE', LISTED_SUBSCRIPTION_FIELDS.filter((f) => f !== 'id' && f !== 'tenantId' && f !== 'createdAt'))],
+    indexes: [
+      stringIndex(
+        INDEXES.subscriptions.byTenant,
+        'tenantId',
+        'createdAt',
+        'INCLUDE',
+        LISTED_SUBSCRIPTION_FIELDS.filter((f) => f !== 'id' && f !== 'tenantId' && f !== 'createdAt'),
+      ),
+    ],
   }),
   // The routing index (lambdas/adapters/dynamodb-route-store.ts): one entry per (subscription, event-type pattern), keyed
   // on (audience, the pattern's first segment), so an event's subscriptions are two key lookups, never a scan; also the
@@ -121,7 +150,10 @@ export const TABLES = {
     ],
     ttlAttribute: 'expiresAt',
   }),
-  attempts: table('ATTEMPTS_TABLE', 'hookline-attempts', 'deliveryId', { sortKey: { name: 'seq', type: 'N' }, ttlAttribute: 'expiresAt' }),
+  attempts: table('ATTEMPTS_TABLE', 'hookline-attempts', 'deliveryId', {
+    sortKey: { name: 'seq', type: 'N' },
+    ttlAttribute: 'expiresAt',
+  }),
   // The bulk-replay audit trail; each record is also its replay's resumable checkpoint.
   replays: table('REPLAYS_TABLE', 'hookline-replays', 'id', {
     indexes: [
@@ -141,7 +173,10 @@ export const TABLES = {
   // Publish batches' manifests: each batch's write-ahead record, which the sweeper checks once its grace has passed (a
   // per-shard watermark says how far it got), and then the time-ordered event log GET /v1/events reads; TTL drops them
   // with their events.
-  ingestManifests: table('INGEST_MANIFESTS_TABLE', 'hookline-ingest-manifests', 'shard', { sortKey: { name: 'key', type: 'S' }, ttlAttribute: 'expiresAt' }),
+  ingestManifests: table('INGEST_MANIFESTS_TABLE', 'hookline-ingest-manifests', 'shard', {
+    sortKey: { name: 'key', type: 'S' },
+    ttlAttribute: 'expiresAt',
+  }),
   // Idempotency-Key records (lambdas/app/idempotency/): a first request's response, sealed under the key, for 24 h; TTL drops them.
   idempotencyKeys: table('IDEMPOTENCY_KEYS_TABLE', 'hookline-idempotency-keys', 'id', { ttlAttribute: 'expiresAt' }),
   // Customer portal links and the sessions they open (lambdas/app/portal/), by session id: the one-time code and the
@@ -149,7 +184,10 @@ export const TABLES = {
   portalSessions: table('PORTAL_SESSIONS_TABLE', 'hookline-portal-sessions', 'id', { ttlAttribute: 'expiresAt' }),
   // Failure notices (lambdas/app/notices/): open streaks (subject `streaks`, key = subscription id) and each notice under
   // its subscription or replay (key `<anchor>#<kind>`), the conditional put that makes it go once; TTL drops old notices.
-  notices: table('NOTICES_TABLE', 'hookline-notices', 'subject', { sortKey: { name: 'key', type: 'S' }, ttlAttribute: 'expiresAt' }),
+  notices: table('NOTICES_TABLE', 'hookline-notices', 'subject', {
+    sortKey: { name: 'key', type: 'S' },
+    ttlAttribute: 'expiresAt',
+  }),
   // The archiver's write-ahead manifests of unfinished batches (empty after a clean run) and its run lock.
   archiveBatches: table('ARCHIVE_BATCHES_TABLE', 'hookline-archive-batches', 'objectKey'),
 } as const satisfies Record<string, TableDef>;
@@ -183,14 +221,34 @@ export function consoleUrlOf(apiBaseUrl: string): string {
  */
 export const PUBLIC_API_ROUTES = [
   { method: 'GET', path: '/health', why: 'the unauthenticated liveness probe; it returns no data' },
-  { method: 'GET', path: '/openapi.json', why: 'the API description (routes and schemas), the same for every caller; it returns no data' },
+  {
+    method: 'GET',
+    path: '/openapi.json',
+    why: 'the API description (routes and schemas), the same for every caller; it returns no data',
+  },
   // The web dashboard (lambdas/handlers/api/routes/dashboard.ts): static files, the same for every caller; every
   // call it makes for data carries a bearer key or a portal session token and goes through the authorizer.
-  { method: 'GET', path: '/dashboard', why: 'the web dashboard page, a static file the same for every caller; it returns no data' },
-  { method: 'GET', path: '/dashboard/app.js', why: 'the web dashboard script, a static file the same for every caller; it returns no data' },
-  { method: 'GET', path: '/dashboard/app.css', why: 'the web dashboard style sheet, a static file the same for every caller; it returns no data' },
+  {
+    method: 'GET',
+    path: '/dashboard',
+    why: 'the web dashboard page, a static file the same for every caller; it returns no data',
+  },
+  {
+    method: 'GET',
+    path: '/dashboard/app.js',
+    why: 'the web dashboard script, a static file the same for every caller; it returns no data',
+  },
+  {
+    method: 'GET',
+    path: '/dashboard/app.css',
+    why: 'the web dashboard style sheet, a static file the same for every caller; it returns no data',
+  },
   // The credential is the one-time code in the body, checked by the route (a hash compare and a conditional write).
-  { method: 'POST', path: '/v1/portal-sessions/exchange', why: 'it trades a one-time portal code (the credential, in the body) for a session token; without a valid unused code it refuses' },
+  {
+    method: 'POST',
+    path: '/v1/portal-sessions/exchange',
+    why: 'it trades a one-time portal code (the credential, in the body) for a session token; without a valid unused code it refuses',
+  },
 ] as const;
 
 /**
@@ -350,11 +408,25 @@ export const FUNCTIONS = {
     entry: 'lambdas/functions/sweeper.ts',
     timeoutSeconds: 300,
     memorySize: 512,
-    description: 'Hookline sweeper: expires past-deadline deliveries, re-enqueues lost messages, finishes stopped publishes',
+    description:
+      'Hookline sweeper: expires past-deadline deliveries, re-enqueues lost messages, finishes stopped publishes',
     // Subscriptions and the auto-pause period: an expiry counts toward the dead-letter streak.
     // Events and the ingest manifests: it finishes the fan-out of a publish that stopped half-way.
     // Routes: it finishes routing changes whose writer stopped half-way, and builds the index of a deployment from before it.
-    environment: ['SUBSCRIPTIONS_TABLE', 'ROUTES_TABLE', 'EVENTS_TABLE', 'DELIVERIES_TABLE', 'INGEST_MANIFESTS_TABLE', 'DELIVERY_QUEUE_URL', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_SWEEP_GRACE_SECONDS', 'HOOKLINE_AUTO_PAUSE_SECONDS', 'HOOKLINE_DEFAULT_RETRY_POLICY', 'HOOKLINE_RETENTION_DELIVERED_DAYS', 'HOOKLINE_RETENTION_DEAD_LETTER_DAYS'],
+    environment: [
+      'SUBSCRIPTIONS_TABLE',
+      'ROUTES_TABLE',
+      'EVENTS_TABLE',
+      'DELIVERIES_TABLE',
+      'INGEST_MANIFESTS_TABLE',
+      'DELIVERY_QUEUE_URL',
+      'HOOKLINE_SENDER_TIMEOUT_MS',
+      'HOOKLINE_SWEEP_GRACE_SECONDS',
+      'HOOKLINE_AUTO_PAUSE_SECONDS',
+      'HOOKLINE_DEFAULT_RETRY_POLICY',
+      'HOOKLINE_RETENTION_DELIVERED_DAYS',
+      'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+    ],
   },
   replay: {
     entry: 'lambdas/functions/replay.ts',
@@ -468,8 +540,22 @@ export interface EventSourceDef {
 }
 
 export const EVENT_SOURCES = [
-  { queue: 'ingest', function: 'ingest', batchSize: 100, maxBatchingWindowSeconds: 1, reportBatchItemFailures: true, maxConcurrency: 5 },
-  { queue: 'delivery', function: 'sender', batchSize: 10, maxBatchingWindowSeconds: 0, reportBatchItemFailures: true, maxConcurrency: 20 },
+  {
+    queue: 'ingest',
+    function: 'ingest',
+    batchSize: 100,
+    maxBatchingWindowSeconds: 1,
+    reportBatchItemFailures: true,
+    maxConcurrency: 5,
+  },
+  {
+    queue: 'delivery',
+    function: 'sender',
+    batchSize: 10,
+    maxBatchingWindowSeconds: 0,
+    reportBatchItemFailures: true,
+    maxConcurrency: 20,
+  },
 ] as const satisfies readonly EventSourceDef[];
 
 export interface ScheduleDef {

@@ -54,7 +54,10 @@ export function archivePrefix(day: string, subscriptionId?: string): string {
  * crash overwrites the object instead of adding a second copy of its records.
  */
 export function archiveObjectKey(day: string, subscriptionId: string, ids: readonly string[]): string {
-  const digest = createHash('sha256').update([...ids].sort().join('\n')).digest('hex').slice(0, 20);
+  const digest = createHash('sha256')
+    .update([...ids].sort().join('\n'))
+    .digest('hex')
+    .slice(0, 20);
   return `${archivePrefix(day, subscriptionId)}part-${digest}.ndjson.gz`;
 }
 
@@ -70,7 +73,10 @@ export function subscriptionArchiveKey(subscriptionId: string, deletedAt: string
  * since it was deleted: every delivery it has was created before that, so none still needs it
  * to be read.
  */
-export function isSubscriptionArchivable(s: { readonly state: string; readonly stateChangedAt: string }, cutoffs: ArchiveCutoffs): boolean {
+export function isSubscriptionArchivable(
+  s: { readonly state: string; readonly stateChangedAt: string },
+  cutoffs: ArchiveCutoffs,
+): boolean {
   const earliest = cutoffs.delivered < cutoffs.deadLetter ? cutoffs.delivered : cutoffs.deadLetter;
   return s.state === 'deleted' && s.stateChangedAt < earliest;
 }
@@ -89,7 +95,10 @@ export function archiveCutoffs(nowMs: number, retention: RetentionPolicy): Archi
 }
 
 /** Terminal, and last changed before its state's retention ran out. */
-export function isArchivable(d: { readonly state: DeliveryState; readonly updatedAt: string }, cutoffs: ArchiveCutoffs): boolean {
+export function isArchivable(
+  d: { readonly state: DeliveryState; readonly updatedAt: string },
+  cutoffs: ArchiveCutoffs,
+): boolean {
   if (d.state === 'delivered') return d.updatedAt < cutoffs.delivered;
   if (isDeadLetter(d.state)) return d.updatedAt < cutoffs.deadLetter;
   return false;

@@ -11,7 +11,10 @@ export function inlineRecord(deliveryId: string, attempt: InlineAttempt | undefi
  * replaces it) and, on a row an earlier version wrote, its first (`firstAttempt`). The table
  * wins on a duplicate seq (an archive restore writes the inline attempts there too).
  */
-export function attemptLog(delivery: Pick<Delivery, 'id' | 'lastAttempt' | 'firstAttempt'>, stored: readonly AttemptRecord[]): readonly AttemptRecord[] {
+export function attemptLog(
+  delivery: Pick<Delivery, 'id' | 'lastAttempt' | 'firstAttempt'>,
+  stored: readonly AttemptRecord[],
+): readonly AttemptRecord[] {
   const seqs = new Set(stored.map((a) => a.seq));
   const inline: AttemptRecord[] = [];
   for (const a of [delivery.lastAttempt, delivery.firstAttempt]) {
@@ -26,8 +29,11 @@ export function attemptLog(delivery: Pick<Delivery, 'id' | 'lastAttempt' | 'firs
  * The row with its last response read back from its inline latest attempt, where this version
  * keeps it once (a row an earlier version wrote may hold it itself, or in its inline first attempt).
  */
-export function withLastResponse<D extends Pick<Delivery, 'lastResponse' | 'lastAttempt' | 'firstAttempt' | 'attemptSeq'>>(d: D): D {
+export function withLastResponse<
+  D extends Pick<Delivery, 'lastResponse' | 'lastAttempt' | 'firstAttempt' | 'attemptSeq'>,
+>(d: D): D {
   if (d.lastResponse !== undefined) return d;
-  const inherited = d.lastAttempt?.responseSnippet ?? (d.attemptSeq === 1 ? d.firstAttempt?.responseSnippet : undefined);
+  const inherited =
+    d.lastAttempt?.responseSnippet ?? (d.attemptSeq === 1 ? d.firstAttempt?.responseSnippet : undefined);
   return inherited === undefined ? d : { ...d, lastResponse: inherited };
 }

@@ -35,7 +35,11 @@ export type AutoPauseVerdict = { readonly kind: 'pause'; readonly reason: string
  * measured between dead letters, not against the clock: a subscription whose only dead letter
  * is a day old, with no traffic since, has not been "dead-lettering continuously".
  */
-export function autoPauseVerdict(state: SubscriptionState, streak: DeadLetterStreak | undefined, policy: AutoPausePolicy): AutoPauseVerdict {
+export function autoPauseVerdict(
+  state: SubscriptionState,
+  streak: DeadLetterStreak | undefined,
+  policy: AutoPausePolicy,
+): AutoPauseVerdict {
   if (state !== 'active' || !streak) return { kind: 'keep' };
   const spanMs = Date.parse(streak.last) - Date.parse(streak.since);
   if (!(spanMs >= policy.afterSeconds * 1000)) return { kind: 'keep' };

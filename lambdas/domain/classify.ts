@@ -38,7 +38,12 @@ export function classify(result: AttemptResult): FailureClass {
 export type Outcome =
   | { readonly kind: 'delivered' }
   | { readonly kind: 'retry'; readonly delaySeconds: number; readonly nextAttemptAtMs: number }
-  | { readonly kind: 'dead'; readonly state: DeadLetterState; readonly reason: string; readonly disableSubscription: boolean };
+  | {
+      readonly kind: 'dead';
+      readonly state: DeadLetterState;
+      readonly reason: string;
+      readonly disableSubscription: boolean;
+    };
 
 export interface DecideInput {
   readonly result: AttemptResult;
@@ -61,13 +66,23 @@ export function decide(input: DecideInput): Outcome {
     return failedOutcome(describe(result), gone);
   }
   if (policy.maxAttempts !== undefined && attempts >= policy.maxAttempts) {
-    return { kind: 'dead', state: STATE.expired, reason: `gave up after ${attempts} attempts: ${describe(result)}`, disableSubscription: false };
+    return {
+      kind: 'dead',
+      state: STATE.expired,
+      reason: `gave up after ${attempts} attempts: ${describe(result)}`,
+      disableSubscription: false,
+    };
   }
   const retryAfter = result.kind === 'response' ? parseRetryAfter(result.retryAfter, nowMs) : undefined;
   const delaySeconds = nextDelaySeconds(policy, attempts, input.random, retryAfter);
   const nextAttemptAtMs = nowMs + delaySeconds * 1000;
   if (nextAttemptAtMs > giveUpAtMs) {
-    return { kind: 'dead', state: STATE.expired, reason: `retry deadline reached: ${describe(result)}`, disableSubscription: false };
+    return {
+      kind: 'dead',
+      state: STATE.expired,
+      reason: `retry deadline reached: ${describe(result)}`,
+      disableSubscription: false,
+    };
   }
   return { kind: 'retry', delaySeconds, nextAttemptAtMs };
 }

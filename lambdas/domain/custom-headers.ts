@@ -14,8 +14,20 @@ const VALUE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
  * framing and connection (hop-by-hop) headers, and the body's type and length.
  */
 const RESERVED = new Set([
-  'host', 'content-length', 'content-type', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive',
-  'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'upgrade', 'expect',
+  'host',
+  'content-length',
+  'content-type',
+  'content-encoding',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
 ]);
 
 /**
@@ -29,12 +41,21 @@ export function checkCustomHeaders(headers: Readonly<Record<string, string>>): R
   const checked: Record<string, string> = {};
   for (const [name, value] of entries) {
     const lower = name.toLowerCase();
-    if (!TOKEN.test(name)) throw new InvalidHeaderError(name, 'is not an HTTP header name (letters, digits and !#$%&\'*+.^_`|~-, at most 64)');
-    if (lower.startsWith('webhook-')) throw new InvalidHeaderError(name, 'webhook-* headers are the signature set, which Hookline sets');
-    if (RESERVED.has(lower)) throw new InvalidHeaderError(name, 'is set by Hookline or controls the connection, so it cannot be overridden');
+    if (!TOKEN.test(name))
+      throw new InvalidHeaderError(
+        name,
+        "is not an HTTP header name (letters, digits and !#$%&'*+.^_`|~-, at most 64)",
+      );
+    if (lower.startsWith('webhook-'))
+      throw new InvalidHeaderError(name, 'webhook-* headers are the signature set, which Hookline sets');
+    if (RESERVED.has(lower))
+      throw new InvalidHeaderError(name, 'is set by Hookline or controls the connection, so it cannot be overridden');
     if (lower in checked) throw new InvalidHeaderError(name, 'is given twice (header names are case-insensitive)');
     if (typeof value !== 'string' || value.length > MAX_HEADER_VALUE_CHARS || !VALUE.test(value)) {
-      throw new InvalidHeaderError(name, `must be 1 to ${MAX_HEADER_VALUE_CHARS} visible ASCII characters (spaces inside only)`);
+      throw new InvalidHeaderError(
+        name,
+        `must be 1 to ${MAX_HEADER_VALUE_CHARS} visible ASCII characters (spaces inside only)`,
+      );
     }
     checked[lower] = value;
   }

@@ -39,7 +39,10 @@ export function matchesEventType(patterns: readonly string[], type: string): boo
  * operational event (which names other subscriptions, whatever their tenant) goes only to a
  * producer-owned subscription, one without a tenant.
  */
-export function subscriptionSelects(subscription: { readonly eventTypes: readonly string[]; readonly tenantId?: string }, type: string): boolean {
+export function subscriptionSelects(
+  subscription: { readonly eventTypes: readonly string[]; readonly tenantId?: string },
+  type: string,
+): boolean {
   if (isOperationalEventType(type) && subscription.tenantId !== undefined) return false;
   return matchesEventType(subscription.eventTypes, type);
 }

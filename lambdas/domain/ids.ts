@@ -31,9 +31,13 @@ const DELIVERY_ID = new RegExp(`^dlv_([0-9a-z]{${TIME_DIGITS}})([A-Za-z0-9_-]{${
  * creation order, with no per-subscription index to write (adapters/delivery-keys.ts).
  */
 export function deliveryIdFor(eventId: string, subscriptionId: string, createdAt: string): string {
-  if (!subscriptionId.startsWith(SUBSCRIPTION_PREFIX)) throw new Error(`a delivery's subscription id starts with ${SUBSCRIPTION_PREFIX}: ${JSON.stringify(subscriptionId)}`);
+  if (!subscriptionId.startsWith(SUBSCRIPTION_PREFIX))
+    throw new Error(
+      `a delivery's subscription id starts with ${SUBSCRIPTION_PREFIX}: ${JSON.stringify(subscriptionId)}`,
+    );
   const ms = Date.parse(createdAt);
-  if (!Number.isSafeInteger(ms) || ms < 0) throw new Error(`a delivery's creation time is an ISO 8601 instant: ${JSON.stringify(createdAt)}`);
+  if (!Number.isSafeInteger(ms) || ms < 0)
+    throw new Error(`a delivery's creation time is an ISO 8601 instant: ${JSON.stringify(createdAt)}`);
   const digest = createHash('sha256').update(`${eventId}\u0000${subscriptionId}`).digest('base64url');
   return `dlv_${ms.toString(36).padStart(TIME_DIGITS, '0')}${digest.slice(0, DIGEST_CHARS)}${subscriptionId.slice(SUBSCRIPTION_PREFIX.length)}`;
 }
@@ -43,7 +47,10 @@ export function deliveryIdFor(eventId: string, subscriptionId: string, createdAt
  * the subscription's), since a listing runs it over every delivery published within the grace.
  */
 export function isDeliveryOf(id: string, subscriptionId: string): boolean {
-  return id.endsWith(subscriptionId.slice(SUBSCRIPTION_PREFIX.length)) && deliveryIdParts(id)?.subscriptionId === subscriptionId;
+  return (
+    id.endsWith(subscriptionId.slice(SUBSCRIPTION_PREFIX.length)) &&
+    deliveryIdParts(id)?.subscriptionId === subscriptionId
+  );
 }
 
 /**
@@ -66,7 +73,9 @@ export function lastListKeyAt(createdAt: string): string {
 }
 
 /** What a delivery id says of its delivery; undefined for a string that is not one (an id of an older layout, or made up). */
-export function deliveryIdParts(id: string): { readonly subscriptionId: string; readonly createdAt: string } | undefined {
+export function deliveryIdParts(
+  id: string,
+): { readonly subscriptionId: string; readonly createdAt: string } | undefined {
   const match = DELIVERY_ID.exec(id);
   if (!match) return undefined;
   const ms = parseInt(match[1]!, 36);

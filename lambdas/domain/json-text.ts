@@ -86,7 +86,10 @@ export interface JsonTextLimits {
  * Checks `text` is one JSON value with finite numbers, integer literals within ±2^53, no
  * duplicate keys in any object, and containers nested at most `maxNesting` deep.
  */
-export function scanJsonText(text: string, { maxNesting = MAX_JSON_NESTING, outerLevels = 0 }: JsonTextLimits = {}): JsonTextScan {
+export function scanJsonText(
+  text: string,
+  { maxNesting = MAX_JSON_NESTING, outerLevels = 0 }: JsonTextLimits = {},
+): JsonTextScan {
   const stack: Frame[] = [];
   const members = new Map<string, JsonSpan>();
   const elements: JsonSpan[] = [];
@@ -94,7 +97,12 @@ export function scanJsonText(text: string, { maxNesting = MAX_JSON_NESTING, oute
 
   const syntax = (what: string): never => {
     const found = i >= text.length ? 'the end of the text' : `${JSON.stringify(text[i])}`;
-    throw new Refused({ kind: 'syntax', path: pathOf(stack), rule: `is not valid JSON: ${what}, found ${found} at character ${i}`, offset: i });
+    throw new Refused({
+      kind: 'syntax',
+      path: pathOf(stack),
+      rule: `is not valid JSON: ${what}, found ${found} at character ${i}`,
+      offset: i,
+    });
   };
   const refuse = (rule: string, offset: number): never => {
     throw new Refused({ kind: 'value', path: pathOf(stack), rule, offset });
@@ -135,7 +143,16 @@ export function scanJsonText(text: string, { maxNesting = MAX_JSON_NESTING, oute
           continue;
         }
         // " \ / b f n r t
-        if (e === 0x22 || e === 0x5c || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) {
+        if (
+          e === 0x22 ||
+          e === 0x5c ||
+          e === 0x2f ||
+          e === 0x62 ||
+          e === 0x66 ||
+          e === 0x6e ||
+          e === 0x72 ||
+          e === 0x74
+        ) {
           i += 2;
           continue;
         }
@@ -177,11 +194,17 @@ export function scanJsonText(text: string, { maxNesting = MAX_JSON_NESTING, oute
     if (integer) {
       // On the literal text, since the parsed double has already lost the digits.
       const length = intEnd - intStart;
-      if (length > MAX_EXACT_INTEGER_DIGITS.length || (length === MAX_EXACT_INTEGER_DIGITS.length && text.slice(intStart, intEnd) > MAX_EXACT_INTEGER_DIGITS)) {
+      if (
+        length > MAX_EXACT_INTEGER_DIGITS.length ||
+        (length === MAX_EXACT_INTEGER_DIGITS.length && text.slice(intStart, intEnd) > MAX_EXACT_INTEGER_DIGITS)
+      ) {
         refuse('is an integer beyond ±2^53, which JSON parsers round: send it as a string', start);
       }
     } else if (!Number.isFinite(Number(text.slice(start, i)))) {
-      refuse('is not a finite number: it is beyond the range of a double, which JSON parsers turn into Infinity or null', start);
+      refuse(
+        'is not a finite number: it is beyond the range of a double, which JSON parsers turn into Infinity or null',
+        start,
+      );
     }
   };
 
@@ -233,7 +256,8 @@ export function scanJsonText(text: string, { maxNesting = MAX_JSON_NESTING, oute
           else readKey(top);
           break;
         }
-        if (next !== (top.kind === 'array' ? 0x5d : 0x7d)) syntax(top.kind === 'array' ? "expected ',' or ']'" : "expected ',' or '}'");
+        if (next !== (top.kind === 'array' ? 0x5d : 0x7d))
+          syntax(top.kind === 'array' ? "expected ',' or ']'" : "expected ',' or '}'");
         i++;
         stack.pop();
         // The container just closed is itself a value of the frame below.

@@ -42,7 +42,11 @@ export type NoticePolicy = typeof DEFAULT_NOTICE_POLICY;
 export function resolveNoticePolicy(override: unknown, base: NoticePolicy = DEFAULT_NOTICE_POLICY): NoticePolicy {
   const policy = NOTICE_POLICY.resolve(override, base);
   if (policy.secondAfterSeconds <= policy.firstAfterSeconds) {
-    throw new InvalidPolicyError('notices', 'secondAfterSeconds', `must be longer than firstAfterSeconds (${policy.firstAfterSeconds})`);
+    throw new InvalidPolicyError(
+      'notices',
+      'secondAfterSeconds',
+      `must be longer than firstAfterSeconds (${policy.firstAfterSeconds})`,
+    );
   }
   return policy;
 }
@@ -51,7 +55,16 @@ export function resolveNoticePolicy(override: unknown, base: NoticePolicy = DEFA
  * What a notice is about. The first five belong to a failure streak; `auto_paused` and
  * `disabled` to a state change; `replay_completed` to a bulk replay (operational webhook only).
  */
-export const NOTICE_KINDS = ['failing', 'still_failing', 'expiring', 'lost', 'recovered', 'auto_paused', 'disabled', 'replay_completed'] as const;
+export const NOTICE_KINDS = [
+  'failing',
+  'still_failing',
+  'expiring',
+  'lost',
+  'recovered',
+  'auto_paused',
+  'disabled',
+  'replay_completed',
+] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 export type StreakNoticeKind = Extract<NoticeKind, 'failing' | 'still_failing' | 'expiring' | 'lost' | 'recovered'>;
 
@@ -95,7 +108,10 @@ export function noticeEventId(subject: string, key: string): string {
 }
 
 /** The parts of a delivery row the evaluator reads to tell whether the endpoint is failing. */
-export type SampleRow = Pick<Delivery, 'id' | 'eventId' | 'state' | 'attempts' | 'lastStatus' | 'lastError' | 'createdAt' | 'updatedAt' | 'giveUpAt'>;
+export type SampleRow = Pick<
+  Delivery,
+  'id' | 'eventId' | 'state' | 'attempts' | 'lastStatus' | 'lastError' | 'createdAt' | 'updatedAt' | 'giveUpAt'
+>;
 
 /**
  * What a subscription's newest deliveries say about its endpoint right now: the outcome of the
@@ -114,7 +130,11 @@ export function endpointSignal(rows: readonly SampleRow[]): EndpointSignal {
     if (outcomeKnown && (!latest || row.updatedAt > latest.updatedAt)) latest = row;
   }
   if (!latest) return { kind: 'none' };
-  return { kind: latest.state === STATE.delivered ? 'healthy' : 'failing', at: latest.updatedAt, deliveryId: latest.id };
+  return {
+    kind: latest.state === STATE.delivered ? 'healthy' : 'failing',
+    at: latest.updatedAt,
+    deliveryId: latest.id,
+  };
 }
 
 /** Whether a delivery is still being tried (it can still be delivered, or expire). */
@@ -161,14 +181,23 @@ export function dueNotices(facts: StreakFacts, policy: NoticePolicy, nowMs: numb
   const active = facts.state === 'active';
   const attempting = active || facts.state === 'paused';
   const secondDue = age >= policy.secondAfterSeconds * 1000;
-  if (active && age >= policy.firstAfterSeconds * 1000 && !secondDue && !facts.decided.has('failing') && !facts.decided.has('still_failing')) due.push('failing');
+  if (
+    active &&
+    age >= policy.firstAfterSeconds * 1000 &&
+    !secondDue &&
+    !facts.decided.has('failing') &&
+    !facts.decided.has('still_failing')
+  )
+    due.push('failing');
   if (active && secondDue && !facts.decided.has('still_failing')) due.push('still_failing');
   if (attempting && facts.oldestLiveDeadline && !facts.decided.has('expiring')) {
     const deadline = Date.parse(facts.oldestLiveDeadline);
     if (nowMs >= deadline - policy.beforeExpirySeconds * 1000 && nowMs < deadline) due.push('expiring');
   }
   if (facts.state !== 'deleted' && facts.lostSince && !facts.decided.has('lost')) {
-    const settled = !facts.live || (facts.firstDeadline !== undefined && nowMs - Date.parse(facts.firstDeadline) >= policy.lostAfterSeconds * 1000);
+    const settled =
+      !facts.live ||
+      (facts.firstDeadline !== undefined && nowMs - Date.parse(facts.firstDeadline) >= policy.lostAfterSeconds * 1000);
     if (settled) due.push('lost');
   }
   return due;
@@ -221,14 +250,18 @@ export const MAX_CONTACT_EMAILS = 10;
  * commas or quotes (nothing that could smuggle a second recipient or a header into a message),
  * a dotted domain, at most 254 characters (RFC 5321's path limit).
  */
-export const EMAIL_ADDRESS_PATTERN = /^[^\s@<>,;"'()\\\x00-\x1f\x7f]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)+$/;
+export const EMAIL_ADDRESS_PATTERN =
+  /^[^\s@<>,;"'()\\\x00-\x1f\x7f]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)+$/;
 
 export function isEmailAddress(text: string): boolean {
   return text.length <= 254 && EMAIL_ADDRESS_PATTERN.test(text);
 }
 
 /** The recipients of a notice, each once (addresses compare case-insensitively): the subscription's contacts and the support address. */
-export function noticeRecipients(contactEmails: readonly string[] | undefined, supportEmail: string | undefined): { readonly to: readonly string[]; readonly bcc: readonly string[] } {
+export function noticeRecipients(
+  contactEmails: readonly string[] | undefined,
+  supportEmail: string | undefined,
+): { readonly to: readonly string[]; readonly bcc: readonly string[] } {
   const seen = new Set<string>();
   const once = (list: readonly string[]) => list.filter((a) => !seen.has(a.toLowerCase()) && seen.add(a.toLowerCase()));
   const to = once(contactEmails ?? []);

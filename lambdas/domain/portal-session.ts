@@ -24,7 +24,10 @@ export const PORTAL_SESSION_KEEP_DAYS = 7;
 export type PortalSessionStatus = 'live' | 'ended' | 'revoked';
 
 /** The session's standing: revoked beats ended (an operator's act is the better explanation). */
-export function portalSessionStatus(session: { readonly endsAt: string; readonly revokedAt?: string }, nowIso: string): PortalSessionStatus {
+export function portalSessionStatus(
+  session: { readonly endsAt: string; readonly revokedAt?: string },
+  nowIso: string,
+): PortalSessionStatus {
   if (session.revokedAt) return 'revoked';
   return session.endsAt <= nowIso ? 'ended' : 'live';
 }

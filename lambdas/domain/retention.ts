@@ -18,9 +18,16 @@ const DAY_MS = 86_400_000;
 const epochSecondsAfter = (ms: number, days: number) => Math.floor((ms + days * DAY_MS) / 1000);
 
 /** Epoch seconds for DynamoDB TTL, or undefined for live deliveries (never auto-deleted). */
-export function ttlFor(state: DeliveryState, updatedAtMs: number, policy: RetentionPolicy = DEFAULT_RETENTION): number | undefined {
+export function ttlFor(
+  state: DeliveryState,
+  updatedAtMs: number,
+  policy: RetentionPolicy = DEFAULT_RETENTION,
+): number | undefined {
   if (state === 'pending' || state === 'in_flight') return undefined;
-  return epochSecondsAfter(updatedAtMs, (state === 'delivered' ? policy.deliveredDays : policy.deadLetterDays) + policy.ttlSafetyMarginDays);
+  return epochSecondsAfter(
+    updatedAtMs,
+    (state === 'delivered' ? policy.deliveredDays : policy.deadLetterDays) + policy.ttlSafetyMarginDays,
+  );
 }
 
 /**

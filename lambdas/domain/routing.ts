@@ -68,7 +68,12 @@ export function routeTargetOf(subscription: Subscription): RouteTarget {
 export function routeEntriesOf(subscription: Routed): readonly RouteEntry[] {
   const target = routeTargetOf(subscription);
   const patterns = new Set([...subscription.routedPatterns, ...subscription.eventTypes]);
-  return [...patterns].sort().map((pattern) => ({ pattern, version: subscription.routeVersion, live: target.receives && subscription.eventTypes.includes(pattern), target }));
+  return [...patterns].sort().map((pattern) => ({
+    pattern,
+    version: subscription.routeVersion,
+    live: target.receives && subscription.eventTypes.includes(pattern),
+    target,
+  }));
 }
 
 /** The patterns a subscription no longer needs entries for once its current version is written (tombstones from then on). */
@@ -83,7 +88,11 @@ export function prunablePatterns(subscription: Routed): readonly string[] {
  * select the type and be in the audience. Never anything outside the audience, whatever the
  * entries say. In id order, so a publish is repeatable.
  */
-export function resolveTargets(entries: readonly RouteEntry[], audience: Audience, type: string): readonly RouteTarget[] {
+export function resolveTargets(
+  entries: readonly RouteEntry[],
+  audience: Audience,
+  type: string,
+): readonly RouteTarget[] {
   const newest = new Map<string, RouteEntry>();
   for (const e of entries) {
     const seen = newest.get(e.target.id);

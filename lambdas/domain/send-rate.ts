@@ -50,7 +50,14 @@ export function sendWindowAt(limit: number, nowMs: number): SendWindow {
   const index = Math.floor((Math.floor(nowMs) * perSecond) / 1000);
   const second = Math.floor(index / perSecond);
   const slot = index - second * perSecond;
-  return { limit, index, second, slot, quota: quotaAt(limit, slot), endsAtMs: Math.ceil(((index + 1) * 1000) / perSecond) };
+  return {
+    limit,
+    index,
+    second,
+    slot,
+    quota: quotaAt(limit, slot),
+    endsAtMs: Math.ceil(((index + 1) * 1000) / perSecond),
+  };
 }
 
 /** Whether the attempt counted `count`-th in its sub-window may start (the count includes it). */

@@ -1,4 +1,11 @@
-import { createHmac, createPrivateKey, createPublicKey, sign as signWithKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  sign as signWithKey,
+  timingSafeEqual,
+  type KeyObject,
+} from 'node:crypto';
 import { InvalidSecretError } from './errors.ts';
 import { setBounded } from './bounded-map.ts';
 
@@ -16,14 +23,16 @@ export type SigningScheme = 'v1' | 'v1a';
 
 /** Encodes raw key bytes (from a CSPRNG the caller owns) as a Standard Webhooks secret. */
 export function formatSecret(bytes: Uint8Array): string {
-  if (bytes.length < MIN_SECRET_BYTES) throw new InvalidSecretError(`a secret needs at least ${MIN_SECRET_BYTES} bytes`);
+  if (bytes.length < MIN_SECRET_BYTES)
+    throw new InvalidSecretError(`a secret needs at least ${MIN_SECRET_BYTES} bytes`);
   return PREFIX + Buffer.from(bytes).toString('base64');
 }
 
 function secretKey(secret: string): Buffer {
   if (!secret.startsWith(PREFIX)) throw new InvalidSecretError('a secret starts with whsec_');
   const encoded = secret.slice(PREFIX.length);
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) throw new InvalidSecretError('a secret is whsec_ followed by standard base64');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded))
+    throw new InvalidSecretError('a secret is whsec_ followed by standard base64');
   const key = Buffer.from(encoded, 'base64');
   if (key.length < MIN_SECRET_BYTES) throw new InvalidSecretError(`a secret holds at least ${MIN_SECRET_BYTES} bytes`);
   return key;
@@ -31,7 +40,8 @@ function secretKey(secret: string): Buffer {
 
 /** Encodes a 32-byte Ed25519 seed (from a CSPRNG the caller owns) as a `whsk_` signing key. */
 export function formatSigningKey(seed: Uint8Array): string {
-  if (seed.length !== ED25519_SEED_BYTES) throw new InvalidSecretError(`an Ed25519 signing key is ${ED25519_SEED_BYTES} bytes`);
+  if (seed.length !== ED25519_SEED_BYTES)
+    throw new InvalidSecretError(`an Ed25519 signing key is ${ED25519_SEED_BYTES} bytes`);
   return SIGNING_KEY_PREFIX + Buffer.from(seed).toString('base64');
 }
 
@@ -42,8 +52,13 @@ export function formatSigningKey(seed: Uint8Array): string {
 function ed25519Key(signingKey: string): KeyObject {
   const encoded = signingKey.slice(SIGNING_KEY_PREFIX.length);
   const raw = /^[A-Za-z0-9+/]*={0,2}$/.test(encoded) ? Buffer.from(encoded, 'base64') : Buffer.alloc(0);
-  if (raw.length !== ED25519_SEED_BYTES && raw.length !== 2 * ED25519_SEED_BYTES) throw new InvalidSecretError('a signing key is whsk_ followed by the base64 of a 32-byte Ed25519 seed');
-  return createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, raw.subarray(0, ED25519_SEED_BYTES)]), format: 'der', type: 'pkcs8' });
+  if (raw.length !== ED25519_SEED_BYTES && raw.length !== 2 * ED25519_SEED_BYTES)
+    throw new InvalidSecretError('a signing key is whsk_ followed by the base64 of a 32-byte Ed25519 seed');
+  return createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, raw.subarray(0, ED25519_SEED_BYTES)]),
+    format: 'der',
+    type: 'pkcs8',
+  });
 }
 
 /** The `whpk_` public key a receiver verifies `v1a` signatures with. */
@@ -60,7 +75,8 @@ export function schemeOf(secret: string): SigningScheme {
 /** Checks a secret a caller brings (its prefix must fit the scheme) and returns it; InvalidSecretError says what is wrong. */
 export function checkSecret(secret: string, scheme: SigningScheme): string {
   if (scheme === 'v1a') {
-    if (!secret.startsWith(SIGNING_KEY_PREFIX)) throw new InvalidSecretError('an Ed25519 subscription signs with a whsk_ key');
+    if (!secret.startsWith(SIGNING_KEY_PREFIX))
+      throw new InvalidSecretError('an Ed25519 subscription signs with a whsk_ key');
     ed25519Key(secret);
   } else {
     secretKey(secret);
@@ -89,8 +105,12 @@ function keyOf(secret: string): Buffer | KeyObject {
 /** The signed content is `id.timestamp.body`, fed to the MAC in parts: the body is not copied into one more string. */
 function signParts(secret: string, prefix: string, body: string): string {
   const key = keyOf(secret);
-  if (schemeOf(secret) === 'v1a') return `v1a,${signWithKey(null, Buffer.from(prefix + body), key as KeyObject).toString('base64')}`;
-  return `v1,${createHmac('sha256', key as Buffer).update(prefix).update(body).digest('base64')}`;
+  if (schemeOf(secret) === 'v1a')
+    return `v1a,${signWithKey(null, Buffer.from(prefix + body), key as KeyObject).toString('base64')}`;
+  return `v1,${createHmac('sha256', key as Buffer)
+    .update(prefix)
+    .update(body)
+    .digest('base64')}`;
 }
 
 /**
@@ -111,7 +131,12 @@ export interface SignedHeaders {
  * The three Standard Webhooks headers. With several secrets (a rotation in progress) every
  * signature is sent, space-separated, so receivers on the old or the new secret both verify.
  */
-export function signatureHeaders(secrets: readonly string[], id: string, timestampSeconds: number, body: string): SignedHeaders {
+export function signatureHeaders(
+  secrets: readonly string[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): SignedHeaders {
   if (secrets.length === 0) throw new InvalidSecretError('at least one secret is needed to sign');
   const prefix = `${id}.${timestampSeconds}.`;
   return {
@@ -122,7 +147,13 @@ export function signatureHeaders(secrets: readonly string[], id: string, timesta
 }
 
 /** True when any `v1` signature in `header` matches one of `secrets` (used by the test receiver and docs). */
-export function verifySignature(secrets: readonly string[], id: string, timestampSeconds: number, body: string, header: string): boolean {
+export function verifySignature(
+  secrets: readonly string[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
+  header: string,
+): boolean {
   const offered = header.split(' ').filter((s) => s.startsWith('v1,'));
   return secrets.some((secret) => {
     const expected = Buffer.from(sign(secret, id, timestampSeconds, body));

@@ -64,20 +64,21 @@ export type CompletionAction = Extract<DeliveryAction, 'succeed' | 'fail_permane
  * claimed, so `in_flight` is never written. It stays a state for rows an earlier version left
  * claimed; `release` hands those back (the sweeper, once) and nothing else reads it.
  */
-const EDGES: Readonly<Record<DeliveryAction, { readonly from: readonly DeliveryState[]; readonly to: DeliveryState }>> = {
-  succeed: { from: [STATE.pending], to: STATE.delivered },
-  fail_permanently: { from: [STATE.pending], to: STATE.failed },
-  retry: { from: [STATE.pending], to: STATE.pending },
-  // The sender gives up after an attempt whose next try would land past the deadline (or past maxAttempts)...
-  give_up: { from: [STATE.pending], to: STATE.expired },
-  // ...and the sweeper (or the rate gate) expires one whose deadline passed while it waited, with no attempt.
-  expire: { from: [STATE.pending], to: STATE.expired },
-  // A row an earlier version left claimed by a worker that died: the sweeper hands it back.
-  release: { from: [STATE.inFlight], to: STATE.pending },
-  // A waiting delivery's next attempt moves (paused subscription, lost message, a long rate-limit wait, a drain).
-  reschedule: { from: [STATE.pending], to: STATE.pending },
-  replay: { from: REPLAYABLE_STATES, to: STATE.pending },
-};
+const EDGES: Readonly<Record<DeliveryAction, { readonly from: readonly DeliveryState[]; readonly to: DeliveryState }>> =
+  {
+    succeed: { from: [STATE.pending], to: STATE.delivered },
+    fail_permanently: { from: [STATE.pending], to: STATE.failed },
+    retry: { from: [STATE.pending], to: STATE.pending },
+    // The sender gives up after an attempt whose next try would land past the deadline (or past maxAttempts)...
+    give_up: { from: [STATE.pending], to: STATE.expired },
+    // ...and the sweeper (or the rate gate) expires one whose deadline passed while it waited, with no attempt.
+    expire: { from: [STATE.pending], to: STATE.expired },
+    // A row an earlier version left claimed by a worker that died: the sweeper hands it back.
+    release: { from: [STATE.inFlight], to: STATE.pending },
+    // A waiting delivery's next attempt moves (paused subscription, lost message, a long rate-limit wait, a drain).
+    reschedule: { from: [STATE.pending], to: STATE.pending },
+    replay: { from: REPLAYABLE_STATES, to: STATE.pending },
+  };
 
 /** The state after `action`, or InvalidTransitionError when the diagram has no such edge. */
 export function transition(from: DeliveryState, action: DeliveryAction): DeliveryState {

@@ -42,7 +42,12 @@ export interface LastFailure {
 
 export interface HealthFigures {
   /** Deliveries that reached a terminal state in the window (their `updatedAt`), by outcome. */
-  readonly finished: { readonly delivered: number; readonly failed: number; readonly expired: number; readonly total: number };
+  readonly finished: {
+    readonly delivered: number;
+    readonly failed: number;
+    readonly expired: number;
+    readonly total: number;
+  };
   /** Deliveries still live now, wherever their window: pending (incl. waiting out a backoff or a pause) and in flight. */
   readonly open: { readonly pending: number; readonly inFlight: number };
   /** delivered ÷ finished; undefined with nothing finished (a rate of nothing is not 0 % or 100 %). */
@@ -61,7 +66,10 @@ export interface HealthFigures {
 
 /** Whether a recorded attempt succeeded, by the same rule the sender applied (classify.ts). */
 export function attemptSucceeded(attempt: Pick<AttemptRecord, 'status'>): boolean {
-  return attempt.status !== undefined && classify({ kind: 'response', status: attempt.status, bodySnippet: '', durationMs: 0 }) === 'success';
+  return (
+    attempt.status !== undefined &&
+    classify({ kind: 'response', status: attempt.status, bodySnippet: '', durationMs: 0 }) === 'success'
+  );
 }
 
 /** Nearest-rank percentile (`p` in 0–100] of ascending `sorted`: always a value that was observed. */
@@ -72,7 +80,8 @@ export function percentile(sorted: readonly number[], p: number): number | undef
 }
 
 /** Rounded to 4 decimals: enough for a rate shown as a percentage with two decimals. */
-const rate = (part: number, whole: number): number | undefined => (whole === 0 ? undefined : Math.round((part / whole) * 10_000) / 10_000);
+const rate = (part: number, whole: number): number | undefined =>
+  whole === 0 ? undefined : Math.round((part / whole) * 10_000) / 10_000;
 
 /** The window's figures; pure, so every edge is table-tested (test/unit/domain/subscription-health.test.ts). */
 export function summarizeHealth(input: HealthInput): HealthFigures {
@@ -92,12 +101,16 @@ export function summarizeHealth(input: HealthInput): HealthFigures {
   }
 
   // Oldest first, so the run of failures after the last success is a suffix.
-  const attempts = input.attempts.filter((a) => inWindow(a.startedAt)).sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt));
+  const attempts = input.attempts
+    .filter((a) => inWindow(a.startedAt))
+    .sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt));
   const durations = attempts.map((a) => a.durationMs).sort((a, b) => a - b);
   const total = durations.reduce((sum, ms) => sum + ms, 0);
   const latency = {
     attempts: durations.length,
-    ...(durations.length > 0 ? { averageMs: Math.round(total / durations.length), p95Ms: percentile(durations, 95)! } : {}),
+    ...(durations.length > 0
+      ? { averageMs: Math.round(total / durations.length), p95Ms: percentile(durations, 95)! }
+      : {}),
   };
 
   let lastSuccess = -1;

@@ -14,12 +14,17 @@ export function receivesEvents(subscription: Subscription): boolean {
 export function endedReason(subscription: Subscription | undefined): string | undefined {
   if (!subscription) return 'subscription no longer exists';
   if (subscription.state === 'deleted') return 'subscription deleted';
-  if (subscription.state === 'disabled') return `subscription disabled: ${subscription.stateReason ?? 'no reason recorded'}`;
+  if (subscription.state === 'disabled')
+    return `subscription disabled: ${subscription.stateReason ?? 'no reason recorded'}`;
   return undefined;
 }
 
 /** The signing secrets still in use at `nowMs`: a rotated-out one drops out when its overlap ends. */
-export function liveSecretIndexes(subscription: Pick<Subscription, 'secretExpiry'>, count: number, nowMs: number): number[] {
+export function liveSecretIndexes(
+  subscription: Pick<Subscription, 'secretExpiry'>,
+  count: number,
+  nowMs: number,
+): number[] {
   const expiry = subscription.secretExpiry ?? [];
   return Array.from({ length: count }, (_, i) => i).filter((i) => {
     const until = expiry[i];

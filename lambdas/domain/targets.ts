@@ -28,11 +28,14 @@ function inV4Range(ip: string, [base, bits]: readonly [string, number]): boolean
 
 /** Expands an IPv6 literal to 8 groups of 16 bits (handles `::` and an embedded IPv4 tail). */
 function v6Groups(ip: string): number[] {
-  let text = ip.toLowerCase().replace(/^\[|\]$/g, '').split('%')[0]!;
+  let text = ip
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .split('%')[0]!;
   const v4Tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (v4Tail) {
     const n = v4ToInt(v4Tail[1]!);
-    text = text.slice(0, -v4Tail[1]!.length) + `${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+    text = `${text.slice(0, -v4Tail[1]!.length)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
   }
   const [head, tail] = text.split('::') as [string, string | undefined];
   const parse = (s: string) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);
@@ -92,7 +95,8 @@ export interface TargetRules {
  */
 export function checkTargetUrl(raw: string, rules: TargetRules): URL {
   if (raw.length > 2048) throw new ForbiddenTargetError('must be at most 2048 characters', raw.slice(0, 64));
-  if (/[\s\u0000-\u001f\u007f]/.test(raw)) throw new ForbiddenTargetError('must not contain whitespace or control characters', raw);
+  if (/[\s\u0000-\u001f\u007f]/.test(raw))
+    throw new ForbiddenTargetError('must not contain whitespace or control characters', raw);
   let url: URL;
   try {
     url = new URL(raw);
@@ -106,11 +110,13 @@ export function checkTargetUrl(raw: string, rules: TargetRules): URL {
   if (url.hash) throw new ForbiddenTargetError('must not have a fragment', raw);
   const ports = rules.allowedPorts ?? DEFAULT_PORT_RANGES;
   const port = targetPort(url);
-  if (!isAllowedPort(port, ports)) throw new ForbiddenTargetError(`port ${port} is not allowed (allowed ports: ${formatPorts(ports)})`, raw);
+  if (!isAllowedPort(port, ports))
+    throw new ForbiddenTargetError(`port ${port} is not allowed (allowed ports: ${formatPorts(ports)})`, raw);
   if (!rules.allowPrivate) {
     // A trailing dot names the same host (fully qualified): "localhost." is localhost.
     const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
-    if (FORBIDDEN_HOSTNAMES.some((re) => re.test(host))) throw new ForbiddenTargetError(`host ${host} is not allowed`, raw);
+    if (FORBIDDEN_HOSTNAMES.some((re) => re.test(host)))
+      throw new ForbiddenTargetError(`host ${host} is not allowed`, raw);
     if ((isIPv4(host) || isIPv6(host)) && isForbiddenAddress(host)) {
       throw new ForbiddenTargetError(`host ${host} is a loopback, private, link-local or metadata address`, raw);
     }

@@ -67,8 +67,25 @@ export interface Subscription {
  * them alone, so a page reads about half the bytes of whole rows (docs/design.md, "Data model").
  */
 export const LISTED_SUBSCRIPTION_FIELDS = [
-  'id', 'url', 'eventTypes', 'tenantId', 'description', 'retryPolicy', 'metadata', 'headers', 'rateLimitPerSecond', 'contactEmails',
-  'signatureScheme', 'publicKeys', 'state', 'stateReason', 'stateChangedAt', 'deadLetteringSince', 'deadLetterStreak', 'createdAt', 'updatedAt',
+  'id',
+  'url',
+  'eventTypes',
+  'tenantId',
+  'description',
+  'retryPolicy',
+  'metadata',
+  'headers',
+  'rateLimitPerSecond',
+  'contactEmails',
+  'signatureScheme',
+  'publicKeys',
+  'state',
+  'stateReason',
+  'stateChangedAt',
+  'deadLetteringSince',
+  'deadLetterStreak',
+  'createdAt',
+  'updatedAt',
 ] as const satisfies readonly (keyof Subscription)[];
 export type ListedSubscription = Pick<Subscription, (typeof LISTED_SUBSCRIPTION_FIELDS)[number]>;
 

@@ -12,10 +12,17 @@ import { SETTING_FACTORIES } from '#adapters/deps/setting-factories.ts';
 import { SQS_FACTORIES } from '#adapters/deps/sqs-factories.ts';
 
 const obs = awsObservability();
-const deps = buildDeps('api', process.env, { metrics: powertoolsMetrics(obs.metrics!) }, { ...DYNAMODB_FACTORIES, ...SQS_FACTORIES, ...SECRETS_FACTORIES, ...SETTING_FACTORIES, ...LAMBDA_FACTORIES });
+const deps = buildDeps(
+  'api',
+  process.env,
+  { metrics: powertoolsMetrics(obs.metrics!) },
+  { ...DYNAMODB_FACTORIES, ...SQS_FACTORIES, ...SECRETS_FACTORIES, ...SETTING_FACTORIES, ...LAMBDA_FACTORIES },
+);
 // The dashboard's files sit next to this bundle: the CDK builds them into it (lib/constructs/api.ts).
 // No mailbox: on AWS notices go to SES and are not kept.
-const api = createApiHandler(deps, obs, { dashboard: new FolderDashboardAssets(new URL('./dashboard/', import.meta.url)) });
+const api = createApiHandler(deps, obs, {
+  dashboard: new FolderDashboardAssets(new URL('./dashboard/', import.meta.url)),
+});
 
 // Rows written before secrets were sealed are sealed by the one function that may seal, once
 // per container before its first request (conditional writes: racing containers write once).
@@ -25,7 +32,10 @@ let migrated: Promise<void> | undefined;
 export const handler = async (...args: Parameters<typeof api>): Promise<APIGatewayProxyResult> => {
   migrated ??= sealPlainSecrets(deps).then(
     (sealed) => void (sealed > 0 && obs.logger.info('sealed plain-text signing secrets', { sealed })),
-    (error: unknown) => void obs.logger.error('could not seal plain-text signing secrets; the next container retries', { error: error as Error }),
+    (error: unknown) =>
+      void obs.logger.error('could not seal plain-text signing secrets; the next container retries', {
+        error: error as Error,
+      }),
   );
   await migrated;
   return api(...args);

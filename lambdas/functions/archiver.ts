@@ -7,4 +7,12 @@ import { S3_FACTORIES } from '#adapters/deps/s3-factories.ts';
 import { SETTING_FACTORIES } from '#adapters/deps/setting-factories.ts';
 
 const obs = awsObservability();
-export const handler = createArchiverHandler(buildDeps('archiver', process.env, { metrics: powertoolsMetrics(obs.metrics!) }, { ...DYNAMODB_FACTORIES, ...S3_FACTORIES, ...SETTING_FACTORIES }), obs);
+export const handler = createArchiverHandler(
+  buildDeps(
+    'archiver',
+    process.env,
+    { metrics: powertoolsMetrics(obs.metrics!) },
+    { ...DYNAMODB_FACTORIES, ...S3_FACTORIES, ...SETTING_FACTORIES },
+  ),
+  obs,
+);

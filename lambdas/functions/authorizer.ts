@@ -7,7 +7,10 @@ import { readFunctionEnv } from '#config/env.ts';
 import { createAuthorizerHandler } from '#handlers/authorizer.ts';
 import { awsObservability } from '#handlers/observability.ts';
 
-const { HOOKLINE_ADMIN_KEY_SECRET_ID, API_KEYS_TABLE, PORTAL_SESSIONS_TABLE } = readFunctionEnv('authorizer', process.env);
+const { HOOKLINE_ADMIN_KEY_SECRET_ID, API_KEYS_TABLE, PORTAL_SESSIONS_TABLE } = readFunctionEnv(
+  'authorizer',
+  process.env,
+);
 const db = documentClient();
 export const handler = createAuthorizerHandler(
   new SecretsManagerKeySource(new SecretsManagerClient({}), HOOKLINE_ADMIN_KEY_SECRET_ID),

@@ -7,4 +7,12 @@ import { SETTING_FACTORIES } from '#adapters/deps/setting-factories.ts';
 import { SQS_FACTORIES } from '#adapters/deps/sqs-factories.ts';
 
 const obs = awsObservability();
-export const handler = createIngestHandler(buildDeps('ingest', process.env, { metrics: powertoolsMetrics(obs.metrics!) }, { ...ENGINE_STORE_FACTORIES, ...MANIFEST_STORE_FACTORIES, ...SQS_FACTORIES, ...SETTING_FACTORIES }), obs);
+export const handler = createIngestHandler(
+  buildDeps(
+    'ingest',
+    process.env,
+    { metrics: powertoolsMetrics(obs.metrics!) },
+    { ...ENGINE_STORE_FACTORIES, ...MANIFEST_STORE_FACTORIES, ...SQS_FACTORIES, ...SETTING_FACTORIES },
+  ),
+  obs,
+);

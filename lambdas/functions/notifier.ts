@@ -9,6 +9,11 @@ import { awsObservability } from '#handlers/observability.ts';
 
 const obs = awsObservability();
 export const handler = createNotifierHandler(
-  buildDeps('notifier', process.env, { metrics: powertoolsMetrics(obs.metrics!) }, { ...DYNAMODB_FACTORIES, ...SQS_FACTORIES, ...SETTING_FACTORIES, ...MAIL_FACTORIES }),
+  buildDeps(
+    'notifier',
+    process.env,
+    { metrics: powertoolsMetrics(obs.metrics!) },
+    { ...DYNAMODB_FACTORIES, ...SQS_FACTORIES, ...SETTING_FACTORIES, ...MAIL_FACTORIES },
+  ),
   obs,
 );

@@ -7,4 +7,12 @@ import { SETTING_FACTORIES } from '#adapters/deps/setting-factories.ts';
 import { SQS_FACTORIES } from '#adapters/deps/sqs-factories.ts';
 
 const obs = awsObservability();
-export const handler = createReplayHandler(buildDeps('replay', process.env, { metrics: powertoolsMetrics(obs.metrics!) }, { ...DYNAMODB_FACTORIES, ...SQS_FACTORIES, ...SETTING_FACTORIES }), obs);
+export const handler = createReplayHandler(
+  buildDeps(
+    'replay',
+    process.env,
+    { metrics: powertoolsMetrics(obs.metrics!) },
+    { ...DYNAMODB_FACTORIES, ...SQS_FACTORIES, ...SETTING_FACTORIES },
+  ),
+  obs,
+);

@@ -8,4 +8,12 @@ import { HTTP_FACTORIES, SETTING_FACTORIES } from '#adapters/deps/setting-factor
 import { SQS_FACTORIES } from '#adapters/deps/sqs-factories.ts';
 
 const obs = awsObservability();
-export const handler = createSenderHandler(buildDeps('sender', process.env, { metrics: powertoolsMetrics(obs.metrics!) }, { ...ENGINE_STORE_FACTORIES, ...SQS_FACTORIES, ...SECRETS_FACTORIES, ...SETTING_FACTORIES, ...HTTP_FACTORIES }), obs);
+export const handler = createSenderHandler(
+  buildDeps(
+    'sender',
+    process.env,
+    { metrics: powertoolsMetrics(obs.metrics!) },
+    { ...ENGINE_STORE_FACTORIES, ...SQS_FACTORIES, ...SECRETS_FACTORIES, ...SETTING_FACTORIES, ...HTTP_FACTORIES },
+  ),
+  obs,
+);

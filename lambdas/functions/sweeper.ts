@@ -8,7 +8,12 @@ import { SQS_FACTORIES } from '#adapters/deps/sqs-factories.ts';
 
 const obs = awsObservability();
 export const handler = createSweeperHandler(
-  buildDeps('sweeper', process.env, { metrics: powertoolsMetrics(obs.metrics!) }, { ...ENGINE_STORE_FACTORIES, ...MANIFEST_STORE_FACTORIES, ...SQS_FACTORIES, ...SETTING_FACTORIES }),
+  buildDeps(
+    'sweeper',
+    process.env,
+    { metrics: powertoolsMetrics(obs.metrics!) },
+    { ...ENGINE_STORE_FACTORIES, ...MANIFEST_STORE_FACTORIES, ...SQS_FACTORIES, ...SETTING_FACTORIES },
+  ),
   { graceSeconds: sweepGraceSeconds(process.env) },
   obs,
 );

@@ -65,11 +65,24 @@ export function createAuthorizerHandler(
     const key = match[1]!;
     if (keyMatches(key, await keys.adminKey())) return { principalId: 'admin', context: { role: 'admin' } };
     const tenant = tenantKeys ? await tenantKey(tenantKeys, key, now()) : undefined;
-    if (tenant) return { principalId: `tenant:${tenant.tenantId}`, context: { role: 'tenant', tenantId: tenant.tenantId, keyId: tenant.keyId } };
+    if (tenant)
+      return {
+        principalId: `tenant:${tenant.tenantId}`,
+        context: { role: 'tenant', tenantId: tenant.tenantId, keyId: tenant.keyId },
+      };
     const session = portalSessions ? await portalSession(portalSessions, key, now()) : undefined;
     if (session) {
       // Context values are strings; an empty subscriptionId is "no limit" (handlers/api/handler.ts principalOf).
-      return { principalId: `tenant:${session.tenantId}`, context: { role: 'tenant', tenantId: session.tenantId, keyId: session.id, portal: 'true', subscriptionId: session.subscriptionId ?? '' } };
+      return {
+        principalId: `tenant:${session.tenantId}`,
+        context: {
+          role: 'tenant',
+          tenantId: session.tenantId,
+          keyId: session.id,
+          portal: 'true',
+          subscriptionId: session.subscriptionId ?? '',
+        },
+      };
     }
     return undefined;
   };
@@ -96,7 +109,8 @@ export function createAuthorizerHandler(
   };
 
   return withObservability(
-    async (event: AuthorizerEvent): Promise<APIGatewayAuthorizerResult | SimpleAuthorizerResult> => ('version' in event && event.version === '2.0' ? simple(event) : token(event as APIGatewayTokenAuthorizerEvent)),
+    async (event: AuthorizerEvent): Promise<APIGatewayAuthorizerResult | SimpleAuthorizerResult> =>
+      'version' in event && event.version === '2.0' ? simple(event) : token(event as APIGatewayTokenAuthorizerEvent),
     obs,
   ) as unknown as AuthorizerHandler;
 }

@@ -11,7 +11,13 @@ export function emfCount(metric: CountMetric, nowMs: number): Record<string, unk
   return {
     _aws: {
       Timestamp: nowMs,
-      CloudWatchMetrics: [{ Namespace: COMMON_ENVIRONMENT.POWERTOOLS_METRICS_NAMESPACE, Dimensions: [['service']], Metrics: [{ Name: metric, Unit: 'Count' }] }],
+      CloudWatchMetrics: [
+        {
+          Namespace: COMMON_ENVIRONMENT.POWERTOOLS_METRICS_NAMESPACE,
+          Dimensions: [['service']],
+          Metrics: [{ Name: metric, Unit: 'Count' }],
+        },
+      ],
     },
     [metric]: 1,
   };

@@ -11,7 +11,14 @@ import {
   UnauthorizedError,
   ValidationError,
 } from '#app/errors.ts';
-import { ForbiddenTargetError, InvalidHeaderError, InvalidPolicyError, InvalidRetryPolicyError, InvalidSecretError, InvalidTransitionError } from '#domain/errors.ts';
+import {
+  ForbiddenTargetError,
+  InvalidHeaderError,
+  InvalidPolicyError,
+  InvalidRetryPolicyError,
+  InvalidSecretError,
+  InvalidTransitionError,
+} from '#domain/errors.ts';
 import { InvalidCursorError } from '#ports/page.ts';
 
 /** The public error codes, as the HTTP API documents them. */
@@ -66,21 +73,39 @@ const ERROR_TABLE: readonly ErrorRule<Error>[] = [
   rule({ type: ForbiddenError, status: 403, code: 'forbidden' }),
   rule({ type: NotFoundError, status: 404, code: 'not_found' }),
   rule({ type: RouteNotFoundError, status: 404, code: 'route_not_found' }),
-  rule({ type: MethodNotAllowedError, status: 405, code: 'method_not_allowed', headers: (e) => ({ allow: e.allowed.join(', ') }) }),
+  rule({
+    type: MethodNotAllowedError,
+    status: 405,
+    code: 'method_not_allowed',
+    headers: (e) => ({ allow: e.allowed.join(', ') }),
+  }),
   rule({ type: ConflictError, status: 409, code: 'conflict' }),
   // Understood but not done: the key names another request (RFC 9110's 422, as payment APIs answer it).
   rule({ type: IdempotencyKeyReusedError, status: 422, code: 'idempotency_key_reused' }),
   // A state change the state machine refuses got past the service's own checks (a race): the
   // delivery's state conflicts with the request, which a caller can read again and retry.
   rule({ type: InvalidTransitionError, status: 409, code: 'conflict' }),
-  rule({ type: RateLimitedError, status: 429, code: 'rate_limited', headers: (e) => ({ 'retry-after': String(e.retryAfterSeconds) }) }),
-  rule({ type: TemporarilyUnavailableError, status: 503, code: 'unavailable', headers: (e) => ({ 'retry-after': String(e.retryAfterSeconds) }) }),
+  rule({
+    type: RateLimitedError,
+    status: 429,
+    code: 'rate_limited',
+    headers: (e) => ({ 'retry-after': String(e.retryAfterSeconds) }),
+  }),
+  rule({
+    type: TemporarilyUnavailableError,
+    status: 503,
+    code: 'unavailable',
+    headers: (e) => ({ 'retry-after': String(e.retryAfterSeconds) }),
+  }),
 ];
 
 /** What an error not in the table answers over HTTP: no internals, since it may be anything. */
 export const INTERNAL_ERROR: ErrorAnswer = Object.freeze({
   status: 500,
-  error: Object.freeze({ code: 'internal_error', message: 'something went wrong; nothing was changed by this request unless it says otherwise' }),
+  error: Object.freeze({
+    code: 'internal_error',
+    message: 'something went wrong; nothing was changed by this request unless it says otherwise',
+  }),
   headers: Object.freeze({}),
 });
 
@@ -92,5 +117,9 @@ export function answerFor(error: unknown): ErrorAnswer | undefined {
   const row = ERROR_TABLE.find((r) => error instanceof r.type);
   if (!row) return undefined;
   const e = error as Error;
-  return { status: row.status, error: { code: row.code, message: row.message ? row.message(e) : e.message }, headers: row.headers?.(e) ?? {} };
+  return {
+    status: row.status,
+    error: { code: row.code, message: row.message ? row.message(e) : e.message },
+    headers: row.headers?.(e) ?? {},
+  };
 }

@@ -18,28 +18,49 @@ export function createIngestHandler(deps: PublishDeps, obs: Observability) {
     const failed: string[] = [];
     const valid: { record: SQSRecord; request: PublishRequest }[] = [];
     for (const record of event.Records) {
-      const receives = { messageId: record.messageId, receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1) };
+      const receives = {
+        messageId: record.messageId,
+        receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
+      };
       try {
         valid.push({ record, request: parseIngestMessage(record.body, record.messageId) });
       } catch (error) {
-        if (error instanceof ValidationError) obs.logger.warn('ingest message rejected', { ...receives, field: error.field, reason: error.rule });
+        if (error instanceof ValidationError)
+          obs.logger.warn('ingest message rejected', { ...receives, field: error.field, reason: error.rule });
         else obs.logger.error('ingest message rejected', { ...receives, error: error as Error });
         failed.push(record.messageId);
       }
     }
     try {
-      const results = await publishBatch(deps, valid.map((v) => v.request));
+      const results = await publishBatch(
+        deps,
+        valid.map((v) => v.request),
+      );
       results.forEach((result, i) => {
         const { messageId } = valid[i]!.record;
         // An id already naming another event, or a subscription outside the event's audience, is the producer's to fix,
         // like a refusal: kept for the redrive queue, never dropped.
         if (result.kind === 'refused') {
-          obs.logger.warn('ingest message rejected', { messageId, field: result.error.field, reason: result.error.rule });
+          obs.logger.warn('ingest message rejected', {
+            messageId,
+            field: result.error.field,
+            reason: result.error.rule,
+          });
           failed.push(messageId);
         } else if (result.kind === 'conflict') {
-          obs.logger.warn('ingest message rejected', { messageId, field: 'id', reason: `event ${result.eventId} was already published with another type, payload or audience` });
+          obs.logger.warn('ingest message rejected', {
+            messageId,
+            field: 'id',
+            reason: `event ${result.eventId} was already published with another type, payload or audience`,
+          });
           failed.push(messageId);
-        } else obs.logger.debug('event ingested', { messageId, eventId: result.eventId, kind: result.kind, deliveries: result.deliveryIds.length });
+        } else
+          obs.logger.debug('event ingested', {
+            messageId,
+            eventId: result.eventId,
+            kind: result.kind,
+            deliveries: result.deliveryIds.length,
+          });
       });
     } catch (error) {
       obs.logger.error('ingest batch failed', { messages: valid.length, error: error as Error });

@@ -14,7 +14,8 @@ export function isScheduledEvent(event: unknown): event is ScheduledEvent {
 
 /** The invocation payload as a JSON object, or a ValidationError naming `payload`. */
 export function payloadObject(event: unknown): Record<string, unknown> {
-  if (typeof event !== 'object' || event === null || Array.isArray(event)) throw new ValidationError('payload', 'must be a JSON object');
+  if (typeof event !== 'object' || event === null || Array.isArray(event))
+    throw new ValidationError('payload', 'must be a JSON object');
   return event as Record<string, unknown>;
 }
 

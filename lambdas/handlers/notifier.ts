@@ -10,7 +10,8 @@ export function createNotifierHandler(deps: NotifierDeps, obs: Observability) {
       if (n.outcome === 'sent') obs.logger.info('notice sent', { ...n });
       else obs.logger.warn('notice not sent', { ...n });
     }
-    if (report.streaksStarted + report.streaksEnded > 0) obs.logger.info('failure streaks changed', { started: report.streaksStarted, ended: report.streaksEnded });
+    if (report.streaksStarted + report.streaksEnded > 0)
+      obs.logger.info('failure streaks changed', { started: report.streaksStarted, ended: report.streaksEnded });
     return report;
   }, obs);
 }

@@ -27,13 +27,26 @@ export const ATTEMPT_LOG_MESSAGE = 'delivery attempt';
  */
 export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue' | 'inFlightWaitSeconds'>, obs: Observability) {
   // Planned retries from every record in flight here go out together (gathered-sends.ts).
-  const sendNext = gatheredSends((messages) => deps.queue.enqueue(messages), RETRY_GATHER_MS, RETRIES_PER_GATHERED_SEND);
-  const settleDelivery = async (message: ReceivedDeliveryMessage, later: Later, receipt: Receipt): Promise<MessageFate> => {
+  const sendNext = gatheredSends(
+    (messages) => deps.queue.enqueue(messages),
+    RETRY_GATHER_MS,
+    RETRIES_PER_GATHERED_SEND,
+  );
+  const settleDelivery = async (
+    message: ReceivedDeliveryMessage,
+    later: Later,
+    receipt: Receipt,
+  ): Promise<MessageFate> => {
     const fate = await settle(later, () => processDelivery(deps, message, receipt));
-    if (fate.attempt) obs.logger.info(ATTEMPT_LOG_MESSAGE, { ...fate.attempt, ...emfCount(METRICS.attempts, Date.now()) });
+    if (fate.attempt)
+      obs.logger.info(ATTEMPT_LOG_MESSAGE, { ...fate.attempt, ...emfCount(METRICS.attempts, Date.now()) });
     const { deliveryId } = message;
     if (fate.kind === 'done') obs.logger.debug('delivery settled', { deliveryId, note: fate.note });
-    else if (fate.kind === 'retry') obs.logger.debug(`delivery ${deliveryId} will be retried in ${fate.delaySeconds} s`, { deliveryId, note: fate.note });
+    else if (fate.kind === 'retry')
+      obs.logger.debug(`delivery ${deliveryId} will be retried in ${fate.delaySeconds} s`, {
+        deliveryId,
+        note: fate.note,
+      });
     else obs.logger.error('delivery message failed', { deliveryId, error: fate.error as Error });
     return fate;
   };
@@ -53,7 +66,11 @@ export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue' | 'inFli
       send: (message: DeliveryMessage) => deps.queue.enqueue([message]),
       sendNext,
     };
-    const options = { alone: messages.length === 1, inFlightWaitSeconds: deps.inFlightWaitSeconds, now: () => deps.clock.now() };
+    const options = {
+      alone: messages.length === 1,
+      inFlightWaitSeconds: deps.inFlightWaitSeconds,
+      now: () => deps.clock.now(),
+    };
     const fates = await Promise.all(messages.map((m) => settleDelivery(m, waitFor(m, options, queue), receipt)));
     return messageFinished(fates);
   };
@@ -68,6 +85,10 @@ export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue' | 'inFli
         }),
       ),
     );
-    return { batchItemFailures: event.Records.filter((_, i) => !finished[i]).map((record) => ({ itemIdentifier: record.messageId })) };
+    return {
+      batchItemFailures: event.Records.filter((_, i) => !finished[i]).map((record) => ({
+        itemIdentifier: record.messageId,
+      })),
+    };
   }, obs);
 }

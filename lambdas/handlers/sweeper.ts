@@ -7,7 +7,8 @@ import { withObservability, type Observability } from './observability.ts';
 export function createSweeperHandler(deps: SweepDeps, options: SweepOptions, obs: Observability) {
   return withObservability(async (_event: ScheduledEvent) => {
     const report = await sweep(deps, options);
-    if (report.expired + report.requeued + report.released + report.finishedPublishes + report.routesRepaired > 0) obs.logger.info('sweep changed deliveries', { ...report });
+    if (report.expired + report.requeued + report.released + report.finishedPublishes + report.routesRepaired > 0)
+      obs.logger.info('sweep changed deliveries', { ...report });
     return report;
   }, obs);
 }

@@ -60,7 +60,11 @@ export interface DueMessage extends MessageFields {
 export type DeliveryMessage = FreshMessage | RetryMessage | DueMessage;
 
 /** A delivery message as received: its delay and packing were the queue's business. */
-export type ReceivedDeliveryMessage = DeliveryMessage extends infer M ? (M extends DeliveryMessage ? Omit<M, 'delaySeconds' | 'alone'> : never) : never;
+export type ReceivedDeliveryMessage = DeliveryMessage extends infer M
+  ? M extends DeliveryMessage
+    ? Omit<M, 'delaySeconds' | 'alone'>
+    : never
+  : never;
 
 export interface DeliveryQueue {
   /** Deliveries due at the same time may share one queue message (a pack): the adapter's choice. */

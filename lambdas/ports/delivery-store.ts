@@ -41,7 +41,11 @@ export interface DeliveryStore {
    * Optionally in one state. A cursor of another subscription's listing is refused.
    */
   listBySubscription(
-    request: PageRequest & { readonly subscriptionId: string; readonly state?: DeliveryState; readonly order?: 'newest' | 'oldest' },
+    request: PageRequest & {
+      readonly subscriptionId: string;
+      readonly state?: DeliveryState;
+      readonly order?: 'newest' | 'oldest';
+    },
   ): Promise<DeliveryPage>;
   /** failed and expired, newest `updatedAt` first. */
   listDeadLetters(request: PageRequest & { readonly subscriptionId?: string }): Promise<Page<Delivery>>;

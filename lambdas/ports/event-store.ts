@@ -3,9 +3,7 @@ import type { EventRecord } from '#domain/types.ts';
 /** An event without its body: what listings show (the event log, a subscription's events). */
 export type EventSummary = Omit<EventRecord, 'body'>;
 
-export type PutEventResult =
-  | { readonly kind: 'created' }
-  | { readonly kind: 'exists'; readonly existing: EventRecord };
+export type PutEventResult = { readonly kind: 'created' } | { readonly kind: 'exists'; readonly existing: EventRecord };
 
 /**
  * The events table: each event once, its body the exact text every attempt sends. A row goes

@@ -31,7 +31,10 @@ export interface IdempotencyStore {
    * same fingerprint whose lock ran out before `nowIso` (its request died). Otherwise returns
    * the stored record, which the caller compares.
    */
-  begin(record: IdempotencyRecord & { readonly owner: string; readonly lockedUntil: string }, nowIso: string): Promise<BeginResult>;
+  begin(
+    record: IdempotencyRecord & { readonly owner: string; readonly lockedUntil: string },
+    nowIso: string,
+  ): Promise<BeginResult>;
   /** Records the answer of the request `owner` ran; false when another request took the key over meanwhile. */
   complete(id: string, owner: string, response: NonNullable<IdempotencyRecord['response']>): Promise<boolean>;
   /** Drops the in-progress record `owner` holds (the request was refused or failed), so a corrected retry runs. */

@@ -59,12 +59,30 @@ export interface NoticeStore {
   /** Decides a notice: true when this call wrote it (and holds its lease), false when it was decided before. */
   decide(notice: NoticeRecord): Promise<boolean>;
   /** Takes over a decided notice whose lease ran out (still at `expectedLeaseUntil`); the notice as taken, or undefined when another worker did. */
-  takeOver(subject: string, key: string, expectedLeaseUntil: string, leaseUntil: string): Promise<NoticeRecord | undefined>;
+  takeOver(
+    subject: string,
+    key: string,
+    expectedLeaseUntil: string,
+    leaseUntil: string,
+  ): Promise<NoticeRecord | undefined>;
   /** Marks a decided notice sent (only while `leaseUntil` is still the holder's). */
-  markSent(subject: string, key: string, leaseUntil: string, sentAt: string, channels: readonly string[]): Promise<boolean>;
+  markSent(
+    subject: string,
+    key: string,
+    leaseUntil: string,
+    sentAt: string,
+    channels: readonly string[],
+  ): Promise<boolean>;
   /**
    * Records a failed send: the notice stays decided, its lease moved to `retryAt` (when the next
    * run may try again), or with `giveUp` it ends `abandoned`.
    */
-  markFailed(subject: string, key: string, leaseUntil: string, error: string, retryAt: string, giveUp: boolean): Promise<boolean>;
+  markFailed(
+    subject: string,
+    key: string,
+    leaseUntil: string,
+    error: string,
+    retryAt: string,
+    giveUp: boolean,
+  ): Promise<boolean>;
 }

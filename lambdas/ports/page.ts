@@ -38,7 +38,8 @@ export function decodeCursor<T extends Record<string, unknown>>(cursor: string |
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not an object');
     for (const v of Object.values(value)) {
       if (v !== null && typeof v === 'object') {
-        for (const inner of Object.values(v)) if (typeof inner !== 'string' && typeof inner !== 'number') throw new Error('bad key');
+        for (const inner of Object.values(v))
+          if (typeof inner !== 'string' && typeof inner !== 'number') throw new Error('bad key');
       } else if (typeof v !== 'string' && typeof v !== 'number') throw new Error('bad field');
     }
     return value as T;

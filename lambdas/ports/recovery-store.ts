@@ -8,13 +8,23 @@ import type { Page, PageRequest } from './page.ts';
  */
 export interface RecoveryStore {
   /** One subscription's deliveries created in [createdFrom, createdTo], oldest first, read consistently. */
-  listCreated(request: PageRequest & { readonly subscriptionId: string; readonly createdFrom?: string; readonly createdTo: string }): Promise<Page<Delivery>>;
+  listCreated(
+    request: PageRequest & {
+      readonly subscriptionId: string;
+      readonly createdFrom?: string;
+      readonly createdTo: string;
+    },
+  ): Promise<Page<Delivery>>;
   /**
    * Dead letters last changed in [changedFrom, changedTo], oldest first, optionally of one
    * subscription. A page reads each dead-letter shard once at least, however wide the range.
    */
   listDeadLettersChanged(
-    request: PageRequest & { readonly subscriptionId?: string; readonly changedFrom: string; readonly changedTo: string },
+    request: PageRequest & {
+      readonly subscriptionId?: string;
+      readonly changedFrom: string;
+      readonly changedTo: string;
+    },
   ): Promise<Page<Delivery>>;
   /**
    * Deletes an archived delivery and its attempt log, unless the delivery changed after

@@ -1,7 +1,16 @@
 import type { ListedSubscription, SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
 
 /** The fields an owner may change after creation (PATCH), and a rotation's secrets. */
-export const EDITABLE_FIELDS = ['url', 'eventTypes', 'description', 'retryPolicy', 'metadata', 'headers', 'rateLimitPerSecond', 'contactEmails'] as const;
+export const EDITABLE_FIELDS = [
+  'url',
+  'eventTypes',
+  'description',
+  'retryPolicy',
+  'metadata',
+  'headers',
+  'rateLimitPerSecond',
+  'contactEmails',
+] as const;
 export type EditableField = (typeof EDITABLE_FIELDS)[number];
 
 /** A rotation's result: the sealed list (newest first) with what stays plain beside it. */
@@ -50,7 +59,13 @@ export interface SubscriptionStore {
    * Changes the state and says why; returns the updated subscription, or undefined if unknown
    * (or, with `onlyFrom`, not in that state: an auto-pause never overrides a manual pause or a disable).
    */
-  setState(id: string, state: SubscriptionState, reason: string, nowIso: string, onlyFrom?: SubscriptionState): Promise<Subscription | undefined>;
+  setState(
+    id: string,
+    state: SubscriptionState,
+    reason: string,
+    nowIso: string,
+    onlyFrom?: SubscriptionState,
+  ): Promise<Subscription | undefined>;
   /**
    * Applies `change` in one conditional write; undefined when the subscription is unknown or
    * deleted (a deleted subscription's row is history, never edited).
@@ -62,7 +77,12 @@ export interface SubscriptionStore {
    * since the read whose `secretsVersion` is `expectedSecretsVersion` (two rotations at once
    * must not drop each other's new secret).
    */
-  replaceSecrets(id: string, secrets: RotatedSecrets, nowIso: string, expectedSecretsVersion: number | undefined): Promise<Subscription | undefined>;
+  replaceSecrets(
+    id: string,
+    secrets: RotatedSecrets,
+    nowIso: string,
+    expectedSecretsVersion: number | undefined,
+  ): Promise<Subscription | undefined>;
   /** Removes a deleted subscription's row (archived first); false when it is not there or not deleted. */
   removeDeleted(id: string): Promise<boolean>;
   /** Adds a dead letter to the subscription's current streak (starting one if none); returns the subscription as updated. */

@@ -39,19 +39,47 @@ export const TABLE_GRANTS = {
   // A dead letter extends its event's TTL (UpdateItem). Counts rate-limited subscriptions'
   // attempts and their turns (UpdateItem only, never a read).
   // A 410 Gone takes the subscription out of the routing index (its intent, then its entries).
-  sender: { subscriptions: 'readWrite', routes: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'write', rateLimits: 'write' },
+  sender: {
+    subscriptions: 'readWrite',
+    routes: 'readWrite',
+    events: 'readWrite',
+    deliveries: 'readWrite',
+    attempts: 'write',
+    rateLimits: 'write',
+  },
   // Expires, re-enqueues and releases deliveries; an expiry extends the subscription's
   // dead-letter streak and may auto-pause it (conditional updates of the subscription).
   // Checks publish batches' manifests (then moves its per-shard watermark past them), writing a missing delivery from its stored event.
   // Finishes routing changes whose writer stopped, and builds the index of a deployment from before it.
-  sweeper: { subscriptions: 'readWrite', routes: 'readWrite', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'readWrite' },
+  sweeper: {
+    subscriptions: 'readWrite',
+    routes: 'readWrite',
+    events: 'readWrite',
+    deliveries: 'readWrite',
+    ingestManifests: 'readWrite',
+  },
   // Reads retry policies; replays deliveries; writes and resumes the audit records.
   // A replay extends its event's TTL (UpdateItem, never a read).
   replay: { subscriptions: 'read', events: 'write', deliveries: 'readWrite', replays: 'readWrite' },
   // Reads what it archives, deletes archived rows and their attempts, puts restored rows back
   // (events too, when TTL has taken them); keeps its manifests and run lock.
-  archiver: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'readWrite', archiveBatches: 'readWrite' },
+  archiver: {
+    subscriptions: 'read',
+    events: 'readWrite',
+    deliveries: 'readWrite',
+    attempts: 'readWrite',
+    archiveBatches: 'readWrite',
+  },
   // Reads subscriptions, deliveries, attempts and completed replays to decide notices (never writes them); keeps its
   // streaks and notices; publishes operational webhooks like any publish (manifest, event once, one delivery per subscription).
-  notifier: { subscriptions: 'read', routes: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', ingestManifests: 'write', replays: 'read', notices: 'readWrite' },
+  notifier: {
+    subscriptions: 'read',
+    routes: 'read',
+    events: 'readWrite',
+    deliveries: 'readWrite',
+    attempts: 'read',
+    ingestManifests: 'write',
+    replays: 'read',
+    notices: 'readWrite',
+  },
 } as const satisfies Record<FunctionKey, TableGrants>;

@@ -84,7 +84,11 @@ export interface HooklineAlarmsProps {
 }
 
 /** The producer-wide metrics the alarms watch, as the handlers emit them with Powertools EMF. */
-export function hooklineMetric(metricName: (typeof METRICS)[keyof typeof METRICS], period: Duration, statistic = cloudwatch.Stats.SUM): cloudwatch.Metric {
+export function hooklineMetric(
+  metricName: (typeof METRICS)[keyof typeof METRICS],
+  period: Duration,
+  statistic = cloudwatch.Stats.SUM,
+): cloudwatch.Metric {
   return new cloudwatch.Metric({
     namespace: COMMON_ENVIRONMENT.POWERTOOLS_METRICS_NAMESPACE,
     metricName,
@@ -153,7 +157,8 @@ export class HooklineAlarms extends Construct {
         acknowledgeNag(emailSubscription, [
           {
             id: 'Serverless-SNSRedrivePolicy',
-            reason: 'An email page that SNS cannot deliver would sit unread in a DLQ; the alarm itself stays in ALARM in CloudWatch, and the runbook checks the subscription is confirmed.',
+            reason:
+              'An email page that SNS cannot deliver would sit unread in a DLQ; the alarm itself stays in ALARM in CloudWatch, and the runbook checks the subscription is confirmed.',
           },
         ]);
       }
@@ -190,7 +195,10 @@ export class HooklineAlarms extends Construct {
         new cloudwatch.Alarm(this, name, {
           alarmName: `${prefix}${name}`,
           alarmDescription: `The ${key} redrive queue holds poison messages: a handler failed on each of them ${QUEUES[key].maxReceiveCount} times and they are no longer processed. Runbook: docs/aws.md#redrivenotempty`,
-          metric: pair.redriveQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM }),
+          metric: pair.redriveQueue.metricApproximateNumberOfMessagesVisible({
+            period: Duration.minutes(1),
+            statistic: cloudwatch.Stats.MAXIMUM,
+          }),
           threshold: 0,
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
           evaluationPeriods: 1,
@@ -204,7 +212,8 @@ export class HooklineAlarms extends Construct {
     this.senderErrors = wire(
       new cloudwatch.Alarm(this, 'SenderErrors', {
         alarmName: `${prefix}SenderErrors`,
-        alarmDescription: 'The sender function is failing whole invocations (not individual deliveries, which are reported as batch item failures). Runbook: docs/aws.md#sendererrors',
+        alarmDescription:
+          'The sender function is failing whole invocations (not individual deliveries, which are reported as batch item failures). Runbook: docs/aws.md#sendererrors',
         metric: props.sender.metricErrors({ period: errors.period, statistic: cloudwatch.Stats.SUM }),
         threshold: errors.threshold,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -216,7 +225,8 @@ export class HooklineAlarms extends Construct {
     this.senderThrottles = wire(
       new cloudwatch.Alarm(this, 'SenderThrottles', {
         alarmName: `${prefix}SenderThrottles`,
-        alarmDescription: 'The sender function is being throttled: account or reserved concurrency is below the event source cap, so deliveries are delayed. Runbook: docs/aws.md#senderthrottles',
+        alarmDescription:
+          'The sender function is being throttled: account or reserved concurrency is below the event source cap, so deliveries are delayed. Runbook: docs/aws.md#senderthrottles',
         metric: props.sender.metricThrottles({ period: throttles.period, statistic: cloudwatch.Stats.SUM }),
         threshold: throttles.threshold,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -233,7 +243,10 @@ export class HooklineAlarms extends Construct {
       new cloudwatch.Alarm(this, 'DeliveryQueueStuck', {
         alarmName: `${prefix}DeliveryQueueStuck`,
         alarmDescription: `The oldest delivery message not yet retried twice has waited more than ${maxAge.toHumanString()} for 5 minutes: the sender is not consuming the delivery queue. Runbook: docs/aws.md#deliveryqueuestuck`,
-        metric: props.queues.delivery.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM }),
+        metric: props.queues.delivery.queue.metricApproximateAgeOfOldestMessage({
+          period: Duration.minutes(1),
+          statistic: cloudwatch.Stats.MAXIMUM,
+        }),
         threshold: maxAge.toSeconds(),
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 5,
@@ -241,7 +254,8 @@ export class HooklineAlarms extends Construct {
       }),
     );
     const percent = props.apiServerErrorPercent ?? 5;
-    if (!(percent > 0 && percent <= 100)) throw new InvalidPropError('apiServerErrorPercent', `must be more than 0 and at most 100, got ${percent}`);
+    if (!(percent > 0 && percent <= 100))
+      throw new InvalidPropError('apiServerErrorPercent', `must be more than 0 and at most 100, got ${percent}`);
     const window = Duration.minutes(5);
     this.apiServerErrors = wire(
       new cloudwatch.Alarm(this, 'ApiServerErrors', {
@@ -250,7 +264,10 @@ export class HooklineAlarms extends Construct {
         // Below 20 requests a period one failure is too loud a signal; such periods count as fine.
         metric: new cloudwatch.MathExpression({
           expression: 'IF(requests >= 20, 100 * errors / requests, 0)',
-          usingMetrics: { requests: props.api.metricCount({ period: window }), errors: props.api.metricServerError({ period: window }) },
+          usingMetrics: {
+            requests: props.api.metricCount({ period: window }),
+            errors: props.api.metricServerError({ period: window }),
+          },
           period: window,
           label: '5xx (%)',
         }),
@@ -264,7 +281,8 @@ export class HooklineAlarms extends Construct {
     this.sweeperNotRunning = wire(
       new cloudwatch.Alarm(this, 'SweeperNotRunning', {
         alarmName: `${prefix}SweeperNotRunning`,
-        alarmDescription: 'The sweeper has not run for 3 minutes: lost delivery messages are not re-enqueued and past-deadline deliveries are not expired. Runbook: docs/aws.md#sweepernotrunning',
+        alarmDescription:
+          'The sweeper has not run for 3 minutes: lost delivery messages are not re-enqueued and past-deadline deliveries are not expired. Runbook: docs/aws.md#sweepernotrunning',
         metric: props.sweeper.metricInvocations({ period: Duration.minutes(1), statistic: cloudwatch.Stats.SUM }),
         threshold: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
@@ -309,20 +327,38 @@ export class HooklineAlarms extends Construct {
 export function resolveDeadLetterSettings(options: DeadLetterAlarmOptions = {}): DeadLetterAlarmSettings {
   const { preset = 'default', ...overrides } = options;
   const base = DEAD_LETTER_ALARM_PRESETS[preset];
-  if (!base) throw new InvalidPropError('deadLetterAlarm.preset', `must be one of ${Object.keys(DEAD_LETTER_ALARM_PRESETS).join(', ')}`);
-  const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as Partial<DeadLetterAlarmSettings>;
+  if (!base)
+    throw new InvalidPropError(
+      'deadLetterAlarm.preset',
+      `must be one of ${Object.keys(DEAD_LETTER_ALARM_PRESETS).join(', ')}`,
+    );
+  const defined = Object.fromEntries(
+    Object.entries(overrides).filter(([, v]) => v !== undefined),
+  ) as Partial<DeadLetterAlarmSettings>;
   // Changing how many periods are looked at keeps the preset's meaning: all of them must breach.
-  const datapointsToAlarm = defined.datapointsToAlarm ?? (defined.evaluationPeriods !== undefined && base.datapointsToAlarm === base.evaluationPeriods ? defined.evaluationPeriods : base.datapointsToAlarm);
+  const datapointsToAlarm =
+    defined.datapointsToAlarm ??
+    (defined.evaluationPeriods !== undefined && base.datapointsToAlarm === base.evaluationPeriods
+      ? defined.evaluationPeriods
+      : base.datapointsToAlarm);
   const settings: DeadLetterAlarmSettings = { ...base, ...defined, datapointsToAlarm };
-  if (!(settings.threshold >= 0)) throw new InvalidPropError('deadLetterAlarm.threshold', 'must be a non-negative number');
+  if (!(settings.threshold >= 0))
+    throw new InvalidPropError('deadLetterAlarm.threshold', 'must be a non-negative number');
   if (!Number.isInteger(settings.evaluationPeriods) || settings.evaluationPeriods < 1) {
     throw new InvalidPropError('deadLetterAlarm.evaluationPeriods', 'must be a positive integer');
   }
-  if (!Number.isInteger(settings.datapointsToAlarm) || settings.datapointsToAlarm < 1 || settings.datapointsToAlarm > settings.evaluationPeriods) {
+  if (
+    !Number.isInteger(settings.datapointsToAlarm) ||
+    settings.datapointsToAlarm < 1 ||
+    settings.datapointsToAlarm > settings.evaluationPeriods
+  ) {
     throw new InvalidPropError('deadLetterAlarm.datapointsToAlarm', 'must be between 1 and evaluationPeriods');
   }
   if (settings.period.toSeconds() * settings.evaluationPeriods > 86_400) {
-    throw new InvalidPropError('deadLetterAlarm', 'period x evaluationPeriods must not exceed one day (CloudWatch limit)');
+    throw new InvalidPropError(
+      'deadLetterAlarm',
+      'period x evaluationPeriods must not exceed one day (CloudWatch limit)',
+    );
   }
   return settings;
 }

@@ -116,15 +116,23 @@ export class HooklineApi extends Construct implements ApiDashboardMetrics {
   constructor(scope: Construct, id: string, props: HooklineApiProps) {
     super(scope, id);
     this.apiType = props.apiType ?? 'http';
-    if (!API_TYPES.includes(this.apiType)) throw new InvalidPropError('apiType', `must be 'http' or 'rest', got '${String(this.apiType)}'`);
+    if (!API_TYPES.includes(this.apiType))
+      throw new InvalidPropError('apiType', `must be 'http' or 'rest', got '${String(this.apiType)}'`);
     if (this.apiType === 'http' && props.webAclArn !== undefined) {
-      throw new InvalidPropError('webAclArn', "needs apiType: 'rest': AWS WAF attaches only to REST APIs, not to the HTTP API Hookline deploys by default (-c apiType=rest)");
+      throw new InvalidPropError(
+        'webAclArn',
+        "needs apiType: 'rest': AWS WAF attaches only to REST APIs, not to the HTTP API Hookline deploys by default (-c apiType=rest)",
+      );
     }
     if (this.apiType === 'http' && props.stageName !== undefined) {
-      throw new InvalidPropError('stageName', "needs apiType: 'rest': the HTTP API serves its $default stage at the root of its URL");
+      throw new InvalidPropError(
+        'stageName',
+        "needs apiType: 'rest': the HTTP API serves its $default stage at the root of its URL",
+      );
     }
     this.auth = props.auth ?? 'bearer';
-    if (this.auth !== 'bearer' && this.auth !== 'iam') throw new InvalidPropError('apiAuth', `must be 'bearer' or 'iam', got '${String(this.auth)}'`);
+    if (this.auth !== 'bearer' && this.auth !== 'iam')
+      throw new InvalidPropError('apiAuth', `must be 'bearer' or 'iam', got '${String(this.auth)}'`);
     const throttling = props.throttling ?? DEFAULT_API_THROTTLING;
     if (!(throttling.rateLimit > 0) || !Number.isInteger(throttling.burstLimit) || throttling.burstLimit < 1) {
       throw new InvalidPropError('apiThrottling', 'needs rateLimit > 0 and a positive integer burstLimit');
@@ -132,7 +140,10 @@ export class HooklineApi extends Construct implements ApiDashboardMetrics {
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const cacheTtl = props.authorizerCacheTtl ?? DEFAULT_AUTHORIZER_CACHE_TTL;
     if (cacheTtl.toSeconds() > MAX_AUTHORIZER_CACHE_TTL.toSeconds()) {
-      throw new InvalidPropError('authorizerCacheTtl', `must be at most ${MAX_AUTHORIZER_CACHE_TTL.toSeconds()} s (a revoked tenant key works until the cached decision expires), got ${cacheTtl.toSeconds()} s`);
+      throw new InvalidPropError(
+        'authorizerCacheTtl',
+        `must be at most ${MAX_AUTHORIZER_CACHE_TTL.toSeconds()} s (a revoked tenant key works until the cached decision expires), got ${cacheTtl.toSeconds()} s`,
+      );
     }
 
     this.handler = new HooklineFunction(this, 'Api', {
@@ -140,8 +151,11 @@ export class HooklineApi extends Construct implements ApiDashboardMetrics {
       sendsTo: [props.deliveryQueue],
       // The web dashboard's files, built at synth time (dashboard/build.ts), go into the bundle beside
       // index.mjs, where the function reads them (lambdas/functions/api.ts): one asset, one deploy.
-      afterBundling: (outputDir) => [`cp -R ${shellQuoted(builtDashboardFolder())} ${shellQuoted(path.join(outputDir, 'dashboard'))}`],
-      noAsyncFailureDestination: 'Invoked only synchronously by API Gateway; the caller gets the error response, there is no asynchronous event to keep.',
+      afterBundling: (outputDir) => [
+        `cp -R ${shellQuoted(builtDashboardFolder())} ${shellQuoted(path.join(outputDir, 'dashboard'))}`,
+      ],
+      noAsyncFailureDestination:
+        'Invoked only synchronously by API Gateway; the caller gets the error response, there is no asynchronous event to keep.',
     });
 
     if (this.auth === 'bearer') {
@@ -153,13 +167,15 @@ export class HooklineApi extends Construct implements ApiDashboardMetrics {
       acknowledgeNag(this.adminKeySecret, [
         {
           id: 'AwsSolutions-SMG4',
-          reason: 'A static bearer key handed to operators: automatic rotation would lock out every client holding it. It is rotated by hand (docs/aws.md "Rotating the admin key"); API Gateway caches authorizer decisions for 30 s and each authorizer container the admin key for 5 minutes, so a rotation takes effect within about 5.5 minutes.',
+          reason:
+            'A static bearer key handed to operators: automatic rotation would lock out every client holding it. It is rotated by hand (docs/aws.md "Rotating the admin key"); API Gateway caches authorizer decisions for 30 s and each authorizer container the admin key for 5 minutes, so a rotation takes effect within about 5.5 minutes.',
         },
       ]);
       this.authorizerHandler = new HooklineFunction(this, 'Authorizer', {
         ...functionPropsFrom('authorizer', props),
         environmentValues: { ...props.environmentValues, HOOKLINE_ADMIN_KEY_SECRET_ID: this.adminKeySecret.secretArn },
-        noAsyncFailureDestination: 'Invoked only synchronously by API Gateway to authorize a request; there is no asynchronous event to keep.',
+        noAsyncFailureDestination:
+          'Invoked only synchronously by API Gateway to authorize a request; there is no asynchronous event to keep.',
       });
       this.adminKeySecret.grantRead(this.authorizerHandler.function);
     }
@@ -177,7 +193,12 @@ export class HooklineApi extends Construct implements ApiDashboardMetrics {
       accessLogGroup: this.accessLogGroup,
     };
     if (this.apiType === 'rest') {
-      const restApi = buildRestApi(this, { ...common, stageName: props.stageName ?? 'prod', webAclArn: props.webAclArn, createCloudWatchRole: props.createCloudWatchRole ?? true });
+      const restApi = buildRestApi(this, {
+        ...common,
+        stageName: props.stageName ?? 'prod',
+        webAclArn: props.webAclArn,
+        createCloudWatchRole: props.createCloudWatchRole ?? true,
+      });
       this.restApi = restApi;
       this.metricSource = restApi;
       this.stage = { stageName: restApi.deploymentStage.stageName, url: restApi.url };
@@ -226,7 +247,11 @@ export class HooklineApi extends Construct implements ApiDashboardMetrics {
 
   /** Lets `grantee` call every route (needed with `iam` auth; harmless otherwise). */
   grantInvoke(grantee: iam.IGrantable): iam.Grant {
-    return iam.Grant.addToPrincipal({ grantee, actions: ['execute-api:Invoke'], resourceArns: [this.arnForExecuteApi('*', '/*')] });
+    return iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['execute-api:Invoke'],
+      resourceArns: [this.arnForExecuteApi('*', '/*')],
+    });
   }
 
   /** Lets `grantee` read the admin bearer key (bearer auth only). */

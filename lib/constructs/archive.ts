@@ -7,7 +7,11 @@ import { InvalidPropError } from '../errors.ts';
 import { markTopology } from '../topology-metadata.ts';
 
 /** The archive's lifecycle when props leave it unset; WebhookDelivery's `retention` defaults read these too. */
-export const ARCHIVE_LIFECYCLE_DEFAULTS = Object.freeze({ coldAfterDays: 30, expireAfterDays: 365, accessLogRetentionDays: 90 });
+export const ARCHIVE_LIFECYCLE_DEFAULTS = Object.freeze({
+  coldAfterDays: 30,
+  expireAfterDays: 365,
+  accessLogRetentionDays: 90,
+});
 
 export interface ArchiveBucketProps {
   /** Days after upload an archive object moves to S3 Glacier Instant Retrieval. @default 30 */
@@ -37,10 +41,14 @@ export class ArchiveBucket extends Construct {
     const accessLogRetentionDays = props.accessLogRetentionDays ?? ARCHIVE_LIFECYCLE_DEFAULTS.accessLogRetentionDays;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     for (const [name, value] of Object.entries({ coldAfterDays, expireAfterDays, accessLogRetentionDays })) {
-      if (!Number.isInteger(value) || value < 1) throw new InvalidPropError(name, `must be a positive whole number of days, got ${value}`);
+      if (!Number.isInteger(value) || value < 1)
+        throw new InvalidPropError(name, `must be a positive whole number of days, got ${value}`);
     }
     if (expireAfterDays <= coldAfterDays) {
-      throw new InvalidPropError('expireAfterDays', `(${expireAfterDays}) must be later than coldAfterDays (${coldAfterDays})`);
+      throw new InvalidPropError(
+        'expireAfterDays',
+        `(${expireAfterDays}) must be later than coldAfterDays (${coldAfterDays})`,
+      );
     }
 
     this.accessLogsBucket = new s3.Bucket(this, 'AccessLogs', {
@@ -54,7 +62,8 @@ export class ArchiveBucket extends Construct {
     acknowledgeNag(this.accessLogsBucket, [
       {
         id: 'AwsSolutions-S1',
-        reason: 'This is the server access log bucket of the archive; logging it into itself or a third bucket would only log the log delivery.',
+        reason:
+          'This is the server access log bucket of the archive; logging it into itself or a third bucket would only log the log delivery.',
       },
     ]);
 
@@ -70,7 +79,9 @@ export class ArchiveBucket extends Construct {
       lifecycleRules: [
         {
           id: 'tier-then-expire',
-          transitions: [{ storageClass: s3.StorageClass.GLACIER_INSTANT_RETRIEVAL, transitionAfter: Duration.days(coldAfterDays) }],
+          transitions: [
+            { storageClass: s3.StorageClass.GLACIER_INSTANT_RETRIEVAL, transitionAfter: Duration.days(coldAfterDays) },
+          ],
           expiration: Duration.days(expireAfterDays),
           // Versioning guards against an accidental overwrite; old versions need not outlive that.
           noncurrentVersionExpiration: Duration.days(30),

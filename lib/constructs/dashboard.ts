@@ -35,7 +35,8 @@ export class HooklineDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: HooklineDashboardProps) {
     super(scope, id);
-    const count = (name: (typeof METRICS)[keyof typeof METRICS], label: string) => hooklineMetric(name, MINUTE).with({ label });
+    const count = (name: (typeof METRICS)[keyof typeof METRICS], label: string) =>
+      hooklineMetric(name, MINUTE).with({ label });
     const delivered = count(METRICS.succeeded, 'succeeded (2xx)');
     const deadLettered = count(METRICS.deadLettered, 'dead-lettered');
     const successRate = new cloudwatch.MathExpression({
@@ -44,18 +45,37 @@ export class HooklineDashboard extends Construct {
       label: 'success rate (%)',
       period: MINUTE,
     });
-    const latency = (stat: string) => hooklineMetric(METRICS.attemptLatency, MINUTE, stat).with({ label: `attempt latency ${stat}` });
+    const latency = (stat: string) =>
+      hooklineMetric(METRICS.attemptLatency, MINUTE, stat).with({ label: `attempt latency ${stat}` });
     const queueWidgets = Object.entries(props.queues).flatMap(([key, pair]) => [
       new cloudwatch.GraphWidget({
         title: `${key} queue: depth and oldest message (s)`,
         width: WIDTH,
-        left: [pair.queue.metricApproximateNumberOfMessagesVisible({ period: MINUTE, label: 'visible' }), pair.queue.metricApproximateNumberOfMessagesNotVisible({ period: MINUTE, label: 'in flight or waiting to retry' })],
-        right: [pair.queue.metricApproximateAgeOfOldestMessage({ period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM, label: 'oldest message (s)' })],
+        left: [
+          pair.queue.metricApproximateNumberOfMessagesVisible({ period: MINUTE, label: 'visible' }),
+          pair.queue.metricApproximateNumberOfMessagesNotVisible({
+            period: MINUTE,
+            label: 'in flight or waiting to retry',
+          }),
+        ],
+        right: [
+          pair.queue.metricApproximateAgeOfOldestMessage({
+            period: MINUTE,
+            statistic: cloudwatch.Stats.MAXIMUM,
+            label: 'oldest message (s)',
+          }),
+        ],
       }),
       new cloudwatch.GraphWidget({
         title: `${key} redrive queue (poison messages)`,
         width: WIDTH,
-        left: [pair.redriveQueue.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM, label: 'messages' })],
+        left: [
+          pair.redriveQueue.metricApproximateNumberOfMessagesVisible({
+            period: MINUTE,
+            statistic: cloudwatch.Stats.MAXIMUM,
+            label: 'messages',
+          }),
+        ],
       }),
     ]);
     const functions = Object.entries(props.functions) as [FunctionKey, lambda.IFunction][];
@@ -70,12 +90,26 @@ export class HooklineDashboard extends Construct {
           new cloudwatch.GraphWidget({
             title: 'Events and deliveries per minute',
             width: WIDTH,
-            left: [count(METRICS.eventsPublished, 'published'), delivered, count(METRICS.retried, 'retried'), deadLettered],
+            left: [
+              count(METRICS.eventsPublished, 'published'),
+              delivered,
+              count(METRICS.retried, 'retried'),
+              deadLettered,
+            ],
           }),
-          new cloudwatch.GraphWidget({ title: 'Success rate (delivered / finished)', width: WIDTH, left: [successRate], leftYAxis: { min: 0, max: 100 } }),
+          new cloudwatch.GraphWidget({
+            title: 'Success rate (delivered / finished)',
+            width: WIDTH,
+            left: [successRate],
+            leftYAxis: { min: 0, max: 100 },
+          }),
         ],
         [
-          new cloudwatch.GraphWidget({ title: 'Attempt latency (ms)', width: WIDTH, left: [latency('p50'), latency('p99')] }),
+          new cloudwatch.GraphWidget({
+            title: 'Attempt latency (ms)',
+            width: WIDTH,
+            left: [latency('p50'), latency('p99')],
+          }),
           new cloudwatch.AlarmStatusWidget({ title: 'Alarms', width: WIDTH, alarms: [...props.alarms] }),
         ],
         queueWidgets,
@@ -84,8 +118,12 @@ export class HooklineDashboard extends Construct {
           perFunction('Lambda throttles', (fn, key) => fn.metricThrottles({ period: MINUTE, label: key })),
         ],
         [
-          perFunction('Lambda duration p99 (ms)', (fn, key) => fn.metricDuration({ period: MINUTE, statistic: 'p99', label: key })),
-          perFunction('Lambda concurrency (max)', (fn, key) => fn.metric('ConcurrentExecutions', { period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM, label: key })),
+          perFunction('Lambda duration p99 (ms)', (fn, key) =>
+            fn.metricDuration({ period: MINUTE, statistic: 'p99', label: key }),
+          ),
+          perFunction('Lambda concurrency (max)', (fn, key) =>
+            fn.metric('ConcurrentExecutions', { period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM, label: key }),
+          ),
         ],
         [
           new cloudwatch.GraphWidget({
@@ -100,7 +138,10 @@ export class HooklineDashboard extends Construct {
           new cloudwatch.GraphWidget({
             title: 'API latency (ms)',
             width: WIDTH,
-            left: [props.api.metricLatency({ period: MINUTE, statistic: 'p50', label: 'p50' }), props.api.metricLatency({ period: MINUTE, statistic: 'p99', label: 'p99' })],
+            left: [
+              props.api.metricLatency({ period: MINUTE, statistic: 'p50', label: 'p50' }),
+              props.api.metricLatency({ period: MINUTE, statistic: 'p99', label: 'p99' }),
+            ],
           }),
         ],
       ],

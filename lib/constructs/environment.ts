@@ -1,4 +1,10 @@
-import { COMMON_ENVIRONMENT, ENV_DEFAULTS, FUNCTIONS, type EnvName, type FunctionKey } from '../../lambdas/config/topology.ts';
+import {
+  COMMON_ENVIRONMENT,
+  ENV_DEFAULTS,
+  FUNCTIONS,
+  type EnvName,
+  type FunctionKey,
+} from '../../lambdas/config/topology.ts';
 import { MissingEnvironmentValueError } from '../errors.ts';
 
 /**

@@ -13,13 +13,22 @@ import type { HooklineQueue } from './queues.ts';
  * MaximumConcurrency cap. `maxConcurrency` overrides the topology's cap. The event source
  * grants the function receive/delete/change-visibility on the queue.
  */
-export function connectQueue(fn: lambda.Function, functionKey: FunctionKey, queue: HooklineQueue, maxConcurrency?: number): SqsEventSource {
+export function connectQueue(
+  fn: lambda.Function,
+  functionKey: FunctionKey,
+  queue: HooklineQueue,
+  maxConcurrency?: number,
+): SqsEventSource {
   const def = EVENT_SOURCES.find((s) => s.queue === queue.queueKey && s.function === functionKey);
-  if (!def) throw new TopologyError(`EVENT_SOURCES has no entry for queue '${queue.queueKey}' -> function '${functionKey}'`);
+  if (!def)
+    throw new TopologyError(`EVENT_SOURCES has no entry for queue '${queue.queueKey}' -> function '${functionKey}'`);
   const concurrency = maxConcurrency ?? def.maxConcurrency;
   // Lambda's ScalingConfig bounds.
   if (!Number.isInteger(concurrency) || concurrency < 2 || concurrency > 1000) {
-    throw new InvalidPropError(`${functionKey} maxConcurrency`, `must be an integer from 2 to 1000, got ${concurrency}`);
+    throw new InvalidPropError(
+      `${functionKey} maxConcurrency`,
+      `must be an integer from 2 to 1000, got ${concurrency}`,
+    );
   }
   const source = new SqsEventSource(queue.queue, {
     batchSize: def.batchSize,
@@ -34,7 +43,7 @@ export function connectQueue(fn: lambda.Function, functionKey: FunctionKey, queu
     {
       id: 'Serverless-LambdaEventSourceMappingDestination',
       reason:
-        'SQS event source mappings do not support on-failure destinations; failed messages go to the queue\'s own redrive queue (RedrivePolicy with maxReceiveCount), which is alarmed.',
+        "SQS event source mappings do not support on-failure destinations; failed messages go to the queue's own redrive queue (RedrivePolicy with maxReceiveCount), which is alarmed.",
     },
   ]);
   return source;

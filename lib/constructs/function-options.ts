@@ -3,7 +3,10 @@ import type { HooklineFunctionProps } from './hookline-function.ts';
 import type { HooklineStorage } from './storage.ts';
 
 /** Settings every Hookline function shares; the L3 construct passes one object to all of them. */
-export type SharedFunctionOptions = Pick<HooklineFunctionProps, 'logRetention' | 'logRemovalPolicy' | 'tracing' | 'projectRoot'>;
+export type SharedFunctionOptions = Pick<
+  HooklineFunctionProps,
+  'logRetention' | 'logRemovalPolicy' | 'tracing' | 'projectRoot'
+>;
 
 /** What WebhookDelivery hands every construct that owns a function (DeliverySender, HooklineApi, …). */
 export interface FunctionConstructProps {

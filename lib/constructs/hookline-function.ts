@@ -59,12 +59,21 @@ export interface HooklineFunctionProps {
    */
   readonly afterBundling?: (outputDir: string) => string[];
   /** Runs the function in these VPC subnets (the sender with static egress IPs). @default no VPC */
-  readonly placement?: { readonly vpc: ec2.IVpc; readonly vpcSubnets: ec2.SubnetSelection; readonly securityGroups: ec2.ISecurityGroup[] };
+  readonly placement?: {
+    readonly vpc: ec2.IVpc;
+    readonly vpcSubnets: ec2.SubnetSelection;
+    readonly securityGroups: ec2.ISecurityGroup[];
+  };
 }
 
 /** A FunctionConstructProps as the props of its one function: the shared options, environment and tables. */
 export function functionPropsFrom(key: FunctionKey, props: FunctionConstructProps): HooklineFunctionProps {
-  return { ...props.functionOptions, functionKey: key, environmentValues: props.environmentValues, storage: props.storage };
+  return {
+    ...props.functionOptions,
+    functionKey: key,
+    environmentValues: props.environmentValues,
+    storage: props.storage,
+  };
 }
 
 /**
@@ -131,21 +140,29 @@ export class HooklineFunction extends Construct {
         logLevel: LogLevel.WARNING,
         tsconfig: existsSync(path.join(root, 'tsconfig.json')) ? path.join(root, 'tsconfig.json') : undefined,
         ...(props.afterBundling
-          ? { commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: (_inputDir: string, outputDir: string) => props.afterBundling!(outputDir) } }
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (_inputDir: string, outputDir: string) => props.afterBundling!(outputDir),
+              },
+            }
           : {}),
       },
     });
     markTopology(this.function, `function/${props.functionKey}`);
     props.storage?.grant(this.function, TABLE_GRANTS[props.functionKey]);
     for (const queue of props.sendsTo ?? []) queue.queue.grantSendMessages(this.function);
-    if (props.noAsyncFailureDestination !== undefined) this.acknowledgeNoAsyncFailureDestination(props.noAsyncFailureDestination);
+    if (props.noAsyncFailureDestination !== undefined)
+      this.acknowledgeNoAsyncFailureDestination(props.noAsyncFailureDestination);
     if (props.placement) {
       // Lambda attaches the VPC-access managed policy itself: it lets the function create and
       // delete its own network interfaces, which ec2 does not scope to resources.
       acknowledgeNag(this.role, [
         {
           id: 'AwsSolutions-IAM4',
-          reason: 'AWSLambdaVPCAccessExecutionRole: the ENI permissions a function in a VPC needs; EC2 offers no narrower resource scope for them.',
+          reason:
+            'AWSLambdaVPCAccessExecutionRole: the ENI permissions a function in a VPC needs; EC2 offers no narrower resource scope for them.',
           findings: ['Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole'],
         },
       ]);
@@ -159,20 +176,19 @@ export class HooklineFunction extends Construct {
       },
       {
         id: 'Serverless-LambdaLatestVersion',
-        reason: 'Pinned to nodejs22.x to match engines.node, the local runtime and the tests; upgraded together with them.',
+        reason:
+          'Pinned to nodejs22.x to match engines.node, the local runtime and the tests; upgraded together with them.',
       },
     ]);
     // X-Ray has no resource-level permissions: PutTraceSegments/PutTelemetryRecords only accept "*".
-    acknowledgeNag(
-      this.role,
-      [
-        {
-          id: 'AwsSolutions-IAM5',
-          reason: 'X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level permissions, so AWS requires Resource "*".',
-          findings: ['Resource::*'],
-        },
-      ],
-    );
+    acknowledgeNag(this.role, [
+      {
+        id: 'AwsSolutions-IAM5',
+        reason:
+          'X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level permissions, so AWS requires Resource "*".',
+        findings: ['Resource::*'],
+      },
+    ]);
   }
 
   /**

@@ -1,7 +1,11 @@
 import type { Duration } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpIamAuthorizer, HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import {
+  HttpIamAuthorizer,
+  HttpLambdaAuthorizer,
+  HttpLambdaResponseType,
+} from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
@@ -52,8 +56,14 @@ const ACCESS_LOG_FIELDS = {
  * responses (API Gateway's own 401/403/404/429 answer `{"message": ...}`), WAF, and the
  * account-level CloudWatch role (HTTP API writes access logs without one).
  */
-export function buildHttpApi(scope: Construct, options: HttpApiOptions): { api: apigwv2.HttpApi; stage: apigwv2.HttpStage } {
-  const api = new apigwv2.HttpApi(scope, 'HttpApi', { description: 'Hookline webhook delivery API', createDefaultStage: false });
+export function buildHttpApi(
+  scope: Construct,
+  options: HttpApiOptions,
+): { api: apigwv2.HttpApi; stage: apigwv2.HttpStage } {
+  const api = new apigwv2.HttpApi(scope, 'HttpApi', {
+    description: 'Hookline webhook delivery API',
+    createDefaultStage: false,
+  });
   const stage = api.addStage('DefaultStage', {
     stageName: HTTP_API_STAGE,
     autoDeploy: true,
@@ -74,11 +84,23 @@ export function buildHttpApi(scope: Construct, options: HttpApiOptions): { api: 
           resultsCacheTtl: options.authorizerCacheTtl,
         })
       : new HttpIamAuthorizer();
-  const integration = new HttpLambdaIntegration('Api', options.handler, { payloadFormatVersion: apigwv2.PayloadFormatVersion.VERSION_2_0 });
+  const integration = new HttpLambdaIntegration('Api', options.handler, {
+    payloadFormatVersion: apigwv2.PayloadFormatVersion.VERSION_2_0,
+  });
   for (const open of PUBLIC_API_ROUTES) {
     // An open route under /v1 (the portal code exchange) is more specific than /v1/{proxy+}, so API Gateway picks it.
-    const [route] = api.addRoutes({ path: open.path, methods: [open.method as apigwv2.HttpMethod], integration, authorizer: new apigwv2.HttpNoneAuthorizer() });
-    acknowledgeNag(route!, [{ id: 'AwsSolutions-APIG4', reason: `${open.method} ${open.path} is open by design (docs/design.md): ${open.why}.` }]);
+    const [route] = api.addRoutes({
+      path: open.path,
+      methods: [open.method as apigwv2.HttpMethod],
+      integration,
+      authorizer: new apigwv2.HttpNoneAuthorizer(),
+    });
+    acknowledgeNag(route!, [
+      {
+        id: 'AwsSolutions-APIG4',
+        reason: `${open.method} ${open.path} is open by design (docs/design.md): ${open.why}.`,
+      },
+    ]);
   }
   api.addRoutes({ path: '/v1/{proxy+}', methods: [apigwv2.HttpMethod.ANY], integration, authorizer });
   return { api, stage };

@@ -34,8 +34,14 @@ export class FailureNotifier extends Construct {
     // A failed tick is superseded by the next one; retrying it would only race that one.
     this.handler.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(5) });
     if (props.emailIdentity) {
-      this.emailIdentityArn = Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: props.emailIdentity });
-      this.handler.function.addToRolePolicy(new iam.PolicyStatement({ actions: ['ses:SendEmail'], resources: [this.emailIdentityArn] }));
+      this.emailIdentityArn = Stack.of(this).formatArn({
+        service: 'ses',
+        resource: 'identity',
+        resourceName: props.emailIdentity,
+      });
+      this.handler.function.addToRolePolicy(
+        new iam.PolicyStatement({ actions: ['ses:SendEmail'], resources: [this.emailIdentityArn] }),
+      );
     }
   }
 }

@@ -37,11 +37,13 @@ export class HooklineQueue extends Construct {
     acknowledgeNag(this.redriveQueue, [
       {
         id: 'AwsSolutions-SQS3',
-        reason: 'This queue is itself the redrive (dead-letter) queue of the work queue next to it; an alarm fires as soon as it holds a message.',
+        reason:
+          'This queue is itself the redrive (dead-letter) queue of the work queue next to it; an alarm fires as soon as it holds a message.',
       },
       {
         id: 'Serverless-SQSRedrivePolicy',
-        reason: 'This queue is itself the redrive (dead-letter) queue; nothing consumes it automatically, so a message can never be received often enough to need a further redrive.',
+        reason:
+          'This queue is itself the redrive (dead-letter) queue; nothing consumes it automatically, so a message can never be received often enough to need a further redrive.',
       },
     ]);
 

@@ -84,32 +84,45 @@ export function buildRestApi(scope: Construct, options: RestApiOptions): apigw.R
   for (const open of PUBLIC_API_ROUTES) {
     // resourceForPath makes nested resources (/dashboard/app.js) and shares /v1 with the proxy below;
     // a static resource wins over the greedy {proxy+} beside it, so an open route under /v1 stays open.
-    const method = restApi.root.resourceForPath(open.path).addMethod(open.method, integration, { authorizationType: apigw.AuthorizationType.NONE });
+    const method = restApi.root
+      .resourceForPath(open.path)
+      .addMethod(open.method, integration, { authorizationType: apigw.AuthorizationType.NONE });
     const reason = `${open.method} ${open.path} is open by design (docs/design.md): ${open.why}.`;
-    acknowledgeNag(method, [{ id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason }]);
+    acknowledgeNag(method, [
+      { id: 'AwsSolutions-APIG4', reason },
+      { id: 'AwsSolutions-COG4', reason },
+    ]);
   }
-  restApi.root.resourceForPath('/v1').addProxy({ defaultIntegration: integration, anyMethod: true, defaultMethodOptions: protectedMethod });
+  restApi.root
+    .resourceForPath('/v1')
+    .addProxy({ defaultIntegration: integration, anyMethod: true, defaultMethodOptions: protectedMethod });
 
   if (options.webAclArn !== undefined) {
-    new wafv2.CfnWebACLAssociation(scope, 'WebAcl', { resourceArn: restApi.deploymentStage.stageArn, webAclArn: options.webAclArn });
+    new wafv2.CfnWebACLAssociation(scope, 'WebAcl', {
+      resourceArn: restApi.deploymentStage.stageArn,
+      webAclArn: options.webAclArn,
+    });
   }
 
   acknowledgeNag(restApi, [
     {
       id: 'AwsSolutions-APIG2',
-      reason: 'Every route is a Lambda proxy integration; the api handler validates bodies and query strings with the domain rules and answers 4xx in the documented error shape. An API Gateway model would duplicate those rules and drift from the local gateway, which has none.',
+      reason:
+        'Every route is a Lambda proxy integration; the api handler validates bodies and query strings with the domain rules and answers 4xx in the documented error shape. An API Gateway model would duplicate those rules and drift from the local gateway, which has none.',
     },
     {
       id: 'AwsSolutions-COG4',
-      reason: auth === 'bearer'
-        ? 'Authentication is the bearer-key scheme shared with the local runtime, checked by a Lambda TOKEN authorizer; Hookline has no end users for a Cognito user pool.'
-        : 'Authentication is AWS IAM (SigV4); Hookline has no end users for a Cognito user pool.',
+      reason:
+        auth === 'bearer'
+          ? 'Authentication is the bearer-key scheme shared with the local runtime, checked by a Lambda TOKEN authorizer; Hookline has no end users for a Cognito user pool.'
+          : 'Authentication is AWS IAM (SigV4); Hookline has no end users for a Cognito user pool.',
     },
     ...(options.webAclArn === undefined
       ? [
           {
             id: 'AwsSolutions-APIG3',
-            reason: 'No WAF by default: every /v1 request needs a valid key and the stage is throttled; pass webAclArn to associate a WAFv2 web ACL where the account has one.',
+            reason:
+              'No WAF by default: every /v1 request needs a valid key and the stage is throttled; pass webAclArn to associate a WAFv2 web ACL where the account has one.',
           },
         ]
       : []),
@@ -119,7 +132,8 @@ export function buildRestApi(scope: Construct, options: RestApiOptions): apigw.R
     acknowledgeNag(role, [
       {
         id: 'AwsSolutions-IAM4',
-        reason: 'AmazonAPIGatewayPushToCloudWatchLogs is the AWS-documented policy for the account-level role API Gateway uses to write access and execution logs; it must create log groups it cannot know in advance.',
+        reason:
+          'AmazonAPIGatewayPushToCloudWatchLogs is the AWS-documented policy for the account-level role API Gateway uses to write access and execution logs; it must create log groups it cannot know in advance.',
         findings: ['Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs'],
       },
     ]);

@@ -21,7 +21,8 @@ export class HooklineSchedules extends Construct {
     super(scope, id);
     this.rules = SCHEDULES.map((schedule, index) => {
       const fn = props.functions[schedule.function];
-      if (!fn) throw new TopologyError(`SCHEDULES[${index}] names function '${schedule.function}', which is not deployed`);
+      if (!fn)
+        throw new TopologyError(`SCHEDULES[${index}] names function '${schedule.function}', which is not deployed`);
       const rule = new events.Rule(this, `${schedule.function}-every-${schedule.rateMinutes}m`, {
         description: `Hookline: invoke ${schedule.function} every ${schedule.rateMinutes} minute(s)`,
         schedule: events.Schedule.rate(Duration.minutes(schedule.rateMinutes)),

@@ -57,7 +57,15 @@ export class StaticEgress extends Construct {
   }
 
   /** Where a function goes to send from the static addresses. */
-  get functionPlacement(): { readonly vpc: ec2.IVpc; readonly vpcSubnets: ec2.SubnetSelection; readonly securityGroups: ec2.ISecurityGroup[] } {
-    return { vpc: this.vpc, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS }, securityGroups: [this.securityGroup] };
+  get functionPlacement(): {
+    readonly vpc: ec2.IVpc;
+    readonly vpcSubnets: ec2.SubnetSelection;
+    readonly securityGroups: ec2.ISecurityGroup[];
+  } {
+    return {
+      vpc: this.vpc,
+      vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },
+      securityGroups: [this.securityGroup],
+    };
   }
 }

@@ -25,7 +25,11 @@ export type TableGrants = Readonly<Partial<Record<TableKey, TableAccess>>>;
 
 const ATTRIBUTE_TYPES = { S: dynamodb.AttributeType.STRING, N: dynamodb.AttributeType.NUMBER } as const;
 const attribute = (key: KeyDef): dynamodb.Attribute => ({ name: key.name, type: ATTRIBUTE_TYPES[key.type] });
-const PROJECTIONS = { ALL: dynamodb.ProjectionType.ALL, KEYS_ONLY: dynamodb.ProjectionType.KEYS_ONLY, INCLUDE: dynamodb.ProjectionType.INCLUDE } as const;
+const PROJECTIONS = {
+  ALL: dynamodb.ProjectionType.ALL,
+  KEYS_ONLY: dynamodb.ProjectionType.KEYS_ONLY,
+  INCLUDE: dynamodb.ProjectionType.INCLUDE,
+} as const;
 
 /**
  * The four DynamoDB tables and their indexes exactly as TABLES describes them: on-demand,
@@ -69,7 +73,9 @@ export class HooklineStorage extends Construct {
 
   /** Table env vars (SUBSCRIPTIONS_TABLE, ...) mapped to the deployed table names. */
   environmentValues(): EnvironmentValues {
-    return Object.fromEntries((Object.keys(TABLES) as TableKey[]).map((key) => [TABLES[key].envVar, this.tables[key].tableName]));
+    return Object.fromEntries(
+      (Object.keys(TABLES) as TableKey[]).map((key) => [TABLES[key].envVar, this.tables[key].tableName]),
+    );
   }
 
   /** Grants data-plane access (items and indexes, never table management) per `grants`. */

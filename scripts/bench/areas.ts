@@ -26,7 +26,10 @@ interface MarkdownTable {
 
 /** Splits a Markdown table line into its cells (a `\|` is part of a cell). */
 export function tableCells(line: string): string[] {
-  const inner = line.trim().replace(/^\|/, '').replace(/(?<!\\)\|$/, '');
+  const inner = line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/(?<!\\)\|$/, '');
   return inner.split(/(?<!\\)\|/).map((cell) => cell.trim());
 }
 
@@ -50,7 +53,11 @@ const plain = (cell: string | undefined) => cell?.replace(/\*\*/g, '').trim();
 const firstWord = (cell: string | undefined) => plain(cell)?.split(/\s+/)[0] || undefined;
 
 /** The first body row, in any table (or in the tables `where` picks), whose first cell passes `first`. */
-function row(markdown: string, first: (cell: string) => boolean, where: (t: MarkdownTable) => boolean = () => true): readonly string[] | undefined {
+function row(
+  markdown: string,
+  first: (cell: string) => boolean,
+  where: (t: MarkdownTable) => boolean = () => true,
+): readonly string[] | undefined {
   for (const t of readTables(markdown).filter(where)) {
     const found = t.rows.find((r) => first(plain(r[0]) ?? ''));
     if (found) return found;
@@ -59,7 +66,8 @@ function row(markdown: string, first: (cell: string) => boolean, where: (t: Mark
 }
 
 /** The first body row of the table whose first header cell is `header`. */
-const rowUnder = (markdown: string, header: string) => readTables(markdown).find((t) => plain(t.header[0]) === header)?.rows[0];
+const rowUnder = (markdown: string, header: string) =>
+  readTables(markdown).find((t) => plain(t.header[0]) === header)?.rows[0];
 
 /** Figures joined with " / ", a missing one as "–"; '' when none is there. */
 function cell(parts: readonly (string | undefined)[]): string {
@@ -92,7 +100,11 @@ export const AREAS: readonly Area[] = [
     key: 'overhead',
     heading: '### Engine overhead',
     trendColumn: 'overhead ÷ raw POSTs: in-memory / dynalite',
-    headline: (md) => cell([row(md, (c) => c.startsWith('sender path, in-memory stores'))?.[2], row(md, (c) => c.startsWith('sender path, real DynamoDB adapters'))?.[2]]),
+    headline: (md) =>
+      cell([
+        row(md, (c) => c.startsWith('sender path, in-memory stores'))?.[2],
+        row(md, (c) => c.startsWith('sender path, real DynamoDB adapters'))?.[2],
+      ]),
   },
   {
     key: 'e2e',
@@ -133,14 +145,20 @@ export const AREAS: readonly Area[] = [
     key: 'routing',
     heading: '### Fan-out routing',
     trendColumn: 'routing, RRU: per event / listing page',
-    headline: (md) => cell([plain(row(md, (c) => c.startsWith('read units per published event'))?.[1])?.split(' / ')[0], row(md, (c) => c.startsWith("a tenant's listing page"))?.[1]]),
+    headline: (md) =>
+      cell([
+        plain(row(md, (c) => c.startsWith('read units per published event'))?.[1])?.split(' / ')[0],
+        row(md, (c) => c.startsWith("a tenant's listing page"))?.[1],
+      ]),
   },
   {
     key: 'cold',
     heading: '### Cold start',
     trendColumn: 'cold start, sender: size / init ms',
     headline: (md) => {
-      const r = readTables(md).find((t) => t.header[0] === 'function')?.rows.find((x) => x[0] === 'sender');
+      const r = readTables(md)
+        .find((t) => t.header[0] === 'function')
+        ?.rows.find((x) => x[0] === 'sender');
       return cell([r?.[1], r?.[2]]);
     },
   },

@@ -6,7 +6,8 @@ import type { RetryTimingRun } from './retry-timing.ts';
 import { median, percentile } from './stats.ts';
 
 const PUBLISH_LABEL: Record<CostScenario['publish'], string> = { http: 'HTTP', 'http-batch': 'HTTP batch', sqs: 'SQS' };
-const outcomeLabel = (s: CostScenario) => (!endsDelivered(s) ? `${s.finalStatus} → DLQ` : s.failuresFirst ? `${s.failuresFirst} fails first` : 'first try');
+const outcomeLabel = (s: CostScenario) =>
+  !endsDelivered(s) ? `${s.finalStatus} → DLQ` : s.failuresFirst ? `${s.failuresFirst} fails first` : 'first try';
 
 /** Cost per million deliveries, measured, beside what the same traffic costs on the alternatives. */
 export function costChart(runs: readonly CostRun[][]): Chart {
@@ -33,7 +34,10 @@ export function latencyChart(latency: readonly LatencyRun[][]): Chart {
     title: 'Publish-to-receiver latency, local runtime (ms)',
     categories: latency.map((runs) => `${runs[0]!.offeredPerSecond} events/s offered`),
     yAxis: 'ms',
-    series: (['p50', 'p95', 'p99'] as const).map((q) => ({ name: q, values: latency.map((runs) => p(runs, (r) => r[q])) })),
+    series: (['p50', 'p95', 'p99'] as const).map((q) => ({
+      name: q,
+      values: latency.map((runs) => p(runs, (r) => r[q])),
+    })),
   };
 }
 
@@ -45,6 +49,8 @@ export function retryChart(runs: readonly RetryTimingRun[]): Chart {
     title: 'Retry start after its scheduled time (ms)',
     categories: ['p50', 'p95', 'max'],
     yAxis: 'ms late',
-    series: [{ name: `${late.length} retries`, values: [percentile(late, 50), percentile(late, 95), Math.max(...late)] }],
+    series: [
+      { name: `${late.length} retries`, values: [percentile(late, 50), percentile(late, 95), Math.max(...late)] },
+    ],
   };
 }

@@ -27,7 +27,12 @@ export interface BenchStack {
   /** `count` subscriptions to the sink, all for `eventType`. */
   subscribe(count: number, eventType: string, retryPolicy?: Record<string, number>): Promise<string[]>;
   /** Publishes `count` events through POST /v1/events, `concurrency` at a time. */
-  publishHttp(count: number, concurrency: number, type: string, onPublished?: (i: number, startedAt: number, deliveryIds: string[]) => void): Promise<void>;
+  publishHttp(
+    count: number,
+    concurrency: number,
+    type: string,
+    onPublished?: (i: number, startedAt: number, deliveryIds: string[]) => void,
+  ): Promise<void>;
   /**
    * Publishes `count` events through POST /v1/events/batch, `perRequest` per request, one request
    * at a time; returns each request body's size in bytes. NotMeasured when the route is not there.
@@ -71,7 +76,8 @@ export async function startBenchStack(
   const waitCount = async (metric: string, n: number, timeoutMs: number) => {
     const deadline = Date.now() + timeoutMs;
     while ((runtime.metrics.counts[metric] ?? 0) < n) {
-      if (Date.now() > deadline) throw new Error(`only ${runtime.metrics.counts[metric] ?? 0} of ${n} ${metric} within ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`only ${runtime.metrics.counts[metric] ?? 0} of ${n} ${metric} within ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 5));
     }
     return performance.timeOrigin + performance.now();
@@ -85,7 +91,11 @@ export async function startBenchStack(
     async subscribe(count, eventType, retryPolicy) {
       const ids: string[] = [];
       for (let i = 0; i < count; i++) {
-        const res = await api.post('/v1/subscriptions', { url: `${receiver.url}/s${i}`, eventTypes: [eventType], ...(retryPolicy ? { retryPolicy } : {}) });
+        const res = await api.post('/v1/subscriptions', {
+          url: `${receiver.url}/s${i}`,
+          eventTypes: [eventType],
+          ...(retryPolicy ? { retryPolicy } : {}),
+        });
         if (res.status !== 201) throw new Error(`subscribe failed: ${res.status} ${JSON.stringify(res.body)}`);
         ids.push(res.body.id);
       }
@@ -102,12 +112,21 @@ export async function startBenchStack(
     async publishBatch(count, perRequest, type) {
       const sizes: number[] = [];
       for (let i = 0; i < count; i += perRequest) {
-        const body = JSON.stringify({ events: Array.from({ length: Math.min(perRequest, count - i) }, () => ({ type, payload: PAYLOAD_1KB })) });
+        const body = JSON.stringify({
+          events: Array.from({ length: Math.min(perRequest, count - i) }, () => ({ type, payload: PAYLOAD_1KB })),
+        });
         const res = await api.post('/v1/events/batch', body);
         // 404/405: the route is not in this build (the router answers 404 for a path it does not know).
-        if (res.status === 404 || res.status === 405) throw new NotMeasured(`POST /v1/events/batch answered ${res.status} (the batch endpoint is not in this build)`);
+        if (res.status === 404 || res.status === 405)
+          throw new NotMeasured(
+            `POST /v1/events/batch answered ${res.status} (the batch endpoint is not in this build)`,
+          );
         const items = (res.body as { items?: { kind?: string }[] } | undefined)?.items;
-        if (res.status !== 200 || items?.length !== Math.min(perRequest, count - i) || items.some((it) => it.kind !== 'accepted')) {
+        if (
+          res.status !== 200 ||
+          items?.length !== Math.min(perRequest, count - i) ||
+          items.some((it) => it.kind !== 'accepted')
+        ) {
           throw new Error(`batch publish failed: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
         }
         sizes.push(Buffer.byteLength(body));

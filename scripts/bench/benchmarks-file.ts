@@ -107,7 +107,8 @@ export function runLines(run: Run): string[] {
 
 function renderArea(run: Run, m: Measured): string {
   const [heading = '', ...rest] = m.markdown.trim().split('\n');
-  if (!heading.startsWith('### ')) throw new Error(`the ${m.key} section does not start with a ### heading: ${heading}`);
+  if (!heading.startsWith('### '))
+    throw new Error(`the ${m.key} section does not start with a ### heading: ${heading}`);
   const body = rest.join('\n').trim();
   return [`<!-- area: ${m.key} -->`, heading, '', ...runLines(run), '', ...(body ? [body, ''] : []), ''].join('\n');
 }
@@ -133,12 +134,25 @@ function freshDoc(): BenchmarksDoc {
   return {
     head: HEADER,
     areas: [],
-    trend: { preamble: TREND_PREAMBLE, columns: TREND_COLUMNS, headerLine: tableLine(TREND_COLUMNS), separatorLine: tableLine(TREND_COLUMNS.map(() => '---')), rowLines: [], tail: '' },
+    trend: {
+      preamble: TREND_PREAMBLE,
+      columns: TREND_COLUMNS,
+      headerLine: tableLine(TREND_COLUMNS),
+      separatorLine: tableLine(TREND_COLUMNS.map(() => '---')),
+      rowLines: [],
+      tail: '',
+    },
   };
 }
 
 const serialize = (doc: BenchmarksDoc) =>
-  doc.head + doc.areas.map((a) => a.text).join('') + doc.trend.preamble + doc.trend.headerLine + doc.trend.separatorLine + doc.trend.rowLines.join('') + doc.trend.tail;
+  doc.head +
+  doc.areas.map((a) => a.text).join('') +
+  doc.trend.preamble +
+  doc.trend.headerLine +
+  doc.trend.separatorLine +
+  doc.trend.rowLines.join('') +
+  doc.trend.tail;
 
 function parseTrend(lines: readonly string[]): Trend {
   const at = lines.findIndex((l) => l.startsWith('|'));
@@ -146,17 +160,29 @@ function parseTrend(lines: readonly string[]): Trend {
   const headerLine = lines[at]!;
   const separatorLine = lines[at + 1] ?? '';
   const columns = tableCells(headerLine);
-  if (columns[0] !== FIXED_COLUMNS[0]) throw new BenchmarksFileError(`the Trend table's first column is "${columns[0]}", not "${FIXED_COLUMNS[0]}"`);
-  if (!/^\|(\s*:?-+:?\s*\|)+\s*$/.test(separatorLine) || tableCells(separatorLine).length !== columns.length) throw new BenchmarksFileError('the Trend table has no separator line under its header');
+  if (columns[0] !== FIXED_COLUMNS[0])
+    throw new BenchmarksFileError(`the Trend table's first column is "${columns[0]}", not "${FIXED_COLUMNS[0]}"`);
+  if (!/^\|(\s*:?-+:?\s*\|)+\s*$/.test(separatorLine) || tableCells(separatorLine).length !== columns.length)
+    throw new BenchmarksFileError('the Trend table has no separator line under its header');
   if (!separatorLine.endsWith('\n')) throw new BenchmarksFileError('the Trend table ends the file without a line end');
   let end = at + 2;
   while (end < lines.length && lines[end]!.startsWith('|')) end++;
   const rowLines = lines.slice(at + 2, end);
   for (const line of rowLines) {
-    if (tableCells(line).length !== columns.length) throw new BenchmarksFileError(`a Trend row has ${tableCells(line).length} cells for ${columns.length} columns: ${line.trim()}`);
+    if (tableCells(line).length !== columns.length)
+      throw new BenchmarksFileError(
+        `a Trend row has ${tableCells(line).length} cells for ${columns.length} columns: ${line.trim()}`,
+      );
     if (!line.endsWith('\n')) throw new BenchmarksFileError('the Trend table ends the file without a line end');
   }
-  return { preamble: lines.slice(0, at).join(''), columns, headerLine, separatorLine, rowLines, tail: lines.slice(end).join('') };
+  return {
+    preamble: lines.slice(0, at).join(''),
+    columns,
+    headerLine,
+    separatorLine,
+    rowLines,
+    tail: lines.slice(end).join(''),
+  };
 }
 
 /** Reads BENCHMARKS.md back (the layout above, or the dated-runs layout before it, converted); throws BenchmarksFileError when it cannot. */
@@ -164,20 +190,27 @@ export function parseBenchmarks(text: string): BenchmarksDoc {
   const lines = text.split(/(?<=\n)/);
   const trendAt = lines.flatMap((l, i) => (l.trimEnd() === TREND_MARKER ? [i] : []));
   if (!trendAt.length && lines.some((l) => l.trimEnd() === LEGACY_MARKER)) return parseBenchmarks(convertLegacy(text));
-  if (trendAt.length !== 1) throw new BenchmarksFileError(`expected one "${TREND_MARKER}" line, found ${trendAt.length}`);
+  if (trendAt.length !== 1)
+    throw new BenchmarksFileError(`expected one "${TREND_MARKER}" line, found ${trendAt.length}`);
   const markers = lines.flatMap((l, i) => {
     const key = l.trimEnd().match(AREA_MARKER)?.[1];
     return key ? [{ key, at: i }] : [];
   });
-  if (markers.some((m) => m.at > trendAt[0]!)) throw new BenchmarksFileError('an area marker comes after the Trend table');
+  if (markers.some((m) => m.at > trendAt[0]!))
+    throw new BenchmarksFileError('an area marker comes after the Trend table');
   const seen = new Set<string>();
   const areas = markers.map((m, i) => {
     if (seen.has(m.key)) throw new BenchmarksFileError(`the area "${m.key}" is in the file twice`);
     seen.add(m.key);
-    if (!lines[m.at + 1]?.startsWith('### ')) throw new BenchmarksFileError(`the area "${m.key}" has no ### heading on the line after its marker`);
+    if (!lines[m.at + 1]?.startsWith('### '))
+      throw new BenchmarksFileError(`the area "${m.key}" has no ### heading on the line after its marker`);
     return { key: m.key, text: lines.slice(m.at, markers[i + 1]?.at ?? trendAt[0]).join('') };
   });
-  const doc = { head: lines.slice(0, markers[0]?.at ?? trendAt[0]).join(''), areas, trend: parseTrend(lines.slice(trendAt[0])) };
+  const doc = {
+    head: lines.slice(0, markers[0]?.at ?? trendAt[0]).join(''),
+    areas,
+    trend: parseTrend(lines.slice(trendAt[0])),
+  };
   // Whatever is not replaced is written back as it was read: a parse that would not is refused.
   if (serialize(doc) !== text) throw new BenchmarksFileError('the file does not read back byte for byte');
   return doc;
@@ -250,23 +283,41 @@ function legacyRun(date: string, lines: readonly string[]): LegacyRun {
   const m = machine.match(/^(.*), commit (.+)$/);
   const c = command.match(/^`([^`]+)`\s*(.*)$/);
   if (!c) throw new BenchmarksFileError(`${where}'s command is not in backticks: ${command}`);
-  const run: Run = { date, machine: m ? m[1]! : machine, commit: m ? m[2]! : 'unknown', command: c[1]!, ...(c[2] ? { commandDetail: c[2] } : {}), notes };
+  const run: Run = {
+    date,
+    machine: m ? m[1]! : machine,
+    commit: m ? m[2]! : 'unknown',
+    command: c[1]!,
+    ...(c[2] ? { commandDetail: c[2] } : {}),
+    notes,
+  };
 
   const rest = lines.slice(i);
   const measured: Measured[] = [];
   const headingAt = rest.flatMap((l, j) => (l.startsWith('### ') ? [j] : []));
-  const before = rest.slice(0, headingAt[0] ?? rest.length).join('\n').trim();
+  const before = rest
+    .slice(0, headingAt[0] ?? rest.length)
+    .join('\n')
+    .trim();
   if (before) {
     // The chaos report had no heading: its whole section is the area.
-    if (!run.command.startsWith('npm run chaos') || headingAt.length) throw new BenchmarksFileError(`${where} has text that belongs to no area: ${before.slice(0, 80)}`);
+    if (!run.command.startsWith('npm run chaos') || headingAt.length)
+      throw new BenchmarksFileError(`${where} has text that belongs to no area: ${before.slice(0, 80)}`);
     measured.push({ key: 'chaos', markdown: `${CHAOS_HEADING}\n\n${before}` });
   }
   headingAt.forEach((at, j) => {
     const heading = rest[at]!;
     const area = areaOfHeading(heading);
     if (!area) throw new BenchmarksFileError(`${where} has a section of no known area: ${heading}`);
-    if (measured.some((x) => x.key === area.key)) throw new BenchmarksFileError(`${where} has two ${area.key} sections`);
-    measured.push({ key: area.key, markdown: rest.slice(at, headingAt[j + 1] ?? rest.length).join('\n').trim() });
+    if (measured.some((x) => x.key === area.key))
+      throw new BenchmarksFileError(`${where} has two ${area.key} sections`);
+    measured.push({
+      key: area.key,
+      markdown: rest
+        .slice(at, headingAt[j + 1] ?? rest.length)
+        .join('\n')
+        .trim(),
+    });
   });
   if (!measured.length) throw new BenchmarksFileError(`${where} measured nothing`);
   return { run, measured };
@@ -281,9 +332,15 @@ export function convertLegacy(text: string): string {
   if (at < 0) throw new BenchmarksFileError(`no "${LEGACY_MARKER}" line`);
   const lines = text.slice(at + LEGACY_MARKER.length).split('\n');
   const starts = lines.flatMap((l, i) => (/^## \d{4}-\d\d-\d\d \d\d:\d\d UTC: /.test(l) ? [i] : []));
-  if (lines.slice(0, starts[0] ?? lines.length).some((l) => l.trim())) throw new BenchmarksFileError('text before the first dated section');
+  if (lines.slice(0, starts[0] ?? lines.length).some((l) => l.trim()))
+    throw new BenchmarksFileError('text before the first dated section');
   const runs = starts
-    .map((s, i) => legacyRun(lines[s]!.slice(3, 3 + '2026-12-02 14:42 UTC'.length), lines.slice(s + 1, starts[i + 1] ?? lines.length)))
+    .map((s, i) =>
+      legacyRun(
+        lines[s]!.slice(3, 3 + '2026-12-02 14:42 UTC'.length),
+        lines.slice(s + 1, starts[i + 1] ?? lines.length),
+      ),
+    )
     // Newest first, as the layout kept them; sorted in case a section was moved by hand.
     .sort((a, b) => (a.run.date < b.run.date ? 1 : a.run.date > b.run.date ? -1 : 0));
   const doc = freshDoc();
@@ -318,7 +375,10 @@ export function recordRun(run: Run, measured: readonly Measured[], file = BENCHM
     next = updateBenchmarks(current, run, measured);
   } catch (error) {
     if (!(error instanceof BenchmarksFileError)) throw error;
-    const stem = join(dirname(file), `${basename(file, '.md')}.${run.date.replace(/ UTC$/, '').replace(' ', 'T').replace(':', '')}`);
+    const stem = join(
+      dirname(file),
+      `${basename(file, '.md')}.${run.date.replace(/ UTC$/, '').replace(' ', 'T').replace(':', '')}`,
+    );
     let aside = `${stem}.md`;
     for (let n = 2; existsSync(aside); n++) aside = `${stem}-${n}.md`;
     writeAtomically(aside, updateBenchmarks(undefined, run, measured));
@@ -332,7 +392,9 @@ export function recordRun(run: Run, measured: readonly Measured[], file = BENCHM
 export function reportRecorded(recorded: Recorded): void {
   if (recorded.merged) console.log(`written to ${recorded.file}`);
   else {
-    console.error(`BENCHMARKS.md left as it was: ${recorded.problem}. This run's sections are in ${recorded.file}: fix BENCHMARKS.md, then merge them into it by hand.`);
+    console.error(
+      `BENCHMARKS.md left as it was: ${recorded.problem}. This run's sections are in ${recorded.file}: fix BENCHMARKS.md, then merge them into it by hand.`,
+    );
     process.exitCode = 1;
   }
 }

@@ -1,4 +1,9 @@
-import { CreateQueueCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+} from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '#adapters/dynamodb.ts';
 import { PAYLOAD_1KB, startBenchStack } from './bench-stack.ts';
@@ -38,16 +43,41 @@ export async function measureCallFloor(deliveries: number): Promise<CallFloorRun
     const deadline = Date.now() + 600_000;
     const receive = async () => {
       while (recorded < deliveries && Date.now() < deadline) {
-        const { Messages: messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+        const { Messages: messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+        );
         await Promise.all(
           messages.map((m) => {
             const { id, n } = JSON.parse(m.Body!) as { id: string; n: number };
             const at = now();
-            const row = { subscriptionShard: `sub_floor#${n % 16}`, listKey: `${at}#${id}`, id, eventId: id, state: 'delivered', attempts: 1, attemptSeq: 1, createdAt: at, updatedAt: at, firstAttempt: { seq: 1, attempt: 1, startedAt: at, durationMs: 1, status: 200 } };
-            return doc.send(new PutCommand({ TableName: DELIVERIES_TABLE, Item: row, ConditionExpression: 'attribute_not_exists(listKey)' }));
+            const row = {
+              subscriptionShard: `sub_floor#${n % 16}`,
+              listKey: `${at}#${id}`,
+              id,
+              eventId: id,
+              state: 'delivered',
+              attempts: 1,
+              attemptSeq: 1,
+              createdAt: at,
+              updatedAt: at,
+              firstAttempt: { seq: 1, attempt: 1, startedAt: at, durationMs: 1, status: 200 },
+            };
+            return doc.send(
+              new PutCommand({
+                TableName: DELIVERIES_TABLE,
+                Item: row,
+                ConditionExpression: 'attribute_not_exists(listKey)',
+              }),
+            );
           }),
         );
-        if (messages.length > 0) await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+        if (messages.length > 0)
+          await sqs.send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: queueUrl,
+              Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+            }),
+          );
         recorded += messages.length;
         lastRecordedAt = performance.now();
       }
@@ -56,9 +86,25 @@ export async function measureCallFloor(deliveries: number): Promise<CallFloorRun
     const receivers = Array.from({ length: RECEIVERS }, receive);
     await pool(deliveries, 32, async (i) => {
       const id = `evt_floor${i}`;
-      await doc.send(new PutCommand({ TableName: EVENTS_TABLE, Item: { id, type: 'bench.floor', body, createdAt: now() }, ConditionExpression: 'attribute_not_exists(id)' }));
-      await doc.send(new PutCommand({ TableName: INGEST_MANIFESTS_TABLE, Item: { shard: `floor#${i % 16}`, key: `${now()}#${id}`, ids: [id] } }));
-      await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: [{ Id: '0', MessageBody: JSON.stringify({ id, n: i, body }) }] }));
+      await doc.send(
+        new PutCommand({
+          TableName: EVENTS_TABLE,
+          Item: { id, type: 'bench.floor', body, createdAt: now() },
+          ConditionExpression: 'attribute_not_exists(id)',
+        }),
+      );
+      await doc.send(
+        new PutCommand({
+          TableName: INGEST_MANIFESTS_TABLE,
+          Item: { shard: `floor#${i % 16}`, key: `${now()}#${id}`, ids: [id] },
+        }),
+      );
+      await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: [{ Id: '0', MessageBody: JSON.stringify({ id, n: i, body }) }],
+        }),
+      );
     });
     // Timed to the last row written: the other receivers' long polls may take a second more to end.
     await Promise.all(receivers);

@@ -34,9 +34,23 @@ export function renderBarChart(chart: Chart): string {
     legend: { top: 36, itemGap: 40 },
     grid: { left: 70, right: 20, top: 80, bottom: 70 },
     // Each label wraps within its own slot, however many categories share the axis.
-    xAxis: { type: 'category', data: [...chart.categories], axisLabel: { interval: 0, width: Math.floor((WIDTH - 90) / Math.max(1, chart.categories.length)) - 12, overflow: 'break', fontSize: 11 } },
+    xAxis: {
+      type: 'category',
+      data: [...chart.categories],
+      axisLabel: {
+        interval: 0,
+        width: Math.floor((WIDTH - 90) / Math.max(1, chart.categories.length)) - 12,
+        overflow: 'break',
+        fontSize: 11,
+      },
+    },
     yAxis: { type: 'value', name: chart.yAxis, nameLocation: 'middle', nameGap: 50 },
-    series: chart.series.map((s) => ({ name: s.name, type: 'bar', data: [...s.values], label: { show: true, position: 'top', fontSize: 10, formatter: (p: { value: number }) => format(p.value) } })),
+    series: chart.series.map((s) => ({
+      name: s.name,
+      type: 'bar',
+      data: [...s.values],
+      label: { show: true, position: 'top', fontSize: 10, formatter: (p: { value: number }) => format(p.value) },
+    })),
   });
   const svg = instance.renderToSVGString();
   instance.dispose();

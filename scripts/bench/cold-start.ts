@@ -28,15 +28,30 @@ function packageOf(input: string): string {
 
 /** Every variable a handler may read, with its default or a placeholder, plus what the Lambda runtime sets. */
 function lambdaEnv(): Record<string, string> {
-  const env: Record<string, string> = { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', POWERTOOLS_SERVICE_NAME: 'hookline', POWERTOOLS_METRICS_NAMESPACE: 'Hookline', PATH: process.env.PATH ?? '' };
+  const env: Record<string, string> = {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    POWERTOOLS_SERVICE_NAME: 'hookline',
+    POWERTOOLS_METRICS_NAMESPACE: 'Hookline',
+    PATH: process.env.PATH ?? '',
+  };
   for (const [name, value] of Object.entries(ENV_DEFAULTS) as [string, string | undefined][]) {
-    env[name] = value ?? (name.endsWith('_URL') ? `https://sqs.us-east-1.amazonaws.com/000000000000/${name.toLowerCase()}` : `bench-${name.toLowerCase()}`);
+    env[name] =
+      value ??
+      (name.endsWith('_URL')
+        ? `https://sqs.us-east-1.amazonaws.com/000000000000/${name.toLowerCase()}`
+        : `bench-${name.toLowerCase()}`);
   }
   return env;
 }
 
 /** Bundles one entry the way the CDK does (ESM, node22, minified), with the AWS SDK inside or left to the runtime. */
-async function bundle(entry: string, sdk: ColdStart['sdk'], outDir: string): Promise<{ file: string; largest: ColdStart['largest'] }> {
+async function bundle(
+  entry: string,
+  sdk: ColdStart['sdk'],
+  outDir: string,
+): Promise<{ file: string; largest: ColdStart['largest'] }> {
   const outfile = join(outDir, `${basename(entry, '.ts')}-${sdk}.mjs`);
   const result = await build({
     metafile: true,
@@ -55,15 +70,23 @@ async function bundle(entry: string, sdk: ColdStart['sdk'], outDir: string): Pro
   });
   const byPackage = new Map<string, number>();
   for (const output of Object.values(result.metafile.outputs)) {
-    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) byPackage.set(packageOf(input), (byPackage.get(packageOf(input)) ?? 0) + bytesInOutput);
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs))
+      byPackage.set(packageOf(input), (byPackage.get(packageOf(input)) ?? 0) + bytesInOutput);
   }
-  const largest = [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([name, bytes]) => ({ name, bytes }));
+  const largest = [...byPackage]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 6)
+    .map(([name, bytes]) => ({ name, bytes }));
   return { file: outfile, largest };
 }
 
 async function initMs(file: string, env: Record<string, string>): Promise<number> {
   const script = `const t = performance.now(); const m = await import(${JSON.stringify(file)}); if (typeof m.handler !== 'function') throw new Error('no handler'); console.log(performance.now() - t);`;
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env, cwd: ROOT, timeout: 30_000 });
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+    env,
+    cwd: ROOT,
+    timeout: 30_000,
+  });
   return Number(stdout.trim());
 }
 
@@ -74,7 +97,9 @@ async function initMs(file: string, env: Record<string, string>): Promise<number
  * runtime's own copy would.
  */
 export async function measureColdStarts(runs: number): Promise<ColdStart[]> {
-  const entries = readdirSync(join(ROOT, 'lambdas/functions')).filter((f) => f.endsWith('.ts')).sort();
+  const entries = readdirSync(join(ROOT, 'lambdas/functions'))
+    .filter((f) => f.endsWith('.ts'))
+    .sort();
   const outDir = join(ROOT, 'node_modules/.cache/hookline-bench');
   mkdirSync(outDir, { recursive: true });
   const env = lambdaEnv();

@@ -22,7 +22,13 @@ export interface PerDelivery {
   /** Billed API Gateway requests (HTTP API: each 512 KB of a request counts one). */
   readonly apiRequests: number;
   readonly invocationsByFunction: Partial<Record<FunctionKey, number>>;
-  readonly dollarsPerMillion: { readonly dynamodb: number; readonly sqs: number; readonly lambda: number; readonly apiGateway: number; readonly total: number };
+  readonly dollarsPerMillion: {
+    readonly dynamodb: number;
+    readonly sqs: number;
+    readonly lambda: number;
+    readonly apiGateway: number;
+    readonly total: number;
+  };
 }
 
 const SCAN_KEY = 'DynamoDB Scan hookline-subscriptions';
@@ -42,17 +48,24 @@ export function perDelivery(
 ): PerDelivery {
   const calls = Object.entries(usage.calls);
   const dynamo = calls.filter(([k]) => k.startsWith('DynamoDB '));
-  const sum = (list: typeof calls, pick: (c: (typeof calls)[number][1]) => number) => list.reduce((s, [, c]) => s + pick(c), 0);
+  const sum = (list: typeof calls, pick: (c: (typeof calls)[number][1]) => number) =>
+    list.reduce((s, [, c]) => s + pick(c), 0);
   // Manifests are kept as the event log until TTL (free) takes them; the sweeper, after the
   // metered window, only moves a per-shard watermark (at most 16 small writes a run, a fixed cost).
   const tableWrites = sum(dynamo, (c) => c.writeUnits);
   const indexWrites = sum(dynamo, (c) => c.indexWriteUnits);
   const scanReads = usage.calls[SCAN_KEY]?.readUnits ?? 0;
   const readUnits = sum(dynamo, (c) => c.readUnits) - scanReads;
-  const sqsRequests = sum(calls.filter(([k]) => k.startsWith('SQS ')), (c) => c.billedRequests);
+  const sqsRequests = sum(
+    calls.filter(([k]) => k.startsWith('SQS ')),
+    (c) => c.billedRequests,
+  );
   const billed: FunctionKey[] = ['api', 'ingest', 'sender'];
   const invocations = billed.reduce((s, fn) => s + (lambdas[fn]?.invocations ?? 0), 0);
-  const gbSeconds = billed.reduce((s, fn) => s + ((lambdas[fn]?.totalMs ?? 0) / 1000) * (FUNCTIONS[fn].memorySize / 1024), 0);
+  const gbSeconds = billed.reduce(
+    (s, fn) => s + ((lambdas[fn]?.totalMs ?? 0) / 1000) * (FUNCTIONS[fn].memorySize / 1024),
+    0,
+  );
   const per = (n: number) => n / deliveries;
   const writeUnits = per(tableWrites + indexWrites + usage.conditionFailures);
   const cost = {

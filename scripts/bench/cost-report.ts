@@ -4,8 +4,22 @@ import { table } from './benchmarks-file.ts';
 import { PRICE_TABLE_MARKDOWN, PRICES } from './prices.ts';
 import { singlePublishFloor } from './publish-floor.ts';
 import { fmt, medianRun } from './stats.ts';
-import { DAYS_PER_MONTH, ITEM_OVERHEAD_BYTES, keptParts, storagePerMillionEvents, type StorageCost } from './storage.ts';
-import { COST_TARGETS, costTargetRows, HAPPY_ROW_TARGET_BYTES, STORAGE_TARGET_DOLLARS, verdict, verdictText, type TargetRow } from './targets.ts';
+import {
+  DAYS_PER_MONTH,
+  ITEM_OVERHEAD_BYTES,
+  keptParts,
+  storagePerMillionEvents,
+  type StorageCost,
+} from './storage.ts';
+import {
+  COST_TARGETS,
+  costTargetRows,
+  HAPPY_ROW_TARGET_BYTES,
+  STORAGE_TARGET_DOLLARS,
+  verdict,
+  verdictText,
+  type TargetRow,
+} from './targets.ts';
 
 const usd = (n: number) => `$${n.toFixed(2)}`;
 
@@ -29,7 +43,13 @@ export function alternativesPerMillion(row: Row): { readonly eventBridge: number
   const attempts = row.scenario.failuresFirst + 1;
   return {
     eventBridge: eventBridgePerMillion(row.scenario.fanOut, attempts),
-    straightforward: naivePerMillion(row.scenario.fanOut, attempts, row.p.lambdaGbSeconds / attempts, row.scenario.publish, row.scenario.eventsPerRequest),
+    straightforward: naivePerMillion(
+      row.scenario.fanOut,
+      attempts,
+      row.p.lambdaGbSeconds / attempts,
+      row.scenario.publish,
+      row.scenario.eventsPerRequest,
+    ),
   };
 }
 
@@ -37,7 +57,20 @@ export function renderCost(runs: readonly CostRun[][], unmeasured: readonly Unme
   const rows = costRows(runs);
   const byId = new Map<ScenarioId, Row>(rows.map((r) => [r.scenario.id, r]));
   const main = table(
-    ['scenario', 'WRU / delivery (table + index + refused)', 'RRU', 'SQS requests (msgs per receive)', 'Lambda invocations (api + ingest + sender)', 'Lambda GB-s', 'API GW', 'DynamoDB', 'SQS', 'Lambda', 'API GW', '**total per million deliveries**'],
+    [
+      'scenario',
+      'WRU / delivery (table + index + refused)',
+      'RRU',
+      'SQS requests (msgs per receive)',
+      'Lambda invocations (api + ingest + sender)',
+      'Lambda GB-s',
+      'API GW',
+      'DynamoDB',
+      'SQS',
+      'Lambda',
+      'API GW',
+      '**total per million deliveries**',
+    ],
     [
       ...rows.map(({ scenario, p }) => [
         scenario.name,
@@ -53,16 +86,25 @@ export function renderCost(runs: readonly CostRun[][], unmeasured: readonly Unme
         usd(p.dollarsPerMillion.apiGateway),
         `**${usd(p.dollarsPerMillion.total)}**`,
       ]),
-      ...unmeasured.map(({ scenario, reason }) => [scenario.name, `not measured: ${reason}`, ...Array<string>(10).fill('')]),
+      ...unmeasured.map(({ scenario, reason }) => [
+        scenario.name,
+        `not measured: ${reason}`,
+        ...Array<string>(10).fill(''),
+      ]),
     ],
   );
   const sizes = happyPathRows(runs);
   const storageRow = byId.get('fo1-sqs');
   const storage = storageRow && storagePerMillionEvents(keptParts(storageRow.usage.items, storageRow.scenario.events));
   // A publish batch's manifest is one item per batch, its size the batch's ids: its units are in the WRU column, amortised; the 1 KB rule is for the rows every delivery writes.
-  const largest = sizes.filter((r) => r.table !== 'ingestManifests').reduce<(typeof sizes)[number] | undefined>((a, s) => (!a || s.bytes > a.bytes ? s : a), undefined);
+  const largest = sizes
+    .filter((r) => r.table !== 'ingestManifests')
+    .reduce<(typeof sizes)[number] | undefined>((a, s) => (!a || s.bytes > a.bytes ? s : a), undefined);
   const targets: TargetRow[] = [
-    ...costTargetRows(new Map(rows.map((r) => [r.scenario.id, r.p])), new Map(unmeasured.map((u) => [u.scenario.id, u.reason]))),
+    ...costTargetRows(
+      new Map(rows.map((r) => [r.scenario.id, r.p])),
+      new Map(unmeasured.map((u) => [u.scenario.id, u.reason])),
+    ),
     {
       what: 'storage per million events kept for the default retention (fan-out 1, first try)',
       target: `≤ ${usd(STORAGE_TARGET_DOLLARS)}`,
@@ -86,15 +128,36 @@ export function renderCost(runs: readonly CostRun[][], unmeasured: readonly Unme
     '',
     '**Targets** (issue "Lean write path", 1 KB payloads):',
     '',
-    table(['target', 'limit', 'measured', 'verdict'], targets.map((t) => [t.what, t.target, t.measured, verdictText(t.verdict)])),
+    table(
+      ['target', 'limit', 'measured', 'verdict'],
+      targets.map((t) => [t.what, t.target, t.measured, verdictText(t.verdict)]),
+    ),
     '',
     renderPublishFloor(byId.get('fo1-http')),
     '',
     `**Item sizes.** The largest row each table was written with in the first-try scenarios (DynamoDB's item size: attribute names plus values; a put's item as sent, an update's item as read back after it); a row over 1 KB costs a write unit per started KB on every write, and again in every index that projects it:`,
     '',
     table(
-      ['table', 'largest row', 'write units per write', 'written by', 'scenario', 'rows left at the end (of item writes)', `≤ ${HAPPY_ROW_TARGET_BYTES} B`],
-      sizes.map((s) => [s.table, `${s.bytes} B`, Math.max(1, Math.ceil(s.bytes / 1024)), `\`${s.op}\``, s.scenario, s.left, s.table === 'ingestManifests' ? 'one per batch (not per delivery)' : verdictText(verdict(s.bytes, HAPPY_ROW_TARGET_BYTES))]),
+      [
+        'table',
+        'largest row',
+        'write units per write',
+        'written by',
+        'scenario',
+        'rows left at the end (of item writes)',
+        `≤ ${HAPPY_ROW_TARGET_BYTES} B`,
+      ],
+      sizes.map((s) => [
+        s.table,
+        `${s.bytes} B`,
+        Math.max(1, Math.ceil(s.bytes / 1024)),
+        `\`${s.op}\``,
+        s.scenario,
+        s.left,
+        s.table === 'ingestManifests'
+          ? 'one per batch (not per delivery)'
+          : verdictText(verdict(s.bytes, HAPPY_ROW_TARGET_BYTES)),
+      ]),
     ),
     '',
     storage ? renderStorage(storage) : '**Storage**: not measured (scenario fo1-sqs not in this run).',
@@ -118,11 +181,11 @@ export function renderCost(runs: readonly CostRun[][], unmeasured: readonly Unme
     breakdown(breakdownRow.usage, breakdownRow.scenario.events * breakdownRow.scenario.fanOut),
     '',
     'How the figures are counted:',
-    '- Index write units are computed, not reported: dynalite returns table capacity only, so every write to an indexed table is bracketed by two uncounted reads and the index writes follow DynamoDB\'s documented rules (entering or leaving an index: 1 write; key change: 2; projected attribute change: 1; rounded up per KB). The same reads give the item sizes of updates; a put\'s size is read off its serialized request.',
+    "- Index write units are computed, not reported: dynalite returns table capacity only, so every write to an indexed table is bracketed by two uncounted reads and the index writes follow DynamoDB's documented rules (entering or leaving an index: 1 write; key change: 2; projected attribute change: 1; rounded up per KB). The same reads give the item sizes of updates; a put's size is read off its serialized request.",
     '- Refused conditional writes are charged 1 WRU each (DynamoDB bills them; the emulator reports nothing for a failed request).',
     '- SQS requests are billed per 64 KB of payload (a send by its message bodies, a receive by the bodies it returned); API requests per 512 KB of request body, at the HTTP API price.',
     `- Left out as fixed, not per-delivery, costs: empty receives (idle polling; on AWS the event source mapping's long polls, about $0.26 a month per queue), the authorizer (API Gateway caches its answer), the sweeper (one invocation and a few keys-only index queries a minute; it also checks each publish batch's manifest once its grace has passed, then moves that shard's watermark, at most 16 small writes a run, and its BatchGet of the batch's rows, about 0.5 RRU a delivery, is not counted either; the manifests themselves stay as the event log until TTL, which deletes for free), and the subscription Scan fan-out does (${fmt(breakdownRow.p.subscriptionScanReadUnits, 2)} RRU per delivery here). The bench's runtime caches subscriptions for 5 s as Lambda containers do, so the sender's reads of them are counted as AWS would see them.`,
-    '- Lambda GB-seconds use the handler time measured here times the function\'s configured memory. Locally a handler\'s time includes waiting for the CPU it shares with the emulators, the other handlers and the meter\'s own reads; on Lambda each invocation has its own CPU and DynamoDB answers in single-digit milliseconds, so the duration part of the Lambda column is an overestimate.',
+    "- Lambda GB-seconds use the handler time measured here times the function's configured memory. Locally a handler's time includes waiting for the CPU it shares with the emulators, the other handlers and the meter's own reads; on Lambda each invocation has its own CPU and DynamoDB answers in single-digit milliseconds, so the duration part of the Lambda column is an overestimate.",
   ].join('\n');
 }
 
@@ -155,7 +218,13 @@ function happyPathRows(runs: readonly CostRun[][]) {
       if (!items || items.largestBytes <= (largest.get(tableKey)?.bytes ?? 0)) continue;
       // How many of the rows written are still there (a manifest is kept as the event log, until TTL).
       const left = `${items.kept.size} of ${items.writes} writes`;
-      largest.set(tableKey, { table: tableKey, bytes: items.largestBytes, op: items.largestOp, scenario: run.scenario.name, left });
+      largest.set(tableKey, {
+        table: tableKey,
+        bytes: items.largestBytes,
+        op: items.largestOp,
+        scenario: run.scenario.name,
+        left,
+      });
     }
   }
   return [...largest.values()].sort((a, b) => b.bytes - a.bytes);
@@ -179,13 +248,18 @@ function limits(row: Row): string {
   const writes = calls
     .filter(([k, c]) => k.startsWith('DynamoDB ') && c.writeUnits + c.indexWriteUnits > 0)
     .sort((a, b) => b[1].writeUnits + b[1].indexWriteUnits - (a[1].writeUnits + a[1].indexWriteUnits))
-    .map(([k, c]) => `\`${k.slice(9)}\` ${fmt(per(c.writeUnits), 2)}${c.indexWriteUnits ? ` + ${fmt(per(c.indexWriteUnits), 2)} index` : ''}`);
+    .map(
+      ([k, c]) =>
+        `\`${k.slice(9)}\` ${fmt(per(c.writeUnits), 2)}${c.indexWriteUnits ? ` + ${fmt(per(c.indexWriteUnits), 2)} index` : ''}`,
+    );
   const sqs = calls
     .filter(([k, c]) => k.startsWith('SQS ') && c.billedRequests > 0)
     .map(([k, c]) => [k, per(c.billedRequests)] as const)
     .sort((a, b) => b[1] - a[1])
     .map(([k, n]) => `\`${k.slice(4)}\` ${fmt(n, 2)}`);
-  const fns = Object.entries(row.p.invocationsByFunction).filter(([, n]) => (n ?? 0) > 0).map(([fn, n]) => `${fn} ${fmt(n ?? 0, 3)}`);
+  const fns = Object.entries(row.p.invocationsByFunction)
+    .filter(([, n]) => (n ?? 0) > 0)
+    .map(([fn, n]) => `${fn} ${fmt(n ?? 0, 3)}`);
   return [
     `**What limits it** (${row.scenario.name}, per delivery, measured; the breakdown below has every call):`,
     `- DynamoDB writes, ${fmt(row.p.writeUnits, 2)} WRU (${fmt(row.p.indexWrites, 2)} of them index writes, ${fmt(row.p.conditionFailures, 2)} refused conditions): ${writes.join(', ') || 'none'}.`,
@@ -198,17 +272,29 @@ function limits(row: Row): string {
 }
 
 /** Write units spent on tables that keep per-subscription health (there are none: it is computed when read). */
-function healthWrites(calls: readonly (readonly [string, { readonly writeUnits: number; readonly indexWriteUnits: number }])[]): number {
-  return calls.filter(([k]) => k.startsWith('DynamoDB ') && /stat|health/i.test(k)).reduce((sum, [, c]) => sum + c.writeUnits + c.indexWriteUnits, 0);
+function healthWrites(
+  calls: readonly (readonly [string, { readonly writeUnits: number; readonly indexWriteUnits: number }])[],
+): number {
+  return calls
+    .filter(([k]) => k.startsWith('DynamoDB ') && /stat|health/i.test(k))
+    .reduce((sum, [, c]) => sum + c.writeUnits + c.indexWriteUnits, 0);
 }
 
 function breakdown(usage: CostRun['usage'], deliveries: number): string {
   const rows = Object.entries(usage.calls)
     .map(([key, c]) => ({ key, c }))
     .filter(({ key, c }) => !(key.startsWith('SQS ReceiveMessage') && c.count === 0))
-    .sort((a, b) => b.c.writeUnits + b.c.indexWriteUnits - (a.c.writeUnits + a.c.indexWriteUnits) || b.c.count - a.c.count);
-  return table(
+    .sort(
+      (a, b) => b.c.writeUnits + b.c.indexWriteUnits - (a.c.writeUnits + a.c.indexWriteUnits) || b.c.count - a.c.count,
+    );
+  return `${table(
     ['call', 'per delivery', 'WRU', 'index WRU', 'RRU'],
-    rows.map(({ key, c }) => [`\`${key}\``, fmt(c.count / deliveries, 2), fmt(c.writeUnits / deliveries, 2), fmt(c.indexWriteUnits / deliveries, 2), fmt(c.readUnits / deliveries, 2)]),
-  ) + `\n\nReceiveMessage calls above include ${usage.emptyReceives} empty (idle) receives that the cost leaves out; ${usage.receivesWithMessages} receives returned ${usage.messagesReceived} messages.`;
+    rows.map(({ key, c }) => [
+      `\`${key}\``,
+      fmt(c.count / deliveries, 2),
+      fmt(c.writeUnits / deliveries, 2),
+      fmt(c.indexWriteUnits / deliveries, 2),
+      fmt(c.readUnits / deliveries, 2),
+    ]),
+  )}\n\nReceiveMessage calls above include ${usage.emptyReceives} empty (idle) receives that the cost leaves out; ${usage.receivesWithMessages} receives returned ${usage.messagesReceived} messages.`;
 }

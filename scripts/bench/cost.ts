@@ -7,7 +7,15 @@ import type { Usage } from './sdk-meter.ts';
 import { sleep } from './stats.ts';
 
 /** Names a scenario, so targets can point at it however its name is worded. */
-export type ScenarioId = 'fo1-http' | 'fo1-http-batch' | 'fo1-sqs' | 'fo10-http' | 'fo10-sqs' | 'retry-http' | 'retry-sqs' | 'dlq-sqs';
+export type ScenarioId =
+  | 'fo1-http'
+  | 'fo1-http-batch'
+  | 'fo1-sqs'
+  | 'fo10-http'
+  | 'fo10-sqs'
+  | 'retry-http'
+  | 'retry-sqs'
+  | 'dlq-sqs';
 
 export interface CostScenario {
   readonly id: ScenarioId;
@@ -29,7 +37,13 @@ export interface CostRun {
   readonly usage: Usage;
 }
 
-const RETRY_EVERY_SECOND = { initialDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 1, jitter: 0, deadlineSeconds: 300 };
+const RETRY_EVERY_SECOND = {
+  initialDelaySeconds: 1,
+  multiplier: 1,
+  maxDelaySeconds: 1,
+  jitter: 0,
+  deadlineSeconds: 300,
+};
 
 /** Whether the scenario's deliveries end delivered (else dead-lettered). */
 export const endsDelivered = (s: CostScenario) => s.finalStatus >= 200 && s.finalStatus < 300;
@@ -40,7 +54,9 @@ export const endsDelivered = (s: CostScenario) => s.finalStatus >= 200 && s.fina
  * recorded delivered (or dead-lettered, when the receiver's final answer is a 4xx).
  */
 export async function measureCost(scenario: CostScenario): Promise<CostRun> {
-  const answer = (_id: string, attempt: number) => ({ status: attempt <= scenario.failuresFirst ? 500 : scenario.finalStatus });
+  const answer = (_id: string, attempt: number) => ({
+    status: attempt <= scenario.failuresFirst ? 500 : scenario.finalStatus,
+  });
   const stack = await startBenchStack({ meter: true, answer });
   try {
     await stack.subscribe(scenario.fanOut, 'bench.cost', RETRY_EVERY_SECOND);
@@ -65,7 +81,11 @@ export async function measureCost(scenario: CostScenario): Promise<CostRun> {
         await stack.runtime.clients.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
       }
     }
-    await stack.waitCount(endsDelivered(scenario) ? METRICS.succeeded : METRICS.deadLettered, deliveries, 120_000 + scenario.failuresFirst * 10_000);
+    await stack.waitCount(
+      endsDelivered(scenario) ? METRICS.succeeded : METRICS.deadLettered,
+      deliveries,
+      120_000 + scenario.failuresFirst * 10_000,
+    );
     // Let the pollers delete the last batches before the meter is read.
     await sleep(1500);
     const usage = stack.sdk.reset();

@@ -25,7 +25,10 @@ function ownerOf(url: string, functionName: string, byFile: boolean): string {
  * emulators and the load generator all run) and returns self time by owner, largest first;
  * time in Node's own code is charged to the package or project folder (or file, with `byFile`) that called it.
  */
-export async function profileShares(work: () => Promise<unknown>, options: { byFile?: boolean } = {}): Promise<ProfileShare[]> {
+export async function profileShares(
+  work: () => Promise<unknown>,
+  options: { byFile?: boolean } = {},
+): Promise<ProfileShare[]> {
   const session = new Session();
   session.connect();
   try {

@@ -22,7 +22,11 @@ export interface LatencyRun {
 }
 
 /** Publishes as fast as `concurrency` allows and times until every delivery is recorded delivered. */
-export async function measureThroughput(deliveries: number, fanOut: number, senderConcurrency = 4): Promise<ThroughputRun> {
+export async function measureThroughput(
+  deliveries: number,
+  fanOut: number,
+  senderConcurrency = 4,
+): Promise<ThroughputRun> {
   const stack = await startBenchStack({ senderConcurrency });
   try {
     await stack.subscribe(fanOut, 'bench.e2e');
@@ -30,7 +34,12 @@ export async function measureThroughput(deliveries: number, fanOut: number, send
     const started = performance.timeOrigin + performance.now();
     await stack.publishHttp(events, 32, 'bench.e2e');
     const done = await stack.waitDelivered(events * fanOut, 600_000);
-    return { fanOut, senderConcurrency, deliveries: events * fanOut, perSecond: (events * fanOut) / ((done - started) / 1000) };
+    return {
+      fanOut,
+      senderConcurrency,
+      deliveries: events * fanOut,
+      perSecond: (events * fanOut) / ((done - started) / 1000),
+    };
   } finally {
     await stack.stop();
   }

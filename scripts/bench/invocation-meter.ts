@@ -15,7 +15,8 @@ export interface FunctionUsage {
 export class InvocationMeter {
   usage: Partial<Record<FunctionKey, FunctionUsage>> = {};
 
-  readonly wrap = <E, R>(fn: FunctionKey, handler: Invoke<E, R>): Invoke<E, R> =>
+  readonly wrap =
+    <E, R>(fn: FunctionKey, handler: Invoke<E, R>): Invoke<E, R> =>
     async (event, context) => {
       const started = performance.now();
       try {

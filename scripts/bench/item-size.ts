@@ -24,4 +24,5 @@ function valueSize(v: AttributeValue): number {
 const binarySize = (b: Uint8Array | string) => (typeof b === 'string' ? Buffer.from(b, 'base64').length : b.length);
 
 /** Write units for an item or index entry of this size (1 KB each, at least 1). */
-export const writeUnits = (item: Readonly<Record<string, AttributeValue>>) => Math.max(1, Math.ceil(itemSize(item) / 1024));
+export const writeUnits = (item: Readonly<Record<string, AttributeValue>>) =>
+  Math.max(1, Math.ceil(itemSize(item) / 1024));

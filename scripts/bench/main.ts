@@ -27,13 +27,20 @@ import { repeat } from './stats.ts';
  */
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = args
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 const wanted = (name: string) => !only || only.includes(name);
 const plan = quick ? QUICK_PLAN : FULL_PLAN;
 const started = Date.now();
-const load = () => loadavg().map((n) => n.toFixed(2)).join(' / ');
+const load = () =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' / ');
 const loadAtStart = load();
-const progress = (what: string) => console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${what}`);
+const progress = (what: string) =>
+  console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${what}`);
 const sections: Measured[] = [];
 
 if (wanted('cost')) {
@@ -50,11 +57,17 @@ if (wanted('cost')) {
       unmeasured.push({ scenario, reason: error.message });
     }
   }
-  sections.push({ key: 'cost', markdown: `${renderCost(results, unmeasured)}\n\n${writeCharts([costChart(results)])}` });
+  sections.push({
+    key: 'cost',
+    markdown: `${renderCost(results, unmeasured)}\n\n${writeCharts([costChart(results)])}`,
+  });
 }
 if (wanted('overhead')) {
   progress('engine overhead');
-  sections.push({ key: 'overhead', markdown: renderOverhead(await repeat(plan.runs, (run) => measureOverhead(plan.overheadCount, 32, run))) });
+  sections.push({
+    key: 'overhead',
+    markdown: renderOverhead(await repeat(plan.runs, (run) => measureOverhead(plan.overheadCount, 32, run))),
+  });
 }
 if (wanted('e2e')) {
   progress('end to end: throughput');
@@ -70,12 +83,18 @@ if (wanted('e2e')) {
   }
   progress('end to end: CPU profile');
   const profile = await profileShares(() => measureThroughput(plan.throughputDeliveries, 1));
-  sections.push({ key: 'e2e', markdown: `${renderEndToEnd(fo1, fo10, wide, floor, latency, profile)}\n\n${writeCharts([latencyChart(latency)])}` });
+  sections.push({
+    key: 'e2e',
+    markdown: `${renderEndToEnd(fo1, fo10, wide, floor, latency, profile)}\n\n${writeCharts([latencyChart(latency)])}`,
+  });
 }
 if (wanted('retry')) {
   progress('retry timing');
   const retryRuns = await repeat(plan.runs, () => measureRetryTiming(plan.retryDeliveries, plan.retryFailures));
-  sections.push({ key: 'retry', markdown: `${renderRetryTiming(retryRuns, TIMING_POLICY)}\n\n${writeCharts([retryChart(retryRuns)])}` });
+  sections.push({
+    key: 'retry',
+    markdown: `${renderRetryTiming(retryRuns, TIMING_POLICY)}\n\n${writeCharts([retryChart(retryRuns)])}`,
+  });
 }
 if (wanted('notices')) {
   progress('failure notices: bookkeeping writes under a failing endpoint');
@@ -91,7 +110,14 @@ if (wanted('routing')) {
 }
 if (wanted('cold')) {
   progress('cold start');
-  sections.push({ key: 'cold', markdown: renderColdStart(await measureColdStarts(plan.coldStartRuns), await bareNodeStartMs(plan.coldStartRuns), plan.coldStartRuns) });
+  sections.push({
+    key: 'cold',
+    markdown: renderColdStart(
+      await measureColdStarts(plan.coldStartRuns),
+      await bareNodeStartMs(plan.coldStartRuns),
+      plan.coldStartRuns,
+    ),
+  });
 }
 
 const run: Run = {
@@ -100,11 +126,15 @@ const run: Run = {
   command: commandLine('bench'),
   commandDetail: `(${quick ? 'quick: one run per figure, small counts' : `${plan.runs} runs per figure, medians`}), ${((Date.now() - started) / 60_000).toFixed(1)} minutes`,
   machine: describeMachine(),
-  notes: [`Load average (1 / 5 / 15 min) at start ${loadAtStart}, at end ${load()}: anything else running on this machine slows every figure alike.`],
+  notes: [
+    `Load average (1 / 5 / 15 min) at start ${loadAtStart}, at end ${load()}: anything else running on this machine slows every figure alike.`,
+  ],
 };
 console.log(`\n${[runLines(run).join('\n'), ...sections.map((s) => s.markdown)].join('\n\n')}\n`);
 if (sections.length) reportRecorded(recordRun(run, sections));
 else {
-  console.error(`nothing measured: --only=${only?.join(',')} names no area (cost, overhead, e2e, retry, notices, rate-limit, routing, cold)`);
+  console.error(
+    `nothing measured: --only=${only?.join(',')} names no area (cost, overhead, e2e, retry, notices, rate-limit, routing, cold)`,
+  );
   process.exitCode = 1;
 }

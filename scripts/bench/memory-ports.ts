@@ -9,7 +9,9 @@ import { InMemoryDeliveryStore } from '#test/memory-delivery-store.ts';
 function senderPathOnly<T extends object>(port: string, impl: Partial<T>): T {
   return new Proxy(impl as T, {
     get: (target, key) =>
-      key in target ? target[key as keyof T] : () => Promise.reject(new Error(`${port}.${String(key)} is not on the sender path`)),
+      key in target
+        ? target[key as keyof T]
+        : () => Promise.reject(new Error(`${port}.${String(key)} is not on the sender path`)),
   });
 }
 
@@ -17,11 +19,16 @@ function senderPathOnly<T extends object>(port: string, impl: Partial<T>): T {
  * In-memory stores for the sender path, so the engine's own CPU cost (sign, POST,
  * classify, record) can be measured without an emulator in the way. Benchmark use only.
  */
-export function memorySenderStores(subscription: Subscription, events: readonly EventRecord[]): Pick<SendDeps, 'subscriptions' | 'events' | 'deliveries' | 'attempts'> {
+export function memorySenderStores(
+  subscription: Subscription,
+  events: readonly EventRecord[],
+): Pick<SendDeps, 'subscriptions' | 'events' | 'deliveries' | 'attempts'> {
   const eventById = new Map(events.map((e) => [e.id, e]));
   const attempts: unknown[] = [];
   return {
-    subscriptions: senderPathOnly<SubscriptionStore>('subscriptions', { getCached: async (id) => (id === subscription.id ? subscription : undefined) }),
+    subscriptions: senderPathOnly<SubscriptionStore>('subscriptions', {
+      getCached: async (id) => (id === subscription.id ? subscription : undefined),
+    }),
     events: senderPathOnly<EventStore>('events', { get: async (id) => eventById.get(id) }),
     // The same in-memory store the service unit tests run on, with the state machine's conditions.
     deliveries: new InMemoryDeliveryStore(),

@@ -40,16 +40,25 @@ const isNotices = (key: string) => key.endsWith(` ${TABLES.notices.localName}`);
  */
 export async function measureNotices(deliveries: number): Promise<NoticeRun> {
   // Operational webhooks (ids `ntc_…`) are received; everything else fails.
-  const stack = await startBenchStack({ meter: true, answer: (id) => ({ status: id.startsWith('ntc_') ? 200 : 503 }), env: NOTICE_ENV, scheduleIntervalMs: { notifier: 3_600_000 } });
+  const stack = await startBenchStack({
+    meter: true,
+    answer: (id) => ({ status: id.startsWith('ntc_') ? 200 : 503 }),
+    env: NOTICE_ENV,
+    scheduleIntervalMs: { notifier: 3_600_000 },
+  });
   try {
     const [failing] = await stack.subscribe(1, 'bench.notice', FAILING_POLICY);
-    const ops = await stack.api.post('/v1/subscriptions', { url: `${stack.receiver.url}/ops`, eventTypes: ['hookline.subscription.*'] });
+    const ops = await stack.api.post('/v1/subscriptions', {
+      url: `${stack.receiver.url}/ops`,
+      eventTypes: ['hookline.subscription.*'],
+    });
     if (ops.status !== 201) throw new Error(`operational subscription: ${ops.status}`);
     await stack.api.patch(`/v1/subscriptions/${failing}`, { contactEmails: ['customer@example.test'] });
     stack.sdk.reset();
     await stack.publishHttp(deliveries, 16, 'bench.notice');
     let runs = 0;
-    const lost = () => listCaughtMail(stack.runtime.mailDir).some((m) => m.headers['X-Hookline-Notice']?.endsWith('#lost'));
+    const lost = () =>
+      listCaughtMail(stack.runtime.mailDir).some((m) => m.headers['X-Hookline-Notice']?.endsWith('#lost'));
     const deadline = Date.now() + 120_000;
     while (!lost()) {
       if (Date.now() > deadline) throw new Error('no lost summary within 120 s');
@@ -61,7 +70,8 @@ export async function measureNotices(deliveries: number): Promise<NoticeRun> {
     await sleep(1000);
     const usage = stack.sdk.reset();
     const calls = Object.entries(usage.calls).filter(([k]) => k.startsWith('DynamoDB '));
-    const writesOn = (list: [string, CallUsage][]) => list.filter(([k]) => /DynamoDB (PutItem|UpdateItem|DeleteItem|BatchWriteItem) /.test(k));
+    const writesOn = (list: [string, CallUsage][]) =>
+      list.filter(([k]) => /DynamoDB (PutItem|UpdateItem|DeleteItem|BatchWriteItem) /.test(k));
     const noticeWrites = writesOn(calls.filter(([k]) => isNotices(k)));
     return {
       deliveries,
@@ -91,7 +101,13 @@ export function renderNotices(runs: readonly NoticeRun[]): string {
       ['figure', 'value', `target ≤ ${NOTICE_WRU_TARGET}`],
       [
         ['notices sent', String(r.notices), ''],
-        ['notices-table writes', Object.entries(r.noticeWrites).map(([op, n]) => `${op} ${n}`).join(', '), ''],
+        [
+          'notices-table writes',
+          Object.entries(r.noticeWrites)
+            .map(([op, n]) => `${op} ${n}`)
+            .join(', '),
+          '',
+        ],
         ['notices-table write units', fmt(r.noticeWriteUnits, 0), ''],
         ['write units per delivery', fmt(perDelivery, 4), perDelivery <= NOTICE_WRU_TARGET ? 'met' : '**not met**'],
         [`notices-table read units (${r.runs} runs)`, fmt(r.noticeReadUnits, 1), ''],

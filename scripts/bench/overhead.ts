@@ -37,16 +37,40 @@ export interface OverheadRun {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function fixtures(subscriptionId: string, url: string, count: number, tag: string): { events: EventRecord[]; deliveries: Delivery[] } {
+function fixtures(
+  subscriptionId: string,
+  url: string,
+  count: number,
+  tag: string,
+): { events: EventRecord[]; deliveries: Delivery[] } {
   const now = iso(Date.now() - 1000);
   const events = Array.from({ length: count }, (_, i): EventRecord => {
     const id = `evt_bench${tag}${i}`;
-    return { id, type: 'bench.overhead', body: JSON.stringify({ id, type: 'bench.overhead', timestamp: now, data: PAYLOAD_1KB }), subscriptionIds: [subscriptionId], deliveryIds: [deliveryIdFor(id, subscriptionId, now)], createdAt: now };
+    return {
+      id,
+      type: 'bench.overhead',
+      body: JSON.stringify({ id, type: 'bench.overhead', timestamp: now, data: PAYLOAD_1KB }),
+      subscriptionIds: [subscriptionId],
+      deliveryIds: [deliveryIdFor(id, subscriptionId, now)],
+      createdAt: now,
+    };
   });
-  const deliveries = events.map((e): Delivery => ({
-    id: e.deliveryIds[0]!, eventId: e.id, subscriptionId, url, state: STATE.pending, attempts: 0, attemptSeq: 0,
-    nextAttemptAt: now, giveUpAt: iso(Date.now() + 3_600_000), headers: DELIVERY_HEADERS, createdAt: now, updatedAt: now,
-  }));
+  const deliveries = events.map(
+    (e): Delivery => ({
+      id: e.deliveryIds[0]!,
+      eventId: e.id,
+      subscriptionId,
+      url,
+      state: STATE.pending,
+      attempts: 0,
+      attemptSeq: 0,
+      nextAttemptAt: now,
+      giveUpAt: iso(Date.now() + 3_600_000),
+      headers: DELIVERY_HEADERS,
+      createdAt: now,
+      updatedAt: now,
+    }),
+  );
   return { events, deliveries };
 }
 
@@ -57,13 +81,25 @@ async function timed(count: number, concurrency: number, one: (i: number) => Pro
 }
 
 /** Each delivery as production sends its first attempt: publish's message, received once, just sent (the happy path). */
-async function deliverAll(deps: SendDeps, fixture: { events: readonly EventRecord[]; deliveries: readonly Delivery[] }, concurrency: number): Promise<number> {
+async function deliverAll(
+  deps: SendDeps,
+  fixture: { events: readonly EventRecord[]; deliveries: readonly Delivery[] },
+  concurrency: number,
+): Promise<number> {
   return timed(fixture.deliveries.length, concurrency, async (i) => {
     // The bench's subscription has no rate limit: its messages may share a queue message, as publish's do.
     const d = fixture.deliveries[i]!;
-    const message = { ...firstMessage(fixture.events[i]!, { id: d.subscriptionId, eventTypes: ['*'], receives: true }, DEFAULT_RETRY_POLICY), giveUpAt: d.giveUpAt };
+    const message = {
+      ...firstMessage(
+        fixture.events[i]!,
+        { id: d.subscriptionId, eventTypes: ['*'], receives: true },
+        DEFAULT_RETRY_POLICY,
+      ),
+      giveUpAt: d.giveUpAt,
+    };
     const outcome = await processDelivery(deps, message, { receiveCount: 1 });
-    if (outcome.kind !== 'done' || outcome.note !== 'delivered') throw new Error(`not delivered: ${JSON.stringify(outcome)}`);
+    if (outcome.kind !== 'done' || outcome.note !== 'delivered')
+      throw new Error(`not delivered: ${JSON.stringify(outcome)}`);
   });
 }
 
@@ -81,10 +117,14 @@ export async function measureOverhead(count: number, concurrency: number, run: n
     const body = fixtures(subscriptionId!, url, 1, 'raw').events[0]!.body;
     const postWith = (headers: () => http.OutgoingHttpHeaders) => () =>
       new Promise<void>((resolve, reject) => {
-        const req = http.request(url, { method: 'POST', agent, headers: { ...headers(), 'content-length': Buffer.byteLength(body) } }, (res) => {
-          res.resume();
-          res.on('end', resolve);
-        });
+        const req = http.request(
+          url,
+          { method: 'POST', agent, headers: { ...headers(), 'content-length': Buffer.byteLength(body) } },
+          (res) => {
+            res.resume();
+            res.on('end', resolve);
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
@@ -92,11 +132,25 @@ export async function measureOverhead(count: number, concurrency: number, run: n
     // The engine's header set (delivery headers, signature headers, user agent), signed per request as the engine signs.
     const secrets = [formatSecret(randomBytes(32))];
     let signedCount = 0;
-    const signedPost = postWith(() => ({ ...DELIVERY_HEADERS, ...signatureHeaders(secrets, `evt_signed${signedCount++}`, Math.floor(Date.now() / 1000), body), 'user-agent': USER_AGENT }));
+    const signedPost = postWith(() => ({
+      ...DELIVERY_HEADERS,
+      ...signatureHeaders(secrets, `evt_signed${signedCount++}`, Math.floor(Date.now() / 1000), body),
+      'user-agent': USER_AGENT,
+    }));
 
     // Real adapters against the emulator; the events are stored directly and their deliveries never enqueued, so the runtime's own pollers never see them.
     // The runtime's own key file, so the sender opens the secrets the runtime's api sealed.
-    const deps = buildDeps('sender', stack.runtime.env, { clients: stack.runtime.clients, metrics: noMetrics, subscriptionCacheMs: 0, localSecretsKey: loadLocalSecretsKey(stack.runtime.dataDir) }, ALL_FACTORIES);
+    const deps = buildDeps(
+      'sender',
+      stack.runtime.env,
+      {
+        clients: stack.runtime.clients,
+        metrics: noMetrics,
+        subscriptionCacheMs: 0,
+        localSecretsKey: loadLocalSecretsKey(stack.runtime.dataDir),
+      },
+      ALL_FACTORIES,
+    );
     const subscription = (await deps.subscriptions.get(subscriptionId!)) as Subscription;
     const onEmulator = fixtures(subscriptionId!, url, count, `db${run}`);
     // Publish writes no delivery row: the first attempt's one write makes it.
@@ -115,12 +169,27 @@ export async function measureOverhead(count: number, concurrency: number, run: n
     const rawBefore = await timed(count, concurrency, post);
     const signedBefore = await timed(count, concurrency, signedPost);
     // Timed without the profiler (it slowed the engine's side alone by about 9 %), profiled in a run of its own after.
-    const memory = await deliverAll({ ...deps, ...memorySenderStores(subscription, inMemory.events) }, inMemory, concurrency);
+    const memory = await deliverAll(
+      { ...deps, ...memorySenderStores(subscription, inMemory.events) },
+      inMemory,
+      concurrency,
+    );
     const signedAfter = await timed(count, concurrency, signedPost);
     const rawAfter = await timed(count, concurrency, post);
     const profiled = fixtures(subscriptionId!, url, count, `prof${run}`);
-    const memoryProfile = await profileShares(() => deliverAll({ ...deps, ...memorySenderStores(subscription, profiled.events) }, profiled, concurrency), { byFile: true });
-    return { rawPerSecond: (rawBefore + rawAfter) / 2, signedRawPerSecond: (signedBefore + signedAfter) / 2, emulatorPerSecond: emulator, memoryPerSecond: memory, concurrency, count, memoryProfile };
+    const memoryProfile = await profileShares(
+      () => deliverAll({ ...deps, ...memorySenderStores(subscription, profiled.events) }, profiled, concurrency),
+      { byFile: true },
+    );
+    return {
+      rawPerSecond: (rawBefore + rawAfter) / 2,
+      signedRawPerSecond: (signedBefore + signedAfter) / 2,
+      emulatorPerSecond: emulator,
+      memoryPerSecond: memory,
+      concurrency,
+      count,
+      memoryProfile,
+    };
   } finally {
     agent.destroy();
     await stack.stop();

@@ -19,11 +19,14 @@ export function singlePublishFloor(): { readonly parts: readonly FloorPart[]; re
   const million = 1e6;
   const parts: FloorPart[] = [
     { what: 'the API request (HTTP API)', dollars: API_REQUEST_PRICE * million },
-    { what: 'the API function\'s invocation', dollars: PRICES.lambdaRequest * million },
-    { what: 'the event\'s conditional write (idempotency, 1 WRU)', dollars: PRICES.dynamodbWriteRequestUnit * million },
+    { what: "the API function's invocation", dollars: PRICES.lambdaRequest * million },
+    { what: "the event's conditional write (idempotency, 1 WRU)", dollars: PRICES.dynamodbWriteRequestUnit * million },
     { what: 'the hand-off to the sender (one SQS request)', dollars: PRICES.sqsRequest * million },
-    { what: 'the durable record of the publish\'s deliveries (its manifest, 1 WRU)', dollars: PRICES.dynamodbWriteRequestUnit * million },
-    { what: 'the delivery\'s one outcome write (1 WRU)', dollars: PRICES.dynamodbWriteRequestUnit * million },
+    {
+      what: "the durable record of the publish's deliveries (its manifest, 1 WRU)",
+      dollars: PRICES.dynamodbWriteRequestUnit * million,
+    },
+    { what: "the delivery's one outcome write (1 WRU)", dollars: PRICES.dynamodbWriteRequestUnit * million },
   ];
   return { parts, total: parts.reduce((sum, p) => sum + p.dollars, 0) };
 }

@@ -30,11 +30,18 @@ function countCalls(dynamodb: DynamoDBClient, sqs: SQSClient): { counts: Record<
   const meter = { counts: {} as Record<string, number> };
   const add = (service: string) => (next: any, context: any) => async (args: any) => {
     const input = args.input as Record<string, any>;
-    const target = service === 'SQS' ? String(input.QueueUrl ?? '').split('/').pop() : String(input.TableName ?? Object.keys(input.RequestItems ?? {})[0] ?? '');
+    const target =
+      service === 'SQS'
+        ? String(input.QueueUrl ?? '')
+            .split('/')
+            .pop()
+        : String(input.TableName ?? Object.keys(input.RequestItems ?? {})[0] ?? '');
     const key = `${service} ${String(context.commandName ?? '').replace(/Command$/, '')} ${target}`;
     const output = await next(args);
     // Messages, not receives: an idle long poll says nothing about the deliveries.
-    if (key.startsWith('SQS ReceiveMessage')) meter.counts[`${key} (messages)`] = (meter.counts[`${key} (messages)`] ?? 0) + ((output.output as { Messages?: unknown[] }).Messages?.length ?? 0);
+    if (key.startsWith('SQS ReceiveMessage'))
+      meter.counts[`${key} (messages)`] =
+        (meter.counts[`${key} (messages)`] ?? 0) + ((output.output as { Messages?: unknown[] }).Messages?.length ?? 0);
     else meter.counts[key] = (meter.counts[key] ?? 0) + 1;
     return output;
   };
@@ -43,12 +50,15 @@ function countCalls(dynamodb: DynamoDBClient, sqs: SQSClient): { counts: Record<
   return meter;
 }
 
-
 /** One burst of `events` (published 100 a request, as fast as the API takes them) to one subscription, with `limit` or none. */
 async function burst(events: number, limit: number | undefined, timeoutMs: number) {
   const stack = await startBenchStack();
   try {
-    const res = await stack.api.post('/v1/subscriptions', { url: `${stack.receiver.url}/s0`, eventTypes: ['bench.rate'], ...(limit ? { rateLimitPerSecond: limit } : {}) });
+    const res = await stack.api.post('/v1/subscriptions', {
+      url: `${stack.receiver.url}/s0`,
+      eventTypes: ['bench.rate'],
+      ...(limit ? { rateLimitPerSecond: limit } : {}),
+    });
     if (res.status !== 201) throw new Error(`subscribe failed: ${res.status} ${JSON.stringify(res.body)}`);
     const meter = countCalls(stack.runtime.clients.dynamodb, stack.runtime.clients.sqs);
     const started = performance.timeOrigin + performance.now();
@@ -95,14 +105,30 @@ export function renderRateLimit(run: RateLimitRun): string {
     `A burst of ${run.events} events published ${BATCH_SIZE} a request to one subscription with \`rateLimitPerSecond: ${run.limit}\`, on the local runtime (sender concurrency as \`npm start\`), measured at the receiver; the same burst without a limit, on a fresh runtime, for the calls.`,
     '',
     table(
-      ['most in any 1 s window', `bound L + ceil(L/10)`, 'drain (first publish → last delivery)', 'first → last delivery', `at ${run.limit}/s it would take`, 'requests received'],
-      [[run.maxInOneSecond, `${bound} (${run.maxInOneSecond <= bound ? 'met' : '**not met**'})`, `${fmt(run.drainSeconds, 1)} s`, `${fmt(run.arrivalSpanSeconds, 1)} s (${fmt(run.events / run.arrivalSpanSeconds, 1)}/s)`, `${fmt(run.events / run.limit, 0)} s`, run.requests]],
+      [
+        'most in any 1 s window',
+        `bound L + ceil(L/10)`,
+        'drain (first publish → last delivery)',
+        'first → last delivery',
+        `at ${run.limit}/s it would take`,
+        'requests received',
+      ],
+      [
+        [
+          run.maxInOneSecond,
+          `${bound} (${run.maxInOneSecond <= bound ? 'met' : '**not met**'})`,
+          `${fmt(run.drainSeconds, 1)} s`,
+          `${fmt(run.arrivalSpanSeconds, 1)} s (${fmt(run.events / run.arrivalSpanSeconds, 1)}/s)`,
+          `${fmt(run.events / run.limit, 0)} s`,
+          run.requests,
+        ],
+      ],
     ),
     '',
     'AWS calls per delivery where the two runs differ (the rest is the same per delivery):',
     '',
     table(['call', 'limited', 'unlimited', 'extra per limited delivery'], rows),
     '',
-    'The limited delivery pays the rate-limits table\'s counts and turns, one visibility change per wait, and, once it has waited, a read of its row (its message is received again); its outcome is the same single write.',
+    "The limited delivery pays the rate-limits table's counts and turns, one visibility change per wait, and, once it has waited, a read of its row (its message is received again); its outcome is the same single write.",
   ].join('\n');
 }

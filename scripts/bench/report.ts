@@ -30,30 +30,55 @@ export function renderOverhead(runs: readonly OverheadRun[]): string {
       ['what is measured', 'per second', 'ratio to raw POSTs', `target ≥ ${TARGETS.overheadRatio}`],
       [
         ['raw node:http keep-alive POSTs', fmt(raw, 0), '1', ''],
-        ['signed raw POSTs: the same, with the engine\'s headers (Standard Webhooks id, timestamp, signature; content type, user agent), signed per request by `signatureHeaders`; no engine', fmt(signed, 0), fmt(ratioSigned, 2), 'the floor for any sender of the protocol'],
-        ['sender path, in-memory stores (the engine\'s own CPU cost)', fmt(memory, 0), fmt(ratioMemory, 2), mark(ratioMemory >= TARGETS.overheadRatio)],
-        ['sender path, real DynamoDB adapters against dynalite', fmt(emulator, 0), fmt(ratioEmulator, 3), mark(ratioEmulator >= TARGETS.overheadRatio)],
+        [
+          "signed raw POSTs: the same, with the engine's headers (Standard Webhooks id, timestamp, signature; content type, user agent), signed per request by `signatureHeaders`; no engine",
+          fmt(signed, 0),
+          fmt(ratioSigned, 2),
+          'the floor for any sender of the protocol',
+        ],
+        [
+          "sender path, in-memory stores (the engine's own CPU cost)",
+          fmt(memory, 0),
+          fmt(ratioMemory, 2),
+          mark(ratioMemory >= TARGETS.overheadRatio),
+        ],
+        [
+          'sender path, real DynamoDB adapters against dynalite',
+          fmt(emulator, 0),
+          fmt(ratioEmulator, 3),
+          mark(ratioEmulator >= TARGETS.overheadRatio),
+        ],
       ],
     ),
     '',
     `The signed raw POSTs are what the protocol itself costs on top of a raw POST (an HMAC-SHA256 of the body, three more headers for the receiver to parse): ` +
       `they take the ratio to ${fmt(ratioSigned, 2)} before any engine work, so the engine's own share is the in-memory path against them, ${fmt(memoryOverSigned, 2)} ` +
       `(the message, the cached subscription and secrets, the classification, the one write, the attempt report). ` +
-      `A ratio of ${TARGETS.overheadRatio} to raw POSTs would leave the engine ${fmt(Math.max(0, 1 / TARGETS.overheadRatio - 1 / ratioSigned) * 1e6 / raw, 1)} µs a delivery beyond signing at this machine's raw rate.\n\n` +
+      `A ratio of ${TARGETS.overheadRatio} to raw POSTs would leave the engine ${fmt((Math.max(0, 1 / TARGETS.overheadRatio - 1 / ratioSigned) * 1e6) / raw, 1)} µs a delivery beyond signing at this machine's raw rate.\n\n` +
       `With the emulator each first attempt makes 2 DynamoDB round trips (the subscription, read uncached here, and the one outcome write) to dynalite on the same two cores: that, not the engine, bounds the second figure. ` +
       'The in-memory figure is timed without the profiler, after a warm-up as long as the run on both sides. ' +
       `Where a separate, profiled in-memory run's main thread went (by file; Node's own code charged to its caller): ` +
-      topShares(runs[0]!.memoryProfile, 8) + '.',
+      topShares(runs[0]!.memoryProfile, 8) +
+      '.',
   ].join('\n');
 }
 
 function topShares(shares: readonly ProfileShare[], n: number): string {
-  return shares.slice(0, n).map((x) => `${x.name} ${(x.share * 100).toFixed(0)} %`).join(', ');
+  return shares
+    .slice(0, n)
+    .map((x) => `${x.name} ${(x.share * 100).toFixed(0)} %`)
+    .join(', ');
 }
 
 const GROUPS: readonly [string, RegExp][] = [
-  ['DynamoDB emulator (dynalite, LevelDB bindings)', /^(dynalite|classic-level|abstract-level|level|lazy|async|once|big\.js|buffer-crc32)/],
-  ['SQS emulator (fauxqs, fastify, SQLite)', /^(fauxqs|fastify|@fastify|better-sqlite3|light-my-request|avvio|find-my-way|pino)/],
+  [
+    'DynamoDB emulator (dynalite, LevelDB bindings)',
+    /^(dynalite|classic-level|abstract-level|level|lazy|async|once|big\.js|buffer-crc32)/,
+  ],
+  [
+    'SQS emulator (fauxqs, fastify, SQLite)',
+    /^(fauxqs|fastify|@fastify|better-sqlite3|light-my-request|avvio|find-my-way|pino)/,
+  ],
   ['AWS SDK clients (serialise, sign, HTTP)', /^(@smithy|@aws-sdk|@aws-crypto|fast-xml-parser|tslib)/],
   ['Hookline engine and handlers (lambdas/)', /^lambdas\//],
   ['Powertools and middy', /^(@aws-lambda-powertools|@middy)/],
@@ -63,7 +88,14 @@ const GROUPS: readonly [string, RegExp][] = [
   ['idle (waiting on I/O)', /^idle$/],
 ];
 
-export function renderEndToEnd(fo1: readonly ThroughputRun[], fo10: readonly ThroughputRun[], wide: readonly ThroughputRun[], floor: readonly CallFloorRun[], latency: readonly LatencyRun[][], profile: readonly ProfileShare[]): string {
+export function renderEndToEnd(
+  fo1: readonly ThroughputRun[],
+  fo10: readonly ThroughputRun[],
+  wide: readonly ThroughputRun[],
+  floor: readonly CallFloorRun[],
+  latency: readonly LatencyRun[][],
+  profile: readonly ProfileShare[],
+): string {
   const t1 = median(fo1.map((r) => r.perSecond));
   const tFloor = median(floor.map((r) => r.perSecond));
   const t10 = median(fo10.map((r) => r.perSecond));
@@ -76,7 +108,30 @@ export function renderEndToEnd(fo1: readonly ThroughputRun[], fo10: readonly Thr
   const latencyRows = latency.map((runs) => {
     const p = (f: (r: LatencyRun) => number) => median(runs.map(f));
     const ok = p((r) => r.p50) <= TARGETS.p50 && p((r) => r.p99) <= TARGETS.p99;
-    return [`${runs[0]!.offeredPerSecond}/s for ${runs[0]!.events} events`, fmt(p((r) => r.acceptedPerSecond), 0), fmt(p((r) => r.p50), 0), fmt(p((r) => r.p95), 0), fmt(p((r) => r.p99), 0), fmt(p((r) => r.max), 0), mark(ok)];
+    return [
+      `${runs[0]!.offeredPerSecond}/s for ${runs[0]!.events} events`,
+      fmt(
+        p((r) => r.acceptedPerSecond),
+        0,
+      ),
+      fmt(
+        p((r) => r.p50),
+        0,
+      ),
+      fmt(
+        p((r) => r.p95),
+        0,
+      ),
+      fmt(
+        p((r) => r.p99),
+        0,
+      ),
+      fmt(
+        p((r) => r.max),
+        0,
+      ),
+      mark(ok),
+    ];
   });
   return [
     '### Local runtime end to end',
@@ -86,10 +141,26 @@ export function renderEndToEnd(fo1: readonly ThroughputRun[], fo10: readonly Thr
     table(
       ['figure', 'measured', 'target'],
       [
-        [`sustained deliveries per second, fan-out 1 (${fo1[0]!.deliveries} deliveries)`, fmt(t1, 0), `≥ ${TARGETS.throughput}: ${mark(t1 >= TARGETS.throughput)}`],
-        [`sustained deliveries per second, fan-out 10 (${fo10[0]!.deliveries} deliveries)`, fmt(t10, 0), `≥ ${TARGETS.throughput}: ${mark(t10 >= TARGETS.throughput)}`],
-        [`fan-out 1 with ${wide[0]!.senderConcurrency} concurrent sender batches (the cloud mapping's maximum) instead of 4`, fmt(tWide, 0), `≥ ${TARGETS.throughput}: ${mark(tWide >= TARGETS.throughput)}`],
-        [`the ceiling: fan-out 1's AWS calls alone, no HTTP, no Hookline code (${floor[0]!.deliveries} deliveries; \`call-floor.ts\`)`, fmt(tFloor, 0), `fan-out 1 runs at ${fmt(t1 / tFloor, 2)} of it`],
+        [
+          `sustained deliveries per second, fan-out 1 (${fo1[0]!.deliveries} deliveries)`,
+          fmt(t1, 0),
+          `≥ ${TARGETS.throughput}: ${mark(t1 >= TARGETS.throughput)}`,
+        ],
+        [
+          `sustained deliveries per second, fan-out 10 (${fo10[0]!.deliveries} deliveries)`,
+          fmt(t10, 0),
+          `≥ ${TARGETS.throughput}: ${mark(t10 >= TARGETS.throughput)}`,
+        ],
+        [
+          `fan-out 1 with ${wide[0]!.senderConcurrency} concurrent sender batches (the cloud mapping's maximum) instead of 4`,
+          fmt(tWide, 0),
+          `≥ ${TARGETS.throughput}: ${mark(tWide >= TARGETS.throughput)}`,
+        ],
+        [
+          `the ceiling: fan-out 1's AWS calls alone, no HTTP, no Hookline code (${floor[0]!.deliveries} deliveries; \`call-floor.ts\`)`,
+          fmt(tFloor, 0),
+          `fan-out 1 runs at ${fmt(t1 / tFloor, 2)} of it`,
+        ],
       ],
     ),
     '',
@@ -100,11 +171,25 @@ export function renderEndToEnd(fo1: readonly ThroughputRun[], fo10: readonly Thr
     '',
     'Publish-to-receiver latency (publish request sent → the receiver has the webhook), open-loop publishing at a fixed offered rate, fan-out 1, each figure the median over runs:',
     '',
-    table(['offered rate', 'publishes accepted per second', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', `target p50 ≤ ${TARGETS.p50}, p99 ≤ ${TARGETS.p99}`], latencyRows),
+    table(
+      [
+        'offered rate',
+        'publishes accepted per second',
+        'p50 ms',
+        'p95 ms',
+        'p99 ms',
+        'max ms',
+        `target p50 ≤ ${TARGETS.p50}, p99 ≤ ${TARGETS.p99}`,
+      ],
+      latencyRows,
+    ),
     '',
     `**What limits it** (V8 CPU profile of the main thread in one fan-out-1 throughput run; time in Node's own code charged to the package that called it; the emulators run on a thread of their own, local/emulator-thread.ts, and are not in this profile: the main thread's idle share is mostly its wait for them):`,
     '',
-    table(['where the main thread\'s time went', 'share'], [...grouped].sort((a, b) => b[1] - a[1]).map(([name, share]) => [name, `${(share * 100).toFixed(0)} %`])),
+    table(
+      ["where the main thread's time went", 'share'],
+      [...grouped].sort((a, b) => b[1] - a[1]).map(([name, share]) => [name, `${(share * 100).toFixed(0)} %`]),
+    ),
     '',
     `The SDK's client work for the emulator round trips takes most of the busy main thread; Hookline's own code (lambdas/) takes ${fmt(100 * profile.filter((p) => p.name.startsWith('lambdas/')).reduce((a, p) => a + p.share, 0), 0)} %. ` +
       `More concurrent sender batches change the rate from ${fmt(t1, 0)} to ${fmt(tWide, 0)} per second, so the ceiling is the shared CPU (emulators on one thread; SDK, handlers, gateway and load generator on the other; 2 cores), not the runtime's concurrency. ` +
@@ -123,11 +208,29 @@ export function renderRetryTiming(runs: readonly RetryTimingRun[], policy: objec
     `${runs[0]!.deliveries} deliveries per run, ${runs.length} run(s); the receiver answers 500 ${runs[0]!.failuresFirst} times, then 200. Policy \`${JSON.stringify(policy)}\`. Scheduled: the \`nextAttemptAt\` the sender wrote after each failure (it includes the jitter drawn); actual: the retry's \`startedAt\` in the attempt log.`,
     '',
     table(
-      ['retries', 'early (must be 0)', 'late p50 ms', 'late p95 ms', 'late max ms', 'gaps outside delay ± jitter', 'target: none early, late ≤ 1 s + jitter'],
-      [[all.length, early, fmt(percentile(all, 50), 0), fmt(percentile(all, 95), 0), fmt(maxLate, 0), outside, mark(early === 0 && maxLate <= 1000 && outside === 0)]],
+      [
+        'retries',
+        'early (must be 0)',
+        'late p50 ms',
+        'late p95 ms',
+        'late max ms',
+        'gaps outside delay ± jitter',
+        'target: none early, late ≤ 1 s + jitter',
+      ],
+      [
+        [
+          all.length,
+          early,
+          fmt(percentile(all, 50), 0),
+          fmt(percentile(all, 95), 0),
+          fmt(maxLate, 0),
+          outside,
+          mark(early === 0 && maxLate <= 1000 && outside === 0),
+        ],
+      ],
     ),
     '',
-    'A retry can never start early: its message is sent with its delay after the outcome that set `nextAttemptAt` is written, so it cannot arrive before it. The lateness is the poller\'s receive loop plus the gathering of the moment\'s retries (100 ms).',
+    "A retry can never start early: its message is sent with its delay after the outcome that set `nextAttemptAt` is written, so it cannot arrive before it. The lateness is the poller's receive loop plus the gathering of the moment's retries (100 ms).",
   ].join('\n');
 }
 
@@ -142,7 +245,13 @@ export function renderColdStart(results: readonly ColdStart[], bareNodeMs: numbe
     '',
     table(
       ['function', 'bundled size (SDK inside)', 'init ms', 'size (SDK external)', 'init ms (SDK from node_modules)'],
-      fns.map((fn) => [fn, `${fmt(get(fn, 'bundled').bytes / 1024, 0)} KB`, fmt(get(fn, 'bundled').initMs, 0), `${fmt(get(fn, 'external').bytes / 1024, 0)} KB`, fmt(get(fn, 'external').initMs, 0)]),
+      fns.map((fn) => [
+        fn,
+        `${fmt(get(fn, 'bundled').bytes / 1024, 0)} KB`,
+        fmt(get(fn, 'bundled').initMs, 0),
+        `${fmt(get(fn, 'external').bytes / 1024, 0)} KB`,
+        fmt(get(fn, 'external').initMs, 0),
+      ]),
     ),
     '',
     `Sender targets: ≤ ${TARGETS.senderKb} KB minified: ${fmt(sender.bytes / 1024, 0)} KB with the SDK inside (${mark(sender.bytes / 1024 <= TARGETS.senderKb)}), ${fmt(get('sender', 'external').bytes / 1024, 0)} KB without (${mark(get('sender', 'external').bytes / 1024 <= TARGETS.senderKb)}); init ≤ ${TARGETS.initMs} ms: ${fmt(sender.initMs, 0)} ms (${mark(sender.initMs <= TARGETS.initMs)}).`,

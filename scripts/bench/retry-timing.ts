@@ -2,7 +2,13 @@ import { baseDelaySeconds } from '#domain/backoff.ts';
 import type { RetryPolicy } from '#domain/retry-policy.ts';
 import { startBenchStack } from './bench-stack.ts';
 
-export const TIMING_POLICY: RetryPolicy = { initialDelaySeconds: 1, multiplier: 2, maxDelaySeconds: 8, jitter: 0.2, deadlineSeconds: 300 };
+export const TIMING_POLICY: RetryPolicy = {
+  initialDelaySeconds: 1,
+  multiplier: 2,
+  maxDelaySeconds: 8,
+  jitter: 0.2,
+  deadlineSeconds: 300,
+};
 
 export interface RetryTimingRun {
   readonly deliveries: number;
@@ -21,7 +27,10 @@ export interface RetryTimingRun {
  * failure); the actual time is the attempt's startedAt in the attempt log.
  */
 export async function measureRetryTiming(deliveries: number, failuresFirst: number): Promise<RetryTimingRun> {
-  const stack = await startBenchStack({ meter: true, answer: (_id, attempt) => ({ status: attempt <= failuresFirst ? 500 : 200 }) });
+  const stack = await startBenchStack({
+    meter: true,
+    answer: (_id, attempt) => ({ status: attempt <= failuresFirst ? 500 : 200 }),
+  });
   const scheduled = new Map<string, number>();
   stack.sdk.onIndexedWrite = (table, item) => {
     if (table === 'deliveries' && item.state?.S === 'pending' && Number(item.attempts?.N ?? 0) > 0) {
@@ -36,7 +45,10 @@ export async function measureRetryTiming(deliveries: number, failuresFirst: numb
     const lateness: number[] = [];
     let outside = 0;
     for (const id of ids) {
-      const log = (await stack.api.get(`/v1/deliveries/${id}`)).body.attemptLog as { attempt: number; startedAt: string }[];
+      const log = (await stack.api.get(`/v1/deliveries/${id}`)).body.attemptLog as {
+        attempt: number;
+        startedAt: string;
+      }[];
       for (const a of log.filter((x) => x.attempt > 1)) {
         const due = scheduled.get(`${id} ${a.attempt}`);
         if (due === undefined) throw new Error(`no scheduled time recorded for ${id} attempt ${a.attempt}`);
@@ -47,7 +59,13 @@ export async function measureRetryTiming(deliveries: number, failuresFirst: numb
         if (gap < base * (1 - TIMING_POLICY.jitter) - 0.5 || gap > base * (1 + TIMING_POLICY.jitter) + 1.5) outside++;
       }
     }
-    return { deliveries, failuresFirst, lateness, early: lateness.filter((ms) => ms < 0).length, outsideJitterBounds: outside };
+    return {
+      deliveries,
+      failuresFirst,
+      lateness,
+      early: lateness.filter((ms) => ms < 0).length,
+      outsideJitterBounds: outside,
+    };
   } finally {
     await stack.stop();
   }

@@ -50,7 +50,18 @@ export interface RoutingRun extends RoutingPlan {
   readonly broadcastMatched: number;
 }
 
-const SEGMENTS = ['invoice', 'order', 'customer', 'payment', 'refund', 'shipment', 'subscription', 'user', 'product', 'coupon'];
+const SEGMENTS = [
+  'invoice',
+  'order',
+  'customer',
+  'payment',
+  'refund',
+  'shipment',
+  'subscription',
+  'user',
+  'product',
+  'coupon',
+];
 const ACTIONS = ['created', 'updated', 'paid', 'deleted', 'shipped'];
 
 /** A repeatable sequence (mulberry32), so every run seeds the same subscriptions. */
@@ -81,7 +92,11 @@ function patternsFor(next: () => number): string[] {
 
 /** Secrets as KMS seals them on AWS: the encrypted data key (184 bytes) beside the AES-GCM parts, so rows are their deployed size. */
 function kmsSealed(id: string): SealedSecrets {
-  return { scheme: 'kms-v1', key: randomBytes(184).toString('base64'), ...encryptSecrets(randomBytes(32), 'kms-v1', id, [`whsec_${randomBytes(32).toString('base64')}`]) };
+  return {
+    scheme: 'kms-v1',
+    key: randomBytes(184).toString('base64'),
+    ...encryptSecrets(randomBytes(32), 'kms-v1', id, [`whsec_${randomBytes(32).toString('base64')}`]),
+  };
 }
 
 function subscriptionOf(i: number, tenants: number, next: () => number): Subscription & { secrets: SealedSecrets } {
@@ -115,7 +130,12 @@ export async function measureRouting(plan: RoutingPlan): Promise<RoutingRun> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const newClient = () => new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const newClient = () =>
+    new DynamoDBClient({
+      endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
   // Seeding goes through a client of its own: the meter reads every indexed item around each write, which seeding does not need.
   const seedClient = newClient();
   const client = newClient();
@@ -123,10 +143,14 @@ export async function measureRouting(plan: RoutingPlan): Promise<RoutingRun> {
   meter.attach(client, new SQSClient({ region: 'us-east-1' }));
   const storesOn = (c: DynamoDBClient) => {
     const db = documentClient(c);
-    return { subscriptions: new DynamoDbSubscriptionStore(db, TABLES.subscriptions.localName, 0), routes: new DynamoDbRouteStore(db, TABLES.routes.localName, 0) };
+    return {
+      subscriptions: new DynamoDbSubscriptionStore(db, TABLES.subscriptions.localName, 0),
+      routes: new DynamoDbRouteStore(db, TABLES.routes.localName, 0),
+    };
   };
   try {
-    for (const def of [TABLES.subscriptions, TABLES.routes]) await seedClient.send(new CreateTableCommand(createTableInput(def)));
+    for (const def of [TABLES.subscriptions, TABLES.routes])
+      await seedClient.send(new CreateTableCommand(createTableInput(def)));
     const next = random(22);
     const seeded = Array.from({ length: plan.subscriptions }, (_, i) => subscriptionOf(i, plan.tenants, next));
     const seeding = storesOn(seedClient);
@@ -159,7 +183,9 @@ export async function measureRouting(plan: RoutingPlan): Promise<RoutingRun> {
     }
     const keyRru: number[] = [];
     for (let k = 0; k < Math.min(plan.events, 200); k++) {
-      await routes.lookup(audienceOf({ tenantId: `tenant-${String(k % plan.tenants).padStart(4, '0')}` }), [k % 3 === 0 ? '*' : SEGMENTS[k % SEGMENTS.length]!]);
+      await routes.lookup(audienceOf({ tenantId: `tenant-${String(k % plan.tenants).padStart(4, '0')}` }), [
+        k % 3 === 0 ? '*' : SEGMENTS[k % SEGMENTS.length]!,
+      ]);
       keyRru.push(readUnits());
     }
 
@@ -170,7 +196,9 @@ export async function measureRouting(plan: RoutingPlan): Promise<RoutingRun> {
     const listingRru: number[] = [];
     let listingItems = 0;
     for (let t = 0; t < Math.min(20, plan.tenants); t++) {
-      listingItems = (await subscriptions.list({ tenantId: `tenant-${String(t).padStart(4, '0')}`, limit: PAGE_LIMIT.default })).items.length;
+      listingItems = (
+        await subscriptions.list({ tenantId: `tenant-${String(t).padStart(4, '0')}`, limit: PAGE_LIMIT.default })
+      ).items.length;
       listingRru.push(readUnits());
     }
 
@@ -181,7 +209,22 @@ export async function measureRouting(plan: RoutingPlan): Promise<RoutingRun> {
     const scanSeconds = (Date.now() - scanStarted) / 1000;
     const scanRru = readUnits();
     const filteredScanRru = (scanRru / 2) * Math.min(1, (PAGE_LIMIT.default * plan.tenants) / plan.subscriptions);
-    return { ...plan, entries, seedSeconds, eventRru, matched, lookupMs, keyRru, scanRru, scanSeconds, listingRru, listingItems, filteredScanRru, broadcastRru, broadcastMatched };
+    return {
+      ...plan,
+      entries,
+      seedSeconds,
+      eventRru,
+      matched,
+      lookupMs,
+      keyRru,
+      scanRru,
+      scanSeconds,
+      listingRru,
+      listingItems,
+      filteredScanRru,
+      broadcastRru,
+      broadcastMatched,
+    };
   } finally {
     meter.close();
     client.destroy();
@@ -201,23 +244,47 @@ export function renderRouting(r: RoutingRun): string {
     '',
     `Each subscription has 1 to 3 patterns (half exact types, a third \`segment.*\`, the rest \`*\`, over ${SEGMENTS.length} segments): ${r.entries.toLocaleString('en-US')} routing entries, ` +
       `seeded through the real stores in ${fmt(r.seedSeconds, 0)} s. ${r.events} events of random tenants and types were looked up with no cache (each lookup is what a container reads once per key and 5 s cache period). ` +
-      'Read units are the consumed capacity dynalite reports under DynamoDB\'s rules (4 KB a unit, half for an eventually consistent read; the rows are their deployed size, KMS-sealed secrets included).',
+      "Read units are the consumed capacity dynalite reports under DynamoDB's rules (4 KB a unit, half for an eventually consistent read; the rows are their deployed size, KMS-sealed secrets included).",
     '',
     table(
       ['figure', 'value', 'target'],
       [
-        ['read units per published event (two keys), mean / p99 / max', `${fmt(perEvent, 2)} / ${fmt(percentile(r.eventRru, 99), 1)} / ${fmt(Math.max(...r.eventRru), 1)}`, `≤ ${ROUTING_RRU_TARGET}: ${verdict(perEvent, ROUTING_RRU_TARGET)}`],
+        [
+          'read units per published event (two keys), mean / p99 / max',
+          `${fmt(perEvent, 2)} / ${fmt(percentile(r.eventRru, 99), 1)} / ${fmt(Math.max(...r.eventRru), 1)}`,
+          `≤ ${ROUTING_RRU_TARGET}: ${verdict(perEvent, ROUTING_RRU_TARGET)}`,
+        ],
         ['subscriptions an event reached, mean / max', `${fmt(mean(r.matched), 1)} / ${Math.max(...r.matched)}`, ''],
-        ['lookup time on this machine, p50 / p99', `${fmt(percentile(r.lookupMs, 50), 1)} / ${fmt(percentile(r.lookupMs, 99), 1)} ms`, ''],
-        ['read units per cache refresh of one key (an audience\'s segment), mean', fmt(mean(r.keyRru), 2), ''],
-        [`the consistent scan of every subscription it replaces (every refresh, every container), ${fmt(r.scanSeconds, 1)} s here`, fmt(r.scanRru, 0), ''],
-        [`a tenant's listing page (${r.listingItems} of its subscriptions, the API's default of ${PAGE_LIMIT.default}), from the byTenant index`, fmt(listing, 2), `≤ ${LISTING_RRU_TARGET}: ${verdict(listing, LISTING_RRU_TARGET)}`],
-        ['the same page as the filtered scan it replaces (modelled from the scan: the share of the table read before one tenant\'s rows fill a page)', fmt(r.filteredScanRru, 0), ''],
-        [`a publish to every tenant (audience all, admin only; reached ${r.broadcastMatched.toLocaleString('en-US')})`, fmt(r.broadcastRru, 0), ''],
+        [
+          'lookup time on this machine, p50 / p99',
+          `${fmt(percentile(r.lookupMs, 50), 1)} / ${fmt(percentile(r.lookupMs, 99), 1)} ms`,
+          '',
+        ],
+        ["read units per cache refresh of one key (an audience's segment), mean", fmt(mean(r.keyRru), 2), ''],
+        [
+          `the consistent scan of every subscription it replaces (every refresh, every container), ${fmt(r.scanSeconds, 1)} s here`,
+          fmt(r.scanRru, 0),
+          '',
+        ],
+        [
+          `a tenant's listing page (${r.listingItems} of its subscriptions, the API's default of ${PAGE_LIMIT.default}), from the byTenant index`,
+          fmt(listing, 2),
+          `≤ ${LISTING_RRU_TARGET}: ${verdict(listing, LISTING_RRU_TARGET)}`,
+        ],
+        [
+          "the same page as the filtered scan it replaces (modelled from the scan: the share of the table read before one tenant's rows fill a page)",
+          fmt(r.filteredScanRru, 0),
+          '',
+        ],
+        [
+          `a publish to every tenant (audience all, admin only; reached ${r.broadcastMatched.toLocaleString('en-US')})`,
+          fmt(r.broadcastRru, 0),
+          '',
+        ],
       ],
     ),
     '',
     `At $0.125 per million read units that is $${fmt(perEvent * 0.125, 3)} per million events published with a cold cache (less with the cache), where the scan read ${fmt(r.scanRru, 0)} units per container every 5 s whatever the traffic. ` +
-      'A broadcast reads every audience\'s entries under its type\'s segment and `*`: its cost grows with the subscriptions it may reach, which it must enqueue anyway.',
+      "A broadcast reads every audience's entries under its type's segment and `*`: its cost grows with the subscriptions it may reach, which it must enqueue anyway.",
   ].join('\n');
 }

@@ -9,7 +9,9 @@ type Consumed = { CapacityUnits?: number };
 
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan']);
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']);
-const TABLE_BY_NAME = new Map(Object.entries(TABLES).map(([key, def]) => [def.localName as string, [key as TableKey, def as TableDef] as const]));
+const TABLE_BY_NAME = new Map(
+  Object.entries(TABLES).map(([key, def]) => [def.localName as string, [key as TableKey, def as TableDef] as const]),
+);
 /** SQS bills each 64 KB chunk of a request's payload as one request. */
 const SQS_CHUNK = 64 * 1024;
 
@@ -45,12 +47,26 @@ export interface Usage {
   messagesReceived: number;
 }
 
-const emptyUsage = (): Usage => ({ calls: {}, items: {}, conditionFailures: 0, emptyReceives: 0, receivesWithMessages: 0, messagesReceived: 0 });
+const emptyUsage = (): Usage => ({
+  calls: {},
+  items: {},
+  conditionFailures: 0,
+  emptyReceives: 0,
+  receivesWithMessages: 0,
+  messagesReceived: 0,
+});
 
 // The document client may not have marshalled the input yet where the meter runs: values can still be plain.
-const attr = (v: unknown): AttributeValue => (v !== null && typeof v === 'object' ? (v as AttributeValue) : typeof v === 'number' ? { N: String(v) } : { S: String(v) });
+const attr = (v: unknown): AttributeValue =>
+  v !== null && typeof v === 'object'
+    ? (v as AttributeValue)
+    : typeof v === 'number'
+      ? { N: String(v) }
+      : { S: String(v) };
 const keyOf = (def: TableDef, source: Record<string, unknown>): Item =>
-  Object.fromEntries([def.partitionKey.name, def.sortKey?.name].filter((k): k is string => !!k).map((k) => [k, attr(source[k])]));
+  Object.fromEntries(
+    [def.partitionKey.name, def.sortKey?.name].filter((k): k is string => !!k).map((k) => [k, attr(source[k])]),
+  );
 const keyString = (def: TableDef, item: Item) => JSON.stringify(keyOf(def, item));
 
 interface WriteTarget {
@@ -70,7 +86,9 @@ function writeTargets(op: string, input: Record<string, any>): WriteTarget[] {
   if (op === 'DeleteItem') return target(input.TableName, input.Key, 'delete');
   if (op === 'BatchWriteItem') {
     return Object.entries(input.RequestItems ?? {}).flatMap(([name, requests]) =>
-      (requests as Record<string, any>[]).flatMap((r) => (r.PutRequest ? target(name, r.PutRequest.Item, 'put') : target(name, r.DeleteRequest.Key, 'delete'))),
+      (requests as Record<string, any>[]).flatMap((r) =>
+        r.PutRequest ? target(name, r.PutRequest.Item, 'put') : target(name, r.DeleteRequest.Key, 'delete'),
+      ),
     );
   }
   return [];
@@ -81,7 +99,9 @@ function putItems(op: string, body: Record<string, any>): [string, Item][] {
   if (op === 'PutItem') return [[body.TableName, body.Item]];
   if (op === 'BatchWriteItem') {
     return Object.entries(body.RequestItems ?? {}).flatMap(([name, requests]) =>
-      (requests as Record<string, any>[]).filter((r) => r.PutRequest).map((r): [string, Item] => [name, r.PutRequest.Item]),
+      (requests as Record<string, any>[])
+        .filter((r) => r.PutRequest)
+        .map((r): [string, Item] => [name, r.PutRequest.Item]),
     );
   }
   return [];
@@ -100,7 +120,11 @@ export class SdkMeter {
   private readonly shadow: DynamoDBClient;
 
   constructor(dynamodbEndpoint: string) {
-    this.shadow = new DynamoDBClient({ endpoint: dynamodbEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    this.shadow = new DynamoDBClient({
+      endpoint: dynamodbEndpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
   }
 
   reset(): Usage {
@@ -114,14 +138,21 @@ export class SdkMeter {
   }
 
   private count(service: string, op: string, target: string, billed = 1): CallUsage {
-    const usage = (this.usage.calls[`${service} ${op} ${target}`] ??= { count: 0, billedRequests: 0, writeUnits: 0, readUnits: 0, indexWriteUnits: 0 });
+    const usage = (this.usage.calls[`${service} ${op} ${target}`] ??= {
+      count: 0,
+      billedRequests: 0,
+      writeUnits: 0,
+      readUnits: 0,
+      indexWriteUnits: 0,
+    });
     usage.count++;
     usage.billedRequests += billed;
     return usage;
   }
 
   private async read(def: TableDef, key: Item): Promise<Item | undefined> {
-    return (await this.shadow.send(new GetItemCommand({ TableName: def.localName, Key: key, ConsistentRead: true }))).Item;
+    return (await this.shadow.send(new GetItemCommand({ TableName: def.localName, Key: key, ConsistentRead: true })))
+      .Item;
   }
 
   /** Notes an item now stored under its key (or the key deleted, with no item). */
@@ -148,7 +179,7 @@ export class SdkMeter {
         const targets = WRITES.has(op) ? writeTargets(op, input) : [];
         const indexed = (t: WriteTarget) => t.table[1].indexes.length > 0;
         const before = await Promise.all(targets.map((t) => (indexed(t) ? this.read(t.table[1], t.key) : undefined)));
-        let output;
+        let output: Awaited<ReturnType<typeof next>>;
         try {
           output = await next(args);
         } catch (error) {
@@ -167,7 +198,10 @@ export class SdkMeter {
             const after = await this.read(t.table[1], t.key);
             if (t.kind === 'update') this.stored(t.table, op, t.key, after);
             if (!indexed(t)) return;
-            call.indexWriteUnits += Object.values(gsiWriteUnits(t.table[1], before[i], after)).reduce((a, b) => a + b, 0);
+            call.indexWriteUnits += Object.values(gsiWriteUnits(t.table[1], before[i], after)).reduce(
+              (a, b) => a + b,
+              0,
+            );
             if (after) this.onIndexedWrite?.(t.table[0], after);
           }),
         );
@@ -183,9 +217,14 @@ export class SdkMeter {
         const output = await next(args);
         // The body is JSON text, as a string or as bytes (the SDK's JsonBytesStringAdapter).
         const raw = (args.request as { body?: unknown }).body;
-        const body = typeof raw === 'string' ? raw : raw instanceof Uint8Array ? new TextDecoder().decode(raw) : undefined;
+        const body =
+          typeof raw === 'string' ? raw : raw instanceof Uint8Array ? new TextDecoder().decode(raw) : undefined;
         if ((op === 'PutItem' || op === 'BatchWriteItem') && body !== undefined) {
-          const unprocessed = new Set(putItems(op, { RequestItems: (output.output as Record<string, any>).UnprocessedItems }).map(([, item]) => JSON.stringify(item)));
+          const unprocessed = new Set(
+            putItems(op, { RequestItems: (output.output as Record<string, any>).UnprocessedItems }).map(([, item]) =>
+              JSON.stringify(item),
+            ),
+          );
           for (const [name, item] of putItems(op, JSON.parse(body))) {
             const table = TABLE_BY_NAME.get(name);
             if (table && !unprocessed.has(JSON.stringify(item))) this.stored(table, op, keyOf(table[1], item), item);
@@ -199,9 +238,17 @@ export class SdkMeter {
       (next, context) => async (args) => {
         const op = String(context.commandName ?? '').replace(/Command$/, '');
         const input = args.input as { QueueUrl?: string; MessageBody?: string; Entries?: { MessageBody?: string }[] };
-        const sent = [input.MessageBody ?? '', ...(input.Entries ?? []).map((e) => e.MessageBody ?? '')].reduce((s, b) => s + Buffer.byteLength(b), 0);
+        const sent = [input.MessageBody ?? '', ...(input.Entries ?? []).map((e) => e.MessageBody ?? '')].reduce(
+          (s, b) => s + Buffer.byteLength(b),
+          0,
+        );
         const receive = op === 'ReceiveMessage';
-        const call = this.count('SQS', op, (input.QueueUrl ?? '').split('/').pop() ?? '', receive ? 0 : Math.max(1, Math.ceil(sent / SQS_CHUNK)));
+        const call = this.count(
+          'SQS',
+          op,
+          (input.QueueUrl ?? '').split('/').pop() ?? '',
+          receive ? 0 : Math.max(1, Math.ceil(sent / SQS_CHUNK)),
+        );
         const output = await next(args);
         if (receive) {
           const messages = (output.output as { Messages?: { Body?: string }[] }).Messages ?? [];

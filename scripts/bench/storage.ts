@@ -18,7 +18,9 @@ const DAY_S = 86_400;
 /** The bytes one kept row is billed for: the item, its overhead, and its entry in every index it sits in. */
 export function billedBytes(table: TableKey, item: Item): number {
   const def = TABLES[table];
-  const entries = def.indexes.filter((index) => inIndex(index, item)).map((index) => itemSize(indexEntry(def, index, item)) + ITEM_OVERHEAD_BYTES);
+  const entries = def.indexes
+    .filter((index) => inIndex(index, item))
+    .map((index) => itemSize(indexEntry(def, index, item)) + ITEM_OVERHEAD_BYTES);
   return itemSize(item) + ITEM_OVERHEAD_BYTES + entries.reduce((a, b) => a + b, 0);
 }
 
@@ -47,7 +49,8 @@ export function eventKeptFor(mod: RetentionModule = retention as unknown as Rete
   let answer = Number(fn(t0, p));
   if (!Number.isFinite(answer)) answer = Number(fn(new Date(t0).toISOString(), p));
   const days = answer > 1e11 ? (answer - t0) / (DAY_S * 1000) : (answer - t0 / 1000) / DAY_S;
-  if (!(days > 0 && days < 100_000)) return { ...fallback, rule: `${fallback.rule}; eventTtlFor answered ${String(answer)}, not an epoch time` };
+  if (!(days > 0 && days < 100_000))
+    return { ...fallback, rule: `${fallback.rule}; eventTtlFor answered ${String(answer)}, not an epoch time` };
   return {
     days,
     rule: `the events TTL, eventTtlFor(createdAt, DEFAULT_RETENTION) − createdAt (deliveredDays ${p.deliveredDays} + ttlSafetyMarginDays ${p.ttlSafetyMarginDays} by today's rule); an upper bound where the archiver deletes the event with its deliveries`,
@@ -56,7 +59,10 @@ export function eventKeptFor(mod: RetentionModule = retention as unknown as Rete
 
 /** Days delivered deliveries (and their attempts, deleted with them) stay: the archiver moves them after deliveredDays. */
 export function deliveredKeptFor(p: retention.RetentionPolicy = retention.DEFAULT_RETENTION): KeptFor {
-  return { days: p.deliveredDays, rule: `deliveredDays ${p.deliveredDays} (the archiver then moves the row and its attempts to S3; TTL at +${p.ttlSafetyMarginDays} days is the net)` };
+  return {
+    days: p.deliveredDays,
+    rule: `deliveredDays ${p.deliveredDays} (the archiver then moves the row and its attempts to S3; TTL at +${p.ttlSafetyMarginDays} days is the net)`,
+  };
 }
 
 export interface StoragePart {
@@ -68,14 +74,21 @@ export interface StoragePart {
 }
 
 export interface StorageCost {
-  readonly parts: readonly (StoragePart & { readonly gbMonthsPerMillionEvents: number; readonly dollarsPerMillionEvents: number })[];
+  readonly parts: readonly (StoragePart & {
+    readonly gbMonthsPerMillionEvents: number;
+    readonly dollarsPerMillionEvents: number;
+  })[];
   readonly dollarsPerMillionEvents: number;
 }
 
 /** Storage per million events: Σ rows per event × bytes per row × 10^6 / 2^30 × days kept / days per month × $ per GB-month. */
-export function storagePerMillionEvents(parts: readonly StoragePart[], pricePerGbMonth: number = PRICES.dynamodbStorageGbMonth): StorageCost {
+export function storagePerMillionEvents(
+  parts: readonly StoragePart[],
+  pricePerGbMonth: number = PRICES.dynamodbStorageGbMonth,
+): StorageCost {
   const priced = parts.map((part) => {
-    const gbMonthsPerMillionEvents = ((part.rowsPerEvent * part.bytesPerRow * 1e6) / GB) * (part.keptFor.days / DAYS_PER_MONTH);
+    const gbMonthsPerMillionEvents =
+      ((part.rowsPerEvent * part.bytesPerRow * 1e6) / GB) * (part.keptFor.days / DAYS_PER_MONTH);
     return { ...part, gbMonthsPerMillionEvents, dollarsPerMillionEvents: gbMonthsPerMillionEvents * pricePerGbMonth };
   });
   return { parts: priced, dollarsPerMillionEvents: priced.reduce((s, p) => s + p.dollarsPerMillionEvents, 0) };
@@ -86,7 +99,10 @@ export function storagePerMillionEvents(parts: readonly StoragePart[], pricePerG
  * subscriptions (not per event). Events stay for their TTL, deliveries and attempts for the
  * delivered retention; a table the rules here do not know is assumed kept like the deliveries.
  */
-export function keptParts(kept: Partial<Record<TableKey, { readonly kept: ReadonlyMap<string, Item> }>>, events: number): StoragePart[] {
+export function keptParts(
+  kept: Partial<Record<TableKey, { readonly kept: ReadonlyMap<string, Item> }>>,
+  events: number,
+): StoragePart[] {
   const tables = new Set<TableKey>(['events', 'deliveries', ...(Object.keys(kept) as TableKey[])]);
   tables.delete('subscriptions');
   return [...tables].flatMap((table) => {
@@ -95,8 +111,20 @@ export function keptParts(kept: Partial<Record<TableKey, { readonly kept: Readon
     const delivered = deliveredKeptFor();
     const known = table === 'deliveries' || table === 'attempts';
     // A publish batch's manifest is the event log, kept as long as its events (the same TTL).
-    const manifest = table === 'ingestManifests' ? { ...eventKeptFor(), rule: `the events TTL, which each publish batch's manifest carries too (it is the event log)` } : undefined;
-    const keptFor = table === 'events' ? eventKeptFor() : manifest ?? (known ? delivered : { ...delivered, rule: `${delivered.rule}: assumed, the bench knows no retention rule for this table` });
+    const manifest =
+      table === 'ingestManifests'
+        ? {
+            ...eventKeptFor(),
+            rule: `the events TTL, which each publish batch's manifest carries too (it is the event log)`,
+          }
+        : undefined;
+    const keptFor =
+      table === 'events'
+        ? eventKeptFor()
+        : (manifest ??
+          (known
+            ? delivered
+            : { ...delivered, rule: `${delivered.rule}: assumed, the bench knows no retention rule for this table` }));
     const bytes = rows.reduce((s, item) => s + billedBytes(table, item), 0);
     return [{ table, rowsPerEvent: rows.length / events, bytesPerRow: rows.length ? bytes / rows.length : 0, keptFor }];
   });

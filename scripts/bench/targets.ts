@@ -3,7 +3,10 @@ import type { PerDelivery } from './cost-model.ts';
 import { fmt } from './stats.ts';
 
 /** The issue "Lean write path": what `npm run bench` must show, 1 KB payloads. */
-export type Verdict = { readonly kind: 'met' } | { readonly kind: 'not met' } | { readonly kind: 'not measured'; readonly reason: string };
+export type Verdict =
+  | { readonly kind: 'met' }
+  | { readonly kind: 'not met' }
+  | { readonly kind: 'not measured'; readonly reason: string };
 
 /** At most `limit`; a missing or non-finite figure is not measured, with the reason given. */
 export function verdict(measured: number | undefined, limit: number, reason = 'no figure'): Verdict {
@@ -11,15 +14,27 @@ export function verdict(measured: number | undefined, limit: number, reason = 'n
   return measured <= limit ? { kind: 'met' } : { kind: 'not met' };
 }
 
-export const verdictText = (v: Verdict): string => (v.kind === 'met' ? 'met' : v.kind === 'not met' ? '**not met**' : `not measured: ${v.reason}`);
+export const verdictText = (v: Verdict): string =>
+  v.kind === 'met' ? 'met' : v.kind === 'not met' ? '**not met**' : `not measured: ${v.reason}`;
 
 type Figure = 'dollarsPerMillion' | 'writeUnits' | 'sqsRequests' | 'lambdaInvocations';
 
-const FIGURES: Record<Figure, { readonly label: string; readonly read: (p: PerDelivery) => number; readonly show: (n: number) => string }> = {
-  dollarsPerMillion: { label: 'per million deliveries', read: (p) => p.dollarsPerMillion.total, show: (n) => `$${fmt(n, 2)}` },
+const FIGURES: Record<
+  Figure,
+  { readonly label: string; readonly read: (p: PerDelivery) => number; readonly show: (n: number) => string }
+> = {
+  dollarsPerMillion: {
+    label: 'per million deliveries',
+    read: (p) => p.dollarsPerMillion.total,
+    show: (n) => `$${fmt(n, 2)}`,
+  },
   writeUnits: { label: 'WRU per delivery', read: (p) => p.writeUnits, show: (n) => fmt(n, 2) },
   sqsRequests: { label: 'SQS requests per delivery', read: (p) => p.sqsRequests, show: (n) => fmt(n, 2) },
-  lambdaInvocations: { label: 'Lambda invocations per delivery', read: (p) => p.lambdaInvocations, show: (n) => fmt(n, 3) },
+  lambdaInvocations: {
+    label: 'Lambda invocations per delivery',
+    read: (p) => p.lambdaInvocations,
+    show: (n) => fmt(n, 3),
+  },
 };
 
 export interface CostTarget {
@@ -37,9 +52,24 @@ export const COST_TARGETS: readonly CostTarget[] = [
   { scenario: 'fo1-sqs', what: fo1Sqs, figure: 'lambdaInvocations', limit: 0.05 },
   { scenario: 'fo10-sqs', what: 'first try, fan-out 10, ingest queue', figure: 'dollarsPerMillion', limit: 1.0 },
   { scenario: 'retry-sqs', what: '500, 500, 200, fan-out 1, ingest queue', figure: 'dollarsPerMillion', limit: 8 },
-  { scenario: 'dlq-sqs', what: 'permanent 4xx → dead letter, fan-out 1, ingest queue', figure: 'dollarsPerMillion', limit: 4.5 },
-  { scenario: 'fo1-http', what: 'first try, fan-out 1, single publish over HTTP', figure: 'dollarsPerMillion', limit: 3.0 },
-  { scenario: 'fo1-http-batch', what: 'first try, fan-out 1, batch publish over HTTP, 100 events per request', figure: 'dollarsPerMillion', limit: 1.9 },
+  {
+    scenario: 'dlq-sqs',
+    what: 'permanent 4xx → dead letter, fan-out 1, ingest queue',
+    figure: 'dollarsPerMillion',
+    limit: 4.5,
+  },
+  {
+    scenario: 'fo1-http',
+    what: 'first try, fan-out 1, single publish over HTTP',
+    figure: 'dollarsPerMillion',
+    limit: 3.0,
+  },
+  {
+    scenario: 'fo1-http-batch',
+    what: 'first try, fan-out 1, batch publish over HTTP, 100 events per request',
+    figure: 'dollarsPerMillion',
+    limit: 1.9,
+  },
 ];
 
 /** Storage per million events kept for the default retention (fan-out 1, first try). */
@@ -58,7 +88,11 @@ export interface TargetRow {
  * Each cost target against its scenario's figure: measured, not measured with the run's reason
  * (a route this build lacks), or not measured because the run did not include the scenario.
  */
-export function costTargetRows(measured: ReadonlyMap<ScenarioId, PerDelivery>, notMeasured: ReadonlyMap<ScenarioId, string>, targets: readonly CostTarget[] = COST_TARGETS): TargetRow[] {
+export function costTargetRows(
+  measured: ReadonlyMap<ScenarioId, PerDelivery>,
+  notMeasured: ReadonlyMap<ScenarioId, string>,
+  targets: readonly CostTarget[] = COST_TARGETS,
+): TargetRow[] {
   return targets.map((t) => {
     const f = FIGURES[t.figure];
     const p = measured.get(t.scenario);

@@ -5,7 +5,16 @@ import type { Answer } from './duplicates.ts';
 import { pickWeighted } from './random.ts';
 
 /** What the receiver does with one request. */
-export type Behaviour = 'ok' | 'error500' | 'unavailable503' | 'timeout' | 'reset' | 'slow' | 'huge' | 'redirect' | 'rejected422';
+export type Behaviour =
+  | 'ok'
+  | 'error500'
+  | 'unavailable503'
+  | 'timeout'
+  | 'reset'
+  | 'slow'
+  | 'huge'
+  | 'redirect'
+  | 'rejected422';
 
 /** Default mix: a little under half of all requests fail in one way or another. */
 export const DEFAULT_BEHAVIOURS: Readonly<Record<Behaviour, number>> = {
@@ -110,13 +119,15 @@ export class ChaosReceiver {
         return void req.socket.destroy();
       case 'timeout':
         // Held past the sender's timeout, then dropped without an answer.
-        return later(this.options.senderTimeoutMs + 500, () => req.socket.destroy());
+        later(this.options.senderTimeoutMs + 500, () => req.socket.destroy());
+        return;
       case 'slow':
-        return later(100 + Math.floor(this.options.random() * (this.options.senderTimeoutMs / 2)), () => {
+        later(100 + Math.floor(this.options.random() * (this.options.senderTimeoutMs / 2)), () => {
           if (res.destroyed) return;
           ack();
           res.writeHead(200).end('slow ok');
         });
+        return;
       case 'huge':
         ack();
         return void this.streamHuge(res);

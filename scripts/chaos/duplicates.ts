@@ -65,7 +65,11 @@ export function duplicateCauses(
 
 /** One unexplained duplicate's timing: how long the receiver held it, when it came again, the nearest kill. */
 function describe(key: string, answer: Answer, next: Answer, kills: readonly number[]): string {
-  const nearest = kills.reduce<number | undefined>((best, k) => (best === undefined || Math.abs(k - answer.answeredAt) < Math.abs(best - answer.answeredAt) ? k : best), undefined);
+  const nearest = kills.reduce<number | undefined>(
+    (best, k) =>
+      best === undefined || Math.abs(k - answer.answeredAt) < Math.abs(best - answer.answeredAt) ? k : best,
+    undefined,
+  );
   const kill = nearest === undefined ? 'no kill' : `nearest kill ${nearest - answer.answeredAt} ms after the answer`;
   return `${key}: answered at ${new Date(answer.answeredAt).toISOString()}, ${answer.answeredAt - answer.arrivedAt} ms after it arrived, again ${next.arrivedAt - answer.answeredAt} ms later; ${kill}`;
 }

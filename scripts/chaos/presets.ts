@@ -4,9 +4,22 @@ import type { ChaosOptions } from './run-chaos.ts';
  * Retries every 1-4 s, 8 tries: a run's retries play out in seconds. The 10-minute deadline is
  * longer than any run, so a dead letter comes from the receiver, never from waiting out a kill.
  */
-export const CHAOS_RETRY_POLICY = { initialDelaySeconds: 1, multiplier: 2, maxDelaySeconds: 4, jitter: 0.2, deadlineSeconds: 600, maxAttempts: 8 };
+export const CHAOS_RETRY_POLICY = {
+  initialDelaySeconds: 1,
+  multiplier: 2,
+  maxDelaySeconds: 4,
+  jitter: 0.2,
+  deadlineSeconds: 600,
+  maxAttempts: 8,
+};
 
-const common = { fanOut: 2, seed: 20_260_501, senderTimeoutMs: 1000, retryPolicy: CHAOS_RETRY_POLICY, purgeAfterKill: 1 };
+const common = {
+  fanOut: 2,
+  seed: 20_260_501,
+  senderTimeoutMs: 1000,
+  retryPolicy: CHAOS_RETRY_POLICY,
+  purgeAfterKill: 1,
+};
 
 /** `npm run chaos`: a few thousand events over a few minutes. */
 export const FULL_CHAOS: ChaosOptions = {

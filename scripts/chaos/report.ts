@@ -18,25 +18,54 @@ export function renderChaos(r: ChaosReport, options: ChaosOptions): string {
     table(
       ['figure', 'value'],
       [
-        ['accepted events', `${r.accepted} / ${r.events} (${r.publishRetries} publish retries while the runtime was down)`],
+        [
+          'accepted events',
+          `${r.accepted} / ${r.events} (${r.publishRetries} publish retries while the runtime was down)`,
+        ],
         ['deliveries (events × endpoints)', r.deliveries],
         ['delivered', r.delivered],
-        ['dead-lettered (failed / expired), each with its attempt history', `${r.failed + r.expired} (${r.failed} / ${r.expired})`],
+        [
+          'dead-lettered (failed / expired), each with its attempt history',
+          `${r.failed + r.expired} (${r.failed} / ${r.expired})`,
+        ],
         ['**lost**', `**${r.lost}**${r.lostSamples.length ? ` (${r.lostSamples.join('; ')})` : ''}`],
-        ['duplicates received (2xx beyond the first per endpoint and webhook-id)', `${r.duplicates} (${pct(r.duplicateRate)} of delivered)`],
+        [
+          'duplicates received (2xx beyond the first per endpoint and webhook-id)',
+          `${r.duplicates} (${pct(r.duplicateRate)} of delivered)`,
+        ],
         // The kills come every few seconds of publishing, so a slower machine takes more of them: per kill, runs compare across machines.
         ['duplicates per SIGKILL', r.kills ? (r.duplicates / r.kills).toFixed(1) : '-'],
         [
           'duplicates by cause: answered, then killed before the outcome was written / killed while the receiver held the request (answered to a client that was gone) / **no kill explains it** (the engine sending twice: expected 0)',
           `${r.duplicateCauses.killedBeforeRecord} / ${r.duplicateCauses.answeredAfterKill} / **${r.duplicateCauses.unexplained}**${r.duplicateCauses.unexplainedSamples.length ? ` (${r.duplicateCauses.unexplainedSamples.join('; ')})` : ''}`,
         ],
-        ['requests the receiver saw that no attempt record shows (killed between POST and record)', r.unrecordedAttempts],
-        ['receiver requests / invalid signatures / redirects followed', `${r.receiverRequests} / ${r.unverified} / ${r.redirectsFollowed}`],
-        ['receiver behaviour mix', Object.entries(r.behaviours).map(([k, v]) => `${k} ${v}`).join(', ')],
-        ['dead letters read back through the API / without an attempt log', `${r.deadLettersChecked} / ${r.deadLettersWithoutLog}`],
+        [
+          'requests the receiver saw that no attempt record shows (killed between POST and record)',
+          r.unrecordedAttempts,
+        ],
+        [
+          'receiver requests / invalid signatures / redirects followed',
+          `${r.receiverRequests} / ${r.unverified} / ${r.redirectsFollowed}`,
+        ],
+        [
+          'receiver behaviour mix',
+          Object.entries(r.behaviours)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', '),
+        ],
+        [
+          'dead letters read back through the API / without an attempt log',
+          `${r.deadLettersChecked} / ${r.deadLettersWithoutLog}`,
+        ],
         ['SIGKILLs / queue purged', `${r.kills} / ${r.purged ? 'yes' : 'no'}`],
-        ['peak memory: runtime process (max over incarnations) / harness', `${r.peakRuntimeRssMb} MB / ${r.peakHarnessRssMb} MB RSS`],
-        ['time: publishing / draining / total', `${r.publishSeconds.toFixed(0)} s / ${r.drainSeconds.toFixed(0)} s / ${r.totalSeconds.toFixed(0)} s`],
+        [
+          'peak memory: runtime process (max over incarnations) / harness',
+          `${r.peakRuntimeRssMb} MB / ${r.peakHarnessRssMb} MB RSS`,
+        ],
+        [
+          'time: publishing / draining / total',
+          `${r.publishSeconds.toFixed(0)} s / ${r.drainSeconds.toFixed(0)} s / ${r.totalSeconds.toFixed(0)} s`,
+        ],
       ],
     ),
   ].join('\n');

@@ -78,13 +78,23 @@ const LOCAL = { region: 'us-east-1', credentials: { accessKeyId: 'local', secret
 const RECORD_WINDOW_MS = 1000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function scanAll(db: DynamoDBClient, table: string, projection: string): Promise<Record<string, AttributeValue>[]> {
+async function scanAll(
+  db: DynamoDBClient,
+  table: string,
+  projection: string,
+): Promise<Record<string, AttributeValue>[]> {
   const items: Record<string, AttributeValue>[] = [];
   let start: Record<string, AttributeValue> | undefined;
   const names = Object.fromEntries(projection.split(',').map((n) => [`#${n}`, n]));
   do {
     const out = await db.send(
-      new ScanCommand({ TableName: table, ProjectionExpression: Object.keys(names).join(','), ExpressionAttributeNames: names, ExclusiveStartKey: start, ConsistentRead: true }),
+      new ScanCommand({
+        TableName: table,
+        ProjectionExpression: Object.keys(names).join(','),
+        ExpressionAttributeNames: names,
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }),
     );
     items.push(...(out.Items ?? []));
     start = out.LastEvaluatedKey;
@@ -129,7 +139,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const random = seededRandom(options.seed);
   const dataDir = mkdtempSync(join(tmpdir(), 'hookline-chaos-'));
   const adminKey = `hk_admin_chaos_${randomBytes(12).toString('hex')}`;
-  const receiver = await new ChaosReceiver({ random, senderTimeoutMs: options.senderTimeoutMs, ...(options.behaviours ? { behaviours: options.behaviours } : {}) }).start();
+  const receiver = await new ChaosReceiver({
+    random,
+    senderTimeoutMs: options.senderTimeoutMs,
+    ...(options.behaviours ? { behaviours: options.behaviours } : {}),
+  }).start();
   const runtime = new RuntimeProcess({
     // The runtime listens on PORT to PORT+3 (API, DynamoDB, SQS/S3, Invoke), the same at every restart.
     PORT: String(await freePortBlock(4)),
@@ -149,7 +163,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const pathOf = new Map<string, string>();
     for (let i = 0; i < options.fanOut; i++) {
       const path = `/endpoint-${i}`;
-      const res = await api.post('/v1/subscriptions', { url: `${receiver.url}${path}`, eventTypes: ['chaos.*'], description: 'chaos run' });
+      const res = await api.post('/v1/subscriptions', {
+        url: `${receiver.url}${path}`,
+        eventTypes: ['chaos.*'],
+        description: 'chaos run',
+      });
       if (res.status !== 201) throw new Error(`subscribe failed: ${res.status} ${JSON.stringify(res.body)}`);
       receiver.expectSecret(path, res.body.secret);
       pathOf.set(res.body.id, path);
@@ -199,7 +217,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     await publishDone;
     const publishSeconds = (Date.now() - publishStarted) / 1000;
-    log(`published: ${accepted.size}/${options.events} accepted in ${publishSeconds.toFixed(1)} s after ${killedAt.length} kills`);
+    log(
+      `published: ${accepted.size}/${options.events} accepted in ${publishSeconds.toFixed(1)} s after ${killedAt.length} kills`,
+    );
 
     // Drain: the runtime now runs undisturbed until every accepted delivery is terminal.
     db = new DynamoDBClient({ ...LOCAL, endpoint: endpoints.dynamodb });
@@ -207,7 +227,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const drainStarted = Date.now();
     let states = new Map<string, Record<string, AttributeValue>>();
     for (;;) {
-      const items = await scanAll(db, TABLES.deliveries.localName, 'id,subscriptionId,eventId,state,attempts,nextAttemptAt,leaseUntil,updatedAt,lastError,firstAttempt,lastAttempt');
+      const items = await scanAll(
+        db,
+        TABLES.deliveries.localName,
+        'id,subscriptionId,eventId,state,attempts,nextAttemptAt,leaseUntil,updatedAt,lastError,firstAttempt,lastAttempt',
+      );
       states = new Map(items.map((item) => [item.id!.S!, item]));
       const open = expected.filter((id) => !TERMINAL.has(states.get(id)?.state?.S ?? ''));
       if (open.length === 0 || Date.now() - drainStarted > options.drainTimeoutMs) break;
@@ -234,7 +258,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const state = item?.state?.S;
       if (!item || !state || !TERMINAL.has(state)) {
         const f = (name: string) => item?.[name]?.S ?? item?.[name]?.N ?? '-';
-        lost.push(`${id}: ${state ?? 'missing'} (attempts ${f('attempts')}, next ${f('nextAttemptAt')}, lease ${f('leaseUntil')}, updated ${f('updatedAt')}, last error ${f('lastError').slice(0, 80)})`);
+        lost.push(
+          `${id}: ${state ?? 'missing'} (attempts ${f('attempts')}, next ${f('nextAttemptAt')}, lease ${f('leaseUntil')}, updated ${f('updatedAt')}, last error ${f('lastError').slice(0, 80)})`,
+        );
         continue;
       }
       const key = `${pathOf.get(item.subscriptionId!.S!)} ${item.eventId!.S!}`;
@@ -244,7 +270,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       for (const inline of [item.lastAttempt?.M, item.firstAttempt?.M]) if (inline?.seq?.N) seqs.add(inline.seq.N);
       const recorded = seqs.size;
       unrecordedAttempts += Math.max(0, (receiver.received.get(key) ?? 0) - recorded);
-      if (state === 'delivered' && !receiver.answers.has(key)) lost.push(`${id}: delivered but never acknowledged by the receiver`);
+      if (state === 'delivered' && !receiver.answers.has(key))
+        lost.push(`${id}: delivered but never acknowledged by the receiver`);
       else if (state !== 'delivered' && recorded === 0) lost.push(`${id}: ${state} without attempt history`);
       else count[state as keyof typeof count]++;
       if (state !== 'delivered') deadLetters.push(id);
@@ -263,11 +290,23 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       if (keep) log(`data kept in ${dataDir}`);
     }
     // An unexplained duplicate's attempt log, read while the runtime still answers: which attempt was not recorded tells why.
-    for (const sample of duplicateCauses(receiver.answers, killedAt, RECORD_WINDOW_MS, (key) => `${key} (${deliveryOf.get(key) ?? 'no row'})`).unexplainedSamples) {
+    for (const sample of duplicateCauses(
+      receiver.answers,
+      killedAt,
+      RECORD_WINDOW_MS,
+      (key) => `${key} (${deliveryOf.get(key) ?? 'no row'})`,
+    ).unexplainedSamples) {
       const id = /\((dlv_[^)]+)\)/.exec(sample)?.[1];
       const res = id ? await api.get(`/v1/deliveries/${id}`) : undefined;
-      const attempts = (res?.body?.attemptLog ?? []) as Array<{ seq: number; startedAt: string; status?: number; error?: string }>;
-      log(`unexplained duplicate ${sample}; attempts recorded: ${attempts.map((a) => `#${a.seq} ${a.startedAt} ${a.status ?? a.error}`).join(', ') || 'none'}`);
+      const attempts = (res?.body?.attemptLog ?? []) as Array<{
+        seq: number;
+        startedAt: string;
+        status?: number;
+        error?: string;
+      }>;
+      log(
+        `unexplained duplicate ${sample}; attempts recorded: ${attempts.map((a) => `#${a.seq} ${a.startedAt} ${a.status ?? a.error}`).join(', ') || 'none'}`,
+      );
     }
     await runtime.stop();
     return {
@@ -282,7 +321,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       behaviours: { ...receiver.byBehaviour },
       duplicates,
       duplicateRate: count.delivered ? duplicates / count.delivered : 0,
-      duplicateCauses: duplicateCauses(receiver.answers, killedAt, RECORD_WINDOW_MS, (key) => `${key} (${deliveryOf.get(key) ?? 'no row'})`),
+      duplicateCauses: duplicateCauses(
+        receiver.answers,
+        killedAt,
+        RECORD_WINDOW_MS,
+        (key) => `${key} (${deliveryOf.get(key) ?? 'no row'})`,
+      ),
       unverified: receiver.unverified,
       redirectsFollowed: receiver.redirectsFollowed,
       unrecordedAttempts,

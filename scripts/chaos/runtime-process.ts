@@ -47,11 +47,15 @@ export class RuntimeProcess {
   }
 
   async start(): Promise<RuntimeEndpoints> {
-    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'local/main.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, ...this.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'local/main.ts'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...this.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     this.child = child;
     this.starts++;
     this.exited = new Promise((r) => child.once('exit', () => r()));
@@ -66,7 +70,10 @@ export class RuntimeProcess {
     child.stderr!.on('data', keep);
     this.sampler = setInterval(() => this.sample(), 250).unref();
     return new Promise<RuntimeEndpoints>((resolveStart, reject) => {
-      const timer = setTimeout(() => reject(new Error(`runtime did not start within ${START_TIMEOUT_MS} ms:\n${this.output()}`)), START_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`runtime did not start within ${START_TIMEOUT_MS} ms:\n${this.output()}`)),
+        START_TIMEOUT_MS,
+      );
       const check = () => {
         const api = /API\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
         const dynamodb = /DynamoDB\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];

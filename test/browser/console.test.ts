@@ -76,7 +76,10 @@ describe('the operator console, in a browser', { timeout: 180_000 }, () => {
     axeReport.subscriptions = await assertAccessible(page, 'the console subscription list');
     await page.getByLabel('Tenant').fill('acme');
     await page.getByRole('button', { name: 'Filter' }).click();
-    await waitFor('the acme filter', async () => !(await text('table')).includes('Globex billing') && (await text('table')).includes('Acme orders'));
+    await waitFor(
+      'the acme filter',
+      async () => !(await text('table')).includes('Globex billing') && (await text('table')).includes('Acme orders'),
+    );
     assert.match(new URL(page.url()).hash, /tenant=acme/);
     await page.getByLabel('Tenant').fill('nobody');
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -89,7 +92,9 @@ describe('the operator console, in a browser', { timeout: 180_000 }, () => {
     const ids = await page.locator('table:has(caption:text("Dead letters")) tbody tr td:first-child').allTextContents();
     const newestFirst = [...deadLetters].sort((x, y) => y.updatedAt.localeCompare(x.updatedAt)).map((d) => d.id);
     assert.deepEqual(ids, newestFirst);
-    const subscriptionsShown = await page.locator('table:has(caption:text("Dead letters")) tbody tr td:nth-child(2)').allTextContents();
+    const subscriptionsShown = await page
+      .locator('table:has(caption:text("Dead letters")) tbody tr td:nth-child(2)')
+      .allTextContents();
     assert.deepEqual(new Set(subscriptionsShown), new Set([subs.a, subs.b]));
     axeReport.deadLetters = await assertAccessible(page, 'the overall dead letters');
   });
@@ -112,17 +117,28 @@ describe('the operator console, in a browser', { timeout: 180_000 }, () => {
     axeReport.replayConfirm = await assertAccessible(page, 'the replay confirmation');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'hidden' });
-    assert.equal((await stack.api.get(`/v1/dead-letters?subscriptionId=${subs.a}`)).body.items.length, 3, 'still dead letters');
+    assert.equal(
+      (await stack.api.get(`/v1/dead-letters?subscriptionId=${subs.a}`)).body.items.length,
+      3,
+      'still dead letters',
+    );
 
     stack.receiver.script('/broken-a', [], { status: 200 });
     await preview.getByRole('button', { name: 'Replay 3 deliveries…' }).click();
     await dialog.getByRole('button', { name: 'Yes, replay 3 deliveries' }).click();
     await page.getByText(/finished: 3 deliveries are on their way again/).waitFor({ timeout: 30_000 });
     assert.equal(await page.locator('progress').getAttribute('value'), '3');
-    assert.equal((await stack.api.get(`/v1/dead-letters?subscriptionId=${subs.a}`)).body.items.length, 0, 'replayed: no longer dead letters');
+    assert.equal(
+      (await stack.api.get(`/v1/dead-letters?subscriptionId=${subs.a}`)).body.items.length,
+      0,
+      'replayed: no longer dead letters',
+    );
 
     const audit = page.locator('table:has(caption:text("Bulk replays")) tbody tr');
-    await waitFor('the audit log to show the replay', async () => (await audit.count()) >= 2 && /replay/.test((await audit.first().textContent()) ?? ''));
+    await waitFor(
+      'the audit log to show the replay',
+      async () => (await audit.count()) >= 2 && /replay/.test((await audit.first().textContent()) ?? ''),
+    );
     const [replayRow, dryRunRow] = await audit.allTextContents();
     assert.match(replayRow!, /ops-alice/);
     assert.match(replayRow!, /replay/);
@@ -157,12 +173,18 @@ describe('the operator console, in a browser', { timeout: 180_000 }, () => {
     assert.match(await text('main'), /npx hookline archive run/);
     await page.getByRole('button', { name: 'Archive now' }).click();
     // Nothing here is past retention: one slice finds nothing and says so, with its counts.
-    await page.getByRole('status').getByText(/Archive run finished: nothing archivable is left\. 0 objects written, 0 deliveries archived/).waitFor();
+    await page
+      .getByRole('status')
+      .getByText(/Archive run finished: nothing archivable is left\. 0 objects written, 0 deliveries archived/)
+      .waitFor();
     await page.getByLabel('First day (UTC)').fill('2026-11-01');
     await page.getByLabel('Last day (UTC)').fill('2026-11-02');
     assert.match(await text('main'), /npx hookline restore --from 2026-11-01 --to 2026-11-02/);
     await page.getByRole('button', { name: 'Restore' }).click();
-    await page.getByRole('status').getByText(/Restored 0 deliveries from 0 archive objects over 2 days/).waitFor();
+    await page
+      .getByRole('status')
+      .getByText(/Restored 0 deliveries from 0 archive objects over 2 days/)
+      .waitFor();
     axeReport.archive = await assertAccessible(page, 'the archive page');
     // A range that runs backwards is the archiver's refusal, shown naming the field.
     await page.getByLabel('Last day (UTC)').fill('2026-10-01');
@@ -173,7 +195,13 @@ describe('the operator console, in a browser', { timeout: 180_000 }, () => {
   it('lists the notice emails the local mail catcher kept, and opens one to read', async () => {
     // Written through the catcher itself, as the notifier would, into this runtime's data folder.
     await new FileMailCatcher(stack.runtime.mailDir, 'notices@hookline.invalid').send({
-      messageId: '<console-test@hookline>', to: ['owner@example.com'], bcc: [], subject: 'Deliveries to Acme orders are failing', text: 'Your endpoint answered HTTP 422 since 10:00.', html: '<p>x</p>', headers: {},
+      messageId: '<console-test@hookline>',
+      to: ['owner@example.com'],
+      bcc: [],
+      subject: 'Deliveries to Acme orders are failing',
+      text: 'Your endpoint answered HTTP 422 since 10:00.',
+      html: '<p>x</p>',
+      headers: {},
     });
     await go('#/mail', 'Notice emails');
     await page.getByText('Deliveries to Acme orders are failing').click();
@@ -195,8 +223,17 @@ describe('the operator console, in a browser', { timeout: 180_000 }, () => {
     axeReport.events = await assertAccessible(page, 'the event log');
     await page.getByLabel('Tenant').fill('acme');
     await page.getByRole('button', { name: 'Filter' }).click();
-    await waitFor('the acme filter', async () => (await text('table')).includes('ev-console-acme') && !(await text('table')).includes('ev-console-globex'));
-    assert.deepEqual(new Set(await page.locator('table:has(caption:text("Published events")) tbody tr td:nth-child(2)').allTextContents()), new Set(['acme']));
+    await waitFor(
+      'the acme filter',
+      async () =>
+        (await text('table')).includes('ev-console-acme') && !(await text('table')).includes('ev-console-globex'),
+    );
+    assert.deepEqual(
+      new Set(
+        await page.locator('table:has(caption:text("Published events")) tbody tr td:nth-child(2)').allTextContents(),
+      ),
+      new Set(['acme']),
+    );
 
     await page.locator('tr:has-text("ev-console-acme")').getByRole('link', { name: 'order.shipped' }).click();
     await page.getByRole('heading', { name: 'order.shipped', level: 1 }).waitFor();
@@ -209,7 +246,16 @@ describe('the operator console, in a browser', { timeout: 180_000 }, () => {
 
   it('fits 375 px on every console page', async () => {
     await page.setViewportSize({ width: 375, height: 800 });
-    for (const [hash, heading] of [['#/subscriptions', 'Subscriptions'], ['#/events', 'Events'], ['#/events/ev-console-acme', 'order.shipped'], ['#/dead-letters', 'Dead letters'], ['#/replays', 'Bulk replay'], ['#/portal-links', 'Customer portal links'], ['#/archive', 'Archive and restore'], ['#/mail', 'Notice emails']] as const) {
+    for (const [hash, heading] of [
+      ['#/subscriptions', 'Subscriptions'],
+      ['#/events', 'Events'],
+      ['#/events/ev-console-acme', 'order.shipped'],
+      ['#/dead-letters', 'Dead letters'],
+      ['#/replays', 'Bulk replay'],
+      ['#/portal-links', 'Customer portal links'],
+      ['#/archive', 'Archive and restore'],
+      ['#/mail', 'Notice emails'],
+    ] as const) {
       await go(hash, heading);
       await page.waitForLoadState('networkidle');
       await assertNoSidewaysScroll(page, `${hash} at 375 px`);

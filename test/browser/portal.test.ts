@@ -5,7 +5,14 @@ import type { Browser, Page } from 'playwright-core';
 import { documentClient } from '#adapters/dynamodb.ts';
 import { DASHBOARD_CSP } from '#handlers/api/routes/dashboard.ts';
 import { apiClient } from '#test/api-client.ts';
-import { assertAccessible, assertNoSidewaysScroll, launchBrowser, openPage, storedCredential, type Watched } from '#test/browser.ts';
+import {
+  assertAccessible,
+  assertNoSidewaysScroll,
+  launchBrowser,
+  openPage,
+  storedCredential,
+  type Watched,
+} from '#test/browser.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 import { waitFor } from '#test/wait.ts';
 
@@ -52,18 +59,47 @@ const text = async (page: Page, selector: string) => (await page.locator(selecto
 
 describe('the customer portal, in a browser', { timeout: 240_000 }, () => {
   before(async () => {
-    [stack, browser] = await Promise.all([startLocalStack({ env: { HOOKLINE_CUSTOMER_REPLAY_LIMIT: String(RESEND_LIMIT) } }), launchBrowser()]);
+    [stack, browser] = await Promise.all([
+      startLocalStack({ env: { HOOKLINE_CUSTOMER_REPLAY_LIMIT: String(RESEND_LIMIT) } }),
+      launchBrowser(),
+    ]);
     stack.receiver.script('/a-billing', [], { status: 400, body: '{"error":"unknown field customerRef"}' });
-    a.orders = (await stack.subscribe('/a-orders', { tenantId: 'tenant-a', eventTypes: ['a.order.*'], description: 'Orders endpoint' })).id;
-    a.billing = (await stack.subscribe('/a-billing', { tenantId: 'tenant-a', eventTypes: ['a.order.*'], description: 'Billing endpoint' })).id;
-    a.bulk = (await stack.subscribe('/a-bulk', { tenantId: 'tenant-a', eventTypes: ['a.bulk.*'], description: 'Bulk endpoint' })).id;
-    bSubscription = await stack.subscribe('/b', { tenantId: 'tenant-b', eventTypes: ['b.*'], description: 'Tenant B endpoint' });
-    const published = await Promise.all([stack.publish('a.order.created', { order: 1, total: '42.00' }, undefined, TENANT_A), stack.publish('a.order.created', { order: 2, total: '7.50' }, undefined, TENANT_A), stack.publish('b.thing', { secret: B_PAYLOAD_MARK }, undefined, { tenantId: 'tenant-b' })]);
+    a.orders = (
+      await stack.subscribe('/a-orders', {
+        tenantId: 'tenant-a',
+        eventTypes: ['a.order.*'],
+        description: 'Orders endpoint',
+      })
+    ).id;
+    a.billing = (
+      await stack.subscribe('/a-billing', {
+        tenantId: 'tenant-a',
+        eventTypes: ['a.order.*'],
+        description: 'Billing endpoint',
+      })
+    ).id;
+    a.bulk = (
+      await stack.subscribe('/a-bulk', { tenantId: 'tenant-a', eventTypes: ['a.bulk.*'], description: 'Bulk endpoint' })
+    ).id;
+    bSubscription = await stack.subscribe('/b', {
+      tenantId: 'tenant-b',
+      eventTypes: ['b.*'],
+      description: 'Tenant B endpoint',
+    });
+    const published = await Promise.all([
+      stack.publish('a.order.created', { order: 1, total: '42.00' }, undefined, TENANT_A),
+      stack.publish('a.order.created', { order: 2, total: '7.50' }, undefined, TENANT_A),
+      stack.publish('b.thing', { secret: B_PAYLOAD_MARK }, undefined, { tenantId: 'tenant-b' }),
+    ]);
     for (const p of published) for (const id of p.deliveryIds) await stack.waitForState(id, ['delivered', 'failed']);
     bDelivery = published[2]!.deliveryIds[0]!;
-    const batch = await stack.api.post('/v1/events/batch', { events: Array.from({ length: BULK }, (_, i) => ({ type: 'a.bulk.item', payload: { i }, ...TENANT_A })) });
+    const batch = await stack.api.post('/v1/events/batch', {
+      events: Array.from({ length: BULK }, (_, i) => ({ type: 'a.bulk.item', payload: { i }, ...TENANT_A })),
+    });
     assert.equal(batch.status, 200);
-    billingDeadLetters = (await stack.api.get(`/v1/dead-letters?subscriptionId=${a.billing}`)).body.items.map((d: { id: string }) => d.id);
+    billingDeadLetters = (await stack.api.get(`/v1/dead-letters?subscriptionId=${a.billing}`)).body.items.map(
+      (d: { id: string }) => d.id,
+    );
     assert.equal(billingDeadLetters.length, 2);
   });
 
@@ -85,7 +121,7 @@ describe('the customer portal, in a browser', { timeout: 240_000 }, () => {
     assert.deepEqual(await context.cookies(), [], 'no cookie: nothing a cross-site request could carry');
     await page.getByRole('link', { name: 'Billing endpoint' }).waitFor();
     // Each row's health loads on its own: wait for all of them ('0 %' alone also matches the 100 % of a row loaded first).
-    const table = await waitFor('every endpoint\'s health', async () => {
+    const table = await waitFor("every endpoint's health", async () => {
       const shown = await text(page, 'table');
       return !shown.includes('loading…') && shown;
     });
@@ -142,7 +178,10 @@ describe('the customer portal, in a browser', { timeout: 240_000 }, () => {
     await page.locator('.facts .badge-delivered').waitFor();
     const resent = stack.receiver.on('/a-billing').slice(before);
     assert.ok(resent.length >= 1);
-    assert.ok(resent.every((r) => r.verified), 'every resent request carried a valid signature');
+    assert.ok(
+      resent.every((r) => r.verified),
+      'every resent request carried a valid signature',
+    );
     assert.equal((await stack.delivery(dead)).state, 'delivered');
     assert.match(await text(page, 'table:has(caption:text("Every attempt"))'), /200/);
     assert.deepEqual(problems, []);
@@ -159,7 +198,11 @@ describe('the customer portal, in a browser', { timeout: 240_000 }, () => {
       await resend.click();
       // The button is busy until the resend is answered and, when accepted, delivered again. (A function, not a
       // string: the page's CSP refuses eval, and Playwright evaluates a string predicate with it.)
-      await page.waitForFunction(() => !(globalThis as any).document.querySelector('.actions button.primary').disabled, undefined, { timeout: 30_000 });
+      await page.waitForFunction(
+        () => !(globalThis as any).document.querySelector('.actions button.primary').disabled,
+        undefined,
+        { timeout: 30_000 },
+      );
       refused = (await text(page, 'main')).includes('Limit reached.');
     }
     assert.ok(refused, 'the resend after the limit is refused');
@@ -236,7 +279,9 @@ describe('the customer portal, in a browser', { timeout: 240_000 }, () => {
     assert.equal((await asPortal.post(`/v1/deliveries/${bDelivery}/replay`)).status, 404);
     assert.equal((await asPortal.post(`/v1/subscriptions/${bSubscription.id}/pause`)).status, 404);
     assert.equal((await asPortal.get(`/v1/dead-letters?subscriptionId=${bSubscription.id}`)).status, 404);
-    const listed = (await asPortal.get('/v1/subscriptions?tenantId=tenant-b')).body.items.map((s: { tenantId: string }) => s.tenantId);
+    const listed = (await asPortal.get('/v1/subscriptions?tenantId=tenant-b')).body.items.map(
+      (s: { tenantId: string }) => s.tenantId,
+    );
     assert.deepEqual([...new Set(listed)], ['tenant-a']);
     // A browser session is no tenant key: it may not reconfigure, delete or rotate, nor use admin routes.
     assert.equal((await asPortal.patch(`/v1/subscriptions/${a.orders}`, { description: 'x' })).status, 403);
@@ -257,7 +302,10 @@ describe('the customer portal, in a browser', { timeout: 240_000 }, () => {
     await page.getByRole('heading', { name: 'Orders endpoint' }).waitFor();
     const { token } = await storedCredential(page);
     const asPortal = apiClient(stack.runtime.url, token);
-    assert.deepEqual((await asPortal.get('/v1/subscriptions')).body.items.map((s: { id: string }) => s.id), [a.orders]);
+    assert.deepEqual(
+      (await asPortal.get('/v1/subscriptions')).body.items.map((s: { id: string }) => s.id),
+      [a.orders],
+    );
     assert.equal((await asPortal.get(`/v1/subscriptions/${a.billing}`)).status, 404);
     assert.equal((await asPortal.get(`/v1/deliveries/${billingDeadLetters[1]}`)).status, 404);
     await page.goto(`${stack.runtime.url}/dashboard#/subscriptions/${a.billing}`);
@@ -268,7 +316,15 @@ describe('the customer portal, in a browser', { timeout: 240_000 }, () => {
   it('an expired, a revoked or an already used link gets a page that says so and what to do; a session that ends says so too', async () => {
     const db = documentClient(stack.runtime.clients.dynamodb);
     const table = stack.runtime.env.PORTAL_SESSIONS_TABLE!;
-    const endNow = (id: string) => db.send(new UpdateCommand({ TableName: table, Key: { id }, UpdateExpression: 'SET endsAt = :past', ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() } }));
+    const endNow = (id: string) =>
+      db.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { id },
+          UpdateExpression: 'SET endsAt = :past',
+          ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
+        }),
+      );
 
     const expired = await mintLink('tenant-a', { expiresInSeconds: 60 });
     // The link's hour (here: minute) has passed: set its end in the past rather than wait it out.
@@ -308,7 +364,8 @@ describe('the customer portal, in a browser', { timeout: 240_000 }, () => {
     // Tab to the Billing endpoint's link and open it with Enter.
     for (let i = 0; i < 30; i++) {
       await page.keyboard.press('Tab');
-      if ((await page.evaluate('document.activeElement && document.activeElement.textContent')) === 'Billing endpoint') break;
+      if ((await page.evaluate('document.activeElement && document.activeElement.textContent')) === 'Billing endpoint')
+        break;
     }
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Billing endpoint' }).waitFor();

@@ -5,7 +5,12 @@ import { Capture, Match, Template } from 'aws-cdk-lib/assertions';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DEAD_LETTER_ALARM_PRESETS, HooklineAlarms, resolveDeadLetterSettings, type HooklineAlarmsProps } from '../../lib/constructs/alarms.ts';
+import {
+  DEAD_LETTER_ALARM_PRESETS,
+  HooklineAlarms,
+  resolveDeadLetterSettings,
+  type HooklineAlarmsProps,
+} from '../../lib/constructs/alarms.ts';
 import { ARCHIVE_LIFECYCLE_DEFAULTS, ArchiveBucket } from '../../lib/constructs/archive.ts';
 import { HooklineQueues } from '../../lib/constructs/queues.ts';
 import { InvalidPropError } from '../../lib/errors.ts';
@@ -15,21 +20,32 @@ import { bareStack, defaultHookline, resourcesOfType } from './helpers/synth.ts'
 function alarmsTemplate(props: Partial<Omit<HooklineAlarmsProps, 'queues' | 'sender' | 'sweeper' | 'api'>> = {}) {
   const stack = bareStack('Alarms');
   const queues = new HooklineQueues(stack, 'Queues');
-  const inline = (id: string) => new lambda.Function(stack, id, { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('export const handler = async () => {}') });
+  const inline = (id: string) =>
+    new lambda.Function(stack, id, {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline('export const handler = async () => {}'),
+    });
   const sender = inline('Sender');
   const sweeper = inline('Sweeper');
   const restApi = new apigw.RestApi(stack, 'Api', { deploy: true });
   restApi.root.addMethod('GET', new apigw.MockIntegration());
   const alarms = new HooklineAlarms(stack, 'Alarms', { queues: queues.all, sender, sweeper, api: restApi, ...props });
   const template = Template.fromStack(stack);
-  return { stack, alarms, template, json: template.toJSON() as TemplateJson, ids: {
-    topic: stack.getLogicalId(alarms.topic.node.defaultChild as never),
-    sender: stack.getLogicalId(sender.node.defaultChild as never),
-    sweeper: stack.getLogicalId(sweeper.node.defaultChild as never),
-    deliveryQueue: stack.getLogicalId(queues.delivery.queue.node.defaultChild as never),
-    ingestRedrive: stack.getLogicalId(queues.ingest.redriveQueue.node.defaultChild as never),
-    deliveryRedrive: stack.getLogicalId(queues.delivery.redriveQueue.node.defaultChild as never),
-  } };
+  return {
+    stack,
+    alarms,
+    template,
+    json: template.toJSON() as TemplateJson,
+    ids: {
+      topic: stack.getLogicalId(alarms.topic.node.defaultChild as never),
+      sender: stack.getLogicalId(sender.node.defaultChild as never),
+      sweeper: stack.getLogicalId(sweeper.node.defaultChild as never),
+      deliveryQueue: stack.getLogicalId(queues.delivery.queue.node.defaultChild as never),
+      ingestRedrive: stack.getLogicalId(queues.ingest.redriveQueue.node.defaultChild as never),
+      deliveryRedrive: stack.getLogicalId(queues.delivery.redriveQueue.node.defaultChild as never),
+    },
+  };
 }
 
 describe('alarms: WebhookDLQRateHigh', () => {
@@ -65,8 +81,16 @@ describe('alarms: WebhookDLQRateHigh', () => {
   });
 
   test('threshold, period and evaluation are configurable', () => {
-    const { template } = alarmsTemplate({ deadLetterAlarm: { threshold: 120, period: Duration.minutes(1), evaluationPeriods: 3 } });
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'DeadLettered', Period: 60, Threshold: 120, EvaluationPeriods: 3, DatapointsToAlarm: 3 });
+    const { template } = alarmsTemplate({
+      deadLetterAlarm: { threshold: 120, period: Duration.minutes(1), evaluationPeriods: 3 },
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'DeadLettered',
+      Period: 60,
+      Threshold: 120,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+    });
   });
 
   const cases: [string, Parameters<typeof resolveDeadLetterSettings>[0], RegExp | undefined][] = [
@@ -80,7 +104,11 @@ describe('alarms: WebhookDLQRateHigh', () => {
   ];
   for (const [name, options, error] of cases) {
     test(`settings: ${name}`, () => {
-      if (error) assert.throws(() => resolveDeadLetterSettings(options), (e: Error) => e instanceof InvalidPropError && error.test(e.message));
+      if (error)
+        assert.throws(
+          () => resolveDeadLetterSettings(options),
+          (e: Error) => e instanceof InvalidPropError && error.test(e.message),
+        );
       else assert.ok(resolveDeadLetterSettings(options).threshold >= 0);
     });
   }
@@ -89,7 +117,13 @@ describe('alarms: WebhookDLQRateHigh', () => {
     const d = DEAD_LETTER_ALARM_PRESETS.default;
     assert.equal(d.threshold / d.period.toSeconds(), 10);
     assert.equal(d.period.toSeconds() * d.evaluationPeriods, 600);
-    assert.deepEqual({ ...DEAD_LETTER_ALARM_PRESETS['low-volume'], period: DEAD_LETTER_ALARM_PRESETS['low-volume'].period.toSeconds() }, { threshold: 20, period: 3600, evaluationPeriods: 1, datapointsToAlarm: 1 });
+    assert.deepEqual(
+      {
+        ...DEAD_LETTER_ALARM_PRESETS['low-volume'],
+        period: DEAD_LETTER_ALARM_PRESETS['low-volume'].period.toSeconds(),
+      },
+      { threshold: 20, period: 3600, evaluationPeriods: 1, datapointsToAlarm: 1 },
+    );
   });
 });
 
@@ -111,15 +145,28 @@ describe('alarms: redrive queues, sender errors and throttles', () => {
 
   test('sender errors: at least 5 in 5 minutes', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: ids.sender } }],
-      Statistic: 'Sum', Period: 300, Threshold: 5, ComparisonOperator: 'GreaterThanOrEqualToThreshold', AlarmActions: [{ Ref: ids.topic }],
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: ids.sender } }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 5,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [{ Ref: ids.topic }],
     });
   });
 
   test('sender throttles: any, in 2 consecutive 5-minute periods', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/Lambda', MetricName: 'Throttles', Dimensions: [{ Name: 'FunctionName', Value: { Ref: ids.sender } }],
-      Statistic: 'Sum', Period: 300, Threshold: 1, EvaluationPeriods: 2, ComparisonOperator: 'GreaterThanOrEqualToThreshold', AlarmActions: [{ Ref: ids.topic }],
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Throttles',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: ids.sender } }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      EvaluationPeriods: 2,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [{ Ref: ids.topic }],
     });
   });
 
@@ -133,7 +180,9 @@ describe('alarms: redrive queues, sender errors and throttles', () => {
   });
 
   test('alarm names carry a prefix so two deployments in one account do not collide', () => {
-    const names = resourcesOfType(json, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!.AlarmName as string).sort();
+    const names = resourcesOfType(json, 'AWS::CloudWatch::Alarm')
+      .map(([, a]) => a.Properties!.AlarmName as string)
+      .sort();
     assert.deepEqual(names, [
       'Alarms-ApiServerErrors',
       'Alarms-DeliveryQueueStuck',
@@ -151,16 +200,34 @@ describe('alarms: redrive queues, sender errors and throttles', () => {
 
   test('the stuck-queue and API error thresholds are configurable, and an impossible percentage is refused', () => {
     const custom = alarmsTemplate({ deliveryQueueMaxAge: Duration.minutes(30), apiServerErrorPercent: 1 });
-    custom.template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'Alarms-DeliveryQueueStuck', Threshold: 1800, Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.deliveryQueue, 'QueueName'] } }] });
-    custom.template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'Alarms-ApiServerErrors', Threshold: 1 });
-    custom.template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'Alarms-SweeperNotRunning', Dimensions: [{ Name: 'FunctionName', Value: { Ref: ids.sweeper } }] });
-    for (const apiServerErrorPercent of [0, 101]) assert.throws(() => alarmsTemplate({ apiServerErrorPercent }), InvalidPropError);
+    custom.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'Alarms-DeliveryQueueStuck',
+      Threshold: 1800,
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.deliveryQueue, 'QueueName'] } }],
+    });
+    custom.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'Alarms-ApiServerErrors',
+      Threshold: 1,
+    });
+    custom.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'Alarms-SweeperNotRunning',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: ids.sweeper } }],
+    });
+    for (const apiServerErrorPercent of [0, 101])
+      assert.throws(() => alarmsTemplate({ apiServerErrorPercent }), InvalidPropError);
   });
 
   test('sender alarm thresholds are configurable', () => {
-    const custom = alarmsTemplate({ senderErrors: { threshold: 1, period: Duration.minutes(1) }, senderThrottles: { threshold: 10, evaluationPeriods: 1 } });
+    const custom = alarmsTemplate({
+      senderErrors: { threshold: 1, period: Duration.minutes(1) },
+      senderThrottles: { threshold: 10, evaluationPeriods: 1 },
+    });
     custom.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Errors', Threshold: 1, Period: 60 });
-    custom.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Threshold: 10, EvaluationPeriods: 1 });
+    custom.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'Throttles',
+      Threshold: 10,
+      EvaluationPeriods: 1,
+    });
   });
 });
 
@@ -171,7 +238,15 @@ describe('alarms: on-call topic', () => {
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: { 'Fn::GetAtt': [key, 'Arn'] } });
     assert.equal(json.Resources[key.asString()]!.Properties!.EnableKeyRotation, true);
     template.hasResourceProperties('AWS::KMS::Key', {
-      KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'], Effect: 'Allow' })]) },
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            Effect: 'Allow',
+          }),
+        ]),
+      },
     });
   });
 
@@ -180,8 +255,17 @@ describe('alarms: on-call topic', () => {
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
-          Match.objectLike({ Effect: 'Deny', Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          Match.objectLike({ Effect: 'Allow', Action: 'sns:Publish', Principal: { Service: 'cloudwatch.amazonaws.com' }, Condition: { StringEquals: { 'aws:SourceAccount': '123456789012' } } }),
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 'sns:Publish',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Action: 'sns:Publish',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Condition: { StringEquals: { 'aws:SourceAccount': '123456789012' } },
+          }),
         ]),
       },
     });
@@ -190,7 +274,11 @@ describe('alarms: on-call topic', () => {
   test('no subscription without an on-call email; an email subscription with one', () => {
     alarmsTemplate().template.resourceCountIs('AWS::SNS::Subscription', 0);
     const { template, ids } = alarmsTemplate({ onCallEmail: 'oncall@example.com' });
-    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com', TopicArn: { Ref: ids.topic } });
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'oncall@example.com',
+      TopicArn: { Ref: ids.topic },
+    });
   });
 
   test('a malformed email is refused at synth time', () => {
@@ -214,14 +302,29 @@ describe('archive bucket', () => {
     const writer = new iam.Role(stack, 'Writer', { assumedBy: new iam.AccountRootPrincipal() });
     a.grantWrite(writer);
     const template = Template.fromStack(stack);
-    return { stack, a, template, json: template.toJSON() as TemplateJson, archiveId: stack.getLogicalId(a.bucket.node.defaultChild as never), logsId: stack.getLogicalId(a.accessLogsBucket.node.defaultChild as never), writerId: stack.getLogicalId(writer.node.defaultChild as never) };
+    return {
+      stack,
+      a,
+      template,
+      json: template.toJSON() as TemplateJson,
+      archiveId: stack.getLogicalId(a.bucket.node.defaultChild as never),
+      logsId: stack.getLogicalId(a.accessLogsBucket.node.defaultChild as never),
+      writerId: stack.getLogicalId(writer.node.defaultChild as never),
+    };
   }
   const { template, json, archiveId, logsId, writerId } = archive();
 
   test('both buckets: SSE-S3, all public access blocked, bucket owner enforced, retained', () => {
     template.allResourcesProperties('AWS::S3::Bucket', {
-      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
     });
     template.allResources('AWS::S3::Bucket', { DeletionPolicy: 'Retain' });
@@ -231,7 +334,15 @@ describe('archive bucket', () => {
     for (const bucket of [archiveId, logsId]) {
       template.hasResourceProperties('AWS::S3::BucketPolicy', {
         Bucket: { Ref: bucket },
-        PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 's3:*',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
       });
     }
   });
@@ -260,25 +371,44 @@ describe('archive bucket', () => {
 
   test('access logs expire at their default retention', () => {
     assert.deepEqual(json.Resources[logsId]!.Properties!.LifecycleConfiguration, {
-      Rules: [{ ExpirationInDays: ARCHIVE_LIFECYCLE_DEFAULTS.accessLogRetentionDays, Id: 'expire-access-logs', Status: 'Enabled' }],
+      Rules: [
+        {
+          ExpirationInDays: ARCHIVE_LIFECYCLE_DEFAULTS.accessLogRetentionDays,
+          Id: 'expire-access-logs',
+          Status: 'Enabled',
+        },
+      ],
     });
   });
 
   test('retention is configurable and checked', () => {
     archive({ coldAfterDays: 10, expireAfterDays: 100 }).template.hasResourceProperties('AWS::S3::Bucket', {
-      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Transitions: [{ StorageClass: 'GLACIER_IR', TransitionInDays: 10 }], ExpirationInDays: 100 })]) },
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([
+          Match.objectLike({
+            Transitions: [{ StorageClass: 'GLACIER_IR', TransitionInDays: 10 }],
+            ExpirationInDays: 100,
+          }),
+        ]),
+      },
     });
     assert.throws(() => archive({ coldAfterDays: 30, expireAfterDays: 30 }), InvalidPropError);
     assert.throws(() => archive({ expireAfterDays: 0 }), InvalidPropError);
   });
 
   test('DESTROY is available for test stacks', () => {
-    archive({ removalPolicy: RemovalPolicy.DESTROY }).template.allResources('AWS::S3::Bucket', { DeletionPolicy: 'Delete' });
+    archive({ removalPolicy: RemovalPolicy.DESTROY }).template.allResources('AWS::S3::Bucket', {
+      DeletionPolicy: 'Delete',
+    });
   });
 
   test('grantWrite gives put-only access to the archive bucket', () => {
-    const policy = resourcesOfType(json, 'AWS::IAM::Policy').find(([, p]) => JSON.stringify(p.Properties!.Roles).includes(writerId))![1];
-    const actions = (policy.Properties!.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement.flatMap((s) => s.Action);
+    const policy = resourcesOfType(json, 'AWS::IAM::Policy').find(([, p]) =>
+      JSON.stringify(p.Properties!.Roles).includes(writerId),
+    )![1];
+    const actions = (
+      policy.Properties!.PolicyDocument as { Statement: { Action: string | string[] }[] }
+    ).Statement.flatMap((s) => s.Action);
     assert.ok(actions.includes('s3:PutObject'));
     assert.ok(!actions.some((a) => /s3:(GetObject|DeleteObject)/.test(a)), String(actions));
   });

@@ -15,15 +15,21 @@ describe('allowedTargetPorts (HOOKLINE_ALLOWED_PORTS)', () => {
   test('a list that is not ports fails the synth, naming the prop', () => {
     assert.throws(
       () => new WebhookDelivery(bareStack(), 'Hooks', { allowedTargetPorts: '443,ssh' }),
-      (e: unknown) => e instanceof InvalidPropError && e.prop === 'allowedTargetPorts' && /must be a comma-separated list of ports/.test(e.message),
+      (e: unknown) =>
+        e instanceof InvalidPropError &&
+        e.prop === 'allowedTargetPorts' &&
+        /must be a comma-separated list of ports/.test(e.message),
     );
   });
 
   test('reaches the api (checked at creation) and the sender (checked at every send), and no other function', () => {
     const { json } = synthHookline({ allowedTargetPorts: '443,8443' }, 'HooklinePorts');
-    const envOf = (key: FunctionKey) => (findTopologyResource(json, `function/${key}`).properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const envOf = (key: FunctionKey) =>
+      (findTopologyResource(json, `function/${key}`).properties.Environment as { Variables: Record<string, unknown> })
+        .Variables;
     assert.equal(envOf('api').HOOKLINE_ALLOWED_PORTS, '443,8443');
     assert.equal(envOf('sender').HOOKLINE_ALLOWED_PORTS, '443,8443');
-    for (const key of ['ingest', 'sweeper', 'replay', 'archiver'] as const) assert.equal(envOf(key).HOOKLINE_ALLOWED_PORTS, undefined, key);
+    for (const key of ['ingest', 'sweeper', 'replay', 'archiver'] as const)
+      assert.equal(envOf(key).HOOKLINE_ALLOWED_PORTS, undefined, key);
   });
 });

@@ -22,7 +22,9 @@ const WEB_ACL = 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/hooks/abc'
 const OPEN_ROUTES = PUBLIC_API_ROUTES.map((r) => `${r.method} ${r.path}`);
 
 function routesOf(json: TemplateJson) {
-  return Object.fromEntries(resourcesOfType(json, 'AWS::ApiGatewayV2::Route').map(([, r]) => [r.Properties!.RouteKey as string, r.Properties!]));
+  return Object.fromEntries(
+    resourcesOfType(json, 'AWS::ApiGatewayV2::Route').map(([, r]) => [r.Properties!.RouteKey as string, r.Properties!]),
+  );
 }
 
 /** Each function may be invoked by API Gateway, and only from the API with this logical id. */
@@ -52,7 +54,10 @@ describe('API Gateway HTTP API (the default, bearer auth)', () => {
     const html = readFileSync(path.join(dirOf('api'), 'dashboard', 'index.html'), 'utf8');
     assert.match(html, /<script type="module" src="dashboard\/app\.js"><\/script>/);
     assert.doesNotMatch(html, /<script>(?!<)/, 'no inline script for the CSP to refuse');
-    assert.ok(readFileSync(path.join(dirOf('api'), 'dashboard', 'app.js'), 'utf8').length > 10_000, 'the bundled front end');
+    assert.ok(
+      readFileSync(path.join(dirOf('api'), 'dashboard', 'app.js'), 'utf8').length > 10_000,
+      'the bundled front end',
+    );
     assert.equal(existsSync(path.join(dirOf('sender'), 'dashboard')), false);
   });
 
@@ -60,13 +65,17 @@ describe('API Gateway HTTP API (the default, bearer auth)', () => {
     const value = JSON.stringify(json.Outputs!.ConsoleUrl!.Value);
     assert.match(value, new RegExp(`"${httpApiId}"`));
     assert.match(value, /dashboard"/);
-    assert.match((json.Outputs!.ConsoleUrl as { Description?: string }).Description ?? '', /operator console .* customer portal/);
+    assert.match(
+      (json.Outputs!.ConsoleUrl as { Description?: string }).Description ?? '',
+      /operator console .* customer portal/,
+    );
   });
 
   test('one HTTP API and no REST API, no WAF association, no account-level CloudWatch role', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
-    for (const type of ['AWS::ApiGateway::RestApi', 'AWS::ApiGateway::Account', 'AWS::WAFv2::WebACLAssociation']) template.resourceCountIs(type, 0);
+    for (const type of ['AWS::ApiGateway::RestApi', 'AWS::ApiGateway::Account', 'AWS::WAFv2::WebACLAssociation'])
+      template.resourceCountIs(type, 0);
   });
 
   test('routes: ANY /v1/{proxy+} behind the authorizer; the open routes of PUBLIC_API_ROUTES (health, openapi.json, the dashboard files, the portal code exchange) open; nothing else', () => {
@@ -87,7 +96,8 @@ describe('API Gateway HTTP API (the default, bearer auth)', () => {
     assert.equal(integration.Properties!.IntegrationType, 'AWS_PROXY');
     assert.equal(integration.Properties!.PayloadFormatVersion, '2.0');
     assert.deepEqual(integration.Properties!.IntegrationUri, { 'Fn::GetAtt': [apiFn, 'Arn'] });
-    for (const route of Object.values(routesOf(json))) assert.deepEqual(route.Target, { 'Fn::Join': ['', ['integrations/', { Ref: integrationId }]] });
+    for (const route of Object.values(routesOf(json)))
+      assert.deepEqual(route.Target, { 'Fn::Join': ['', ['integrations/', { Ref: integrationId }]] });
   });
 
   test('a REQUEST authorizer with simple responses reads the Authorization header and caches decisions for 30 s', () => {
@@ -113,7 +123,11 @@ describe('API Gateway HTTP API (the default, bearer auth)', () => {
       ApiId: { Ref: httpApiId },
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingRateLimit: DEFAULT_API_THROTTLING.rateLimit, ThrottlingBurstLimit: DEFAULT_API_THROTTLING.burstLimit, DetailedMetricsEnabled: true },
+      DefaultRouteSettings: {
+        ThrottlingRateLimit: DEFAULT_API_THROTTLING.rateLimit,
+        ThrottlingBurstLimit: DEFAULT_API_THROTTLING.burstLimit,
+        DetailedMetricsEnabled: true,
+      },
     });
   });
 
@@ -126,18 +140,34 @@ describe('API Gateway HTTP API (the default, bearer auth)', () => {
     assert.equal(parsed.routeKey, '$context.routeKey');
     assert.equal(parsed.authorizerError, '$context.authorizer.error');
     assert.equal(parsed.integrationError, '$context.integrationErrorMessage');
-    const target = resourcesOfType(json, 'AWS::Logs::LogGroup').map(([id]) => id).find((id) => JSON.stringify(access.DestinationArn).includes(`"${id}"`));
+    const target = resourcesOfType(json, 'AWS::Logs::LogGroup')
+      .map(([id]) => id)
+      .find((id) => JSON.stringify(access.DestinationArn).includes(`"${id}"`));
     assert.ok(target, 'access logs target a log group of this stack');
     assert.equal(typeof json.Resources[target]!.Properties!.RetentionInDays, 'number');
   });
 
   test('ApiUrl is the root of the API endpoint: routes are not under a stage path', () => {
-    assert.deepEqual(json.Outputs!.ApiUrl!.Value, { 'Fn::Join': ['', ['https://', { Ref: httpApiId }, '.execute-api.eu-west-1.', { Ref: 'AWS::URLSuffix' }, '/']] });
+    assert.deepEqual(json.Outputs!.ApiUrl!.Value, {
+      'Fn::Join': ['', ['https://', { Ref: httpApiId }, '.execute-api.eu-west-1.', { Ref: 'AWS::URLSuffix' }, '/']],
+    });
   });
 
   test("ApiServerErrors divides the HTTP API's 5xx by its Count", () => {
-    const metric = (name: string) => Match.objectLike({ MetricStat: Match.objectLike({ Metric: { Namespace: 'AWS/ApiGateway', MetricName: name, Dimensions: [{ Name: 'ApiId', Value: { Ref: httpApiId } }] } }) });
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'Hookline-ApiServerErrors', Metrics: Match.arrayWith([metric('Count'), metric('5xx')]) });
+    const metric = (name: string) =>
+      Match.objectLike({
+        MetricStat: Match.objectLike({
+          Metric: {
+            Namespace: 'AWS/ApiGateway',
+            MetricName: name,
+            Dimensions: [{ Name: 'ApiId', Value: { Ref: httpApiId } }],
+          },
+        }),
+      });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'Hookline-ApiServerErrors',
+      Metrics: Match.arrayWith([metric('Count'), metric('5xx')]),
+    });
   });
 
   test('the admin key is generated by Secrets Manager: no secret value anywhere in the template', () => {
@@ -151,11 +181,14 @@ describe('API Gateway HTTP API (the default, bearer auth)', () => {
 
   test('the authorizer gets the secret ARN as HOOKLINE_ADMIN_KEY_SECRET_ID and may read it', () => {
     const secretId = resourcesOfType(json, 'AWS::SecretsManager::Secret')[0]![0];
-    const env = (findTopologyResource(json, 'function/authorizer').properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const env = (
+      findTopologyResource(json, 'function/authorizer').properties.Environment as { Variables: Record<string, unknown> }
+    ).Variables;
     assert.deepEqual(env.HOOKLINE_ADMIN_KEY_SECRET_ID, { Ref: secretId });
     const actions = allowedActionsOn(json, 'authorizer', secretId);
     assert.ok(actions.has('secretsmanager:GetSecretValue'));
-    for (const fn of ['api', 'ingest', 'sender', 'sweeper'] as const) assert.equal(allowedActionsOn(json, fn, secretId).size, 0, `${fn} reads the key`);
+    for (const fn of ['api', 'ingest', 'sender', 'sweeper'] as const)
+      assert.equal(allowedActionsOn(json, fn, secretId).size, 0, `${fn} reads the key`);
   });
 });
 
@@ -191,8 +224,14 @@ describe("API Gateway REST API (apiType: 'rest', bearer auth)", () => {
   });
 
   test("ApiServerErrors divides the REST API's 5XXError by its Count", () => {
-    const metric = (name: string) => Match.objectLike({ MetricStat: Match.objectLike({ Metric: Match.objectLike({ Namespace: 'AWS/ApiGateway', MetricName: name }) }) });
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'HooklineRest-ApiServerErrors', Metrics: Match.arrayWith([metric('Count'), metric('5XXError')]) });
+    const metric = (name: string) =>
+      Match.objectLike({
+        MetricStat: Match.objectLike({ Metric: Match.objectLike({ Namespace: 'AWS/ApiGateway', MetricName: name }) }),
+      });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'HooklineRest-ApiServerErrors',
+      Metrics: Match.arrayWith([metric('Count'), metric('5XXError')]),
+    });
   });
 
   test('routes: ANY /v1/{proxy+} behind the authorizer; the open routes of PUBLIC_API_ROUTES open (a static /v1/portal-sessions/exchange beside the proxy); nothing else', () => {
@@ -200,7 +239,10 @@ describe("API Gateway REST API (apiType: 'rest', bearer auth)", () => {
     assert.deepEqual(Object.keys(methods).sort(), ['ANY /v1/{proxy+}', ...OPEN_ROUTES].sort());
     for (const open of OPEN_ROUTES) assert.equal(methods[open]!.AuthorizationType, 'NONE', open);
     // One /v1 resource holds both the proxy and the open exchange route.
-    assert.equal(resourcesOfType(json, 'AWS::ApiGateway::Resource').filter(([, r]) => r.Properties!.PathPart === 'v1').length, 1);
+    assert.equal(
+      resourcesOfType(json, 'AWS::ApiGateway::Resource').filter(([, r]) => r.Properties!.PathPart === 'v1').length,
+      1,
+    );
     const authorizerId = resourcesOfType(json, 'AWS::ApiGateway::Authorizer')[0]![0];
     assert.equal(methods['ANY /v1/{proxy+}']!.AuthorizationType, 'CUSTOM');
     assert.deepEqual(methods['ANY /v1/{proxy+}']!.AuthorizerId, { Ref: authorizerId });
@@ -239,7 +281,12 @@ describe("API Gateway REST API (apiType: 'rest', bearer auth)", () => {
   test('stage throttling: the default rate and burst on every method', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       MethodSettings: Match.arrayWith([
-        Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: DEFAULT_API_THROTTLING.rateLimit, ThrottlingBurstLimit: DEFAULT_API_THROTTLING.burstLimit }),
+        Match.objectLike({
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          ThrottlingRateLimit: DEFAULT_API_THROTTLING.rateLimit,
+          ThrottlingBurstLimit: DEFAULT_API_THROTTLING.burstLimit,
+        }),
       ]),
     });
   });
@@ -256,14 +303,18 @@ describe("API Gateway REST API (apiType: 'rest', bearer auth)", () => {
     assert.equal(typeof json.Resources[target]!.Properties!.RetentionInDays, 'number');
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       TracingEnabled: true,
-      MethodSettings: Match.arrayWith([Match.objectLike({ LoggingLevel: 'ERROR', DataTraceEnabled: false, MetricsEnabled: true })]),
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({ LoggingLevel: 'ERROR', DataTraceEnabled: false, MetricsEnabled: true }),
+      ]),
     });
   });
 
   test('API Gateway gets the account-level role it needs to write those logs', () => {
     template.resourceCountIs('AWS::ApiGateway::Account', 1);
     template.hasResourceProperties('AWS::IAM::Role', {
-      AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })] },
+      AssumeRolePolicyDocument: {
+        Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })],
+      },
     });
   });
 
@@ -279,7 +330,9 @@ describe("API Gateway REST API (apiType: 'rest', bearer auth)", () => {
       template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
         ResponseType: type,
         StatusCode: status ?? Match.absent(),
-        ResponseTemplates: { 'application/json': `{"error":{"code":"${code}","message":$context.error.messageString}}` },
+        ResponseTemplates: {
+          'application/json': `{"error":{"code":"${code}","message":$context.error.messageString}}`,
+        },
       });
     }
   });
@@ -287,7 +340,10 @@ describe("API Gateway REST API (apiType: 'rest', bearer auth)", () => {
 
 describe('HTTP API with IAM auth and custom throttling', () => {
   const app = testApp();
-  const stack = new HooklineStack(app, 'HooklineIam', { env: TEST_ENV, delivery: { apiAuth: 'iam', apiThrottling: { rateLimit: 50, burstLimit: 80 } } });
+  const stack = new HooklineStack(app, 'HooklineIam', {
+    env: TEST_ENV,
+    delivery: { apiAuth: 'iam', apiThrottling: { rateLimit: 50, burstLimit: 80 } },
+  });
   const caller = new iam.Role(stack, 'Caller', { assumedBy: new iam.AccountRootPrincipal() });
   stack.delivery.grantInvokeApi(caller);
   const t = Template.fromStack(stack);
@@ -312,24 +368,52 @@ describe('HTTP API with IAM auth and custom throttling', () => {
   test('grantInvokeApi allows execute-api:Invoke on every route of the $default stage', () => {
     t.hasResourceProperties('AWS::IAM::Policy', {
       Roles: [{ Ref: stack.getLogicalId(caller.node.defaultChild as iam.CfnRole) }],
-      PolicyDocument: { Statement: [Match.objectLike({ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: { 'Fn::Join': ['', ['arn:aws:execute-api:eu-west-1:123456789012:', { Ref: httpApiId }, '/$default/*/*']] } })] },
+      PolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Action: 'execute-api:Invoke',
+            Effect: 'Allow',
+            Resource: {
+              'Fn::Join': ['', ['arn:aws:execute-api:eu-west-1:123456789012:', { Ref: httpApiId }, '/$default/*/*']],
+            },
+          }),
+        ],
+      },
     });
   });
 
   test('the producer policy may POST /v1/events on the $default stage and nothing else of the API', () => {
     t.hasResourceProperties('AWS::IAM::ManagedPolicy', {
-      PolicyDocument: { Statement: Match.arrayWith([{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: { 'Fn::Join': ['', ['arn:aws:execute-api:eu-west-1:123456789012:', { Ref: httpApiId }, '/$default/POST/v1/events']] } }]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Action: 'execute-api:Invoke',
+            Effect: 'Allow',
+            Resource: {
+              'Fn::Join': [
+                '',
+                ['arn:aws:execute-api:eu-west-1:123456789012:', { Ref: httpApiId }, '/$default/POST/v1/events'],
+              ],
+            },
+          },
+        ]),
+      },
     });
   });
 
   test('stage throttling follows the prop', () => {
-    t.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 80 }) });
+    t.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 80 }),
+    });
   });
 });
 
-describe("REST API with IAM auth, custom throttling and a WAF web ACL", () => {
+describe('REST API with IAM auth, custom throttling and a WAF web ACL', () => {
   const app = testApp();
-  const stack = new HooklineStack(app, 'HooklineRestIam', { env: TEST_ENV, delivery: { apiType: 'rest', apiAuth: 'iam', apiThrottling: { rateLimit: 50, burstLimit: 80 }, webAclArn: WEB_ACL } });
+  const stack = new HooklineStack(app, 'HooklineRestIam', {
+    env: TEST_ENV,
+    delivery: { apiType: 'rest', apiAuth: 'iam', apiThrottling: { rateLimit: 50, burstLimit: 80 }, webAclArn: WEB_ACL },
+  });
   const caller = new iam.Role(stack, 'Caller', { assumedBy: new iam.AccountRootPrincipal() });
   stack.delivery.grantInvokeApi(caller);
   const t = Template.fromStack(stack);
@@ -367,7 +451,11 @@ describe('API type choices refused at synth time', () => {
     for (const apiType of [undefined, 'http'] as const) {
       assert.throws(
         () => new HooklineStack(testApp(), 'HooklineWaf', { env: TEST_ENV, delivery: { apiType, webAclArn: WEB_ACL } }),
-        (e: unknown) => e instanceof InvalidPropError && e.prop === 'webAclArn' && /apiType: 'rest'/.test(e.message) && /WAF/.test(e.message),
+        (e: unknown) =>
+          e instanceof InvalidPropError &&
+          e.prop === 'webAclArn' &&
+          /apiType: 'rest'/.test(e.message) &&
+          /WAF/.test(e.message),
       );
     }
   });
@@ -375,15 +463,25 @@ describe('API type choices refused at synth time', () => {
   /** A HooklineApi whose props are checked before anything is built. */
   const apiWith = (props: Partial<ConstructorParameters<typeof HooklineApi>[2]>) => {
     const stack = bareStack('Api');
-    const shared = { storage: new HooklineStorage(stack, 'Storage'), environmentValues: {}, deliveryQueue: new HooklineQueues(stack, 'Queues').delivery };
+    const shared = {
+      storage: new HooklineStorage(stack, 'Storage'),
+      environmentValues: {},
+      deliveryQueue: new HooklineQueues(stack, 'Queues').delivery,
+    };
     return () => new HooklineApi(stack, 'Api', { ...shared, ...props });
   };
 
   test('a stage name is REST-only: the HTTP API serves $default at its root', () => {
-    assert.throws(apiWith({ stageName: 'v1' }), (e: unknown) => e instanceof InvalidPropError && e.prop === 'stageName' && /apiType: 'rest'/.test(e.message));
+    assert.throws(
+      apiWith({ stageName: 'v1' }),
+      (e: unknown) => e instanceof InvalidPropError && e.prop === 'stageName' && /apiType: 'rest'/.test(e.message),
+    );
   });
 
   test('an unknown apiType is refused', () => {
-    assert.throws(apiWith({ apiType: 'websocket' as never }), (e: unknown) => e instanceof InvalidPropError && e.prop === 'apiType');
+    assert.throws(
+      apiWith({ apiType: 'websocket' as never }),
+      (e: unknown) => e instanceof InvalidPropError && e.prop === 'apiType',
+    );
   });
 });

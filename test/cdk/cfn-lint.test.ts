@@ -30,7 +30,10 @@ function lint(synth: SynthesizedHookline) {
   const dir = mkdtempSync(path.join(tmpdir(), 'hookline-cfn-lint-'));
   const file = path.join(dir, 'template.json');
   writeFileSync(file, JSON.stringify(synth.json, null, 1));
-  const run = spawnSync('cfn-lint', ['--format', 'json', '--ignore-checks', ...IGNORED_CHECKS, '--', file], { encoding: 'utf8', timeout: 90_000 });
+  const run = spawnSync('cfn-lint', ['--format', 'json', '--ignore-checks', ...IGNORED_CHECKS, '--', file], {
+    encoding: 'utf8',
+    timeout: 90_000,
+  });
   rmSync(dir, { recursive: true, force: true });
   const matches = JSON.parse(run.stdout || '[]') as LintMatch[];
   return { status: run.status, matches, stderr: run.stderr };
@@ -39,7 +42,21 @@ function lint(synth: SynthesizedHookline) {
 describe('cfn-lint over the synthesized template', { skip: haveCfnLint ? false : 'cfn-lint is not on PATH' }, () => {
   const variants: [string, () => SynthesizedHookline][] = [
     ['default props', defaultHookline],
-    ['REST API, IAM auth, email, low-volume preset, DESTROY, static egress', () => synthHookline({ apiType: 'rest', apiAuth: 'iam', onCallEmail: 'oncall@example.com', deadLetterAlarm: { preset: 'low-volume' }, removalPolicy: RemovalPolicy.DESTROY, staticEgress: { natGateways: 1 } }, 'HooklineLintVariant')],
+    [
+      'REST API, IAM auth, email, low-volume preset, DESTROY, static egress',
+      () =>
+        synthHookline(
+          {
+            apiType: 'rest',
+            apiAuth: 'iam',
+            onCallEmail: 'oncall@example.com',
+            deadLetterAlarm: { preset: 'low-volume' },
+            removalPolicy: RemovalPolicy.DESTROY,
+            staticEgress: { natGateways: 1 },
+          },
+          'HooklineLintVariant',
+        ),
+    ],
     ['HTTP API, IAM auth', () => synthHookline({ apiAuth: 'iam' }, 'HooklineLintHttpIam')],
   ];
   for (const [name, synth] of variants) {

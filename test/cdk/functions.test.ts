@@ -61,7 +61,7 @@ describe('functions: runtime, packaging, logs', () => {
       const role = json.Resources[roleId]!;
       assert.equal(role.Type, 'AWS::IAM::Role');
       assert.equal(role.Properties?.ManagedPolicyArns, undefined);
-      assert.deepEqual((role.Properties?.AssumeRolePolicyDocument as { Statement: unknown[] }).Statement, [
+      assert.deepEqual((role.Properties!.AssumeRolePolicyDocument as { Statement: unknown[] }).Statement, [
         { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } },
       ]);
     });
@@ -71,7 +71,11 @@ describe('functions: runtime, packaging, logs', () => {
       const logGroupId = (properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
       const logStatements = statementsOf(json, key).filter((s) => actionsOf(s).some((a) => a.startsWith('logs:')));
       assert.deepEqual(logStatements, [
-        { Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] } },
+        {
+          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          Effect: 'Allow',
+          Resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] },
+        },
       ]);
     });
   }
@@ -84,13 +88,24 @@ describe('functions: runtime, packaging, logs', () => {
 
   test('logRetention is a prop of HooklineFunction', () => {
     const stack = bareStack();
-    new HooklineFunction(stack, 'Fn', { functionKey: 'authorizer', environmentValues: { HOOKLINE_ADMIN_KEY_SECRET_ID: 'arn:secret', API_KEYS_TABLE: 'keys', PORTAL_SESSIONS_TABLE: 'portal-sessions' }, logRetention: RetentionDays.ONE_WEEK });
+    new HooklineFunction(stack, 'Fn', {
+      functionKey: 'authorizer',
+      environmentValues: {
+        HOOKLINE_ADMIN_KEY_SECRET_ID: 'arn:secret',
+        API_KEYS_TABLE: 'keys',
+        PORTAL_SESSIONS_TABLE: 'portal-sessions',
+      },
+      logRetention: RetentionDays.ONE_WEEK,
+    });
     Template.fromStack(stack).hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 7 });
   });
 
   test('HooklineFunction refuses to build a function whose environment it cannot fill', () => {
     const stack = bareStack();
-    assert.throws(() => new HooklineFunction(stack, 'Fn', { functionKey: 'authorizer', environmentValues: {} }), /HOOKLINE_ADMIN_KEY_SECRET_ID/);
+    assert.throws(
+      () => new HooklineFunction(stack, 'Fn', { functionKey: 'authorizer', environmentValues: {} }),
+      /HOOKLINE_ADMIN_KEY_SECRET_ID/,
+    );
   });
 });
 
@@ -99,7 +114,8 @@ describe('functions: least-privilege IAM', () => {
 
   test('no identity policy in the stack allows a wildcard action', () => {
     for (const [id, policy] of policies) {
-      for (const s of (policy.Properties!.PolicyDocument as { Statement: Parameters<typeof actionsOf>[0][] }).Statement) {
+      for (const s of (policy.Properties!.PolicyDocument as { Statement: Parameters<typeof actionsOf>[0][] })
+        .Statement) {
         for (const action of actionsOf(s)) assert.ok(!action.includes('*'), `${id} allows ${action}`);
       }
     }
@@ -107,30 +123,77 @@ describe('functions: least-privilege IAM', () => {
 
   test('Resource "*" appears only for X-Ray, which has no resource-level permissions', () => {
     for (const [id, policy] of policies) {
-      for (const s of (policy.Properties!.PolicyDocument as { Statement: Parameters<typeof actionsOf>[0][] }).Statement) {
+      for (const s of (policy.Properties!.PolicyDocument as { Statement: Parameters<typeof actionsOf>[0][] })
+        .Statement) {
         if (resourcesOf(s).includes('*')) {
-          assert.deepEqual(actionsOf(s).sort(), ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], `${id}: ${JSON.stringify(s)}`);
+          assert.deepEqual(
+            actionsOf(s).sort(),
+            ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
+            `${id}: ${JSON.stringify(s)}`,
+          );
         }
       }
     }
   });
 
-  const tableIds = Object.fromEntries((Object.keys(TABLES) as TableKey[]).map((k) => [k, findTopologyResource(json, `table/${k}`).logicalId])) as Record<TableKey, string>;
+  const tableIds = Object.fromEntries(
+    (Object.keys(TABLES) as TableKey[]).map((k) => [k, findTopologyResource(json, `table/${k}`).logicalId]),
+  ) as Record<TableKey, string>;
   const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
   const reads = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:BatchGetItem'];
 
   // Pinned here rather than read from TABLE_GRANTS, so widening a grant is a visible test change.
   const EXPECTED_ACCESS: Record<FunctionKey, Partial<Record<TableKey, 'read' | 'write' | 'readWrite'>>> = {
     // routes: every subscription change writes its routing entries; a 410 disables (sender); the sweeper repairs and builds.
-    api: { subscriptions: 'readWrite', routes: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', replays: 'readWrite', apiKeys: 'readWrite', rateLimits: 'write', ingestManifests: 'readWrite', idempotencyKeys: 'readWrite', portalSessions: 'readWrite' },
+    api: {
+      subscriptions: 'readWrite',
+      routes: 'readWrite',
+      events: 'readWrite',
+      deliveries: 'readWrite',
+      attempts: 'read',
+      replays: 'readWrite',
+      apiKeys: 'readWrite',
+      rateLimits: 'write',
+      ingestManifests: 'readWrite',
+      idempotencyKeys: 'readWrite',
+      portalSessions: 'readWrite',
+    },
     authorizer: { apiKeys: 'read', portalSessions: 'read' },
     // No deliveries: publish writes no delivery row (a delivery's first attempt does).
     ingest: { subscriptions: 'read', routes: 'read', events: 'readWrite', ingestManifests: 'write' },
-    sender: { subscriptions: 'readWrite', routes: 'readWrite', events: 'readWrite', deliveries: 'readWrite', attempts: 'write', rateLimits: 'write' },
-    sweeper: { subscriptions: 'readWrite', routes: 'readWrite', events: 'readWrite', deliveries: 'readWrite', ingestManifests: 'readWrite' },
+    sender: {
+      subscriptions: 'readWrite',
+      routes: 'readWrite',
+      events: 'readWrite',
+      deliveries: 'readWrite',
+      attempts: 'write',
+      rateLimits: 'write',
+    },
+    sweeper: {
+      subscriptions: 'readWrite',
+      routes: 'readWrite',
+      events: 'readWrite',
+      deliveries: 'readWrite',
+      ingestManifests: 'readWrite',
+    },
     replay: { subscriptions: 'read', events: 'write', deliveries: 'readWrite', replays: 'readWrite' },
-    archiver: { subscriptions: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'readWrite', archiveBatches: 'readWrite' },
-    notifier: { subscriptions: 'read', routes: 'read', events: 'readWrite', deliveries: 'readWrite', attempts: 'read', ingestManifests: 'write', replays: 'read', notices: 'readWrite' },
+    archiver: {
+      subscriptions: 'read',
+      events: 'readWrite',
+      deliveries: 'readWrite',
+      attempts: 'readWrite',
+      archiveBatches: 'readWrite',
+    },
+    notifier: {
+      subscriptions: 'read',
+      routes: 'read',
+      events: 'readWrite',
+      deliveries: 'readWrite',
+      attempts: 'read',
+      ingestManifests: 'write',
+      replays: 'read',
+      notices: 'readWrite',
+    },
   };
 
   test('TABLE_GRANTS is the pinned least-privilege table', () => {
@@ -153,16 +216,35 @@ describe('functions: least-privilege IAM', () => {
         assert.equal(canWrite, access !== 'read', `${key} write on ${table}`);
         if (access === 'read') for (const a of writes) assert.ok(!actions.has(a), `${key} has ${a} on ${table}`);
         if (access === 'write') for (const a of reads) assert.ok(!actions.has(a), `${key} has ${a} on ${table}`);
-        for (const a of actions) assert.ok(!/dynamodb:(CreateTable|DeleteTable|UpdateTable|UpdateTimeToLive)/.test(a), `${key} manages ${table}`);
+        for (const a of actions)
+          assert.ok(
+            !/dynamodb:(CreateTable|DeleteTable|UpdateTable|UpdateTimeToLive)/.test(a),
+            `${key} manages ${table}`,
+          );
       }
     });
   }
 
   // The signing-secrets key (test/cdk/secrets-key.test.ts has the key policy and the conditions).
-  const EXPECTED_KMS: Record<FunctionKey, string[]> = { api: ['kms:Decrypt', 'kms:GenerateDataKey'], authorizer: [], ingest: [], sender: ['kms:Decrypt'], sweeper: [], replay: [], archiver: [], notifier: [] };
+  const EXPECTED_KMS: Record<FunctionKey, string[]> = {
+    api: ['kms:Decrypt', 'kms:GenerateDataKey'],
+    authorizer: [],
+    ingest: [],
+    sender: ['kms:Decrypt'],
+    sweeper: [],
+    replay: [],
+    archiver: [],
+    notifier: [],
+  };
   for (const key of FUNCTION_KEYS) {
     test(`${key}: KMS actions are exactly ${JSON.stringify(EXPECTED_KMS[key])} (only the api seals secrets; the api, for a rotation or to show them, and the sender open them)`, () => {
-      assert.deepEqual(statementsOf(json, key).flatMap(actionsOf).filter((a) => a.startsWith('kms:')).sort(), EXPECTED_KMS[key]);
+      assert.deepEqual(
+        statementsOf(json, key)
+          .flatMap(actionsOf)
+          .filter((a) => a.startsWith('kms:'))
+          .sort(),
+        EXPECTED_KMS[key],
+      );
     });
   }
 
@@ -177,14 +259,24 @@ describe('functions: least-privilege IAM', () => {
 
   test('sender: may change message visibility on the delivery queue (visibility-timeout backoff) and consume it', () => {
     const actions = allowedActionsOn(json, 'sender', deliveryQueue);
-    for (const a of ['sqs:ChangeMessageVisibility', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage']) assert.ok(actions.has(a), a);
+    for (const a of ['sqs:ChangeMessageVisibility', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage'])
+      assert.ok(actions.has(a), a);
   });
 
   test('only the sender consumes the delivery queue, only ingest consumes the ingest queue', () => {
     for (const key of FUNCTION_KEYS) {
-      assert.equal(allowedActionsOn(json, key, deliveryQueue).has('sqs:ReceiveMessage'), key === 'sender', `${key} on delivery`);
-      assert.equal(allowedActionsOn(json, key, ingestQueue).has('sqs:ReceiveMessage'), key === 'ingest', `${key} on ingest`);
-      if (key !== 'ingest') assert.equal(allowedActionsOn(json, key, ingestQueue).size, 0, `${key} touches the ingest queue`);
+      assert.equal(
+        allowedActionsOn(json, key, deliveryQueue).has('sqs:ReceiveMessage'),
+        key === 'sender',
+        `${key} on delivery`,
+      );
+      assert.equal(
+        allowedActionsOn(json, key, ingestQueue).has('sqs:ReceiveMessage'),
+        key === 'ingest',
+        `${key} on ingest`,
+      );
+      if (key !== 'ingest')
+        assert.equal(allowedActionsOn(json, key, ingestQueue).size, 0, `${key} touches the ingest queue`);
     }
   });
 
@@ -207,16 +299,21 @@ describe('functions: least-privilege IAM', () => {
         assert.deepEqual(s3, [], key);
         continue;
       }
-      assert.deepEqual(s3.map((s) => [...actionsOf(s)].sort()).sort(), [['s3:DeleteObject', 's3:GetObject', 's3:PutObject'], ['s3:ListBucket']]);
+      assert.deepEqual(s3.map((s) => [...actionsOf(s)].sort()).sort(), [
+        ['s3:DeleteObject', 's3:GetObject', 's3:PutObject'],
+        ['s3:ListBucket'],
+      ]);
       const objects = s3.find((s) => actionsOf(s).includes('s3:PutObject'))!;
-      assert.deepEqual(objects.Resource, { 'Fn::Join': ['', [{ 'Fn::GetAtt': [archiveBucket, 'Arn'] }, '/deliveries/*']] });
+      assert.deepEqual(objects.Resource, {
+        'Fn::Join': ['', [{ 'Fn::GetAtt': [archiveBucket, 'Arn'] }, '/deliveries/*']],
+      });
       const list = s3.find((s) => actionsOf(s).includes('s3:ListBucket')) as { Resource: unknown; Condition: unknown };
       assert.deepEqual(list.Resource, { 'Fn::GetAtt': [archiveBucket, 'Arn'] });
       assert.deepEqual(list.Condition, { StringLike: { 's3:prefix': ['deliveries/*'] } });
     }
   });
 
-  test('only the api invokes another function, and only the archiver (the console\'s archive runs and restores), by its ARN', () => {
+  test("only the api invokes another function, and only the archiver (the console's archive runs and restores), by its ARN", () => {
     const archiverId = findTopologyResource(json, 'function/archiver').logicalId;
     for (const key of FUNCTION_KEYS) {
       const invokes = statementsOf(json, key).filter((s) => actionsOf(s).some((a) => a.startsWith('lambda:')));
@@ -224,14 +321,19 @@ describe('functions: least-privilege IAM', () => {
         assert.deepEqual(invokes, [], key);
         continue;
       }
-      assert.deepEqual(invokes.map((s) => [...actionsOf(s)]), [['lambda:InvokeFunction']]);
+      assert.deepEqual(
+        invokes.map((s) => [...actionsOf(s)]),
+        [['lambda:InvokeFunction']],
+      );
       assert.deepEqual(invokes[0]!.Resource, { 'Fn::GetAtt': [archiverId, 'Arn'] });
     }
   });
 
-  test('the api is told the archiver\'s name', () => {
+  test("the api is told the archiver's name", () => {
     const archiverId = findTopologyResource(json, 'function/archiver').logicalId;
-    const env = (findTopologyResource(json, 'function/api').properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const env = (
+      findTopologyResource(json, 'function/api').properties.Environment as { Variables: Record<string, unknown> }
+    ).Variables;
     assert.deepEqual(env.ARCHIVER_FUNCTION_NAME, { Ref: archiverId });
   });
 
@@ -259,17 +361,23 @@ describe('event source mappings', () => {
   function plainFunction() {
     const stack = bareStack();
     const queues = new HooklineQueues(stack, 'Queues');
-    const fn = new lambda.Function(stack, 'Fn', { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('export const handler = async () => {}') });
+    const fn = new lambda.Function(stack, 'Fn', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline('export const handler = async () => {}'),
+    });
     return { stack, queues, fn };
   }
 
   test('the sender concurrency cap is overridable', () => {
     const { stack, queues, fn } = plainFunction();
     connectQueue(fn, 'sender', queues.delivery, 50);
-    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 50 } });
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      ScalingConfig: { MaximumConcurrency: 50 },
+    });
   });
 
-  test('a concurrency cap outside Lambda\'s 2..1000 is refused', () => {
+  test("a concurrency cap outside Lambda's 2..1000 is refused", () => {
     for (const cap of [0, 1, 1001, 2.5]) {
       const { queues, fn } = plainFunction();
       assert.throws(() => connectQueue(fn, 'sender', queues.delivery, cap), InvalidPropError);
@@ -287,7 +395,9 @@ describe('schedules', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'rate(1 minute)',
       State: 'ENABLED',
-      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [findTopologyResource(json, 'function/sweeper').logicalId, 'Arn'] } })],
+      Targets: [
+        Match.objectLike({ Arn: { 'Fn::GetAtt': [findTopologyResource(json, 'function/sweeper').logicalId, 'Arn'] } }),
+      ],
     });
   });
 
@@ -313,10 +423,18 @@ describe('schedules', () => {
 describe('stack outputs', () => {
   test('API URL, ingest queue URL, on-call topic, admin key secret ARN and every function name', () => {
     const outputs = Object.keys(json.Outputs ?? {});
-    for (const name of ['ApiUrl', 'IngestQueueUrl', 'OnCallTopicArn', 'AdminKeySecretArn', ...FUNCTION_KEYS.map((k) => `${k[0]!.toUpperCase()}${k.slice(1)}FunctionName`)]) {
+    for (const name of [
+      'ApiUrl',
+      'IngestQueueUrl',
+      'OnCallTopicArn',
+      'AdminKeySecretArn',
+      ...FUNCTION_KEYS.map((k) => `${k[0]!.toUpperCase()}${k.slice(1)}FunctionName`),
+    ]) {
       assert.ok(outputs.includes(name), `missing output ${name}`);
     }
     template.hasOutput('IngestQueueUrl', { Value: { Ref: findTopologyResource(json, 'queue/ingest').logicalId } });
-    template.hasOutput('SenderFunctionName', { Value: { Ref: findTopologyResource(json, 'function/sender').logicalId } });
+    template.hasOutput('SenderFunctionName', {
+      Value: { Ref: findTopologyResource(json, 'function/sender').logicalId },
+    });
   });
 });

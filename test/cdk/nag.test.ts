@@ -10,7 +10,21 @@ import { defaultHookline, synthHookline, type SynthesizedHookline } from './help
  */
 const variants: [string, () => SynthesizedHookline][] = [
   ['default props', defaultHookline],
-  ['REST API, IAM auth, WAF, on-call email, low-volume alarm, static egress', () => synthHookline({ apiType: 'rest', apiAuth: 'iam', onCallEmail: 'oncall@example.com', deadLetterAlarm: { preset: 'low-volume' }, webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/hooks/abc', staticEgress: { natGateways: 2 } }, 'HooklineVariant')],
+  [
+    'REST API, IAM auth, WAF, on-call email, low-volume alarm, static egress',
+    () =>
+      synthHookline(
+        {
+          apiType: 'rest',
+          apiAuth: 'iam',
+          onCallEmail: 'oncall@example.com',
+          deadLetterAlarm: { preset: 'low-volume' },
+          webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/hooks/abc',
+          staticEgress: { natGateways: 2 },
+        },
+        'HooklineVariant',
+      ),
+  ],
   ['REST API, bearer auth', () => synthHookline({ apiType: 'rest' }, 'HooklineRest')],
   ['HTTP API, IAM auth', () => synthHookline({ apiAuth: 'iam' }, 'HooklineHttpIam')],
 ];
@@ -18,7 +32,10 @@ const variants: [string, () => SynthesizedHookline][] = [
 /** Every acknowledgement written into the template, as {resource, id, reason}. */
 function acknowledgements(synth: SynthesizedHookline) {
   return Object.entries(synth.json.Resources).flatMap(([logicalId, r]) =>
-    ((r.Metadata?.cdk_nag as { rules_to_suppress?: { id: string; reason: string }[] } | undefined)?.rules_to_suppress ?? []).map((a) => ({ logicalId, type: r.Type, ...a })),
+    (
+      (r.Metadata?.cdk_nag as { rules_to_suppress?: { id: string; reason: string }[] } | undefined)
+        ?.rules_to_suppress ?? []
+    ).map((a) => ({ logicalId, type: r.Type, ...a })),
   );
 }
 
@@ -29,7 +46,10 @@ for (const [name, synth] of variants) {
     for (const pack of s.nagPacks) {
       test(`${pack.readPackName}: zero unacknowledged findings`, () => {
         const report = pack.validateScope(s.stack);
-        const findings = report.violations.map((v) => `${v.ruleName} @ ${v.violatingResources.map((r) => r.constructPath).join(', ')}: ${v.description.slice(0, 160)}`);
+        const findings = report.violations.map(
+          (v) =>
+            `${v.ruleName} @ ${v.violatingResources.map((r) => r.constructPath).join(', ')}: ${v.description.slice(0, 160)}`,
+        );
         assert.deepEqual(findings, []);
       });
     }
@@ -42,7 +62,8 @@ for (const [name, synth] of variants) {
     test('every acknowledgement carries a reason a reviewer can check', () => {
       const acks = acknowledgements(s);
       assert.ok(acks.length > 0);
-      for (const a of acks) assert.ok(a.reason.length >= 60 && /\s/.test(a.reason), `${a.logicalId} ${a.id}: "${a.reason}"`);
+      for (const a of acks)
+        assert.ok(a.reason.length >= 60 && /\s/.test(a.reason), `${a.logicalId} ${a.id}: "${a.reason}"`);
     });
   });
 }
@@ -72,7 +93,13 @@ test('the set of acknowledged rules is pinned: a new acknowledgement is a visibl
 test('IAM5 Resource::* is acknowledged only on policies whose only wildcard resource is X-Ray', () => {
   const s = defaultHookline();
   for (const a of acknowledgements(s).filter((x) => x.id === 'AwsSolutions-IAM5[Resource::*]')) {
-    const statements = (s.json.Resources[a.logicalId]!.Properties?.PolicyDocument as { Statement: { Action: string[]; Resource: unknown }[] } | undefined)?.Statement ?? [];
-    for (const st of statements.filter((x) => x.Resource === '*')) assert.deepEqual([...st.Action].sort(), ['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+    const statements =
+      (
+        s.json.Resources[a.logicalId]!.Properties?.PolicyDocument as
+          | { Statement: { Action: string[]; Resource: unknown }[] }
+          | undefined
+      )?.Statement ?? [];
+    for (const st of statements.filter((x) => x.Resource === '*'))
+      assert.deepEqual([...st.Action].sort(), ['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
   }
 });

@@ -7,7 +7,9 @@ import { defaultHookline, resourcesOfType, synthHookline } from './helpers/synth
 
 /** The dashboard body is a JSON document CloudFormation assembles with Fn::Join; its literal parts are enough to read. */
 function dashboardBody(json: ReturnType<typeof defaultHookline>['json']): string {
-  const [[, dashboard]] = resourcesOfType(json, 'AWS::CloudWatch::Dashboard') as unknown as [[string, { Properties: { DashboardBody: unknown } }]];
+  const [[, dashboard]] = resourcesOfType(json, 'AWS::CloudWatch::Dashboard') as unknown as [
+    [string, { Properties: { DashboardBody: unknown } }],
+  ];
   return JSON.stringify(dashboard.Properties.DashboardBody);
 }
 
@@ -22,8 +24,28 @@ describe('the CloudWatch dashboard', () => {
 
   test('shows the pipeline: every delivery metric, success rate, latency percentiles, queues and redrive queues, Lambda health, the API and the alarms', () => {
     const body = dashboardBody(json);
-    for (const name of [METRICS.eventsPublished, METRICS.succeeded, METRICS.retried, METRICS.deadLettered, METRICS.attemptLatency]) assert.ok(body.includes(name), name);
-    for (const needle of ['success rate', 'p50', 'p99', 'ApproximateAgeOfOldestMessage', 'ApproximateNumberOfMessagesVisible', 'redrive queue', 'Errors', 'Throttles', 'Duration', 'ConcurrentExecutions', 'Latency', 'alarm']) {
+    for (const name of [
+      METRICS.eventsPublished,
+      METRICS.succeeded,
+      METRICS.retried,
+      METRICS.deadLettered,
+      METRICS.attemptLatency,
+    ])
+      assert.ok(body.includes(name), name);
+    for (const needle of [
+      'success rate',
+      'p50',
+      'p99',
+      'ApproximateAgeOfOldestMessage',
+      'ApproximateNumberOfMessagesVisible',
+      'redrive queue',
+      'Errors',
+      'Throttles',
+      'Duration',
+      'ConcurrentExecutions',
+      'Latency',
+      'alarm',
+    ]) {
       assert.ok(body.includes(needle), needle);
     }
   });
@@ -35,7 +57,13 @@ describe('the CloudWatch dashboard', () => {
   });
 
   test("plots the REST API's metrics with apiType: 'rest'", () => {
-    assert.deepEqual(apiMetrics(dashboardBody(synthHookline({ apiType: 'rest' }, 'HooklineRest').json)), ['4XXError', '5XXError', 'Count', 'Latency', 'Latency']);
+    assert.deepEqual(apiMetrics(dashboardBody(synthHookline({ apiType: 'rest' }, 'HooklineRest').json)), [
+      '4XXError',
+      '5XXError',
+      'Count',
+      'Latency',
+      'Latency',
+    ]);
   });
 });
 
@@ -77,13 +105,22 @@ describe('alarms for a stuck pipeline, API errors and a silent sweeper', () => {
 describe('producers: outputs and a publish-only managed policy', () => {
   test('the stack outputs the ingest queue URL and ARN, the API URL and the producer policy', () => {
     const { template } = defaultHookline();
-    for (const name of ['IngestQueueUrl', 'IngestQueueArn', 'ApiUrl', 'ProducerPolicyArn']) template.hasOutput(name, {});
+    for (const name of ['IngestQueueUrl', 'IngestQueueArn', 'ApiUrl', 'ProducerPolicyArn'])
+      template.hasOutput(name, {});
   });
 
   test('with bearer auth the policy is SendMessage on the ingest queue and nothing else', () => {
     const { template } = defaultHookline();
     template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
-      PolicyDocument: { Statement: [{ Action: 'sqs:SendMessage', Effect: 'Allow', Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('QueuesIngest'), 'Arn'] } }] },
+      PolicyDocument: {
+        Statement: [
+          {
+            Action: 'sqs:SendMessage',
+            Effect: 'Allow',
+            Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('QueuesIngest'), 'Arn'] },
+          },
+        ],
+      },
     });
   });
 });
@@ -93,7 +130,8 @@ describe('static egress', () => {
     const { template, json } = defaultHookline();
     template.resourceCountIs('AWS::EC2::VPC', 0);
     template.resourceCountIs('AWS::EC2::NatGateway', 0);
-    for (const [, fn] of resourcesOfType(json, 'AWS::Lambda::Function')) assert.equal(fn.Properties?.VpcConfig, undefined);
+    for (const [, fn] of resourcesOfType(json, 'AWS::Lambda::Function'))
+      assert.equal(fn.Properties?.VpcConfig, undefined);
   });
 
   const egress = synthHookline({ staticEgress: { natGateways: 2 }, apiAuth: 'iam' }, 'HooklineEgress');
@@ -102,7 +140,12 @@ describe('static egress', () => {
     egress.template.resourceCountIs('AWS::EC2::VPC', 1);
     egress.template.resourceCountIs('AWS::EC2::NatGateway', 2);
     egress.template.resourceCountIs('AWS::EC2::EIP', 2);
-    egress.template.hasResourceProperties('AWS::EC2::VPCEndpoint', { VpcEndpointType: 'Gateway', ServiceName: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([Match.stringLikeRegexp('dynamodb')])]) }) });
+    egress.template.hasResourceProperties('AWS::EC2::VPCEndpoint', {
+      VpcEndpointType: 'Gateway',
+      ServiceName: Match.objectLike({
+        'Fn::Join': Match.arrayWith([Match.arrayWith([Match.stringLikeRegexp('dynamodb')])]),
+      }),
+    });
     const output = egress.json.Outputs?.EgressIps?.Value as { 'Fn::Join': [string, { Ref: string }[]] };
     assert.equal(output['Fn::Join'][0], ',');
     assert.equal(output['Fn::Join'][1].length, 2);
@@ -110,21 +153,36 @@ describe('static egress', () => {
   });
 
   test('on: only the sender runs in the VPC, in its private subnets, with an outbound-only security group', () => {
-    const inVpc = resourcesOfType(egress.json, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties?.VpcConfig !== undefined);
+    const inVpc = resourcesOfType(egress.json, 'AWS::Lambda::Function').filter(
+      ([, fn]) => fn.Properties?.VpcConfig !== undefined,
+    );
     assert.equal(inVpc.length, 1);
     assert.match(inVpc[0]![0], /Sender/);
-    egress.template.hasResourceProperties('AWS::EC2::SecurityGroup', { SecurityGroupEgress: [Match.objectLike({ CidrIp: '0.0.0.0/0' })], SecurityGroupIngress: Match.absent() });
+    egress.template.hasResourceProperties('AWS::EC2::SecurityGroup', {
+      SecurityGroupEgress: [Match.objectLike({ CidrIp: '0.0.0.0/0' })],
+      SecurityGroupIngress: Match.absent(),
+    });
   });
 
   test('with IAM auth the producer policy also allows POST /v1/events on the API, and nothing else', () => {
-    const [[, policy]] = resourcesOfType(egress.json, 'AWS::IAM::ManagedPolicy') as unknown as [[string, { Properties: { PolicyDocument: { Statement: { Action: string }[] } } }]];
-    assert.deepEqual(policy.Properties.PolicyDocument.Statement.map((s) => s.Action), ['sqs:SendMessage', 'execute-api:Invoke']);
+    const [[, policy]] = resourcesOfType(egress.json, 'AWS::IAM::ManagedPolicy') as unknown as [
+      [string, { Properties: { PolicyDocument: { Statement: { Action: string }[] } } }],
+    ];
+    assert.deepEqual(
+      policy.Properties.PolicyDocument.Statement.map((s) => s.Action),
+      ['sqs:SendMessage', 'execute-api:Invoke'],
+    );
     const invoke = JSON.stringify(policy.Properties.PolicyDocument.Statement[1]);
     assert.match(invoke, /\/POST\/v1\/events"/);
     assert.doesNotMatch(invoke, /\*/, 'no wildcard route');
   });
 
   test('refuses a NAT gateway count it cannot build', () => {
-    for (const natGateways of [0, 4, 1.5]) assert.throws(() => synthHookline({ staticEgress: { natGateways } }, `HooklineBadEgress${String(natGateways).replace('.', '')}`), InvalidPropError);
+    for (const natGateways of [0, 4, 1.5])
+      assert.throws(
+        () =>
+          synthHookline({ staticEgress: { natGateways } }, `HooklineBadEgress${String(natGateways).replace('.', '')}`),
+        InvalidPropError,
+      );
   });
 });

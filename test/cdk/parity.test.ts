@@ -34,8 +34,12 @@ const QUEUE_KEYS = Object.keys(QUEUES) as QueueKey[];
 const FUNCTION_KEYS = Object.keys(FUNCTIONS) as FunctionKey[];
 const BUCKET_KEYS = Object.keys(BUCKETS) as BucketKey[];
 
-const keySchema = (pk: KeyDef, sk?: KeyDef) => [{ AttributeName: pk.name, KeyType: 'HASH' }, ...(sk ? [{ AttributeName: sk.name, KeyType: 'RANGE' }] : [])];
-const sortByName = <T extends Record<string, unknown>>(items: T[], key: keyof T) => [...items].sort((a, b) => String(a[key]).localeCompare(String(b[key])));
+const keySchema = (pk: KeyDef, sk?: KeyDef) => [
+  { AttributeName: pk.name, KeyType: 'HASH' },
+  ...(sk ? [{ AttributeName: sk.name, KeyType: 'RANGE' }] : []),
+];
+const sortByName = <T extends Record<string, unknown>>(items: T[], key: keyof T) =>
+  [...items].sort((a, b) => String(a[key]).localeCompare(String(b[key])));
 
 test('covers the failure notices too: the notices table, the notifier function and its schedule are in the topology the checks below walk', () => {
   assert.ok(TABLE_KEYS.includes('notices'));
@@ -59,18 +63,32 @@ describe('parity: tables and indexes', () => {
 
       const keyDefs: KeyDef[] = [def.partitionKey, ...(def.sortKey ? [def.sortKey] : [])];
       for (const index of def.indexes) keyDefs.push(index.partitionKey, ...(index.sortKey ? [index.sortKey] : []));
-      const expectedAttributes = [...new Map(keyDefs.map((k) => [k.name, { AttributeName: k.name, AttributeType: k.type }])).values()];
-      assert.deepEqual(sortByName(p.AttributeDefinitions as Record<string, unknown>[], 'AttributeName'), sortByName(expectedAttributes, 'AttributeName'));
+      const expectedAttributes = [
+        ...new Map(keyDefs.map((k) => [k.name, { AttributeName: k.name, AttributeType: k.type }])).values(),
+      ];
+      assert.deepEqual(
+        sortByName(p.AttributeDefinitions as Record<string, unknown>[], 'AttributeName'),
+        sortByName(expectedAttributes, 'AttributeName'),
+      );
 
       const expectedIndexes = def.indexes.map((i) => ({
         IndexName: i.indexName,
         KeySchema: keySchema(i.partitionKey, i.sortKey),
-        Projection: { ProjectionType: i.projection, ...(i.nonKeyAttributes ? { NonKeyAttributes: [...i.nonKeyAttributes] } : {}) },
+        Projection: {
+          ProjectionType: i.projection,
+          ...(i.nonKeyAttributes ? { NonKeyAttributes: [...i.nonKeyAttributes] } : {}),
+        },
       }));
-      assert.deepEqual(sortByName((p.GlobalSecondaryIndexes ?? []) as Record<string, unknown>[], 'IndexName'), sortByName(expectedIndexes, 'IndexName'));
+      assert.deepEqual(
+        sortByName((p.GlobalSecondaryIndexes ?? []) as Record<string, unknown>[], 'IndexName'),
+        sortByName(expectedIndexes, 'IndexName'),
+      );
       assert.equal(p.LocalSecondaryIndexes, undefined);
 
-      assert.deepEqual(p.TimeToLiveSpecification, def.ttlAttribute ? { AttributeName: def.ttlAttribute, Enabled: true } : undefined);
+      assert.deepEqual(
+        p.TimeToLiveSpecification,
+        def.ttlAttribute ? { AttributeName: def.ttlAttribute, Enabled: true } : undefined,
+      );
     });
   }
 });
@@ -88,7 +106,10 @@ describe('parity: queues', () => {
       const redrive = findTopologyResource(json, `redrive/${key}`);
       assert.equal(queue.properties.VisibilityTimeout, def.visibilityTimeoutSeconds);
       assert.equal(queue.properties.MessageRetentionPeriod, def.retentionSeconds);
-      assert.deepEqual(queue.properties.RedrivePolicy, { deadLetterTargetArn: { 'Fn::GetAtt': [redrive.logicalId, 'Arn'] }, maxReceiveCount: def.maxReceiveCount });
+      assert.deepEqual(queue.properties.RedrivePolicy, {
+        deadLetterTargetArn: { 'Fn::GetAtt': [redrive.logicalId, 'Arn'] },
+        maxReceiveCount: def.maxReceiveCount,
+      });
       assert.equal(redrive.properties.MessageRetentionPeriod, def.redrive.retentionSeconds);
     });
   }
@@ -96,7 +117,9 @@ describe('parity: queues', () => {
 
 describe('parity: event source mappings', () => {
   test('one mapping per EVENT_SOURCES entry, nothing else', () => {
-    const marked = resourcesOfType(json, 'AWS::Lambda::EventSourceMapping').map(([, r]) => r.Metadata?.[TOPOLOGY_METADATA_KEY]);
+    const marked = resourcesOfType(json, 'AWS::Lambda::EventSourceMapping').map(
+      ([, r]) => r.Metadata?.[TOPOLOGY_METADATA_KEY],
+    );
     assert.deepEqual(marked.sort(), EVENT_SOURCES.map((s) => `event-source/${s.queue}`).sort());
   });
 
@@ -117,13 +140,15 @@ describe('parity: event source mappings', () => {
 
 /** EventBridge's rate() for a number of minutes, in the largest whole unit (as CloudFormation receives it from the CDK). */
 function rateExpression(minutes: number): string {
-  const [value, unit] = minutes % 1440 === 0 ? [minutes / 1440, 'day'] : minutes % 60 === 0 ? [minutes / 60, 'hour'] : [minutes, 'minute'];
+  const [value, unit] =
+    minutes % 1440 === 0 ? [minutes / 1440, 'day'] : minutes % 60 === 0 ? [minutes / 60, 'hour'] : [minutes, 'minute'];
   return `rate(${value} ${value === 1 ? unit : `${unit}s`})`;
 }
 
 describe('parity: buckets', () => {
   test('every BUCKETS entry is one bucket in the template', () => {
-    for (const key of BUCKET_KEYS) assert.equal(findTopologyResource(json, `bucket/${key}`).resource.Type, 'AWS::S3::Bucket');
+    for (const key of BUCKET_KEYS)
+      assert.equal(findTopologyResource(json, `bucket/${key}`).resource.Type, 'AWS::S3::Bucket');
   });
 });
 
@@ -138,7 +163,10 @@ describe('parity: schedules', () => {
       assert.equal(p.ScheduleExpression, rateExpression(schedule.rateMinutes));
       assert.equal(p.State, 'ENABLED');
       const targets = p.Targets as { Arn: unknown }[];
-      assert.deepEqual(targets.map((t) => t.Arn), [{ 'Fn::GetAtt': [findTopologyResource(json, `function/${schedule.function}`).logicalId, 'Arn'] }]);
+      assert.deepEqual(
+        targets.map((t) => t.Arn),
+        [{ 'Fn::GetAtt': [findTopologyResource(json, `function/${schedule.function}`).logicalId, 'Arn'] }],
+      );
     });
   });
 });
@@ -149,9 +177,15 @@ describe('parity: functions and their environment', () => {
     assert.deepEqual(marked.sort(), FUNCTION_KEYS.map((k) => `function/${k}`).sort());
   });
 
-  const tableIdByEnv = Object.fromEntries(TABLE_KEYS.map((k) => [TABLES[k].envVar, findTopologyResource(json, `table/${k}`).logicalId]));
-  const queueIdByEnv = Object.fromEntries(QUEUE_KEYS.map((k) => [QUEUES[k].envVar, findTopologyResource(json, `queue/${k}`).logicalId]));
-  const bucketIdByEnv = Object.fromEntries(BUCKET_KEYS.map((k) => [BUCKETS[k].envVar, findTopologyResource(json, `bucket/${k}`).logicalId]));
+  const tableIdByEnv = Object.fromEntries(
+    TABLE_KEYS.map((k) => [TABLES[k].envVar, findTopologyResource(json, `table/${k}`).logicalId]),
+  );
+  const queueIdByEnv = Object.fromEntries(
+    QUEUE_KEYS.map((k) => [QUEUES[k].envVar, findTopologyResource(json, `queue/${k}`).logicalId]),
+  );
+  const bucketIdByEnv = Object.fromEntries(
+    BUCKET_KEYS.map((k) => [BUCKETS[k].envVar, findTopologyResource(json, `bucket/${k}`).logicalId]),
+  );
 
   for (const key of FUNCTION_KEYS) {
     const def = FUNCTIONS[key];
@@ -165,23 +199,42 @@ describe('parity: functions and their environment', () => {
     });
 
     test(`${key}: Environment.Variables keys are exactly FUNCTIONS.${key}.environment + COMMON_ENVIRONMENT`, () => {
-      const vars = (findTopologyResource(json, `function/${key}`).properties.Environment as { Variables: Record<string, unknown> }).Variables;
-      assert.deepEqual(Object.keys(vars).sort(), [...new Set([...declared, ...Object.keys(COMMON_ENVIRONMENT)])].sort());
+      const vars = (
+        findTopologyResource(json, `function/${key}`).properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
+      assert.deepEqual(
+        Object.keys(vars).sort(),
+        [...new Set([...declared, ...Object.keys(COMMON_ENVIRONMENT)])].sort(),
+      );
     });
 
     test(`${key}: every value is the deployed resource or the topology default`, () => {
-      const vars = (findTopologyResource(json, `function/${key}`).properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      const vars = (
+        findTopologyResource(json, `function/${key}`).properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
       for (const [name, value] of Object.entries(COMMON_ENVIRONMENT)) assert.equal(vars[name], value, name);
       for (const name of declared) {
         if (tableIdByEnv[name]) assert.deepEqual(vars[name], { Ref: tableIdByEnv[name] }, name);
         else if (queueIdByEnv[name]) assert.deepEqual(vars[name], { Ref: queueIdByEnv[name] }, name);
-        else if (name === 'HOOKLINE_ADMIN_KEY_SECRET_ID') assert.deepEqual(vars[name], { Ref: resourcesOfType(json, 'AWS::SecretsManager::Secret')[0]![0] });
-        else if (name === 'HOOKLINE_SECRETS_SEAL_KEY_ID' || name === 'HOOKLINE_SECRETS_OPEN_KEY_ID') assert.equal(json.Resources[(vars[name] as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]]?.Type, 'AWS::KMS::Key', name);
+        else if (name === 'HOOKLINE_ADMIN_KEY_SECRET_ID')
+          assert.deepEqual(vars[name], { Ref: resourcesOfType(json, 'AWS::SecretsManager::Secret')[0]![0] });
+        else if (name === 'HOOKLINE_SECRETS_SEAL_KEY_ID' || name === 'HOOKLINE_SECRETS_OPEN_KEY_ID')
+          assert.equal(
+            json.Resources[(vars[name] as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]]?.Type,
+            'AWS::KMS::Key',
+            name,
+          );
         else if (bucketIdByEnv[name]) assert.deepEqual(vars[name], { Ref: bucketIdByEnv[name] }, name);
         // The notifier links to the dashboard the API serves (its stage URL + `dashboard`); the api itself cannot name its own URL (a cycle), so it keeps the default.
-        else if (name === 'HOOKLINE_CONSOLE_URL' && key === 'notifier') assert.match(JSON.stringify(vars[name]), new RegExp(`"Ref":"${resourcesOfType(json, 'AWS::ApiGatewayV2::Api')[0]![0]}".*dashboard`), name);
+        else if (name === 'HOOKLINE_CONSOLE_URL' && key === 'notifier')
+          assert.match(
+            JSON.stringify(vars[name]),
+            new RegExp(`"Ref":"${resourcesOfType(json, 'AWS::ApiGatewayV2::Api')[0]![0]}".*dashboard`),
+            name,
+          );
         // The api invokes the archiver for the console's archive runs and restores.
-        else if (name === 'ARCHIVER_FUNCTION_NAME') assert.deepEqual(vars[name], { Ref: findTopologyResource(json, 'function/archiver').logicalId }, name);
+        else if (name === 'ARCHIVER_FUNCTION_NAME')
+          assert.deepEqual(vars[name], { Ref: findTopologyResource(json, 'function/archiver').logicalId }, name);
         else assert.equal(vars[name], ENV_DEFAULTS[name], `${name} should be the default with default props`);
       }
     });
@@ -203,14 +256,17 @@ describe('parity: every bundle loads with the environment the stack gives it', (
   function fakeValue(name: string, value: unknown): string {
     if (typeof value === 'string') return value;
     if (name === 'HOOKLINE_CONSOLE_URL') return `https://abc123.execute-api.${TEST_ENV.region}.amazonaws.com/dashboard`;
-    const id = (value as { Ref?: string }).Ref ?? (value as { 'Fn::GetAtt'?: [string] })['Fn::GetAtt']?.[0] ?? 'Unknown';
+    const id =
+      (value as { Ref?: string }).Ref ?? (value as { 'Fn::GetAtt'?: [string] })['Fn::GetAtt']?.[0] ?? 'Unknown';
     const type = json.Resources[id]?.Type;
     if (type === 'AWS::DynamoDB::Table') return `hookline-test-${name.toLowerCase()}`;
     if (type === 'AWS::SQS::Queue') return `https://sqs.${TEST_ENV.region}.amazonaws.com/${TEST_ENV.account}/${id}`;
     if (type === 'AWS::S3::Bucket') return `hookline-test-${id.toLowerCase()}`;
-    if (type === 'AWS::KMS::Key') return `arn:aws:kms:${TEST_ENV.region}:${TEST_ENV.account}:key/1234abcd-12ab-34cd-56ef-1234567890ab`;
+    if (type === 'AWS::KMS::Key')
+      return `arn:aws:kms:${TEST_ENV.region}:${TEST_ENV.account}:key/1234abcd-12ab-34cd-56ef-1234567890ab`;
     if (type === 'AWS::Lambda::Function') return `hookline-test-${id.toLowerCase()}`;
-    if (type === 'AWS::SecretsManager::Secret') return `arn:aws:secretsmanager:${TEST_ENV.region}:${TEST_ENV.account}:secret:${id}-AbCdEf`;
+    if (type === 'AWS::SecretsManager::Secret')
+      return `arn:aws:secretsmanager:${TEST_ENV.region}:${TEST_ENV.account}:secret:${id}-AbCdEf`;
     throw new Error(`no fake value for ${name} -> ${JSON.stringify(value)} (${type})`);
   }
 
@@ -234,7 +290,11 @@ describe('parity: every bundle loads with the environment the stack gives it', (
         ...Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, fakeValue(name, value)])),
       };
       const script = `const m = await import(${JSON.stringify(`file://${bundle}`)}); if (typeof m.handler !== 'function') { console.error('handler is ' + typeof m.handler); process.exit(3); }`;
-      const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8', timeout: 30_000 });
+      const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        env,
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       assert.equal(run.status, 0, `import failed:\n${run.stderr}`);
     });
   }
@@ -244,8 +304,20 @@ describe('parity: every bundle loads with the environment the stack gives it', (
     const { resource, properties } = findTopologyResource(json, `function/${key}`);
     const bundle = path.join(outdir, resource.Metadata!['aws:asset:path'] as string, 'index.mjs');
     const vars = (properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    const env = { PATH: process.env.PATH ?? '', AWS_REGION: TEST_ENV.region, ...Object.fromEntries(Object.entries(vars).filter(([n]) => n !== 'DELIVERIES_TABLE').map(([n, v]) => [n, fakeValue(n, v)])) };
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(`file://${bundle}`)})`], { env, encoding: 'utf8', timeout: 30_000 });
+    const env = {
+      PATH: process.env.PATH ?? '',
+      AWS_REGION: TEST_ENV.region,
+      ...Object.fromEntries(
+        Object.entries(vars)
+          .filter(([n]) => n !== 'DELIVERIES_TABLE')
+          .map(([n, v]) => [n, fakeValue(n, v)]),
+      ),
+    };
+    const run = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `await import(${JSON.stringify(`file://${bundle}`)})`],
+      { env, encoding: 'utf8', timeout: 30_000 },
+    );
     assert.notEqual(run.status, 0);
     assert.match(run.stderr, /DELIVERIES_TABLE/);
   });

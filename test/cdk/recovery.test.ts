@@ -4,7 +4,12 @@ import { Duration } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { policiesFrom } from '../../lambdas/adapters/policy-env.ts';
 import { parsePositiveInt } from '../../lambdas/config/env.ts';
-import { DEFAULT_SENDER_TIMEOUT_MS, ENV_DEFAULTS, type EnvName, type FunctionKey } from '../../lambdas/config/topology.ts';
+import {
+  DEFAULT_SENDER_TIMEOUT_MS,
+  ENV_DEFAULTS,
+  type EnvName,
+  type FunctionKey,
+} from '../../lambdas/config/topology.ts';
 import { InvalidPropError } from '../../lib/errors.ts';
 import { findTopologyResource } from '../../lib/topology-metadata.ts';
 import { recoveryEnvironment, WebhookDelivery } from '../../lib/webhook-delivery.ts';
@@ -20,28 +25,53 @@ const fn = (key: 'replay' | 'archiver') => findTopologyResource(json, `function/
 describe('replay and archiver functions', () => {
   test('both run up to Lambda’s 15 minutes: they checkpoint and stop before it, and are resumed', () => {
     for (const key of ['replay', 'archiver'] as const) {
-      template.hasResourceProperties('AWS::Lambda::Function', Match.objectLike({ Description: Match.stringLikeRegexp(key === 'replay' ? '^Hookline replay' : '^Hookline archiver'), Timeout: 900, Architectures: ['arm64'] }));
+      template.hasResourceProperties(
+        'AWS::Lambda::Function',
+        Match.objectLike({
+          Description: Match.stringLikeRegexp(key === 'replay' ? '^Hookline replay' : '^Hookline archiver'),
+          Timeout: 900,
+          Architectures: ['arm64'],
+        }),
+      );
       assert.equal(findTopologyResource(json, `function/${key}`).properties.Timeout, 900);
     }
   });
 
   test('the resume schedule invokes the replay function every minute; the archiver runs daily', () => {
-    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fn('replay'), 'Arn'] } })] });
-    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 day)', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fn('archiver'), 'Arn'] } })] });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fn('replay'), 'Arn'] } })],
+    });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 day)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fn('archiver'), 'Arn'] } })],
+    });
   });
 
   test('a failed resume tick is not retried (the next one replaces it); a failed archive run is retried twice within 6 h', () => {
-    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: fn('replay') }, MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 });
-    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: fn('archiver') }, MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: Duration.hours(6).toSeconds() });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fn('replay') },
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 60,
+    });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fn('archiver') },
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: Duration.hours(6).toSeconds(),
+    });
   });
 
-  test('the archiver gets the bucket name and the retention; the replay function only the retention (it bounds a bulk replay\'s range)', () => {
+  test("the archiver gets the bucket name and the retention; the replay function only the retention (it bounds a bulk replay's range)", () => {
     const bucket = findTopologyResource(json, 'bucket/archive').logicalId;
-    const archiverEnv = (findTopologyResource(json, 'function/archiver').properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const archiverEnv = (
+      findTopologyResource(json, 'function/archiver').properties.Environment as { Variables: Record<string, unknown> }
+    ).Variables;
     assert.deepEqual(archiverEnv.ARCHIVE_BUCKET, { Ref: bucket });
     assert.equal(archiverEnv.HOOKLINE_RETENTION_DELIVERED_DAYS, String(DEFAULT_RETENTION.deliveredDays));
     assert.equal(archiverEnv.HOOKLINE_RETENTION_DEAD_LETTER_DAYS, String(DEFAULT_RETENTION.deadLetterDays));
-    const replayEnv = (findTopologyResource(json, 'function/replay').properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const replayEnv = (
+      findTopologyResource(json, 'function/replay').properties.Environment as { Variables: Record<string, unknown> }
+    ).Variables;
     assert.equal(replayEnv.ARCHIVE_BUCKET, undefined);
     assert.equal(replayEnv.HOOKLINE_RETENTION_DEAD_LETTER_DAYS, String(DEFAULT_RETENTION.deadLetterDays));
   });
@@ -55,8 +85,14 @@ describe('replay and archiver functions', () => {
 
   test('new tables: the audit trail with its two indexes, tenant keys, rate-limit counters with TTL, archive manifests', () => {
     const replays = findTopologyResource(json, 'table/replays').properties;
-    assert.deepEqual((replays.GlobalSecondaryIndexes as { IndexName: string }[]).map((i) => i.IndexName).sort(), ['byStartedAt', 'running']);
-    assert.deepEqual(findTopologyResource(json, 'table/rateLimits').properties.TimeToLiveSpecification, { AttributeName: 'expiresAt', Enabled: true });
+    assert.deepEqual((replays.GlobalSecondaryIndexes as { IndexName: string }[]).map((i) => i.IndexName).sort(), [
+      'byStartedAt',
+      'running',
+    ]);
+    assert.deepEqual(findTopologyResource(json, 'table/rateLimits').properties.TimeToLiveSpecification, {
+      AttributeName: 'expiresAt',
+      Enabled: true,
+    });
     for (const key of ['replays', 'apiKeys', 'rateLimits', 'archiveBatches'] as const) {
       const p = findTopologyResource(json, `table/${key}`).properties;
       assert.equal(p.BillingMode, 'PAY_PER_REQUEST', key);
@@ -67,7 +103,14 @@ describe('replay and archiver functions', () => {
 
   test('operators find everything in the stack outputs', () => {
     const outputs = Object.keys(json.Outputs ?? {});
-    for (const name of ['ReplayFunctionName', 'ArchiverFunctionName', 'ArchiveBucketName', 'ApiUrl', 'AdminKeySecretArn']) assert.ok(outputs.includes(name), name);
+    for (const name of [
+      'ReplayFunctionName',
+      'ArchiverFunctionName',
+      'ArchiveBucketName',
+      'ApiUrl',
+      'AdminKeySecretArn',
+    ])
+      assert.ok(outputs.includes(name), name);
   });
 });
 
@@ -78,8 +121,12 @@ describe('replay and archiver functions', () => {
  */
 describe('default props: the environment parses back to the domain defaults', () => {
   const variablesOf = (key: FunctionKey) =>
-    (findTopologyResource(json, `function/${key}`).properties.Environment as { Variables: Record<string, unknown> }).Variables;
-  const strings = (vars: Record<string, unknown>) => Object.fromEntries(Object.entries(vars).filter(([, v]) => typeof v === 'string')) as Partial<Record<EnvName, string>>;
+    (findTopologyResource(json, `function/${key}`).properties.Environment as { Variables: Record<string, unknown> })
+      .Variables;
+  const strings = (vars: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(vars).filter(([, v]) => typeof v === 'string')) as Partial<
+      Record<EnvName, string>
+    >;
 
   test('every function that declares a recovery variable gets the domain policy for it', () => {
     const expected = DOMAIN_POLICY_DEFAULTS;
@@ -89,23 +136,36 @@ describe('default props: the environment parses back to the domain defaults', ()
     for (const key of keys) assert.deepEqual(policiesFrom(strings(variablesOf(key))), expected, key);
     // Not vacuous: between them the four functions are handed every recovery variable.
     const handed = new Set(keys.flatMap((key) => Object.keys(strings(variablesOf(key)))));
-    const recoveryVariables = Object.keys(ENV_DEFAULTS).filter((name) => /^HOOKLINE_(REPLAY|CUSTOMER|AUTO_PAUSE|RETENTION|ARCHIVE|RESTORE)_/.test(name));
+    const recoveryVariables = Object.keys(ENV_DEFAULTS).filter((name) =>
+      /^HOOKLINE_(REPLAY|CUSTOMER|AUTO_PAUSE|RETENTION|ARCHIVE|RESTORE)_/.test(name),
+    );
     assert.equal(recoveryVariables.length, 11);
     for (const name of recoveryVariables) assert.ok(handed.has(name), name);
   });
 
   test('the sender and the sweeper get the default per-attempt timeout', () => {
     for (const key of ['sender', 'sweeper'] as const) {
-      assert.equal(parsePositiveInt('HOOKLINE_SENDER_TIMEOUT_MS', variablesOf(key).HOOKLINE_SENDER_TIMEOUT_MS as string), DEFAULT_SENDER_TIMEOUT_MS, key);
+      assert.equal(
+        parsePositiveInt('HOOKLINE_SENDER_TIMEOUT_MS', variablesOf(key).HOOKLINE_SENDER_TIMEOUT_MS as string),
+        DEFAULT_SENDER_TIMEOUT_MS,
+        key,
+      );
     }
   });
 });
 
 describe('recovery props', () => {
-  test('become the handlers\' environment, only where set', () => {
+  test("become the handlers' environment, only where set", () => {
     assert.deepEqual(recoveryEnvironment(), {});
     assert.deepEqual(
-      recoveryEnvironment({ replayWindow: Duration.minutes(10), customerReplaysPerMinute: 20, customerPausesPerHour: 4, autoPauseAfter: Duration.hours(12), archiveBatchSize: 500, restoreHold: Duration.hours(36) }),
+      recoveryEnvironment({
+        replayWindow: Duration.minutes(10),
+        customerReplaysPerMinute: 20,
+        customerPausesPerHour: 4,
+        autoPauseAfter: Duration.hours(12),
+        archiveBatchSize: 500,
+        restoreHold: Duration.hours(36),
+      }),
       {
         HOOKLINE_REPLAY_WINDOW_SECONDS: '600',
         HOOKLINE_CUSTOMER_REPLAY_LIMIT: '20',
@@ -129,7 +189,11 @@ describe('recovery props', () => {
       ['recovery.autoPauseAfter', { recovery: { autoPauseAfter: Duration.days(91) } }],
     ];
     for (const [name, props] of cases) {
-      assert.throws(() => new WebhookDelivery(bareStack(), 'Hooks', props), (e: unknown) => e instanceof InvalidPropError && e.message.includes(name), name);
+      assert.throws(
+        () => new WebhookDelivery(bareStack(), 'Hooks', props),
+        (e: unknown) => e instanceof InvalidPropError && e.message.includes(name),
+        name,
+      );
     }
   });
 });

@@ -12,7 +12,9 @@ import { actionsOf, allowedActionsOn, arn, statementsOf } from './helpers/templa
  */
 const { template, json } = defaultHookline();
 const FUNCTION_KEYS = Object.keys(FUNCTIONS) as FunctionKey[];
-const keys = resourcesOfType(json, 'AWS::KMS::Key').filter(([, r]) => r.Properties?.Description === 'Hookline subscription signing secrets (envelope encryption)');
+const keys = resourcesOfType(json, 'AWS::KMS::Key').filter(
+  ([, r]) => r.Properties?.Description === 'Hookline subscription signing secrets (envelope encryption)',
+);
 const keyId = keys[0]?.[0] ?? 'missing';
 
 describe('the signing-secrets KMS key', () => {
@@ -21,11 +23,19 @@ describe('the signing-secrets KMS key', () => {
     const [, key] = keys[0]!;
     assert.equal(key.Properties?.EnableKeyRotation, true);
     assert.equal(key.Properties?.KeySpec, undefined, 'the default SYMMETRIC_DEFAULT');
-    template.hasResource('AWS::KMS::Key', { Properties: { Description: key.Properties?.Description }, DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    template.hasResource('AWS::KMS::Key', {
+      Properties: { Description: key.Properties?.Description },
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
   });
 
   test('its key policy names no function and no service: only the account, which delegates to IAM', () => {
-    const statements = (json.Resources[keyId]!.Properties!.KeyPolicy as { Statement: { Principal: unknown; Action: unknown; Effect: string }[] }).Statement;
+    const statements = (
+      json.Resources[keyId]!.Properties!.KeyPolicy as {
+        Statement: { Principal: unknown; Action: unknown; Effect: string }[];
+      }
+    ).Statement;
     assert.deepEqual(statements, [
       {
         Action: 'kms:*',
@@ -41,7 +51,9 @@ describe('the signing-secrets KMS key', () => {
   test('api: kms:GenerateDataKey and kms:Decrypt (rotation, reading the secret) on this key only, under the secrets encryption context', () => {
     const kms = statementsOf(json, 'api').filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
     // The two grants share a resource and a condition, so CDK merges them into one statement.
-    assert.deepEqual(kms, [{ Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Effect: 'Allow', Resource: arn(keyId), Condition: condition }]);
+    assert.deepEqual(kms, [
+      { Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Effect: 'Allow', Resource: arn(keyId), Condition: condition },
+    ]);
   });
 
   test('sender: kms:Decrypt on this key only, under the secrets encryption context; nothing that creates data keys', () => {
@@ -52,15 +64,27 @@ describe('the signing-secrets KMS key', () => {
   test('no other function may use the key, nor any KMS action', () => {
     for (const key of FUNCTION_KEYS.filter((k) => k !== 'api' && k !== 'sender')) {
       assert.equal(allowedActionsOn(json, key, keyId).size, 0, key);
-      assert.deepEqual(statementsOf(json, key).flatMap(actionsOf).filter((a) => a.startsWith('kms:')), [], key);
+      assert.deepEqual(
+        statementsOf(json, key)
+          .flatMap(actionsOf)
+          .filter((a) => a.startsWith('kms:')),
+        [],
+        key,
+      );
     }
   });
 
   test('the api is told the key to seal and open with, the sender the key to open with, nobody else either', () => {
     for (const key of FUNCTION_KEYS) {
-      const vars = (findTopologyResource(json, `function/${key}`).properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      const vars = (
+        findTopologyResource(json, `function/${key}`).properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
       assert.deepEqual(vars.HOOKLINE_SECRETS_SEAL_KEY_ID, key === 'api' ? arn(keyId) : undefined, `${key} seal`);
-      assert.deepEqual(vars.HOOKLINE_SECRETS_OPEN_KEY_ID, key === 'sender' || key === 'api' ? arn(keyId) : undefined, `${key} open`);
+      assert.deepEqual(
+        vars.HOOKLINE_SECRETS_OPEN_KEY_ID,
+        key === 'sender' || key === 'api' ? arn(keyId) : undefined,
+        `${key} open`,
+      );
     }
   });
 });

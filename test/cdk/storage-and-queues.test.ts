@@ -3,7 +3,14 @@ import { describe, test } from 'node:test';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { Capture, Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { EVENT_SOURCES, FUNCTIONS, QUEUES, TABLES, type QueueKey, type TableKey } from '../../lambdas/config/topology.ts';
+import {
+  EVENT_SOURCES,
+  FUNCTIONS,
+  QUEUES,
+  TABLES,
+  type QueueKey,
+  type TableKey,
+} from '../../lambdas/config/topology.ts';
 import { DEFAULT_RETRY_POLICY, RETRY_PRESETS } from '../../lambdas/domain/retry-policy.ts';
 import { HooklineQueues } from '../../lib/constructs/queues.ts';
 import { HooklineStorage } from '../../lib/constructs/storage.ts';
@@ -81,32 +88,49 @@ describe('storage: DynamoDB tables', () => {
     });
   });
 
-  test('routes: keyed on (audience and segment, pattern and subscription), with every audience\'s segment as its one index', () => {
+  test("routes: keyed on (audience and segment, pattern and subscription), with every audience's segment as its one index", () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [
         { AttributeName: 'route', KeyType: 'HASH' },
         { AttributeName: 'entry', KeyType: 'RANGE' },
       ],
       GlobalSecondaryIndexes: Match.exact([
-        Match.objectLike({ IndexName: 'bySegment', KeySchema: [{ AttributeName: 'segment', KeyType: 'HASH' }, { AttributeName: 'entry', KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } }),
+        Match.objectLike({
+          IndexName: 'bySegment',
+          KeySchema: [
+            { AttributeName: 'segment', KeyType: 'HASH' },
+            { AttributeName: 'entry', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        }),
       ]),
       TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
     });
   });
 
-  test('subscriptions: keyed on id, with a tenant\'s listing as its one index (one GSI added by an upgrade, as CloudFormation allows), without the secrets', () => {
+  test("subscriptions: keyed on id, with a tenant's listing as its one index (one GSI added by an upgrade, as CloudFormation allows), without the secrets", () => {
     const { properties } = findTopologyResource(json, 'table/subscriptions');
-    const projected = (properties.GlobalSecondaryIndexes as { Projection: { NonKeyAttributes: string[] } }[])[0]!.Projection.NonKeyAttributes;
+    const projected = (properties.GlobalSecondaryIndexes as { Projection: { NonKeyAttributes: string[] } }[])[0]!
+      .Projection.NonKeyAttributes;
     for (const secret of ['secrets', 'secretExpiry', 'secretsVersion']) assert.ok(!projected.includes(secret), secret);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-      AttributeDefinitions: Match.arrayWith([{ AttributeName: 'tenantId', AttributeType: 'S' }, { AttributeName: 'createdAt', AttributeType: 'S' }]),
+      AttributeDefinitions: Match.arrayWith([
+        { AttributeName: 'tenantId', AttributeType: 'S' },
+        { AttributeName: 'createdAt', AttributeType: 'S' },
+      ]),
       GlobalSecondaryIndexes: Match.exact([
         // What a listing shows, and never the sealed secrets.
         Match.objectLike({
           IndexName: 'byTenant',
-          KeySchema: [{ AttributeName: 'tenantId', KeyType: 'HASH' }, { AttributeName: 'createdAt', KeyType: 'RANGE' }],
-          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: Match.arrayWith(['url', 'eventTypes', 'publicKeys', 'state']) },
+          KeySchema: [
+            { AttributeName: 'tenantId', KeyType: 'HASH' },
+            { AttributeName: 'createdAt', KeyType: 'RANGE' },
+          ],
+          Projection: {
+            ProjectionType: 'INCLUDE',
+            NonKeyAttributes: Match.arrayWith(['url', 'eventTypes', 'publicKeys', 'state']),
+          },
         }),
       ]),
     });
@@ -149,7 +173,9 @@ describe('storage: DynamoDB tables', () => {
     const { stack, storage } = storageTemplate();
     const values = storage.environmentValues();
     for (const key of TABLE_KEYS) {
-      assert.deepEqual(stack.resolve(values[TABLES[key].envVar]), { Ref: stack.getLogicalId(storage.tables[key].node.defaultChild as never) });
+      assert.deepEqual(stack.resolve(values[TABLES[key].envVar]), {
+        Ref: stack.getLogicalId(storage.tables[key].node.defaultChild as never),
+      });
     }
   });
 });
@@ -169,13 +195,19 @@ describe('queues: work queues with their own redrive queues', () => {
   });
 
   test('every queue denies requests that are not over TLS (enforceSSL)', () => {
-    const queueIds = Object.entries(json.Resources).filter(([, r]) => r.Type === 'AWS::SQS::Queue').map(([id]) => id);
+    const queueIds = Object.entries(json.Resources)
+      .filter(([, r]) => r.Type === 'AWS::SQS::Queue')
+      .map(([id]) => id);
     for (const id of queueIds) {
       template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [{ Ref: id }],
         PolicyDocument: {
           Statement: Match.arrayWith([
-            Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 'sqs:*',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
           ]),
         },
       });
@@ -192,34 +224,50 @@ describe('queues: work queues with their own redrive queues', () => {
         VisibilityTimeout: def.visibilityTimeoutSeconds,
         RedrivePolicy: { deadLetterTargetArn: target, maxReceiveCount: def.maxReceiveCount },
       });
-      assert.deepEqual(work.properties.RedrivePolicy, { deadLetterTargetArn: { 'Fn::GetAtt': [redrive.logicalId, 'Arn'] }, maxReceiveCount: def.maxReceiveCount });
+      assert.deepEqual(work.properties.RedrivePolicy, {
+        deadLetterTargetArn: { 'Fn::GetAtt': [redrive.logicalId, 'Arn'] },
+        maxReceiveCount: def.maxReceiveCount,
+      });
       assert.equal(redrive.properties.RedrivePolicy, undefined, 'a redrive queue does not redrive further');
     });
 
     test(`${key}: the redrive queue keeps messages at least as long as the work queue`, () => {
       const work = findTopologyResource(json, `queue/${key}`);
       const redrive = findTopologyResource(json, `redrive/${key}`);
-      assert.ok((redrive.properties.MessageRetentionPeriod as number) >= (work.properties.MessageRetentionPeriod as number));
+      assert.ok(
+        (redrive.properties.MessageRetentionPeriod as number) >= (work.properties.MessageRetentionPeriod as number),
+      );
     });
   }
 
   for (const source of EVENT_SOURCES) {
     test(`${source.queue}: visibility timeout is at least 6x the ${source.function} timeout`, () => {
       const visibility = findTopologyResource(json, `queue/${source.queue}`).properties.VisibilityTimeout as number;
-      assert.ok(visibility >= 6 * FUNCTIONS[source.function].timeoutSeconds, `${visibility} < 6 x ${FUNCTIONS[source.function].timeoutSeconds}`);
+      assert.ok(
+        visibility >= 6 * FUNCTIONS[source.function].timeoutSeconds,
+        `${visibility} < 6 x ${FUNCTIONS[source.function].timeoutSeconds}`,
+      );
     });
   }
 
   test('delivery queue retention outlives the default retry deadline', () => {
     const retention = findTopologyResource(json, 'queue/delivery').properties.MessageRetentionPeriod as number;
-    assert.ok(retention > DEFAULT_RETRY_POLICY.deadlineSeconds, `${retention}s <= ${DEFAULT_RETRY_POLICY.deadlineSeconds}s`);
+    assert.ok(
+      retention > DEFAULT_RETRY_POLICY.deadlineSeconds,
+      `${retention}s <= ${DEFAULT_RETRY_POLICY.deadlineSeconds}s`,
+    );
   });
 
   test('business retries never redrive: every retry preset needs fewer receives than maxReceiveCount', () => {
-    const maxReceiveCount = findTopologyResource(json, 'queue/delivery').properties.RedrivePolicy as { maxReceiveCount: number };
+    const maxReceiveCount = findTopologyResource(json, 'queue/delivery').properties.RedrivePolicy as {
+      maxReceiveCount: number;
+    };
     for (const [name, policy] of Object.entries(RETRY_PRESETS)) {
       const attempts = worstCaseAttempts(policy);
-      assert.ok(attempts < maxReceiveCount.maxReceiveCount, `${name}: ${attempts} attempts >= ${maxReceiveCount.maxReceiveCount}`);
+      assert.ok(
+        attempts < maxReceiveCount.maxReceiveCount,
+        `${name}: ${attempts} attempts >= ${maxReceiveCount.maxReceiveCount}`,
+      );
     }
   });
 

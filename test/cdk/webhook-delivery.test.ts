@@ -23,12 +23,31 @@ describe('retry defaults are validated at synth time', () => {
     ['an unknown field', { retries: 5 }, /not a retry policy field/],
     ['a fractional delay', { initialDelaySeconds: 1.5 }, /whole number/],
     ['a deadline past SQS retention', { deadlineSeconds: 14 * 86_400 }, /between/],
-    ['more attempts than the delivery queue allows receives', { initialDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 1, jitter: 0, deadlineSeconds: 100_000 }, /redrives after 1000 receives/],
-    ['the same, bounded by maxAttempts', { initialDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 1, jitter: 0, deadlineSeconds: 100_000, maxAttempts: 50 }, undefined],
+    [
+      'more attempts than the delivery queue allows receives',
+      { initialDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 1, jitter: 0, deadlineSeconds: 100_000 },
+      /redrives after 1000 receives/,
+    ],
+    [
+      'the same, bounded by maxAttempts',
+      {
+        initialDelaySeconds: 1,
+        multiplier: 1,
+        maxDelaySeconds: 1,
+        jitter: 0,
+        deadlineSeconds: 100_000,
+        maxAttempts: 50,
+      },
+      undefined,
+    ],
   ];
   for (const [name, override, error] of cases) {
     test(name, () => {
-      if (error) assert.throws(() => validateRetryPolicy(override as never), (e: Error) => e instanceof InvalidPropError && error.test(e.message));
+      if (error)
+        assert.throws(
+          () => validateRetryPolicy(override as never),
+          (e: Error) => e instanceof InvalidPropError && error.test(e.message),
+        );
       else assert.ok(validateRetryPolicy(override as never).deadlineSeconds < QUEUES.delivery.retentionSeconds);
     });
   }
@@ -45,12 +64,21 @@ describe('retry defaults are validated at synth time', () => {
   });
 
   test('WebhookDelivery refuses a sender timeout that leaves no time to record the outcome', () => {
-    assert.throws(() => new WebhookDelivery(bareStack(), 'Hooks', { senderTimeout: Duration.seconds(45) }), /senderTimeout/);
-    assert.throws(() => new WebhookDelivery(bareStack(), 'Hooks', { senderTimeout: Duration.millis(500) }), /senderTimeout/);
+    assert.throws(
+      () => new WebhookDelivery(bareStack(), 'Hooks', { senderTimeout: Duration.seconds(45) }),
+      /senderTimeout/,
+    );
+    assert.throws(
+      () => new WebhookDelivery(bareStack(), 'Hooks', { senderTimeout: Duration.millis(500) }),
+      /senderTimeout/,
+    );
   });
 
   test('WebhookDelivery refuses nonsensical retention', () => {
-    assert.throws(() => new WebhookDelivery(bareStack(), 'Hooks', { retention: { deadLetterDays: 0 } }), /retention.deadLetterDays/);
+    assert.throws(
+      () => new WebhookDelivery(bareStack(), 'Hooks', { retention: { deadLetterDays: 0 } }),
+      /retention.deadLetterDays/,
+    );
   });
 });
 
@@ -83,11 +111,21 @@ describe('WebhookDelivery with every prop set', () => {
   const template = Template.fromStack(stack);
   const json = template.toJSON() as TemplateJson;
   const envOf = (key: 'api' | 'ingest' | 'sender' | 'sweeper') =>
-    (findTopologyResource(json, `function/${key}`).properties.Environment as { Variables: Record<string, unknown> }).Variables;
-  const policyOf = (role: iam.Role) => JSON.stringify(resourcesOfType(json, 'AWS::IAM::Policy').filter(([, p]) => JSON.stringify(p.Properties!.Roles).includes(stack.getLogicalId(role.node.defaultChild as iam.CfnRole))));
+    (findTopologyResource(json, `function/${key}`).properties.Environment as { Variables: Record<string, unknown> })
+      .Variables;
+  const policyOf = (role: iam.Role) =>
+    JSON.stringify(
+      resourcesOfType(json, 'AWS::IAM::Policy').filter(([, p]) =>
+        JSON.stringify(p.Properties!.Roles).includes(stack.getLogicalId(role.node.defaultChild as iam.CfnRole)),
+      ),
+    );
 
   test('retryPolicy reaches every function that schedules retries as HOOKLINE_DEFAULT_RETRY_POLICY', () => {
-    for (const key of ['api', 'ingest', 'sender'] as const) assert.deepEqual(JSON.parse(envOf(key).HOOKLINE_DEFAULT_RETRY_POLICY as string), { maxDelaySeconds: 1800, maxAttempts: 6 });
+    for (const key of ['api', 'ingest', 'sender'] as const)
+      assert.deepEqual(JSON.parse(envOf(key).HOOKLINE_DEFAULT_RETRY_POLICY as string), {
+        maxDelaySeconds: 1800,
+        maxAttempts: 6,
+      });
     assert.equal(stack.delivery.retryPolicy.maxAttempts, 6);
   });
 
@@ -97,8 +135,12 @@ describe('WebhookDelivery with every prop set', () => {
   });
 
   test('concurrency caps reach the event source mappings', () => {
-    assert.deepEqual(findTopologyResource(json, 'event-source/delivery').properties.ScalingConfig, { MaximumConcurrency: 50 });
-    assert.deepEqual(findTopologyResource(json, 'event-source/ingest').properties.ScalingConfig, { MaximumConcurrency: 3 });
+    assert.deepEqual(findTopologyResource(json, 'event-source/delivery').properties.ScalingConfig, {
+      MaximumConcurrency: 50,
+    });
+    assert.deepEqual(findTopologyResource(json, 'event-source/ingest').properties.ScalingConfig, {
+      MaximumConcurrency: 3,
+    });
   });
 
   test('logRetention applies to every log group', () => {
@@ -107,26 +149,49 @@ describe('WebhookDelivery with every prop set', () => {
 
   test('DESTROY reaches tables (without deletion protection), buckets, log groups, key and secret', () => {
     template.allResourcesProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: false });
-    for (const type of ['AWS::DynamoDB::Table', 'AWS::S3::Bucket', 'AWS::Logs::LogGroup', 'AWS::KMS::Key', 'AWS::SecretsManager::Secret']) {
+    for (const type of [
+      'AWS::DynamoDB::Table',
+      'AWS::S3::Bucket',
+      'AWS::Logs::LogGroup',
+      'AWS::KMS::Key',
+      'AWS::SecretsManager::Secret',
+    ]) {
       template.allResources(type, { DeletionPolicy: 'Delete' });
     }
   });
 
   test('tracing can be turned off, and then no X-Ray permission is granted', () => {
-    for (const [, fn] of resourcesOfType(json, 'AWS::Lambda::Function')) assert.notDeepEqual(fn.Properties!.TracingConfig, { Mode: 'Active' });
+    for (const [, fn] of resourcesOfType(json, 'AWS::Lambda::Function'))
+      assert.notDeepEqual(fn.Properties!.TracingConfig, { Mode: 'Active' });
     assert.ok(!JSON.stringify(statementsOf(json, 'sender')).includes('xray:'));
   });
 
   test('alarm preset, prefix and email subscription', () => {
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'hooks-WebhookDLQRateHigh', Period: 3600, Threshold: 20 });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'hooks-WebhookDLQRateHigh',
+      Period: 3600,
+      Threshold: 20,
+    });
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
   });
 
   test('archive lifecycle follows retention', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
-      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Transitions: [{ StorageClass: 'GLACIER_IR', TransitionInDays: 60 }], ExpirationInDays: 730 })]) },
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([
+          Match.objectLike({
+            Transitions: [{ StorageClass: 'GLACIER_IR', TransitionInDays: 60 }],
+            ExpirationInDays: 730,
+          }),
+        ]),
+      },
     });
-    assert.deepEqual(stack.delivery.retention, { deliveredDays: DEFAULT_RETENTION.deliveredDays, deadLetterDays: DEFAULT_RETENTION.deadLetterDays, archiveColdAfterDays: 60, archiveExpireAfterDays: 730 });
+    assert.deepEqual(stack.delivery.retention, {
+      deliveredDays: DEFAULT_RETENTION.deliveredDays,
+      deadLetterDays: DEFAULT_RETENTION.deadLetterDays,
+      archiveColdAfterDays: 60,
+      archiveExpireAfterDays: 730,
+    });
   });
 
   test('grantPublish: SendMessage on the ingest queue only', () => {
@@ -134,7 +199,14 @@ describe('WebhookDelivery with every prop set', () => {
     const delivery = findTopologyResource(json, 'queue/delivery').logicalId;
     template.hasResourceProperties('AWS::IAM::Policy', {
       Roles: [{ Ref: stack.getLogicalId(producer.node.defaultChild as iam.CfnRole) }],
-      PolicyDocument: { Statement: [Match.objectLike({ Action: Match.arrayWith(['sqs:SendMessage']), Resource: { 'Fn::GetAtt': [ingest, 'Arn'] } })] },
+      PolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Action: Match.arrayWith(['sqs:SendMessage']),
+            Resource: { 'Fn::GetAtt': [ingest, 'Arn'] },
+          }),
+        ],
+      },
     });
     assert.ok(!policyOf(producer).includes(delivery));
     assert.ok(!policyOf(producer).includes('sqs:ReceiveMessage'));
@@ -158,21 +230,49 @@ describe('WebhookDelivery with every prop set', () => {
     assert.match(p, /lambda:InvokeFunction/);
     assert.ok(p.includes(findTopologyResource(json, 'function/replay').logicalId));
     assert.ok(p.includes(findTopologyResource(json, 'function/archiver').logicalId));
-    for (const other of ['api', 'sender', 'ingest', 'sweeper'] as const) assert.ok(!p.includes(findTopologyResource(json, `function/${other}`).logicalId), other);
+    for (const other of ['api', 'sender', 'ingest', 'sweeper'] as const)
+      assert.ok(!p.includes(findTopologyResource(json, `function/${other}`).logicalId), other);
   });
 
   test('retention longer than the DynamoDB TTL net is refused (rows would vanish unarchived)', () => {
-    assert.throws(() => new WebhookDelivery(bareStack(), 'Hooks', { retention: { deadLetterDays: 200 } }), /retention.deadLetterDays/);
-    assert.throws(() => new WebhookDelivery(bareStack(), 'Hooks', { retention: { deliveredDays: 60 } }), /retention.deliveredDays/);
+    assert.throws(
+      () => new WebhookDelivery(bareStack(), 'Hooks', { retention: { deadLetterDays: 200 } }),
+      /retention.deadLetterDays/,
+    );
+    assert.throws(
+      () => new WebhookDelivery(bareStack(), 'Hooks', { retention: { deliveredDays: 60 } }),
+      /retention.deliveredDays/,
+    );
     assert.ok(new WebhookDelivery(bareStack(), 'Hooks', { retention: { deliveredDays: 53, deadLetterDays: 113 } }));
   });
 
   test('exposes queues, tables, functions and topic', () => {
     const d = stack.delivery;
-    for (const key of ['api', 'authorizer', 'ingest', 'sender', 'sweeper', 'replay', 'archiver', 'notifier'] as const) assert.ok(d.functions[key], key);
-    assert.ok(d.ingestQueue && d.deliveryQueue && d.ingestRedriveQueue && d.deliveryRedriveQueue && d.topic && d.archive.bucket);
-    assert.deepEqual(Object.keys(d.tables).sort(), ['apiKeys', 'archiveBatches', 'attempts', 'deliveries', 'events', 'idempotencyKeys', 'ingestManifests', 'notices', 'portalSessions', 'rateLimits', 'replays', 'routes', 'subscriptions']);
-    assert.ok(allowedActionsOn(json, 'sender', findTopologyResource(json, 'queue/delivery').logicalId).has('sqs:ChangeMessageVisibility'));
+    for (const key of ['api', 'authorizer', 'ingest', 'sender', 'sweeper', 'replay', 'archiver', 'notifier'] as const)
+      assert.ok(d.functions[key], key);
+    assert.ok(
+      d.ingestQueue && d.deliveryQueue && d.ingestRedriveQueue && d.deliveryRedriveQueue && d.topic && d.archive.bucket,
+    );
+    assert.deepEqual(Object.keys(d.tables).sort(), [
+      'apiKeys',
+      'archiveBatches',
+      'attempts',
+      'deliveries',
+      'events',
+      'idempotencyKeys',
+      'ingestManifests',
+      'notices',
+      'portalSessions',
+      'rateLimits',
+      'replays',
+      'routes',
+      'subscriptions',
+    ]);
+    assert.ok(
+      allowedActionsOn(json, 'sender', findTopologyResource(json, 'queue/delivery').logicalId).has(
+        'sqs:ChangeMessageVisibility',
+      ),
+    );
   });
 });
 
@@ -190,9 +290,20 @@ describe('bin context: `-c key=value` settings', () => {
 
   test('command-line strings are parsed into typed props', () => {
     const s = from({
-      stackName: 'HooklineStaging', onCallEmail: 'oncall@example.com', alarmPreset: 'low-volume', dlqAlarmThreshold: '50', dlqAlarmPeriodMinutes: '15',
-      apiAuth: 'iam', senderMaxConcurrency: '40', logRetentionDays: '90', removalPolicy: 'destroy', retryPolicy: '{"maxAttempts":6}', senderTimeoutMs: '8000',
-      tracing: 'false', apiRateLimit: '20', apiType: 'rest',
+      stackName: 'HooklineStaging',
+      onCallEmail: 'oncall@example.com',
+      alarmPreset: 'low-volume',
+      dlqAlarmThreshold: '50',
+      dlqAlarmPeriodMinutes: '15',
+      apiAuth: 'iam',
+      senderMaxConcurrency: '40',
+      logRetentionDays: '90',
+      removalPolicy: 'destroy',
+      retryPolicy: '{"maxAttempts":6}',
+      senderTimeoutMs: '8000',
+      tracing: 'false',
+      apiRateLimit: '20',
+      apiType: 'rest',
     });
     assert.equal(s.stackName, 'HooklineStaging');
     assert.equal(s.delivery.deadLetterAlarm?.preset, 'low-volume');
@@ -210,7 +321,14 @@ describe('bin context: `-c key=value` settings', () => {
   });
 
   const bad: [ContextKey, string][] = [
-    ['alarmPreset', 'noisy'], ['apiAuth', 'basic'], ['apiType', 'websocket'], ['senderMaxConcurrency', 'many'], ['logRetentionDays', '31'], ['removalPolicy', 'snapshot'], ['retryPolicy', '{nope'], ['tracing', 'yes'],
+    ['alarmPreset', 'noisy'],
+    ['apiAuth', 'basic'],
+    ['apiType', 'websocket'],
+    ['senderMaxConcurrency', 'many'],
+    ['logRetentionDays', '31'],
+    ['removalPolicy', 'snapshot'],
+    ['retryPolicy', '{nope'],
+    ['tracing', 'yes'],
   ];
   for (const [key, value] of bad) {
     test(`refuses ${key}=${value}`, () => assert.throws(() => from({ [key]: value }), InvalidPropError));

@@ -29,7 +29,11 @@ describe('HTTP API on the local gateway', () => {
 
   it('answers 404 with the error shape for unknown ids and routes', async () => {
     // A missing resource is not_found; a path no route has is route_not_found (the API's surface, not a resource).
-    for (const [path, code] of [['/v1/subscriptions/sub_doesnotexist', 'not_found'], ['/v1/deliveries/dlv_doesnotexist', 'not_found'], ['/v1/nothing-here', 'route_not_found']] as const) {
+    for (const [path, code] of [
+      ['/v1/subscriptions/sub_doesnotexist', 'not_found'],
+      ['/v1/deliveries/dlv_doesnotexist', 'not_found'],
+      ['/v1/nothing-here', 'route_not_found'],
+    ] as const) {
       const res = await stack.api.get(path);
       assert.equal(res.status, 404, path);
       assert.equal(res.body.error.code, code, path);
@@ -39,7 +43,10 @@ describe('HTTP API on the local gateway', () => {
   });
 
   it('creates a subscription with defaults and a whsec_ secret, and reads it back without the secret', async () => {
-    const created = await stack.api.post('/v1/subscriptions', { url: `${stack.receiver.url}/s`, description: 'orders' });
+    const created = await stack.api.post('/v1/subscriptions', {
+      url: `${stack.receiver.url}/s`,
+      description: 'orders',
+    });
     assert.equal(created.status, 201);
     assert.match(created.body.id, /^sub_/);
     assert.match(created.body.secret, /^whsec_[A-Za-z0-9+/]+=*$/);
@@ -59,7 +66,11 @@ describe('HTTP API on the local gateway', () => {
       ['/v1/events', { type: 'a.b', payload: {}, id: 'x'.repeat(129) }, /^id:/],
       ['/v1/events', { type: 'a.b', payload: 'x'.repeat(300 * 1024) }, /^body: must be at most 262144 bytes/],
       ['/v1/subscriptions', { url: 'ftp://example.com/x' }, /^url: .*scheme/],
-      ['/v1/subscriptions', { url: 'http://127.0.0.1/x', retryPolicy: { initialDelaySeconds: 0 } }, /^retryPolicy\.initialDelaySeconds:/],
+      [
+        '/v1/subscriptions',
+        { url: 'http://127.0.0.1/x', retryPolicy: { initialDelaySeconds: 0 } },
+        /^retryPolicy\.initialDelaySeconds:/,
+      ],
     ];
     const subscriptionsBefore = (await stack.api.get('/v1/subscriptions?limit=100')).body.items.length;
     for (const [path, body, message] of cases) {
@@ -75,7 +86,8 @@ describe('HTTP API on the local gateway', () => {
     stack.receiver.script('/paged', [], { status: 200 });
     const sub = await stack.subscribe('/paged', { eventTypes: ['paged.test'] });
     const ids: string[] = [];
-    for (let i = 0; i < 7; i++) ids.push(await stack.deliveryIdOf((await stack.publish('paged.test', { i })).eventId, sub.id));
+    for (let i = 0; i < 7; i++)
+      ids.push(await stack.deliveryIdOf((await stack.publish('paged.test', { i })).eventId, sub.id));
     await waitFor('all delivered', async () => {
       const res = await stack.api.get(`/v1/deliveries?subscriptionId=${sub.id}&state=delivered&limit=100`);
       return res.body.items.length === 7;
@@ -84,7 +96,9 @@ describe('HTTP API on the local gateway', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res: any = await stack.api.get(`/v1/deliveries?subscriptionId=${sub.id}&limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      const res: any = await stack.api.get(
+        `/v1/deliveries?subscriptionId=${sub.id}&limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       assert.equal(res.status, 200);
       assert.ok(res.body.items.length <= 3);
       seen.push(...res.body.items.map((d: any) => d.id));
@@ -101,7 +115,7 @@ describe('HTTP API on the local gateway', () => {
     assert.equal(badState.status, 400);
   });
 
-  it('keeps a paused subscription\'s events: stored, not sent, sent after resume', async () => {
+  it("keeps a paused subscription's events: stored, not sent, sent after resume", async () => {
     stack.receiver.script('/paused', [], { status: 200 });
     const sub = await stack.subscribe('/paused', { eventTypes: ['paused.test'] });
     const paused = await stack.api.post(`/v1/subscriptions/${sub.id}/pause`);

@@ -29,7 +29,12 @@ describe('a deleted subscription is archived with the rest once its retention ha
     // An active subscription is never archived, whatever its age.
     const active = await stack.subscribe('/active', { eventTypes: ['arch.active'] });
 
-    const deps = buildDeps('archiver', stack.runtime.env, { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 }, ALL_FACTORIES);
+    const deps = buildDeps(
+      'archiver',
+      stack.runtime.env,
+      { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 },
+      ALL_FACTORIES,
+    );
     const report = await runArchive(deps, { budget: { deadlineMs: Date.now() + 60_000 } });
     assert.equal(report.kind, 'done');
     assert.equal(report.archived, 2, 'its deliveries went first');
@@ -38,10 +43,14 @@ describe('a deleted subscription is archived with the rest once its retention ha
     assert.equal((await stack.api.get(`/v1/subscriptions/${gone.id}`)).status, 404);
     assert.equal((await stack.api.get(`/v1/subscriptions/${active.id}`)).status, 200);
     const s3 = stack.runtime.clients.s3;
-    const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKETS.archive.localName, Prefix: SUBSCRIPTION_ARCHIVE_PREFIX }));
+    const listed = await s3.send(
+      new ListObjectsV2Command({ Bucket: BUCKETS.archive.localName, Prefix: SUBSCRIPTION_ARCHIVE_PREFIX }),
+    );
     const key = listed.Contents!.map((o) => o.Key!).find((k) => k.endsWith(`/${gone.id}.json.gz`));
     assert.ok(key, `an object for ${gone.id} among ${listed.Contents!.map((o) => o.Key).join(', ')}`);
-    const body = await (await s3.send(new GetObjectCommand({ Bucket: BUCKETS.archive.localName, Key: key }))).Body!.transformToByteArray();
+    const body = await (
+      await s3.send(new GetObjectCommand({ Bucket: BUCKETS.archive.localName, Key: key }))
+    ).Body!.transformToByteArray();
     const archived = JSON.parse(gunzipSync(body).toString('utf8'));
     assert.equal(archived.subscription.id, gone.id);
     assert.equal(archived.subscription.state, 'deleted');

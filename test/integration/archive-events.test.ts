@@ -18,7 +18,11 @@ import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 const DAY_S = 86_400;
 const N = 12;
 /** Delivered rows are archivable at once; dead letters only when a run is given 0 days too. */
-const ENV = { HOOKLINE_RETENTION_DELIVERED_DAYS: '0', HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '0', HOOKLINE_ARCHIVE_BATCH_SIZE: '10' };
+const ENV = {
+  HOOKLINE_RETENTION_DELIVERED_DAYS: '0',
+  HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '0',
+  HOOKLINE_ARCHIVE_BATCH_SIZE: '10',
+};
 const KEEP_DEAD_LETTERS = { HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '90' };
 /** The retention the api and the sender run with (ENV). */
 const RETENTION = { ...DEFAULT_RETENTION, deliveredDays: 0, deadLetterDays: 0 };
@@ -27,16 +31,27 @@ describe('events under the archiver', () => {
   let stack: LocalStack;
   const subs: Record<string, string> = {};
   /** Event ids by group: `solo` goes to one subscription; `sharedA` and `sharedB` each to one that succeeds and to one that dead-letters. */
-  const groups: Record<'solo' | 'sharedA' | 'sharedB', { eventId: string; deliveryIds: string[] }[]> = { solo: [], sharedA: [], sharedB: [] };
+  const groups: Record<'solo' | 'sharedA' | 'sharedB', { eventId: string; deliveryIds: string[] }[]> = {
+    solo: [],
+    sharedA: [],
+    sharedB: [],
+  };
   const bodies = new Map<string, string>();
   /** Each event's TTL (epoch seconds) once its deliveries were terminal. */
   const ttls = new Map<string, number>();
 
   const archiverDeps = (env: Record<string, string> = {}): FunctionDeps<'archiver'> =>
-    buildDeps('archiver', { ...stack.runtime.env, ...env }, { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 }, ALL_FACTORIES);
+    buildDeps(
+      'archiver',
+      { ...stack.runtime.env, ...env },
+      { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 },
+      ALL_FACTORIES,
+    );
   const budget = () => ({ deadlineMs: Date.now() + 60_000 });
   const eventKey = (eventId: string) => ({ TableName: stack.runtime.env.EVENTS_TABLE!, Key: { id: { S: eventId } } });
-  const row = async (eventId: string) => (await stack.runtime.clients.dynamodb.send(new GetItemCommand({ ...eventKey(eventId), ConsistentRead: true }))).Item;
+  const row = async (eventId: string) =>
+    (await stack.runtime.clients.dynamodb.send(new GetItemCommand({ ...eventKey(eventId), ConsistentRead: true })))
+      .Item;
   const expiresAt = async (eventId: string) => Number((await row(eventId))?.expiresAt?.N);
   const allEvents = () => Object.values(groups).flat();
   const bySub = new Map<string, string>();
@@ -49,7 +64,9 @@ describe('events under the archiver', () => {
     subs.okB = (await stack.subscribe('/ev-ok-b', { eventTypes: ['ev.sharedB'] })).id;
     subs.dl = (await stack.subscribe('/ev-dl', { eventTypes: ['ev.sharedA', 'ev.sharedB'] })).id;
     for (const group of ['solo', 'sharedA', 'sharedB'] as const) {
-      groups[group] = await Promise.all(Array.from({ length: N }, (_, i) => stack.publish(`ev.${group}`, { group, i, price: 1.0, name: 'Zoë 🎉' })));
+      groups[group] = await Promise.all(
+        Array.from({ length: N }, (_, i) => stack.publish(`ev.${group}`, { group, i, price: 1.0, name: 'Zoë 🎉' })),
+      );
     }
     for (const p of allEvents()) {
       for (const id of p.deliveryIds) {
@@ -71,12 +88,19 @@ describe('events under the archiver', () => {
       const createdAt = (await row(p.eventId))!.createdAt!.S!;
       // The api has HOOKLINE_RETENTION_DELIVERED_DAYS (0 here): 0 + 30 days from publication.
       assert.equal(ttls.get(p.eventId), eventTtlFor(Date.parse(createdAt), RETENTION));
-      assert.equal(ttls.get(p.eventId), Math.floor(Date.parse(createdAt) / 1000) + RETENTION.ttlSafetyMarginDays * DAY_S);
+      assert.equal(
+        ttls.get(p.eventId),
+        Math.floor(Date.parse(createdAt) / 1000) + RETENTION.ttlSafetyMarginDays * DAY_S,
+      );
     }
     for (const p of [...groups.sharedA, ...groups.sharedB]) {
       const dl = await stack.delivery(deliveryOf(p, subs.dl!));
       assert.equal(dl.state, 'failed');
-      assert.equal(ttls.get(p.eventId), deadLetterEventTtl(Date.parse(dl.updatedAt), RETENTION), `${p.eventId}: the dead letter's retention plus the margin`);
+      assert.equal(
+        ttls.get(p.eventId),
+        deadLetterEventTtl(Date.parse(dl.updatedAt), RETENTION),
+        `${p.eventId}: the dead letter's retention plus the margin`,
+      );
     }
   });
 
@@ -86,7 +110,8 @@ describe('events under the archiver', () => {
     assert.equal(report.kind, 'done');
     assert.equal(report.archived, 3 * N, 'every delivered delivery');
     assert.equal('eventsDeleted' in report, false);
-    for (const p of allEvents()) assert.equal(await expiresAt(p.eventId), ttls.get(p.eventId), `${p.eventId} still there, its TTL unchanged`);
+    for (const p of allEvents())
+      assert.equal(await expiresAt(p.eventId), ttls.get(p.eventId), `${p.eventId} still there, its TTL unchanged`);
 
     const p = groups.sharedB[0]!;
     const dl = deliveryOf(p, subs.dl!);
@@ -95,15 +120,25 @@ describe('events under the archiver', () => {
     assert.equal((await stack.api.post(`/v1/deliveries/${dl}/replay`)).status, 202);
     await stack.waitForState(dl, ['delivered']);
     const sent = stack.receiver.requests.filter((r) => r.path === '/ev-dl' && r.answeredWith === 200);
-    assert.deepEqual(sent.map((r) => r.body), [bodies.get(p.eventId)]);
+    assert.deepEqual(
+      sent.map((r) => r.body),
+      [bodies.get(p.eventId)],
+    );
     stack.receiver.script('/ev-dl', [], { status: 422, body: 'nope' });
   });
 
   it('a restore extends the events it finds to the hold plus the margin, so the restored deliveries keep their bodies', async () => {
     // sharedB[0]'s TTL moved since: its dead letter was replayed, and a replay extends it too.
-    const before = new Map(await Promise.all(groups.sharedB.map(async (p) => [p.eventId, await expiresAt(p.eventId)] as const)));
+    const before = new Map(
+      await Promise.all(groups.sharedB.map(async (p) => [p.eventId, await expiresAt(p.eventId)] as const)),
+    );
     const day = new Date().toISOString().slice(0, 10);
-    const report: any = await stack.runtime.invoke('archiver', { action: 'restore', from: day, to: day, subscriptionId: subs.ok });
+    const report: any = await stack.runtime.invoke('archiver', {
+      action: 'restore',
+      from: day,
+      to: day,
+      subscriptionId: subs.ok,
+    });
     assert.equal(report.restored, 2 * N, 'solo and sharedA; sharedB went to another subscription');
     const held = Math.floor(Date.parse(report.until) / 1000) + DEFAULT_RETENTION.ttlSafetyMarginDays * DAY_S;
 
@@ -115,19 +150,28 @@ describe('events under the archiver', () => {
       assert.ok(item.bodyZ?.B instanceof Uint8Array, 'still compressed');
       assert.equal((await stack.delivery(deliveryOf(p, subs.ok!))).body, bodies.get(p.eventId));
     }
-    for (const p of groups.sharedB) assert.equal(await expiresAt(p.eventId), before.get(p.eventId), `${p.eventId} untouched`);
+    for (const p of groups.sharedB)
+      assert.equal(await expiresAt(p.eventId), before.get(p.eventId), `${p.eventId} untouched`);
   });
 
   it('a restore puts back, compressed, an event its TTL took; archiving the dead letters too deletes no event', async () => {
     stack.receiver.script('/ev-ttl', [], { status: 200 });
     const sub = (await stack.subscribe('/ev-ttl', { eventTypes: ['ev.ttl'] })).id;
-    const published = await Promise.all(Array.from({ length: 5 }, (_, i) => stack.publish('ev.ttl', { i, name: 'Zoë 🎉' })));
+    const published = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => stack.publish('ev.ttl', { i, name: 'Zoë 🎉' })),
+    );
     const ids = published.flatMap((p) => p.deliveryIds);
-    const sent = new Map((await Promise.all(ids.map((id) => stack.waitForState(id, ['delivered'])))).map((d) => [d.id, d.body]));
+    const sent = new Map(
+      (await Promise.all(ids.map((id) => stack.waitForState(id, ['delivered'])))).map((d) => [d.id, d.body]),
+    );
 
     const archived = await runArchive(archiverDeps(), { budget: budget() });
     assert.equal(archived.kind, 'done');
-    assert.equal(archived.archived, 5 + 2 * N, 'the new deliveries, and the dead letters of both shared groups (one of them replayed and delivered since)');
+    assert.equal(
+      archived.archived,
+      5 + 2 * N,
+      'the new deliveries, and the dead letters of both shared groups (one of them replayed and delivered since)',
+    );
     for (const p of [...allEvents(), ...published]) assert.ok(await row(p.eventId), `${p.eventId} still there`);
 
     // What DynamoDB TTL does once the events' time has passed.
@@ -143,6 +187,7 @@ describe('events under the archiver', () => {
       assert.equal(Number(item.expiresAt!.N), held);
       assert.equal(item.restored, undefined);
     }
-    for (const id of ids) assert.equal((await stack.delivery(id)).body, sent.get(id), `${id} is back with its exact body`);
+    for (const id of ids)
+      assert.equal((await stack.delivery(id)).body, sent.get(id), `${id} is back with its exact body`);
   });
 });

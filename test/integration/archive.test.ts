@@ -12,7 +12,11 @@ import { ALL_FACTORIES } from '#adapters/deps/all-factories.ts';
 const BATCH = 50;
 const DAY_MS = 86_400_000;
 /** Retention 0 days: everything terminal is archivable at once, so the test needs no clock travel to archive. */
-const ENV = { HOOKLINE_RETENTION_DELIVERED_DAYS: '0', HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '0', HOOKLINE_ARCHIVE_BATCH_SIZE: String(BATCH) };
+const ENV = {
+  HOOKLINE_RETENTION_DELIVERED_DAYS: '0',
+  HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '0',
+  HOOKLINE_ARCHIVE_BATCH_SIZE: String(BATCH),
+};
 
 describe('archive to S3 and restore', () => {
   let stack: LocalStack;
@@ -22,17 +26,34 @@ describe('archive to S3 and restore', () => {
   const bySub = new Map<string, string[]>();
 
   const archiverDeps = (env: Record<string, string> = {}) =>
-    buildDeps('archiver', { ...stack.runtime.env, ...env }, { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 }, ALL_FACTORIES);
+    buildDeps(
+      'archiver',
+      { ...stack.runtime.env, ...env },
+      { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 },
+      ALL_FACTORIES,
+    );
   const budget = () => ({ deadlineMs: Date.now() + 60_000 });
   const status = async (id: string) => (await stack.api.get(`/v1/deliveries/${id}`)).status;
   const attemptRows = async (id: string) =>
-    (await stack.runtime.clients.dynamodb.send(new QueryCommand({ TableName: stack.runtime.env.ATTEMPTS_TABLE!, KeyConditionExpression: 'deliveryId = :d', ExpressionAttributeValues: { ':d': { S: id } } }))).Count;
+    (
+      await stack.runtime.clients.dynamodb.send(
+        new QueryCommand({
+          TableName: stack.runtime.env.ATTEMPTS_TABLE!,
+          KeyConditionExpression: 'deliveryId = :d',
+          ExpressionAttributeValues: { ':d': { S: id } },
+        }),
+      )
+    ).Count;
 
   before(async () => {
     stack = await startLocalStack({ env: ENV });
     deps = archiverDeps();
     stack.receiver.script('/arch-bad', [], { status: 422, body: 'nope' });
-    stack.receiver.script('/arch-retry', Array.from({ length: 10 }, () => ({ status: 500 })), { status: 200 });
+    stack.receiver.script(
+      '/arch-retry',
+      Array.from({ length: 10 }, () => ({ status: 500 })),
+      { status: 200 },
+    );
     const subs = {
       ok: await stack.subscribe('/arch-ok', { eventTypes: ['arch.ok'] }),
       bad: await stack.subscribe('/arch-bad', { eventTypes: ['arch.bad'] }),
@@ -41,7 +62,8 @@ describe('archive to S3 and restore', () => {
     };
     await stack.api.post(`/v1/subscriptions/${subs.paused.id}/pause`);
     const publish = async (type: string, n: number) => {
-      for (let i = 0; i < n; i += 20) await Promise.all(Array.from({ length: Math.min(20, n - i) }, (_, j) => stack.publish(type, { i: i + j })));
+      for (let i = 0; i < n; i += 20)
+        await Promise.all(Array.from({ length: Math.min(20, n - i) }, (_, j) => stack.publish(type, { i: i + j })));
     };
     await publish('arch.ok', 120);
     await publish('arch.bad', 60);
@@ -50,13 +72,17 @@ describe('archive to S3 and restore', () => {
       const ids: string[] = [];
       let cursor: string | null = null;
       do {
-        const page: any = (await stack.api.get(`/v1/deliveries?subscriptionId=${sub.id}&limit=100${cursor ? `&cursor=${cursor}` : ''}`)).body;
+        const page: any = (
+          await stack.api.get(`/v1/deliveries?subscriptionId=${sub.id}&limit=100${cursor ? `&cursor=${cursor}` : ''}`)
+        ).body;
         ids.push(...page.items.map((d: any) => d.id));
         cursor = page.nextCursor;
       } while (cursor);
       bySub.set(sub.id, ids);
       if (name === 'paused') pendingIds.push(...ids);
-      else for (const id of ids) terminal.set(id, await stack.waitForState(id, name === 'bad' ? ['failed'] : ['delivered'], 30_000));
+      else
+        for (const id of ids)
+          terminal.set(id, await stack.waitForState(id, name === 'bad' ? ['failed'] : ['delivered'], 30_000));
     }
     assert.equal(terminal.size, 190);
     assert.equal(pendingIds.length, 120);
@@ -64,15 +90,28 @@ describe('archive to S3 and restore', () => {
   after(() => stack.stop());
 
   it('archives nothing younger than the retention (default 30 and 90 days), and never a live delivery', async () => {
-    const report = await runArchive(archiverDeps({ HOOKLINE_RETENTION_DELIVERED_DAYS: '30', HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '90' }), { budget: budget() });
-    assert.deepEqual(report, { kind: 'done', objects: 0, archived: 0, kept: 0, dropped: 0, resumed: 0, subscriptions: 0 });
+    const report = await runArchive(
+      archiverDeps({ HOOKLINE_RETENTION_DELIVERED_DAYS: '30', HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '90' }),
+      { budget: budget() },
+    );
+    assert.deepEqual(report, {
+      kind: 'done',
+      objects: 0,
+      archived: 0,
+      kept: 0,
+      dropped: 0,
+      resumed: 0,
+      subscriptions: 0,
+    });
     assert.equal((await readArchive(stack.runtime.clients.s3)).length, 0);
   });
 
   it('archive: batched gzip NDJSON objects partitioned by day and subscription, every record exactly once, with attempts and body; then the rows are gone', async (t) => {
     const report: any = await stack.runtime.invoke('archiver', { action: 'archive' });
     const objects = await readArchive(stack.runtime.clients.s3);
-    t.diagnostic(`archive run: ${JSON.stringify(report)}; ${objects.length} objects, ${objects.map((o) => `${o.records.length} records/${o.bytes} B`).join(', ')}`);
+    t.diagnostic(
+      `archive run: ${JSON.stringify(report)}; ${objects.length} objects, ${objects.map((o) => `${o.records.length} records/${o.bytes} B`).join(', ')}`,
+    );
     assert.equal(report.kind, 'done');
     assert.equal(report.archived, 190);
     assert.equal(report.objects, objects.length);
@@ -80,7 +119,10 @@ describe('archive to S3 and restore', () => {
     const counts = idCounts(objects);
     assert.equal(counts.size, 190);
     assert.deepEqual([...counts.keys()].sort(), [...terminal.keys()].sort());
-    assert.ok([...counts.values()].every((n) => n === 1), 'every record exactly once');
+    assert.ok(
+      [...counts.values()].every((n) => n === 1),
+      'every record exactly once',
+    );
     for (const o of objects) {
       const m = OBJECT_KEY.exec(o.key);
       assert.ok(m, o.key);
@@ -92,26 +134,45 @@ describe('archive to S3 and restore', () => {
     }
     // Many records per object, not one per delivery: per day and subscription, ceil(n / batch) objects.
     const expectedObjects = new Map<string, number>();
-    for (const d of terminal.values()) expectedObjects.set(`${d.createdAt.slice(0, 10)} ${d.subscriptionId}`, (expectedObjects.get(`${d.createdAt.slice(0, 10)} ${d.subscriptionId}`) ?? 0) + 1);
-    assert.equal(objects.length, [...expectedObjects.values()].reduce((sum, n) => sum + Math.ceil(n / BATCH), 0));
+    for (const d of terminal.values())
+      expectedObjects.set(
+        `${d.createdAt.slice(0, 10)} ${d.subscriptionId}`,
+        (expectedObjects.get(`${d.createdAt.slice(0, 10)} ${d.subscriptionId}`) ?? 0) + 1,
+      );
+    assert.equal(
+      objects.length,
+      [...expectedObjects.values()].reduce((sum, n) => sum + Math.ceil(n / BATCH), 0),
+    );
 
     for (const o of objects) {
       for (const r of o.records) {
         const before = terminal.get(r.delivery.id);
         assert.equal(r.delivery.state, before.state);
         assert.equal(r.event?.body, before.body, 'the exact body sent');
-        assert.deepEqual(r.attempts.map((a) => [a.seq, a.status]), before.attemptLog.map((a: any) => [a.seq, a.status]));
+        assert.deepEqual(
+          r.attempts.map((a) => [a.seq, a.status]),
+          before.attemptLog.map((a: any) => [a.seq, a.status]),
+        );
       }
     }
     const retried = [...terminal.values()].filter((d) => d.attemptLog.length === 2);
     assert.equal(retried.length, 10);
 
     const statuses = await Promise.all([...terminal.keys()].map(status));
-    assert.ok(statuses.every((s) => s === 404), 'archived rows are gone from DynamoDB');
-    for (const id of [...terminal.keys()].slice(0, 20)) assert.equal(await attemptRows(id), 0, `attempts of ${id} deleted`);
+    assert.ok(
+      statuses.every((s) => s === 404),
+      'archived rows are gone from DynamoDB',
+    );
+    for (const id of [...terminal.keys()].slice(0, 20))
+      assert.equal(await attemptRows(id), 0, `attempts of ${id} deleted`);
     const pending = await Promise.all(pendingIds.map(status));
-    assert.ok(pending.every((s) => s === 200), 'live deliveries are never archived');
-    const manifests = await stack.runtime.clients.dynamodb.send(new ScanCommand({ TableName: stack.runtime.env.ARCHIVE_BATCHES_TABLE! }));
+    assert.ok(
+      pending.every((s) => s === 200),
+      'live deliveries are never archived',
+    );
+    const manifests = await stack.runtime.clients.dynamodb.send(
+      new ScanCommand({ TableName: stack.runtime.env.ARCHIVE_BATCHES_TABLE! }),
+    );
     assert.equal(manifests.Count, 0, 'no unfinished batch left');
 
     const again = await runArchive(deps, { budget: budget() });
@@ -121,17 +182,40 @@ describe('archive to S3 and restore', () => {
 
   it('restore brings a range back (attempts and body included), put-if-absent, and the archiver does not archive it twice', async () => {
     const days = [...new Set([...terminal.values()].map((d) => d.createdAt.slice(0, 10)))].sort();
-    const report: any = await stack.runtime.invoke('archiver', { action: 'restore', from: days[0], to: days[days.length - 1] });
+    const report: any = await stack.runtime.invoke('archiver', {
+      action: 'restore',
+      from: days[0],
+      to: days[days.length - 1],
+    });
     assert.deepEqual([report.records, report.restored, report.present], [190, 190, 0]);
     for (const [id, before] of terminal) {
       const d = (await stack.api.get(`/v1/deliveries/${id}`)).body;
-      for (const field of ['state', 'attempts', 'lastStatus', 'lastError', 'body', 'createdAt', 'updatedAt', 'eventId', 'subscriptionId']) assert.deepEqual(d[field], before[field], `${id} ${field}`);
+      for (const field of [
+        'state',
+        'attempts',
+        'lastStatus',
+        'lastError',
+        'body',
+        'createdAt',
+        'updatedAt',
+        'eventId',
+        'subscriptionId',
+      ])
+        assert.deepEqual(d[field], before[field], `${id} ${field}`);
       assert.deepEqual(d.attemptLog, before.attemptLog);
     }
     const bad = [...bySub.keys()][1]!;
-    assert.equal((await stack.api.get(`/v1/dead-letters?subscriptionId=${bad}&limit=100`)).body.items.length, 60, 'restored dead letters are listed again');
+    assert.equal(
+      (await stack.api.get(`/v1/dead-letters?subscriptionId=${bad}&limit=100`)).body.items.length,
+      60,
+      'restored dead letters are listed again',
+    );
 
-    const twice: any = await stack.runtime.invoke('archiver', { action: 'restore', from: days[0], to: days[days.length - 1] });
+    const twice: any = await stack.runtime.invoke('archiver', {
+      action: 'restore',
+      from: days[0],
+      to: days[days.length - 1],
+    });
     assert.deepEqual([twice.restored, twice.present], [0, 190], 'a second restore changes nothing');
 
     const held = await runArchive(deps, { budget: budget() });
@@ -139,28 +223,52 @@ describe('archive to S3 and restore', () => {
 
     // Eight days later (past the 7-day hold): dropped again, without writing a second copy.
     const objectsBefore = await readArchive(stack.runtime.clients.s3);
-    const later = await runArchive({ ...deps, clock: { ...systemClock, now: () => Date.now() + 8 * DAY_MS } }, { budget: { deadlineMs: Date.now() + 8 * DAY_MS + 60_000 } });
+    const later = await runArchive(
+      { ...deps, clock: { ...systemClock, now: () => Date.now() + 8 * DAY_MS } },
+      { budget: { deadlineMs: Date.now() + 8 * DAY_MS + 60_000 } },
+    );
     assert.deepEqual([later.objects, later.dropped], [0, 190]);
     assert.ok((await Promise.all([...terminal.keys()].map(status))).every((s) => s === 404));
     const objectsAfter = await readArchive(stack.runtime.clients.s3);
-    assert.deepEqual(objectsAfter.map((o) => o.key), objectsBefore.map((o) => o.key));
-    assert.ok([...idCounts(objectsAfter).values()].every((n) => n === 1), 'still exactly once');
+    assert.deepEqual(
+      objectsAfter.map((o) => o.key),
+      objectsBefore.map((o) => o.key),
+    );
+    assert.ok(
+      [...idCounts(objectsAfter).values()].every((n) => n === 1),
+      'still exactly once',
+    );
   });
 
   it('a restored delivery that is replayed is archived again as a new version; a restore then takes the newest', async () => {
     const days = [...new Set([...terminal.values()].map((d) => d.createdAt.slice(0, 10)))].sort();
     const bad = [...bySub.keys()][1]!;
-    await stack.runtime.invoke('archiver', { action: 'restore', from: days[0], to: days[days.length - 1], subscriptionId: bad });
+    await stack.runtime.invoke('archiver', {
+      action: 'restore',
+      from: days[0],
+      to: days[days.length - 1],
+      subscriptionId: bad,
+    });
     const id = bySub.get(bad)![0]!;
     stack.receiver.script('/arch-bad', [], { status: 200 });
     assert.equal((await stack.api.post(`/v1/deliveries/${id}/replay`)).status, 202);
     const replayed = await stack.waitForState(id, ['delivered']);
     const report = await runArchive(deps, { budget: budget() });
     assert.equal(report.objects, 1, 'only the changed row is archived; the unchanged restored rows are held');
-    const versions = (await readArchive(stack.runtime.clients.s3)).flatMap((o) => o.records).filter((r) => r.delivery.id === id);
+    const versions = (await readArchive(stack.runtime.clients.s3))
+      .flatMap((o) => o.records)
+      .filter((r) => r.delivery.id === id);
     assert.deepEqual(versions.map((r) => r.delivery.state).sort(), ['delivered', 'failed']);
-    await runArchive({ ...deps, clock: { ...systemClock, now: () => Date.now() + 8 * DAY_MS } }, { budget: { deadlineMs: Date.now() + 8 * DAY_MS + 60_000 } });
-    await stack.runtime.invoke('archiver', { action: 'restore', from: days[0], to: days[days.length - 1], subscriptionId: bad });
+    await runArchive(
+      { ...deps, clock: { ...systemClock, now: () => Date.now() + 8 * DAY_MS } },
+      { budget: { deadlineMs: Date.now() + 8 * DAY_MS + 60_000 } },
+    );
+    await stack.runtime.invoke('archiver', {
+      action: 'restore',
+      from: days[0],
+      to: days[days.length - 1],
+      subscriptionId: bad,
+    });
     const restored = (await stack.api.get(`/v1/deliveries/${id}`)).body;
     assert.equal(restored.state, 'delivered');
     assert.equal(restored.updatedAt, replayed.updatedAt);
@@ -171,18 +279,29 @@ describe('archive to S3 and restore', () => {
     stack.receiver.script('/arch-crash', [], { status: 200 });
     await stack.subscribe('/arch-crash', { eventTypes: ['arch.crash'] });
     const ids: string[] = [];
-    for (let i = 0; i < 120; i += 20) ids.push(...(await Promise.all(Array.from({ length: 20 }, (_, j) => stack.publish('arch.crash', { i: i + j })))).flatMap((p) => p.deliveryIds));
+    for (let i = 0; i < 120; i += 20)
+      ids.push(
+        ...(await Promise.all(Array.from({ length: 20 }, (_, j) => stack.publish('arch.crash', { i: i + j })))).flatMap(
+          (p) => p.deliveryIds,
+        ),
+      );
     await Promise.all(ids.map((id) => stack.waitForState(id, ['delivered'])));
     const small = { ...deps, archivePolicy: { ...deps.archivePolicy, batchSize: 10 } };
 
     /** `deps` whose `port.method` dies on its `nth` call, before or after doing its work: a process killed there. */
-    const crashAt = <K extends 'manifests' | 'archive' | 'recovery'>(port: K, method: string, nth: number, when: 'before' | 'after'): FunctionDeps<'archiver'> => {
+    const crashAt = <K extends 'manifests' | 'archive' | 'recovery'>(
+      port: K,
+      method: string,
+      nth: number,
+      when: 'before' | 'after',
+    ): FunctionDeps<'archiver'> => {
       let calls = 0;
       const target = small[port] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
       const wrapped = new Proxy(target, {
         get: (obj, prop) => {
           const value = obj[prop as string];
-          if (prop !== method || typeof value !== 'function') return typeof value === 'function' ? value.bind(obj) : value;
+          if (prop !== method || typeof value !== 'function')
+            return typeof value === 'function' ? value.bind(obj) : value;
           return async (...args: unknown[]) => {
             const crash = ++calls === nth;
             if (crash && when === 'before') throw new Error(`simulated crash before ${port}.${method}`);
@@ -206,14 +325,25 @@ describe('archive to S3 and restore', () => {
       const counts = idCounts(await readArchive(stack.runtime.clients.s3));
       const dup = ids.filter((id) => (counts.get(id) ?? 0) > 1);
       assert.deepEqual(dup, [], `no duplicate after a crash ${label}`);
-      t.diagnostic(`crash ${label}: ${ids.filter((id) => counts.has(id)).length} of ${ids.length} in the archive so far`);
+      t.diagnostic(
+        `crash ${label}: ${ids.filter((id) => counts.has(id)).length} of ${ids.length} in the archive so far`,
+      );
     }
     const final = await runArchive(small, { budget: budget() });
     assert.equal(final.kind, 'done');
     const counts = idCounts(await readArchive(stack.runtime.clients.s3));
-    assert.deepEqual(ids.filter((id) => counts.get(id) !== 1), [], 'every delivery archived exactly once');
-    assert.ok((await Promise.all(ids.map(status))).every((s) => s === 404), 'and every row deleted');
-    const manifests = await stack.runtime.clients.dynamodb.send(new ScanCommand({ TableName: stack.runtime.env.ARCHIVE_BATCHES_TABLE! }));
+    assert.deepEqual(
+      ids.filter((id) => counts.get(id) !== 1),
+      [],
+      'every delivery archived exactly once',
+    );
+    assert.ok(
+      (await Promise.all(ids.map(status))).every((s) => s === 404),
+      'and every row deleted',
+    );
+    const manifests = await stack.runtime.clients.dynamodb.send(
+      new ScanCommand({ TableName: stack.runtime.env.ARCHIVE_BATCHES_TABLE! }),
+    );
     assert.equal(manifests.Count, 0);
   });
 });

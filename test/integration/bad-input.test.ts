@@ -39,7 +39,12 @@ const sub = (url: string, extra: Record<string, unknown> = {}) => ({ url, eventT
 const event = (extra: Record<string, unknown>) => ({ type: 'bad.input', payload: {}, ...extra });
 /** An event body around payload text written by hand (numbers and keys JSON.stringify could not produce). */
 const rawEvent = (payload: string) => `{"type":"bad.input","payload":${payload}}`;
-const replay = (extra: Record<string, unknown>) => ({ createdFrom: '2024-01-01', createdTo: '2024-01-02', dryRun: true, ...extra });
+const replay = (extra: Record<string, unknown>) => ({
+  createdFrom: '2024-01-01',
+  createdTo: '2024-01-02',
+  dryRun: true,
+  ...extra,
+});
 const arrays = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 const objects = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 /** Longer than DynamoDB allows a key (2048 bytes). */
@@ -47,20 +52,58 @@ const HUGE_ID = 'x'.repeat(3000);
 
 function hostileCases(subscriptionId: string): HostileCase[] {
   const bad = (name: string, path: string, body: unknown, method = 'POST', field?: string): HostileCase => ({
-    name, method, path, body, status: 400, code: 'invalid_request', ...(field ? { field } : {}),
+    name,
+    method,
+    path,
+    body,
+    status: 400,
+    code: 'invalid_request',
+    ...(field ? { field } : {}),
   });
   const badSub = (name: string, body: unknown, field?: string) => bad(name, '/v1/subscriptions', body, 'POST', field);
   const badTarget = (name: string, url: string) => badSub(`subscription target: ${name}`, sub(url), 'url');
   const badEvent = (name: string, body: unknown, field?: string) => bad(name, '/v1/events', body, 'POST', field);
-  const badPause = (name: string, body: unknown, field?: string) => bad(`pause: ${name}`, `/v1/subscriptions/${subscriptionId}/pause`, body, 'POST', field);
-  const badReplay = (name: string, body: unknown, field?: string) => bad(`bulk replay: ${name}`, '/v1/replays', body, 'POST', field);
+  const badPause = (name: string, body: unknown, field?: string) =>
+    bad(`pause: ${name}`, `/v1/subscriptions/${subscriptionId}/pause`, body, 'POST', field);
+  const badReplay = (name: string, body: unknown, field?: string) =>
+    bad(`bulk replay: ${name}`, '/v1/replays', body, 'POST', field);
   const badQuery = (name: string, path: string, field?: string) => bad(name, path, undefined, 'GET', field);
-  const wrongMethod = (name: string, path: string, body: unknown, method: string): HostileCase => ({ name, method, path, body, status: 405, code: 'method_not_allowed' });
-  const notFound = (name: string, path: string, method = 'GET'): HostileCase => ({ name, method, path, status: 404, code: 'not_found' });
+  const wrongMethod = (name: string, path: string, body: unknown, method: string): HostileCase => ({
+    name,
+    method,
+    path,
+    body,
+    status: 405,
+    code: 'method_not_allowed',
+  });
+  const notFound = (name: string, path: string, method = 'GET'): HostileCase => ({
+    name,
+    method,
+    path,
+    status: 404,
+    code: 'not_found',
+  });
   // A path no route has is the API's surface, never a missing resource.
-  const noRoute = (name: string, path: string, method = 'GET'): HostileCase => ({ name, method, path, status: 404, code: 'route_not_found' });
-  const unauthorized = (name: string, authorization: string | null, method = 'POST', path = '/v1/events'): HostileCase => ({
-    name, method, path, body: method === 'GET' ? undefined : event({}), authorization, status: 401, code: 'unauthorized',
+  const noRoute = (name: string, path: string, method = 'GET'): HostileCase => ({
+    name,
+    method,
+    path,
+    status: 404,
+    code: 'route_not_found',
+  });
+  const unauthorized = (
+    name: string,
+    authorization: string | null,
+    method = 'POST',
+    path = '/v1/events',
+  ): HostileCase => ({
+    name,
+    method,
+    path,
+    body: method === 'GET' ? undefined : event({}),
+    authorization,
+    status: 401,
+    code: 'unauthorized',
   });
   return [
     unauthorized('no Authorization header', null),
@@ -117,10 +160,21 @@ function hostileCases(subscriptionId: string): HostileCase[] {
     badEvent('event id of 3000 characters', event({ id: HUGE_ID }), 'id'),
     badEvent('payload over 256 KiB', event({ payload: 'x'.repeat(300 * 1024) }), 'body'),
     badEvent('payload over 256 KiB in UTF-8 bytes, not characters', event({ payload: 'é'.repeat(140 * 1024) }), 'body'),
-    { name: 'body over 1 MiB (gateway limit)', method: 'POST', path: '/v1/events', body: event({ payload: 'x'.repeat(1100 * 1024) }), status: 413, code: 'payload_too_large' },
+    {
+      name: 'body over 1 MiB (gateway limit)',
+      method: 'POST',
+      path: '/v1/events',
+      body: event({ payload: 'x'.repeat(1100 * 1024) }),
+      status: 413,
+      code: 'payload_too_large',
+    },
 
     // Payloads JSON.parse would silently rewrite, or choke on.
-    badEvent('a payload number JSON.parse turns into Infinity', rawEvent('{"items":[{},{},{},{"price":1e400}]}'), 'payload.items[3].price'),
+    badEvent(
+      'a payload number JSON.parse turns into Infinity',
+      rawEvent('{"items":[{},{},{},{"price":1e400}]}'),
+      'payload.items[3].price',
+    ),
     badEvent('a payload number that becomes -Infinity', rawEvent('-1e400'), 'payload'),
     badEvent('a payload integer beyond 2^53', rawEvent('{"id":9007199254740993}'), 'payload.id'),
     badEvent('a payload integer below -2^53', rawEvent('[-9007199254740993]'), 'payload[0]'),
@@ -134,8 +188,16 @@ function hostileCases(subscriptionId: string): HostileCase[] {
     badEvent('a payload nested 65 deep', rawEvent(arrays(65)), `payload${'[0]'.repeat(64)}`),
     badEvent('a payload of arrays nested 5000 deep', rawEvent(arrays(5000)), `payload${'[0]'.repeat(64)}`),
     badEvent('a payload of objects nested 5000 deep', rawEvent(objects(5000)), `payload${'.a'.repeat(64)}`),
-    badEvent('a payload nested 100 000 deep', rawEvent(`${'['.repeat(100_000)}${']'.repeat(100_000)}`), `payload${'[0]'.repeat(64)}`),
-    badEvent('an unknown field nested 5000 deep', `{"type":"bad.input","payload":1,"junk":${arrays(5000)}}`, `junk${'[0]'.repeat(64)}`),
+    badEvent(
+      'a payload nested 100 000 deep',
+      rawEvent(`${'['.repeat(100_000)}${']'.repeat(100_000)}`),
+      `payload${'[0]'.repeat(64)}`,
+    ),
+    badEvent(
+      'an unknown field nested 5000 deep',
+      `{"type":"bad.input","payload":1,"junk":${arrays(5000)}}`,
+      `junk${'[0]'.repeat(64)}`,
+    ),
     badEvent('NaN in the payload', rawEvent('NaN'), 'body'),
     badEvent('Infinity in the payload', rawEvent('Infinity'), 'body'),
     badEvent('a leading zero in the payload', rawEvent('012'), 'body'),
@@ -154,10 +216,18 @@ function hostileCases(subscriptionId: string): HostileCase[] {
     badSub('url is an object', sub({ href: PUBLIC_TARGET } as unknown as string), 'url'),
     badSub('url is null', sub(null as unknown as string), 'url'),
     badSub('url is a boolean', sub(true as unknown as string), 'url'),
-    badSub('url given twice', `{"url":"${PUBLIC_TARGET}","url":"https://203.0.113.11/x","eventTypes":["${NEVER_PUBLISHED}"]}`, 'url'),
+    badSub(
+      'url given twice',
+      `{"url":"${PUBLIC_TARGET}","url":"https://203.0.113.11/x","eventTypes":["${NEVER_PUBLISHED}"]}`,
+      'url',
+    ),
     badSub('an unknown subscription field', sub(PUBLIC_TARGET, { secret: 'whsec_mine' }), 'secret'),
     badSub('a subscription body that is an array', [sub(PUBLIC_TARGET)], 'body'),
-    badSub('a subscription body nested 5000 deep', `{"url":"${PUBLIC_TARGET}","retryPolicy":${objects(5000)}}`, `retryPolicy${'.a'.repeat(64)}`),
+    badSub(
+      'a subscription body nested 5000 deep',
+      `{"url":"${PUBLIC_TARGET}","retryPolicy":${objects(5000)}}`,
+      `retryPolicy${'.a'.repeat(64)}`,
+    ),
     badSub('a subscription body over 64 KiB', sub(PUBLIC_TARGET, { description: 'd'.repeat(70 * 1024) }), 'body'),
     badTarget('not a URL', 'not a url'),
     badTarget('ftp scheme', 'ftp://203.0.113.10/x'),
@@ -193,21 +263,61 @@ function hostileCases(subscriptionId: string): HostileCase[] {
     badSub('eventTypes an object', sub(PUBLIC_TARGET, { eventTypes: { 0: 'a.b' } }), 'eventTypes'),
     badSub('eventTypes null', sub(PUBLIC_TARGET, { eventTypes: null }), 'eventTypes'),
     badSub('eventTypes nested arrays', sub(PUBLIC_TARGET, { eventTypes: [['a.b']] }), 'eventTypes'),
-    badSub('eventTypes of 101 entries', sub(PUBLIC_TARGET, { eventTypes: Array.from({ length: 101 }, (_, i) => `t.${i}`) }), 'eventTypes'),
-    badSub('eventTypes of 20 000 entries', sub(PUBLIC_TARGET, { eventTypes: Array.from({ length: 20_000 }, (_, i) => `type.${i}`) }), 'body'),
+    badSub(
+      'eventTypes of 101 entries',
+      sub(PUBLIC_TARGET, { eventTypes: Array.from({ length: 101 }, (_, i) => `t.${i}`) }),
+      'eventTypes',
+    ),
+    badSub(
+      'eventTypes of 20 000 entries',
+      sub(PUBLIC_TARGET, { eventTypes: Array.from({ length: 20_000 }, (_, i) => `type.${i}`) }),
+      'body',
+    ),
     badSub('eventTypes with a bad pattern', sub(PUBLIC_TARGET, { eventTypes: ['a..b', '**'] }), 'eventTypes'),
     badSub('eventTypes with a number', sub(PUBLIC_TARGET, { eventTypes: [7] }), 'eventTypes'),
     badSub('eventTypes with a control character', sub(PUBLIC_TARGET, { eventTypes: ['a.\u0000'] }), 'eventTypes'),
-    badSub('retryPolicy with an unknown field', sub(PUBLIC_TARGET, { retryPolicy: { retries: 3 } }), 'retryPolicy.retries'),
-    badSub('retryPolicy with a negative delay', sub(PUBLIC_TARGET, { retryPolicy: { initialDelaySeconds: -1 } }), 'retryPolicy.initialDelaySeconds'),
+    badSub(
+      'retryPolicy with an unknown field',
+      sub(PUBLIC_TARGET, { retryPolicy: { retries: 3 } }),
+      'retryPolicy.retries',
+    ),
+    badSub(
+      'retryPolicy with a negative delay',
+      sub(PUBLIC_TARGET, { retryPolicy: { initialDelaySeconds: -1 } }),
+      'retryPolicy.initialDelaySeconds',
+    ),
     badSub('retryPolicy as a string', sub(PUBLIC_TARGET, { retryPolicy: 'fast' }), 'retryPolicy'),
     badSub('retryPolicy as an array', sub(PUBLIC_TARGET, { retryPolicy: [1, 2] }), 'retryPolicy'),
-    badSub('retryPolicy delay as a string', sub(PUBLIC_TARGET, { retryPolicy: { initialDelaySeconds: '10' } }), 'retryPolicy.initialDelaySeconds'),
-    badSub('retryPolicy jitter as an array', sub(PUBLIC_TARGET, { retryPolicy: { jitter: [0.1] } }), 'retryPolicy.jitter'),
-    badSub('retryPolicy maxAttempts as a fraction', sub(PUBLIC_TARGET, { retryPolicy: { maxAttempts: 1.5 } }), 'retryPolicy.maxAttempts'),
-    badSub('retryPolicy multiplier 1e400', `{"url":"${PUBLIC_TARGET}","retryPolicy":{"multiplier":1e400}}`, 'retryPolicy.multiplier'),
-    badSub('retryPolicy deadline beyond 2^53', `{"url":"${PUBLIC_TARGET}","retryPolicy":{"deadlineSeconds":9007199254740993}}`, 'retryPolicy.deadlineSeconds'),
-    badSub('retryPolicy field given twice', `{"url":"${PUBLIC_TARGET}","retryPolicy":{"jitter":0,"jitter":0.5}}`, 'retryPolicy.jitter'),
+    badSub(
+      'retryPolicy delay as a string',
+      sub(PUBLIC_TARGET, { retryPolicy: { initialDelaySeconds: '10' } }),
+      'retryPolicy.initialDelaySeconds',
+    ),
+    badSub(
+      'retryPolicy jitter as an array',
+      sub(PUBLIC_TARGET, { retryPolicy: { jitter: [0.1] } }),
+      'retryPolicy.jitter',
+    ),
+    badSub(
+      'retryPolicy maxAttempts as a fraction',
+      sub(PUBLIC_TARGET, { retryPolicy: { maxAttempts: 1.5 } }),
+      'retryPolicy.maxAttempts',
+    ),
+    badSub(
+      'retryPolicy multiplier 1e400',
+      `{"url":"${PUBLIC_TARGET}","retryPolicy":{"multiplier":1e400}}`,
+      'retryPolicy.multiplier',
+    ),
+    badSub(
+      'retryPolicy deadline beyond 2^53',
+      `{"url":"${PUBLIC_TARGET}","retryPolicy":{"deadlineSeconds":9007199254740993}}`,
+      'retryPolicy.deadlineSeconds',
+    ),
+    badSub(
+      'retryPolicy field given twice',
+      `{"url":"${PUBLIC_TARGET}","retryPolicy":{"jitter":0,"jitter":0.5}}`,
+      'retryPolicy.jitter',
+    ),
     badSub('description of 2000 characters', sub(PUBLIC_TARGET, { description: 'd'.repeat(2000) }), 'description'),
     badSub('description is a number', sub(PUBLIC_TARGET, { description: 5 }), 'description'),
     badSub('description is an array', sub(PUBLIC_TARGET, { description: ['billing'] }), 'description'),
@@ -236,7 +346,11 @@ function hostileCases(subscriptionId: string): HostileCase[] {
     badReplay('createdTo on 29 February of a common year', replay({ createdTo: '2023-02-29T00:00:00Z' }), 'createdTo'),
     badReplay('createdTo at hour 24', replay({ createdTo: '2024-01-02T24:00:00Z' }), 'createdTo'),
     badReplay('createdTo without a zone', replay({ createdTo: '2024-01-02T10:00:00' }), 'createdTo'),
-    badReplay('createdTo before createdFrom', replay({ createdFrom: '2024-02-01', createdTo: '2024-01-01' }), 'createdTo'),
+    badReplay(
+      'createdTo before createdFrom',
+      replay({ createdFrom: '2024-02-01', createdTo: '2024-01-01' }),
+      'createdTo',
+    ),
     badReplay('states is a string', replay({ states: STATE.failed }), 'states'),
     badReplay('states is empty', replay({ states: [] }), 'states'),
     badReplay('states with a live state', replay({ states: [STATE.pending] }), 'states'),
@@ -249,13 +363,21 @@ function hostileCases(subscriptionId: string): HostileCase[] {
     badReplay('dryRun is a string', replay({ dryRun: 'true' }), 'dryRun'),
     badReplay('windowSeconds is a string', replay({ windowSeconds: '60' }), 'windowSeconds'),
     badReplay('windowSeconds is negative', replay({ windowSeconds: -1 }), 'windowSeconds'),
-    badReplay('windowSeconds 1e400', '{"createdFrom":"2024-01-01","createdTo":"2024-01-02","windowSeconds":1e400}', 'windowSeconds'),
+    badReplay(
+      'windowSeconds 1e400',
+      '{"createdFrom":"2024-01-01","createdTo":"2024-01-02","windowSeconds":1e400}',
+      'windowSeconds',
+    ),
     badReplay('operator is a number', replay({ operator: 7 }), 'operator'),
     badReplay('operator with a newline', replay({ operator: 'alice\nX-Injected: 1' }), 'operator'),
     badReplay('an unknown field', replay({ force: true }), 'force'),
     badReplay('a JSON array', '[]', 'body'),
     badReplay('a body over 16 KiB', replay({ operator: 'o'.repeat(17 * 1024) }), 'body'),
-    badReplay('createdFrom given twice', '{"createdFrom":"2024-01-01","createdFrom":"2020-01-01","createdTo":"2024-01-02"}', 'createdFrom'),
+    badReplay(
+      'createdFrom given twice',
+      '{"createdFrom":"2024-01-01","createdFrom":"2020-01-01","createdTo":"2024-01-02"}',
+      'createdFrom',
+    ),
 
     bad('tenant key: a malformed percent-escape', '/v1/tenants/%E0%A4%A/keys', undefined, 'POST', 'tenantId'),
     bad('tenant key: a lone percent sign', '/v1/tenants/acme%/keys', undefined, 'POST', 'tenantId'),
@@ -288,11 +410,27 @@ function hostileCases(subscriptionId: string): HostileCase[] {
     badQuery('cursor with bad characters', '/v1/dead-letters?cursor=!!!', 'cursor'),
     badQuery('cursor that is not base64 JSON', '/v1/dead-letters?cursor=AAAA', 'cursor'),
     badQuery('cursor that is a JSON array', `/v1/dead-letters?cursor=${b64([1, 2])}`, 'cursor'),
-    badQuery('cursor with nested objects', `/v1/subscriptions?cursor=${b64({ id: { nested: { deep: 1 } } })}`, 'cursor'),
-    badQuery('cursor forged with the wrong key for the table', `/v1/subscriptions?cursor=${b64({ notTheKey: 'x' })}`, 'cursor'),
-    badQuery('cursor forged with the wrong key for the index', `/v1/deliveries?subscriptionId=${subscriptionId}&cursor=${b64({ id: 'dlv_x' })}`, 'cursor'),
+    badQuery(
+      'cursor with nested objects',
+      `/v1/subscriptions?cursor=${b64({ id: { nested: { deep: 1 } } })}`,
+      'cursor',
+    ),
+    badQuery(
+      'cursor forged with the wrong key for the table',
+      `/v1/subscriptions?cursor=${b64({ notTheKey: 'x' })}`,
+      'cursor',
+    ),
+    badQuery(
+      'cursor forged with the wrong key for the index',
+      `/v1/deliveries?subscriptionId=${subscriptionId}&cursor=${b64({ id: 'dlv_x' })}`,
+      'cursor',
+    ),
     badQuery('cursor of 3000 characters', `/v1/dead-letters?cursor=${'A'.repeat(3000)}`, 'cursor'),
-    badQuery('cursor of base64 JSON nested deep', `/v1/subscriptions?cursor=${Buffer.from(arrays(500)).toString('base64url')}`, 'cursor'),
+    badQuery(
+      'cursor of base64 JSON nested deep',
+      `/v1/subscriptions?cursor=${Buffer.from(arrays(500)).toString('base64url')}`,
+      'cursor',
+    ),
     badQuery('limit 0', '/v1/dead-letters?limit=0', 'limit'),
     badQuery('limit 1000', '/v1/dead-letters?limit=1000', 'limit'),
     badQuery('limit not a number', '/v1/dead-letters?limit=ten', 'limit'),
@@ -307,14 +445,34 @@ function hostileCases(subscriptionId: string): HostileCase[] {
     badQuery('malformed subscriptionId', '/v1/deliveries?subscriptionId=%27%20OR%201%3D1', 'subscriptionId'),
     badQuery('subscriptionId of 3000 characters', `/v1/deliveries?subscriptionId=sub_${HUGE_ID}`, 'subscriptionId'),
     badQuery('subscriptionId with a NUL', '/v1/deliveries?subscriptionId=sub_a%00', 'subscriptionId'),
-    badQuery('subscriptionId with a malformed percent-escape', '/v1/deliveries?subscriptionId=sub_%E0%A4%A', 'subscriptionId'),
-    badQuery('subscriptionId as a bracketed array', `/v1/deliveries?subscriptionId[]=${subscriptionId}`, 'subscriptionId'),
+    badQuery(
+      'subscriptionId with a malformed percent-escape',
+      '/v1/deliveries?subscriptionId=sub_%E0%A4%A',
+      'subscriptionId',
+    ),
+    badQuery(
+      'subscriptionId as a bracketed array',
+      `/v1/deliveries?subscriptionId[]=${subscriptionId}`,
+      'subscriptionId',
+    ),
     badQuery('dead letters of a delivery id', '/v1/dead-letters?subscriptionId=dlv_x', 'subscriptionId'),
     badQuery('tenantId filter with an encoded slash', '/v1/subscriptions?tenantId=..%2Fother', 'tenantId'),
-    badQuery('subscriptionId repeated', `/v1/deliveries?subscriptionId=${subscriptionId}&subscriptionId=sub_other`, 'subscriptionId'),
-    badQuery('subscriptionId repeated on dead letters', `/v1/dead-letters?subscriptionId=${subscriptionId}&subscriptionId=sub_other`, 'subscriptionId'),
+    badQuery(
+      'subscriptionId repeated',
+      `/v1/deliveries?subscriptionId=${subscriptionId}&subscriptionId=sub_other`,
+      'subscriptionId',
+    ),
+    badQuery(
+      'subscriptionId repeated on dead letters',
+      `/v1/dead-letters?subscriptionId=${subscriptionId}&subscriptionId=sub_other`,
+      'subscriptionId',
+    ),
     badQuery('limit repeated', '/v1/dead-letters?limit=5&limit=6', 'limit'),
-    badQuery('state repeated', `/v1/deliveries?subscriptionId=${subscriptionId}&state=${STATE.failed}&state=${STATE.expired}`, 'state'),
+    badQuery(
+      'state repeated',
+      `/v1/deliveries?subscriptionId=${subscriptionId}&state=${STATE.failed}&state=${STATE.expired}`,
+      'state',
+    ),
     badQuery('cursor repeated', '/v1/subscriptions?cursor=a&cursor=b', 'cursor'),
     badQuery('tenantId repeated', '/v1/subscriptions?tenantId=acme&tenantId=globex', 'tenantId'),
 
@@ -325,12 +483,42 @@ function hostileCases(subscriptionId: string): HostileCase[] {
     wrongMethod('DELETE on events', '/v1/events', undefined, 'DELETE'),
     wrongMethod('PUT on a subscription', `/v1/subscriptions/${subscriptionId}`, { state: 'disabled' }, 'PUT'),
     // PATCH may not change the state (pause, resume and delete have their own routes).
-    bad('PATCH of a subscription\'s state', `/v1/subscriptions/${subscriptionId}`, { state: 'disabled' }, 'PATCH', 'state'),
-    bad('PATCH of a subscription\'s secrets', `/v1/subscriptions/${subscriptionId}`, { secrets: [] }, 'PATCH', 'secrets'),
+    bad(
+      "PATCH of a subscription's state",
+      `/v1/subscriptions/${subscriptionId}`,
+      { state: 'disabled' },
+      'PATCH',
+      'state',
+    ),
+    bad(
+      "PATCH of a subscription's secrets",
+      `/v1/subscriptions/${subscriptionId}`,
+      { secrets: [] },
+      'PATCH',
+      'secrets',
+    ),
     bad('PATCH with an empty body object', `/v1/subscriptions/${subscriptionId}`, {}, 'PATCH', 'body'),
-    bad('PATCH with a header Hookline sets', `/v1/subscriptions/${subscriptionId}`, { headers: { 'Webhook-Signature': 'v1,forged' } }, 'PATCH', 'headers.Webhook-Signature'),
-    bad('rotate-secret with a secret that is not whsec_', `/v1/subscriptions/${subscriptionId}/rotate-secret`, { secret: 'hunter2' }, 'POST', 'secret'),
-    bad('rotate-secret with an overlap of a year', `/v1/subscriptions/${subscriptionId}/rotate-secret`, { overlapSeconds: 31_536_000 }, 'POST', 'overlapSeconds'),
+    bad(
+      'PATCH with a header Hookline sets',
+      `/v1/subscriptions/${subscriptionId}`,
+      { headers: { 'Webhook-Signature': 'v1,forged' } },
+      'PATCH',
+      'headers.Webhook-Signature',
+    ),
+    bad(
+      'rotate-secret with a secret that is not whsec_',
+      `/v1/subscriptions/${subscriptionId}/rotate-secret`,
+      { secret: 'hunter2' },
+      'POST',
+      'secret',
+    ),
+    bad(
+      'rotate-secret with an overlap of a year',
+      `/v1/subscriptions/${subscriptionId}/rotate-secret`,
+      { overlapSeconds: 31_536_000 },
+      'POST',
+      'overlapSeconds',
+    ),
     wrongMethod('GET on pause', `/v1/subscriptions/${subscriptionId}/pause`, undefined, 'GET'),
     wrongMethod('PUT on replays', '/v1/replays', replay({}), 'PUT'),
     wrongMethod('PUT on tenant keys', '/v1/tenants/acme/keys', undefined, 'PUT'),
@@ -380,7 +568,11 @@ describe('bad input: hostile requests get a clear 4xx and store nothing', () => 
       assert.ok(res.body.error.message.length > 0);
       assert.equal(res.body.error.code, real.code);
       assert.deepEqual(Object.keys(res.body), ['error']);
-      if (real.field) assert.ok(res.body.error.message.startsWith(`${real.field}:`) || res.body.error.message.startsWith(`${real.field} `), `names ${real.field}: ${res.body.error.message.slice(0, 300)}`);
+      if (real.field)
+        assert.ok(
+          res.body.error.message.startsWith(`${real.field}:`) || res.body.error.message.startsWith(`${real.field} `),
+          `names ${real.field}: ${res.body.error.message.slice(0, 300)}`,
+        );
       assert.deepEqual(await countTables(stack.runtime), before, 'nothing stored');
     });
   }
@@ -396,15 +588,24 @@ describe('bad input: hostile requests get a clear 4xx and store nothing', () => 
 
   it('keeps serving: health, a good subscription and a good publish work afterwards', async () => {
     assert.equal((await stack.api.get('/health')).status, 200);
-    const created = await send({ path: '/v1/subscriptions', body: sub(PUBLIC_TARGET, { description: 'after the storm' }) });
+    const created = await send({
+      path: '/v1/subscriptions',
+      body: sub(PUBLIC_TARGET, { description: 'after the storm' }),
+    });
     assert.equal(created.status, 201);
     const got = await stack.api.get(`/v1/subscriptions/${created.body.id}`);
     assert.equal(got.status, 200);
     assert.equal(got.body.description, 'after the storm');
-    const published = await send({ path: '/v1/events', body: { id: 'bad-input-after', type: 'bad-input.other', payload: { ok: true } } });
+    const published = await send({
+      path: '/v1/events',
+      body: { id: 'bad-input-after', type: 'bad-input.other', payload: { ok: true } },
+    });
     assert.equal(published.status, 202);
     assert.deepEqual(published.body.deliveryIds, []);
     const counts = await countTables(stack.runtime);
-    assert.deepEqual({ subscriptions: counts.subscriptions, deliveries: counts.deliveries, attempts: counts.attempts }, { subscriptions: 2, deliveries: 0, attempts: 0 });
+    assert.deepEqual(
+      { subscriptions: counts.subscriptions, deliveries: counts.deliveries, attempts: counts.attempts },
+      { subscriptions: 2, deliveries: 0, attempts: 0 },
+    );
   });
 });

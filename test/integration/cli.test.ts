@@ -22,7 +22,13 @@ function hookline(args: readonly string[], env: Record<string, string> = {}): Pr
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [join(ROOT, 'cli/hookline.mjs'), ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', HOOKLINE_DATA_DIR: dataDir, HOOKLINE_CLI_POLL_MS: '200', ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        HOOKLINE_DATA_DIR: dataDir,
+        HOOKLINE_CLI_POLL_MS: '200',
+        ...env,
+      },
     });
     let stdout = '';
     let stderr = '';
@@ -42,7 +48,12 @@ describe('the hookline CLI against the local runtime', () => {
   before(async () => {
     stack = await startLocalStack({
       dataDir,
-      env: { HOOKLINE_RETENTION_DELIVERED_DAYS: '0', HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '0', HOOKLINE_ARCHIVE_BATCH_SIZE: '2', HOOKLINE_REPLAY_WINDOW_SECONDS: '1' },
+      env: {
+        HOOKLINE_RETENTION_DELIVERED_DAYS: '0',
+        HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '0',
+        HOOKLINE_ARCHIVE_BATCH_SIZE: '2',
+        HOOKLINE_REPLAY_WINDOW_SECONDS: '1',
+      },
     });
   });
   after(async () => {
@@ -51,17 +62,61 @@ describe('the hookline CLI against the local runtime', () => {
   });
 
   it('--help works on every command and subcommand; usage errors exit 2', async () => {
-    const paths = [[], ['subscriptions'], ['subscriptions', 'list'], ['subscriptions', 'create'], ['subscriptions', 'pause'], ['subscriptions', 'resume'], ['dead-letters', 'list'], ['deliveries', 'show'], ['replay'], ['replay-bulk'], ['replays', 'list'], ['replays', 'show'], ['archive', 'run'], ['restore'], ['tenants', 'create-key'], ['publish'], ['env'], ['subscriptions', 'get'], ['subscriptions', 'update'], ['subscriptions', 'delete'], ['subscriptions', 'rotate-secret'], ['subscriptions', 'test'], ['deliveries', 'list'], ['events'], ['events', 'list'], ['events', 'show'], ['completion'], ['portal-link']];
+    const paths = [
+      [],
+      ['subscriptions'],
+      ['subscriptions', 'list'],
+      ['subscriptions', 'create'],
+      ['subscriptions', 'pause'],
+      ['subscriptions', 'resume'],
+      ['dead-letters', 'list'],
+      ['deliveries', 'show'],
+      ['replay'],
+      ['replay-bulk'],
+      ['replays', 'list'],
+      ['replays', 'show'],
+      ['archive', 'run'],
+      ['restore'],
+      ['tenants', 'create-key'],
+      ['publish'],
+      ['env'],
+      ['subscriptions', 'get'],
+      ['subscriptions', 'update'],
+      ['subscriptions', 'delete'],
+      ['subscriptions', 'rotate-secret'],
+      ['subscriptions', 'test'],
+      ['deliveries', 'list'],
+      ['events'],
+      ['events', 'list'],
+      ['events', 'show'],
+      ['completion'],
+      ['portal-link'],
+    ];
     const runs = await Promise.all(paths.map((p) => hookline([...p, '--help'])));
     for (const [i, run] of runs.entries()) {
       assert.equal(run.code, 0, `${paths[i]!.join(' ')} --help`);
       assert.match(run.stdout, new RegExp(`Usage: hookline${paths[i]!.length ? ` ${paths[i]!.join(' ')}` : ''} `));
     }
     assert.match(runs[0]!.stdout, /Exit codes: 0 ok/);
-    for (const variable of ['HOOKLINE_DATA_DIR', 'HOOKLINE_API_URL', 'HOOKLINE_ADMIN_KEY', 'HOOKLINE_INGEST_QUEUE_URL', 'HOOKLINE_SQS_ENDPOINT', 'HOOKLINE_LAMBDA_TOKEN', 'HOOKLINE_STACK', 'AWS_REGION']) {
+    for (const variable of [
+      'HOOKLINE_DATA_DIR',
+      'HOOKLINE_API_URL',
+      'HOOKLINE_ADMIN_KEY',
+      'HOOKLINE_INGEST_QUEUE_URL',
+      'HOOKLINE_SQS_ENDPOINT',
+      'HOOKLINE_LAMBDA_TOKEN',
+      'HOOKLINE_STACK',
+      'AWS_REGION',
+    ]) {
       assert.ok(runs[0]!.stdout.includes(variable), `--help names ${variable}`);
     }
-    for (const args of [['replay-bulk', '--to', '2024-01-01'], ['subscriptions', 'list', '--limit', '0'], ['no-such-command'], ['replay'], ['replay-bulk', '--from', 'a', '--to', 'b', '--window', '-3']]) {
+    for (const args of [
+      ['replay-bulk', '--to', '2024-01-01'],
+      ['subscriptions', 'list', '--limit', '0'],
+      ['no-such-command'],
+      ['replay'],
+      ['replay-bulk', '--from', 'a', '--to', 'b', '--window', '-3'],
+    ]) {
       const run = await hookline(args);
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
     }
@@ -69,7 +124,17 @@ describe('the hookline CLI against the local runtime', () => {
 
   it('subscriptions create, list, pause and resume (human and --json output)', async () => {
     stack.receiver.script('/cli', [], { status: 422 });
-    const created = await hookline(['--json', 'subscriptions', 'create', '--url', `${stack.receiver.url}/cli`, '--event-types', 'cli.test,cli.other', '--tenant', 'cli-tenant']);
+    const created = await hookline([
+      '--json',
+      'subscriptions',
+      'create',
+      '--url',
+      `${stack.receiver.url}/cli`,
+      '--event-types',
+      'cli.test,cli.other',
+      '--tenant',
+      'cli-tenant',
+    ]);
     assert.equal(created.code, 0, created.stderr);
     const sub = created.json();
     subId = sub.id;
@@ -90,12 +155,19 @@ describe('the hookline CLI against the local runtime', () => {
   });
 
   it('dead-letters list, deliveries show, replay (exit 3 for an unknown id, 4 for a pending one)', async () => {
-    for (let i = 0; i < 6; i++) failedIds.push(...(await stack.publish('cli.test', { i }, undefined, { tenantId: 'cli-tenant' })).deliveryIds);
+    for (let i = 0; i < 6; i++)
+      failedIds.push(...(await stack.publish('cli.test', { i }, undefined, { tenantId: 'cli-tenant' })).deliveryIds);
     await Promise.all(failedIds.map((id) => stack.waitForState(id, ['failed'])));
 
     const dl = await hookline(['--json', 'dead-letters', 'list', '--subscription', subId, '--limit', '4', '--all']);
     assert.equal(dl.code, 0);
-    assert.deepEqual(dl.json().items.map((d: any) => d.id).sort(), [...failedIds].sort());
+    assert.deepEqual(
+      dl
+        .json()
+        .items.map((d: any) => d.id)
+        .sort(),
+      [...failedIds].sort(),
+    );
     const dlHuman = await hookline(['dead-letters', 'list', '--subscription', subId, '--limit', '2']);
     assert.match(dlHuman.stdout, /more: --cursor \S+, or --all/);
 
@@ -115,10 +187,16 @@ describe('the hookline CLI against the local runtime', () => {
     assert.equal(unknown.code, 3);
     assert.match(unknown.stderr, /delivery dlv_unknown0000000000000000 does not exist/);
     const unknownJson = await hookline(['--json', 'replay', 'dlv_unknown0000000000000000']);
-    assert.deepEqual(unknownJson.json().error, { status: 404, code: 'not_found', message: 'delivery dlv_unknown0000000000000000 does not exist', exitCode: 3 });
+    assert.deepEqual(unknownJson.json().error, {
+      status: 404,
+      code: 'not_found',
+      message: 'delivery dlv_unknown0000000000000000 does not exist',
+      exitCode: 3,
+    });
 
     await hookline(['subscriptions', 'pause', subId]);
-    const pendingId = (await stack.publish('cli.test', { pending: true }, undefined, { tenantId: 'cli-tenant' })).deliveryIds[0]!;
+    const pendingId = (await stack.publish('cli.test', { pending: true }, undefined, { tenantId: 'cli-tenant' }))
+      .deliveryIds[0]!;
     const conflict = await hookline(['replay', pendingId]);
     assert.equal(conflict.code, 4);
     assert.match(conflict.stderr, /is pending/);
@@ -127,14 +205,41 @@ describe('the hookline CLI against the local runtime', () => {
   });
 
   it('replay-bulk: a dry run, then the replay with progress on stderr; replays list shows the audit trail', async () => {
-    const dry = await hookline(['--json', '--operator', 'cli-test', 'replay-bulk', '--from', hourAgo, '--to', new Date(Date.now() + 60_000).toISOString(), '--subscription', subId, '--dry-run']);
+    const dry = await hookline([
+      '--json',
+      '--operator',
+      'cli-test',
+      'replay-bulk',
+      '--from',
+      hourAgo,
+      '--to',
+      new Date(Date.now() + 60_000).toISOString(),
+      '--subscription',
+      subId,
+      '--dry-run',
+    ]);
     assert.equal(dry.code, 0, dry.stderr);
     assert.deepEqual([dry.json().dryRun, dry.json().matched, dry.json().replayed], [true, 5, 0]);
 
-    const run = await hookline(['--operator', 'cli-test', 'replay-bulk', '--from', hourAgo.slice(0, 10), '--to', new Date(Date.now() + 86_400_000).toISOString().slice(0, 10), '--states', 'failed,expired', '--window', '1']);
+    const run = await hookline([
+      '--operator',
+      'cli-test',
+      'replay-bulk',
+      '--from',
+      hourAgo.slice(0, 10),
+      '--to',
+      new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
+      '--states',
+      'failed,expired',
+      '--window',
+      '1',
+    ]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /^bulk replay of failed, expired deliveries created/);
-    assert.match(run.stdout, /^replay rpl_\S+ completed: matched 5, replayed 5, skipped 0; re-attempts spread over 1 s/);
+    assert.match(
+      run.stdout,
+      /^replay rpl_\S+ completed: matched 5, replayed 5, skipped 0; re-attempts spread over 1 s/,
+    );
     await Promise.all(failedIds.map((id) => stack.waitForState(id, ['delivered'])));
 
     const list = await hookline(['--json', 'replays', 'list']);
@@ -151,7 +256,14 @@ describe('the hookline CLI against the local runtime', () => {
   it('archive run shows progress and can be cut short (exit 8) and continued; restore brings a day back', async () => {
     // More terminal deliveries, so the archive takes many 2-delivery objects.
     const more: string[] = [];
-    for (let i = 0; i < 60; i += 20) more.push(...(await Promise.all(Array.from({ length: 20 }, () => stack.publish('cli.other', {}, undefined, { tenantId: 'cli-tenant' })))).flatMap((p) => p.deliveryIds));
+    for (let i = 0; i < 60; i += 20)
+      more.push(
+        ...(
+          await Promise.all(
+            Array.from({ length: 20 }, () => stack.publish('cli.other', {}, undefined, { tenantId: 'cli-tenant' })),
+          )
+        ).flatMap((p) => p.deliveryIds),
+      );
     await Promise.all(more.map((id) => stack.waitForState(id, ['delivered'])));
 
     const cut = await hookline(['--json', 'archive', 'run', '--slice', '1', '--timeout', '1']);
@@ -179,14 +291,21 @@ describe('the hookline CLI against the local runtime', () => {
     const run = await hookline(['portal-link', '--tenant', 'cli-tenant', '--expires-in', '900']);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^http:\/\/127\.0\.0\.1:\d+\/dashboard#portal=hk_pcode_psn_\S+\n$/);
-    assert.match(run.stderr, /portal link for tenant cli-tenant: works once, until \S+ \(revoke: DELETE \/v1\/tenants\/cli-tenant\/portal-sessions\/psn_/);
+    assert.match(
+      run.stderr,
+      /portal link for tenant cli-tenant: works once, until \S+ \(revoke: DELETE \/v1\/tenants\/cli-tenant\/portal-sessions\/psn_/,
+    );
     const code = run.stdout.trim().split('#portal=')[1]!;
     const session = await stack.api.post('/v1/portal-sessions/exchange', { code });
     assert.equal(session.status, 200);
     assert.equal(session.body.tenantId, 'cli-tenant');
     const json = await hookline(['--json', 'portal-link', '--tenant', 'cli-tenant']);
     assert.equal(json.code, 0);
-    assert.equal(Date.parse(json.json().expiresAt) - Date.parse(json.json().createdAt), 3_600_000, 'an hour by default');
+    assert.equal(
+      Date.parse(json.json().expiresAt) - Date.parse(json.json().createdAt),
+      3_600_000,
+      'an hour by default',
+    );
     const tooLong = await hookline(['portal-link', '--tenant', 'cli-tenant', '--expires-in', '90000']);
     assert.equal(tooLong.code, 2);
     assert.match(tooLong.stderr, /expiresInSeconds/);
@@ -209,17 +328,48 @@ describe('the hookline CLI against the local runtime', () => {
   });
 
   it('--aws drives the replay and archiver functions through the Lambda Invoke API (here: the local stand-in)', async () => {
-    const aws = ['--aws', '--region', 'us-east-1', '--lambda-endpoint', stack.runtime.endpoints.lambda, '--replay-function', 'replay', '--archiver-function', 'archiver', '--api-url', stack.runtime.url, '--key', stack.runtime.adminKey];
+    const aws = [
+      '--aws',
+      '--region',
+      'us-east-1',
+      '--lambda-endpoint',
+      stack.runtime.endpoints.lambda,
+      '--replay-function',
+      'replay',
+      '--archiver-function',
+      'archiver',
+      '--api-url',
+      stack.runtime.url,
+      '--key',
+      stack.runtime.adminKey,
+    ];
     // The local stand-in wants this run's token; with --aws the CLI sends $HOOKLINE_LAMBDA_TOKEN to an explicit --lambda-endpoint.
     const token = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')).lambdaToken as string;
-    const refused = await hookline([...aws, 'replays', 'list'], { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' });
+    const refused = await hookline([...aws, 'replays', 'list'], {
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+    });
     assert.equal(refused.code, 6, 'without the token the Invoke API refuses (403)');
     assert.match(refused.stderr, /token/);
     const env = { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', HOOKLINE_LAMBDA_TOKEN: token };
     const list = await hookline([...aws, '--json', 'replays', 'list', '--limit', '2'], env);
     assert.equal(list.code, 0, list.stderr);
     assert.deepEqual(list.json().items, (await stack.api.get('/v1/replays?limit=2')).body.items);
-    const dry = await hookline([...aws, '--json', '--operator', 'aws-cli', 'replay-bulk', '--from', hourAgo, '--to', new Date().toISOString(), '--dry-run'], env);
+    const dry = await hookline(
+      [
+        ...aws,
+        '--json',
+        '--operator',
+        'aws-cli',
+        'replay-bulk',
+        '--from',
+        hourAgo,
+        '--to',
+        new Date().toISOString(),
+        '--dry-run',
+      ],
+      env,
+    );
     assert.equal(dry.code, 0, dry.stderr);
     assert.equal(dry.json().principal, 'invoke', 'went through the replay function, not the API');
     const missing = await hookline([...aws, 'replay', 'dlv_unknown0000000000000000'], env);
@@ -230,7 +380,15 @@ describe('the hookline CLI against the local runtime', () => {
   });
 
   it('subscriptions get, update, rotate-secret, test and delete; deliveries list; events list and show', async () => {
-    const created = await hookline(['--json', 'subscriptions', 'create', '--url', `${stack.receiver.url}/cli-more`, '--event-types', 'cli.more']);
+    const created = await hookline([
+      '--json',
+      'subscriptions',
+      'create',
+      '--url',
+      `${stack.receiver.url}/cli-more`,
+      '--event-types',
+      'cli.more',
+    ]);
     assert.equal(created.code, 0, created.stderr);
     const id: string = created.json().id;
     stack.receiver.expectSecret('/cli-more', created.json().secret);
@@ -238,11 +396,27 @@ describe('the hookline CLI against the local runtime', () => {
     const got = await hookline(['subscriptions', 'get', id]);
     assert.equal(got.code, 0, got.stderr);
     assert.match(got.stdout, new RegExp(`^${id}  active  since `));
-    assert.match(got.stdout, /event types   cli\.more/);
+    assert.match(got.stdout, /event types {3}cli\.more/);
 
-    const updated = await hookline(['--json', 'subscriptions', 'update', id, '--description', 'from the cli', '--rate-limit', '5', '--metadata', 'team=billing', '--metadata', 'tier=gold']);
+    const updated = await hookline([
+      '--json',
+      'subscriptions',
+      'update',
+      id,
+      '--description',
+      'from the cli',
+      '--rate-limit',
+      '5',
+      '--metadata',
+      'team=billing',
+      '--metadata',
+      'tier=gold',
+    ]);
     assert.equal(updated.code, 0, updated.stderr);
-    assert.deepEqual([updated.json().description, updated.json().rateLimitPerSecond, updated.json().metadata], ['from the cli', 5, { team: 'billing', tier: 'gold' }]);
+    assert.deepEqual(
+      [updated.json().description, updated.json().rateLimitPerSecond, updated.json().metadata],
+      ['from the cli', 5, { team: 'billing', tier: 'gold' }],
+    );
     assert.equal((await hookline(['subscriptions', 'update', id])).code, 2, 'nothing to change is a usage error');
     const refused = await hookline(['subscriptions', 'update', id, '--retry-policy', '{"jitter": 5}']);
     assert.equal(refused.code, 2);
@@ -260,12 +434,21 @@ describe('the hookline CLI against the local runtime', () => {
 
     const listed = await hookline(['--json', 'deliveries', 'list', '--subscription', id, '--state', 'delivered']);
     assert.equal(listed.code, 0, listed.stderr);
-    assert.deepEqual(listed.json().items.map((d: any) => d.id), [deliveryId]);
-    assert.match((await hookline(['deliveries', 'list', '--subscription', id])).stdout, new RegExp(`^ID\\s+STATE[\\s\\S]*${deliveryId}\\s+delivered`));
+    assert.deepEqual(
+      listed.json().items.map((d: any) => d.id),
+      [deliveryId],
+    );
+    assert.match(
+      (await hookline(['deliveries', 'list', '--subscription', id])).stdout,
+      new RegExp(`^ID\\s+STATE[\\s\\S]*${deliveryId}\\s+delivered`),
+    );
 
     const events = await hookline(['--json', 'events', 'list', '--type', 'hookline.test']);
     assert.equal(events.code, 0, events.stderr);
-    assert.ok(events.json().items.some((e: any) => e.id === eventId), 'the test event is listed');
+    assert.ok(
+      events.json().items.some((e: any) => e.id === eventId),
+      'the test event is listed',
+    );
     const shown = await hookline(['events', 'show', eventId]);
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, new RegExp(`${deliveryId}\\s+${id}\\s+delivered`));
@@ -286,7 +469,15 @@ describe('the hookline CLI against the local runtime', () => {
 
   it('subscriptions create stores the normalised URL, and deliveries go there', async () => {
     const port = new URL(stack.receiver.url).port;
-    const created = await hookline(['--json', 'subscriptions', 'create', '--url', `HTTP://127.0.0.1:${port}/x/../cli-norm`, '--event-types', 'cli.norm']);
+    const created = await hookline([
+      '--json',
+      'subscriptions',
+      'create',
+      '--url',
+      `HTTP://127.0.0.1:${port}/x/../cli-norm`,
+      '--event-types',
+      'cli.norm',
+    ]);
     assert.equal(created.code, 0, created.stderr);
     assert.equal(created.json().url, `http://127.0.0.1:${port}/cli-norm`);
     stack.receiver.expectSecret('/cli-norm', created.json().secret);
@@ -302,33 +493,71 @@ describe('the hookline CLI against the local runtime', () => {
     const data = '{"total": 42.10, "big": "9007199254740993", "z": 1, "a": [1.0e2]}';
     const viaApi = await hookline(['--json', 'publish', '--type', 'cli.pub', '--data', data, '--id', 'cli-pub-1']);
     assert.equal(viaApi.code, 0, viaApi.stderr);
-    assert.deepEqual([viaApi.json().eventId, viaApi.json().deliveryIds.length, viaApi.json().duplicate], ['cli-pub-1', 1, false]);
+    assert.deepEqual(
+      [viaApi.json().eventId, viaApi.json().deliveryIds.length, viaApi.json().duplicate],
+      ['cli-pub-1', 1, false],
+    );
     const delivered = await stack.waitForState(viaApi.json().deliveryIds[0], ['delivered']);
     assert.ok(delivered.body.includes(`"data":${data}`), `sent byte for byte: ${delivered.body}`);
     const again = await hookline(['publish', '--type', 'cli.pub', '--data', data, '--id', 'cli-pub-1']);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /^cli-pub-1 was published before: the same 1 deliveries, nothing new sent/);
 
-    const viaSqs = await hookline(['--json', 'publish', '--sqs', '--type', 'cli.pub', '--data', '{"via": "sqs"}', '--id', 'cli-pub-sqs']);
+    const viaSqs = await hookline([
+      '--json',
+      'publish',
+      '--sqs',
+      '--type',
+      'cli.pub',
+      '--data',
+      '{"via": "sqs"}',
+      '--id',
+      'cli-pub-sqs',
+    ]);
     assert.equal(viaSqs.code, 0, viaSqs.stderr);
     const runtimeFile = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
     assert.equal(viaSqs.json().queueUrl, runtimeFile.ingestQueueUrl);
     assert.match(viaSqs.json().messageId, /\S/);
-    await waitFor('the queued event delivered', () => stack.receiver.on('/cli-pub').find((r) => r.webhookId === 'cli-pub-sqs' && r.verified), 20_000);
-    assert.ok(stack.receiver.on('/cli-pub').find((r) => r.webhookId === 'cli-pub-sqs')!.body.includes('"data":{"via": "sqs"}'));
+    await waitFor(
+      'the queued event delivered',
+      () => stack.receiver.on('/cli-pub').find((r) => r.webhookId === 'cli-pub-sqs' && r.verified),
+      20_000,
+    );
+    assert.ok(
+      stack.receiver
+        .on('/cli-pub')
+        .find((r) => r.webhookId === 'cli-pub-sqs')!
+        .body.includes('"data":{"via": "sqs"}'),
+    );
     const human = await hookline(['publish', '--sqs', '--type', 'cli.pub', '--data', '{}']);
-    assert.match(human.stdout, /^sent to http:\/\/127\.0\.0\.1:\d+\/000000000000\/\S+ as message \S+; the ingest function publishes it under a generated id/);
+    assert.match(
+      human.stdout,
+      /^sent to http:\/\/127\.0\.0\.1:\d+\/000000000000\/\S+ as message \S+; the ingest function publishes it under a generated id/,
+    );
 
     // For a tenant: its subscription only; the event log shows and filters by it.
     const acmeSub = await stack.subscribe('/cli-pub-acme', { eventTypes: ['cli.pub'], tenantId: 'cli-acme' });
-    const forAcme = await hookline(['publish', '--type', 'cli.pub', '--data', '{}', '--id', 'cli-pub-acme-1', '--tenant', 'cli-acme']);
+    const forAcme = await hookline([
+      'publish',
+      '--type',
+      'cli.pub',
+      '--data',
+      '{}',
+      '--id',
+      'cli-pub-acme-1',
+      '--tenant',
+      'cli-acme',
+    ]);
     assert.equal(forAcme.code, 0, forAcme.stderr);
     assert.match(forAcme.stdout, /^published cli-pub-acme-1 for tenant cli-acme: 1 deliveries dlv_\S+$/m);
     const shown = await hookline(['events', 'show', 'cli-pub-acme-1']);
     assert.match(shown.stdout, /for tenant cli-acme/);
     assert.match(shown.stdout, new RegExp(acmeSub.id));
     const listed = await hookline(['--json', 'events', 'list', '--tenant', 'cli-acme']);
-    assert.deepEqual(listed.json().items.map((e: { id: string }) => e.id), ['cli-pub-acme-1']);
+    assert.deepEqual(
+      listed.json().items.map((e: { id: string }) => e.id),
+      ['cli-pub-acme-1'],
+    );
 
     for (const [args, message] of [
       [['--data', '{"n": 9007199254740993}'], /--data n: is an integer beyond/],
@@ -336,13 +565,18 @@ describe('the hookline CLI against the local runtime', () => {
       [['--data', '{oops}'], /--data is not valid JSON/],
       [['--type', 'has space', '--data', '{}'], /--type: must be/],
     ] as const) {
-      const refused = await hookline(['publish', '--sqs', ...((args as readonly string[]).includes('--type') ? [] : ['--type', 'cli.pub']), ...args]);
+      const refused = await hookline([
+        'publish',
+        '--sqs',
+        ...((args as readonly string[]).includes('--type') ? [] : ['--type', 'cli.pub']),
+        ...args,
+      ]);
       assert.equal(refused.code, 2, `${args.join(' ')}: ${refused.stderr}`);
       assert.match(refused.stderr, message);
     }
   });
 
-  it('env prints the runtime\'s endpoints as export lines (the key only with --with-key), and --json', async () => {
+  it("env prints the runtime's endpoints as export lines (the key only with --with-key), and --json", async () => {
     const human = await hookline(['env']);
     assert.equal(human.code, 0, human.stderr);
     const file = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
@@ -365,7 +599,9 @@ describe('the hookline CLI against the local runtime', () => {
     });
     const none = await hookline(['--data-dir', join(dataDir, 'nowhere'), 'env']);
     assert.equal(none.code, 7);
-    const awsFromLocalShell = await hookline(['--aws', 'publish', '--sqs', '--type', 'cli.pub', '--data', '{}'], { HOOKLINE_INGEST_QUEUE_URL: stack.runtime.queues.urls.ingest });
+    const awsFromLocalShell = await hookline(['--aws', 'publish', '--sqs', '--type', 'cli.pub', '--data', '{}'], {
+      HOOKLINE_INGEST_QUEUE_URL: stack.runtime.queues.urls.ingest,
+    });
     assert.equal(awsFromLocalShell.code, 2, 'a local queue URL exported into the shell is never used with --aws');
     assert.match(awsFromLocalShell.stderr, /--aws, but HOOKLINE_INGEST_QUEUE_URL=\S+ points at this machine/);
   });

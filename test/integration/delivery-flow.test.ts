@@ -30,10 +30,14 @@ describe('delivery engine on the local runtime', () => {
 
   it("sends the payload's source text byte for byte as data: first attempt, retry and replay", async () => {
     // Numbers, escapes, whitespace and key order that a JSON.parse/JSON.stringify round trip would all rewrite.
-    const payload = '{ "z" : 1.0,\n\t"a":[1e2 , -0, 0.50, 9007199254740992, "9007199254740993"],\r\n "s":"\\u00e9\\n\\/", "é":"é ✓", "n":null }';
+    const payload =
+      '{ "z" : 1.0,\n\t"a":[1e2 , -0, 0.50, 9007199254740992, "9007199254740993"],\r\n "s":"\\u00e9\\n\\/", "é":"é ✓", "n":null }';
     stack.receiver.script('/exact', [{ status: 503 }], { status: 200 });
     await stack.subscribe('/exact', { eventTypes: ['exact.bytes'] });
-    const res = await stack.api.post('/v1/events', `{"id":"exact-1",\n  "type":"exact.bytes", "payload":   ${payload}  \n}`);
+    const res = await stack.api.post(
+      '/v1/events',
+      `{"id":"exact-1",\n  "type":"exact.bytes", "payload":   ${payload}  \n}`,
+    );
     assert.equal(res.status, 202, JSON.stringify(res.body));
     const id = res.body.deliveryIds[0];
     const delivered = await stack.waitForState(id, ['delivered']);
@@ -41,7 +45,11 @@ describe('delivery engine on the local runtime', () => {
     assert.equal(replayed.status, 202);
     await waitFor('the replay to arrive', () => stack.receiver.on('/exact').length === 3);
     const requests = stack.receiver.on('/exact');
-    assert.deepEqual(requests.map((r) => r.answeredWith), [503, 200, 200], 'first attempt, retry, replay');
+    assert.deepEqual(
+      requests.map((r) => r.answeredWith),
+      [503, 200, 200],
+      'first attempt, retry, replay',
+    );
     const { timestamp } = JSON.parse(delivered.body);
     const expected = `{"id":"exact-1","type":"exact.bytes","timestamp":"${timestamp}","data":${payload}}`;
     assert.equal(delivered.body, expected, 'stored with the payload as sent');
@@ -78,18 +86,37 @@ describe('delivery engine on the local runtime', () => {
   });
 
   it('retries 500 and 503 (honouring Retry-After) with visibility-timeout backoff, then delivers', async () => {
-    stack.receiver.script('/flaky', [{ status: 500, body: 'boom' }, { status: 503, headers: { 'retry-after': '2' } }], { status: 204 });
-    await stack.subscribe('/flaky', { eventTypes: ['flaky.test'], retryPolicy: { initialDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 5, jitter: 0, deadlineSeconds: 30 } });
+    stack.receiver.script(
+      '/flaky',
+      [
+        { status: 500, body: 'boom' },
+        { status: 503, headers: { 'retry-after': '2' } },
+      ],
+      { status: 204 },
+    );
+    await stack.subscribe('/flaky', {
+      eventTypes: ['flaky.test'],
+      retryPolicy: { initialDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 5, jitter: 0, deadlineSeconds: 30 },
+    });
     const { deliveryIds } = await stack.publish('flaky.test', { x: 1 });
     const d = await stack.waitForState(deliveryIds[0]!, ['delivered']);
     const reqs = stack.receiver.on('/flaky');
     assert.equal(reqs.length, 3);
-    assert.ok(reqs.every((r) => r.verified), 'every attempt carries a valid signature');
-    assert.ok(reqs.every((r) => r.body === reqs[0]!.body), 'body identical on every attempt');
+    assert.ok(
+      reqs.every((r) => r.verified),
+      'every attempt carries a valid signature',
+    );
+    assert.ok(
+      reqs.every((r) => r.body === reqs[0]!.body),
+      'body identical on every attempt',
+    );
     assert.ok(new Set(reqs.map((r) => r.headers['webhook-id'])).size === 1, 'webhook-id stable across retries');
     assert.ok(reqs[1]!.receivedAt - reqs[0]!.receivedAt >= 900, 'first retry waits the 1 s backoff');
     assert.ok(reqs[2]!.receivedAt - reqs[1]!.receivedAt >= 1900, 'Retry-After: 2 honoured');
-    assert.deepEqual(d.attemptLog.map((a: any) => a.status), [500, 503, 204]);
+    assert.deepEqual(
+      d.attemptLog.map((a: any) => a.status),
+      [500, 503, 204],
+    );
     assert.equal(d.attemptLog[0].responseSnippet, 'boom');
     assert.equal(d.attempts, 3);
   });
@@ -103,7 +130,10 @@ describe('delivery engine on the local runtime', () => {
     assert.equal(d.lastStatus, 422);
     assert.match(d.lastError, /HTTP 422/);
     const dl = await stack.api.get(`/v1/dead-letters?subscriptionId=${sub.id}`);
-    assert.deepEqual(dl.body.items.map((i: any) => i.id), [deliveryIds[0]]);
+    assert.deepEqual(
+      dl.body.items.map((i: any) => i.id),
+      [deliveryIds[0]],
+    );
     const all = await stack.api.get('/v1/dead-letters');
     assert.ok(all.body.items.some((i: any) => i.id === deliveryIds[0]));
   });
@@ -122,7 +152,17 @@ describe('delivery engine on the local runtime', () => {
 
   it('expires a delivery that keeps failing once maxAttempts is spent', async () => {
     stack.receiver.script('/down', [], { status: 503 });
-    await stack.subscribe('/down', { eventTypes: ['down.test'], retryPolicy: { initialDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 1, jitter: 0, deadlineSeconds: 60, maxAttempts: 3 } });
+    await stack.subscribe('/down', {
+      eventTypes: ['down.test'],
+      retryPolicy: {
+        initialDelaySeconds: 1,
+        multiplier: 1,
+        maxDelaySeconds: 1,
+        jitter: 0,
+        deadlineSeconds: 60,
+        maxAttempts: 3,
+      },
+    });
     const { deliveryIds } = await stack.publish('down.test', {});
     const d = await stack.waitForState(deliveryIds[0]!, ['expired']);
     assert.equal(d.attempts, 3);
@@ -132,7 +172,10 @@ describe('delivery engine on the local runtime', () => {
 
   it('expires when the next retry would land past the deadline', async () => {
     stack.receiver.script('/deadline', [], { status: 500 });
-    await stack.subscribe('/deadline', { eventTypes: ['deadline.test'], retryPolicy: { initialDelaySeconds: 2, multiplier: 1, maxDelaySeconds: 2, jitter: 0, deadlineSeconds: 3 } });
+    await stack.subscribe('/deadline', {
+      eventTypes: ['deadline.test'],
+      retryPolicy: { initialDelaySeconds: 2, multiplier: 1, maxDelaySeconds: 2, jitter: 0, deadlineSeconds: 3 },
+    });
     const { deliveryIds } = await stack.publish('deadline.test', {});
     const d = await stack.waitForState(deliveryIds[0]!, ['expired']);
     assert.match(d.lastError, /retry deadline/);
@@ -149,7 +192,9 @@ describe('delivery engine on the local runtime', () => {
   });
 
   it('never follows redirects: a 302 is recorded and retried, the Location is never called', async () => {
-    stack.receiver.script('/moved', [{ status: 302, headers: { location: `${stack.receiver.url}/elsewhere` } }], { status: 200 });
+    stack.receiver.script('/moved', [{ status: 302, headers: { location: `${stack.receiver.url}/elsewhere` } }], {
+      status: 200,
+    });
     await stack.subscribe('/moved', { eventTypes: ['moved.test'] });
     const { deliveryIds } = await stack.publish('moved.test', {});
     const d = await stack.waitForState(deliveryIds[0]!, ['delivered']);
@@ -177,7 +222,13 @@ describe('delivery engine on the local runtime', () => {
     assert.equal(res.body.attempts, 0);
     assert.ok(res.body.giveUpAt > failed.giveUpAt, 'fresh give_up_at');
     const d = await stack.waitForState(id, ['delivered']);
-    assert.deepEqual(d.attemptLog.map((a: any) => [a.seq, a.attempt, a.status]), [[1, 1, 400], [2, 1, 200]]);
+    assert.deepEqual(
+      d.attemptLog.map((a: any) => [a.seq, a.attempt, a.status]),
+      [
+        [1, 1, 400],
+        [2, 1, 200],
+      ],
+    );
     const [first, second] = stack.receiver.on('/replay');
     assert.equal(first!.body, second!.body, 'replay sends the same bytes');
     assert.equal(first!.webhookId, second!.webhookId, 'replay keeps webhook-id for receiver dedupe');
@@ -188,7 +239,10 @@ describe('delivery engine on the local runtime', () => {
 
   it('refuses to replay a delivery that is still pending, with 409', async () => {
     stack.receiver.script('/busy', [], { status: 503 });
-    await stack.subscribe('/busy', { eventTypes: ['busy.test'], retryPolicy: { initialDelaySeconds: 30, multiplier: 1, maxDelaySeconds: 30, jitter: 0, deadlineSeconds: 600 } });
+    await stack.subscribe('/busy', {
+      eventTypes: ['busy.test'],
+      retryPolicy: { initialDelaySeconds: 30, multiplier: 1, maxDelaySeconds: 30, jitter: 0, deadlineSeconds: 600 },
+    });
     const { deliveryIds } = await stack.publish('busy.test', {});
     await waitFor('first attempt', () => stack.receiver.on('/busy').length === 1);
     await stack.waitForState(deliveryIds[0]!, ['pending']);

@@ -23,7 +23,10 @@ deliveryStoreContract('DynamoDB', async () => {
   const { table, dispose } = await tables.open(TABLES.deliveries);
   const db = documentClient(tables.client());
   // A fixture row as a store would keep it: its key and the index attributes of its state.
-  const seed = async (d: Delivery) => void (await db.send(new PutCommand({ TableName: table, Item: { ...d, ...rowAttributes(d, d.state, d.updatedAt) } })));
+  const seed = async (d: Delivery) =>
+    void (await db.send(
+      new PutCommand({ TableName: table, Item: { ...d, ...rowAttributes(d, d.state, d.updatedAt) } }),
+    ));
   return { store: new DynamoDbDeliveryStore(db, table), seed, dispose };
 });
 

@@ -23,7 +23,12 @@ describe('the emulators on a thread of their own', () => {
       assert.deepEqual((await db.send(new ListTablesCommand({}))).TableNames, []);
       db.destroy();
       await emulators.stop();
-      const after = new DynamoDBClient({ endpoint: emulators.endpoints.dynamodb!, region: 'us-east-1', credentials, maxAttempts: 1 });
+      const after = new DynamoDBClient({
+        endpoint: emulators.endpoints.dynamodb!,
+        region: 'us-east-1',
+        credentials,
+        maxAttempts: 1,
+      });
       await assert.rejects(after.send(new ListTablesCommand({})), /ECONNREFUSED/);
       after.destroy();
       await emulators.stop();
@@ -40,7 +45,12 @@ describe('the emulators on a thread of their own', () => {
     await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
     const port = (taken.address() as { port: number }).port;
     try {
-      await assert.rejects(startEmulatorThread(dir, new Set(['dynamodb']), { dynamodb: port, sqs: 0 }), (e: unknown) => e instanceof PortError && e.message.includes(`the DynamoDB emulator (dynalite) cannot listen on 127.0.0.1:${port}: the port is in use`));
+      await assert.rejects(
+        startEmulatorThread(dir, new Set(['dynamodb']), { dynamodb: port, sqs: 0 }),
+        (e: unknown) =>
+          e instanceof PortError &&
+          e.message.includes(`the DynamoDB emulator (dynalite) cannot listen on 127.0.0.1:${port}: the port is in use`),
+      );
     } finally {
       taken.close();
       rmSync(dir, { recursive: true, force: true });

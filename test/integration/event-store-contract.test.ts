@@ -20,7 +20,9 @@ const tables = contractTables('event-contract');
 async function openTable(retention?: RetentionPolicy) {
   const { table, dispose } = await tables.open(TABLES.events);
   const store = new DynamoDbEventStore(documentClient(tables.client()), table, retention ? { retention } : {});
-  const raw = async (id: string) => (await tables.client().send(new GetItemCommand({ TableName: table, Key: { id: { S: id } }, ConsistentRead: true }))).Item;
+  const raw = async (id: string) =>
+    (await tables.client().send(new GetItemCommand({ TableName: table, Key: { id: { S: id } }, ConsistentRead: true })))
+      .Item;
   return { table, store, raw, dispose };
 }
 
@@ -51,7 +53,16 @@ describe('DynamoDbEventStore rows', () => {
       assert.match(item.bodySha256?.S ?? '', /^[A-Za-z0-9_-]{43}$/);
       assert.equal(item.body, undefined);
       assert.equal(Number(item.expiresAt?.N), eventTtlFor(Date.parse(e.createdAt), DEFAULT_RETENTION));
-      assert.deepEqual(Object.keys(item).sort(), ['bodySha256', 'bodyZ', 'createdAt', 'deliveryIds', 'expiresAt', 'id', 'subscriptionIds', 'type']);
+      assert.deepEqual(Object.keys(item).sort(), [
+        'bodySha256',
+        'bodyZ',
+        'createdAt',
+        'deliveryIds',
+        'expiresAt',
+        'id',
+        'subscriptionIds',
+        'type',
+      ]);
     } finally {
       await dispose();
     }
@@ -65,9 +76,14 @@ describe('DynamoDbEventStore rows', () => {
         new PutItemCommand({
           TableName: table,
           Item: {
-            id: { S: e.id }, type: { S: e.type }, body: { S: e.body }, tenantId: { S: 'ten_1' },
-            subscriptionIds: { L: e.subscriptionIds.map((S) => ({ S })) }, deliveryIds: { L: e.deliveryIds.map((S) => ({ S })) },
-            createdAt: { S: e.createdAt }, expiresAt: { N: '1800000000' },
+            id: { S: e.id },
+            type: { S: e.type },
+            body: { S: e.body },
+            tenantId: { S: 'ten_1' },
+            subscriptionIds: { L: e.subscriptionIds.map((S) => ({ S })) },
+            deliveryIds: { L: e.deliveryIds.map((S) => ({ S })) },
+            createdAt: { S: e.createdAt },
+            expiresAt: { N: '1800000000' },
           },
         }),
       );
@@ -85,11 +101,23 @@ describe('DynamoDbEventStore rows', () => {
     try {
       await store.putIfAbsent(anEvent({ id: 'evt_a', body: '{"a":1}' }));
       await store.putIfAbsent(anEvent({ id: 'evt_b', body: '{"b":2}' }));
-      const b = (await tables.client().send(new GetItemCommand({ TableName: table, Key: { id: { S: 'evt_b' } } }))).Item!;
+      const b = (await tables.client().send(new GetItemCommand({ TableName: table, Key: { id: { S: 'evt_b' } } })))
+        .Item!;
       // evt_a's sha256 now sits beside evt_b's bytes.
-      await tables.client().send(new UpdateItemCommand({ TableName: table, Key: { id: { S: 'evt_a' } }, UpdateExpression: 'SET bodyZ = :z', ExpressionAttributeValues: { ':z': b.bodyZ! } }));
+      await tables.client().send(
+        new UpdateItemCommand({
+          TableName: table,
+          Key: { id: { S: 'evt_a' } },
+          UpdateExpression: 'SET bodyZ = :z',
+          ExpressionAttributeValues: { ':z': b.bodyZ! },
+        }),
+      );
       await assert.rejects(store.get('evt_a'), BodyIntegrityError);
-      await assert.rejects(store.putIfAbsent(anEvent({ id: 'evt_a' })), BodyIntegrityError, 'the duplicate check reads it too');
+      await assert.rejects(
+        store.putIfAbsent(anEvent({ id: 'evt_a' })),
+        BodyIntegrityError,
+        'the duplicate check reads it too',
+      );
       assert.equal((await store.get('evt_b'))?.body, '{"b":2}');
     } finally {
       await dispose();
@@ -99,7 +127,19 @@ describe('DynamoDbEventStore rows', () => {
   it('the extension condition leaves a row without a TTL without one (kept for ever stays kept for ever)', async () => {
     const { table, store, raw, dispose } = await openTable();
     try {
-      await tables.client().send(new PutItemCommand({ TableName: table, Item: { id: { S: 'evt_forever' }, type: { S: 't' }, body: { S: '{}' }, subscriptionIds: { L: [] }, deliveryIds: { L: [] }, createdAt: { S: '2024-05-01T00:00:00.000Z' } } }));
+      await tables.client().send(
+        new PutItemCommand({
+          TableName: table,
+          Item: {
+            id: { S: 'evt_forever' },
+            type: { S: 't' },
+            body: { S: '{}' },
+            subscriptionIds: { L: [] },
+            deliveryIds: { L: [] },
+            createdAt: { S: '2024-05-01T00:00:00.000Z' },
+          },
+        }),
+      );
       await store.extendRetention('evt_forever', 1900000000);
       assert.equal((await raw('evt_forever'))?.expiresAt, undefined);
     } finally {

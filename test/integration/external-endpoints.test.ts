@@ -32,7 +32,10 @@ describe('external endpoints and resource prefixes', () => {
     dynamo = await startEmulators(join(dir, 'ext-dynamodb'), new Set(['dynamodb']));
     aws = await startEmulators(join(dir, 'ext-aws'), new Set(['sqs', 's3']));
     a = await startLocalStack({ endpoints: { dynamodb: dynamo.endpoints.dynamodb! }, resourcePrefix: 'run-a' });
-    b = await startLocalStack({ endpoints: { dynamodb: dynamo.endpoints.dynamodb!, sqs: aws.endpoints.sqs!, s3: aws.endpoints.s3! }, resourcePrefix: 'run-b' });
+    b = await startLocalStack({
+      endpoints: { dynamodb: dynamo.endpoints.dynamodb!, sqs: aws.endpoints.sqs!, s3: aws.endpoints.s3! },
+      resourcePrefix: 'run-b',
+    });
   });
   after(async () => {
     await a?.stop();
@@ -40,7 +43,10 @@ describe('external endpoints and resource prefixes', () => {
     await aws?.stop();
     await dynamo?.stop();
     rmSync(dir, { recursive: true, force: true });
-    for (const [k, v] of [['AWS_ACCESS_KEY_ID', saved.id], ['AWS_SECRET_ACCESS_KEY', saved.secret]] as const) {
+    for (const [k, v] of [
+      ['AWS_ACCESS_KEY_ID', saved.id],
+      ['AWS_SECRET_ACCESS_KEY', saved.secret],
+    ] as const) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }
@@ -51,10 +57,20 @@ describe('external endpoints and resource prefixes', () => {
     assert.equal(a.runtime.endpoints.dynamodb, dynamo.endpoints.dynamodb);
     assert.equal(a.runtime.endpoints.sqs, a.runtime.endpoints.s3, 'the embedded fauxqs serves both');
     assert.notEqual(a.runtime.endpoints.sqs, aws.endpoints.sqs);
-    assert.deepEqual(b.runtime.embedded, { dynamodb: false, sqs: false, s3: false }, 'everything given: no emulator at all');
-    assert.deepEqual([b.runtime.endpoints.dynamodb, b.runtime.endpoints.sqs, b.runtime.endpoints.s3], [dynamo.endpoints.dynamodb, aws.endpoints.sqs, aws.endpoints.s3]);
+    assert.deepEqual(
+      b.runtime.embedded,
+      { dynamodb: false, sqs: false, s3: false },
+      'everything given: no emulator at all',
+    );
+    assert.deepEqual(
+      [b.runtime.endpoints.dynamodb, b.runtime.endpoints.sqs, b.runtime.endpoints.s3],
+      [dynamo.endpoints.dynamodb, aws.endpoints.sqs, aws.endpoints.s3],
+    );
     const file = JSON.parse(readFileSync(join(b.runtime.dataDir, 'runtime.json'), 'utf8'));
-    assert.deepEqual([file.version, file.dynamodb, file.sqs, file.s3, file.resourcePrefix], [2, dynamo.endpoints.dynamodb, aws.endpoints.sqs, aws.endpoints.s3, 'run-b']);
+    assert.deepEqual(
+      [file.version, file.dynamodb, file.sqs, file.s3, file.resourcePrefix],
+      [2, dynamo.endpoints.dynamodb, aws.endpoints.sqs, aws.endpoints.s3, 'run-b'],
+    );
   });
 
   it('provisions every table, queue and bucket under its prefix, and hands the handlers those names', async () => {
@@ -63,11 +79,23 @@ describe('external endpoints and resource prefixes', () => {
     const s3 = new S3Client({ ...LOCAL, endpoint: aws.endpoints.s3!, forcePathStyle: true });
     try {
       const tables = (await db.send(new ListTablesCommand({}))).TableNames ?? [];
-      for (const def of Object.values(TABLES)) for (const p of ['run-a', 'run-b']) assert.ok(tables.includes(`${p}-${def.localName}`), `${p}-${def.localName}`);
+      for (const def of Object.values(TABLES))
+        for (const p of ['run-a', 'run-b'])
+          assert.ok(tables.includes(`${p}-${def.localName}`), `${p}-${def.localName}`);
       assert.equal(tables.length, 2 * Object.keys(TABLES).length, 'nothing unprefixed');
-      const queues = ((await sqs.send(new ListQueuesCommand({}))).QueueUrls ?? []).map((u) => u.split('/').pop()).sort();
-      assert.deepEqual(queues, ['run-b-hookline-delivery', 'run-b-hookline-delivery-redrive', 'run-b-hookline-ingest', 'run-b-hookline-ingest-redrive']);
-      assert.deepEqual((await s3.send(new ListBucketsCommand({}))).Buckets?.map((x) => x.Name), ['run-b-hookline-archive']);
+      const queues = ((await sqs.send(new ListQueuesCommand({}))).QueueUrls ?? [])
+        .map((u) => u.split('/').pop())
+        .sort();
+      assert.deepEqual(queues, [
+        'run-b-hookline-delivery',
+        'run-b-hookline-delivery-redrive',
+        'run-b-hookline-ingest',
+        'run-b-hookline-ingest-redrive',
+      ]);
+      assert.deepEqual(
+        (await s3.send(new ListBucketsCommand({}))).Buckets?.map((x) => x.Name),
+        ['run-b-hookline-archive'],
+      );
     } finally {
       db.destroy();
       sqs.destroy();
@@ -83,16 +111,23 @@ describe('external endpoints and resource prefixes', () => {
     const subB = await b.subscribe('/b', { eventTypes: ['ext.test'] });
     const [pa, pb] = await Promise.all([a.publish('ext.test', { to: 'a' }), b.publish('ext.test', { to: 'b' })]);
     assert.deepEqual([pa.deliveryIds.length, pb.deliveryIds.length], [1, 1]);
-    await Promise.all([a.waitForState(pa.deliveryIds[0]!, ['delivered']), b.waitForState(pb.deliveryIds[0]!, ['delivered'])]);
+    await Promise.all([
+      a.waitForState(pa.deliveryIds[0]!, ['delivered']),
+      b.waitForState(pb.deliveryIds[0]!, ['delivered']),
+    ]);
     assert.ok(a.receiver.on('/a').every((r) => r.verified) && a.receiver.distinctCount('/a') === 1);
     assert.ok(b.receiver.on('/b').every((r) => r.verified) && b.receiver.distinctCount('/b') === 1);
-    const ids = async (s: LocalStack) => (await s.api.get('/v1/subscriptions?limit=100')).body.items.map((x: { id: string }) => x.id);
+    const ids = async (s: LocalStack) =>
+      (await s.api.get('/v1/subscriptions?limit=100')).body.items.map((x: { id: string }) => x.id);
     assert.deepEqual(await ids(a), [subA.id]);
     assert.deepEqual(await ids(b), [subB.id]);
   });
 
   it('refuses an invalid prefix before starting anything', async () => {
-    await assert.rejects(startRuntime({ dataDir: join(dir, 'bad'), port: 0, resourcePrefix: 'Team_A', logLevel: 'SILENT' }), /HOOKLINE_RESOURCE_PREFIX "Team_A" is not valid/);
+    await assert.rejects(
+      startRuntime({ dataDir: join(dir, 'bad'), port: 0, resourcePrefix: 'Team_A', logLevel: 'SILENT' }),
+      /HOOKLINE_RESOURCE_PREFIX "Team_A" is not valid/,
+    );
   });
 });
 
@@ -103,7 +138,10 @@ it('a test stack follows the environment: the AWS_ENDPOINT_URL_* endpoints under
     assert.equal(stack.runtime.embedded.dynamodb, !given.dynamodb);
     if (given.dynamodb) assert.equal(stack.runtime.endpoints.dynamodb, given.dynamodb);
     assert.equal(stack.runtime.resourcePrefix === '', Object.keys(given).length === 0);
-    assert.equal(stack.runtime.env.DELIVERIES_TABLE, stack.runtime.resourcePrefix ? `${stack.runtime.resourcePrefix}-hookline-deliveries` : 'hookline-deliveries');
+    assert.equal(
+      stack.runtime.env.DELIVERIES_TABLE,
+      stack.runtime.resourcePrefix ? `${stack.runtime.resourcePrefix}-hookline-deliveries` : 'hookline-deliveries',
+    );
   } finally {
     await stack.stop();
   }

@@ -60,23 +60,42 @@ describe('Idempotency-Key on the POSTs that create something', () => {
   it('answers 409 while the first request with the key is still running', async () => {
     const body = subscriptionBody('/idk-slow');
     const keys = answerKeys('admin', 'POST /v1/subscriptions', 'sub-running');
-    const store = new DynamoDbIdempotencyStore(documentClient(stack.runtime.clients.dynamodb), stack.runtime.env.IDEMPOTENCY_KEYS_TABLE!);
+    const store = new DynamoDbIdempotencyStore(
+      documentClient(stack.runtime.clients.dynamodb),
+      stack.runtime.env.IDEMPOTENCY_KEYS_TABLE!,
+    );
     // The first request, as it holds the key while it runs (in another container, say).
     const now = Date.now();
     await store.begin(
-      { id: keys.id, fingerprint: fingerprintOf(keys, 'POST', '/v1/subscriptions', JSON.stringify(body)), createdAt: new Date(now).toISOString(), expiresAt: Math.ceil(now / 1000) + 86_400, owner: 'elsewhere', lockedUntil: new Date(now + 60_000).toISOString() },
+      {
+        id: keys.id,
+        fingerprint: fingerprintOf(keys, 'POST', '/v1/subscriptions', JSON.stringify(body)),
+        createdAt: new Date(now).toISOString(),
+        expiresAt: Math.ceil(now / 1000) + 86_400,
+        owner: 'elsewhere',
+        lockedUntil: new Date(now + 60_000).toISOString(),
+      },
       new Date(now).toISOString(),
     );
 
     const res = await stack.api.post('/v1/subscriptions', body, key('sub-running'));
     assert.deepEqual([res.status, res.body.error.code], [409, 'conflict']);
     assert.match(res.body.error.message, /still running/);
-    assert.equal((await stack.api.post('/v1/subscriptions', subscriptionBody('/idk-other'), key('sub-running'))).status, 422, 'another body is still another request');
+    assert.equal(
+      (await stack.api.post('/v1/subscriptions', subscriptionBody('/idk-other'), key('sub-running'))).status,
+      422,
+      'another body is still another request',
+    );
   });
 
   it('POST /v1/events/batch: the key names the whole batch, so a retry gets the same generated ids and publishes nothing again', async () => {
     await stack.subscribe('/idk-batch', { eventTypes: ['idk.batch'] });
-    const events = { events: [{ type: 'idk.batch', payload: { n: 1 } }, { type: 'idk.batch', payload: { n: 2 } }] };
+    const events = {
+      events: [
+        { type: 'idk.batch', payload: { n: 1 } },
+        { type: 'idk.batch', payload: { n: 2 } },
+      ],
+    };
     const first = await stack.api.post('/v1/events/batch', events, key('batch-1'));
     // Counted once the first attempts wrote their rows (publish writes none), so only the retry could change a count.
     for (const item of first.body.items) for (const id of item.deliveryIds) await stack.waitForState(id, ['delivered']);
@@ -88,10 +107,14 @@ describe('Idempotency-Key on the POSTs that create something', () => {
     assert.deepEqual([again.status, again.body], [200, first.body]);
     assert.deepEqual(await countTables(stack.runtime), counts, 'no event, manifest or delivery written again');
     const without = await stack.api.post('/v1/events/batch', events);
-    assert.notDeepEqual(without.body.items.map((i: any) => i.eventId), first.body.items.map((i: any) => i.eventId), 'without the key it is a new batch');
+    assert.notDeepEqual(
+      without.body.items.map((i: any) => i.eventId),
+      first.body.items.map((i: any) => i.eventId),
+      'without the key it is a new batch',
+    );
   });
 
-  it('POST /v1/deliveries/{id}/replay: once per key and caller; the same key is the admin\'s and each tenant\'s own', async () => {
+  it("POST /v1/deliveries/{id}/replay: once per key and caller; the same key is the admin's and each tenant's own", async () => {
     stack.receiver.script('/idk-replay', [{ status: 400 }, { status: 400 }], { status: 200 });
     await stack.subscribe('/idk-replay', { eventTypes: ['idk.replay'], tenantId: 'acme' });
     const a = (await stack.publish('idk.replay', { n: 1 }, 'idk-replay-a', { tenantId: 'acme' })).deliveryIds[0]!;
@@ -103,22 +126,37 @@ describe('Idempotency-Key on the POSTs that create something', () => {
     assert.equal(first.status, 202, JSON.stringify(first.body));
     await stack.waitForState(a, ['delivered']);
     const again = await stack.api.post(`/v1/deliveries/${a}/replay`, undefined, key('replay-1'));
-    assert.deepEqual([again.status, again.body], [202, first.body], 'the first answer, though the delivery is delivered by now');
-    assert.equal((await stack.api.post(`/v1/deliveries/${b}/replay`, undefined, key('replay-1'))).status, 422, 'another delivery is another request');
+    assert.deepEqual(
+      [again.status, again.body],
+      [202, first.body],
+      'the first answer, though the delivery is delivered by now',
+    );
+    assert.equal(
+      (await stack.api.post(`/v1/deliveries/${b}/replay`, undefined, key('replay-1'))).status,
+      422,
+      'another delivery is another request',
+    );
 
     const tenant = await acme.post(`/v1/deliveries/${b}/replay`, undefined, key('replay-1'));
-    assert.equal(tenant.status, 202, 'the tenant\'s key space is its own');
+    assert.equal(tenant.status, 202, "the tenant's key space is its own");
     await stack.waitForState(b, ['delivered']);
     assert.equal(stack.receiver.on('/idk-replay').length, 4, 'two first attempts, one replay each');
   });
 
   it('POST /v1/replays, /v1/tenants/{tenantId}/keys, rotate-secret and test: a retry with the key answers the first answer', async () => {
-    const replay = { createdFrom: new Date(Date.now() - 3_600_000).toISOString(), createdTo: new Date().toISOString(), dryRun: true };
+    const replay = {
+      createdFrom: new Date(Date.now() - 3_600_000).toISOString(),
+      createdTo: new Date().toISOString(),
+      dryRun: true,
+    };
     const r1 = await stack.api.post('/v1/replays', replay, key('bulk-1'));
     assert.ok([200, 202].includes(r1.status), JSON.stringify(r1.body));
     const r2 = await stack.api.post('/v1/replays', replay, key('bulk-1'));
     assert.deepEqual([r2.status, r2.body], [r1.status, r1.body]);
-    assert.equal((await stack.api.get('/v1/replays?limit=100')).body.items.filter((r: any) => r.id === r1.body.id).length, 1);
+    assert.equal(
+      (await stack.api.get('/v1/replays?limit=100')).body.items.filter((r: any) => r.id === r1.body.id).length,
+      1,
+    );
 
     const k1 = await stack.api.post('/v1/tenants/idk-co/keys', undefined, key('mint-1'));
     const k2 = await stack.api.post('/v1/tenants/idk-co/keys', undefined, key('mint-1'));
@@ -128,10 +166,16 @@ describe('Idempotency-Key on the POSTs that create something', () => {
     const sub = await stack.subscribe('/idk-rotate', { eventTypes: ['idk.rotate'] });
     const rotated = await stack.api.post(`/v1/subscriptions/${sub.id}/rotate-secret`, {}, key('rotate-1'));
     assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
-    assert.deepEqual((await stack.api.post(`/v1/subscriptions/${sub.id}/rotate-secret`, {}, key('rotate-1'))).body, rotated.body);
+    assert.deepEqual(
+      (await stack.api.post(`/v1/subscriptions/${sub.id}/rotate-secret`, {}, key('rotate-1'))).body,
+      rotated.body,
+    );
 
     const tested = await stack.api.post(`/v1/subscriptions/${sub.id}/test`, undefined, key('test-1'));
     assert.equal(tested.status, 202, JSON.stringify(tested.body));
-    assert.deepEqual((await stack.api.post(`/v1/subscriptions/${sub.id}/test`, undefined, key('test-1'))).body, tested.body);
+    assert.deepEqual(
+      (await stack.api.post(`/v1/subscriptions/${sub.id}/test`, undefined, key('test-1'))).body,
+      tested.body,
+    );
   });
 });

@@ -65,18 +65,42 @@ describe('npm start: the banner gives a producer everything, on ports derived fr
       receiver.expectSecret('/producer', sub.body.secret);
 
       // As a producer would: the SDK pointed at the printed endpoint, sending to the printed URL.
-      const pointed = new SQSClient({ endpoint: vars.HOOKLINE_SQS_ENDPOINT, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
-      await pointed.send(new SendMessageCommand({ QueueUrl: vars.HOOKLINE_INGEST_QUEUE_URL, MessageBody: '{"id":"sqs-1","type":"producer.created","payload":{"n":1}}' }));
+      const pointed = new SQSClient({
+        endpoint: vars.HOOKLINE_SQS_ENDPOINT,
+        region: 'us-east-1',
+        credentials: LOCAL_CREDENTIALS,
+      });
+      await pointed.send(
+        new SendMessageCommand({
+          QueueUrl: vars.HOOKLINE_INGEST_QUEUE_URL,
+          MessageBody: '{"id":"sqs-1","type":"producer.created","payload":{"n":1}}',
+        }),
+      );
       // And with no endpoint at all: the SDK sends to the queue URL's own host and port, so the URL works as it is.
       const asIs = loopbackOnly(new SQSClient({ region: 'us-east-1', credentials: LOCAL_CREDENTIALS, logger: QUIET }));
-      await asIs.send(new SendMessageCommand({ QueueUrl: vars.HOOKLINE_INGEST_QUEUE_URL, MessageBody: '{"id":"sqs-2","type":"producer.created","payload":{"n": 2.50}}' }));
+      await asIs.send(
+        new SendMessageCommand({
+          QueueUrl: vars.HOOKLINE_INGEST_QUEUE_URL,
+          MessageBody: '{"id":"sqs-2","type":"producer.created","payload":{"n": 2.50}}',
+        }),
+      );
       pointed.destroy();
       asIs.destroy();
 
-      const got = await waitFor('both events delivered', () => (receiver.distinctCount('/producer') >= 2 ? receiver.distinct('/producer') : undefined), 30_000);
+      const got = await waitFor(
+        'both events delivered',
+        () => (receiver.distinctCount('/producer') >= 2 ? receiver.distinct('/producer') : undefined),
+        30_000,
+      );
       assert.deepEqual(got.map((r) => r.webhookId).sort(), ['sqs-1', 'sqs-2']);
-      assert.ok(got.every((r) => r.verified), 'signed with the subscription secret');
-      assert.ok(got.find((r) => r.webhookId === 'sqs-2')!.body.includes('"data":{"n": 2.50}'), 'the payload text arrives as sent');
+      assert.ok(
+        got.every((r) => r.verified),
+        'signed with the subscription secret',
+      );
+      assert.ok(
+        got.find((r) => r.webhookId === 'sqs-2')!.body.includes('"data":{"n": 2.50}'),
+        'the payload text arrives as sent',
+      );
 
       assert.equal(await run.stop(), 0);
       run = await startMain({ PORT: String(port), HOOKLINE_DATA_DIR: dir });
@@ -99,7 +123,10 @@ describe('npm start: the banner gives a producer everything, on ports derived fr
       const vars = bannerExports(run.stdout);
       assert.equal(vars.HOOKLINE_ADMIN_KEY, undefined);
       assert.match(vars.HOOKLINE_API_URL!, /^http:\/\/127\.0\.0\.1:\d+$/);
-      assert.match(run.stdout, /export HOOKLINE_API_URL=\S+ {3}# and HOOKLINE_ADMIN_KEY: set it from your own variable/);
+      assert.match(
+        run.stdout,
+        /export HOOKLINE_API_URL=\S+ {3}# and HOOKLINE_ADMIN_KEY: set it from your own variable/,
+      );
       assert.match(vars.HOOKLINE_INGEST_QUEUE_URL!, /^http:\/\/127\.0\.0\.1:\d+\/000000000000\/hookline-ingest$/);
     } finally {
       await run.stop();

@@ -4,7 +4,13 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { CreateTableCommand, DynamoDBClient, GetItemCommand, ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  ListTablesCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { TABLES } from '#config/topology.ts';
 import { startEmulators } from '#local/emulators.ts';
 import { createTableInput, waitForActive } from '#local/provision.ts';
@@ -29,10 +35,20 @@ interface Started {
  */
 function start(env: Record<string, string>): Promise<Started> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', join(ROOT, 'local/main.ts')], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOOKLINE_LOG_LEVEL: 'SILENT', ...env },
-    });
+    const child = spawn(
+      process.execPath,
+      ['--disable-warning=ExperimentalWarning', '--import', 'tsx', join(ROOT, 'local/main.ts')],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '/tmp',
+          PORT: '0',
+          HOOKLINE_LOG_LEVEL: 'SILENT',
+          ...env,
+        },
+      },
+    );
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
@@ -66,7 +82,12 @@ describe('npm start: the admin key', () => {
     writeFileSync(join(dir, 'admin-key'), 'hk_admin_short\n', { mode: 0o600 });
     const run = await start({ HOOKLINE_DATA_DIR: dir });
     assert.equal(run.code, 1);
-    assert.ok(run.stderr.includes(`the admin key in ${join(dir, 'admin-key')} is 14 characters long; it must be at least 24: delete the file`), run.stderr);
+    assert.ok(
+      run.stderr.includes(
+        `the admin key in ${join(dir, 'admin-key')} is 14 characters long; it must be at least 24: delete the file`,
+      ),
+      run.stderr,
+    );
   });
 
   it('does not print a key that came from HOOKLINE_ADMIN_KEY, and says where it came from', async () => {
@@ -83,10 +104,20 @@ describe('npm start: the admin key', () => {
     const dir = dataDir();
     const lines: string[] = [];
     const run = await new Promise<Started>((done, fail) => {
-      const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', join(ROOT, 'local/main.ts')], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOOKLINE_LOG_LEVEL: 'SILENT', HOOKLINE_DATA_DIR: dir },
-      });
+      const child = spawn(
+        process.execPath,
+        ['--disable-warning=ExperimentalWarning', '--import', 'tsx', join(ROOT, 'local/main.ts')],
+        {
+          cwd: ROOT,
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: process.env.HOME ?? '/tmp',
+            PORT: '0',
+            HOOKLINE_LOG_LEVEL: 'SILENT',
+            HOOKLINE_DATA_DIR: dir,
+          },
+        },
+      );
       let stdout = '';
       child.stdout.on('data', (c: Buffer) => {
         stdout += c.toString();
@@ -94,7 +125,10 @@ describe('npm start: the admin key', () => {
         if (lines.length === 0 && stdout.includes('Press Ctrl+C to stop.')) {
           // While it runs: what the CLI will read.
           const file = join(dir, 'runtime.json');
-          lines.push((statSync(file).mode & 0o777).toString(8), JSON.parse(readFileSync(file, 'utf8')).lambdaToken ?? '');
+          lines.push(
+            (statSync(file).mode & 0o777).toString(8),
+            JSON.parse(readFileSync(file, 'utf8')).lambdaToken ?? '',
+          );
           child.kill('SIGTERM');
         }
       });
@@ -116,18 +150,47 @@ describe('npm start: a data folder of an older layout', () => {
     const dir = dataDir();
     // The deliveries table as the unsharded layout created it: a per-subscription index on subscriptionId.
     const emulators = await startEmulators(dir, new Set(['dynamodb']));
-    const db = new DynamoDBClient({ endpoint: emulators.endpoints.dynamodb!, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const db = new DynamoDBClient({
+      endpoint: emulators.endpoints.dynamodb!,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     const current = createTableInput(TABLES.deliveries);
     // Stopped whatever happens: emulators left listening would keep this test file from ever ending.
     try {
-      await db.send(new CreateTableCommand({
-        ...current,
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }, { AttributeName: 'subscriptionId', AttributeType: 'S' }, { AttributeName: 'createdAt', AttributeType: 'S' }],
-        GlobalSecondaryIndexes: [{ IndexName: 'bySubscription', KeySchema: [{ AttributeName: 'subscriptionId', KeyType: 'HASH' }, { AttributeName: 'createdAt', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } }],
-      }));
+      await db.send(
+        new CreateTableCommand({
+          ...current,
+          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+          AttributeDefinitions: [
+            { AttributeName: 'id', AttributeType: 'S' },
+            { AttributeName: 'subscriptionId', AttributeType: 'S' },
+            { AttributeName: 'createdAt', AttributeType: 'S' },
+          ],
+          GlobalSecondaryIndexes: [
+            {
+              IndexName: 'bySubscription',
+              KeySchema: [
+                { AttributeName: 'subscriptionId', KeyType: 'HASH' },
+                { AttributeName: 'createdAt', KeyType: 'RANGE' },
+              ],
+              Projection: { ProjectionType: 'KEYS_ONLY' },
+            },
+          ],
+        }),
+      );
       await waitForActive(db, current.TableName!);
-      await db.send(new PutItemCommand({ TableName: current.TableName!, Item: { id: { S: 'dlv_old' }, subscriptionId: { S: 'sub_old' }, createdAt: { S: '2026-11-30T00:00:00.000Z' }, state: { S: 'pending' } } }));
+      await db.send(
+        new PutItemCommand({
+          TableName: current.TableName!,
+          Item: {
+            id: { S: 'dlv_old' },
+            subscriptionId: { S: 'sub_old' },
+            createdAt: { S: '2026-11-30T00:00:00.000Z' },
+            state: { S: 'pending' },
+          },
+        }),
+      );
     } finally {
       db.destroy();
       await emulators.stop();
@@ -136,19 +199,39 @@ describe('npm start: a data folder of an older layout', () => {
     const run = await start({ HOOKLINE_DATA_DIR: dir });
 
     assert.equal(run.code, 1);
-    assert.ok(run.stderr.includes(`hookline: the tables in ${dir} were written by another version of Hookline, so nothing was read or changed`), run.stderr);
-    assert.match(run.stderr, /table hookline-deliveries is keyed on id; this version keys it on subscriptionShard, listKey \(sort\)/);
-    assert.match(run.stderr, /table hookline-deliveries has index bySubscription on subscriptionId, createdAt \(sort\), KEYS_ONLY, which this version does not have/);
-    assert.ok(run.stderr.includes(`(HOOKLINE_DATA_DIR=${dir}-new npm start), or move this one aside (mv ${dir} ${dir}-old)`), run.stderr);
+    assert.ok(
+      run.stderr.includes(
+        `hookline: the tables in ${dir} were written by another version of Hookline, so nothing was read or changed`,
+      ),
+      run.stderr,
+    );
+    assert.match(
+      run.stderr,
+      /table hookline-deliveries is keyed on id; this version keys it on subscriptionShard, listKey \(sort\)/,
+    );
+    assert.match(
+      run.stderr,
+      /table hookline-deliveries has index bySubscription on subscriptionId, createdAt \(sort\), KEYS_ONLY, which this version does not have/,
+    );
+    assert.ok(
+      run.stderr.includes(`(HOOKLINE_DATA_DIR=${dir}-new npm start), or move this one aside (mv ${dir} ${dir}-old)`),
+      run.stderr,
+    );
     assert.doesNotMatch(run.stderr, /\n\s+at /, 'a message, not a stack trace');
     assert.doesNotMatch(run.stdout, /Hookline is running/);
 
     // The folder is as it was: the one old table with its row, and no table of the new layout beside it.
     const again = await startEmulators(dir, new Set(['dynamodb']));
-    const check = new DynamoDBClient({ endpoint: again.endpoints.dynamodb!, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const check = new DynamoDBClient({
+      endpoint: again.endpoints.dynamodb!,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     try {
       assert.deepEqual((await check.send(new ListTablesCommand({}))).TableNames, [current.TableName]);
-      const row = await check.send(new GetItemCommand({ TableName: current.TableName!, Key: { id: { S: 'dlv_old' } } }));
+      const row = await check.send(
+        new GetItemCommand({ TableName: current.TableName!, Key: { id: { S: 'dlv_old' } } }),
+      );
       assert.equal(row.Item?.state?.S, 'pending');
     } finally {
       check.destroy();
@@ -159,12 +242,28 @@ describe('npm start: a data folder of an older layout', () => {
   it('refuses a folder from before tenant routing (subscriptions without the byTenant index) the same way, its subscriptions kept', async () => {
     const dir = dataDir();
     const emulators = await startEmulators(dir, new Set(['dynamodb']));
-    const db = new DynamoDBClient({ endpoint: emulators.endpoints.dynamodb!, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const db = new DynamoDBClient({
+      endpoint: emulators.endpoints.dynamodb!,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     const { GlobalSecondaryIndexes: _, ...before } = createTableInput(TABLES.subscriptions);
     try {
-      await db.send(new CreateTableCommand({ ...before, AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }] }));
+      await db.send(
+        new CreateTableCommand({ ...before, AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }] }),
+      );
       await waitForActive(db, before.TableName!);
-      await db.send(new PutItemCommand({ TableName: before.TableName!, Item: { id: { S: 'sub_old' }, tenantId: { S: 'acme' }, eventTypes: { L: [{ S: '*' }] }, state: { S: 'active' } } }));
+      await db.send(
+        new PutItemCommand({
+          TableName: before.TableName!,
+          Item: {
+            id: { S: 'sub_old' },
+            tenantId: { S: 'acme' },
+            eventTypes: { L: [{ S: '*' }] },
+            state: { S: 'active' },
+          },
+        }),
+      );
     } finally {
       db.destroy();
       await emulators.stop();
@@ -173,7 +272,10 @@ describe('npm start: a data folder of an older layout', () => {
     const run = await start({ HOOKLINE_DATA_DIR: dir });
 
     assert.equal(run.code, 1);
-    assert.match(run.stderr, /table hookline-subscriptions lacks index byTenant on tenantId, createdAt \(sort\), INCLUDE/);
+    assert.match(
+      run.stderr,
+      /table hookline-subscriptions lacks index byTenant on tenantId, createdAt \(sort\), INCLUDE/,
+    );
     assert.doesNotMatch(run.stdout, /Hookline is running/);
   });
 });

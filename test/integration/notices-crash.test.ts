@@ -23,7 +23,9 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-it('SIGKILL between deciding a notice and sending it: after a restart it is still sent, once (email and webhook)', { timeout: 120_000 }, async () => {
+it('SIGKILL between deciding a notice and sending it: after a restart it is still sent, once (email and webhook)', {
+  timeout: 120_000,
+}, async () => {
   await receiver.start();
   await smtp.start();
   const env = {
@@ -41,8 +43,16 @@ it('SIGKILL between deciding a notice and sending it: after a restart it is stil
   receiver.script('/down', [], { status: 503 }).script('/ops', [], { status: 200 });
   child = await startChildRuntime(env);
   let api = apiClient(child.url, ADMIN_KEY);
-  const sub = await api.post('/v1/subscriptions', { url: `${receiver.url}/down`, retryPolicy: { ...FAST_RETRY_POLICY, deadlineSeconds: 300 }, contactEmails: ['frank@customer.test'] });
-  const ops = await api.post('/v1/subscriptions', { url: `${receiver.url}/ops`, eventTypes: ['hookline.subscription.*'], retryPolicy: FAST_RETRY_POLICY });
+  const sub = await api.post('/v1/subscriptions', {
+    url: `${receiver.url}/down`,
+    retryPolicy: { ...FAST_RETRY_POLICY, deadlineSeconds: 300 },
+    contactEmails: ['frank@customer.test'],
+  });
+  const ops = await api.post('/v1/subscriptions', {
+    url: `${receiver.url}/ops`,
+    eventTypes: ['hookline.subscription.*'],
+    retryPolicy: FAST_RETRY_POLICY,
+  });
   assert.deepEqual([sub.status, ops.status], [201, 201]);
   receiver.expectSecret('/ops', ops.body.secret);
 
@@ -59,20 +69,40 @@ it('SIGKILL between deciding a notice and sending it: after a restart it is stil
   smtp.hanging = false;
   child = await startChildRuntime(env);
   api = apiClient(child.url, ADMIN_KEY);
-  const failingNotices = () => smtp.messages.filter((m) => m.headers['x-hookline-notice']?.startsWith(`${sub.body.id}#`) && m.headers['x-hookline-notice'].endsWith('#failing'));
-  await waitFor('the notice, sent by the restarted runtime once its lease ran out', () => failingNotices().length > 0, 30_000, 100);
+  const failingNotices = () =>
+    smtp.messages.filter(
+      (m) =>
+        m.headers['x-hookline-notice']?.startsWith(`${sub.body.id}#`) &&
+        m.headers['x-hookline-notice'].endsWith('#failing'),
+    );
+  await waitFor(
+    'the notice, sent by the restarted runtime once its lease ran out',
+    () => failingNotices().length > 0,
+    30_000,
+    100,
+  );
   // A few more notifier runs: none sends it again.
   await new Promise((r) => setTimeout(r, 3000));
   assert.equal(failingNotices().length, 1, 'sent once');
   const [mail] = failingNotices();
   assert.deepEqual([...mail!.to].sort(), ['frank@customer.test', 'support@producer.test']);
-  assert.match(mail!.headers.subject!, new RegExp(`^Failing: your webhook endpoint ${receiver.url}/down \\(\\d+ seconds\\)$`));
-  assert.ok(mail!.raw.includes('Content-Type: text/plain') && mail!.raw.includes('Content-Type: text/html'), 'plain text and HTML');
+  assert.match(
+    mail!.headers.subject!,
+    new RegExp(`^Failing: your webhook endpoint ${receiver.url}/down \\(\\d+ seconds\\)$`),
+  );
+  assert.ok(
+    mail!.raw.includes('Content-Type: text/plain') && mail!.raw.includes('Content-Type: text/html'),
+    'plain text and HTML',
+  );
 
   const webhooks = receiver.distinct('/ops').filter((r) => {
     const data = JSON.parse(r.body).data;
     return data.subscription.id === sub.body.id && data.kind === 'failing';
   });
-  assert.equal(webhooks.length, 1, 'the operational webhook went once too (its id is the notice\'s, so the re-send was a duplicate publish)');
+  assert.equal(
+    webhooks.length,
+    1,
+    "the operational webhook went once too (its id is the notice's, so the re-send was a duplicate publish)",
+  );
   assert.ok(webhooks.every((r) => r.verified));
 });

@@ -13,7 +13,6 @@ import { waitFor } from '#test/wait.ts';
 const EVENTS = 200;
 const LIMIT = 20;
 
-
 describe('a subscription rate limit under a burst', () => {
   let stack: LocalStack;
   let limited: { id: string };
@@ -23,17 +22,35 @@ describe('a subscription rate limit under a burst', () => {
   before(async () => {
     stack = await startLocalStack();
     // A deadline well past the drain: the wait never extends it, and the stack's fast policy gives only 30 s.
-    limited = await stack.subscribe('/limited', { eventTypes: ['burst.*'], rateLimitPerSecond: LIMIT, retryPolicy: { ...FAST_RETRY_POLICY, deadlineSeconds: 600 } });
+    limited = await stack.subscribe('/limited', {
+      eventTypes: ['burst.*'],
+      rateLimitPerSecond: LIMIT,
+      retryPolicy: { ...FAST_RETRY_POLICY, deadlineSeconds: 600 },
+    });
     await stack.subscribe('/free', { eventTypes: ['burst.*'] });
     publishedAt = Date.now();
     for (let start = 0; start < EVENTS; start += 100) {
-      const events = Array.from({ length: 100 }, (_, k) => ({ id: `burst-${start + k}`, type: 'burst.tick', payload: { n: start + k } }));
+      const events = Array.from({ length: 100 }, (_, k) => ({
+        id: `burst-${start + k}`,
+        type: 'burst.tick',
+        payload: { n: start + k },
+      }));
       const res = await stack.api.post('/v1/events/batch', { events });
       assert.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300));
       for (const e of events) published.set(e.id, e.payload.n);
     }
-    await waitFor('the limited subscription to receive the burst', () => stack.receiver.distinctCount('/limited') >= EVENTS, 90_000, 200);
-    await waitFor('the unlimited subscription to receive the burst', () => stack.receiver.distinctCount('/free') >= EVENTS, 30_000, 200);
+    await waitFor(
+      'the limited subscription to receive the burst',
+      () => stack.receiver.distinctCount('/limited') >= EVENTS,
+      90_000,
+      200,
+    );
+    await waitFor(
+      'the unlimited subscription to receive the burst',
+      () => stack.receiver.distinctCount('/free') >= EVENTS,
+      30_000,
+      200,
+    );
   });
   after(() => stack?.stop());
 
@@ -42,7 +59,9 @@ describe('a subscription rate limit under a burst', () => {
     const seen: any[] = [];
     let cursor: string | undefined;
     do {
-      const res: any = await stack.api.get(`/v1/deliveries?subscriptionId=${limited.id}&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      const res: any = await stack.api.get(
+        `/v1/deliveries?subscriptionId=${limited.id}&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       assert.equal(res.status, 200);
       seen.push(...res.body.items);
       cursor = res.body.nextCursor ?? undefined;
@@ -54,12 +73,16 @@ describe('a subscription rate limit under a burst', () => {
     // The guarantee is about when attempts start (each attempt's startedAt, taken after the gate); arrivals
     // at the receiver add the trip and this shared machine's scheduling, so they are reported, not bounded.
     const ids = (await limitedDeliveries()).map((d) => d.id as string);
-    const starts = (await Promise.all(ids.map((id) => stack.delivery(id)))).flatMap((d: any) => d.attemptLog.map((a: any) => Date.parse(a.startedAt)));
+    const starts = (await Promise.all(ids.map((id) => stack.delivery(id)))).flatMap((d: any) =>
+      d.attemptLog.map((a: any) => Date.parse(a.startedAt)),
+    );
     assert.equal(starts.length, EVENTS);
     const max = mostInAnySecond(starts);
     const arrivals = stack.receiver.on('/limited').map((r) => r.receivedAt);
     const drainSeconds = (Math.max(...arrivals) - Math.min(...arrivals)) / 1000;
-    console.log(`# limited: ${starts.length} attempts, at most ${max} started in any 1 s (${mostInAnySecond(arrivals)} arrived), drained in ${drainSeconds.toFixed(1)} s`);
+    console.log(
+      `# limited: ${starts.length} attempts, at most ${max} started in any 1 s (${mostInAnySecond(arrivals)} arrived), drained in ${drainSeconds.toFixed(1)} s`,
+    );
     assert.equal(maxInAnySecond(LIMIT), 22);
     assert.ok(max <= 22, `${max} attempts started in one second`);
     // The bound itself makes it take at least (200 − 22) / 20 ≈ 9 s; a gate that hammered or lost turns would take far longer.
@@ -87,7 +110,10 @@ describe('a subscription rate limit under a burst', () => {
     assert.deepEqual(new Set(seen.map((d) => d.state)), new Set(['delivered']));
     assert.deepEqual(new Set(seen.map((d) => d.attempts)), new Set([1]));
     // The attempt log of a few that waited longest: one attempt each.
-    const last = stack.receiver.on('/limited').slice(-3).map((r) => r.webhookId);
+    const last = stack.receiver
+      .on('/limited')
+      .slice(-3)
+      .map((r) => r.webhookId);
     for (const d of seen.filter((x) => last.includes(x.eventId))) {
       const detail = await stack.delivery(d.id);
       assert.equal(detail.attemptLog.length, 1, JSON.stringify(detail.attemptLog));
@@ -97,9 +123,20 @@ describe('a subscription rate limit under a burst', () => {
 
   it('does not slow the unlimited subscription: its share is done before the limited one is halfway', () => {
     const freeDone = Math.max(...stack.receiver.on('/free').map((r) => r.receivedAt));
-    const limitedHalf = stack.receiver.on('/limited').map((r) => r.receivedAt).sort((a, b) => a - b)[EVENTS / 2 - 1]!;
-    console.log(`# unlimited: ${EVENTS} in ${((freeDone - publishedAt) / 1000).toFixed(1)} s from the first publish; the limited one's ${EVENTS / 2}th at ${((limitedHalf - publishedAt) / 1000).toFixed(1)} s`);
-    assert.ok(freeDone < limitedHalf, `unlimited finished ${freeDone - limitedHalf} ms after the limited one's halfway point`);
-    assert.ok(mostInAnySecond(stack.receiver.on('/free').map((r) => r.receivedAt)) > maxInAnySecond(LIMIT), 'the unlimited one is sent faster than the limit');
+    const limitedHalf = stack.receiver
+      .on('/limited')
+      .map((r) => r.receivedAt)
+      .sort((a, b) => a - b)[EVENTS / 2 - 1]!;
+    console.log(
+      `# unlimited: ${EVENTS} in ${((freeDone - publishedAt) / 1000).toFixed(1)} s from the first publish; the limited one's ${EVENTS / 2}th at ${((limitedHalf - publishedAt) / 1000).toFixed(1)} s`,
+    );
+    assert.ok(
+      freeDone < limitedHalf,
+      `unlimited finished ${freeDone - limitedHalf} ms after the limited one's halfway point`,
+    );
+    assert.ok(
+      mostInAnySecond(stack.receiver.on('/free').map((r) => r.receivedAt)) > maxInAnySecond(LIMIT),
+      'the unlimited one is sent faster than the limit',
+    );
   });
 });

@@ -27,7 +27,17 @@ describe('replay', () => {
     it(`replays a ${c.state} delivery: pending, attempts 0, fresh give_up_at, last_error cleared; then delivered with the same id and body`, async () => {
       const path = `/single-${c.state}`;
       stack.receiver.script(path, [c.first], { status: 200 });
-      await stack.subscribe(path, { eventTypes: [`single.${c.state}`], retryPolicy: { initialDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 1, jitter: 0, deadlineSeconds: 30, ...c.policy } });
+      await stack.subscribe(path, {
+        eventTypes: [`single.${c.state}`],
+        retryPolicy: {
+          initialDelaySeconds: 1,
+          multiplier: 1,
+          maxDelaySeconds: 1,
+          jitter: 0,
+          deadlineSeconds: 30,
+          ...c.policy,
+        },
+      });
       const { eventId, deliveryIds } = await stack.publish(`single.${c.state}`, { case: c.state });
       const id = deliveryIds[0]!;
       const before = await stack.waitForState(id, [c.state]);
@@ -40,12 +50,22 @@ describe('replay', () => {
       assert.equal(res.body.state, 'pending');
       assert.equal(res.body.attempts, 0);
       assert.equal(res.body.lastError, null);
-      assert.ok(res.body.giveUpAt > before.giveUpAt, `give_up_at ${res.body.giveUpAt} is fresh (was ${before.giveUpAt})`);
+      assert.ok(
+        res.body.giveUpAt > before.giveUpAt,
+        `give_up_at ${res.body.giveUpAt} is fresh (was ${before.giveUpAt})`,
+      );
       assert.ok(Date.parse(res.body.nextAttemptAt) <= Date.now() + 1000, 'due now');
 
       const afterReplay = await stack.waitForState(id, ['delivered']);
       assert.equal(afterReplay.attempts, 1, 'the backoff restarted from the first attempt');
-      assert.deepEqual(afterReplay.attemptLog.map((a: any) => [a.seq, a.attempt]), [[1, 1], [2, 1]], 'the log keeps the earlier attempt');
+      assert.deepEqual(
+        afterReplay.attemptLog.map((a: any) => [a.seq, a.attempt]),
+        [
+          [1, 1],
+          [2, 1],
+        ],
+        'the log keeps the earlier attempt',
+      );
       const requests = stack.receiver.on(path);
       assert.equal(requests.length, 2);
       assert.ok(requests.every((r) => r.verified && r.webhookId === eventId && r.body === requests[0]!.body));
@@ -67,11 +87,11 @@ describe('replay', () => {
     const flying = (await stack.publish('refuse.flight', {})).deliveryIds[0]!;
     await stack.waitForState(flying, ['delivered']);
     assert.equal((await stack.api.post(`/v1/deliveries/${flying}/replay`)).status, 202);
-    await waitFor('the replay\'s POST under way', async () => stack.receiver.on('/refuse-flight').length === 2);
+    await waitFor("the replay's POST under way", async () => stack.receiver.on('/refuse-flight').length === 2);
     const busy = await stack.api.post(`/v1/deliveries/${flying}/replay`);
     assert.equal(busy.status, 409);
     assert.match(busy.body.error.message, /is pending/);
-    assert.equal((await stack.waitForState(flying, ['delivered'])).attempts, 1, 'the replay\'s one attempt');
+    assert.equal((await stack.waitForState(flying, ['delivered'])).attempts, 1, "the replay's one attempt");
 
     const unknown = await stack.api.post('/v1/deliveries/dlv_doesnotexist000000000/replay');
     assert.equal(unknown.status, 404);
@@ -86,9 +106,17 @@ describe('replay', () => {
     const published = await Promise.all(Array.from({ length: 6 }, (_, i) => stack.publish('bulk.crit', { i })));
     const all = published.flatMap((p) => p.deliveryIds);
     await Promise.all(all.map((id) => stack.waitForState(id, ['failed'])));
-    const ofA = (await Promise.all(all.map((id) => stack.delivery(id)))).filter((d) => d.subscriptionId === a.id).map((d) => d.id);
+    const ofA = (await Promise.all(all.map((id) => stack.delivery(id))))
+      .filter((d) => d.subscriptionId === a.id)
+      .map((d) => d.id);
 
-    const dry = await stack.api.post('/v1/replays', { subscriptionId: a.id, createdFrom: hourAgo(), createdTo: now(), dryRun: true, operator: 'alice@ops' });
+    const dry = await stack.api.post('/v1/replays', {
+      subscriptionId: a.id,
+      createdFrom: hourAgo(),
+      createdTo: now(),
+      dryRun: true,
+      operator: 'alice@ops',
+    });
     assert.equal(dry.status, 200);
     assert.equal(dry.body.status, 'completed');
     assert.equal(dry.body.matched, 6);
@@ -97,29 +125,53 @@ describe('replay', () => {
     for (const id of all) assert.equal((await stack.delivery(id)).state, 'failed', 'a dry run changes nothing');
 
     stack.receiver.script('/bulk-a', [], { status: 200 });
-    const run = await stack.api.post('/v1/replays', { subscriptionId: a.id, createdFrom: hourAgo(), createdTo: now(), operator: 'alice@ops' });
+    const run = await stack.api.post('/v1/replays', {
+      subscriptionId: a.id,
+      createdFrom: hourAgo(),
+      createdTo: now(),
+      operator: 'alice@ops',
+    });
     assert.equal(run.status, 200);
     assert.deepEqual([run.body.matched, run.body.replayed, run.body.skipped], [6, 6, 0]);
     await Promise.all(ofA.map((id) => stack.waitForState(id, ['delivered'])));
-    for (const id of all.filter((x) => !ofA.includes(x))) assert.equal((await stack.delivery(id)).state, 'failed', `${b.id} was not part of the replay`);
+    for (const id of all.filter((x) => !ofA.includes(x)))
+      assert.equal((await stack.delivery(id)).state, 'failed', `${b.id} was not part of the replay`);
 
     // Outside the time range: nothing matches.
     // (Within the retention window: a range reaching back before it is refused, see tenant-controls.test.ts.)
     const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
-    const old = await stack.api.post('/v1/replays', { createdFrom: daysAgo(30), createdTo: daysAgo(29), states: ['failed', 'expired', 'delivered'] });
+    const old = await stack.api.post('/v1/replays', {
+      createdFrom: daysAgo(30),
+      createdTo: daysAgo(29),
+      states: ['failed', 'expired', 'delivered'],
+    });
     assert.equal(old.body.matched, 0);
   });
 
   it('bulk: states and tenant select what is replayed (delivered only when asked for)', async () => {
     await stack.subscribe('/tenant-x', { eventTypes: ['bulk.tenant'], tenantId: 'tenant-x' });
     await stack.subscribe('/tenant-y', { eventTypes: ['bulk.tenant'], tenantId: 'tenant-y' });
-    const ids = (await Promise.all(Array.from({ length: 3 }, () => stack.publish('bulk.tenant', {}, undefined, { audience: 'all' })))).flatMap((p) => p.deliveryIds);
+    const ids = (
+      await Promise.all(
+        Array.from({ length: 3 }, () => stack.publish('bulk.tenant', {}, undefined, { audience: 'all' })),
+      )
+    ).flatMap((p) => p.deliveryIds);
     await Promise.all(ids.map((id) => stack.waitForState(id, ['delivered'])));
-    const defaults = await stack.api.post('/v1/replays', { tenantId: 'tenant-x', createdFrom: hourAgo(), createdTo: now(), dryRun: true });
+    const defaults = await stack.api.post('/v1/replays', {
+      tenantId: 'tenant-x',
+      createdFrom: hourAgo(),
+      createdTo: now(),
+      dryRun: true,
+    });
     assert.equal(defaults.body.matched, 0, 'the default states are the dead letters');
     assert.deepEqual(defaults.body.criteria.states, ['expired', 'failed']);
 
-    const res = await stack.api.post('/v1/replays', { tenantId: 'tenant-x', states: ['delivered'], createdFrom: hourAgo(), createdTo: now() });
+    const res = await stack.api.post('/v1/replays', {
+      tenantId: 'tenant-x',
+      states: ['delivered'],
+      createdFrom: hourAgo(),
+      createdTo: now(),
+    });
     assert.deepEqual([res.body.matched, res.body.replayed], [3, 3]);
     await waitFor('tenant-x deliveries sent twice', () => stack.receiver.on('/tenant-x').length >= 6);
     assert.equal(stack.receiver.on('/tenant-y').length, 3, 'tenant-y untouched');
@@ -148,14 +200,30 @@ describe('replay', () => {
   it('bulk: a replay cut short by its time budget is checkpointed and finished by the resume schedule', async () => {
     stack.receiver.script('/resume', [], { status: 422 });
     const sub = await stack.subscribe('/resume', { eventTypes: ['bulk.resume'] });
-    const ids = (await Promise.all(Array.from({ length: 23 }, (_, i) => stack.publish('bulk.resume', { i })))).flatMap((p) => p.deliveryIds);
+    const ids = (await Promise.all(Array.from({ length: 23 }, (_, i) => stack.publish('bulk.resume', { i })))).flatMap(
+      (p) => p.deliveryIds,
+    );
     await Promise.all(ids.map((id) => stack.waitForState(id, ['failed'])));
     stack.receiver.script('/resume', [], { status: 200 });
 
     // The replay function's own wiring, with 5-delivery pages and no time at all: one page, then a checkpoint.
-    const base = buildDeps('replay', stack.runtime.env, { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 }, ALL_FACTORIES);
+    const base = buildDeps(
+      'replay',
+      stack.runtime.env,
+      { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 },
+      ALL_FACTORIES,
+    );
     const deps = { ...base, replayPolicy: { windowSeconds: 1, pageSize: 5 } };
-    const cut = await startBulkReplay(deps, { criteria: { states: ['failed'], subscriptionId: sub.id, createdFrom: hourAgo(), createdTo: now() }, dryRun: false, operator: 'resume-test', principal: 'invoke' }, { deadlineMs: 0 });
+    const cut = await startBulkReplay(
+      deps,
+      {
+        criteria: { states: ['failed'], subscriptionId: sub.id, createdFrom: hourAgo(), createdTo: now() },
+        dryRun: false,
+        operator: 'resume-test',
+        principal: 'invoke',
+      },
+      { deadlineMs: 0 },
+    );
     assert.equal(cut.status, 'running');
     assert.deepEqual([cut.matched, cut.replayed], [5, 5]);
     assert.ok(cut.cursor, 'the checkpoint holds where to continue');
@@ -176,7 +244,12 @@ describe('replay', () => {
     const single: any = await stack.runtime.invoke('replay', { deliveryId: id });
     assert.equal(single.state, 'pending');
     await stack.waitForState(id, ['delivered']);
-    const bulk: any = await stack.runtime.invoke('replay', { createdFrom: hourAgo(), createdTo: now(), dryRun: true, operator: 'cli-user' });
+    const bulk: any = await stack.runtime.invoke('replay', {
+      createdFrom: hourAgo(),
+      createdTo: now(),
+      dryRun: true,
+      operator: 'cli-user',
+    });
     assert.equal(bulk.status, 'completed');
     assert.equal(bulk.principal, 'invoke');
     assert.deepEqual(await stack.runtime.invoke('replay', { deliveryId: 'dlv_nope000000000000000000' }), {

@@ -25,7 +25,8 @@ routingContract('DynamoDB', async () => {
     // No cache: each case reads what it just wrote.
     routes: new DynamoDbRouteStore(db, routesTable.table, 0),
     subscriptions: new DynamoDbSubscriptionStore(db, subscriptionsTable.table, 0),
-    seedRowFromBefore: async (s) => void (await db.send(new PutCommand({ TableName: subscriptionsTable.table, Item: s }))),
+    seedRowFromBefore: async (s) =>
+      void (await db.send(new PutCommand({ TableName: subscriptionsTable.table, Item: s }))),
     dispose: async () => {
       await routesTable.dispose();
       await subscriptionsTable.dispose();

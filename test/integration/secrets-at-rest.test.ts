@@ -19,7 +19,9 @@ import { waitFor } from '#test/wait.ts';
  * receiver still verifies every signature with `standardwebhooks`.
  */
 async function rawRow(runtime: Runtime, id: string): Promise<Record<string, AttributeValue>> {
-  const out = await runtime.clients.dynamodb.send(new GetItemCommand({ TableName: runtime.env.SUBSCRIPTIONS_TABLE!, Key: { id: { S: id } }, ConsistentRead: true }));
+  const out = await runtime.clients.dynamodb.send(
+    new GetItemCommand({ TableName: runtime.env.SUBSCRIPTIONS_TABLE!, Key: { id: { S: id } }, ConsistentRead: true }),
+  );
   assert.ok(out.Item, `row ${id} exists`);
   return out.Item;
 }
@@ -59,7 +61,7 @@ describe('signing secrets at rest (local runtime)', () => {
     assert.ok(!JSON.stringify(got.body).includes('whsec_'));
   });
 
-  it('creates the data folder, the emulators\' folders and every key file for the owner only', () => {
+  it("creates the data folder, the emulators' folders and every key file for the owner only", () => {
     const dir = stack.runtime.dataDir;
     for (const folder of [dir, join(dir, 'dynamodb'), join(dir, 'sqs')]) assert.equal(mode(folder), 0o700, folder);
     for (const file of ['admin-key', 'secrets-key', 'runtime.json']) assert.equal(mode(join(dir, file)), 0o600, file);
@@ -72,7 +74,14 @@ describe('plain-text secrets from before sealing', () => {
   // One receiver across both runtimes, so the planted row's URL stays reachable after the restart.
   const receiver = new TestReceiver();
   let runtime: Runtime | undefined;
-  const start = () => startRuntime({ port: 0, logLevel: 'SILENT', dataDir, resourcePrefix: testResourcePrefix(dataDir), scheduleIntervalMs: { sweeper: 3_600_000 } });
+  const start = () =>
+    startRuntime({
+      port: 0,
+      logLevel: 'SILENT',
+      dataDir,
+      resourcePrefix: testResourcePrefix(dataDir),
+      scheduleIntervalMs: { sweeper: 3_600_000 },
+    });
   before(async () => {
     await receiver.start();
     receiver.expectSecret('/legacy', secret);
@@ -88,7 +97,10 @@ describe('plain-text secrets from before sealing', () => {
     const api = apiClient(rt.url, rt.adminKey);
     const res = await api.post('/v1/events', { type: 'legacy.test', payload: { n } });
     assert.equal(res.status, 202);
-    await waitFor('the delivery', async () => (await api.get(`/v1/deliveries/${res.body.deliveryIds[0]}`)).body.state === 'delivered');
+    await waitFor(
+      'the delivery',
+      async () => (await api.get(`/v1/deliveries/${res.body.deliveryIds[0]}`)).body.state === 'delivered',
+    );
     return receiver.on('/legacy').find((r) => JSON.parse(r.body).data.n === n);
   }
 
@@ -112,7 +124,12 @@ describe('plain-text secrets from before sealing', () => {
       }),
     );
     // And as a deployment from before the routing index: its first publish builds the index, adopting the row.
-    await runtime.clients.dynamodb.send(new DeleteItemCommand({ TableName: runtime.env.ROUTES_TABLE!, Key: { route: { S: ROUTE_STATUS_KEY.route }, entry: { S: ROUTE_STATUS_KEY.entry } } }));
+    await runtime.clients.dynamodb.send(
+      new DeleteItemCommand({
+        TableName: runtime.env.ROUTES_TABLE!,
+        Key: { route: { S: ROUTE_STATUS_KEY.route }, entry: { S: ROUTE_STATUS_KEY.entry } },
+      }),
+    );
     assert.equal((await deliverOne(runtime, 1))?.verified, true, 'signed with the plain-text secret');
     await runtime.stop();
 

@@ -32,7 +32,15 @@ for (const [name, open] of implementations) {
     it('counts each key on its own, from 1, every call included', async () => {
       const { counters, dispose } = await open();
       try {
-        assert.deepEqual([await counters.count('send#a#w1', 100), await counters.count('send#a#w1', 100), await counters.count('send#a#w2', 100), await counters.count('send#a#w1', 100)], [1, 2, 1, 3]);
+        assert.deepEqual(
+          [
+            await counters.count('send#a#w1', 100),
+            await counters.count('send#a#w1', 100),
+            await counters.count('send#a#w2', 100),
+            await counters.count('send#a#w1', 100),
+          ],
+          [1, 2, 1, 3],
+        );
       } finally {
         await dispose();
       }
@@ -41,7 +49,11 @@ for (const [name, open] of implementations) {
     it('takes turns in order, never before the earliest asked, restarting there once the queue has fallen behind', async () => {
       const { counters, dispose } = await open();
       try {
-        const turns = [await counters.takeTurn('send#a#t0', 10, 100), await counters.takeTurn('send#a#t0', 10, 100), await counters.takeTurn('send#a#t0', 11, 100)];
+        const turns = [
+          await counters.takeTurn('send#a#t0', 10, 100),
+          await counters.takeTurn('send#a#t0', 10, 100),
+          await counters.takeTurn('send#a#t0', 11, 100),
+        ];
         assert.deepEqual(turns, [10, 11, 12], 'a backlog goes on from where it is');
         assert.equal(await counters.takeTurn('send#a#t0', 20, 100), 20, 'a queue behind the earliest restarts at it');
         assert.equal(await counters.takeTurn('send#a#t0', 20, 100), 21);
@@ -55,10 +67,16 @@ for (const [name, open] of implementations) {
       const { counters, dispose } = await open();
       try {
         const counts = await Promise.all(Array.from({ length: 30 }, () => counters.count('send#c#w1', 100)));
-        assert.deepEqual([...counts].sort((a, b) => a - b), Array.from({ length: 30 }, (_, i) => i + 1));
+        assert.deepEqual(
+          [...counts].sort((a, b) => a - b),
+          Array.from({ length: 30 }, (_, i) => i + 1),
+        );
         // Half of them find the queue empty at once (the restart race), half find it going.
         const turns = await Promise.all(Array.from({ length: 30 }, () => counters.takeTurn('send#c#t1', 500, 100)));
-        assert.deepEqual([...turns].sort((a, b) => a - b), Array.from({ length: 30 }, (_, i) => 500 + i));
+        assert.deepEqual(
+          [...turns].sort((a, b) => a - b),
+          Array.from({ length: 30 }, (_, i) => 500 + i),
+        );
       } finally {
         await dispose();
       }
@@ -74,7 +92,12 @@ describe('DynamoDbSendRateCounters on the table', () => {
       await counters.count('send#a#w1', 1234);
       await counters.takeTurn('send#a#t0', 7, 5678);
       await counters.takeTurn('send#a#t0', 7, 5679);
-      const item = async (key: string) => (await tables.client().send(new GetItemCommand({ TableName: table, Key: { key: { S: key } }, ConsistentRead: true }))).Item;
+      const item = async (key: string) =>
+        (
+          await tables
+            .client()
+            .send(new GetItemCommand({ TableName: table, Key: { key: { S: key } }, ConsistentRead: true }))
+        ).Item;
       assert.equal((await item('send#a#w1'))?.expiresAt?.N, '1234');
       assert.deepEqual([(await item('send#a#t0'))?.next?.N, (await item('send#a#t0'))?.expiresAt?.N], ['9', '5679']);
       assert.equal(TABLES.rateLimits.ttlAttribute, 'expiresAt');

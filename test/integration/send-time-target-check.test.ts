@@ -31,9 +31,19 @@ describe('cloud mode: private targets are refused at send time too', () => {
   const plant = async (id: string, url: string) => {
     const now = new Date().toISOString();
     const sub: Subscription & { secrets: SealedSecrets } = {
-      id, url, eventTypes: [`${id}.test`], state: 'active', stateChangedAt: now, createdAt: now, updatedAt: now, routeVersion: 1, routedPatterns: [`${id}.test`],
+      id,
+      url,
+      eventTypes: [`${id}.test`],
+      state: 'active',
+      stateChangedAt: now,
+      createdAt: now,
+      updatedAt: now,
+      routeVersion: 1,
+      routedPatterns: [`${id}.test`],
       // Sealed with the runtime's own local key, as createSubscription would have stored it.
-      secrets: await new LocalKeySecretCipher(loadLocalSecretsKey(stack.runtime.dataDir)).seal(id, [formatSecret(new Uint8Array(32).fill(7))]),
+      secrets: await new LocalKeySecretCipher(loadLocalSecretsKey(stack.runtime.dataDir)).seal(id, [
+        formatSecret(new Uint8Array(32).fill(7)),
+      ]),
       retryPolicy: { initialDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 1, jitter: 0, deadlineSeconds: 30 },
     };
     // Routed as createSubscription routes it.
@@ -66,7 +76,14 @@ describe('cloud mode: private targets are refused at send time too', () => {
   }
 
   it('refuses the same targets when a subscription is created', async () => {
-    for (const url of ['http://localhost:8080/hook', 'http://127.0.0.1/hook', 'http://[::ffff:127.0.0.1]/hook', 'http://169.254.169.254/', 'http://[2001::1]/', 'http://93.184.216.34:22/']) {
+    for (const url of [
+      'http://localhost:8080/hook',
+      'http://127.0.0.1/hook',
+      'http://[::ffff:127.0.0.1]/hook',
+      'http://169.254.169.254/',
+      'http://[2001::1]/',
+      'http://93.184.216.34:22/',
+    ]) {
       const res = await stack.api.post('/v1/subscriptions', { url });
       assert.equal(res.status, 400, url);
       assert.equal(res.body.error.code, 'invalid_request');

@@ -13,11 +13,16 @@ describe('publishing through the SQS ingest queue', () => {
   after(() => stack.stop());
 
   const send = (body: string) =>
-    stack.runtime.clients.sqs.send(new SendMessageCommand({ QueueUrl: stack.runtime.queues.urls.ingest, MessageBody: body }));
+    stack.runtime.clients.sqs.send(
+      new SendMessageCommand({ QueueUrl: stack.runtime.queues.urls.ingest, MessageBody: body }),
+    );
   /** Messages received but not deleted: what a failed ingest leaves for the redrive queue. */
   const heldMessages = async () => {
     const out = await stack.runtime.clients.sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: stack.runtime.queues.urls.ingest, AttributeNames: ['ApproximateNumberOfMessagesNotVisible'] }),
+      new GetQueueAttributesCommand({
+        QueueUrl: stack.runtime.queues.urls.ingest,
+        AttributeNames: ['ApproximateNumberOfMessagesNotVisible'],
+      }),
     );
     return Number(out.Attributes!.ApproximateNumberOfMessagesNotVisible);
   };
@@ -67,7 +72,10 @@ describe('publishing through the SQS ingest queue', () => {
   it('does not drop an invalid message: it stays on the queue, headed for the redrive queue', async () => {
     const attrs = () =>
       stack.runtime.clients.sqs.send(
-        new GetQueueAttributesCommand({ QueueUrl: stack.runtime.queues.urls.ingest, AttributeNames: ['ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessages'] }),
+        new GetQueueAttributesCommand({
+          QueueUrl: stack.runtime.queues.urls.ingest,
+          AttributeNames: ['ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessages'],
+        }),
       );
     const kept = await heldMessages();
     await send('{"type": 42}');

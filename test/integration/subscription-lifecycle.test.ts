@@ -43,7 +43,12 @@ describe('the subscription lifecycle over HTTP: update, delete, rotate, ed25519,
   });
   after(async () => stack.stop());
 
-  const lastOn = async (path: string, count: number) => waitFor(`${count} request(s) on ${path}`, async () => (stack.receiver.on(path).length >= count ? stack.receiver.on(path).at(-1) : undefined), 20_000);
+  const lastOn = async (path: string, count: number) =>
+    waitFor(
+      `${count} request(s) on ${path}`,
+      async () => (stack.receiver.on(path).length >= count ? stack.receiver.on(path).at(-1) : undefined),
+      20_000,
+    );
 
   it('PATCH changes the URL, headers, metadata and description for the attempts after it', async () => {
     const sub = await stack.subscribe('/patch-before', { eventTypes: ['patch.test'] });
@@ -85,7 +90,10 @@ describe('the subscription lifecycle over HTTP: update, delete, rotate, ed25519,
     const published = await stack.publish('move.test', { n: 1 });
     const id = published.deliveryIds[0]!;
     await lastOn('/move-from', 1);
-    assert.equal((await stack.api.patch(`/v1/subscriptions/${sub.id}`, { url: `${stack.receiver.url}/move-to` })).status, 200);
+    assert.equal(
+      (await stack.api.patch(`/v1/subscriptions/${sub.id}`, { url: `${stack.receiver.url}/move-to` })).status,
+      200,
+    );
     const done = await stack.waitForState(id, ['delivered']);
     assert.equal(done.url, `${stack.receiver.url}/move-to`);
     assert.ok((await lastOn('/move-to', 1)).verified);
@@ -116,10 +124,16 @@ describe('the subscription lifecycle over HTTP: update, delete, rotate, ed25519,
       const res = await stack.api.patch(`/v1/subscriptions/${sub.id}`, body);
       assert.equal(res.status, 400, `${JSON.stringify(body)}: ${JSON.stringify(res.body)}`);
       assert.equal(res.body.error.code, 'invalid_request');
-      assert.ok(res.body.error.message.startsWith(`${field}:`), `${JSON.stringify(body)} names ${field}: ${res.body.error.message}`);
+      assert.ok(
+        res.body.error.message.startsWith(`${field}:`),
+        `${JSON.stringify(body)} names ${field}: ${res.body.error.message}`,
+      );
     }
     assert.deepEqual((await stack.api.get(`/v1/subscriptions/${sub.id}`)).body, before, 'nothing was stored');
-    assert.equal((await stack.api.patch('/v1/subscriptions/sub_nope0000000000000000', { description: 'x' })).status, 404);
+    assert.equal(
+      (await stack.api.patch('/v1/subscriptions/sub_nope0000000000000000', { description: 'x' })).status,
+      404,
+    );
   });
 
   it('DELETE dead-letters every pending delivery as failed, keeps the row, and stops fan-out', async () => {
@@ -139,7 +153,11 @@ describe('the subscription lifecycle over HTTP: update, delete, rotate, ed25519,
       assert.equal(d.lastError, 'subscription deleted');
     }
     const dead = await stack.api.get(`/v1/dead-letters?subscriptionId=${sub.id}`);
-    assert.deepEqual(dead.body.items.map((d: { id: string }) => d.id).sort(), [...ids].sort(), 'every one is a dead letter to see and keep');
+    assert.deepEqual(
+      dead.body.items.map((d: { id: string }) => d.id).sort(),
+      [...ids].sort(),
+      'every one is a dead letter to see and keep',
+    );
     assert.equal(stack.receiver.on('/delete-me').length, 0, 'none was POSTed');
 
     // The row stays readable, is not sent to, and refuses changes.
@@ -177,7 +195,11 @@ describe('the subscription lifecycle over HTTP: update, delete, rotate, ed25519,
     assert.ok(verifiesWith(sub.secret, overlap), 'a receiver still on the old secret verifies');
     assert.ok(verifiesWith(fresh, overlap), 'a receiver on the new secret verifies');
 
-    await waitFor('the overlap to end', async () => Date.now() > Date.parse(rotated.body.secrets[1].expiresAt) + 200 || undefined, 10_000);
+    await waitFor(
+      'the overlap to end',
+      async () => Date.now() > Date.parse(rotated.body.secrets[1].expiresAt) + 200 || undefined,
+      10_000,
+    );
     const afterIt = await stack.publish('rotate.test', { phase: 'after' });
     await stack.waitForState(afterIt.deliveryIds[0]!, ['delivered']);
     const last = await lastOn('/rotate', 2);
@@ -199,7 +221,13 @@ describe('the subscription lifecycle over HTTP: update, delete, rotate, ed25519,
     assert.ok(verifiesWith(own, got));
     assert.ok(!verifiesWith(sub.secret, got));
 
-    for (const body of [{ secret: 'not-a-secret' }, { secret: 'whsec_c2hvcnQ=' }, { secret: own }, { overlapSeconds: -1 }, { overlapSeconds: 10 ** 9 }]) {
+    for (const body of [
+      { secret: 'not-a-secret' },
+      { secret: 'whsec_c2hvcnQ=' },
+      { secret: own },
+      { overlapSeconds: -1 },
+      { overlapSeconds: 10 ** 9 },
+    ]) {
       const bad = await stack.api.post(`/v1/subscriptions/${sub.id}/rotate-secret`, body);
       assert.equal(bad.status, 400, `${JSON.stringify(body)}: ${JSON.stringify(bad.body)}`);
       assert.match(bad.body.error.message, /^(secret|overlapSeconds):/);
@@ -207,7 +235,11 @@ describe('the subscription lifecycle over HTTP: update, delete, rotate, ed25519,
   });
 
   it('a v1a subscription signs with Ed25519; the receiver holds only the public key, across a rotation too', async () => {
-    const created = await stack.api.post('/v1/subscriptions', { url: `${stack.receiver.url}/ed25519`, eventTypes: ['ed.test'], signatureScheme: 'v1a' });
+    const created = await stack.api.post('/v1/subscriptions', {
+      url: `${stack.receiver.url}/ed25519`,
+      eventTypes: ['ed.test'],
+      signatureScheme: 'v1a',
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.equal(created.body.signatureScheme, 'v1a');
     assert.equal(created.body.secret, undefined, 'the signing key never leaves Hookline');
@@ -225,11 +257,17 @@ describe('the subscription lifecycle over HTTP: update, delete, rotate, ed25519,
     const rotated = await stack.api.post(`/v1/subscriptions/${created.body.id}/rotate-secret`, {});
     assert.equal(rotated.status, 200);
     assert.match(rotated.body.publicKey, /^whpk_/);
-    assert.deepEqual(rotated.body.secrets.map((s: { publicKey: string }) => s.publicKey), [rotated.body.publicKey, publicKey]);
+    assert.deepEqual(
+      rotated.body.secrets.map((s: { publicKey: string }) => s.publicKey),
+      [rotated.body.publicKey, publicKey],
+    );
     const second = await stack.publish('ed.test', { n: 2 });
     await stack.waitForState(second.deliveryIds[0]!, ['delivered']);
     const after = await lastOn('/ed25519', 2);
-    assert.ok(ed25519Verifies(publicKey, after) && ed25519Verifies(rotated.body.publicKey, after), 'old and new public keys both verify during the overlap');
+    assert.ok(
+      ed25519Verifies(publicKey, after) && ed25519Verifies(rotated.body.publicKey, after),
+      'old and new public keys both verify during the overlap',
+    );
   });
 
   it('a tenant key fixes its own subscriptions and cannot see another tenant’s', async () => {
@@ -250,8 +288,16 @@ describe('the subscription lifecycle over HTTP: update, delete, rotate, ed25519,
       assert.equal(res.status, 404, JSON.stringify(res.body));
       assert.equal(res.body.error.code, 'not_found');
     }
-    assert.equal((await stack.api.get(`/v1/subscriptions/${other.id}`)).body.description, null, 'the other tenant’s is untouched');
-    assert.equal((await tenant.patch(`/v1/subscriptions/${own.id}`, { tenantId: 'someone-else' })).status, 400, 'the tenant is not an editable field');
+    assert.equal(
+      (await stack.api.get(`/v1/subscriptions/${other.id}`)).body.description,
+      null,
+      'the other tenant’s is untouched',
+    );
+    assert.equal(
+      (await tenant.patch(`/v1/subscriptions/${own.id}`, { tenantId: 'someone-else' })).status,
+      400,
+      'the tenant is not an editable field',
+    );
     assert.equal((await tenant.delete(`/v1/subscriptions/${own.id}`)).body.state, 'deleted');
   });
 

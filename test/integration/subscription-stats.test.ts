@@ -32,7 +32,9 @@ describe('GET /v1/subscriptions/{id}/stats on the local runtime', () => {
     stack.receiver.script(path, [{ status: 500 }, { status: 500 }]);
     const expired = await settle(['expired']);
 
-    const logs = [...delivered, failed, expired].flatMap((d) => d.attemptLog as Array<{ startedAt: string; durationMs: number; status: number }>);
+    const logs = [...delivered, failed, expired].flatMap(
+      (d) => d.attemptLog as Array<{ startedAt: string; durationMs: number; status: number }>,
+    );
     assert.equal(logs.length, 5, 'one attempt each, two for the expired one');
     const durations = logs.map((a) => a.durationMs);
     // The streak is written just after the outcome the delivery shows.
@@ -60,7 +62,11 @@ describe('GET /v1/subscriptions/{id}/stats on the local runtime', () => {
     });
     const lastTry = expired.attemptLog[1];
     assert.deepEqual(s.lastFailure, { at: lastTry.startedAt, deliveryId: expired.id, status: 500, error: null });
-    assert.equal(s.failingSince, failed.attemptLog[0].startedAt, 'the 400 was the first failure after the last success');
+    assert.equal(
+      s.failingSince,
+      failed.attemptLog[0].startedAt,
+      'the 400 was the first failure after the last success',
+    );
     assert.equal(s.deadLetteringSince, subscription.deadLetteringSince);
     assert.ok(s.deadLetteringSince, 'two dead letters in a row make a streak');
     assert.equal(s.deadLetterStreak, 2);
@@ -69,14 +75,21 @@ describe('GET /v1/subscriptions/{id}/stats on the local runtime', () => {
 
     const admin = await stack.api.get(`/v1/subscriptions/${sub.id}/stats?windowHours=168`);
     assert.equal(admin.status, 200);
-    assert.deepEqual([admin.body.window.hours, admin.body.finished, admin.body.latencyMs], [168, s.finished, s.latencyMs]);
+    assert.deepEqual(
+      [admin.body.window.hours, admin.body.finished, admin.body.latencyMs],
+      [168, s.finished, s.latencyMs],
+    );
 
     const globex = apiClient(stack.runtime.url, (await stack.api.post('/v1/tenants/globex/keys')).body.key);
     const hidden = await globex.get(`/v1/subscriptions/${sub.id}/stats`);
     const unknown = await globex.get('/v1/subscriptions/sub_doesnotexist/stats');
     assert.equal(hidden.status, 404);
     assert.equal(hidden.body.error.code, 'not_found');
-    assert.equal(hidden.body.error.message, unknown.body.error.message.replace('sub_doesnotexist', sub.id), 'looks exactly like an unknown id');
+    assert.equal(
+      hidden.body.error.message,
+      unknown.body.error.message.replace('sub_doesnotexist', sub.id),
+      'looks exactly like an unknown id',
+    );
   });
 
   it('answers a subscription with nothing sent with zero counts and null figures', async () => {
@@ -84,7 +97,10 @@ describe('GET /v1/subscriptions/{id}/stats on the local runtime', () => {
     const res = await stack.api.get(`/v1/subscriptions/${sub.id}/stats?windowHours=1`);
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.finished, { delivered: 0, failed: 0, expired: 0, total: 0 });
-    assert.deepEqual([res.body.successRate, res.body.latencyMs, res.body.lastFailure, res.body.failingSince], [null, { attempts: 0, average: null, p95: null }, null, null]);
+    assert.deepEqual(
+      [res.body.successRate, res.body.latencyMs, res.body.lastFailure, res.body.failingSince],
+      [null, { attempts: 0, average: null, p95: null }, null, null],
+    );
     assert.deepEqual([res.body.sampled, res.body.examined], [false, 0]);
   });
 

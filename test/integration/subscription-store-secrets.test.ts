@@ -25,16 +25,34 @@ describe('DynamoDbSubscriptionStore.replaceSecrets', () => {
       const read = (await store.get('sub_v'))!;
       assert.equal(read.secretsVersion, undefined, 'never replaced yet');
 
-      const first = await store.replaceSecrets('sub_v', { sealed: sealed('second'), expiry: [null, NOW] }, NOW, read.secretsVersion);
+      const first = await store.replaceSecrets(
+        'sub_v',
+        { sealed: sealed('second'), expiry: [null, NOW] },
+        NOW,
+        read.secretsVersion,
+      );
       assert.equal(first?.secretsVersion, 1);
-      const second = await store.replaceSecrets('sub_v', { sealed: sealed('third'), expiry: [null, NOW] }, NOW, read.secretsVersion);
+      const second = await store.replaceSecrets(
+        'sub_v',
+        { sealed: sealed('third'), expiry: [null, NOW] },
+        NOW,
+        read.secretsVersion,
+      );
       assert.equal(second, undefined, 'the same read, the same updatedAt: refused');
-      assert.equal(((await store.get('sub_v'))!.secrets as SealedSecrets).data, 'second', 'the first rotation\'s secret is kept');
+      assert.equal(
+        ((await store.get('sub_v'))!.secrets as SealedSecrets).data,
+        'second',
+        "the first rotation's secret is kept",
+      );
 
       const next = await store.replaceSecrets('sub_v', { sealed: sealed('fourth'), expiry: [null] }, NOW, 1);
       assert.equal(next?.secretsVersion, 2, 'a rotation from the current version goes through');
       await store.setState('sub_v', 'deleted', 'deleted by request', NOW);
-      assert.equal(await store.replaceSecrets('sub_v', { sealed: sealed('fifth'), expiry: [null] }, NOW, 2), undefined, 'never on a deleted subscription');
+      assert.equal(
+        await store.replaceSecrets('sub_v', { sealed: sealed('fifth'), expiry: [null] }, NOW, 2),
+        undefined,
+        'never on a deleted subscription',
+      );
     } finally {
       await dispose();
     }

@@ -17,7 +17,10 @@ describe('tenant controls on the local runtime', () => {
 
   it('resuming an active subscription is a no-op: drained 0, and a delivery waiting out its backoff is not attempted again', async () => {
     stack.receiver.script('/backoff', [], { status: 503 });
-    const sub = await stack.subscribe('/backoff', { eventTypes: ['backoff.test'], retryPolicy: { ...FAST_RETRY_POLICY, initialDelaySeconds: 600, maxDelaySeconds: 600, deadlineSeconds: 3600 } });
+    const sub = await stack.subscribe('/backoff', {
+      eventTypes: ['backoff.test'],
+      retryPolicy: { ...FAST_RETRY_POLICY, initialDelaySeconds: 600, maxDelaySeconds: 600, deadlineSeconds: 3600 },
+    });
     const [id] = (await stack.publish('backoff.test', {})).deliveryIds;
     await waitFor('the first attempt', async () => ((await stack.delivery(id!)).attempts === 1 ? true : undefined));
 
@@ -43,8 +46,16 @@ describe('tenant controls on the local runtime', () => {
     assert.equal(refused.status, 429);
     assert.equal(refused.body.error.code, 'rate_limited');
     assert.ok(Number(refused.headers.get('retry-after')) >= 1, `Retry-After ${refused.headers.get('retry-after')}`);
-    assert.equal((await stack.api.get(`/v1/subscriptions/${sub.id}`)).body.state, 'paused', 'the refused resume changed nothing');
-    assert.equal((await stack.api.post(`/v1/subscriptions/${sub.id}/resume`)).body.state, 'active', 'the admin key is not limited');
+    assert.equal(
+      (await stack.api.get(`/v1/subscriptions/${sub.id}`)).body.state,
+      'paused',
+      'the refused resume changed nothing',
+    );
+    assert.equal(
+      (await stack.api.post(`/v1/subscriptions/${sub.id}/resume`)).body.state,
+      'active',
+      'the admin key is not limited',
+    );
   });
 
   it('lists and revokes tenant keys (admin only); a revoked key is refused, the others keep working', async () => {
@@ -75,12 +86,18 @@ describe('tenant controls on the local runtime', () => {
     await stack.subscribe('/attempts', { eventTypes: ['attempts.test'] });
     const [id] = (await stack.publish('attempts.test', {})).deliveryIds;
     const done = await stack.waitForState(id!, ['delivered']);
-    assert.deepEqual(done.attemptLog.map((a: any) => a.seq), [1, 2, 3, 4]);
+    assert.deepEqual(
+      done.attemptLog.map((a: any) => a.seq),
+      [1, 2, 3, 4],
+    );
     assert.equal(done.attemptLogNextCursor, null);
 
     const latest = await stack.api.get(`/v1/deliveries/${id}/attempts?limit=3`);
     assert.equal(latest.status, 200);
-    assert.deepEqual(latest.body.items.map((a: any) => a.seq), [2, 3, 4]);
+    assert.deepEqual(
+      latest.body.items.map((a: any) => a.seq),
+      [2, 3, 4],
+    );
     const older = await stack.api.get(`/v1/deliveries/${id}/attempts?limit=3&cursor=${latest.body.nextCursor}`);
     assert.deepEqual([older.body.items.map((a: any) => a.seq), older.body.nextCursor], [[1], null]);
     assert.equal((await stack.api.get(`/v1/deliveries/${id}/attempts?cursor=forged`)).status, 400);
@@ -91,7 +108,9 @@ describe('tenant controls on the local runtime', () => {
     const sub = await stack.subscribe('/gone', { eventTypes: ['gone.test'] });
     const [id] = (await stack.publish('gone.test', {})).deliveryIds;
     await stack.waitForState(id!, ['failed']);
-    await waitFor('the subscription disabled', async () => ((await stack.api.get(`/v1/subscriptions/${sub.id}`)).body.state === 'disabled' ? true : undefined));
+    await waitFor('the subscription disabled', async () =>
+      (await stack.api.get(`/v1/subscriptions/${sub.id}`)).body.state === 'disabled' ? true : undefined,
+    );
 
     const res = await stack.api.post(`/v1/deliveries/${id}/replay`);
     assert.equal(res.status, 409);

@@ -20,7 +20,11 @@ describe('tenant keys and customer replay', () => {
     acmeOther = await stack.subscribe('/acme-other', { eventTypes: ['order.*'], tenantId: 'acme' });
     globexSub = await stack.subscribe('/globex', { eventTypes: ['order.*'], tenantId: 'globex' });
     for (let i = 0; i < 102; i += 17) {
-      const published = await Promise.all(Array.from({ length: Math.min(17, 102 - i) }, (_, j) => stack.publish('order.created', { n: i + j }, undefined, { audience: 'all' })));
+      const published = await Promise.all(
+        Array.from({ length: Math.min(17, 102 - i) }, (_, j) =>
+          stack.publish('order.created', { n: i + j }, undefined, { audience: 'all' }),
+        ),
+      );
       for (const p of published) {
         for (const id of p.deliveryIds) {
           const d = await stack.delivery(id);
@@ -47,7 +51,14 @@ describe('tenant keys and customer replay', () => {
     assert.equal(byTenant.status, 403);
     assert.equal(byTenant.body.error.code, 'forbidden');
     assert.equal((await stack.api.post('/v1/tenants/bad%20tenant/keys')).status, 400);
-    assert.equal((await apiClient(stack.runtime.url, 'hk_tenant_forged0000000000000000000000000000000000').get('/v1/subscriptions')).status, 401);
+    assert.equal(
+      (
+        await apiClient(stack.runtime.url, 'hk_tenant_forged0000000000000000000000000000000000').get(
+          '/v1/subscriptions',
+        )
+      ).status,
+      401,
+    );
   });
 
   it("a tenant sees its own subscriptions and deliveries; another tenant's ids are 404, like ids that do not exist", async () => {
@@ -55,7 +66,11 @@ describe('tenant keys and customer replay', () => {
     assert.equal(list.status, 200);
     assert.deepEqual(list.body.items.map((s: any) => s.id).sort(), [acmeSub.id, acmeOther.id].sort());
     assert.equal((await acme.get(`/v1/subscriptions/${acmeSub.id}`)).status, 200);
-    assert.equal((await acme.get(`/v1/subscriptions?tenantId=globex`)).body.items.length, 2, 'a tenant cannot widen its own scope');
+    assert.equal(
+      (await acme.get(`/v1/subscriptions?tenantId=globex`)).body.items.length,
+      2,
+      'a tenant cannot widen its own scope',
+    );
 
     const detail = await acme.get(`/v1/deliveries/${acmeDeliveries[0]}`);
     assert.equal(detail.status, 200);
@@ -75,7 +90,11 @@ describe('tenant keys and customer replay', () => {
       assert.equal(res.body.error.code, 'not_found');
     }
     assert.equal((await globex.get(`/v1/subscriptions/${globexSub.id}`)).status, 200, 'the owner still sees it');
-    assert.equal((await stack.api.get(`/v1/subscriptions/${globexSub.id}`)).body.state, 'active', 'and the 404 changed nothing');
+    assert.equal(
+      (await stack.api.get(`/v1/subscriptions/${globexSub.id}`)).body.state,
+      'active',
+      'and the 404 changed nothing',
+    );
   });
 
   it('producer and operator routes need the admin key: 403 for a tenant (publishing for another tenant too)', async () => {
@@ -98,12 +117,16 @@ describe('tenant keys and customer replay', () => {
 
     const statuses: number[] = [];
     for (let i = 0; i < 100; i += 20) {
-      const batch = await Promise.all(acmeDeliveries.slice(i, i + 20).map((id) => acme.post(`/v1/deliveries/${id}/replay`)));
+      const batch = await Promise.all(
+        acmeDeliveries.slice(i, i + 20).map((id) => acme.post(`/v1/deliveries/${id}/replay`)),
+      );
       statuses.push(...batch.map((r) => r.status));
     }
     assert.deepEqual(statuses, Array(100).fill(202));
     const refused = await acme.post(`/v1/deliveries/${acmeDeliveries[100]}/replay`);
-    t.diagnostic(`101st customer replay: ${refused.status}, Retry-After ${refused.headers.get('retry-after')} s: ${refused.body.error?.message}`);
+    t.diagnostic(
+      `101st customer replay: ${refused.status}, Retry-After ${refused.headers.get('retry-after')} s: ${refused.body.error?.message}`,
+    );
     assert.equal(refused.status, 429);
     assert.equal(refused.body.error.code, 'rate_limited');
     const retryAfter = Number(refused.headers.get('retry-after'));
@@ -111,11 +134,23 @@ describe('tenant keys and customer replay', () => {
     assert.equal((await stack.delivery(acmeDeliveries[100]!)).state, 'delivered', 'the refused replay changed nothing');
 
     const otherSub = (await stack.api.get(`/v1/deliveries?subscriptionId=${acmeOther.id}&limit=1`)).body.items[0];
-    assert.equal((await acme.post(`/v1/deliveries/${otherSub.id}/replay`)).status, 202, 'the limit is per subscription');
-    assert.equal((await stack.api.post(`/v1/deliveries/${acmeDeliveries[101]}/replay`)).status, 202, 'the admin key is not limited');
+    assert.equal(
+      (await acme.post(`/v1/deliveries/${otherSub.id}/replay`)).status,
+      202,
+      'the limit is per subscription',
+    );
+    assert.equal(
+      (await stack.api.post(`/v1/deliveries/${acmeDeliveries[101]}/replay`)).status,
+      202,
+      'the admin key is not limited',
+    );
 
     // The admin's replay of the 102nd is counted below too: wait for it as well.
-    await Promise.all([...acmeDeliveries.slice(0, 100), acmeDeliveries[101]!].map((id) => stack.waitForState(id, ['delivered'], 60_000)));
+    await Promise.all(
+      [...acmeDeliveries.slice(0, 100), acmeDeliveries[101]!].map((id) =>
+        stack.waitForState(id, ['delivered'], 60_000),
+      ),
+    );
     assert.equal(stack.receiver.on('/acme').length, 102 + 100 + 1, 'every allowed replay was sent once');
   });
 

@@ -8,7 +8,12 @@ export interface ApiResult<T = any> {
 
 /** A small JSON client for the Hookline HTTP API, as a producer or operator would call it. */
 export function apiClient(baseUrl: string, key?: string) {
-  const call = async <T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResult<T>> => {
+  const call = async <T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResult<T>> => {
     const res = await fetch(`${baseUrl}${path}`, {
       method,
       headers: {
@@ -31,8 +36,10 @@ export function apiClient(baseUrl: string, key?: string) {
   };
   return {
     get: <T = any>(path: string) => call<T>('GET', path),
-    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => call<T>('POST', path, body, headers),
-    patch: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => call<T>('PATCH', path, body, headers),
+    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+      call<T>('POST', path, body, headers),
+    patch: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+      call<T>('PATCH', path, body, headers),
     delete: <T = any>(path: string, headers?: Record<string, string>) => call<T>('DELETE', path, undefined, headers),
     raw: call,
   };

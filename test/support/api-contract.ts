@@ -34,16 +34,28 @@ export function checkAnswer(method: string, pathAndQuery: string, status: number
     // No route answers this method on this path: only a refusal is possible (401, 404 route_not_found, 405).
     if (status >= 400) {
       const wrong = refusal(errorBody, body);
-      if (wrong) throw new AssertionError({ message: `${method} ${path} (no route) answered ${status} with a body that is not the documented error shape: ${wrong}\n${JSON.stringify(body)?.slice(0, 500)}` });
+      if (wrong)
+        throw new AssertionError({
+          message: `${method} ${path} (no route) answered ${status} with a body that is not the documented error shape: ${wrong}\n${JSON.stringify(body)?.slice(0, 500)}`,
+        });
       return;
     }
     throw new AssertionError({ message: `${method} ${path} answered ${status}, but no route in ROUTES matches it` });
   }
   const name = `${route.method} ${route.path}`;
   const answers = documentedAnswers(route);
-  if (!answers) throw new AssertionError({ message: `${name} is not documented in the operations table (lambdas/handlers/api/operations.ts)` });
+  if (!answers)
+    throw new AssertionError({
+      message: `${name} is not documented in the operations table (lambdas/handlers/api/operations.ts)`,
+    });
   const schema = answers.get(status);
-  if (!schema) throw new AssertionError({ message: `${name} answered ${status}, which its OpenAPI operation does not document (documented: ${[...answers.keys()].join(', ')})` });
+  if (!schema)
+    throw new AssertionError({
+      message: `${name} answered ${status}, which its OpenAPI operation does not document (documented: ${[...answers.keys()].join(', ')})`,
+    });
   const wrong = refusal(schema, body);
-  if (wrong) throw new AssertionError({ message: `${name} answered ${status} with a body its documented schema refuses: ${wrong}\n${JSON.stringify(body)?.slice(0, 500)}` });
+  if (wrong)
+    throw new AssertionError({
+      message: `${name} answered ${status} with a body its documented schema refuses: ${wrong}\n${JSON.stringify(body)?.slice(0, 500)}`,
+    });
 }

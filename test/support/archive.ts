@@ -14,11 +14,19 @@ export async function readArchive(s3: S3Client, bucket: string = BUCKETS.archive
   const objects: ArchivedObject[] = [];
   let token: string | undefined;
   do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: ARCHIVE_PREFIX, ContinuationToken: token }));
+    const page = await s3.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: ARCHIVE_PREFIX, ContinuationToken: token }),
+    );
     for (const o of page.Contents ?? []) {
-      const body = await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key! }))).Body!.transformToByteArray();
+      const body = await (
+        await s3.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key! }))
+      ).Body!.transformToByteArray();
       if (body[0] !== 0x1f || body[1] !== 0x8b) throw new Error(`${o.Key} is not gzip`);
-      objects.push({ key: o.Key!, bytes: body.length, records: decodeArchive(gunzipSync(body).toString('utf8'), o.Key) });
+      objects.push({
+        key: o.Key!,
+        bytes: body.length,
+        records: decodeArchive(gunzipSync(body).toString('utf8'), o.Key),
+      });
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
@@ -32,4 +40,5 @@ export function idCounts(objects: readonly ArchivedObject[]): Map<string, number
   return counts;
 }
 
-export const OBJECT_KEY = /^deliveries\/dt=(\d{4}-\d{2}-\d{2})\/subscription=(sub_[A-Za-z0-9_-]+)\/part-[0-9a-f]{20}\.ndjson\.gz$/;
+export const OBJECT_KEY =
+  /^deliveries\/dt=(\d{4}-\d{2}-\d{2})\/subscription=(sub_[A-Za-z0-9_-]+)\/part-[0-9a-f]{20}\.ndjson\.gz$/;

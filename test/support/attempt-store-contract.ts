@@ -39,21 +39,33 @@ export function attemptStoreContract(name: string, open: () => Promise<AttemptSt
   };
 
   describe(`AttemptStore contract: ${name}`, () => {
-    it('writes each attempt once and lists them oldest first', withStore(async (store) => {
-      assert.equal(await store.put(anAttempt(2)), true);
-      assert.equal(await store.put(anAttempt(1)), true);
-      assert.deepEqual((await store.list('dlv_contract')).map((a) => a.seq), [1, 2]);
-    }));
+    it(
+      'writes each attempt once and lists them oldest first',
+      withStore(async (store) => {
+        assert.equal(await store.put(anAttempt(2)), true);
+        assert.equal(await store.put(anAttempt(1)), true);
+        assert.deepEqual(
+          (await store.list('dlv_contract')).map((a) => a.seq),
+          [1, 2],
+        );
+      }),
+    );
 
-    it('refuses a second attempt of the same delivery and number, keeping the first as it was', withStore(async (store) => {
-      assert.equal(await store.put(anAttempt(1)), true);
-      assert.equal(await store.put(anAttempt(1, { status: 200, responseSnippet: 'ok', startedAt: '2024-05-01T12:00:09.000Z' })), false);
-      // Another delivery's attempt of the same number is its own.
-      assert.equal(await store.put(anAttempt(1, { deliveryId: 'dlv_other' })), true);
-      const [only, ...rest] = await store.list('dlv_contract');
-      assert.deepEqual(rest, []);
-      assert.equal(only?.status, 500);
-      assert.equal(only?.startedAt, '2024-05-01T12:00:01.000Z');
-    }));
+    it(
+      'refuses a second attempt of the same delivery and number, keeping the first as it was',
+      withStore(async (store) => {
+        assert.equal(await store.put(anAttempt(1)), true);
+        assert.equal(
+          await store.put(anAttempt(1, { status: 200, responseSnippet: 'ok', startedAt: '2024-05-01T12:00:09.000Z' })),
+          false,
+        );
+        // Another delivery's attempt of the same number is its own.
+        assert.equal(await store.put(anAttempt(1, { deliveryId: 'dlv_other' })), true);
+        const [only, ...rest] = await store.list('dlv_contract');
+        assert.deepEqual(rest, []);
+        assert.equal(only?.status, 500);
+        assert.equal(only?.startedAt, '2024-05-01T12:00:01.000Z');
+      }),
+    );
   });
 }

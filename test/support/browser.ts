@@ -11,7 +11,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 export const CHROMIUM = process.env.HOOKLINE_CHROMIUM ?? '/usr/bin/chromium';
 
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: install it (apt-get install -y chromium) or set HOOKLINE_CHROMIUM`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`no browser at ${CHROMIUM}: install it (apt-get install -y chromium) or set HOOKLINE_CHROMIUM`);
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
 }
 
@@ -38,7 +39,10 @@ export async function openPage(browser: Browser, viewport = { width: 1200, heigh
   const bodies: string[] = [];
   const problems: string[] = [];
   page.on('response', (res) => {
-    void res.text().then((t) => bodies.push(`${res.url()}\n${t}`), () => undefined);
+    void res.text().then(
+      (t) => bodies.push(`${res.url()}\n${t}`),
+      () => undefined,
+    );
   });
   page.on('console', (m) => {
     if (/Content.Security.Policy|Refused to/i.test(m.text())) problems.push(m.text());
@@ -48,7 +52,12 @@ export async function openPage(browser: Browser, viewport = { width: 1200, heigh
 }
 
 export interface AxeResult {
-  readonly violations: readonly { id: string; impact: string | null; help: string; nodes: readonly { target: readonly string[] }[] }[];
+  readonly violations: readonly {
+    id: string;
+    impact: string | null;
+    help: string;
+    nodes: readonly { target: readonly string[] }[];
+  }[];
 }
 
 /** Counts of axe-core violations by impact on the page as it is now (WCAG 2.1 A/AA and best practices). */
@@ -70,13 +79,19 @@ export async function assertAccessible(page: Page, where: string): Promise<Recor
     [],
     `axe-core on ${where}`,
   );
-  if (process.env.HOOKLINE_AXE_REPORT) console.log(`axe ${where}: ${JSON.stringify(byImpact)} ${result.violations.map((v) => `${v.impact}:${v.id}`).join(' ')}`);
+  if (process.env.HOOKLINE_AXE_REPORT)
+    console.log(
+      `axe ${where}: ${JSON.stringify(byImpact)} ${result.violations.map((v) => `${v.impact}:${v.id}`).join(' ')}`,
+    );
   return byImpact;
 }
 
 /** The page does not scroll sideways at its width (a wide table may scroll inside its own region). */
 export async function assertNoSidewaysScroll(page: Page, where: string): Promise<void> {
-  const [scroll, width] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [number, number];
+  const [scroll, width] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [
+    number,
+    number,
+  ];
   assert.ok(scroll <= width, `${where}: the page is ${scroll} px wide in a ${width} px viewport`);
 }
 

@@ -44,7 +44,10 @@ export function contractTables(label: string): ContractTables {
       endpoint,
       region: process.env.AWS_REGION ?? 'us-east-1',
       // Emulators accept any key; real ones from the environment win when present.
-      credentials: { accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? 'local' },
+      credentials: {
+        accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? 'local',
+        secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
+      },
     });
   });
 
@@ -63,7 +66,11 @@ export function contractTables(label: string): ContractTables {
   async function untilActive(table: string): Promise<void> {
     for (let tries = 0; tries < 100; tries++) {
       const { Table } = await live().send(new DescribeTableCommand({ TableName: table }));
-      if (Table?.TableStatus === 'ACTIVE' && (Table.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === 'ACTIVE')) return;
+      if (
+        Table?.TableStatus === 'ACTIVE' &&
+        (Table.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === 'ACTIVE')
+      )
+        return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error(`table ${table} did not become active`);

@@ -51,69 +51,108 @@ export function eventStoreContract(label: string, open: OpenEventStore): void {
   };
 
   describe(`EventStore contract: ${label}`, () => {
-    it('writes once and reads back exactly what was written, the body byte for byte', withStore(async ({ store }) => {
-      const e = anEvent({ tenantId: 'ten_1' });
+    it(
+      'writes once and reads back exactly what was written, the body byte for byte',
+      withStore(async ({ store }) => {
+        const e = anEvent({ tenantId: 'ten_1' });
 
-      assert.deepEqual(await store.putIfAbsent(e), { kind: 'created' });
-      assert.deepEqual(await store.putIfAbsent({ ...e, body: '{}', deliveryIds: [] }), { kind: 'exists', existing: e }, 'the second write is refused and answers the first');
+        assert.deepEqual(await store.putIfAbsent(e), { kind: 'created' });
+        assert.deepEqual(
+          await store.putIfAbsent({ ...e, body: '{}', deliveryIds: [] }),
+          { kind: 'exists', existing: e },
+          'the second write is refused and answers the first',
+        );
 
-      assert.deepEqual(await store.get(e.id), e);
-      assert.equal(await store.get('evt_unknown'), undefined);
-    }));
+        assert.deepEqual(await store.get(e.id), e);
+        assert.equal(await store.get('evt_unknown'), undefined);
+      }),
+    );
 
-    it('keeps a new event for the delivered retention plus the margin, from its creation', withStore(async ({ store, expiresAt }) => {
-      await store.putIfAbsent(anEvent());
+    it(
+      'keeps a new event for the delivered retention plus the margin, from its creation',
+      withStore(async ({ store, expiresAt }) => {
+        await store.putIfAbsent(anEvent());
 
-      assert.equal(await expiresAt('evt_contract'), TTL);
-      assert.equal(TTL, Date.parse(CREATED_AT) / 1000 + (7 + 3) * 86_400);
-    }));
+        assert.equal(await expiresAt('evt_contract'), TTL);
+        assert.equal(TTL, Date.parse(CREATED_AT) / 1000 + (7 + 3) * 86_400);
+      }),
+    );
 
-    it('extendRetention moves the TTL out', withStore(async ({ store, expiresAt }) => {
-      await store.putIfAbsent(anEvent());
+    it(
+      'extendRetention moves the TTL out',
+      withStore(async ({ store, expiresAt }) => {
+        await store.putIfAbsent(anEvent());
 
-      await store.extendRetention('evt_contract', TTL + 86_400);
+        await store.extendRetention('evt_contract', TTL + 86_400);
 
-      assert.equal(await expiresAt('evt_contract'), TTL + 86_400);
-      assert.deepEqual(await store.get('evt_contract'), anEvent(), 'and changes nothing else');
-    }));
+        assert.equal(await expiresAt('evt_contract'), TTL + 86_400);
+        assert.deepEqual(await store.get('evt_contract'), anEvent(), 'and changes nothing else');
+      }),
+    );
 
-    it('extendRetention never shortens it, nor rewrites the same time', withStore(async ({ store, expiresAt }) => {
-      await store.putIfAbsent(anEvent());
+    it(
+      'extendRetention never shortens it, nor rewrites the same time',
+      withStore(async ({ store, expiresAt }) => {
+        await store.putIfAbsent(anEvent());
 
-      await store.extendRetention('evt_contract', TTL - 1);
-      await store.extendRetention('evt_contract', TTL);
+        await store.extendRetention('evt_contract', TTL - 1);
+        await store.extendRetention('evt_contract', TTL);
 
-      assert.equal(await expiresAt('evt_contract'), TTL);
-    }));
+        assert.equal(await expiresAt('evt_contract'), TTL);
+      }),
+    );
 
-    it('extendRetention of an event that is gone leaves it gone (no row holding only a TTL)', withStore(async ({ store, expiresAt }) => {
-      await store.extendRetention('evt_gone', TTL);
+    it(
+      'extendRetention of an event that is gone leaves it gone (no row holding only a TTL)',
+      withStore(async ({ store, expiresAt }) => {
+        await store.extendRetention('evt_gone', TTL);
 
-      assert.equal(await store.get('evt_gone'), undefined);
-      assert.equal(await expiresAt('evt_gone'), undefined);
-    }));
+        assert.equal(await store.get('evt_gone'), undefined);
+        assert.equal(await expiresAt('evt_gone'), undefined);
+      }),
+    );
 
-    it('getSummaries answers each known id once, without its body, in the order first asked, skipping unknown ones', withStore(async ({ store }) => {
-      const a = anEvent({ id: 'evt_a', tenantId: 'ten_1' });
-      const b = anEvent({ id: 'evt_b', type: 'order.paid', deliveryIds: [], subscriptionIds: [], body: `{"pad":"${'x'.repeat(100 * 1024)}"}` });
-      await store.putIfAbsent(a);
-      await store.putIfAbsent(b);
-      const { body: _a, ...summaryA } = a;
-      const { body: _b, ...summaryB } = b;
+    it(
+      'getSummaries answers each known id once, without its body, in the order first asked, skipping unknown ones',
+      withStore(async ({ store }) => {
+        const a = anEvent({ id: 'evt_a', tenantId: 'ten_1' });
+        const b = anEvent({
+          id: 'evt_b',
+          type: 'order.paid',
+          deliveryIds: [],
+          subscriptionIds: [],
+          body: `{"pad":"${'x'.repeat(100 * 1024)}"}`,
+        });
+        await store.putIfAbsent(a);
+        await store.putIfAbsent(b);
+        const { body: _a, ...summaryA } = a;
+        const { body: _b, ...summaryB } = b;
 
-      assert.deepEqual(await store.getSummaries(['evt_b', 'evt_unknown', 'evt_a', 'evt_b']), [summaryB, summaryA]);
-      assert.deepEqual(await store.getSummaries([]), []);
-      // More than one BatchGetItem holds.
-      const many = Array.from({ length: 130 }, (_, i) => `evt_m${i}`);
-      for (const id of many) await store.putIfAbsent(anEvent({ id }));
-      assert.deepEqual((await store.getSummaries(many)).map((e) => e.id), many);
-    }));
+        assert.deepEqual(await store.getSummaries(['evt_b', 'evt_unknown', 'evt_a', 'evt_b']), [summaryB, summaryA]);
+        assert.deepEqual(await store.getSummaries([]), []);
+        // More than one BatchGetItem holds.
+        const many = Array.from({ length: 130 }, (_, i) => `evt_m${i}`);
+        for (const id of many) await store.putIfAbsent(anEvent({ id }));
+        assert.deepEqual(
+          (await store.getSummaries(many)).map((e) => e.id),
+          many,
+        );
+      }),
+    );
 
-    it('bodies of every kind come back identical: empty object, escapes, big', withStore(async ({ store }) => {
-      const bodies = ['{}', '', '{"s":"\\"\\\\\\/\\b\\f\\n\\r\\t\\u0000\\ud83d\\ude00","n":[1.0,1e400,-0.0,0.1e-7]}', `{"pad":"${'x'.repeat(200 * 1024)}"}`];
-      for (const [i, body] of bodies.entries()) await store.putIfAbsent(anEvent({ id: `evt_b${i}`, body }));
+    it(
+      'bodies of every kind come back identical: empty object, escapes, big',
+      withStore(async ({ store }) => {
+        const bodies = [
+          '{}',
+          '',
+          '{"s":"\\"\\\\\\/\\b\\f\\n\\r\\t\\u0000\\ud83d\\ude00","n":[1.0,1e400,-0.0,0.1e-7]}',
+          `{"pad":"${'x'.repeat(200 * 1024)}"}`,
+        ];
+        for (const [i, body] of bodies.entries()) await store.putIfAbsent(anEvent({ id: `evt_b${i}`, body }));
 
-      for (const [i, body] of bodies.entries()) assert.equal((await store.get(`evt_b${i}`))?.body, body, `body ${i}`);
-    }));
+        for (const [i, body] of bodies.entries()) assert.equal((await store.get(`evt_b${i}`))?.body, body, `body ${i}`);
+      }),
+    );
   });
 }

@@ -9,7 +9,14 @@ import { DEFAULT_RETENTION, eventTtlFor, type RetentionPolicy } from '#domain/re
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '#domain/retry-policy.ts';
 import { STATE } from '#domain/states.ts';
 import { DEFAULT_IN_FLIGHT_WAIT_SECONDS, DEFAULT_SWEEP_GRACE_SECONDS } from '#config/topology.ts';
-import type { AttemptRecord, Delivery, EventRecord, SealedSecrets, Subscription, SubscriptionState } from '#domain/types.ts';
+import type {
+  AttemptRecord,
+  Delivery,
+  EventRecord,
+  SealedSecrets,
+  Subscription,
+  SubscriptionState,
+} from '#domain/types.ts';
 import { encryptSecrets } from '#adapters/aes-gcm-secrets.ts';
 import { LocalKeySecretCipher } from '#adapters/local-key-secret-cipher.ts';
 import { decodeDeliveryMessages } from '#adapters/delivery-message-codec.ts';
@@ -18,7 +25,13 @@ import type { AttemptStore } from '#ports/attempt-store.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { DeliveryMessage, DeliveryQueue } from '#ports/delivery-queue.ts';
 import type { EventStore, EventSummary, PutEventResult } from '#ports/event-store.ts';
-import type { EventLogEntry, EventLogRequest, IngestManifest, IngestManifestStore, ManifestWatermark } from '#ports/ingest-manifest-store.ts';
+import type {
+  EventLogEntry,
+  EventLogRequest,
+  IngestManifest,
+  IngestManifestStore,
+  ManifestWatermark,
+} from '#ports/ingest-manifest-store.ts';
 import { encodeCursor } from '#ports/page.ts';
 import { decodeLogCursor, logEntry, matchesLog } from '#adapters/dynamodb-ingest-manifest-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
@@ -98,12 +111,16 @@ export class InMemoryEventStore implements EventStore {
 
   async extendRetention(eventId: string, untilEpochSeconds: number): Promise<void> {
     const current = this.expiresAt.get(eventId);
-    if (this.items.has(eventId) && current !== undefined && current < untilEpochSeconds) this.expiresAt.set(eventId, untilEpochSeconds);
+    if (this.items.has(eventId) && current !== undefined && current < untilEpochSeconds)
+      this.expiresAt.set(eventId, untilEpochSeconds);
   }
 }
 
 /** What DynamoDbSubscriptionStore's `ADD routeVersion :one, routedPatterns :types` does to a row. */
-function routingCounted(s: Subscription, addedPatterns: readonly string[]): Pick<Subscription, 'routeVersion' | 'routedPatterns'> {
+function routingCounted(
+  s: Subscription,
+  addedPatterns: readonly string[],
+): Pick<Subscription, 'routeVersion' | 'routedPatterns'> {
   const patterns = [...new Set([...(s.routedPatterns ?? []), ...addedPatterns])].sort();
   return { routeVersion: (s.routeVersion ?? 0) + 1, ...(patterns.length ? { routedPatterns: patterns } : {}) };
 }
@@ -135,7 +152,9 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
 
   async list(request: PageRequest & { tenantId?: string }): Promise<Page<Subscription>> {
     const all = request.tenantId
-      ? [...this.items.values()].filter((s) => s.tenantId === request.tenantId).sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
+      ? [...this.items.values()]
+          .filter((s) => s.tenantId === request.tenantId)
+          .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
       : [...this.items.values()];
     return page(all.map(copy), request);
   }
@@ -144,10 +163,23 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
     return [...this.items.values()].map(copy);
   }
 
-  async setState(id: string, state: SubscriptionState, reason: string, nowIso: string, onlyFrom?: SubscriptionState): Promise<Subscription | undefined> {
+  async setState(
+    id: string,
+    state: SubscriptionState,
+    reason: string,
+    nowIso: string,
+    onlyFrom?: SubscriptionState,
+  ): Promise<Subscription | undefined> {
     const s = this.items.get(id);
     if (!s || (onlyFrom && s.state !== onlyFrom)) return undefined;
-    const updated: Subscription = { ...s, state, stateReason: reason, stateChangedAt: nowIso, updatedAt: nowIso, ...routingCounted(s, []) };
+    const updated: Subscription = {
+      ...s,
+      state,
+      stateReason: reason,
+      stateChangedAt: nowIso,
+      updatedAt: nowIso,
+      ...routingCounted(s, []),
+    };
     this.items.set(id, updated);
     return copy(updated);
   }
@@ -170,19 +202,31 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
   async update(id: string, change: SubscriptionChange, nowIso: string): Promise<Subscription | undefined> {
     const s = this.items.get(id);
     if (!s || s.state === 'deleted') return undefined;
-    const updated = { ...s, ...change, ...routingCounted(s, change.eventTypes ?? []), updatedAt: nowIso } as Record<string, unknown>;
+    const updated = { ...s, ...change, ...routingCounted(s, change.eventTypes ?? []), updatedAt: nowIso } as Record<
+      string,
+      unknown
+    >;
     for (const [k, v] of Object.entries(change)) if (v === null) delete updated[k];
     this.items.set(id, updated as unknown as Subscription);
     return copy(updated as unknown as Subscription);
   }
 
-  async replaceSecrets(id: string, secrets: RotatedSecrets, nowIso: string, expectedSecretsVersion: number | undefined): Promise<Subscription | undefined> {
+  async replaceSecrets(
+    id: string,
+    secrets: RotatedSecrets,
+    nowIso: string,
+    expectedSecretsVersion: number | undefined,
+  ): Promise<Subscription | undefined> {
     const s = this.items.get(id);
     if (!s || s.state === 'deleted' || s.secretsVersion !== expectedSecretsVersion) return undefined;
     const { publicKeys: _p, ...rest } = s;
     const updated: Subscription = {
-      ...rest, secrets: copy(secrets.sealed), secretExpiry: [...secrets.expiry], ...(secrets.publicKeys ? { publicKeys: [...secrets.publicKeys] } : {}),
-      updatedAt: nowIso, secretsVersion: (expectedSecretsVersion ?? 0) + 1,
+      ...rest,
+      secrets: copy(secrets.sealed),
+      secretExpiry: [...secrets.expiry],
+      ...(secrets.publicKeys ? { publicKeys: [...secrets.publicKeys] } : {}),
+      updatedAt: nowIso,
+      secretsVersion: (expectedSecretsVersion ?? 0) + 1,
     };
     this.items.set(id, updated);
     return copy(updated);
@@ -195,7 +239,12 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
   async noteDeadLetter(id: string, nowIso: string): Promise<Subscription | undefined> {
     const s = this.items.get(id);
     if (!s) return undefined;
-    const updated: Subscription = { ...s, deadLetteringSince: s.deadLetteringSince ?? nowIso, lastDeadLetterAt: nowIso, deadLetterStreak: (s.deadLetterStreak ?? 0) + 1 };
+    const updated: Subscription = {
+      ...s,
+      deadLetteringSince: s.deadLetteringSince ?? nowIso,
+      lastDeadLetterAt: nowIso,
+      deadLetterStreak: (s.deadLetterStreak ?? 0) + 1,
+    };
     this.items.set(id, updated);
     return copy(updated);
   }
@@ -209,7 +258,7 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
 
   async sealPlainSecrets(id: string, sealed: SealedSecrets): Promise<boolean> {
     const s = this.items.get(id);
-    if (!s || s.secrets.scheme !== 'plain') return false;
+    if (s?.secrets.scheme !== 'plain') return false;
     this.items.set(id, { ...s, secrets: copy(sealed) });
     return true;
   }
@@ -226,7 +275,10 @@ export class InMemoryAttemptStore implements AttemptStore {
   }
 
   async list(deliveryId: string): Promise<readonly AttemptRecord[]> {
-    return this.items.filter((a) => a.deliveryId === deliveryId).sort((a, b) => a.seq - b.seq).map(copy);
+    return this.items
+      .filter((a) => a.deliveryId === deliveryId)
+      .sort((a, b) => a.seq - b.seq)
+      .map(copy);
   }
 
   /** Newest first from the cursor (an offset from the newest), each page returned oldest first, like the DynamoDB store. */
@@ -263,7 +315,6 @@ export class RecordingQueue implements DeliveryQueue {
   }
 }
 
-
 /** Publish batches' manifests and the sweeper's watermarks, as the table holds them; the event log with the adapter's order and cursor rules. */
 export class InMemoryIngestManifestStore implements IngestManifestStore {
   readonly items = new Map<string, IngestManifest>();
@@ -277,7 +328,12 @@ export class InMemoryIngestManifestStore implements IngestManifestStore {
     return [...this.marks.values()].map(copy);
   }
 
-  async listAfter(shard: string, afterKey: string, beforeIso: string, limit: number): Promise<readonly IngestManifest[]> {
+  async listAfter(
+    shard: string,
+    afterKey: string,
+    beforeIso: string,
+    limit: number,
+  ): Promise<readonly IngestManifest[]> {
     return [...this.items.values()]
       .filter((m) => m.shard === shard && m.key > afterKey && m.key < beforeIso)
       .sort((a, b) => a.key.localeCompare(b.key))
@@ -295,7 +351,9 @@ export class InMemoryIngestManifestStore implements IngestManifestStore {
   /** Each manifest's events newest first, a batch's last first; the cursor is a position (manifest key, events passed), as the adapter's. */
   async listEvents(request: EventLogRequest): Promise<Page<EventLogEntry>> {
     const position = decodeLogCursor(request.cursor);
-    const all = [...this.items.values()].filter((m) => !request.since || m.key >= request.since).sort((a, b) => b.key.localeCompare(a.key));
+    const all = [...this.items.values()]
+      .filter((m) => !request.since || m.key >= request.since)
+      .sort((a, b) => b.key.localeCompare(a.key));
     const items: EventLogEntry[] = [];
     for (const m of all) {
       if (position && m.key > position.k) continue;
@@ -312,7 +370,20 @@ export class InMemoryIngestManifestStore implements IngestManifestStore {
 }
 
 /** The delivery engine's dependencies, over in-memory fakes a test can inspect. */
-export interface FakeDeps extends Pick<Deps, 'defaultRetryPolicy' | 'sweepGraceSeconds' | 'inFlightWaitSeconds' | 'retention' | 'allowPrivateTargets' | 'resolver' | 'autoPause' | 'secretSealer' | 'secretOpener' | 'consoleSettings'> {
+export interface FakeDeps
+  extends Pick<
+    Deps,
+    | 'defaultRetryPolicy'
+    | 'sweepGraceSeconds'
+    | 'inFlightWaitSeconds'
+    | 'retention'
+    | 'allowPrivateTargets'
+    | 'resolver'
+    | 'autoPause'
+    | 'secretSealer'
+    | 'secretOpener'
+    | 'consoleSettings'
+  > {
   readonly subscriptions: InMemorySubscriptionStore;
   readonly routes: InMemoryRouteStore;
   readonly events: InMemoryEventStore;

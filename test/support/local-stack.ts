@@ -8,7 +8,13 @@ import { testResourcePrefix } from './resource-prefix.ts';
 import { waitFor } from './wait.ts';
 
 /** Retries every second, no jitter, 30 s deadline: retry behaviour in seconds, not hours. */
-export const FAST_RETRY_POLICY = { initialDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 1, jitter: 0, deadlineSeconds: 30 };
+export const FAST_RETRY_POLICY = {
+  initialDelaySeconds: 1,
+  multiplier: 1,
+  maxDelaySeconds: 1,
+  jitter: 0,
+  deadlineSeconds: 30,
+};
 
 export interface LocalStack {
   readonly runtime: Runtime;
@@ -17,7 +23,12 @@ export interface LocalStack {
   /** Creates a subscription to `path` on the receiver and registers its secret for verification. */
   subscribe(path: string, extra?: Record<string, unknown>): Promise<{ id: string; secret: string }>;
   /** `audience`: the event's `tenantId`, `audience: 'all'` or `subscriptionIds` (default: none, the producer's own subscriptions). */
-  publish(type: string, payload: unknown, id?: string, audience?: { tenantId?: string; audience?: 'all'; subscriptionIds?: string[] }): Promise<{ eventId: string; deliveryIds: string[] }>;
+  publish(
+    type: string,
+    payload: unknown,
+    id?: string,
+    audience?: { tenantId?: string; audience?: 'all'; subscriptionIds?: string[] },
+  ): Promise<{ eventId: string; deliveryIds: string[] }>;
   delivery(id: string): Promise<any>;
   /** The id of an event's delivery to a subscription, once the event is stored (one published through the ingest queue, say). */
   deliveryIdOf(eventId: string, subscriptionId: string): Promise<string>;
@@ -49,14 +60,19 @@ export async function startLocalStack(options: Partial<RuntimeOptions> = {}): Pr
     api,
     receiver,
     async subscribe(path, extra = {}) {
-      const res = await api.post('/v1/subscriptions', { url: `${receiver.url}${path}`, retryPolicy: FAST_RETRY_POLICY, ...extra });
+      const res = await api.post('/v1/subscriptions', {
+        url: `${receiver.url}${path}`,
+        retryPolicy: FAST_RETRY_POLICY,
+        ...extra,
+      });
       if (res.status !== 201) throw new Error(`subscribe failed: ${res.status} ${JSON.stringify(res.body)}`);
       receiver.expectSecret(path, res.body.secret);
       return { id: res.body.id, secret: res.body.secret };
     },
     async publish(type, payload, id, audience = {}) {
       const res = await api.post('/v1/events', { type, payload, ...(id ? { id } : {}), ...audience });
-      if (res.status !== 202 && res.status !== 200) throw new Error(`publish failed: ${res.status} ${JSON.stringify(res.body)}`);
+      if (res.status !== 202 && res.status !== 200)
+        throw new Error(`publish failed: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body;
     },
     async delivery(id) {
@@ -65,18 +81,26 @@ export async function startLocalStack(options: Partial<RuntimeOptions> = {}): Pr
     deliveryIdOf(eventId, subscriptionId) {
       return waitFor(`event ${eventId} to be stored`, async () => {
         const res = await api.get(`/v1/events/${encodeURIComponent(eventId)}`);
-        return res.status === 200 ? res.body.deliveries.find((d: { subscriptionId: string }) => d.subscriptionId === subscriptionId)?.deliveryId : undefined;
+        return res.status === 200
+          ? res.body.deliveries.find((d: { subscriptionId: string }) => d.subscriptionId === subscriptionId)?.deliveryId
+          : undefined;
       });
     },
     waitForState(id, states, timeoutMs = 20_000) {
       let last: { state?: string; attempts?: number; nextAttemptAt?: string } | undefined;
       // A timeout says where the delivery stood, so a failure on a loaded CI machine can be read.
-      return waitFor(`${id} to be ${states.join('|')}`, async () => {
-        const d = await stack.delivery(id);
-        last = d;
-        return states.includes(d.state) ? d : undefined;
-      }, timeoutMs).catch((error: Error) => {
-        throw new Error(`${error.message} (last seen: ${last ? `${last.state}, ${last.attempts} attempts, next ${last.nextAttemptAt}` : 'never read'})`);
+      return waitFor(
+        `${id} to be ${states.join('|')}`,
+        async () => {
+          const d = await stack.delivery(id);
+          last = d;
+          return states.includes(d.state) ? d : undefined;
+        },
+        timeoutMs,
+      ).catch((error: Error) => {
+        throw new Error(
+          `${error.message} (last seen: ${last ? `${last.state}, ${last.attempts} attempts, next ${last.nextAttemptAt}` : 'never read'})`,
+        );
       });
     },
     async stop() {

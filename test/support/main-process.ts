@@ -24,11 +24,15 @@ export interface MainProcess {
  */
 export function startMain(env: Record<string, string>, timeoutMs = 60_000): Promise<MainProcess> {
   return new Promise((done, fail) => {
-    const child: ChildProcess = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', resolve(ROOT, 'local/main.ts')], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', HOOKLINE_LOG_LEVEL: 'SILENT', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child: ChildProcess = spawn(
+      process.execPath,
+      ['--disable-warning=ExperimentalWarning', '--import', 'tsx', resolve(ROOT, 'local/main.ts')],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', HOOKLINE_LOG_LEVEL: 'SILENT', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
@@ -62,7 +66,8 @@ export function bannerExports(stdout: string): Record<string, string> {
   for (const line of stdout.split('\n')) {
     const m = /^\s*export (.*?)(\s+#.*)?$/.exec(line);
     if (!m) continue;
-    for (const [, name, quoted, plain] of m[1]!.matchAll(/([A-Z_]+)=(?:'((?:[^']|'\\'')*)'|(\S*))/g)) out[name!] = quoted !== undefined ? quoted.replace(/'\\''/g, "'") : plain!;
+    for (const [, name, quoted, plain] of m[1]!.matchAll(/([A-Z_]+)=(?:'((?:[^']|'\\'')*)'|(\S*))/g))
+      out[name!] = quoted !== undefined ? quoted.replace(/'\\''/g, "'") : plain!;
   }
   return out;
 }

@@ -6,7 +6,15 @@
  * service that relies on a condition (a lost claim, a raced reschedule) behaves here as against
  * the table. test/support/delivery-store-contract.ts runs the same cases against both.
  */
-import { allows, isDeadLetter, isLive, STATE, targetOf, type DeliveryAction, type DeliveryState } from '#domain/states.ts';
+import {
+  allows,
+  isDeadLetter,
+  isLive,
+  STATE,
+  targetOf,
+  type DeliveryAction,
+  type DeliveryState,
+} from '#domain/states.ts';
 import type { Delivery, Expectation } from '#domain/types.ts';
 import type { DeliveryPage, DeliveryStore, DueDelivery, RowAction } from '#ports/delivery-store.ts';
 import { decodeCursor, encodeCursor } from '#ports/page.ts';
@@ -78,12 +86,17 @@ export class InMemoryDeliveryStore implements DeliveryStore {
       this.items.set(row.id, copyOf({ ...stored, state }));
       return true;
     }
-    const written = this.transition(row.id, action, (d) => d.attemptSeq === expect.attemptSeq, () => ({
-      ...changedBy(action, row),
-      updatedAt: row.updatedAt,
-      leaseUntil: undefined,
-      lastResponse: undefined,
-    }));
+    const written = this.transition(
+      row.id,
+      action,
+      (d) => d.attemptSeq === expect.attemptSeq,
+      () => ({
+        ...changedBy(action, row),
+        updatedAt: row.updatedAt,
+        leaseUntil: undefined,
+        lastResponse: undefined,
+      }),
+    );
     return written !== undefined;
   }
 
@@ -105,32 +118,65 @@ export class InMemoryDeliveryStore implements DeliveryStore {
       id,
       'release',
       (d) => d.attemptSeq === seq && d.leaseUntil !== undefined && d.leaseUntil < nowIso,
-      () => ({ nextAttemptAt: nowIso, updatedAt: nowIso, leaseUntil: undefined, lastError: 'released: the worker holding this attempt stopped answering' }),
+      () => ({
+        nextAttemptAt: nowIso,
+        updatedAt: nowIso,
+        leaseUntil: undefined,
+        lastError: 'released: the worker holding this attempt stopped answering',
+      }),
     );
     return released !== undefined;
   }
 
-  async replay(id: string, nowIso: string, giveUpAtIso: string, nextAttemptAtIso = nowIso): Promise<Delivery | undefined> {
-    return this.transition(id, 'replay', () => true, () => ({
-      attempts: 0,
-      nextAttemptAt: nextAttemptAtIso,
-      giveUpAt: giveUpAtIso,
-      updatedAt: nowIso,
-      lastError: undefined,
-    }));
+  async replay(
+    id: string,
+    nowIso: string,
+    giveUpAtIso: string,
+    nextAttemptAtIso = nowIso,
+  ): Promise<Delivery | undefined> {
+    return this.transition(
+      id,
+      'replay',
+      () => true,
+      () => ({
+        attempts: 0,
+        nextAttemptAt: nextAttemptAtIso,
+        giveUpAt: giveUpAtIso,
+        updatedAt: nowIso,
+        lastError: undefined,
+      }),
+    );
   }
 
   /** Keyset pages like the DynamoDB index's: a cursor is the position (createdAt, id) of the item it continues after. */
-  async listBySubscription(request: PageRequest & { subscriptionId: string; state?: DeliveryState; order?: 'newest' | 'oldest' }): Promise<DeliveryPage> {
-    const after = request.cursor ? decodeCursor<{ id: string; subscriptionId: string; createdAt: string }>(request.cursor) : undefined;
-    if (after && (after.subscriptionId !== request.subscriptionId || typeof after.id !== 'string' || typeof after.createdAt !== 'string')) throw new InvalidCursorError();
+  async listBySubscription(
+    request: PageRequest & { subscriptionId: string; state?: DeliveryState; order?: 'newest' | 'oldest' },
+  ): Promise<DeliveryPage> {
+    const after = request.cursor
+      ? decodeCursor<{ id: string; subscriptionId: string; createdAt: string }>(request.cursor)
+      : undefined;
+    if (
+      after &&
+      (after.subscriptionId !== request.subscriptionId ||
+        typeof after.id !== 'string' ||
+        typeof after.createdAt !== 'string')
+    )
+      throw new InvalidCursorError();
     const sign = request.order === 'oldest' ? 1 : -1;
-    const compare = (a: { createdAt: string; id: string }, b: { createdAt: string; id: string }) => sign * (a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    const compare = (a: { createdAt: string; id: string }, b: { createdAt: string; id: string }) =>
+      sign * (a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
     const all = [...this.items.values()]
-      .filter((d) => d.subscriptionId === request.subscriptionId && (!request.state || d.state === request.state) && (!after || compare(d, after) > 0))
+      .filter(
+        (d) =>
+          d.subscriptionId === request.subscriptionId &&
+          (!request.state || d.state === request.state) &&
+          (!after || compare(d, after) > 0),
+      )
       .sort(compare);
     const items = all.slice(0, request.limit).map((d) => withLastResponse(copyOf(d)));
-    const itemCursors = items.map((d) => encodeCursor({ id: d.id, subscriptionId: d.subscriptionId, createdAt: d.createdAt })!);
+    const itemCursors = items.map(
+      (d) => encodeCursor({ id: d.id, subscriptionId: d.subscriptionId, createdAt: d.createdAt })!,
+    );
     return all.length > items.length ? { items, itemCursors, nextCursor: itemCursors.at(-1)! } : { items, itemCursors };
   }
 
@@ -138,7 +184,10 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     const all = [...this.items.values()]
       .filter((d) => isDeadLetter(d.state) && (!request.subscriptionId || d.subscriptionId === request.subscriptionId))
       .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
-    return offsetPage(all.map((d) => withLastResponse(copyOf(d))), request);
+    return offsetPage(
+      all.map((d) => withLastResponse(copyOf(d))),
+      request,
+    );
   }
 
   async listDue(beforeIso: string, limit: number): Promise<readonly DueDelivery[]> {
@@ -154,7 +203,12 @@ export class InMemoryDeliveryStore implements DeliveryStore {
    * `holds` (the adapter's extra condition), writes `targetOf(action)` with `update`; else
    * changes nothing and returns undefined.
    */
-  private transition(id: string, action: DeliveryAction, holds: (d: Delivery) => boolean, update: (d: Delivery) => Update): Delivery | undefined {
+  private transition(
+    id: string,
+    action: DeliveryAction,
+    holds: (d: Delivery) => boolean,
+    update: (d: Delivery) => Update,
+  ): Delivery | undefined {
     const d = this.items.get(id);
     if (!d || !allows(action, d.state) || !holds(d)) return undefined;
     const next = applied(d, { ...update(d), state: targetOf(action) });
@@ -163,4 +217,3 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     return copyOf(next);
   }
 }
-

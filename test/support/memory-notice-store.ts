@@ -29,11 +29,19 @@ export class InMemoryNoticeStore implements NoticeStore {
     return copy(streak);
   }
 
-  async noteOldestLive(subscriptionId: string, since: string, oldestLive: NonNullable<Streak['oldestLive']>): Promise<void> {
+  async noteOldestLive(
+    subscriptionId: string,
+    since: string,
+    oldestLive: NonNullable<Streak['oldestLive']>,
+  ): Promise<void> {
     this.writes.push('noteOldestLive');
     const open = this.streaks.get(subscriptionId);
     if (open?.since !== since) return;
-    this.streaks.set(subscriptionId, { ...open, oldestLive: copy(oldestLive), firstDeadline: open.firstDeadline ?? oldestLive.giveUpAt });
+    this.streaks.set(subscriptionId, {
+      ...open,
+      oldestLive: copy(oldestLive),
+      firstDeadline: open.firstDeadline ?? oldestLive.giveUpAt,
+    });
   }
 
   async endStreak(subscriptionId: string, since: string): Promise<boolean> {
@@ -43,7 +51,10 @@ export class InMemoryNoticeStore implements NoticeStore {
   }
 
   async noticesOf(subject: string, prefix: string): Promise<readonly NoticeRecord[]> {
-    return [...this.notices.values()].filter((n) => n.subject === subject && n.key.startsWith(prefix)).sort((a, b) => a.key.localeCompare(b.key)).map(copy);
+    return [...this.notices.values()]
+      .filter((n) => n.subject === subject && n.key.startsWith(prefix))
+      .sort((a, b) => a.key.localeCompare(b.key))
+      .map(copy);
   }
 
   async decide(notice: NoticeRecord): Promise<boolean> {
@@ -54,16 +65,27 @@ export class InMemoryNoticeStore implements NoticeStore {
     return true;
   }
 
-  async takeOver(subject: string, key: string, expectedLeaseUntil: string, leaseUntil: string): Promise<NoticeRecord | undefined> {
+  async takeOver(
+    subject: string,
+    key: string,
+    expectedLeaseUntil: string,
+    leaseUntil: string,
+  ): Promise<NoticeRecord | undefined> {
     this.writes.push('takeOver');
     const n = this.notices.get(this.id(subject, key));
-    if (!n || n.state !== 'decided' || n.leaseUntil !== expectedLeaseUntil) return undefined;
+    if (n?.state !== 'decided' || n.leaseUntil !== expectedLeaseUntil) return undefined;
     const taken: NoticeRecord = { ...n, leaseUntil, tries: n.tries + 1 };
     this.notices.set(this.id(subject, key), taken);
     return copy(taken);
   }
 
-  async markSent(subject: string, key: string, leaseUntil: string, sentAt: string, channels: readonly string[]): Promise<boolean> {
+  async markSent(
+    subject: string,
+    key: string,
+    leaseUntil: string,
+    sentAt: string,
+    channels: readonly string[],
+  ): Promise<boolean> {
     this.writes.push('markSent');
     const n = this.held(subject, key, leaseUntil);
     if (!n) return false;
@@ -72,11 +94,21 @@ export class InMemoryNoticeStore implements NoticeStore {
     return true;
   }
 
-  async markFailed(subject: string, key: string, leaseUntil: string, error: string, retryAt: string, giveUp: boolean): Promise<boolean> {
+  async markFailed(
+    subject: string,
+    key: string,
+    leaseUntil: string,
+    error: string,
+    retryAt: string,
+    giveUp: boolean,
+  ): Promise<boolean> {
     this.writes.push('markFailed');
     const n = this.held(subject, key, leaseUntil);
     if (!n) return false;
-    this.notices.set(this.id(subject, key), giveUp ? { ...n, state: 'abandoned', lastError: error } : { ...n, leaseUntil: retryAt, lastError: error });
+    this.notices.set(
+      this.id(subject, key),
+      giveUp ? { ...n, state: 'abandoned', lastError: error } : { ...n, leaseUntil: retryAt, lastError: error },
+    );
     return true;
   }
 

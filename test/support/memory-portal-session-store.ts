@@ -14,7 +14,12 @@ export class InMemoryPortalSessionStore implements PortalSessionStore {
     return r && structuredClone(r);
   }
 
-  async exchange(id: string, codeHash: string, tokenHash: string, nowIso: string): Promise<PortalSessionRecord | undefined> {
+  async exchange(
+    id: string,
+    codeHash: string,
+    tokenHash: string,
+    nowIso: string,
+  ): Promise<PortalSessionRecord | undefined> {
     const r = this.items.get(id);
     if (!r || r.codeHash !== codeHash || r.exchangedAt || r.revokedAt || !(r.endsAt > nowIso)) return undefined;
     const next = { ...r, exchangedAt: nowIso, tokenHash };

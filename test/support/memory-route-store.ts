@@ -17,9 +17,14 @@ export class InMemoryRouteStore implements RouteStore {
   statusHeld: RouteIndexStatus | undefined;
 
   async lookup(audience: Audience, segments: readonly string[]): Promise<readonly RouteEntry[]> {
-    return [...this.entries.values()].filter(
-      (e) => segments.includes(patternSegment(e.pattern)) && (audience.kind === 'all' || audienceKey(e.target.tenantId) === audienceKey(audience.kind === 'tenant' ? audience.tenantId : undefined)),
-    ).map((e) => structuredClone(e));
+    return [...this.entries.values()]
+      .filter(
+        (e) =>
+          segments.includes(patternSegment(e.pattern)) &&
+          (audience.kind === 'all' ||
+            audienceKey(e.target.tenantId) === audienceKey(audience.kind === 'tenant' ? audience.tenantId : undefined)),
+      )
+      .map((e) => structuredClone(e));
   }
 
   async put(entries: readonly RouteEntry[]): Promise<void> {
@@ -41,7 +46,10 @@ export class InMemoryRouteStore implements RouteStore {
   }
 
   async intents(beforeIso: string, limit: number): Promise<readonly RouteIntent[]> {
-    return [...this.intentsNoted.values()].filter((i) => i.at < beforeIso).sort((a, b) => (a.at < b.at ? -1 : 1)).slice(0, limit);
+    return [...this.intentsNoted.values()]
+      .filter((i) => i.at < beforeIso)
+      .sort((a, b) => (a.at < b.at ? -1 : 1))
+      .slice(0, limit);
   }
 
   async status(): Promise<RouteIndexStatus | undefined> {
@@ -67,7 +75,11 @@ export class SyncedRouteStore extends InMemoryRouteStore {
 
   override async lookup(audience: Audience, segments: readonly string[]): Promise<readonly RouteEntry[]> {
     this.entries.clear();
-    await this.put([...this.rows.values()].flatMap((s) => routeEntriesOf({ ...s, routeVersion: s.routeVersion ?? 1, routedPatterns: s.routedPatterns ?? [] })));
+    await this.put(
+      [...this.rows.values()].flatMap((s) =>
+        routeEntriesOf({ ...s, routeVersion: s.routeVersion ?? 1, routedPatterns: s.routedPatterns ?? [] }),
+      ),
+    );
     return super.lookup(audience, segments);
   }
 }

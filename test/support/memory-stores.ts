@@ -92,12 +92,15 @@ export class InMemoryReplayStore implements ReplayStore {
   }
 
   async list(request: PageRequest): Promise<Page<ReplayRecord>> {
-    return offsetPage([...this.items.values()].sort((a, b) => b.startedAt.localeCompare(a.startedAt)), request);
+    return offsetPage(
+      [...this.items.values()].sort((a, b) => b.startedAt.localeCompare(a.startedAt)),
+      request,
+    );
   }
 
   async acquire(id: string, owner: string, leaseUntil: string, nowIso: string): Promise<ReplayRecord | undefined> {
     const r = this.items.get(id);
-    if (!r || r.status !== 'running') return undefined;
+    if (r?.status !== 'running') return undefined;
     if (r.leaseOwner && r.leaseOwner !== owner && r.leaseUntil && r.leaseUntil > nowIso) return undefined;
     const acquired = { ...r, leaseOwner: owner, leaseUntil };
     this.items.set(id, acquired);
@@ -114,7 +117,10 @@ export class InMemoryReplayStore implements ReplayStore {
   }
 
   async listStalled(nowIso: string, limit: number): Promise<readonly string[]> {
-    return [...this.items.values()].filter((r) => r.status === 'running' && (!r.leaseUntil || r.leaseUntil <= nowIso)).slice(0, limit).map((r) => r.id);
+    return [...this.items.values()]
+      .filter((r) => r.status === 'running' && (!r.leaseUntil || r.leaseUntil <= nowIso))
+      .slice(0, limit)
+      .map((r) => r.id);
   }
 }
 
@@ -122,12 +128,18 @@ export class InMemoryReplayStore implements ReplayStore {
 export class InMemoryIdempotencyStore implements IdempotencyStore {
   readonly items = new Map<string, IdempotencyRecord>();
 
-  async begin(record: IdempotencyRecord & { owner: string; lockedUntil: string }, nowIso: string): Promise<BeginResult> {
+  async begin(
+    record: IdempotencyRecord & { owner: string; lockedUntil: string },
+    nowIso: string,
+  ): Promise<BeginResult> {
     const current = this.items.get(record.id);
     const free =
       !current ||
       current.expiresAt <= Math.floor(Date.parse(nowIso) / 1000) ||
-      (!current.response && current.lockedUntil !== undefined && current.lockedUntil < nowIso && current.fingerprint === record.fingerprint);
+      (!current.response &&
+        current.lockedUntil !== undefined &&
+        current.lockedUntil < nowIso &&
+        current.fingerprint === record.fingerprint);
     if (!free) return { kind: 'exists', record: structuredClone(current) };
     this.items.set(record.id, structuredClone(record));
     return { kind: 'started' };

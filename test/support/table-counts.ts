@@ -11,7 +11,9 @@ export async function countTables(runtime: Pick<Runtime, 'clients' | 'env'>): Pr
     let total = 0;
     let start: Record<string, any> | undefined;
     do {
-      const out = await runtime.clients.dynamodb.send(new ScanCommand({ TableName: runtime.env[def.envVar]!, Select: 'COUNT', ExclusiveStartKey: start }));
+      const out = await runtime.clients.dynamodb.send(
+        new ScanCommand({ TableName: runtime.env[def.envVar]!, Select: 'COUNT', ExclusiveStartKey: start }),
+      );
       total += out.Count ?? 0;
       start = out.LastEvaluatedKey;
     } while (start);

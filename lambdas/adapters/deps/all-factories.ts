@@ -11,4 +11,13 @@ import { SQS_FACTORIES } from './sqs-factories.ts';
  * Every factory, for the local runtime and tests: one process serves every function there, so
  * bundle size does not matter. A Lambda entry passes only the groups its function uses.
  */
-export const ALL_FACTORIES: Factories = { ...DYNAMODB_FACTORIES, ...SQS_FACTORIES, ...S3_FACTORIES, ...SECRETS_FACTORIES, ...SETTING_FACTORIES, ...HTTP_FACTORIES, ...MAIL_FACTORIES, ...LAMBDA_FACTORIES };
+export const ALL_FACTORIES: Factories = {
+  ...DYNAMODB_FACTORIES,
+  ...SQS_FACTORIES,
+  ...S3_FACTORIES,
+  ...SECRETS_FACTORIES,
+  ...SETTING_FACTORIES,
+  ...HTTP_FACTORIES,
+  ...MAIL_FACTORIES,
+  ...LAMBDA_FACTORIES,
+};

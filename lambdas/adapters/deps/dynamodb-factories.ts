@@ -8,7 +8,9 @@ import { ENGINE_STORE_FACTORIES, MANIFEST_STORE_FACTORIES } from './engine-store
 import type { Factories } from './factory.ts';
 
 /** The control plane's DynamoDB stores: replays, keys, archive batches, idempotency, notices, portal sessions. */
-export const CONTROL_STORE_FACTORIES: Factories<'replays' | 'apiKeys' | 'manifests' | 'idempotency' | 'notices' | 'portalSessions'> = {
+export const CONTROL_STORE_FACTORIES: Factories<
+  'replays' | 'apiKeys' | 'manifests' | 'idempotency' | 'notices' | 'portalSessions'
+> = {
   replays: (v, s) => new DynamoDbReplayStore(s.db, v.REPLAYS_TABLE),
   apiKeys: (v, s) => new DynamoDbApiKeyStore(s.db, v.API_KEYS_TABLE),
   manifests: (v, s) => new DynamoDbArchiveManifestStore(s.db, v.ARCHIVE_BATCHES_TABLE),
@@ -18,4 +20,8 @@ export const CONTROL_STORE_FACTORIES: Factories<'replays' | 'apiKeys' | 'manifes
 };
 
 /** Every DynamoDB-backed store, over the build's one document client. */
-export const DYNAMODB_FACTORIES = { ...ENGINE_STORE_FACTORIES, ...MANIFEST_STORE_FACTORIES, ...CONTROL_STORE_FACTORIES };
+export const DYNAMODB_FACTORIES = {
+  ...ENGINE_STORE_FACTORIES,
+  ...MANIFEST_STORE_FACTORIES,
+  ...CONTROL_STORE_FACTORIES,
+};

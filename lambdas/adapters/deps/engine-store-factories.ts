@@ -16,8 +16,11 @@ import type { Factories } from './factory.ts';
  * (CONTROL_STORE_FACTORIES, dynamodb-factories.ts), nor the publish manifests, which it never
  * reads (MANIFEST_STORE_FACTORIES).
  */
-export const ENGINE_STORE_FACTORIES: Factories<'subscriptions' | 'routes' | 'events' | 'deliveries' | 'attempts' | 'recovery' | 'rateLimiter' | 'sendRate'> = {
-  subscriptions: (v, s) => new DynamoDbSubscriptionStore(s.db, v.SUBSCRIPTIONS_TABLE, s.options.subscriptionCacheMs ?? 5000, s.clock.now),
+export const ENGINE_STORE_FACTORIES: Factories<
+  'subscriptions' | 'routes' | 'events' | 'deliveries' | 'attempts' | 'recovery' | 'rateLimiter' | 'sendRate'
+> = {
+  subscriptions: (v, s) =>
+    new DynamoDbSubscriptionStore(s.db, v.SUBSCRIPTIONS_TABLE, s.options.subscriptionCacheMs ?? 5000, s.clock.now),
   // Fan-out's lookups share the subscriptions' cache period: a change reaches publish within it.
   routes: (v, s) => new DynamoDbRouteStore(s.db, v.ROUTES_TABLE, s.options.subscriptionCacheMs ?? 5000, s.clock.now),
   // The TTL of new events follows the delivered retention; a function without those variables gets the documented default.
@@ -26,7 +29,11 @@ export const ENGINE_STORE_FACTORIES: Factories<'subscriptions' | 'routes' | 'eve
   attempts: (v, s) => new DynamoDbAttemptStore(s.db, v.ATTEMPTS_TABLE),
   // The recovery store also reads attempts and events when the function has those tables (the archiver).
   recovery: (v, s) =>
-    new DynamoDbRecoveryStore(s.db, { deliveries: v.DELIVERIES_TABLE, ...(v.ATTEMPTS_TABLE ? { attempts: v.ATTEMPTS_TABLE } : {}), ...(v.EVENTS_TABLE ? { events: v.EVENTS_TABLE } : {}) }),
+    new DynamoDbRecoveryStore(s.db, {
+      deliveries: v.DELIVERIES_TABLE,
+      ...(v.ATTEMPTS_TABLE ? { attempts: v.ATTEMPTS_TABLE } : {}),
+      ...(v.EVENTS_TABLE ? { events: v.EVENTS_TABLE } : {}),
+    }),
   rateLimiter: (v, s) => new DynamoDbRateLimiter(s.db, v.RATE_LIMITS_TABLE),
   sendRate: (v, s) => new DynamoDbSendRateCounters(s.db, v.RATE_LIMITS_TABLE),
 };

@@ -47,12 +47,29 @@ export const SETTING_FACTORIES: Factories<SettingDep> = {
   allowPrivateTargets: (v) => parseFlag('HOOKLINE_ALLOW_PRIVATE_TARGETS', v.HOOKLINE_ALLOW_PRIVATE_TARGETS),
   allowedPorts: (v) => allowedPortsFromEnv('HOOKLINE_ALLOWED_PORTS', v.HOOKLINE_ALLOWED_PORTS),
   ...POLICIES_FROM_ENV,
-  noticeSettings: (v) => optional('HOOKLINE_NOTICE_SUPPORT_EMAIL', v.HOOKLINE_NOTICE_SUPPORT_EMAIL, 'supportEmail', (a) => isEmailAddress(a) || 'must be one email address'),
-  consoleSettings: (v) => optional('HOOKLINE_CONSOLE_URL', v.HOOKLINE_CONSOLE_URL, 'consoleUrl', (u) => /^https?:\/\/[^\s]+$/.test(u) || 'must be an http(s) URL'),
+  noticeSettings: (v) =>
+    optional(
+      'HOOKLINE_NOTICE_SUPPORT_EMAIL',
+      v.HOOKLINE_NOTICE_SUPPORT_EMAIL,
+      'supportEmail',
+      (a) => isEmailAddress(a) || 'must be one email address',
+    ),
+  consoleSettings: (v) =>
+    optional(
+      'HOOKLINE_CONSOLE_URL',
+      v.HOOKLINE_CONSOLE_URL,
+      'consoleUrl',
+      (u) => /^https?:\/\/[^\s]+$/.test(u) || 'must be an http(s) URL',
+    ),
 };
 
 /** An optional setting: absent when it says `none`, else checked (`check` answers true or why not). */
-function optional<K extends string>(name: EnvName, value: string, field: K, check: (value: string) => true | string): Partial<Record<K, string>> {
+function optional<K extends string>(
+  name: EnvName,
+  value: string,
+  field: K,
+  check: (value: string) => true | string,
+): Partial<Record<K, string>> {
   if (value === NO_SETTING) return {};
   const verdict = check(value);
   if (verdict !== true) throw new InvalidEnvironmentError(name, `${verdict} (or '${NO_SETTING}'), not '${value}'`);
@@ -62,5 +79,12 @@ function optional<K extends string>(name: EnvName, value: string, field: K, chec
 /** The sender's HTTP client, refusing what the target rules refuse at every send. */
 export const HTTP_FACTORIES: Factories<'http'> = {
   http: (v, s) =>
-    new NodeHttpSender({ allowPrivate: SETTING_FACTORIES.allowPrivateTargets(v, s), allowedPorts: SETTING_FACTORIES.allowedPorts(v, s), userAgent: USER_AGENT }, s.clock.now),
+    new NodeHttpSender(
+      {
+        allowPrivate: SETTING_FACTORIES.allowPrivateTargets(v, s),
+        allowedPorts: SETTING_FACTORIES.allowedPorts(v, s),
+        userAgent: USER_AGENT,
+      },
+      s.clock.now,
+    ),
 };

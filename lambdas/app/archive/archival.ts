@@ -24,7 +24,19 @@ import { ArchiveLockLostError, ArchiveVerificationError } from '#app/errors.ts';
 import { iso } from '#domain/time.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type ArchiveDeps = Pick<Deps, 'recovery' | 'archive' | 'manifests' | 'subscriptions' | 'deliveries' | 'events' | 'attempts' | 'clock' | 'retention' | 'archivePolicy'>;
+export type ArchiveDeps = Pick<
+  Deps,
+  | 'recovery'
+  | 'archive'
+  | 'manifests'
+  | 'subscriptions'
+  | 'deliveries'
+  | 'events'
+  | 'attempts'
+  | 'clock'
+  | 'retention'
+  | 'archivePolicy'
+>;
 
 /** DynamoDB and S3 calls in flight at once within a batch. */
 const CONCURRENCY = 16;
@@ -65,7 +77,15 @@ type MutableReport = { -readonly [K in keyof ArchiveReport]: ArchiveReport[K] };
  * free, where a delete is a paid write unit.
  */
 export async function runArchive(deps: ArchiveDeps, options: ArchiveRunOptions): Promise<ArchiveReport> {
-  const report: MutableReport = { kind: 'done', objects: 0, archived: 0, kept: 0, dropped: 0, resumed: 0, subscriptions: 0 };
+  const report: MutableReport = {
+    kind: 'done',
+    objects: 0,
+    archived: 0,
+    kept: 0,
+    dropped: 0,
+    resumed: 0,
+    subscriptions: 0,
+  };
   const owner = `arch_${Buffer.from(deps.clock.randomBytes(9)).toString('base64url')}`;
   const lock = () => {
     const nowMs = deps.clock.now();
@@ -80,7 +100,9 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveRunOptions):
     const nowMs = deps.clock.now();
     const cutoffs = archiveCutoffs(nowMs, deps.retention);
     const batchSize = deps.archivePolicy.batchSize;
-    const stop = () => deps.clock.now() >= options.budget.deadlineMs || (options.maxObjects !== undefined && report.objects >= options.maxObjects);
+    const stop = () =>
+      deps.clock.now() >= options.budget.deadlineMs ||
+      (options.maxObjects !== undefined && report.objects >= options.maxObjects);
     const all = await deps.subscriptions.all();
     const subscriptionIds = all.map((s) => s.id).sort();
     const byId = new Map(all.map((s) => [s.id, s]));
@@ -100,14 +122,20 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveRunOptions):
         }
         // Rows held over from the last page may have been in such a batch: read them again next run.
         if (foreign.length > 0) buffer = [];
-        const page = await deps.recovery.listCreated({ subscriptionId, createdTo: cutoffs.latest, limit: batchSize, ...(cursor ? { cursor } : {}) });
+        const page = await deps.recovery.listCreated({
+          subscriptionId,
+          createdTo: cutoffs.latest,
+          limit: batchSize,
+          ...(cursor ? { cursor } : {}),
+        });
         cursor = page.nextCursor;
         const eligible: Delivery[] = [];
         for (const d of page.items) {
           if (!isArchivable(d, cutoffs)) continue;
           if (d.restored && d.restored.updatedAt === d.updatedAt) {
             // Unchanged since it was restored: the archive already holds this exact row.
-            if (d.restored.until <= iso(deps.clock.now()) && (await deps.recovery.deleteArchived(d.id, d.updatedAt))) report.dropped++;
+            if (d.restored.until <= iso(deps.clock.now()) && (await deps.recovery.deleteArchived(d.id, d.updatedAt)))
+              report.dropped++;
             continue;
           }
           eligible.push(d);
@@ -121,7 +149,8 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveRunOptions):
         }
       } while (cursor);
       const subscription = byId.get(subscriptionId)!;
-      if (isSubscriptionArchivable(subscription, cutoffs) && (await archiveSubscription(deps, subscription))) report.subscriptions++;
+      if (isSubscriptionArchivable(subscription, cutoffs) && (await archiveSubscription(deps, subscription)))
+        report.subscriptions++;
     }
     return report;
   } finally {
@@ -136,7 +165,11 @@ export async function runArchive(deps: ArchiveDeps, options: ArchiveRunOptions):
  * changed, a restored one): those still read their subscription.
  */
 async function archiveSubscription(deps: ArchiveDeps, subscription: Subscription): Promise<boolean> {
-  const left = await deps.recovery.listCreated({ subscriptionId: subscription.id, createdTo: iso(deps.clock.now()), limit: 1 });
+  const left = await deps.recovery.listCreated({
+    subscriptionId: subscription.id,
+    createdTo: iso(deps.clock.now()),
+    limit: 1,
+  });
   if (left.items.length > 0) return false;
   const { secrets: _s, ...row } = subscription;
   const key = subscriptionArchiveKey(subscription.id, subscription.stateChangedAt);
@@ -144,14 +177,25 @@ async function archiveSubscription(deps: ArchiveDeps, subscription: Subscription
   const sha256 = sha256Hex(body);
   await deps.archive.put(key, body, sha256);
   const stored = await deps.archive.get(key);
-  if (!stored || sha256Hex(stored) !== sha256) throw new ArchiveVerificationError(key, 'the stored subscription differs from the written one');
+  if (!stored || sha256Hex(stored) !== sha256)
+    throw new ArchiveVerificationError(key, 'the stored subscription differs from the written one');
   return deps.subscriptions.removeDeleted(subscription.id);
 }
 
-async function archiveBatch(deps: ArchiveDeps, subscriptionId: string, items: readonly Delivery[], report: MutableReport, lock: () => Promise<boolean>): Promise<void> {
+async function archiveBatch(
+  deps: ArchiveDeps,
+  subscriptionId: string,
+  items: readonly Delivery[],
+  report: MutableReport,
+  lock: () => Promise<boolean>,
+): Promise<void> {
   const day = archiveDay(items[0]!);
   const batch: ArchiveBatch = {
-    objectKey: archiveObjectKey(day, subscriptionId, items.map((d) => d.id)),
+    objectKey: archiveObjectKey(
+      day,
+      subscriptionId,
+      items.map((d) => d.id),
+    ),
     subscriptionId,
     day,
     items: items.map((d) => ({ id: d.id, updatedAt: d.updatedAt })),
@@ -176,7 +220,9 @@ async function archiveBatch(deps: ArchiveDeps, subscriptionId: string, items: re
 async function finishBatch(deps: ArchiveDeps, batch: ArchiveBatch, report: MutableReport): Promise<void> {
   if (batch.phase === 'writing') {
     const recorded = new Map(batch.items.map((i) => [i.id, i.updatedAt]));
-    const rows = (await deps.deliveries.getMany(batch.items.map((i) => i.id))).filter((d) => recorded.get(d.id) === d.updatedAt);
+    const rows = (await deps.deliveries.getMany(batch.items.map((i) => i.id))).filter(
+      (d) => recorded.get(d.id) === d.updatedAt,
+    );
     if (rows.length === 0) {
       await deps.archive.delete(batch.objectKey);
       await deps.manifests.delete(batch.objectKey);
@@ -218,7 +264,8 @@ async function writeVerified(deps: ArchiveDeps, batch: ArchiveBatch, rows: reado
   // Read it back before any row goes: the bytes, the records, and exactly the batch's versions.
   const stored = await deps.archive.get(batch.objectKey);
   if (!stored) throw new ArchiveVerificationError(batch.objectKey, 'the object is not there after writing it');
-  if (sha256Hex(stored) !== sha256) throw new ArchiveVerificationError(batch.objectKey, 'the stored bytes differ from the written ones');
+  if (sha256Hex(stored) !== sha256)
+    throw new ArchiveVerificationError(batch.objectKey, 'the stored bytes differ from the written ones');
   const back = decodeArchive(gunzipSync(stored).toString('utf8'), batch.objectKey);
   const expected = new Map(batch.items.map((i) => [i.id, i.updatedAt]));
   const seen = new Set<string>();
@@ -228,7 +275,8 @@ async function writeVerified(deps: ArchiveDeps, batch: ArchiveBatch, rows: reado
     }
     seen.add(r.delivery.id);
   }
-  if (seen.size !== expected.size) throw new ArchiveVerificationError(batch.objectKey, `holds ${seen.size} of ${expected.size} records`);
+  if (seen.size !== expected.size)
+    throw new ArchiveVerificationError(batch.objectKey, `holds ${seen.size} of ${expected.size} records`);
 }
 
 async function deleteRows(deps: ArchiveDeps, batch: ArchiveBatch, report: MutableReport): Promise<void> {
@@ -284,7 +332,8 @@ export async function restoreArchive(deps: ArchiveDeps, request: RestoreRequest)
       for (const record of decodeArchive(gunzipSync(bytes).toString('utf8'), key)) {
         // A delivery replayed after it was archived is archived again later: its newest version wins.
         const seen = newest.get(record.delivery.id);
-        if (!seen || seen.record.delivery.updatedAt < record.delivery.updatedAt) newest.set(record.delivery.id, { record, key });
+        if (!seen || seen.record.delivery.updatedAt < record.delivery.updatedAt)
+          newest.set(record.delivery.id, { record, key });
       }
     }
     records += newest.size;

@@ -29,14 +29,31 @@ export interface DeliveryDetail {
 }
 
 /** The detail of a delivery the principal may see; another tenant's is NotFoundError, like one that does not exist. */
-export async function getDeliveryDetail(deps: UnwrittenDeps & Pick<Deps, 'attempts'>, principal: Principal, id: string): Promise<DeliveryDetail> {
+export async function getDeliveryDetail(
+  deps: UnwrittenDeps & Pick<Deps, 'attempts'>,
+  principal: Principal,
+  id: string,
+): Promise<DeliveryDetail> {
   const delivery = await visibleDelivery(deps, principal, id);
-  const [event, attempts] = await Promise.all([deps.events.get(delivery.eventId), attemptPage(deps, delivery, { limit: DETAIL_ATTEMPTS })]);
-  return { delivery, ...(event ? { event } : {}), attempts: attempts.items, ...(attempts.nextCursor ? { attemptsNextCursor: attempts.nextCursor } : {}) };
+  const [event, attempts] = await Promise.all([
+    deps.events.get(delivery.eventId),
+    attemptPage(deps, delivery, { limit: DETAIL_ATTEMPTS }),
+  ]);
+  return {
+    delivery,
+    ...(event ? { event } : {}),
+    attempts: attempts.items,
+    ...(attempts.nextCursor ? { attemptsNextCursor: attempts.nextCursor } : {}),
+  };
 }
 
 /** A page of a visible delivery's attempt log: the latest before the cursor, oldest first within the page. */
-export async function listAttempts(deps: UnwrittenDeps & Pick<Deps, 'attempts'>, principal: Principal, id: string, request: PageRequest): Promise<Page<AttemptRecord>> {
+export async function listAttempts(
+  deps: UnwrittenDeps & Pick<Deps, 'attempts'>,
+  principal: Principal,
+  id: string,
+  request: PageRequest,
+): Promise<Page<AttemptRecord>> {
   return attemptPage(deps, await visibleDelivery(deps, principal, id), request);
 }
 
@@ -51,14 +68,21 @@ const FIRST_ATTEMPT_CURSOR = 'first-attempt';
  * attempts table's pages come before it, and an earlier version's inline first attempt, the
  * oldest of all, begins the page that reaches it.
  */
-export async function attemptPage(deps: Pick<Deps, 'attempts'>, delivery: Delivery, request: PageRequest): Promise<Page<AttemptRecord>> {
+export async function attemptPage(
+  deps: Pick<Deps, 'attempts'>,
+  delivery: Delivery,
+  request: PageRequest,
+): Promise<Page<AttemptRecord>> {
   const latest = inlineRecord(delivery.id, delivery.lastAttempt);
   const first = inlineRecord(delivery.id, delivery.firstAttempt);
   if (request.cursor === FIRST_ATTEMPT_CURSOR) return { items: first ? [first] : [] };
   const trailing = request.cursor === undefined && latest ? [latest] : [];
   if (trailing.length === request.limit) return { items: trailing, nextCursor: TABLE_CURSOR };
   const cursor = request.cursor === TABLE_CURSOR ? undefined : request.cursor;
-  const page = await deps.attempts.latest(delivery.id, { limit: request.limit - trailing.length, ...(cursor ? { cursor } : {}) });
+  const page = await deps.attempts.latest(delivery.id, {
+    limit: request.limit - trailing.length,
+    ...(cursor ? { cursor } : {}),
+  });
   const items = [...page.items.filter((a) => a.seq !== latest?.seq), ...trailing];
   if (page.nextCursor) return { items, nextCursor: page.nextCursor };
   if (!first || items.some((a) => a.seq === first.seq)) return { items };
@@ -69,7 +93,11 @@ export async function attemptPage(deps: Pick<Deps, 'attempts'>, delivery: Delive
  * A page of one subscription's deliveries. A tenant key must own the subscription (else
  * NotFoundError); the admin key may list any id, and an unknown one is simply an empty page.
  */
-export async function listDeliveries(deps: UnwrittenDeps, principal: Principal, query: DeliveryListQuery): Promise<Page<Delivery>> {
+export async function listDeliveries(
+  deps: UnwrittenDeps,
+  principal: Principal,
+  query: DeliveryListQuery,
+): Promise<Page<Delivery>> {
   if (principal.role === 'tenant') await visibleSubscription(deps, principal, query.subscriptionId);
   return listSubscriptionDeliveries(deps, query);
 }
@@ -78,9 +106,17 @@ export async function listDeliveries(deps: UnwrittenDeps, principal: Principal, 
  * A page of dead letters. The admin key may list them across all subscriptions; a tenant key
  * only per subscription, one of its own, since the overall listing is not partitioned by tenant.
  */
-export async function listDeadLetters(deps: Pick<Deps, 'deliveries' | 'subscriptions'>, principal: Principal, query: DeadLetterQuery): Promise<Page<Delivery>> {
+export async function listDeadLetters(
+  deps: Pick<Deps, 'deliveries' | 'subscriptions'>,
+  principal: Principal,
+  query: DeadLetterQuery,
+): Promise<Page<Delivery>> {
   if (principal.role === 'tenant') {
-    if (!query.subscriptionId) throw new ValidationError('subscriptionId', 'is required with a tenant key (dead letters are listed per subscription)');
+    if (!query.subscriptionId)
+      throw new ValidationError(
+        'subscriptionId',
+        'is required with a tenant key (dead letters are listed per subscription)',
+      );
     await visibleSubscription(deps, principal, query.subscriptionId);
   }
   return deps.deliveries.listDeadLetters(query);

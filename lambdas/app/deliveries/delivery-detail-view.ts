@@ -8,7 +8,12 @@ import type { DeliveryDetailView } from '#app/schema/responses.ts';
  * `attemptLogNextCursor` (null when there are no more) for the earlier ones at
  * `GET /v1/deliveries/{id}/attempts`. The body is null when the event record is gone.
  */
-export function deliveryDetailView({ delivery, event, attempts, attemptsNextCursor }: DeliveryDetail): DeliveryDetailView {
+export function deliveryDetailView({
+  delivery,
+  event,
+  attempts,
+  attemptsNextCursor,
+}: DeliveryDetail): DeliveryDetailView {
   return {
     ...deliveryView(delivery),
     body: event?.body ?? null,

@@ -17,7 +17,9 @@ export interface DeadLetterQuery extends PageRequest {
 
 /** The `GET /v1/deliveries` query: `subscriptionId` (required), `state`, `limit`, `cursor`. */
 export const deliveryListQuery = z.object({
-  subscriptionId: prefixedId(ID_PREFIXES.subscription, { required: 'is required (deliveries are listed per subscription; use /v1/dead-letters across all)' }),
+  subscriptionId: prefixedId(ID_PREFIXES.subscription, {
+    required: 'is required (deliveries are listed per subscription; use /v1/dead-letters across all)',
+  }),
   state: deliveryState.optional(),
   ...pageQuery.shape,
 });

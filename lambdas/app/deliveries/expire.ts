@@ -11,10 +11,16 @@ import type { Delivery, Expectation } from '#domain/types.ts';
  * by the rate limit): a dead letter like any other, its event's body kept as long, its
  * subscription's streak counted. False when the row had moved on.
  */
-export async function expire(deps: Pick<Deps, 'deliveries' | 'events' | 'subscriptions' | 'metrics' | 'autoPause' | 'retention'>, at: { readonly row: Delivery; readonly expect: Expectation }, reason: string, nowMs: number): Promise<boolean> {
+export async function expire(
+  deps: Pick<Deps, 'deliveries' | 'events' | 'subscriptions' | 'metrics' | 'autoPause' | 'retention'>,
+  at: { readonly row: Delivery; readonly expect: Expectation },
+  reason: string,
+  nowMs: number,
+): Promise<boolean> {
   // The body first outlives the dead letter, so a crash between the two leaves a body kept too long, never a dead letter without one.
   await deps.events.extendRetention(at.row.eventId, deadLetterEventTtl(nowMs, deps.retention));
-  if (!(await deps.deliveries.write('expire', { ...at.row, lastError: reason, updatedAt: iso(nowMs) }, at.expect))) return false;
+  if (!(await deps.deliveries.write('expire', { ...at.row, lastError: reason, updatedAt: iso(nowMs) }, at.expect)))
+    return false;
   deps.metrics.count(METRICS.expired);
   deps.metrics.count(METRICS.deadLettered);
   await recordDeadLetter(deps, deps.autoPause ?? DEFAULT_AUTO_PAUSE_POLICY, at.row.subscriptionId, nowMs);

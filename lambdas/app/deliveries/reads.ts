@@ -64,20 +64,31 @@ function decode(cursor: string | undefined): Position | undefined {
  * state: the store's rows merged with the deliveries not yet written (all pending). Those are
  * read first, then the rows; one written meanwhile is listed once, as its row.
  */
-export async function listSubscriptionDeliveries(deps: UnwrittenDeps, request: SubscriptionListing): Promise<DeliveryPage> {
+export async function listSubscriptionDeliveries(
+  deps: UnwrittenDeps,
+  request: SubscriptionListing,
+): Promise<DeliveryPage> {
   const at = decode(request.cursor);
   const newest = request.order !== 'oldest';
   const inOrder = (a: string, b: string) => (newest ? a > b : a < b);
   const afterCursor = (key: string) => at === undefined || inOrder(at.k, key);
-  const unwritten = request.state === undefined || request.state === STATE.pending ? await unwrittenOfSubscription(deps, request.subscriptionId) : [];
-  const page = await deps.deliveries.listBySubscription({ ...request, ...(at?.c !== undefined ? { cursor: at.c } : { cursor: undefined }) });
+  const unwritten =
+    request.state === undefined || request.state === STATE.pending
+      ? await unwrittenOfSubscription(deps, request.subscriptionId)
+      : [];
+  const page = await deps.deliveries.listBySubscription({
+    ...request,
+    ...(at?.c !== undefined ? { cursor: at.c } : { cursor: undefined }),
+  });
   const rowIds = new Set(page.items.map((d) => d.id));
   // With more rows to come, a delivery not yet written that sorts after this page's last row waits for a later page.
   const lastRow = page.items.at(-1);
   const within = (key: string) => !page.nextCursor || lastRow === undefined || !inOrder(listKeyOf(lastRow), key);
   type Entry = { readonly delivery: Delivery; readonly key: string; readonly storeCursor?: string };
   const entries = [
-    ...page.items.map((delivery, i): Entry => ({ delivery, key: listKeyOf(delivery), storeCursor: page.itemCursors[i]! })),
+    ...page.items.map(
+      (delivery, i): Entry => ({ delivery, key: listKeyOf(delivery), storeCursor: page.itemCursors[i]! }),
+    ),
     ...unwritten.filter((d) => !rowIds.has(d.id)).map((delivery): Entry => ({ delivery, key: listKeyOf(delivery) })),
   ]
     .filter((e) => afterCursor(e.key) && (e.storeCursor !== undefined || within(e.key)))
@@ -94,6 +105,8 @@ export async function listSubscriptionDeliveries(deps: UnwrittenDeps, request: S
   // With no more rows, every delivery not yet written after the cursor is among the entries.
   if (page.nextCursor === undefined && entries.length === taken.length) return { items, itemCursors };
   // Nothing handed out (every row here was handed out before, as not yet written): go on from the store's next page.
-  const next = itemCursors.at(-1) ?? encode({ ...(page.nextCursor !== undefined ? { c: page.nextCursor } : {}), k: at?.k ?? (newest ? '\uffff' : '') });
+  const next =
+    itemCursors.at(-1) ??
+    encode({ ...(page.nextCursor !== undefined ? { c: page.nextCursor } : {}), k: at?.k ?? (newest ? '\uffff' : '') });
   return { items, itemCursors, nextCursor: next };
 }

@@ -17,7 +17,10 @@ import type { IngestManifest } from '#ports/ingest-manifest-store.ts';
  * past it, so a delivery of an older batch with no row is gone, not unwritten, whether or not
  * the sweeper got to its manifest.
  */
-export type UnwrittenDeps = Pick<Deps, 'deliveries' | 'ingestManifests' | 'events' | 'subscriptions' | 'defaultRetryPolicy' | 'clock' | 'retention'>;
+export type UnwrittenDeps = Pick<
+  Deps,
+  'deliveries' | 'ingestManifests' | 'events' | 'subscriptions' | 'defaultRetryPolicy' | 'clock' | 'retention'
+>;
 
 /**
  * The manifests the sweeper has not checked yet, every shard's; with `createdAt`, only the ones
@@ -25,7 +28,10 @@ export type UnwrittenDeps = Pick<Deps, 'deliveries' | 'ingestManifests' | 'event
  * its rows, and a read by id after the rows and before the rows again (reads.ts), so a delivery
  * written meanwhile shows as its row or as unwritten, never as neither.
  */
-async function uncheckedManifests(deps: Pick<UnwrittenDeps, 'ingestManifests' | 'clock' | 'retention'>, createdAt?: string): Promise<readonly IngestManifest[]> {
+async function uncheckedManifests(
+  deps: Pick<UnwrittenDeps, 'ingestManifests' | 'clock' | 'retention'>,
+  createdAt?: string,
+): Promise<readonly IngestManifest[]> {
   const archivable = archiveCutoffs(deps.clock.now(), deps.retention).latest;
   if (createdAt !== undefined && createdAt < archivable) return [];
   const marks = new Map((await deps.ingestManifests.watermarks()).map((w) => [w.shard, w]));
@@ -58,7 +64,9 @@ function listedIn(manifests: readonly IngestManifest[], wanted: (id: string) => 
   for (const m of manifests) {
     const ids = new Set(m.deliveryIds.filter(wanted));
     if (ids.size === 0) continue;
-    const subscriptions = new Set([...ids].map((id) => deliveryIdParts(id)?.subscriptionId).filter((s): s is string => s !== undefined));
+    const subscriptions = new Set(
+      [...ids].map((id) => deliveryIdParts(id)?.subscriptionId).filter((s): s is string => s !== undefined),
+    );
     for (const eventId of m.eventIds) {
       for (const subscriptionId of subscriptions) {
         const id = deliveryIdFor(eventId, subscriptionId, m.createdAt);
@@ -79,7 +87,9 @@ async function asUnwritten(deps: UnwrittenDeps, listed: readonly Listed[]): Prom
   const rows = new Set((await deps.deliveries.getMany(listed.map((l) => l.id))).map((d) => d.id));
   const missing = listed.filter((l) => !rows.has(l.id));
   if (missing.length === 0) return [];
-  const events = new Map((await deps.events.getSummaries([...new Set(missing.map((l) => l.eventId))])).map((e) => [e.id, e]));
+  const events = new Map(
+    (await deps.events.getSummaries([...new Set(missing.map((l) => l.eventId))])).map((e) => [e.id, e]),
+  );
   const subscriptions = new Map<string, Subscription | undefined>();
   for (const s of new Set(missing.map((l) => l.subscriptionId))) subscriptions.set(s, await deps.subscriptions.get(s));
   const out: Delivery[] = [];
@@ -88,15 +98,28 @@ async function asUnwritten(deps: UnwrittenDeps, listed: readonly Listed[]): Prom
     const subscription = subscriptions.get(l.subscriptionId);
     if (!event || !subscription || event.createdAt !== l.createdAt || !event.deliveryIds.includes(l.id)) continue;
     // The id derives from (event, subscription, createdAt), checked against the stored event above: firstDeliveryOf gives the same.
-    out.push(firstDeliveryOf({ id: l.eventId, createdAt: l.createdAt }, subscription, deps.defaultRetryPolicy, Date.parse(l.createdAt)));
+    out.push(
+      firstDeliveryOf(
+        { id: l.eventId, createdAt: l.createdAt },
+        subscription,
+        deps.defaultRetryPolicy,
+        Date.parse(l.createdAt),
+      ),
+    );
   }
   return out;
 }
 
 /** One subscription's deliveries not yet written, oldest first. */
-export async function unwrittenOfSubscription(deps: UnwrittenDeps, subscriptionId: string): Promise<readonly Delivery[]> {
+export async function unwrittenOfSubscription(
+  deps: UnwrittenDeps,
+  subscriptionId: string,
+): Promise<readonly Delivery[]> {
   const manifests = await uncheckedManifests(deps);
-  const found = await asUnwritten(deps, listedIn(manifests, (id) => isDeliveryOf(id, subscriptionId)));
+  const found = await asUnwritten(
+    deps,
+    listedIn(manifests, (id) => isDeliveryOf(id, subscriptionId)),
+  );
   return found.sort((a, b) => (listKeyOf(a) < listKeyOf(b) ? -1 : 1));
 }
 
@@ -105,5 +128,8 @@ export async function unwrittenByIds(deps: UnwrittenDeps, ids: readonly string[]
   const times = new Set(ids.map((id) => deliveryIdParts(id)?.createdAt).filter((t): t is string => t !== undefined));
   const wanted = new Set(ids);
   const manifests = (await Promise.all([...times].map((t) => uncheckedManifests(deps, t)))).flat();
-  return asUnwritten(deps, listedIn(manifests, (id) => wanted.has(id)));
+  return asUnwritten(
+    deps,
+    listedIn(manifests, (id) => wanted.has(id)),
+  );
 }

@@ -28,7 +28,9 @@ export function parseEventListQuery(query: Query): EventLogRequest {
  * page's `nextCursor`: the listing continues after it) and `limit`.
  */
 export const subscriptionEventsQuery = z.object({
-  after: cursor.meta({ description: "an item's cursor or a page's nextCursor, unchanged: the listing continues after it" }),
+  after: cursor.meta({
+    description: "an item's cursor or a page's nextCursor, unchanged: the listing continues after it",
+  }),
   limit,
 });
 

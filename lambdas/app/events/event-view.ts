@@ -25,12 +25,21 @@ export function eventDetailView({ event, deliveries }: EventDetail) {
 
 /** An item of `GET /v1/events`. */
 export function eventSummaryView(event: EventSummary) {
-  return { id: event.id, type: event.type, createdAt: event.createdAt, ...audienceView(event), deliveries: event.deliveryIds.length };
+  return {
+    id: event.id,
+    type: event.type,
+    createdAt: event.createdAt,
+    ...audienceView(event),
+    deliveries: event.deliveryIds.length,
+  };
 }
 
 /** Who an event was published for, as the request said it. */
 function audienceView(event: EventSummary) {
-  return { ...(event.tenantId ? { tenantId: event.tenantId } : {}), ...(event.audience ? { audience: event.audience } : {}) };
+  return {
+    ...(event.tenantId ? { tenantId: event.tenantId } : {}),
+    ...(event.audience ? { audience: event.audience } : {}),
+  };
 }
 
 /** An item of `GET /v1/subscriptions/{subscriptionId}/events`: `cursor` continues the walk after it. */

@@ -24,7 +24,8 @@ export async function getEventDetail(deps: UnwrittenDeps, principal: Principal, 
   const event = await deps.events.get(id);
   if (!event) throw new NotFoundError('event', id);
   const deliveries = (await readDeliveries(deps, event.deliveryIds)).filter((d) => canSee(principal, d));
-  if (deliveries.length === 0 && !canSee(principal, { ...(event.tenantId ? { tenantId: event.tenantId } : {}) })) throw new NotFoundError('event', id);
+  if (deliveries.length === 0 && !canSee(principal, { ...(event.tenantId ? { tenantId: event.tenantId } : {}) }))
+    throw new NotFoundError('event', id);
   return { event, deliveries };
 }
 
@@ -33,7 +34,10 @@ export async function getEventDetail(deps: UnwrittenDeps, principal: Principal, 
  * checked against the events table: an event a publish never stored, or an id listed again by
  * a repeated publish, is left out, so a page may hold fewer than `limit`.
  */
-export async function listEvents(deps: Pick<Deps, 'events' | 'ingestManifests'>, request: EventLogRequest): Promise<Page<EventSummary>> {
+export async function listEvents(
+  deps: Pick<Deps, 'events' | 'ingestManifests'>,
+  request: EventLogRequest,
+): Promise<Page<EventSummary>> {
   const page = await deps.ingestManifests.listEvents(request);
   const stored = new Map((await deps.events.getSummaries(page.items.map((e) => e.eventId))).map((e) => [e.id, e]));
   const listed = new Set<string>();

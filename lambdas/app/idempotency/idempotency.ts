@@ -2,7 +2,12 @@ import { iso } from '#domain/time.ts';
 import { FUNCTIONS } from '#config/topology.ts';
 import type { Principal } from '#app/access.ts';
 import type { Deps } from '#app/deps.ts';
-import { ConflictError, IdempotencyKeyInProgressError, IdempotencyKeyReusedError, ValidationError } from '#app/errors.ts';
+import {
+  ConflictError,
+  IdempotencyKeyInProgressError,
+  IdempotencyKeyReusedError,
+  ValidationError,
+} from '#app/errors.ts';
 import type { PublishRequest } from '#app/publish/publish-request.ts';
 import { EVENT_ID_PATTERN } from '#app/schema/common.ts';
 import { answerKeys, fingerprintOf, openAnswer, sealAnswer } from './sealed-answer.ts';
@@ -45,8 +50,16 @@ export function parseIdempotencyKey(value: string | undefined): string | undefin
  */
 export function withKeyAsEventId(request: PublishRequest, header: string | undefined): PublishRequest {
   if (header === undefined) return request;
-  if (!EVENT_ID_PATTERN.test(header)) throw new ValidationError(IDEMPOTENCY_KEY_FIELD, 'must be 1 to 128 visible ASCII characters on POST /v1/events: it becomes the event id');
-  if (request.id !== undefined && request.id !== header) throw new ValidationError(IDEMPOTENCY_KEY_FIELD, "differs from the body's id: give one of them, or the same value in both");
+  if (!EVENT_ID_PATTERN.test(header))
+    throw new ValidationError(
+      IDEMPOTENCY_KEY_FIELD,
+      'must be 1 to 128 visible ASCII characters on POST /v1/events: it becomes the event id',
+    );
+  if (request.id !== undefined && request.id !== header)
+    throw new ValidationError(
+      IDEMPOTENCY_KEY_FIELD,
+      "differs from the body's id: give one of them, or the same value in both",
+    );
   return { ...request, id: header };
 }
 
@@ -77,7 +90,11 @@ export interface Answer {
  * IdempotencyKeyInProgressError (409). A first request that is refused or fails keeps nothing,
  * so a corrected retry runs; one that died mid-way frees its key after IDEMPOTENCY_LOCK_SECONDS.
  */
-export async function runIdempotent(deps: IdempotencyDeps, request: KeyedRequest, run: () => Promise<Answer>): Promise<Answer> {
+export async function runIdempotent(
+  deps: IdempotencyDeps,
+  request: KeyedRequest,
+  run: () => Promise<Answer>,
+): Promise<Answer> {
   const keys = answerKeys(request.scope, request.route, request.key);
   const fingerprint = fingerprintOf(keys, request.method, request.path, request.body);
   const nowMs = deps.clock.now();
@@ -96,11 +113,18 @@ export async function runIdempotent(deps: IdempotencyDeps, request: KeyedRequest
   if (began.kind === 'exists') {
     const { record } = began;
     if (record.fingerprint !== fingerprint) {
-      throw new IdempotencyKeyReusedError(`${IDEMPOTENCY_KEY_FIELD} ${request.key} was already used for a different request (another path or body) in the last 24 h; use a new key for a new request`);
+      throw new IdempotencyKeyReusedError(
+        `${IDEMPOTENCY_KEY_FIELD} ${request.key} was already used for a different request (another path or body) in the last 24 h; use a new key for a new request`,
+      );
     }
-    if (!record.response) throw new IdempotencyKeyInProgressError(`the first request with ${IDEMPOTENCY_KEY_FIELD} ${request.key} is still running; retry once it has answered`);
+    if (!record.response)
+      throw new IdempotencyKeyInProgressError(
+        `the first request with ${IDEMPOTENCY_KEY_FIELD} ${request.key} is still running; retry once it has answered`,
+      );
     if (record.response.sealed === undefined) {
-      throw new ConflictError(`the first request with ${IDEMPOTENCY_KEY_FIELD} ${request.key} answered ${record.response.status}, but its answer was too large to keep; nothing was done again`);
+      throw new ConflictError(
+        `the first request with ${IDEMPOTENCY_KEY_FIELD} ${request.key} answered ${record.response.status}, but its answer was too large to keep; nothing was done again`,
+      );
     }
     return { status: record.response.status, body: JSON.parse(openAnswer(keys, record.response.sealed)) as unknown };
   }
@@ -117,6 +141,11 @@ export async function runIdempotent(deps: IdempotencyDeps, request: KeyedRequest
   // The work is done, so this request answers whatever happens to the record: a lost lock (it
   // outlived its lock and a retry took over) keeps the retry's answer, and a failed write leaves
   // the key locked until IDEMPOTENCY_LOCK_SECONDS, which beats a 500 the caller would retry.
-  await deps.idempotency.complete(keys.id, owner, { status: answer.status, ...(sealed.length <= MAX_SEALED_ANSWER_CHARS ? { sealed } : {}) }).catch(() => false);
+  await deps.idempotency
+    .complete(keys.id, owner, {
+      status: answer.status,
+      ...(sealed.length <= MAX_SEALED_ANSWER_CHARS ? { sealed } : {}),
+    })
+    .catch(() => false);
   return answer;
 }

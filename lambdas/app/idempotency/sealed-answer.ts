@@ -26,7 +26,10 @@ export function answerKeys(scope: string, route: string, key: string): AnswerKey
 
 /** What a retry must repeat: the method, the path as sent (its ids) and the body byte for byte. */
 export function fingerprintOf(keys: AnswerKeys, method: string, path: string, body: string | null): string {
-  return createHmac('sha256', keys.fingerprint).update(`${method} ${path}\n`).update(body ?? '').digest('base64url');
+  return createHmac('sha256', keys.fingerprint)
+    .update(`${method} ${path}\n`)
+    .update(body ?? '')
+    .digest('base64url');
 }
 
 const IV_BYTES = 12;
@@ -46,5 +49,7 @@ export function openAnswer(keys: AnswerKeys, sealed: string): string {
   const decipher = createDecipheriv('aes-256-gcm', keys.seal, bytes.subarray(0, IV_BYTES));
   decipher.setAAD(Buffer.from(keys.id));
   decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-  return inflateRawSync(Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()])).toString('utf8');
+  return inflateRawSync(
+    Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]),
+  ).toString('utf8');
 }

@@ -6,7 +6,13 @@ import type { Streak } from '#ports/notice-store.ts';
 import { forEachLimit } from '#app/concurrency.ts';
 import { attemptPage } from '#app/deliveries/deliveries.ts';
 import type { Deps } from '#app/deps.ts';
-import type { AttemptRef, EventRef, ExpiringEvent, FailingEvent, LostSummaryEvent } from '#app/notices/operational-events.ts';
+import type {
+  AttemptRef,
+  EventRef,
+  ExpiringEvent,
+  FailingEvent,
+  LostSummaryEvent,
+} from '#app/notices/operational-events.ts';
 
 /**
  * What the notifier reads to decide and to write a notice, all at read time from what
@@ -39,7 +45,11 @@ export function deadLettersUrl(deps: Pick<Deps, 'consoleSettings'>, subscription
 }
 
 /** The subscription's newest deliveries (by creation), at most `limit`. */
-export async function newestDeliveries(deps: Pick<Deps, 'deliveries'>, subscriptionId: string, limit: number): Promise<readonly Delivery[]> {
+export async function newestDeliveries(
+  deps: Pick<Deps, 'deliveries'>,
+  subscriptionId: string,
+  limit: number,
+): Promise<readonly Delivery[]> {
   return (await deps.deliveries.listBySubscription({ subscriptionId, limit })).items;
 }
 
@@ -55,14 +65,23 @@ export function oldestLiveOf(rows: readonly Delivery[]): Streak['oldestLive'] {
  * the stats). Undefined when the newest attempt succeeded after all. Read once per streak, when
  * it starts; the streak record keeps the answer, so later reads never move it.
  */
-export async function findStreakStart(deps: Pick<Deps, 'deliveries' | 'attempts'>, subscriptionId: string, nowMs: number): Promise<{ since: string; rows: readonly Delivery[] } | undefined> {
+export async function findStreakStart(
+  deps: Pick<Deps, 'deliveries' | 'attempts'>,
+  subscriptionId: string,
+  nowMs: number,
+): Promise<{ since: string; rows: readonly Delivery[] } | undefined> {
   const rows = await newestDeliveries(deps, subscriptionId, FIGURES_SAMPLE);
   const attempted = rows.filter((d) => d.attemptSeq > 0 || d.firstAttempt !== undefined);
   const attempts: AttemptFacts[] = [];
   await forEachLimit(attempted, ATTEMPT_READS_IN_FLIGHT, async (d) => {
     attempts.push(...(await attemptPage(deps, d, { limit: HEALTH_SAMPLE.attemptsPerDelivery })).items);
   });
-  const since = summarizeHealth({ fromMs: nowMs - START_LOOKBACK_MS, toMs: nowMs, deliveries: rows, attempts }).failingSince;
+  const since = summarizeHealth({
+    fromMs: nowMs - START_LOOKBACK_MS,
+    toMs: nowMs,
+    deliveries: rows,
+    attempts,
+  }).failingSince;
   return since ? { since, rows } : undefined;
 }
 
@@ -70,7 +89,11 @@ export async function findStreakStart(deps: Pick<Deps, 'deliveries' | 'attempts'
  * The 2xx that ended a streak: the delivery's latest attempt, when it succeeded and began at or
  * after `since` (not a slow success from before the streak that was recorded after it).
  */
-export async function succeededSince(deps: Pick<Deps, 'attempts'>, delivery: Delivery, since: string): Promise<{ at: string; deliveryId: string } | undefined> {
+export async function succeededSince(
+  deps: Pick<Deps, 'attempts'>,
+  delivery: Delivery,
+  since: string,
+): Promise<{ at: string; deliveryId: string } | undefined> {
   if (delivery.state !== STATE.delivered) return undefined;
   const latest = (await attemptPage(deps, delivery, { limit: 1 })).items.at(-1);
   if (!latest || !attemptSucceeded(latest) || latest.startedAt < since) return undefined;
@@ -80,10 +103,21 @@ export async function succeededSince(deps: Pick<Deps, 'attempts'>, delivery: Del
 /** Each row's latest attempt, for those whose latest attempt failed, newest first. */
 function recentAttempts(rows: readonly Delivery[]): AttemptRef[] {
   return rows
-    .filter((d) => d.state !== STATE.delivered && d.state !== STATE.inFlight && (d.attempts > 0 || isTerminal(d.state)) && (d.lastStatus !== undefined || d.lastError !== undefined))
+    .filter(
+      (d) =>
+        d.state !== STATE.delivered &&
+        d.state !== STATE.inFlight &&
+        (d.attempts > 0 || isTerminal(d.state)) &&
+        (d.lastStatus !== undefined || d.lastError !== undefined),
+    )
     .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
     .slice(0, RECENT_EVENTS)
-    .map((d) => ({ deliveryId: d.id, at: d.updatedAt, status: d.lastStatus ?? null, error: d.lastStatus === undefined ? (d.lastError ?? null) : null }));
+    .map((d) => ({
+      deliveryId: d.id,
+      at: d.updatedAt,
+      status: d.lastStatus ?? null,
+      error: d.lastStatus === undefined ? (d.lastError ?? null) : null,
+    }));
 }
 
 async function recentEvents(deps: Pick<Deps, 'events'>, rows: readonly Delivery[]): Promise<EventRef[]> {
@@ -101,8 +135,15 @@ async function recentEvents(deps: Pick<Deps, 'events'>, rows: readonly Delivery[
 }
 
 /** The oldest delivery still being tried: the streak's recorded one if it still is, else the oldest live one among `rows`. */
-async function currentOldestLive(deps: Pick<Deps, 'deliveries'>, streak: Streak, rows: readonly Delivery[]): Promise<Delivery | undefined> {
-  const recorded = streak.oldestLive && (rows.find((d) => d.id === streak.oldestLive!.deliveryId) ?? (await deps.deliveries.get(streak.oldestLive.deliveryId)));
+async function currentOldestLive(
+  deps: Pick<Deps, 'deliveries'>,
+  streak: Streak,
+  rows: readonly Delivery[],
+): Promise<Delivery | undefined> {
+  const recorded =
+    streak.oldestLive &&
+    (rows.find((d) => d.id === streak.oldestLive!.deliveryId) ??
+      (await deps.deliveries.get(streak.oldestLive.deliveryId)));
   const candidates = [...(recorded && isLive(recorded) ? [recorded] : []), ...rows.filter(isLive)];
   return candidates.sort((a, b) => a.giveUpAt.localeCompare(b.giveUpAt))[0];
 }
@@ -115,7 +156,11 @@ interface StreakContext {
 }
 
 /** The payload of a failing (1 h) or still-failing (24 h) notice. */
-export async function failingContent(deps: ContentDeps, c: StreakContext, kind: Extract<NoticeKind, 'failing' | 'still_failing'>): Promise<FailingEvent> {
+export async function failingContent(
+  deps: ContentDeps,
+  c: StreakContext,
+  kind: Extract<NoticeKind, 'failing' | 'still_failing'>,
+): Promise<FailingEvent> {
   const rows = await newestDeliveries(deps, c.subscription.id, FIGURES_SAMPLE);
   const oldest = await currentOldestLive(deps, c.streak, rows);
   return {
@@ -161,7 +206,11 @@ export async function lostContent(deps: ContentDeps, c: StreakContext): Promise<
   let cursor: string | undefined;
   let bounded = false;
   do {
-    const page = await deps.deliveries.listDeadLetters({ subscriptionId: c.subscription.id, limit: 100, ...(cursor ? { cursor } : {}) });
+    const page = await deps.deliveries.listDeadLetters({
+      subscriptionId: c.subscription.id,
+      limit: 100,
+      ...(cursor ? { cursor } : {}),
+    });
     let older = false;
     for (const d of page.items) {
       // Newest first: the first one from before the streak ends the walk.
@@ -205,7 +254,12 @@ export async function lostContent(deps: ContentDeps, c: StreakContext): Promise<
 }
 
 /** Whether anything was dead-lettered since `since` (one dead-letter index read). */
-export async function lostSince(deps: Pick<Deps, 'deliveries'>, subscriptionId: string, since: string, rows: readonly Delivery[]): Promise<boolean> {
+export async function lostSince(
+  deps: Pick<Deps, 'deliveries'>,
+  subscriptionId: string,
+  since: string,
+  rows: readonly Delivery[],
+): Promise<boolean> {
   if (rows.some((d) => isDeadLetter(d.state) && d.updatedAt >= since)) return true;
   const newest = (await deps.deliveries.listDeadLetters({ subscriptionId, limit: 1 })).items[0];
   return newest !== undefined && newest.updatedAt >= since;

@@ -42,7 +42,22 @@ import { renderNoticeEmail } from '#app/notices/render.ts';
 import { publish, type PublishDeps } from '#app/publish/publish.ts';
 
 /** What the notifier uses (FunctionDeps<'notifier'> must include these). */
-export type NotifierDeps = Pick<Deps, 'subscriptions' | 'deliveries' | 'attempts' | 'events' | 'replays' | 'notices' | 'mailer' | 'noticePolicy' | 'noticeSettings' | 'consoleSettings' | 'clock' | 'metrics'> & PublishDeps;
+export type NotifierDeps = Pick<
+  Deps,
+  | 'subscriptions'
+  | 'deliveries'
+  | 'attempts'
+  | 'events'
+  | 'replays'
+  | 'notices'
+  | 'mailer'
+  | 'noticePolicy'
+  | 'noticeSettings'
+  | 'consoleSettings'
+  | 'clock'
+  | 'metrics'
+> &
+  PublishDeps;
 
 /** What became of one notice in this run. */
 export interface NoticeOutcome {
@@ -106,11 +121,17 @@ export async function runNotifier(deps: NotifierDeps): Promise<NotifierReport> {
   const nowMs = deps.clock.now();
   const subscriptions = await deps.subscriptions.all();
   const streaks = new Map((await deps.notices.openStreaks()).map((s) => [s.subscriptionId, s]));
-  const run: Run = { deps, nowMs, subscriptions, report: { examined: subscriptions.length, streaksStarted: 0, streaksEnded: 0, decided: 0, resent: 0, notices: [] } };
+  const run: Run = {
+    deps,
+    nowMs,
+    subscriptions,
+    report: { examined: subscriptions.length, streaksStarted: 0, streaksEnded: 0, decided: 0, resent: 0, notices: [] },
+  };
   await forEachLimit(subscriptions, SUBSCRIPTIONS_IN_FLIGHT, (s) => evaluateSubscription(run, s, streaks.get(s.id)));
   // The archiver removed a deleted subscription: its streak has nobody left to tell.
   const known = new Set(subscriptions.map((s) => s.id));
-  for (const [id, streak] of streaks) if (!known.has(id) && (await deps.notices.endStreak(id, streak.since))) run.report.streaksEnded++;
+  for (const [id, streak] of streaks)
+    if (!known.has(id) && (await deps.notices.endStreak(id, streak.since))) run.report.streaksEnded++;
   await evaluateReplays(run);
   return run.report;
 }
@@ -122,7 +143,11 @@ function operationalSubscribers(run: Run, type: string): readonly Subscription[]
 
 /** Whether a notice of this kind about `subscription` reaches anyone: by email, or as an operational webhook. Nobody to tell: nothing is decided or written. */
 function canTell(run: Run, subscription: Subscription | undefined, kind: NoticeKind): boolean {
-  const emailed = isEmailed(kind) && subscription !== undefined && run.deps.mailer.enabled && noticeRecipients(subscription.contactEmails, run.deps.noticeSettings.supportEmail).to.length > 0;
+  const emailed =
+    isEmailed(kind) &&
+    subscription !== undefined &&
+    run.deps.mailer.enabled &&
+    noticeRecipients(subscription.contactEmails, run.deps.noticeSettings.supportEmail).to.length > 0;
   return emailed || operationalSubscribers(run, NOTICE_EVENT_TYPES[kind]).length > 0;
 }
 
@@ -143,7 +168,12 @@ async function evaluateSubscription(run: Run, subscription: Subscription, open: 
     const start = await findStreakStart(deps, subscription.id, nowMs);
     if (!start) return;
     const oldestLive = oldestLiveOf(start.rows);
-    streak = await deps.notices.startStreak({ subscriptionId: subscription.id, since: start.since, startedAt: iso(nowMs), ...(oldestLive ? { oldestLive, firstDeadline: oldestLive.giveUpAt } : {}) });
+    streak = await deps.notices.startStreak({
+      subscriptionId: subscription.id,
+      since: start.since,
+      startedAt: iso(nowMs),
+      ...(oldestLive ? { oldestLive, firstDeadline: oldestLive.giveUpAt } : {}),
+    });
     run.report.streaksStarted++;
   }
 
@@ -160,7 +190,8 @@ async function evaluateSubscription(run: Run, subscription: Subscription, open: 
 
   const due = await dueNow(run, subscription, streak, rows, decided);
   for (const kind of due) {
-    if (canTell(run, subscription, kind)) await decideAndSend(run, subscription.id, noticeKey(streak.since, kind), kind, undefined, target);
+    if (canTell(run, subscription, kind))
+      await decideAndSend(run, subscription.id, noticeKey(streak.since, kind), kind, undefined, target);
   }
 }
 
@@ -168,12 +199,22 @@ async function evaluateSubscription(run: Run, subscription: Subscription, open: 
 async function detectionRows(deps: NotifierDeps, subscriptionId: string): Promise<readonly Delivery[]> {
   const first = await deps.deliveries.listBySubscription({ subscriptionId, limit: DETECT_SAMPLE.first });
   if (endpointSignal(first.items).kind !== 'none' || !first.nextCursor) return first.items;
-  const more = await deps.deliveries.listBySubscription({ subscriptionId, limit: DETECT_SAMPLE.more, cursor: first.nextCursor });
+  const more = await deps.deliveries.listBySubscription({
+    subscriptionId,
+    limit: DETECT_SAMPLE.more,
+    cursor: first.nextCursor,
+  });
   return [...first.items, ...more.items];
 }
 
 /** The streak's due notices, reading only what the rules need (a delivery's liveness, the dead-letter index) when they could be due. */
-async function dueNow(run: Run, subscription: Subscription, streak: Streak, rows: readonly Delivery[], decided: ReadonlySet<NoticeKind>): Promise<StreakNoticeKind[]> {
+async function dueNow(
+  run: Run,
+  subscription: Subscription,
+  streak: Streak,
+  rows: readonly Delivery[],
+  decided: ReadonlySet<NoticeKind>,
+): Promise<StreakNoticeKind[]> {
   const { deps, nowMs } = run;
   const policy = deps.noticePolicy;
   let oldestLive = streak.oldestLive;
@@ -196,7 +237,12 @@ async function dueNow(run: Run, subscription: Subscription, streak: Streak, rows
   };
 
   let oldestLiveDeadline = oldestLive?.giveUpAt;
-  if (oldestLive && !decided.has('expiring') && nowMs >= Date.parse(oldestLive.giveUpAt) - policy.beforeExpirySeconds * 1000 && !(await recordedIsLive())) {
+  if (
+    oldestLive &&
+    !decided.has('expiring') &&
+    nowMs >= Date.parse(oldestLive.giveUpAt) - policy.beforeExpirySeconds * 1000 &&
+    !(await recordedIsLive())
+  ) {
     // The recorded one ended early (a permanent error): the next oldest still being tried is the one to warn of.
     const next = oldestLiveOf(await newestDeliveries(deps, subscription.id, FIGURES_SAMPLE));
     if (next) await deps.notices.noteOldestLive(subscription.id, streak.since, next);
@@ -206,33 +252,76 @@ async function dueNow(run: Run, subscription: Subscription, streak: Streak, rows
   const lost = checkLost && (await lostSince(deps, subscription.id, streak.since, rows));
   const live = rows.some(isLive) || (lost ? await recordedIsLive() : true);
   return dueNotices(
-    { since: streak.since, state: subscription.state, decided, live, lostSince: lost, ...(oldestLiveDeadline ? { oldestLiveDeadline } : {}), ...(firstDeadline ? { firstDeadline } : {}) },
+    {
+      since: streak.since,
+      state: subscription.state,
+      decided,
+      live,
+      lostSince: lost,
+      ...(oldestLiveDeadline ? { oldestLiveDeadline } : {}),
+      ...(firstDeadline ? { firstDeadline } : {}),
+    },
     policy,
     nowMs,
   );
 }
 
 /** A 2xx ended the streak: the recovered notice (when due), then the streak ends once none of its notices is still being sent. */
-async function recover(run: Run, target: Extract<Target, { kind: 'streak' }>, decided: ReadonlySet<NoticeKind>, success: { at: string; deliveryId: string }): Promise<void> {
+async function recover(
+  run: Run,
+  target: Extract<Target, { kind: 'streak' }>,
+  decided: ReadonlySet<NoticeKind>,
+  success: { at: string; deliveryId: string },
+): Promise<void> {
   const { deps } = run;
   const { subscription, streak } = target;
-  if (!decided.has('recovered') && recoveredIsDue(decided, deps.noticePolicy) && canTell(run, subscription, 'recovered')) {
-    await decideAndSend(run, subscription.id, noticeKey(streak.since, 'recovered'), 'recovered', { recoveredAt: success.at, deliveryId: success.deliveryId }, target);
+  if (
+    !decided.has('recovered') &&
+    recoveredIsDue(decided, deps.noticePolicy) &&
+    canTell(run, subscription, 'recovered')
+  ) {
+    await decideAndSend(
+      run,
+      subscription.id,
+      noticeKey(streak.since, 'recovered'),
+      'recovered',
+      { recoveredAt: success.at, deliveryId: success.deliveryId },
+      target,
+    );
   }
-  const unsent = (await deps.notices.noticesOf(subscription.id, noticeKeyPrefix(streak.since))).some((n) => n.state === 'decided');
+  const unsent = (await deps.notices.noticesOf(subscription.id, noticeKeyPrefix(streak.since))).some(
+    (n) => n.state === 'decided',
+  );
   if (!unsent && (await deps.notices.endStreak(subscription.id, streak.since))) run.report.streaksEnded++;
 }
 
 /** An auto-pause or a 410 disable, told once per state change (while the change is under a day old). */
 async function stateNotice(run: Run, subscription: Subscription): Promise<void> {
-  const kind: NoticeKind | undefined = subscription.state === 'disabled' ? 'disabled' : subscription.state === 'paused' && isAutoPauseReason(subscription.stateReason) ? 'auto_paused' : undefined;
-  if (!kind || run.nowMs - Date.parse(subscription.stateChangedAt) > STATE_NOTICE_LOOKBACK_SECONDS * 1000 || !canTell(run, subscription, kind)) return;
+  const kind: NoticeKind | undefined =
+    subscription.state === 'disabled'
+      ? 'disabled'
+      : subscription.state === 'paused' && isAutoPauseReason(subscription.stateReason)
+        ? 'auto_paused'
+        : undefined;
+  if (
+    !kind ||
+    run.nowMs - Date.parse(subscription.stateChangedAt) > STATE_NOTICE_LOOKBACK_SECONDS * 1000 ||
+    !canTell(run, subscription, kind)
+  )
+    return;
   const key = noticeKey(subscription.stateChangedAt, kind);
   const target: Target = { kind: 'state', subscription };
   // Read before the put: a refused conditional put costs a write unit, every run for a day.
   const existing = await run.deps.notices.noticesOf(subscription.id, key);
   if (existing.length > 0) return resendStale(run, existing, target);
-  await decideAndSend(run, subscription.id, key, kind, { reason: (subscription.stateReason ?? '').slice(0, 600) }, target);
+  await decideAndSend(
+    run,
+    subscription.id,
+    key,
+    kind,
+    { reason: (subscription.stateReason ?? '').slice(0, 600) },
+    target,
+  );
 }
 
 /** replay.completed for each bulk replay that finished within the last day (not dry runs), when someone subscribed to it. */
@@ -240,7 +329,13 @@ async function evaluateReplays(run: Run): Promise<void> {
   if (operationalSubscribers(run, NOTICE_EVENT_TYPES.replay_completed).length === 0) return;
   const { items } = await run.deps.replays.list({ limit: RECENT_REPLAYS });
   for (const replay of items) {
-    if (replay.status !== 'completed' || replay.dryRun || !replay.finishedAt || run.nowMs - Date.parse(replay.finishedAt) > STATE_NOTICE_LOOKBACK_SECONDS * 1000) continue;
+    if (
+      replay.status !== 'completed' ||
+      replay.dryRun ||
+      !replay.finishedAt ||
+      run.nowMs - Date.parse(replay.finishedAt) > STATE_NOTICE_LOOKBACK_SECONDS * 1000
+    )
+      continue;
     const key = noticeKey(replay.finishedAt, 'replay_completed');
     const target: Target = { kind: 'replay', replay };
     const existing = await run.deps.notices.noticesOf(replay.id, key);
@@ -250,7 +345,14 @@ async function evaluateReplays(run: Run): Promise<void> {
 }
 
 /** The dedupe point: only the evaluator whose conditional put wrote the notice sends it (others find it decided and leave it). */
-async function decideAndSend(run: Run, subject: string, key: string, kind: NoticeKind, facts: Readonly<Record<string, string>> | undefined, target: Target): Promise<void> {
+async function decideAndSend(
+  run: Run,
+  subject: string,
+  key: string,
+  kind: NoticeKind,
+  facts: Readonly<Record<string, string>> | undefined,
+  target: Target,
+): Promise<void> {
   const { deps, nowMs } = run;
   const record: NoticeRecord = {
     subject,
@@ -272,7 +374,12 @@ async function resendStale(run: Run, notices: readonly NoticeRecord[], target: T
   const { deps, nowMs } = run;
   for (const notice of notices) {
     if (notice.state !== 'decided' || Date.parse(notice.leaseUntil) > nowMs) continue;
-    const taken = await deps.notices.takeOver(notice.subject, notice.key, notice.leaseUntil, iso(nowMs + deps.noticePolicy.leaseSeconds * 1000));
+    const taken = await deps.notices.takeOver(
+      notice.subject,
+      notice.key,
+      notice.leaseUntil,
+      iso(nowMs + deps.noticePolicy.leaseSeconds * 1000),
+    );
     if (!taken) continue;
     run.report.resent++;
     await sendNotice(run, taken, target, 'taken_over');
@@ -315,7 +422,13 @@ async function contentOf(run: Run, notice: NoticeRecord, target: Target): Promis
     };
   }
   if (notice.kind === 'disabled') {
-    return { kind: 'disabled', noticeId, subscription: subscriptionRef(subscription), reason: notice.facts?.reason ?? subscription.stateReason ?? '', disabledAt: anchor };
+    return {
+      kind: 'disabled',
+      noticeId,
+      subscription: subscriptionRef(subscription),
+      reason: notice.facts?.reason ?? subscription.stateReason ?? '',
+      disabledAt: anchor,
+    };
   }
   if (target.kind !== 'streak') return undefined;
   const c = { subscription, streak: target.streak, noticeId, nowMs };
@@ -392,8 +505,12 @@ async function sendNotice(run: Run, notice: NoticeRecord, target: Target, via: N
     deps.metrics.count(METRICS.noticeSendFailures);
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     const giveUp = notice.tries >= MAX_NOTICE_TRIES;
-    const retryAt = iso(deps.clock.now() + Math.min(deps.noticePolicy.leaseSeconds * 2 ** (notice.tries - 1), 3600) * 1000);
-    await deps.notices.markFailed(subject, key, notice.leaseUntil, message.slice(0, 500), retryAt, giveUp).catch(() => false);
+    const retryAt = iso(
+      deps.clock.now() + Math.min(deps.noticePolicy.leaseSeconds * 2 ** (notice.tries - 1), 3600) * 1000,
+    );
+    await deps.notices
+      .markFailed(subject, key, notice.leaseUntil, message.slice(0, 500), retryAt, giveUp)
+      .catch(() => false);
     run.report.notices.push({ subject, key, kind, via, outcome: giveUp ? 'gave_up' : 'send_failed', error: message });
   }
 }

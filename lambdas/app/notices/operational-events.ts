@@ -23,32 +23,49 @@ const attemptRef = z
   .strictObject({
     deliveryId: z.string(),
     at: instant,
-    status: z.number().int().nullable().meta({ description: 'the HTTP status the endpoint answered, null when it did not answer' }),
-    error: z.string().nullable().meta({ description: 'why there was no usable answer (timeout, refused connection, TLS), null with a status' }),
+    status: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'the HTTP status the endpoint answered, null when it did not answer' }),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: 'why there was no usable answer (timeout, refused connection, TLS), null with a status' }),
   })
   .meta({ description: "a delivery's latest attempt" });
 
 // The reconciliation item, without its cursor, and with null where the listing leaves a status out.
-const eventRef = subscriptionEvent.omit({ cursor: true, lastStatus: true }).extend({ lastStatus: z.number().int().nullable() });
+const eventRef = subscriptionEvent
+  .omit({ cursor: true, lastStatus: true })
+  .extend({ lastStatus: z.number().int().nullable() });
 
 /** Every payload names its kind and its notice (stable across a re-send, like the webhook-id). */
 const base = {
-  noticeId: z.string().meta({ description: 'the notice: `<subject>#<anchor>#<kind>`, once per streak (or state change, or replay)' }),
+  noticeId: z
+    .string()
+    .meta({ description: 'the notice: `<subject>#<anchor>#<kind>`, once per streak (or state change, or replay)' }),
 };
 
 const streakBase = {
   ...base,
   subscription: subscriptionRef,
   failingSince: instant.meta({ description: 'the first failed attempt after the last 2xx' }),
-  deadLettersUrl: z.string().meta({ description: "the subscription's dead letters: the dashboard's page, or the API path" }),
+  deadLettersUrl: z
+    .string()
+    .meta({ description: "the subscription's dead letters: the dashboard's page, or the API path" }),
 };
 
 export const failingEvent = z.strictObject({
-  kind: z.enum(['failing', 'still_failing']).meta({ description: '`failing`: the first notice (1 h by default); `still_failing`: the second (24 h)' }),
+  kind: z
+    .enum(['failing', 'still_failing'])
+    .meta({ description: '`failing`: the first notice (1 h by default); `still_failing`: the second (24 h)' }),
   ...streakBase,
   failingForSeconds: z.number().int(),
   recentAttempts: z.array(attemptRef).meta({ description: 'the newest failed attempts, newest first (at most 5)' }),
-  retryingUntil: instant.nullable().meta({ description: 'the retry deadline of the oldest delivery still being tried: the first event lost if nothing changes' }),
+  retryingUntil: instant.nullable().meta({
+    description: 'the retry deadline of the oldest delivery still being tried: the first event lost if nothing changes',
+  }),
   recentEvents: z.array(eventRef).meta({ description: 'the newest events, newest first (at most 5)' }),
 });
 
@@ -56,8 +73,14 @@ export const expiringEvent = z.strictObject({
   kind: z.literal('expiring'),
   ...streakBase,
   failingForSeconds: z.number().int(),
-  expiresAt: instant.meta({ description: 'when the oldest delivery still being tried reaches its retry deadline and is dead-lettered' }),
-  oldestPending: z.strictObject({ deliveryId: z.string(), eventId: z.string().nullable(), createdAt: instant.nullable() }),
+  expiresAt: instant.meta({
+    description: 'when the oldest delivery still being tried reaches its retry deadline and is dead-lettered',
+  }),
+  oldestPending: z.strictObject({
+    deliveryId: z.string(),
+    eventId: z.string().nullable(),
+    createdAt: instant.nullable(),
+  }),
   recentAttempts: z.array(attemptRef),
   recentEvents: z.array(eventRef),
 });
@@ -65,8 +88,14 @@ export const expiringEvent = z.strictObject({
 export const lostSummaryEvent = z.strictObject({
   kind: z.literal('lost'),
   ...streakBase,
-  expired: z.number().int().meta({ description: 'deliveries dead-lettered past their retry deadline since failingSince' }),
-  failed: z.number().int().meta({ description: 'deliveries dead-lettered by a permanent error (a 4xx) since failingSince' }),
+  expired: z
+    .number()
+    .int()
+    .meta({ description: 'deliveries dead-lettered past their retry deadline since failingSince' }),
+  failed: z
+    .number()
+    .int()
+    .meta({ description: 'deliveries dead-lettered by a permanent error (a 4xx) since failingSince' }),
   events: z
     .array(
       z.strictObject({
@@ -79,8 +108,13 @@ export const lostSummaryEvent = z.strictObject({
         lastError: z.string().nullable(),
       }),
     )
-    .meta({ description: 'the first dead letters of the streak, oldest first (at most 100; the rest are behind deadLettersUrl)' }),
-  truncated: z.boolean().meta({ description: 'more were lost than `events` lists, or than could be counted (the counts are then lower bounds)' }),
+    .meta({
+      description:
+        'the first dead letters of the streak, oldest first (at most 100; the rest are behind deadLettersUrl)',
+    }),
+  truncated: z.boolean().meta({
+    description: 'more were lost than `events` lists, or than could be counted (the counts are then lower bounds)',
+  }),
 });
 
 export const recoveredEvent = z.strictObject({
@@ -154,7 +188,14 @@ export type RecoveredEvent = z.output<typeof recoveredEvent>;
 export type AutoPausedEvent = z.output<typeof autoPausedEvent>;
 export type DisabledEvent = z.output<typeof disabledEvent>;
 export type ReplayCompletedEvent = z.output<typeof replayCompletedEvent>;
-export type OperationalEventData = FailingEvent | ExpiringEvent | LostSummaryEvent | RecoveredEvent | AutoPausedEvent | DisabledEvent | ReplayCompletedEvent;
+export type OperationalEventData =
+  | FailingEvent
+  | ExpiringEvent
+  | LostSummaryEvent
+  | RecoveredEvent
+  | AutoPausedEvent
+  | DisabledEvent
+  | ReplayCompletedEvent;
 export type EventRef = z.output<typeof eventRef>;
 export type AttemptRef = z.output<typeof attemptRef>;
 

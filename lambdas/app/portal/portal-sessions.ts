@@ -71,10 +71,13 @@ export async function mintPortalSession(
   request: MintPortalSessionRequest,
   apiBaseUrl: string,
 ): Promise<MintedPortalLink> {
-  const { lifetimeSeconds } = resolvePortalLinkPolicy(request.expiresInSeconds === undefined ? {} : { lifetimeSeconds: request.expiresInSeconds });
+  const { lifetimeSeconds } = resolvePortalLinkPolicy(
+    request.expiresInSeconds === undefined ? {} : { lifetimeSeconds: request.expiresInSeconds },
+  );
   if (request.subscriptionId !== undefined) {
     const subscription = await deps.subscriptions.get(request.subscriptionId);
-    if (!subscription || subscription.tenantId !== tenantId) throw new ValidationError('subscriptionId', `is not a subscription of tenant ${tenantId}`);
+    if (!subscription || subscription.tenantId !== tenantId)
+      throw new ValidationError('subscriptionId', `is not a subscription of tenant ${tenantId}`);
   }
   const nowMs = deps.clock.now();
   const id = formatId('psn', deps.clock.randomBytes(12));
@@ -93,7 +96,11 @@ export async function mintPortalSession(
 }
 
 /** Revokes one of the tenant's sessions: its link and its session token are refused from then on. Revoking again keeps the first time. */
-export async function revokePortalSession(deps: PortalDeps, tenantId: string, id: string): Promise<PortalSessionRecord> {
+export async function revokePortalSession(
+  deps: PortalDeps,
+  tenantId: string,
+  id: string,
+): Promise<PortalSessionRecord> {
   const revoked = await deps.portalSessions.revoke(tenantId, id, iso(deps.clock.now()));
   if (!revoked) throw new NotFoundError('portal session', id);
   return revoked;
@@ -112,9 +119,13 @@ export interface PortalSessionToken {
 function refusal(record: PortalSessionRecord | undefined, nowIso: string): UnauthorizedError {
   if (!record) return new UnauthorizedError('this portal link is not valid: ask for a new one');
   const status = portalSessionStatus(record, nowIso);
-  if (status === 'revoked') return new UnauthorizedError(`this portal link was revoked at ${record.revokedAt}: ask for a new one`);
-  if (status === 'ended') return new UnauthorizedError(`this portal link expired at ${record.endsAt}: ask for a new one`);
-  return new UnauthorizedError(`this portal link was already opened at ${record.exchangedAt} and works only once: go back to the tab where it is open, or ask for a new link`);
+  if (status === 'revoked')
+    return new UnauthorizedError(`this portal link was revoked at ${record.revokedAt}: ask for a new one`);
+  if (status === 'ended')
+    return new UnauthorizedError(`this portal link expired at ${record.endsAt}: ask for a new one`);
+  return new UnauthorizedError(
+    `this portal link was already opened at ${record.exchangedAt} and works only once: go back to the tab where it is open, or ask for a new link`,
+  );
 }
 
 /**
@@ -131,11 +142,22 @@ export async function exchangePortalCode(deps: PortalDeps, code: string): Promis
   const exchanged = await deps.portalSessions.exchange(record.id, record.codeHash, sha256(token), nowIso);
   // The write's condition failed: read again to say why (another tab won the race, or it was revoked meanwhile).
   if (!exchanged) throw refusal(await deps.portalSessions.get(record.id), nowIso);
-  return { token, tokenType: 'Bearer', sessionId: exchanged.id, tenantId: exchanged.tenantId, subscriptionId: exchanged.subscriptionId ?? null, expiresAt: exchanged.endsAt };
+  return {
+    token,
+    tokenType: 'Bearer',
+    sessionId: exchanged.id,
+    tenantId: exchanged.tenantId,
+    subscriptionId: exchanged.subscriptionId ?? null,
+    expiresAt: exchanged.endsAt,
+  };
 }
 
 /** The session a presented session token opens, or undefined for anything that is not a live one (unknown, revoked, ended). */
-export async function portalSession(store: PortalSessionStore, token: string, nowMs: number): Promise<PortalSessionRecord | undefined> {
+export async function portalSession(
+  store: PortalSessionStore,
+  token: string,
+  nowMs: number,
+): Promise<PortalSessionRecord | undefined> {
   const id = sessionIdOf(token, PORTAL_TOKEN_PREFIX);
   if (!id) return undefined;
   const record = await store.get(id);

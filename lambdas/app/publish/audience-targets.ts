@@ -18,15 +18,33 @@ export type AudiencePlan =
  * refuses the event, naming it (an unknown id, a deleted subscription and another tenant's read
  * alike, so the refusal tells nothing of other tenants). `only`: a test event's one subscription.
  */
-export async function audienceTargets(deps: Pick<Deps, 'routes' | 'subscriptions'>, request: PublishRequest, only?: Subscription): Promise<AudiencePlan> {
-  if (only) return { kind: 'targets', targets: [routeTargetOf(only)].filter((t) => t.receives && subscriptionSelects(t, request.type)) };
+export async function audienceTargets(
+  deps: Pick<Deps, 'routes' | 'subscriptions'>,
+  request: PublishRequest,
+  only?: Subscription,
+): Promise<AudiencePlan> {
+  if (only)
+    return {
+      kind: 'targets',
+      targets: [routeTargetOf(only)].filter((t) => t.receives && subscriptionSelects(t, request.type)),
+    };
   const audience = audienceOf(request);
-  if (!request.subscriptionIds) return { kind: 'targets', targets: resolveTargets(await deps.routes.lookup(audience, typeSegments(request.type)), audience, request.type) };
+  if (!request.subscriptionIds)
+    return {
+      kind: 'targets',
+      targets: resolveTargets(await deps.routes.lookup(audience, typeSegments(request.type)), audience, request.type),
+    };
   const named = await Promise.all(request.subscriptionIds.map((id) => deps.subscriptions.getCached(id)));
   const outside = named.findIndex((s) => !s || s.state === 'deleted' || !inAudience(audience, s));
   if (outside >= 0) {
     const id = request.subscriptionIds[outside]!;
-    return { kind: 'refused', error: new ValidationError(`subscriptionIds[${outside}]`, `${id} is not a subscription of this event's audience (${describeAudience(audience)})`) };
+    return {
+      kind: 'refused',
+      error: new ValidationError(
+        `subscriptionIds[${outside}]`,
+        `${id} is not a subscription of this event's audience (${describeAudience(audience)})`,
+      ),
+    };
   }
   const targets = named.map((s) => routeTargetOf(s!)).filter((t) => t.receives && subscriptionSelects(t, request.type));
   return { kind: 'targets', targets };

@@ -16,7 +16,13 @@ export const DELIVERY_HEADERS = Object.freeze({ 'content-type': 'application/jso
  * stored event, and reads show a delivery not yet written as it (app/deliveries/unwritten.ts).
  * The sender passes the id its message carries rather than hashing it again.
  */
-export function firstDelivery(event: Pick<EventRecord, 'id' | 'createdAt'>, sub: Subscription, giveUpAtMs: number, nowMs: number, id = deliveryIdFor(event.id, sub.id, event.createdAt)): Delivery {
+export function firstDelivery(
+  event: Pick<EventRecord, 'id' | 'createdAt'>,
+  sub: Subscription,
+  giveUpAtMs: number,
+  nowMs: number,
+  id = deliveryIdFor(event.id, sub.id, event.createdAt),
+): Delivery {
   return {
     id,
     eventId: event.id,
@@ -39,8 +45,18 @@ export function firstDelivery(event: Pick<EventRecord, 'id' | 'createdAt'>, sub:
  * subscription's policy (else the default) gives from the event's creation: publish's message,
  * the sweeper's rebuild and the read of a delivery not yet written all start from it.
  */
-export function firstDeliveryOf(event: Pick<EventRecord, 'id' | 'createdAt'>, sub: Subscription, defaultRetryPolicy: RetryPolicy, nowMs: number): Delivery {
-  return firstDelivery(event, sub, giveUpAtOf(event.createdAt, sub.retryPolicy?.deadlineSeconds, defaultRetryPolicy), nowMs);
+export function firstDeliveryOf(
+  event: Pick<EventRecord, 'id' | 'createdAt'>,
+  sub: Subscription,
+  defaultRetryPolicy: RetryPolicy,
+  nowMs: number,
+): Delivery {
+  return firstDelivery(
+    event,
+    sub,
+    giveUpAtOf(event.createdAt, sub.retryPolicy?.deadlineSeconds, defaultRetryPolicy),
+    nowMs,
+  );
 }
 
 /** When a delivery gives up: its subscription's deadline (else the default policy's) from the event's creation. */
@@ -64,7 +80,11 @@ export function untouchedSincePublish(d: Delivery): boolean {
  * take their turns in bursts (bench, a 1,000-event burst at 20/s: drained in 87–108 s packed,
  * 76 s alone; 50 s is the limit's own pace).
  */
-export function firstMessage(event: Pick<EventRecord, 'id' | 'type' | 'body' | 'createdAt'>, target: RouteTarget, defaultRetryPolicy: RetryPolicy): DeliveryMessage {
+export function firstMessage(
+  event: Pick<EventRecord, 'id' | 'type' | 'body' | 'createdAt'>,
+  target: RouteTarget,
+  defaultRetryPolicy: RetryPolicy,
+): DeliveryMessage {
   return {
     kind: 'fresh',
     ...(target.rateLimitPerSecond ? { alone: true } : {}),

@@ -11,9 +11,14 @@ import type { PublishRequest } from '#app/publish/publish-request.ts';
  */
 export function scopePublish(principal: Principal, request: PublishRequest): PublishRequest {
   if (principal.role === 'admin') return request;
-  if (request.audience) throw new ForbiddenError(`audience "${EVERY_TENANT}" reaches every tenant and needs the admin key; a key of tenant ${principal.tenantId} publishes to that tenant alone`);
+  if (request.audience)
+    throw new ForbiddenError(
+      `audience "${EVERY_TENANT}" reaches every tenant and needs the admin key; a key of tenant ${principal.tenantId} publishes to that tenant alone`,
+    );
   if (request.tenantId !== undefined && request.tenantId !== principal.tenantId) {
-    throw new ForbiddenError(`a key of tenant ${principal.tenantId} publishes for that tenant only, not for tenant ${request.tenantId}`);
+    throw new ForbiddenError(
+      `a key of tenant ${principal.tenantId} publishes for that tenant only, not for tenant ${request.tenantId}`,
+    );
   }
   return { ...request, tenantId: principal.tenantId };
 }

@@ -17,23 +17,38 @@ export const MAX_NAMED_SUBSCRIPTIONS = 20;
  * (parseObjectSource), not from this schema's output, so it is sent byte for byte.
  */
 export const publishEvent = fields({
-  id: eventId.optional().meta({ description: 'the idempotency key: the same id again publishes nothing new (default: a generated evt_ id)' }),
+  id: eventId.optional().meta({
+    description: 'the idempotency key: the same id again publishes nothing new (default: a generated evt_ id)',
+  }),
   // Hookline's own types (hookline.test, the operational events) are never a producer's to publish.
-  type: eventType.refine((t) => !isReservedEventType(t), rule(`must not start with '${RESERVED_EVENT_TYPE_PREFIX}' (reserved for Hookline's own events)`)),
-  payload: z.custom<unknown>((value) => value !== undefined, rule('is required (any JSON value)')).meta({ description: 'any JSON value, sent as the webhook body\'s `data` exactly as written' }),
+  type: eventType.refine(
+    (t) => !isReservedEventType(t),
+    rule(`must not start with '${RESERVED_EVENT_TYPE_PREFIX}' (reserved for Hookline's own events)`),
+  ),
+  payload: z
+    .custom<unknown>((value) => value !== undefined, rule('is required (any JSON value)'))
+    .meta({ description: "any JSON value, sent as the webhook body's `data` exactly as written" }),
   tenantId: tenantId.optional().meta({
-    description: 'the tenant the event belongs to: it reaches only that tenant\'s subscriptions. Absent: only subscriptions without a tenant. A tenant key publishes for its own tenant (absent means it), never another\'s (403)',
+    description:
+      "the tenant the event belongs to: it reaches only that tenant's subscriptions. Absent: only subscriptions without a tenant. A tenant key publishes for its own tenant (absent means it), never another's (403)",
   }),
-  audience: z.literal(EVERY_TENANT, rule(`must be "${EVERY_TENANT}" when given`)).optional().meta({
-    description: '"all": every tenant\'s matching subscriptions and those without a tenant, at once. The admin key only (a tenant key is refused 403); not with `tenantId`',
-  }),
+  audience: z
+    .literal(EVERY_TENANT, rule(`must be "${EVERY_TENANT}" when given`))
+    .optional()
+    .meta({
+      description:
+        '"all": every tenant\'s matching subscriptions and those without a tenant, at once. The admin key only (a tenant key is refused 403); not with `tenantId`',
+    }),
   subscriptionIds: z
     .array(subscriptionId, rule('must be a list of subscription ids'))
     .min(1, rule('must name 1 to 20 subscriptions'))
     .max(MAX_NAMED_SUBSCRIPTIONS, rule(`must name 1 to ${MAX_NAMED_SUBSCRIPTIONS} subscriptions`))
     .refine((ids) => new Set(ids).size === ids.length, rule('must not name a subscription twice'))
     .optional()
-    .meta({ description: 'only these subscriptions of the audience (those whose event types select the type); an id outside the audience refuses the event (400), and nothing is stored' }),
+    .meta({
+      description:
+        'only these subscriptions of the audience (those whose event types select the type); an id outside the audience refuses the event (400), and nothing is stored',
+    }),
 });
 
 export interface PublishRequest {
@@ -54,7 +69,11 @@ export interface PublishRequest {
 export function parsePublishRequest(raw: string | null | undefined): PublishRequest {
   const { fields: body, sourceOf } = parseObjectSource(raw, Object.keys(publishEvent.shape));
   const { id, type, tenantId, audience, subscriptionIds } = parseWith(publishEvent, body);
-  if (audience && tenantId !== undefined) throw new ValidationError('audience', `"${EVERY_TENANT}" reaches every tenant; leave out tenantId (or leave out audience to reach tenant ${tenantId} alone)`);
+  if (audience && tenantId !== undefined)
+    throw new ValidationError(
+      'audience',
+      `"${EVERY_TENANT}" reaches every tenant; leave out tenantId (or leave out audience to reach tenant ${tenantId} alone)`,
+    );
   return {
     ...(id ? { id } : {}),
     type,
@@ -98,14 +117,19 @@ export function parsePublishBatch(raw: string | null | undefined): readonly Publ
   if (list === undefined) throw new ValidationError('events', 'is required (a list of 1 to 100 events)');
   const scan = scanJsonText(list, { outerLevels: 3 });
   if (!scan.ok || !list.trimStart().startsWith('[')) throw new ValidationError('events', 'must be a list of events');
-  if (scan.elements.length === 0 || scan.elements.length > MAX_BATCH_EVENTS) throw new ValidationError('events', `must hold 1 to ${MAX_BATCH_EVENTS} events, not ${scan.elements.length}`);
+  if (scan.elements.length === 0 || scan.elements.length > MAX_BATCH_EVENTS)
+    throw new ValidationError('events', `must hold 1 to ${MAX_BATCH_EVENTS} events, not ${scan.elements.length}`);
   return scan.elements.map((span, i) => {
     const text = list.slice(span.start, span.end);
-    if (Buffer.byteLength(text, 'utf8') > MAX_EVENT_BYTES) throw new ValidationError(`events[${i}]`, `must be at most ${MAX_EVENT_BYTES} bytes`);
+    if (Buffer.byteLength(text, 'utf8') > MAX_EVENT_BYTES)
+      throw new ValidationError(`events[${i}]`, `must be at most ${MAX_EVENT_BYTES} bytes`);
     try {
       return parsePublishRequest(text);
     } catch (error) {
-      if (error instanceof ValidationError) throw new ValidationError(error.field === 'body' ? `events[${i}]` : `events[${i}].${error.field}`, error.rule, { cause: error });
+      if (error instanceof ValidationError)
+        throw new ValidationError(error.field === 'body' ? `events[${i}]` : `events[${i}].${error.field}`, error.rule, {
+          cause: error,
+        });
       throw error;
     }
   });

@@ -13,9 +13,19 @@ import { iso } from '#domain/time.ts';
 import { INGEST_MANIFEST_SHARDS, MANIFEST_SETTLE_SECONDS, METRICS } from '#config/topology.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
-
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type PublishDeps = Pick<Deps, 'events' | 'subscriptions' | 'routes' | 'queue' | 'ingestManifests' | 'clock' | 'metrics' | 'defaultRetryPolicy' | 'retention'>;
+export type PublishDeps = Pick<
+  Deps,
+  | 'events'
+  | 'subscriptions'
+  | 'routes'
+  | 'queue'
+  | 'ingestManifests'
+  | 'clock'
+  | 'metrics'
+  | 'defaultRetryPolicy'
+  | 'retention'
+>;
 
 /** How long a publish may spend building the routing index of a deployment from before it (requireRoutesBuilt) before it answers 503. */
 const PUBLISH_ROUTE_BUILD_BUDGET_MS = 5000;
@@ -50,7 +60,11 @@ export interface PublishOptions {
 }
 
 /** One event (POST /v1/events): a refusal is thrown as the ValidationError it is. */
-export async function publish(deps: PublishDeps, request: PublishRequest, options: PublishOptions = {}): Promise<Exclude<PublishResult, { kind: 'refused' }>> {
+export async function publish(
+  deps: PublishDeps,
+  request: PublishRequest,
+  options: PublishOptions = {},
+): Promise<Exclude<PublishResult, { kind: 'refused' }>> {
   const result = (await publishBatch(deps, [request], options))[0]!;
   if (result.kind === 'refused') throw result.error;
   return result;
@@ -65,7 +79,11 @@ export async function publish(deps: PublishDeps, request: PublishRequest, option
  * lets the sweeper finish whatever stopped in between. A duplicate is answered with the
  * original's ids and sends nothing.
  */
-export async function publishBatch(deps: PublishDeps, requests: readonly PublishRequest[], options: PublishOptions = {}): Promise<readonly PublishResult[]> {
+export async function publishBatch(
+  deps: PublishDeps,
+  requests: readonly PublishRequest[],
+  options: PublishOptions = {},
+): Promise<readonly PublishResult[]> {
   if (requests.length === 0) return [];
   if (!options.only) await requireRoutesBuilt(deps, PUBLISH_ROUTE_BUILD_BUDGET_MS);
   const nowMs = deps.clock.now();
@@ -77,12 +95,19 @@ export async function publishBatch(deps: PublishDeps, requests: readonly Publish
   }
   const events = newEvents(deps, requests, planned, iso(nowMs));
   // A batch whose every event was refused stores nothing at all, not even its manifest.
-  if (events.length > 0) await writeManifest(deps, events.map((e) => e.event), nowMs);
+  if (events.length > 0)
+    await writeManifest(
+      deps,
+      events.map((e) => e.event),
+      nowMs,
+    );
   const stored = await Promise.all(events.map((e) => storeEvent(deps, e)));
   await deps.queue.enqueue(stored.flatMap((r) => r.messages));
   for (const r of stored) if (r.result.kind === 'accepted') deps.metrics.count(METRICS.eventsPublished);
   const byIndex = new Map(stored.map((r) => [r.index, r.result]));
-  return planned.map((plan, i): PublishResult => (plan.kind === 'refused' ? { kind: 'refused', error: plan.error } : byIndex.get(i)!));
+  return planned.map(
+    (plan, i): PublishResult => (plan.kind === 'refused' ? { kind: 'refused', error: plan.error } : byIndex.get(i)!),
+  );
 }
 
 /** An event about to be stored: its request's place in the batch, the record and the subscriptions it goes to. */
@@ -94,7 +119,12 @@ interface NewEvent {
 }
 
 /** The records of the batch's events that were not refused, each with the subscriptions it reaches. */
-function newEvents(deps: Pick<PublishDeps, 'clock'>, requests: readonly PublishRequest[], planned: readonly AudiencePlan[], createdAt: string): NewEvent[] {
+function newEvents(
+  deps: Pick<PublishDeps, 'clock'>,
+  requests: readonly PublishRequest[],
+  planned: readonly AudiencePlan[],
+  createdAt: string,
+): NewEvent[] {
   return planned.flatMap((plan, index) => {
     if (plan.kind === 'refused') return [];
     const request = requests[index]!;
@@ -135,17 +165,31 @@ async function writeManifest(deps: PublishDeps, events: readonly EventRecord[], 
   // The sweeper's watermark passes a key once it is MANIFEST_SETTLE_SECONDS old, so a manifest
   // that landed later than half of that (a process stalled mid-publish) might never be checked:
   // stop before storing anything, and let the caller (or the queue) try again.
-  if (deps.clock.now() - nowMs > (MANIFEST_SETTLE_SECONDS * 1000) / 2) throw new TemporarilyUnavailableError(`publish stalled ${deps.clock.now() - nowMs} ms after creating its batch; nothing was stored, send it again`);
+  if (deps.clock.now() - nowMs > (MANIFEST_SETTLE_SECONDS * 1000) / 2)
+    throw new TemporarilyUnavailableError(
+      `publish stalled ${deps.clock.now() - nowMs} ms after creating its batch; nothing was stored, send it again`,
+    );
 }
 
 /** Stores one event once (its conditional put is the idempotency check) and, when new, the messages of its first attempts. */
-async function storeEvent(deps: PublishDeps, { index, event, targets, payloadJson }: NewEvent): Promise<{ index: number; result: PublishResult; messages: readonly DeliveryMessage[] }> {
+async function storeEvent(
+  deps: PublishDeps,
+  { index, event, targets, payloadJson }: NewEvent,
+): Promise<{ index: number; result: PublishResult; messages: readonly DeliveryMessage[] }> {
   const put = await deps.events.putIfAbsent(event);
   if (put.kind === 'exists') {
     // The same event again is a duplicate; another type, payload or audience under its id is not: the body it would have had at the stored time tells.
     const existing = put.existing;
-    const same = existing.type === event.type && existing.body === webhookBody(event.id, event.type, existing.createdAt, payloadJson) && sameAudience(existing, event) && sameNarrowing(existing, event);
-    return { index, result: { kind: same ? 'duplicate' : 'conflict', eventId: event.id, deliveryIds: existing.deliveryIds }, messages: [] };
+    const same =
+      existing.type === event.type &&
+      existing.body === webhookBody(event.id, event.type, existing.createdAt, payloadJson) &&
+      sameAudience(existing, event) &&
+      sameNarrowing(existing, event);
+    return {
+      index,
+      result: { kind: same ? 'duplicate' : 'conflict', eventId: event.id, deliveryIds: existing.deliveryIds },
+      messages: [],
+    };
   }
   const messages = targets.map((target) => firstMessage(event, target, deps.defaultRetryPolicy));
   return { index, result: { kind: 'accepted', eventId: event.id, deliveryIds: event.deliveryIds }, messages };

@@ -15,7 +15,19 @@ import { deadLetterEventTtl, type RetentionPolicy } from '#domain/retention.ts';
 import { MAX_DEADLINE_SECONDS } from '#domain/retry-policy.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type BulkReplayDeps = Pick<Deps, 'replays' | 'recovery' | 'subscriptions' | 'deliveries' | 'events' | 'queue' | 'clock' | 'defaultRetryPolicy' | 'replayPolicy' | 'retention'>;
+export type BulkReplayDeps = Pick<
+  Deps,
+  | 'replays'
+  | 'recovery'
+  | 'subscriptions'
+  | 'deliveries'
+  | 'events'
+  | 'queue'
+  | 'clock'
+  | 'defaultRetryPolicy'
+  | 'replayPolicy'
+  | 'retention'
+>;
 
 /** A worker holds a running replay this long per page; a replay whose worker died is resumed after it. */
 export const REPLAY_LEASE_SECONDS = 60;
@@ -40,7 +52,11 @@ export interface BulkReplayRequest {
  * out of budget. Each page is checkpointed on the record (cursor and counts), so a replay cut
  * short, by the budget or by a crash, is resumed where it stopped (`resumeStalledReplays`).
  */
-export async function startBulkReplay(deps: BulkReplayDeps, request: BulkReplayRequest, budget: Budget): Promise<ReplayRecord> {
+export async function startBulkReplay(
+  deps: BulkReplayDeps,
+  request: BulkReplayRequest,
+  budget: Budget,
+): Promise<ReplayRecord> {
   const { criteria } = request;
   const earliest = earliestCreatedFrom(deps.clock.now(), deps.retention);
   if (criteria.createdFrom < earliest) {
@@ -191,7 +207,8 @@ async function replayPage(
 ): Promise<DeliveryMessage[]> {
   const messages: DeliveryMessage[] = [];
   await forEachLimit(matches, REPLAY_CONCURRENCY, async (d) => {
-    if (!subscriptions.has(d.subscriptionId)) subscriptions.set(d.subscriptionId, deps.subscriptions.get(d.subscriptionId));
+    if (!subscriptions.has(d.subscriptionId))
+      subscriptions.set(d.subscriptionId, deps.subscriptions.get(d.subscriptionId));
     const subscription = await subscriptions.get(d.subscriptionId);
     // A disabled endpoint answered 410 Gone, a deleted subscription is history: a replay would only dead-letter again. Counted as skipped.
     if (subscription?.state === 'disabled' || subscription?.state === 'deleted') return;
@@ -221,7 +238,7 @@ interface Source {
  * changes only after it is created), delivered ones through each subscription's creation-time
  * index. A tenant's replay reads only that tenant's subscriptions.
  */
-async function sourcesOf(deps: BulkReplayDeps, record: ReplayRecord, budget: Budget): Promise<readonly Source[]> {
+async function sourcesOf(deps: BulkReplayDeps, record: ReplayRecord, _budget: Budget): Promise<readonly Source[]> {
   const c = record.criteria;
   const needsList = !c.subscriptionId && (c.tenantId !== undefined || c.states.includes(STATE.delivered));
   const listed = needsList
@@ -236,10 +253,18 @@ async function sourcesOf(deps: BulkReplayDeps, record: ReplayRecord, budget: Bud
     const range = { changedFrom: c.createdFrom, changedTo: record.startedAt };
     if (c.subscriptionId || c.tenantId !== undefined) {
       for (const subscriptionId of scoped) {
-        sources.push({ token: `dl:${subscriptionId}`, read: (cursor, limit) => deps.recovery.listDeadLettersChanged({ ...range, subscriptionId, limit, ...(cursor ? { cursor } : {}) }) });
+        sources.push({
+          token: `dl:${subscriptionId}`,
+          read: (cursor, limit) =>
+            deps.recovery.listDeadLettersChanged({ ...range, subscriptionId, limit, ...(cursor ? { cursor } : {}) }),
+        });
       }
     } else {
-      sources.push({ token: 'dl:*', read: (cursor, limit) => deps.recovery.listDeadLettersChanged({ ...range, limit, ...(cursor ? { cursor } : {}) }) });
+      sources.push({
+        token: 'dl:*',
+        read: (cursor, limit) =>
+          deps.recovery.listDeadLettersChanged({ ...range, limit, ...(cursor ? { cursor } : {}) }),
+      });
     }
   }
   if (c.states.includes(STATE.delivered)) {
@@ -247,7 +272,14 @@ async function sourcesOf(deps: BulkReplayDeps, record: ReplayRecord, budget: Bud
     for (const subscriptionId of scoped) {
       sources.push({
         token: `dv:${subscriptionId}`,
-        read: (cursor, limit) => deps.recovery.listCreated({ subscriptionId, createdFrom: c.createdFrom, createdTo, limit, ...(cursor ? { cursor } : {}) }),
+        read: (cursor, limit) =>
+          deps.recovery.listCreated({
+            subscriptionId,
+            createdFrom: c.createdFrom,
+            createdTo,
+            limit,
+            ...(cursor ? { cursor } : {}),
+          }),
       });
     }
   }
@@ -260,7 +292,11 @@ interface WalkCursor {
   readonly c?: string;
 }
 
-async function readPage(sources: readonly Source[], cursor: string | undefined, limit: number): Promise<Page<Delivery>> {
+async function readPage(
+  sources: readonly Source[],
+  cursor: string | undefined,
+  limit: number,
+): Promise<Page<Delivery>> {
   const at = decodeWalkCursor(cursor);
   let index = at ? sources.findIndex((s) => s.token >= at.s) : 0;
   if (index < 0) return { items: [] };

@@ -15,13 +15,19 @@ import { dueMessage } from '#app/deliveries/due-message.ts';
  * afresh), a fresh deadline; the attempt log keeps every earlier attempt.
  */
 /** What a single replay uses. */
-export type ReplayDeliveryDeps = Pick<Deps, 'deliveries' | 'subscriptions' | 'events' | 'queue' | 'clock' | 'defaultRetryPolicy' | 'retention'>;
+export type ReplayDeliveryDeps = Pick<
+  Deps,
+  'deliveries' | 'subscriptions' | 'events' | 'queue' | 'clock' | 'defaultRetryPolicy' | 'retention'
+>;
 
 export async function replayDelivery(deps: ReplayDeliveryDeps, id: string): Promise<Delivery> {
   const current = await getDelivery(deps, id);
   const subscription = await deps.subscriptions.get(current.subscriptionId);
   // A deleted subscription's deliveries are history: a replay would only dead-letter again.
-  if (subscription?.state === 'deleted') throw new ConflictError(`delivery ${id} belongs to subscription ${subscription.id}, which was deleted; its deliveries cannot be replayed`);
+  if (subscription?.state === 'deleted')
+    throw new ConflictError(
+      `delivery ${id} belongs to subscription ${subscription.id}, which was deleted; its deliveries cannot be replayed`,
+    );
   // Sending to an endpoint that answered 410 Gone would only dead-letter it again.
   if (subscription?.state === 'disabled') {
     throw new ConflictError(
@@ -40,7 +46,9 @@ export async function replayDelivery(deps: ReplayDeliveryDeps, id: string): Prom
 }
 
 function notReplayable(id: string, state: string): ConflictError {
-  return new ConflictError(`delivery ${id} is ${state}; only ${REPLAYABLE_STATES.join(', ')} deliveries can be replayed`);
+  return new ConflictError(
+    `delivery ${id} is ${state}; only ${REPLAYABLE_STATES.join(', ')} deliveries can be replayed`,
+  );
 }
 
 /**
@@ -48,10 +56,19 @@ function notReplayable(id: string, state: string): ConflictError {
  * `customerReplayLimit` per window and subscription (the 101st in a minute gets 429 with
  * Retry-After). The admin key is not limited.
  */
-export async function replayAs(deps: ReplayDeliveryDeps & UnwrittenDeps & Pick<Deps, 'rateLimiter' | 'customerReplayLimit'>, principal: Principal, id: string): Promise<Delivery> {
+export async function replayAs(
+  deps: ReplayDeliveryDeps & UnwrittenDeps & Pick<Deps, 'rateLimiter' | 'customerReplayLimit'>,
+  principal: Principal,
+  id: string,
+): Promise<Delivery> {
   const delivery = await visibleDelivery(deps, principal, id);
   // Not yet written (published, not yet attempted): pending, so not replayable, as its row will be.
   if (!allows('replay', delivery.state)) throw notReplayable(id, delivery.state);
-  await takeTenantAction(deps, principal, { key: 'replay', what: 'replays', limit: deps.customerReplayLimit, subscriptionId: delivery.subscriptionId });
+  await takeTenantAction(deps, principal, {
+    key: 'replay',
+    what: 'replays',
+    limit: deps.customerReplayLimit,
+    subscriptionId: delivery.subscriptionId,
+  });
   return replayDelivery(deps, id);
 }

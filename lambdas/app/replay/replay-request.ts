@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { InvalidPolicyError } from '#domain/errors.ts';
-import { DEFAULT_REPLAY_STATES, isReplayableState, resolveReplayPolicy, type ReplayableState, type ReplayCriteria } from '#domain/replay.ts';
+import {
+  DEFAULT_REPLAY_STATES,
+  isReplayableState,
+  resolveReplayPolicy,
+  type ReplayableState,
+  type ReplayCriteria,
+} from '#domain/replay.ts';
 import { REPLAYABLE_STATES } from '#domain/states.ts';
 import { type Json, parseBody } from '#app/parse.ts';
 import { fields, instantBound, rule, subscriptionId, tenantId } from '#app/schema/common.ts';
@@ -17,8 +23,15 @@ const replayStates = z
   // Refused as a whole (`states`), not per element: the rule is about the list.
   .refine((states) => states.every(isReplayableState), rule(STATES_RULE))
   .optional()
-  .transform((states): readonly ReplayableState[] => [...new Set((states as ReplayableState[] | undefined) ?? DEFAULT_REPLAY_STATES)].sort())
-  .meta({ type: 'array', minItems: 1, items: { enum: [...REPLAYABLE_STATES] }, default: [...DEFAULT_REPLAY_STATES].sort() } as Record<string, unknown>);
+  .transform((states): readonly ReplayableState[] =>
+    [...new Set((states as ReplayableState[] | undefined) ?? DEFAULT_REPLAY_STATES)].sort(),
+  )
+  .meta({
+    type: 'array',
+    minItems: 1,
+    items: { enum: [...REPLAYABLE_STATES] },
+    default: [...DEFAULT_REPLAY_STATES].sort(),
+  } as Record<string, unknown>);
 
 /**
  * This replay's spread window. Its bounds are the replay policy's own (`windowSeconds` in
@@ -35,7 +48,11 @@ const replayWindowSeconds = z
       ctx.addIssue({ code: 'custom', message: error.rule });
     }
   })
-  .meta({ type: 'integer', description: "seconds over which the re-attempts are spread at random (the replay policy's bounds: a day at most); default the deployment's" });
+  .meta({
+    type: 'integer',
+    description:
+      "seconds over which the re-attempts are spread at random (the replay policy's bounds: a day at most); default the deployment's",
+  });
 
 /** The bulk replay criteria: the fields of an API body and of a replay-function payload alike. */
 const criteriaFields = {
@@ -51,9 +68,13 @@ export const bulkReplayBody = fields({
   ...criteriaFields,
   dryRun: z.boolean(rule('must be true or false')).optional(),
   windowSeconds: replayWindowSeconds.optional(),
-  operator: z.string(rule('must be 1 to 200 printable ASCII characters')).regex(OPERATOR_PATTERN, rule('must be 1 to 200 printable ASCII characters')).optional(),
+  operator: z
+    .string(rule('must be 1 to 200 printable ASCII characters'))
+    .regex(OPERATOR_PATTERN, rule('must be 1 to 200 printable ASCII characters'))
+    .optional(),
 }).superRefine((body, ctx) => {
-  if (body.createdTo < body.createdFrom) ctx.addIssue({ code: 'custom', path: ['createdTo'], message: 'must not be before createdFrom' });
+  if (body.createdTo < body.createdFrom)
+    ctx.addIssue({ code: 'custom', path: ['createdTo'], message: 'must not be before createdFrom' });
 });
 
 /** The fields a bulk replay takes (the replay function checks a payload against the same list). */

@@ -3,7 +3,13 @@ import type { ReplayView } from '#app/schema/responses.ts';
 
 /** What a bulk replay selected, as its record and the replay.completed operational event show it; absent values are null. */
 export function replayCriteriaView(c: ReplayRecord['criteria']) {
-  return { states: [...c.states], subscriptionId: c.subscriptionId ?? null, tenantId: c.tenantId ?? null, createdFrom: c.createdFrom, createdTo: c.createdTo };
+  return {
+    states: [...c.states],
+    subscriptionId: c.subscriptionId ?? null,
+    tenantId: c.tenantId ?? null,
+    createdFrom: c.createdFrom,
+    createdTo: c.createdTo,
+  };
 }
 
 /** The audit record as the API shows it: no lease or checkpoint internals; absent values are null. */

@@ -18,7 +18,12 @@ export const rule = (text: string) => ({ error: text });
 export function fields<S extends z.ZodRawShape>(shape: S) {
   const allowed = Object.keys(shape).join(', ');
   return z.strictObject(shape, {
-    error: (issue) => (issue.code === 'unrecognized_keys' ? `is not a known field (allowed: ${allowed})` : issue.code === 'invalid_type' ? 'must be a JSON object' : undefined),
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `is not a known field (allowed: ${allowed})`
+        : issue.code === 'invalid_type'
+          ? 'must be a JSON object'
+          : undefined,
   });
 }
 
@@ -29,7 +34,14 @@ export function fields<S extends z.ZodRawShape>(shape: S) {
 export const ID_BODY = '[A-Za-z0-9_-]{1,64}';
 
 /** The prefix of each kind of generated id. */
-export const ID_PREFIXES = { subscription: 'sub', delivery: 'dlv', replay: 'rpl', key: 'key', event: 'evt', portalSession: 'psn' } as const;
+export const ID_PREFIXES = {
+  subscription: 'sub',
+  delivery: 'dlv',
+  replay: 'rpl',
+  key: 'key',
+  event: 'evt',
+  portalSession: 'psn',
+} as const;
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
 
 /** The pattern of an id with its type prefix (`sub_…`), unanchored, for a route's path template. */
@@ -63,7 +75,9 @@ export const tenantId = z.string(rule(TENANT_ID_RULE)).regex(TENANT_ID_PATTERN, 
 
 /** A producer's event id: 1 to 128 visible ASCII characters (it becomes the `webhook-id` header, so no space or control). */
 export const EVENT_ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
-export const eventId = z.string(rule('must be 1 to 128 visible ASCII characters')).regex(EVENT_ID_PATTERN, rule('must be 1 to 128 visible ASCII characters'));
+export const eventId = z
+  .string(rule('must be 1 to 128 visible ASCII characters'))
+  .regex(EVENT_ID_PATTERN, rule('must be 1 to 128 visible ASCII characters'));
 
 /** A published event's type (a subscription's patterns match it). */
 export const EVENT_TYPE_PATTERN = /^[A-Za-z0-9_.:-]{1,256}$/;
@@ -79,16 +93,30 @@ export const eventType = z
  * A whole number in a query parameter, digits only (`1e2`, ` 5` and `` are refused, which
  * Number() would read), within [min, max]; absent, `fallback`. Documented as the integer it is.
  */
-export function wholeNumberParam(bounds: { readonly min: number; readonly max: number; readonly default: number }, ruleText: string) {
+export function wholeNumberParam(
+  bounds: { readonly min: number; readonly max: number; readonly default: number },
+  ruleText: string,
+) {
   const digits = String(bounds.max).length;
-  return z
-    .string(rule(ruleText))
-    .refine((v) => new RegExp(`^\\d{1,${digits}}$`).test(v) && Number(v) >= bounds.min && Number(v) <= bounds.max, rule(ruleText))
-    .transform(Number)
-    .optional()
-    .transform((v) => v ?? bounds.default)
-    // What a caller sends is a number; the pattern zod would add for the string is its spelling.
-    .meta({ type: 'integer', minimum: bounds.min, maximum: bounds.max, default: bounds.default, pattern: undefined } as Record<string, unknown>);
+  return (
+    z
+      .string(rule(ruleText))
+      .refine(
+        (v) => new RegExp(`^\\d{1,${digits}}$`).test(v) && Number(v) >= bounds.min && Number(v) <= bounds.max,
+        rule(ruleText),
+      )
+      .transform(Number)
+      .optional()
+      .transform((v) => v ?? bounds.default)
+      // What a caller sends is a number; the pattern zod would add for the string is its spelling.
+      .meta({
+        type: 'integer',
+        minimum: bounds.min,
+        maximum: bounds.max,
+        default: bounds.default,
+        pattern: undefined,
+      } as Record<string, unknown>)
+  );
 }
 
 /** A page of a listing: at most this many items, 50 unless asked. */
@@ -124,11 +152,21 @@ const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
 function existsOnCalendar(text: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?[^Z+-]*(?:Z|[+-](\d{2}):(\d{2})))?$/.exec(text);
   if (!m) return false;
-  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = m.slice(1).map((v) => (v === undefined ? undefined : Number(v)));
+  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = m
+    .slice(1)
+    .map((v) => (v === undefined ? undefined : Number(v)));
   if (month! < 1 || month! > 12) return false;
   const leap = year! % 4 === 0 && (year! % 100 !== 0 || year! % 400 === 0);
   const days = month === 2 && leap ? 29 : DAYS_IN_MONTH[month! - 1]!;
-  return day! >= 1 && day! <= days && hour! <= 23 && minute! <= 59 && second! <= 59 && offsetHours! <= 23 && offsetMinutes! <= 59;
+  return (
+    day! >= 1 &&
+    day! <= days &&
+    hour! <= 23 &&
+    minute! <= 59 &&
+    second! <= 59 &&
+    offsetHours! <= 23 &&
+    offsetMinutes! <= 59
+  );
 }
 
 const INSTANT_RULE = 'is required: an ISO 8601 time (2024-05-01T00:00:00Z) or a day (2024-05-01)';
@@ -145,16 +183,26 @@ export function instantBound(end: 'from' | 'to') {
       const text = DAY.test(value) ? `${value}T${end === 'from' ? '00:00:00.000' : '23:59:59.999'}Z` : value;
       const ms = INSTANT.test(text) && existsOnCalendar(text) ? Date.parse(text) : Number.NaN;
       if (Number.isNaN(ms)) {
-        ctx.issues.push({ code: 'custom', input: value, message: `'${value.slice(0, 40)}' is not an ISO 8601 time with a zone (2024-05-01T00:00:00Z) or a day (2024-05-01) that exists on the calendar` });
+        ctx.issues.push({
+          code: 'custom',
+          input: value,
+          message: `'${value.slice(0, 40)}' is not an ISO 8601 time with a zone (2024-05-01T00:00:00Z) or a day (2024-05-01) that exists on the calendar`,
+        });
         return z.NEVER;
       }
       return new Date(ms).toISOString();
     })
-    .meta({ description: `an ISO 8601 time with a zone, or a day (YYYY-MM-DD: the ${end === 'from' ? 'start' : 'end'} of that UTC day)`, examples: ['2024-05-01T00:00:00Z', '2024-05-01'] });
+    .meta({
+      description: `an ISO 8601 time with a zone, or a day (YYYY-MM-DD: the ${end === 'from' ? 'start' : 'end'} of that UTC day)`,
+      examples: ['2024-05-01T00:00:00Z', '2024-05-01'],
+    });
 }
 
 /** A UTC day, YYYY-MM-DD, that exists on the calendar. */
 export const day = z
   .string(rule('must be a day, YYYY-MM-DD (UTC), that exists on the calendar'))
-  .refine((v) => DAY.test(v) && existsOnCalendar(v), rule('must be a day, YYYY-MM-DD (UTC), that exists on the calendar'))
+  .refine(
+    (v) => DAY.test(v) && existsOnCalendar(v),
+    rule('must be a day, YYYY-MM-DD (UTC), that exists on the calendar'),
+  )
   .meta({ format: 'date' });

@@ -3,7 +3,10 @@ import { ValidationError } from '#app/errors.ts';
 
 /** `a.b[2].c` from a zod issue path, the way every refusal names a field. */
 export function fieldPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)), '');
+  return path.reduce<string>(
+    (text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)),
+    '',
+  );
 }
 
 /**

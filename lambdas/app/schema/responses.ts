@@ -18,16 +18,34 @@ import type { SubscriptionState } from '#domain/types.ts';
  * hand over the domain's readonly arrays as they are.
  */
 export type View<S extends z.ZodType> = DeepReadonly<z.output<S>>;
-type DeepReadonly<T> = T extends readonly (infer E)[] ? readonly DeepReadonly<E>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+type DeepReadonly<T> = T extends readonly (infer E)[]
+  ? readonly DeepReadonly<E>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
 
 const instant = z.string().meta({ format: 'date-time' });
 const nullableInstant = instant.nullable();
 
 /** A page of a listing: `nextCursor` is null on the last page, else the `cursor` for the next one. */
-export const page = <T extends z.ZodType>(item: T) => z.strictObject({ items: z.array(item), nextCursor: z.string().nullable() });
+export const page = <T extends z.ZodType>(item: T) =>
+  z.strictObject({ items: z.array(item), nextCursor: z.string().nullable() });
 
 /** Every refusal: `{"error": {"code", "message"}}`; the message names the field first (`url: …`) when it is about one. */
-export const ERROR_CODES = ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'route_not_found', 'method_not_allowed', 'conflict', 'idempotency_key_reused', 'rate_limited', 'unavailable', 'payload_too_large', 'internal_error'] as const;
+export const ERROR_CODES = [
+  'invalid_request',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'route_not_found',
+  'method_not_allowed',
+  'conflict',
+  'idempotency_key_reused',
+  'rate_limited',
+  'unavailable',
+  'payload_too_large',
+  'internal_error',
+] as const;
 export const errorBody = z.strictObject({
   error: z.strictObject({ code: z.enum(ERROR_CODES), message: z.string().min(1) }),
 });
@@ -38,7 +56,12 @@ export const health = z.strictObject({ status: z.literal('ok') });
 // ---------------------------------------------------------------------------------------------
 // Subscriptions
 
-export const SUBSCRIPTION_STATES = ['active', 'paused', 'disabled', 'deleted'] as const satisfies readonly SubscriptionState[];
+export const SUBSCRIPTION_STATES = [
+  'active',
+  'paused',
+  'disabled',
+  'deleted',
+] as const satisfies readonly SubscriptionState[];
 
 /** `v1`: HMAC-SHA256 secrets; `v1a`: Ed25519 keys. */
 const SIGNATURE_SCHEMES = ['v1', 'v1a'] as const satisfies readonly SigningScheme[];
@@ -76,7 +99,9 @@ export const subscription = z.strictObject({
 export type SubscriptionView = View<typeof subscription>;
 
 /** The creation answer: the one time a `v1` subscription's signing secret is shown. */
-export const createdSubscription = subscription.extend({ secret: z.string().optional().meta({ description: 'whsec_…: shown once, here (v1 subscriptions)' }) });
+export const createdSubscription = subscription.extend({
+  secret: z.string().optional().meta({ description: 'whsec_…: shown once, here (v1 subscriptions)' }),
+});
 
 /** The resume answer: how many waiting deliveries were made due again. */
 export const resumedSubscription = subscription.extend({ drained: z.number().int() });
@@ -97,7 +122,10 @@ export const subscriptionSecrets = z.strictObject({
 });
 
 /** A rotation's answer: the secrets signing now, and the new one (v1) or its public key (v1a). */
-export const rotatedSecret = subscriptionSecrets.extend({ secret: z.string().optional(), publicKey: z.string().optional() });
+export const rotatedSecret = subscriptionSecrets.extend({
+  secret: z.string().optional(),
+  publicKey: z.string().optional(),
+});
 
 /** A test event's answer: the event published to this subscription alone, and its delivery. */
 export const testEvent = z.strictObject({ eventId: z.string(), deliveryId: z.string() });
@@ -108,11 +136,23 @@ export const subscriptionStats = z.strictObject({
   state: z.enum(SUBSCRIPTION_STATES),
   stateReason: z.string().nullable(),
   stateChangedAt: instant,
-  finished: z.strictObject({ delivered: z.number().int(), failed: z.number().int(), expired: z.number().int(), total: z.number().int() }),
+  finished: z.strictObject({
+    delivered: z.number().int(),
+    failed: z.number().int(),
+    expired: z.number().int(),
+    total: z.number().int(),
+  }),
   open: z.strictObject({ pending: z.number().int(), inFlight: z.number().int() }),
   successRate: z.number().nullable(),
   latencyMs: z.strictObject({ attempts: z.number().int(), average: z.number().nullable(), p95: z.number().nullable() }),
-  lastFailure: z.strictObject({ at: instant, deliveryId: z.string(), status: z.number().int().nullable(), error: z.string().nullable() }).nullable(),
+  lastFailure: z
+    .strictObject({
+      at: instant,
+      deliveryId: z.string(),
+      status: z.number().int().nullable(),
+      error: z.string().nullable(),
+    })
+    .nullable(),
   failingSince: nullableInstant,
   deadLetteringSince: nullableInstant,
   deadLetterStreak: z.number().int(),
@@ -133,7 +173,9 @@ export const delivery = z.strictObject({
   url: z.string(),
   state: z.enum(DELIVERY_STATES),
   attempts: z.number().int(),
-  nextAttemptAt: nullableInstant.meta({ description: 'when a waiting (pending) delivery is next attempted; null otherwise' }),
+  nextAttemptAt: nullableInstant.meta({
+    description: 'when a waiting (pending) delivery is next attempted; null otherwise',
+  }),
   giveUpAt: instant,
   lastStatus: z.number().int().nullable(),
   lastError: z.string().nullable(),
@@ -158,7 +200,10 @@ export const deliveryDetail = delivery.extend({
   body: z.string().nullable().meta({ description: 'the exact bytes sent; null when the event record is gone' }),
   headers: z.record(z.string(), z.string()),
   attemptLog: z.array(attempt).meta({ description: 'the latest 50 attempts, oldest first' }),
-  attemptLogNextCursor: z.string().nullable().meta({ description: 'the cursor for GET /v1/deliveries/{deliveryId}/attempts: earlier attempts' }),
+  attemptLogNextCursor: z
+    .string()
+    .nullable()
+    .meta({ description: 'the cursor for GET /v1/deliveries/{deliveryId}/attempts: earlier attempts' }),
 });
 export type DeliveryDetailView = View<typeof deliveryDetail>;
 
@@ -170,9 +215,15 @@ export const publishedBatch = z.strictObject({
   items: z.array(
     z.strictObject({
       eventId: z.string(),
-      kind: z.enum(['accepted', 'duplicate', 'conflict']).meta({ description: 'accepted: published now; duplicate: published before, nothing new sent; conflict: the id names another event, nothing stored' }),
+      kind: z.enum(['accepted', 'duplicate', 'conflict']).meta({
+        description:
+          'accepted: published now; duplicate: published before, nothing new sent; conflict: the id names another event, nothing stored',
+      }),
       deliveryIds: z.array(z.string()),
-      error: z.strictObject({ code: z.enum(ERROR_CODES), message: z.string() }).optional().meta({ description: 'why a conflict was not stored' }),
+      error: z
+        .strictObject({ code: z.enum(ERROR_CODES), message: z.string() })
+        .optional()
+        .meta({ description: 'why a conflict was not stored' }),
     }),
   ),
 });
@@ -191,9 +242,15 @@ export const eventDetail = z.strictObject({
   id: z.string(),
   type: z.string(),
   createdAt: instant,
-  tenantId: z.string().optional().meta({ description: 'the tenant it was published for; absent: for subscriptions without a tenant (or, with `audience`, for every tenant)' }),
+  tenantId: z.string().optional().meta({
+    description:
+      'the tenant it was published for; absent: for subscriptions without a tenant (or, with `audience`, for every tenant)',
+  }),
   audience: z.literal('all').optional().meta({ description: 'present when it was published to every tenant at once' }),
-  narrowedTo: z.array(z.string()).optional().meta({ description: 'the subscriptionIds the publish named, when it named some' }),
+  narrowedTo: z
+    .array(z.string())
+    .optional()
+    .meta({ description: 'the subscriptionIds the publish named, when it named some' }),
   payload: z.unknown().meta({ description: 'the published payload, as JSON' }),
   deliveries: z.array(eventDelivery),
 });
@@ -243,7 +300,10 @@ export const replay = z.strictObject({
   matched: z.number().int(),
   replayed: z.number().int(),
   skipped: z.number().int(),
-  sample: z.array(z.string()).nullable().meta({ description: "a dry run's first few matching delivery ids; null for a real replay" }),
+  sample: z
+    .array(z.string())
+    .nullable()
+    .meta({ description: "a dry run's first few matching delivery ids; null for a real replay" }),
   startedAt: instant,
   updatedAt: instant,
   finishedAt: nullableInstant,
@@ -262,7 +322,9 @@ export const tenantKey = z.strictObject({
 });
 export type TenantKeyView = View<typeof tenantKey>;
 
-export const mintedKey = tenantKey.extend({ key: z.string().meta({ description: 'hk_tenant_…: shown once, never stored' }) });
+export const mintedKey = tenantKey.extend({
+  key: z.string().meta({ description: 'hk_tenant_…: shown once, never stored' }),
+});
 
 // ---------------------------------------------------------------------------------------------
 // Customer portal sessions (lambdas/app/portal/)
@@ -270,7 +332,10 @@ export const mintedKey = tenantKey.extend({ key: z.string().meta({ description: 
 export const portalSession = z.strictObject({
   id: z.string().meta({ description: 'psn_…: the handle to revoke it by' }),
   tenantId: z.string(),
-  subscriptionId: z.string().nullable().meta({ description: 'the one subscription the session sees; null: every subscription of the tenant' }),
+  subscriptionId: z
+    .string()
+    .nullable()
+    .meta({ description: 'the one subscription the session sees; null: every subscription of the tenant' }),
   createdAt: instant,
   expiresAt: instant.meta({ description: 'when the link, and the session opened with it, stop working' }),
   exchangedAt: nullableInstant.meta({ description: 'when the link was opened (it works once)' }),
@@ -279,11 +344,16 @@ export const portalSession = z.strictObject({
 export type PortalSessionView = View<typeof portalSession>;
 
 export const mintedPortalSession = portalSession.extend({
-  url: z.string().meta({ description: 'the link to hand to the customer: the dashboard, with a one-time code in the fragment (#portal=…), which browsers never send to a server; shown once' }),
+  url: z.string().meta({
+    description:
+      'the link to hand to the customer: the dashboard, with a one-time code in the fragment (#portal=…), which browsers never send to a server; shown once',
+  }),
 });
 
 export const portalSessionToken = z.strictObject({
-  token: z.string().meta({ description: 'hk_portal_…: send it as Authorization: Bearer; it ends at expiresAt or when the session is revoked' }),
+  token: z.string().meta({
+    description: 'hk_portal_…: send it as Authorization: Bearer; it ends at expiresAt or when the session is revoked',
+  }),
   tokenType: z.literal('Bearer'),
   sessionId: z.string(),
   tenantId: z.string(),
@@ -299,7 +369,10 @@ export const dashboardFile = z.string();
 
 /** What one archive slice did (app/archive/archival.ts ArchiveReport). */
 export const archiveReport = z.strictObject({
-  kind: z.enum(['done', 'partial', 'busy']).meta({ description: 'done: nothing archivable is left; partial: stopped at maxObjects or the time budget, run again; busy: another run holds the lock' }),
+  kind: z.enum(['done', 'partial', 'busy']).meta({
+    description:
+      'done: nothing archivable is left; partial: stopped at maxObjects or the time budget, run again; busy: another run holds the lock',
+  }),
   objects: z.number().int(),
   archived: z.number().int(),
   kept: z.number().int(),

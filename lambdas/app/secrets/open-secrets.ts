@@ -12,5 +12,7 @@ const opened = new OpenedSecretsCache();
  */
 export function openSecrets(deps: Pick<Deps, 'secretOpener'>, subscription: Subscription): Promise<readonly string[]> {
   const stored = subscription.secrets;
-  return stored.scheme === 'plain' ? Promise.resolve(stored.secrets) : opened.open(deps.secretOpener, subscription.id, stored);
+  return stored.scheme === 'plain'
+    ? Promise.resolve(stored.secrets)
+    : opened.open(deps.secretOpener, subscription.id, stored);
 }

@@ -19,7 +19,13 @@ interface Entry {
 /** The whole blob and its subscription: a hit needs the very bytes that were opened, for the subscription they were sealed for. */
 function same(e: Entry, subscriptionId: string, s: SealedSecrets): boolean {
   const t = e.sealed;
-  return e.subscriptionId === subscriptionId && t.data === s.data && t.iv === s.iv && t.scheme === s.scheme && t.key === s.key;
+  return (
+    e.subscriptionId === subscriptionId &&
+    t.data === s.data &&
+    t.iv === s.iv &&
+    t.scheme === s.scheme &&
+    t.key === s.key
+  );
 }
 
 /**
@@ -34,7 +40,10 @@ export class OpenedSecretsCache {
   private readonly ttlMs: number;
   private readonly maxEntries: number;
 
-  constructor(options: OpenedSecretsCacheOptions = {}, private readonly now: () => number = Date.now) {
+  constructor(
+    options: OpenedSecretsCacheOptions = {},
+    private readonly now: () => number = Date.now,
+  ) {
     this.ttlMs = options.ttlMs ?? 300_000;
     this.maxEntries = options.maxEntries ?? 1000;
   }
@@ -46,7 +55,9 @@ export class OpenedSecretsCache {
     const at = this.now();
     if (hit && same(hit, subscriptionId, sealed) && at - hit.at < this.ttlMs) return hit.secrets;
     // Frozen: every caller shares the one list. (An opener that throws at once rejects here too.)
-    const secrets = new Promise<readonly string[]>((resolve) => resolve(opener.open(subscriptionId, sealed))).then((list) => Object.freeze([...list]));
+    const secrets = new Promise<readonly string[]>((resolve) => resolve(opener.open(subscriptionId, sealed))).then(
+      (list) => Object.freeze([...list]),
+    );
     const entry: Entry = { at, subscriptionId, sealed: { ...sealed }, secrets };
     setBounded(entries, sealed.tag, entry, this.maxEntries);
     secrets.catch(() => {

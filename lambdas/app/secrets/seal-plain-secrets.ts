@@ -11,7 +11,13 @@ export async function sealPlainSecrets(deps: Pick<Deps, 'subscriptions' | 'secre
   for (const subscription of await deps.subscriptions.all()) {
     const stored = subscription.secrets;
     if (stored.scheme !== 'plain') continue;
-    if (await deps.subscriptions.sealPlainSecrets(subscription.id, await deps.secretSealer.seal(subscription.id, stored.secrets))) sealed++;
+    if (
+      await deps.subscriptions.sealPlainSecrets(
+        subscription.id,
+        await deps.secretSealer.seal(subscription.id, stored.secrets),
+      )
+    )
+      sealed++;
   }
   return sealed;
 }

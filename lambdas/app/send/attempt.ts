@@ -7,7 +7,10 @@ import { endedReason, liveSecretIndexes } from '#domain/subscription-states.ts';
 import { expectationOf, NO_ROW, type Delivery, type Subscription } from '#domain/types.ts';
 import type { ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
 
-export type AttemptDeps = Pick<Deps, 'deliveries' | 'subscriptions' | 'events' | 'clock' | 'secretOpener' | 'sweepGraceSeconds' | 'attemptTimeoutMs'>;
+export type AttemptDeps = Pick<
+  Deps,
+  'deliveries' | 'subscriptions' | 'events' | 'clock' | 'secretOpener' | 'sweepGraceSeconds' | 'attemptTimeoutMs'
+>;
 
 /** How a message reached the sender: its receive count (SQS's ApproximateReceiveCount). */
 export interface Receipt {
@@ -28,7 +31,10 @@ export function longestHandlingMs(attemptTimeoutMs: number): number {
 }
 
 /** What a message comes to before any POST: an attempt to make, a step to record without one, or nothing to write. */
-export type Prepared = { readonly kind: 'attempt'; readonly attempt: Attempt } | Exclude<Step, { kind: 'attempted' }> | SendOutcome;
+export type Prepared =
+  | { readonly kind: 'attempt'; readonly attempt: Attempt }
+  | Exclude<Step, { kind: 'attempted' }>
+  | SendOutcome;
 
 /**
  * Everything an attempt needs, read: the row as expected (carried by the message, or read), its
@@ -36,7 +42,11 @@ export type Prepared = { readonly kind: 'attempt'; readonly attempt: Attempt } |
  * subscription that is gone, deleted or disabled, or a body that is gone, makes a dead letter
  * with no POST; a paused one's delivery waits in its row. Nothing is written here.
  */
-export async function prepareAttempt(deps: AttemptDeps, message: ReceivedDeliveryMessage, receipt: Receipt): Promise<Prepared> {
+export async function prepareAttempt(
+  deps: AttemptDeps,
+  message: ReceivedDeliveryMessage,
+  receipt: Receipt,
+): Promise<Prepared> {
   const subscription = await deps.subscriptions.getCached(message.subscriptionId);
   const at = await expected(deps, message, receipt, subscription);
   if ('kind' in at) return at;
@@ -47,7 +57,8 @@ export async function prepareAttempt(deps: AttemptDeps, message: ReceivedDeliver
     const untilMs = Math.max(Math.min(nowMs + PAUSED_RECHECK_SECONDS * 1000, Date.parse(at.row.giveUpAt)), nowMs);
     return { kind: 'wait', at, untilMs, paused: true, note: 'subscription paused: waits for resume' };
   }
-  const carried = message.kind !== 'due' && message.body !== undefined ? { body: message.body, type: message.eventType } : undefined;
+  const carried =
+    message.kind !== 'due' && message.body !== undefined ? { body: message.body, type: message.eventType } : undefined;
   const event = carried ?? (await deps.events.get(at.row.eventId));
   if (!event) return { kind: 'dead_letter', at, reason: 'event body no longer stored' };
   const all = await openSecrets(deps, subscription);
@@ -62,10 +73,16 @@ export async function prepareAttempt(deps: AttemptDeps, message: ReceivedDeliver
  * message goes on only while the row is still as it expects (else whoever moved the row sent the
  * message that carries it now). A due message reads the row and goes with it as it stands.
  */
-async function expected(deps: AttemptDeps, m: ReceivedDeliveryMessage, receipt: Receipt, subscription: Subscription | undefined): Promise<Expected | SendOutcome> {
+async function expected(
+  deps: AttemptDeps,
+  m: ReceivedDeliveryMessage,
+  receipt: Receipt,
+  subscription: Subscription | undefined,
+): Promise<Expected | SendOutcome> {
   const carried = subscription && m.kind !== 'due' ? carriedRow(m, subscription) : undefined;
   // Due since what the sweeper counts its grace from: a fresh delivery's publish (its manifest's time), a retry's due time.
-  const dueSinceMs = m.kind === 'fresh' ? Date.parse(m.createdAt) : m.kind === 'retry' ? Date.parse(m.nextAttemptAt) : 0;
+  const dueSinceMs =
+    m.kind === 'fresh' ? Date.parse(m.createdAt) : m.kind === 'retry' ? Date.parse(m.nextAttemptAt) : 0;
   const safeForMs = deps.sweepGraceSeconds * 1000 - longestHandlingMs(deps.attemptTimeoutMs);
   const stale = m.reread === true || receipt.receiveCount > 1 || deps.clock.now() - dueSinceMs >= safeForMs;
   if (carried && !stale) return carried;
@@ -79,9 +96,21 @@ async function expected(deps: AttemptDeps, m: ReceivedDeliveryMessage, receipt: 
  * wrote it, that attempt inline.
  */
 function carriedRow(m: Exclude<ReceivedDeliveryMessage, { kind: 'due' }>, subscription: Subscription): Expected {
-  const first = firstDelivery({ id: m.eventId, createdAt: m.createdAt }, subscription, Date.parse(m.giveUpAt), Date.parse(m.createdAt), m.deliveryId);
+  const first = firstDelivery(
+    { id: m.eventId, createdAt: m.createdAt },
+    subscription,
+    Date.parse(m.giveUpAt),
+    Date.parse(m.createdAt),
+    m.deliveryId,
+  );
   if (m.kind === 'fresh') return { row: first, expect: NO_ROW };
-  const row: Delivery = { ...first, attempts: m.attempts, attemptSeq: m.attemptSeq, nextAttemptAt: m.nextAttemptAt, ...(m.previousAttempt ? { lastAttempt: m.previousAttempt } : {}) };
+  const row: Delivery = {
+    ...first,
+    attempts: m.attempts,
+    attemptSeq: m.attemptSeq,
+    nextAttemptAt: m.nextAttemptAt,
+    ...(m.previousAttempt ? { lastAttempt: m.previousAttempt } : {}),
+  };
   return { row, expect: expectationOf(row) };
 }
 
@@ -92,17 +121,36 @@ function carriedRow(m: Exclude<ReceivedDeliveryMessage, { kind: 'due' }>, subscr
  * message that carries it now.
  */
 function stillAsCarried(row: Delivery | undefined, carried: Expected): Expected | SendOutcome {
-  if (carried.expect.row === 'none') return row ? { kind: 'done', note: 'its row was written meanwhile; the message of its writer carries it' } : carried;
-  const holds = row?.state === STATE.pending && row.attemptSeq === carried.row.attemptSeq && row.nextAttemptAt === carried.row.nextAttemptAt;
-  return holds ? { row, expect: carried.expect } : { kind: 'done', note: row ? `its row moved on (now ${row.state}, attempt ${row.attemptSeq})` : 'unknown delivery' };
+  if (carried.expect.row === 'none')
+    return row
+      ? { kind: 'done', note: 'its row was written meanwhile; the message of its writer carries it' }
+      : carried;
+  const holds =
+    row?.state === STATE.pending &&
+    row.attemptSeq === carried.row.attemptSeq &&
+    row.nextAttemptAt === carried.row.nextAttemptAt;
+  return holds
+    ? { row, expect: carried.expect }
+    : {
+        kind: 'done',
+        note: row ? `its row moved on (now ${row.state}, attempt ${row.attemptSeq})` : 'unknown delivery',
+      };
 }
 
 /** The row as it stands, for a due message: pending at the attempt number it was sent for, and due; or nothing to attempt (yet). */
-function asItStands(deps: Pick<AttemptDeps, 'clock'>, row: Delivery | undefined, sentForSeq: number | undefined): Expected | SendOutcome {
+function asItStands(
+  deps: Pick<AttemptDeps, 'clock'>,
+  row: Delivery | undefined,
+  sentForSeq: number | undefined,
+): Expected | SendOutcome {
   if (!row) return { kind: 'done', note: 'unknown delivery' };
   // An earlier version's claim (in_flight) is the sweeper's to hand back once its lease runs out.
   if (row.state !== STATE.pending) return { kind: 'done', note: `already ${row.state}` };
-  if (sentForSeq !== undefined && row.attemptSeq !== sentForSeq) return { kind: 'done', note: `its row moved on (attempt ${row.attemptSeq}): the message of that attempt carries it` };
+  if (sentForSeq !== undefined && row.attemptSeq !== sentForSeq)
+    return {
+      kind: 'done',
+      note: `its row moved on (attempt ${row.attemptSeq}): the message of that attempt carries it`,
+    };
   // Never early: a message that reached the sender before its row is due (an earlier version's) waits the rest.
   const earlyMs = Date.parse(row.nextAttemptAt) - deps.clock.now();
   if (earlyMs >= 1000) return { kind: 'retry_later', delaySeconds: Math.ceil(earlyMs / 1000), note: 'not due yet' };

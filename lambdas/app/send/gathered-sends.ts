@@ -8,8 +8,14 @@ import type { DeliveryMessage } from '#ports/delivery-queue.ts';
  * sender's promise settles with its call: a failed send is every gathered sender's to handle.
  * A retry waits at least a second, so the window costs it nothing that shows.
  */
-export function gatheredSends(enqueue: (messages: readonly DeliveryMessage[]) => Promise<void>, windowMs: number, max: number): (message: DeliveryMessage) => Promise<void> {
-  let gathering: { readonly messages: DeliveryMessage[]; readonly sent: Promise<void>; readonly go: () => void } | undefined;
+export function gatheredSends(
+  enqueue: (messages: readonly DeliveryMessage[]) => Promise<void>,
+  windowMs: number,
+  max: number,
+): (message: DeliveryMessage) => Promise<void> {
+  let gathering:
+    | { readonly messages: DeliveryMessage[]; readonly sent: Promise<void>; readonly go: () => void }
+    | undefined;
   const open = () => {
     const messages: DeliveryMessage[] = [];
     let go!: () => void;

@@ -58,7 +58,18 @@ export interface Attempt extends Expected {
  * rate-limit wait), or an expiry (held back past the deadline).
  */
 export type Step =
-  | { readonly kind: 'attempted'; readonly attempt: Attempt; readonly result: AttemptResult; readonly startedAtMs: number }
+  | {
+      readonly kind: 'attempted';
+      readonly attempt: Attempt;
+      readonly result: AttemptResult;
+      readonly startedAtMs: number;
+    }
   | { readonly kind: 'dead_letter'; readonly at: Expected; readonly reason: string }
-  | { readonly kind: 'wait'; readonly at: Expected; readonly untilMs: number; readonly note: string; readonly paused?: true }
+  | {
+      readonly kind: 'wait';
+      readonly at: Expected;
+      readonly untilMs: number;
+      readonly note: string;
+      readonly paused?: true;
+    }
   | { readonly kind: 'expire'; readonly at: Expected; readonly reason: string; readonly note: string };

@@ -44,9 +44,17 @@ export async function rateGate(deps: RateGateDeps, a: Attempt): Promise<Step | S
 }
 
 /** Counts one attempt in the sub-window of `nowMs`: the window when within its quota, else undefined. */
-async function countIn(deps: RateGateDeps, subscriptionId: string, limit: number, nowMs: number): Promise<SendWindow | undefined> {
+async function countIn(
+  deps: RateGateDeps,
+  subscriptionId: string,
+  limit: number,
+  nowMs: number,
+): Promise<SendWindow | undefined> {
   const window = sendWindowAt(limit, nowMs);
-  const count = await deps.sendRate.count(`send#${subscriptionId}#${window.limit}#w${window.index}`, Math.ceil(window.endsAtMs / 1000) + WINDOW_KEPT_SECONDS);
+  const count = await deps.sendRate.count(
+    `send#${subscriptionId}#${window.limit}#w${window.index}`,
+    Math.ceil(window.endsAtMs / 1000) + WINDOW_KEPT_SECONDS,
+  );
   return admits(window, count) ? window : undefined;
 }
 
@@ -54,11 +62,20 @@ async function countIn(deps: RateGateDeps, subscriptionId: string, limit: number
  * Takes the delivery's turn, in the queue of the slot of the second it will come back at (about
  * now plus twice what the count took: the turn's write, then the wait's), and waits until it.
  */
-async function waitForTurn(deps: RateGateDeps, a: Attempt, limit: number, countedFromMs: number): Promise<Step | SendOutcome> {
+async function waitForTurn(
+  deps: RateGateDeps,
+  a: Attempt,
+  limit: number,
+  countedFromMs: number,
+): Promise<Step | SendOutcome> {
   const nowMs = deps.clock.now();
   const window = sendWindowAt(limit, nowMs + 2 * Math.max(0, nowMs - countedFromMs));
   // Kept for twice the longest wait, so a backlog's queue outlives its last turn.
-  const turn = await deps.sendRate.takeTurn(`send#${a.subscription.id}#${window.limit}#t${window.slot}`, earliestTurn(window), Math.ceil(nowMs / 1000) + 2 * MAX_DELAY_SECONDS);
+  const turn = await deps.sendRate.takeTurn(
+    `send#${a.subscription.id}#${window.limit}#t${window.slot}`,
+    earliestTurn(window),
+    Math.ceil(nowMs / 1000) + 2 * MAX_DELAY_SECONDS,
+  );
   return holdBack(a, nowMs, Math.min(secondsUntilTurn(window, turn), MAX_DELAY_SECONDS), limit, deps.sweepGraceSeconds);
 }
 
@@ -69,7 +86,13 @@ async function waitForTurn(deps: RateGateDeps, a: Attempt, limit: number, counte
  * expectation, and writes nothing. A longer one is written into the row, so the sweeper does not
  * take a waiting delivery for one whose message was lost.
  */
-function holdBack(a: Attempt, nowMs: number, delaySeconds: number, limit: number, graceSeconds: number): Step | SendOutcome {
+function holdBack(
+  a: Attempt,
+  nowMs: number,
+  delaySeconds: number,
+  limit: number,
+  graceSeconds: number,
+): Step | SendOutcome {
   const note = `rate limit ${limit}/s: waits for its turn`;
   const { row } = a;
   const deadlineMs = Date.parse(row.giveUpAt);
@@ -78,6 +101,7 @@ function holdBack(a: Attempt, nowMs: number, delaySeconds: number, limit: number
     return { kind: 'expire', at: a, reason, note: 'expired: its deadline passed while it waited for the rate limit' };
   }
   const untilMs = Math.min(nowMs + delaySeconds * 1000, deadlineMs);
-  if (untilMs - Date.parse(row.nextAttemptAt) > (graceSeconds * 1000) / 2) return { kind: 'wait', at: a, untilMs, note };
+  if (untilMs - Date.parse(row.nextAttemptAt) > (graceSeconds * 1000) / 2)
+    return { kind: 'wait', at: a, untilMs, note };
   return { kind: 'retry_later', delaySeconds: Math.max(1, Math.ceil((untilMs - nowMs) / 1000)), note };
 }

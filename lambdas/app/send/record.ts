@@ -13,7 +13,19 @@ import type { Attempt, AttemptReport, Expected, SendOutcome, Step } from '#app/s
 import { recordHealth } from '#app/subscriptions/dead-letter-streak.ts';
 import { routedChange } from '#app/subscriptions/routing.ts';
 
-export type RecordDeps = Pick<Deps, 'deliveries' | 'attempts' | 'events' | 'subscriptions' | 'routes' | 'clock' | 'metrics' | 'defaultRetryPolicy' | 'autoPause' | 'retention'>;
+export type RecordDeps = Pick<
+  Deps,
+  | 'deliveries'
+  | 'attempts'
+  | 'events'
+  | 'subscriptions'
+  | 'routes'
+  | 'clock'
+  | 'metrics'
+  | 'defaultRetryPolicy'
+  | 'autoPause'
+  | 'retention'
+>;
 
 /**
  * The one write of a delivery message, whatever it comes to (outcome.ts `Step`): an attempt's
@@ -24,7 +36,10 @@ export async function record(deps: RecordDeps, step: Step): Promise<SendOutcome>
   const nowMs = deps.clock.now();
   if (step.kind === 'attempted') return recordAttempt(deps, step, nowMs);
   if (step.kind === 'wait') return recordWait(deps, step, nowMs);
-  const written = step.kind === 'expire' ? await expire(deps, step.at, step.reason, nowMs) : await writeOutcome(deps, step.at, failedOutcome(step.reason), nowMs);
+  const written =
+    step.kind === 'expire'
+      ? await expire(deps, step.at, step.reason, nowMs)
+      : await writeOutcome(deps, step.at, failedOutcome(step.reason), nowMs);
   const note = step.kind === 'expire' ? step.note : step.reason;
   return { kind: 'done', note: written ? note : `${note}; the row had moved on meanwhile` };
 }
@@ -35,37 +50,80 @@ export async function record(deps: RecordDeps, step: Step): Promise<SendOutcome>
  * so no number is ever taken twice). A write that finds the row moved on (another copy of the
  * delivery got there first) changes nothing, and this POST was an at-least-once duplicate.
  */
-async function recordAttempt(deps: RecordDeps, step: Extract<Step, { kind: 'attempted' }>, nowMs: number): Promise<SendOutcome> {
+async function recordAttempt(
+  deps: RecordDeps,
+  step: Extract<Step, { kind: 'attempted' }>,
+  nowMs: number,
+): Promise<SendOutcome> {
   const { attempt: a, result } = step;
   const { row, subscription } = a;
   const policy = subscription.retryPolicy ?? deps.defaultRetryPolicy;
-  const outcome = decide({ result, attempts: row.attempts + 1, policy, nowMs, giveUpAtMs: Date.parse(row.giveUpAt), random: deps.clock.random() });
+  const outcome = decide({
+    result,
+    attempts: row.attempts + 1,
+    policy,
+    nowMs,
+    giveUpAtMs: Date.parse(row.giveUpAt),
+    random: deps.clock.random(),
+  });
   const made: InlineAttempt = {
     seq: row.attemptSeq + 1,
     attempt: row.attempts + 1,
     startedAt: iso(step.startedAtMs),
     durationMs: result.durationMs,
-    ...(result.kind === 'response' ? { status: result.status, responseSnippet: capUtf8(result.bodySnippet) } : { error: describe(result) }),
+    ...(result.kind === 'response'
+      ? { status: result.status, responseSnippet: capUtf8(result.bodySnippet) }
+      : { error: describe(result) }),
   };
   if (row.lastAttempt && a.expect.row === 'as') await deps.attempts.put({ deliveryId: row.id, ...row.lastAttempt });
   deps.metrics.latency(result.durationMs);
   const written = await writeOutcome(deps, a, outcome, nowMs, { attempt: made, url: subscription.url, result });
-  const report = (fields: Pick<AttemptReport, 'outcome' | 'state' | 'retryInSeconds'>) => attemptReport(a, made, result, fields);
-  if (!written) return { kind: 'done', note: 'another copy of this delivery wrote its row first: this POST was a duplicate', attempt: report({ outcome: 'lost' }) };
+  const report = (fields: Pick<AttemptReport, 'outcome' | 'state' | 'retryInSeconds'>) =>
+    attemptReport(a, made, result, fields);
+  if (!written)
+    return {
+      kind: 'done',
+      note: 'another copy of this delivery wrote its row first: this POST was a duplicate',
+      attempt: report({ outcome: 'lost' }),
+    };
   const action = actionFor(outcome);
   const state = targetOf(action);
   if (outcome.kind === 'dead' && outcome.disableSubscription) {
     // Disabled is out of fan-out: the routing index follows the row (app/subscriptions/routing.ts).
-    await routedChange(deps, subscription.id, () => deps.subscriptions.setState(subscription.id, 'disabled', `endpoint answered 410 Gone for delivery ${row.id}`, iso(nowMs)));
+    await routedChange(deps, subscription.id, () =>
+      deps.subscriptions.setState(
+        subscription.id,
+        'disabled',
+        `endpoint answered 410 Gone for delivery ${row.id}`,
+        iso(nowMs),
+      ),
+    );
   } else if (isTerminal(state)) {
     await recordHealth(deps, deps.autoPause ?? DEFAULT_AUTO_PAUSE_POLICY, subscription, state, nowMs);
   }
-  if (outcome.kind !== 'retry') return { kind: 'done', note: outcome.kind, outcome, attempt: report({ outcome: action, state }) };
+  if (outcome.kind !== 'retry')
+    return { kind: 'done', note: outcome.kind, outcome, attempt: report({ outcome: action, state }) };
   const next: RetryMessage = {
-    kind: 'retry', deliveryId: row.id, subscriptionId: row.subscriptionId, eventId: row.eventId, eventType: a.eventType, createdAt: row.createdAt, giveUpAt: row.giveUpAt,
-    body: a.body, attemptSeq: written.attemptSeq, attempts: written.attempts, nextAttemptAt: written.nextAttemptAt, previousAttempt: made,
+    kind: 'retry',
+    deliveryId: row.id,
+    subscriptionId: row.subscriptionId,
+    eventId: row.eventId,
+    eventType: a.eventType,
+    createdAt: row.createdAt,
+    giveUpAt: row.giveUpAt,
+    body: a.body,
+    attemptSeq: written.attemptSeq,
+    attempts: written.attempts,
+    nextAttemptAt: written.nextAttemptAt,
+    previousAttempt: made,
   };
-  return { kind: 'retry_later', delaySeconds: outcome.delaySeconds, note: describe(result), attempt: report({ outcome: action, state, retryInSeconds: outcome.delaySeconds }), next };
+  return {
+    kind: 'retry_later',
+    delaySeconds: outcome.delaySeconds,
+    note: describe(result),
+    attempt: report({ outcome: action, state, retryInSeconds: outcome.delaySeconds }),
+    next,
+  };
 }
 
 /**
@@ -75,14 +133,37 @@ async function recordAttempt(deps: RecordDeps, step: Extract<Step, { kind: 'atte
  * resume whose drain read the backlog before this write could not see the delivery, so one
  * resumed meanwhile is made due now rather than at the recheck.
  */
-async function recordWait(deps: RecordDeps, step: Extract<Step, { kind: 'wait' }>, nowMs: number): Promise<SendOutcome> {
-  const waiting: Delivery = { ...step.at.row, state: STATE.pending, nextAttemptAt: iso(step.untilMs), updatedAt: iso(nowMs) };
-  if (!(await deps.deliveries.write('reschedule', waiting, step.at.expect))) return { kind: 'done', note: `${step.note}; the row had moved on meanwhile` };
-  if (!step.paused) return { kind: 'retry_later', delaySeconds: Math.max(1, Math.ceil((step.untilMs - nowMs) / 1000)), note: step.note, next: dueMessage(waiting) };
-  if ((await deps.subscriptions.get(waiting.subscriptionId))?.state !== 'active') return { kind: 'done', note: step.note };
+async function recordWait(
+  deps: RecordDeps,
+  step: Extract<Step, { kind: 'wait' }>,
+  nowMs: number,
+): Promise<SendOutcome> {
+  const waiting: Delivery = {
+    ...step.at.row,
+    state: STATE.pending,
+    nextAttemptAt: iso(step.untilMs),
+    updatedAt: iso(nowMs),
+  };
+  if (!(await deps.deliveries.write('reschedule', waiting, step.at.expect)))
+    return { kind: 'done', note: `${step.note}; the row had moved on meanwhile` };
+  if (!step.paused)
+    return {
+      kind: 'retry_later',
+      delaySeconds: Math.max(1, Math.ceil((step.untilMs - nowMs) / 1000)),
+      note: step.note,
+      next: dueMessage(waiting),
+    };
+  if ((await deps.subscriptions.get(waiting.subscriptionId))?.state !== 'active')
+    return { kind: 'done', note: step.note };
   const dueNow: Delivery = { ...waiting, nextAttemptAt: iso(nowMs) };
-  if (!(await deps.deliveries.write('reschedule', dueNow, expectationOf(waiting)))) return { kind: 'done', note: `${step.note}; the row had moved on meanwhile` };
-  return { kind: 'retry_later', delaySeconds: 0, note: 'subscription resumed while its delivery was parked', next: dueMessage(dueNow) };
+  if (!(await deps.deliveries.write('reschedule', dueNow, expectationOf(waiting))))
+    return { kind: 'done', note: `${step.note}; the row had moved on meanwhile` };
+  return {
+    kind: 'retry_later',
+    delaySeconds: 0,
+    note: 'subscription resumed while its delivery was parked',
+    next: dueMessage(dueNow),
+  };
 }
 
 /**
@@ -101,15 +182,25 @@ async function writeOutcome(
   const response = made?.result.kind === 'response' ? made.result : undefined;
   const next: Delivery = {
     ...row,
-    ...(made ? { attempts: made.attempt.attempt, attemptSeq: made.attempt.seq, lastAttempt: made.attempt, url: made.url } : {}),
+    ...(made
+      ? { attempts: made.attempt.attempt, attemptSeq: made.attempt.seq, lastAttempt: made.attempt, url: made.url }
+      : {}),
     state: targetOf(action),
     nextAttemptAt: iso(outcome.kind === 'retry' ? outcome.nextAttemptAtMs : nowMs),
     lastStatus: made ? response?.status : row.lastStatus,
-    lastError: action === 'succeed' ? undefined : outcome.kind === 'dead' ? outcome.reason : made ? describe(made.result) : 'unknown',
+    lastError:
+      action === 'succeed'
+        ? undefined
+        : outcome.kind === 'dead'
+          ? outcome.reason
+          : made
+            ? describe(made.result)
+            : 'unknown',
     updatedAt: iso(nowMs),
   };
   // The event's body first outlives the dead letter, so a crash between the two leaves a body kept too long, never a dead letter without one.
-  if (isDeadLetter(next.state)) await deps.events.extendRetention(row.eventId, deadLetterEventTtl(nowMs, deps.retention));
+  if (isDeadLetter(next.state))
+    await deps.events.extendRetention(row.eventId, deadLetterEventTtl(nowMs, deps.retention));
   if (!(await deps.deliveries.write(action, next, expect))) return undefined;
   for (const metric of OUTCOME_METRICS[action]) deps.metrics.count(metric);
   return next;
@@ -123,7 +214,12 @@ const OUTCOME_METRICS: Readonly<Record<CompletionAction, readonly CountMetric[]>
   give_up: [METRICS.expired, METRICS.deadLettered],
 };
 
-function attemptReport({ row, eventType, subscription }: Attempt, attempt: InlineAttempt, result: AttemptResult, fields: Pick<AttemptReport, 'outcome' | 'state' | 'retryInSeconds'>): AttemptReport {
+function attemptReport(
+  { row, eventType, subscription }: Attempt,
+  attempt: InlineAttempt,
+  result: AttemptResult,
+  fields: Pick<AttemptReport, 'outcome' | 'state' | 'retryInSeconds'>,
+): AttemptReport {
   return {
     deliveryId: row.id,
     subscriptionId: row.subscriptionId,

@@ -23,11 +23,16 @@ export type SendDeps = AttemptDeps & RecordDeps & Pick<Deps, 'http' | 'attemptTi
  * stage's failure is tagged with its stage: before or after the POST, nothing was recorded, and
  * the message comes back.
  */
-export async function processDelivery(deps: SendDeps, message: ReceivedDeliveryMessage, receipt: Receipt): Promise<SendOutcome> {
+export async function processDelivery(
+  deps: SendDeps,
+  message: ReceivedDeliveryMessage,
+  receipt: Receipt,
+): Promise<SendOutcome> {
   const { deliveryId } = message;
   // A link of a long wait's chain of delayed messages: sent on, nothing read, until its time.
   const waitMs = message.notBefore === undefined ? 0 : Date.parse(message.notBefore) - deps.clock.now();
-  if (waitMs > 0) return { kind: 'retry_later', delaySeconds: Math.ceil(waitMs / 1000), note: `waits until ${message.notBefore}` };
+  if (waitMs > 0)
+    return { kind: 'retry_later', delaySeconds: Math.ceil(waitMs / 1000), note: `waits until ${message.notBefore}` };
   const prepared = await stage('before_attempt', deliveryId, () => prepareAttempt(deps, message, receipt));
   const step = prepared.kind === 'attempt' ? await attemptUnlessHeld(deps, prepared.attempt) : prepared;
   if (step.kind === 'done' || step.kind === 'retry_later') return step;
@@ -46,7 +51,9 @@ async function attemptUnlessHeld(deps: SendDeps, attempt: Attempt): Promise<Step
     ...subscription.headers,
     ...signatureHeaders(secrets, row.eventId, Math.floor(startedAtMs / 1000), body),
   };
-  const result = await stage('attempt', row.id, () => deps.http.post({ url: subscription.url, headers, body, timeoutMs: deps.attemptTimeoutMs }));
+  const result = await stage('attempt', row.id, () =>
+    deps.http.post({ url: subscription.url, headers, body, timeoutMs: deps.attemptTimeoutMs }),
+  );
   return { kind: 'attempted', attempt, result, startedAtMs };
 }
 

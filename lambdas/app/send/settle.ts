@@ -16,7 +16,13 @@ export const STAGE_RETRY_SECONDS = 10;
  */
 export type MessageFate =
   | { readonly kind: 'done'; readonly note: string; readonly attempt?: AttemptReport }
-  | { readonly kind: 'retry'; readonly delaySeconds: number; readonly note: string; readonly released: boolean; readonly attempt?: AttemptReport }
+  | {
+      readonly kind: 'retry';
+      readonly delaySeconds: number;
+      readonly note: string;
+      readonly released: boolean;
+      readonly attempt?: AttemptReport;
+    }
   | { readonly kind: 'error'; readonly error: unknown; readonly released: boolean; readonly attempt?: AttemptReport };
 
 /**
@@ -25,7 +31,10 @@ export type MessageFate =
  * names the message to come back as, the received one otherwise, `reread` when the delivery may
  * have been written since (after a stage error: its row is read first when it comes back).
  */
-export type Later = (delaySeconds: number, how?: { readonly next?: ReceivedDeliveryMessage; readonly reread?: true }) => Promise<'kept' | 'moved'>;
+export type Later = (
+  delaySeconds: number,
+  how?: { readonly next?: ReceivedDeliveryMessage; readonly reread?: true },
+) => Promise<'kept' | 'moved'>;
 
 /**
  * The one place where a delivery message's fate is decided. A planned retry or a wait comes
@@ -38,7 +47,10 @@ export async function settle(later: Later, run: () => Promise<SendOutcome>): Pro
     outcome = await run();
   } catch (error) {
     // Best effort: if SQS is unreachable too, the queue's own visibility timeout brings it back.
-    const released = await later(STAGE_RETRY_SECONDS, { reread: true }).then((how) => how === 'moved', () => false);
+    const released = await later(STAGE_RETRY_SECONDS, { reread: true }).then(
+      (how) => how === 'moved',
+      () => false,
+    );
     return { kind: 'error', error, released };
   }
   const attempt = outcome.attempt ? { attempt: outcome.attempt } : {};
@@ -50,7 +62,13 @@ export async function settle(later: Later, run: () => Promise<SendOutcome>): Pro
     // The delay was not set: the message comes back after the queue's visibility timeout instead.
     return { kind: 'error', error, released: false, ...attempt };
   }
-  return { kind: 'retry', delaySeconds: outcome.delaySeconds, note: outcome.note, released: how === 'moved', ...attempt };
+  return {
+    kind: 'retry',
+    delaySeconds: outcome.delaySeconds,
+    note: outcome.note,
+    released: how === 'moved',
+    ...attempt,
+  };
 }
 
 /**
@@ -65,7 +83,11 @@ export async function settle(later: Later, run: () => Promise<SendOutcome>): Pro
 export function waitFor(
   message: ReceivedDeliveryMessage,
   options: { readonly alone: boolean; readonly inFlightWaitSeconds: number; readonly now: () => number },
-  queue: { setVisibility(delaySeconds: number): Promise<void>; send(message: DeliveryMessage): Promise<void>; sendNext(message: DeliveryMessage): Promise<void> },
+  queue: {
+    setVisibility(delaySeconds: number): Promise<void>;
+    send(message: DeliveryMessage): Promise<void>;
+    sendNext(message: DeliveryMessage): Promise<void>;
+  },
 ): Later {
   return async (delaySeconds, how = {}) => {
     if (how.next) {

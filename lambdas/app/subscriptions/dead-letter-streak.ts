@@ -29,7 +29,12 @@ export async function recordHealth(
  * the policy's period. The sender's dead letters and the sweeper's expiries both come here, so
  * a delivery that expires while waiting counts like one the sender gave up on.
  */
-export async function recordDeadLetter(deps: Pick<Deps, 'subscriptions'>, policy: AutoPausePolicy, subscriptionId: string, nowMs: number): Promise<Subscription | undefined> {
+export async function recordDeadLetter(
+  deps: Pick<Deps, 'subscriptions'>,
+  policy: AutoPausePolicy,
+  subscriptionId: string,
+  nowMs: number,
+): Promise<Subscription | undefined> {
   const updated = await deps.subscriptions.noteDeadLetter(subscriptionId, iso(nowMs));
   if (!updated?.deadLetteringSince || !updated.lastDeadLetterAt) return undefined;
   const verdict = autoPauseVerdict(

@@ -23,7 +23,9 @@ export async function deleteSubscription(
   const current = await getSubscription(deps, principal, id);
   if (current.state === 'deleted') return { subscription: current, deadLettered: 0 };
   // Out of the routing index (its entries become tombstones) before its backlog is handed over.
-  const deleted = await routedChange(deps, id, () => deps.subscriptions.setState(id, 'deleted', 'deleted by request', iso(deps.clock.now())));
+  const deleted = await routedChange(deps, id, () =>
+    deps.subscriptions.setState(id, 'deleted', 'deleted by request', iso(deps.clock.now())),
+  );
   if (!deleted) return { subscription: await getSubscription(deps, principal, id), deadLettered: 0 };
   return { subscription: deleted, deadLettered: await drainBacklog(deps, id, { spread: false }) };
 }

@@ -32,20 +32,36 @@ export function drainDelaySeconds(position: number): number {
  * `spread: false` makes them all due now: a deleted subscription's deliveries are dead-lettered
  * by the sender, not POSTed, so there is no endpoint to spare.
  */
-export async function drainBacklog(deps: Pick<Deps, 'deliveries' | 'queue' | 'clock'>, subscriptionId: string, options: { readonly spread?: boolean } = {}): Promise<number> {
+export async function drainBacklog(
+  deps: Pick<Deps, 'deliveries' | 'queue' | 'clock'>,
+  subscriptionId: string,
+  options: { readonly spread?: boolean } = {},
+): Promise<number> {
   const spread = options.spread ?? true;
   const nowMs = deps.clock.now();
   let position = 0;
   let drained = 0;
   let cursor: string | undefined;
   do {
-    const page = await deps.deliveries.listBySubscription({ subscriptionId, state: STATE.pending, limit: DRAIN_PAGE_SIZE, ...(cursor ? { cursor } : {}) });
+    const page = await deps.deliveries.listBySubscription({
+      subscriptionId,
+      state: STATE.pending,
+      limit: DRAIN_PAGE_SIZE,
+      ...(cursor ? { cursor } : {}),
+    });
     const first = position;
     position += page.items.length;
     const messages: DeliveryMessage[] = [];
     await forEachLimit(page.items, DRAIN_CONCURRENCY, async (d, index) => {
       const delaySeconds = spread ? drainDelaySeconds(first + index) : 0;
-      if (await deps.deliveries.write('reschedule', { ...d, nextAttemptAt: iso(nowMs + delaySeconds * 1000), updatedAt: iso(nowMs) }, expectationOf(d))) messages.push(dueMessage(d, delaySeconds));
+      if (
+        await deps.deliveries.write(
+          'reschedule',
+          { ...d, nextAttemptAt: iso(nowMs + delaySeconds * 1000), updatedAt: iso(nowMs) },
+          expectationOf(d),
+        )
+      )
+        messages.push(dueMessage(d, delaySeconds));
     });
     await deps.queue.enqueue(messages);
     drained += messages.length;

@@ -40,11 +40,18 @@ async function liveSecrets(deps: SecretDeps, subscription: Subscription, nowMs: 
   }));
 }
 
-function view(subscription: Subscription, entries: readonly { secret: string; expiresAt: string | null; publicKey?: string }[]): SecretsView {
+function view(
+  subscription: Subscription,
+  entries: readonly { secret: string; expiresAt: string | null; publicKey?: string }[],
+): SecretsView {
   const scheme = schemeOf(subscription);
   return {
     signatureScheme: scheme,
-    secrets: entries.map((e) => (scheme === 'v1a' ? { publicKey: e.publicKey ?? publicKeyOf(e.secret), expiresAt: e.expiresAt } : { secret: e.secret, expiresAt: e.expiresAt })),
+    secrets: entries.map((e) =>
+      scheme === 'v1a'
+        ? { publicKey: e.publicKey ?? publicKeyOf(e.secret), expiresAt: e.expiresAt }
+        : { secret: e.secret, expiresAt: e.expiresAt },
+    ),
   };
 }
 
@@ -74,21 +81,34 @@ export async function rotateSecret(
   const fresh = request.secret === undefined ? newSecret(deps, scheme) : checkBroughtSecret(request.secret, scheme);
   const overlapEnd = nowMs + request.overlapSeconds * 1000;
   const old = (await liveSecrets(deps, current, nowMs))
-    .map((e) => ({ ...e, expiresAt: iso(Math.min(overlapEnd, e.expiresAt === null ? Infinity : Date.parse(e.expiresAt))) }))
+    .map((e) => ({
+      ...e,
+      expiresAt: iso(Math.min(overlapEnd, e.expiresAt === null ? Infinity : Date.parse(e.expiresAt))),
+    }))
     .filter((e) => Date.parse(e.expiresAt) > nowMs);
-  if (old.some((e) => e.secret === fresh)) throw new ValidationError('secret', 'is already one of this subscription\'s secrets; bring a new one');
-  const entries = [{ secret: fresh, expiresAt: null as string | null, ...(scheme === 'v1a' ? { publicKey: publicKeyOf(fresh) } : {}) }, ...old].slice(0, MAX_LIVE_SECRETS);
+  if (old.some((e) => e.secret === fresh))
+    throw new ValidationError('secret', "is already one of this subscription's secrets; bring a new one");
+  const entries = [
+    { secret: fresh, expiresAt: null as string | null, ...(scheme === 'v1a' ? { publicKey: publicKeyOf(fresh) } : {}) },
+    ...old,
+  ].slice(0, MAX_LIVE_SECRETS);
   const updated = await deps.subscriptions.replaceSecrets(
     id,
     {
-      sealed: await deps.secretSealer.seal(id, entries.map((e) => e.secret)),
+      sealed: await deps.secretSealer.seal(
+        id,
+        entries.map((e) => e.secret),
+      ),
       expiry: entries.map((e) => e.expiresAt),
       ...(scheme === 'v1a' ? { publicKeys: entries.map((e) => e.publicKey ?? publicKeyOf(e.secret)) } : {}),
     },
     iso(nowMs),
     current.secretsVersion,
   );
-  if (!updated) throw new ConflictError(`subscription ${id}'s secrets changed meanwhile (another rotation); read it and rotate again`);
+  if (!updated)
+    throw new ConflictError(
+      `subscription ${id}'s secrets changed meanwhile (another rotation); read it and rotate again`,
+    );
   const shown = view(updated, entries);
   return { ...shown, ...(scheme === 'v1a' ? { publicKey: shown.secrets[0]!.publicKey! } : { secret: fresh }) };
 }

@@ -23,7 +23,11 @@ export const ROUTE_INTENT_GRACE_SECONDS = 60;
 const INTENTS_PER_SWEEP = 100;
 
 /** Runs a write of a subscription that may change its routing (`write` answers the row as written, or undefined when it changed nothing), then routes it. */
-export async function routedChange<T extends Subscription | undefined>(deps: RoutingDeps, id: string, write: () => Promise<T>): Promise<T> {
+export async function routedChange<T extends Subscription | undefined>(
+  deps: RoutingDeps,
+  id: string,
+  write: () => Promise<T>,
+): Promise<T> {
   const intent = await deps.routes.noteIntent(id, iso(deps.clock.now()));
   const written = await write();
   if (written) await syncRoutes(deps, written);
@@ -32,20 +36,34 @@ export async function routedChange<T extends Subscription | undefined>(deps: Rou
 }
 
 /** Writes the subscription's entries as of its `routeVersion`, then prunes the patterns left as tombstones. */
-export async function syncRoutes(deps: Pick<Deps, 'subscriptions' | 'routes'>, subscription: Subscription): Promise<void> {
+export async function syncRoutes(
+  deps: Pick<Deps, 'subscriptions' | 'routes'>,
+  subscription: Subscription,
+): Promise<void> {
   // A row from before the index that nothing has counted yet: buildRoutes adopts it.
   if (subscription.routeVersion === undefined) return;
-  const routed: Routed = { ...subscription, routeVersion: subscription.routeVersion, routedPatterns: subscription.routedPatterns ?? [] };
+  const routed: Routed = {
+    ...subscription,
+    routeVersion: subscription.routeVersion,
+    routedPatterns: subscription.routedPatterns ?? [],
+  };
   await deps.routes.put(routeEntriesOf(routed));
   await deps.subscriptions.pruneRoutedPatterns(routed.id, routed.routeVersion, prunablePatterns(routed));
 }
 
 /** The sweeper's part: finishes the routing of every change whose writer stopped between the row and its entries. */
 export async function repairRoutes(deps: RoutingDeps): Promise<number> {
-  const intents = await deps.routes.intents(iso(deps.clock.now() - ROUTE_INTENT_GRACE_SECONDS * 1000), INTENTS_PER_SWEEP);
+  const intents = await deps.routes.intents(
+    iso(deps.clock.now() - ROUTE_INTENT_GRACE_SECONDS * 1000),
+    INTENTS_PER_SWEEP,
+  );
   for (const intent of intents) {
     const current = await deps.subscriptions.get(intent.subscriptionId);
-    if (current) await syncRoutes(deps, current.routeVersion === undefined ? ((await deps.subscriptions.adoptRouting(current.id)) ?? current) : current);
+    if (current)
+      await syncRoutes(
+        deps,
+        current.routeVersion === undefined ? ((await deps.subscriptions.adoptRouting(current.id)) ?? current) : current,
+      );
     await deps.routes.clearIntent(intent);
   }
   return intents.length;
@@ -66,7 +84,10 @@ export async function buildRoutes(deps: RoutingDeps, budgetMs: number): Promise<
   let status = (await deps.routes.status()) ?? { kind: 'building', indexed: 0 };
   while (status.kind === 'building') {
     if (deps.clock.now() - started > budgetMs) return status;
-    const page = await deps.subscriptions.scanPage({ limit: BUILD_PAGE, ...(status.cursor ? { cursor: status.cursor } : {}) });
+    const page = await deps.subscriptions.scanPage({
+      limit: BUILD_PAGE,
+      ...(status.cursor ? { cursor: status.cursor } : {}),
+    });
     let indexed = status.indexed;
     for (const row of page.items) {
       if (row.routeVersion !== undefined) continue;
@@ -74,7 +95,9 @@ export async function buildRoutes(deps: RoutingDeps, budgetMs: number): Promise<
       if (adopted) await syncRoutes(deps, adopted);
       indexed++;
     }
-    status = page.nextCursor ? { kind: 'building', indexed, cursor: page.nextCursor } : { kind: 'built', at: iso(deps.clock.now()), indexed };
+    status = page.nextCursor
+      ? { kind: 'building', indexed, cursor: page.nextCursor }
+      : { kind: 'built', at: iso(deps.clock.now()), indexed };
     await deps.routes.setStatus(status);
   }
   return status;

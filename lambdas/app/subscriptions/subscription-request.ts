@@ -17,7 +17,10 @@ export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 86_400;
 
 /** The fields of a subscription body, each with the rule its refusal states. */
 export const SUBSCRIPTION_FIELDS = {
-  url: z.string({ error: 'a non-empty string is required' }).min(1, { error: 'a non-empty string is required' }).max(2048, { error: 'must be at most 2048 characters' }),
+  url: z
+    .string({ error: 'a non-empty string is required' })
+    .min(1, { error: 'a non-empty string is required' })
+    .max(2048, { error: 'must be at most 2048 characters' }),
   eventTypes: z
     .array(z.unknown(), { error: 'must be an array of 1 to 100 event types' })
     .min(1, { error: 'must be an array of 1 to 100 event types' })
@@ -25,23 +28,37 @@ export const SUBSCRIPTION_FIELDS = {
     // Each entry is refused on the list itself, as the field a caller fixes.
     .superRefine((types, ctx) => {
       const bad = types.find((t) => typeof t !== 'string' || t.length > 256 || !EVENT_TYPE_PATTERN.test(t));
-      if (bad !== undefined) ctx.addIssue({ code: 'custom', message: `'${String(bad).slice(0, 40)}' is not an event type or pattern ('*', 'a.b', 'a.*')` });
+      if (bad !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: `'${String(bad).slice(0, 40)}' is not an event type or pattern ('*', 'a.b', 'a.*')`,
+        });
     })
     .transform((types) => [...new Set(types as string[])]),
   tenantId,
-  description: z.string({ error: 'must be a string of at most 1000 characters' }).max(1000, { error: 'must be a string of at most 1000 characters' }),
+  description: z
+    .string({ error: 'must be a string of at most 1000 characters' })
+    .max(1000, { error: 'must be a string of at most 1000 characters' }),
   // Checked by the domain's one copy of the rule (resolveRetryPolicy) once the shape is known.
   retryPolicy: z.unknown(),
   metadata: z
     .record(
       z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, { error: 'keys are 1 to 64 letters, digits, or . _ : -' }),
-      z.string({ error: 'values are strings of at most 512 characters' }).max(512, { error: 'values are strings of at most 512 characters' }),
+      z
+        .string({ error: 'values are strings of at most 512 characters' })
+        .max(512, { error: 'values are strings of at most 512 characters' }),
       { error: 'must be an object of string values' },
     )
     .refine((m) => Object.keys(m).length <= 20, { error: 'at most 20 keys' }),
   // Names and values are checked by the domain's one copy of the rule (checkCustomHeaders).
-  headers: z.record(z.string(), z.string({ error: 'values must be strings' }), { error: 'must be an object of header names to string values' }),
-  rateLimitPerSecond: z.number({ error: 'must be a whole number from 1 to 10000' }).int({ error: 'must be a whole number from 1 to 10000' }).min(1, { error: 'must be a whole number from 1 to 10000' }).max(10_000, { error: 'must be a whole number from 1 to 10000' }),
+  headers: z.record(z.string(), z.string({ error: 'values must be strings' }), {
+    error: 'must be an object of header names to string values',
+  }),
+  rateLimitPerSecond: z
+    .number({ error: 'must be a whole number from 1 to 10000' })
+    .int({ error: 'must be a whole number from 1 to 10000' })
+    .min(1, { error: 'must be a whole number from 1 to 10000' })
+    .max(10_000, { error: 'must be a whole number from 1 to 10000' }),
   signatureScheme: z.enum(['v1', 'v1a'], { error: "must be 'v1' (HMAC-SHA256, the default) or 'v1a' (Ed25519)" }),
   // Who failure notices go to (domain/notices.ts); each address once (compared without case), as first written.
   contactEmails: z
@@ -49,9 +66,12 @@ export const SUBSCRIPTION_FIELDS = {
     .max(MAX_CONTACT_EMAILS, { error: `must be a list of at most ${MAX_CONTACT_EMAILS} email addresses` })
     .superRefine((list, ctx) => {
       const bad = list.find((a) => typeof a !== 'string' || !isEmailAddress(a));
-      if (bad !== undefined) ctx.addIssue({ code: 'custom', message: `'${String(bad).slice(0, 60)}' is not an email address` });
+      if (bad !== undefined)
+        ctx.addIssue({ code: 'custom', message: `'${String(bad).slice(0, 60)}' is not an email address` });
     })
-    .transform((list) => (list as string[]).filter((a, i, all) => all.findIndex((b) => b.toLowerCase() === a.toLowerCase()) === i)),
+    .transform((list) =>
+      (list as string[]).filter((a, i, all) => all.findIndex((b) => b.toLowerCase() === a.toLowerCase()) === i),
+    ),
 } as const;
 
 const F = SUBSCRIPTION_FIELDS;
@@ -82,17 +102,26 @@ export const UPDATE_SUBSCRIPTION_SCHEMA = z.object({
 });
 
 export const ROTATE_SECRET_SCHEMA = z.object({
-  secret: z.string({ error: 'must be a whsec_ secret (or a whsk_ key for a v1a subscription)' }).max(256, { error: 'must be at most 256 characters' }).optional(),
+  secret: z
+    .string({ error: 'must be a whsec_ secret (or a whsk_ key for a v1a subscription)' })
+    .max(256, { error: 'must be at most 256 characters' })
+    .optional(),
   overlapSeconds: z
     .number({ error: `must be a whole number of seconds from 0 to ${MAX_ROTATION_OVERLAP_SECONDS}` })
     .int({ error: `must be a whole number of seconds from 0 to ${MAX_ROTATION_OVERLAP_SECONDS}` })
     .min(0, { error: `must be a whole number of seconds from 0 to ${MAX_ROTATION_OVERLAP_SECONDS}` })
-    .max(MAX_ROTATION_OVERLAP_SECONDS, { error: `must be a whole number of seconds from 0 to ${MAX_ROTATION_OVERLAP_SECONDS}` })
+    .max(MAX_ROTATION_OVERLAP_SECONDS, {
+      error: `must be a whole number of seconds from 0 to ${MAX_ROTATION_OVERLAP_SECONDS}`,
+    })
     .optional(),
 });
 
 export const PAUSE_SCHEMA = z.object({
-  reason: z.string({ error: 'must be a string of 1 to 500 characters' }).min(1, { error: 'must be a string of 1 to 500 characters' }).max(500, { error: 'must be a string of 1 to 500 characters' }).optional(),
+  reason: z
+    .string({ error: 'must be a string of 1 to 500 characters' })
+    .min(1, { error: 'must be a string of 1 to 500 characters' })
+    .max(500, { error: 'must be a string of 1 to 500 characters' })
+    .optional(),
 });
 
 /** A new subscription as the caller asked for it, checked field by field (the URL's target rules apply when it is created). */
@@ -116,13 +145,17 @@ function asRefusal<T>(check: () => T): T {
   try {
     return check();
   } catch (error) {
-    if (error instanceof InvalidRetryPolicyError || error instanceof InvalidHeaderError) throw ValidationError.from(error);
+    if (error instanceof InvalidRetryPolicyError || error instanceof InvalidHeaderError)
+      throw ValidationError.from(error);
     throw error;
   }
 }
 
 /** `POST /v1/subscriptions`; a ValidationError names the first field to fix. */
-export function parseCreateSubscription(raw: string | null | undefined, defaultPolicy: RetryPolicy): CreateSubscriptionRequest {
+export function parseCreateSubscription(
+  raw: string | null | undefined,
+  defaultPolicy: RetryPolicy,
+): CreateSubscriptionRequest {
   const body = parseBody(raw, CREATE_SUBSCRIPTION_SCHEMA, 64 * 1024);
   return {
     url: body.url,
@@ -130,7 +163,9 @@ export function parseCreateSubscription(raw: string | null | undefined, defaultP
     ...(body.signatureScheme !== undefined ? { signatureScheme: body.signatureScheme } : {}),
     ...(body.tenantId !== undefined ? { tenantId: body.tenantId } : {}),
     ...(body.description !== undefined ? { description: body.description } : {}),
-    ...(body.retryPolicy !== undefined ? { retryPolicy: asRefusal(() => resolveRetryPolicy(body.retryPolicy, defaultPolicy)) } : {}),
+    ...(body.retryPolicy !== undefined
+      ? { retryPolicy: asRefusal(() => resolveRetryPolicy(body.retryPolicy, defaultPolicy)) }
+      : {}),
     ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
     ...(body.headers !== undefined ? { headers: asRefusal(() => checkCustomHeaders(body.headers!)) } : {}),
     ...(body.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: body.rateLimitPerSecond } : {}),
@@ -139,14 +174,29 @@ export function parseCreateSubscription(raw: string | null | undefined, defaultP
 }
 
 /** `PATCH /v1/subscriptions/{id}`: at least one field; the URL's target rules apply in the service. */
-export function parseUpdateSubscription(raw: string | null | undefined, defaultPolicy: RetryPolicy): SubscriptionChange {
+export function parseUpdateSubscription(
+  raw: string | null | undefined,
+  defaultPolicy: RetryPolicy,
+): SubscriptionChange {
   const body = parseBody(raw, UPDATE_SUBSCRIPTION_SCHEMA, 64 * 1024);
-  if (Object.keys(body).length === 0) throw new ValidationError('body', `name at least one field to change (${Object.keys(UPDATE_SUBSCRIPTION_SCHEMA.shape).join(', ')})`);
+  if (Object.keys(body).length === 0)
+    throw new ValidationError(
+      'body',
+      `name at least one field to change (${Object.keys(UPDATE_SUBSCRIPTION_SCHEMA.shape).join(', ')})`,
+    );
   const { retryPolicy, headers, ...rest } = body;
   return {
     ...rest,
-    ...(retryPolicy === null ? { retryPolicy: null } : retryPolicy !== undefined ? { retryPolicy: asRefusal(() => resolveRetryPolicy(retryPolicy, defaultPolicy)) } : {}),
-    ...(headers === null ? { headers: null } : headers !== undefined ? { headers: asRefusal(() => checkCustomHeaders(headers)) } : {}),
+    ...(retryPolicy === null
+      ? { retryPolicy: null }
+      : retryPolicy !== undefined
+        ? { retryPolicy: asRefusal(() => resolveRetryPolicy(retryPolicy, defaultPolicy)) }
+        : {}),
+    ...(headers === null
+      ? { headers: null }
+      : headers !== undefined
+        ? { headers: asRefusal(() => checkCustomHeaders(headers)) }
+        : {}),
   };
 }
 
@@ -159,7 +209,10 @@ export interface RotateSecretRequest {
 /** `POST /v1/subscriptions/{id}/rotate-secret`: an optional body. */
 export function parseRotateSecret(raw: string | null | undefined): RotateSecretRequest {
   const body = parseOptionalBody(raw, ROTATE_SECRET_SCHEMA, 4096);
-  return { overlapSeconds: body.overlapSeconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS, ...(body.secret !== undefined ? { secret: body.secret } : {}) };
+  return {
+    overlapSeconds: body.overlapSeconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS,
+    ...(body.secret !== undefined ? { secret: body.secret } : {}),
+  };
 }
 
 /** A secret a caller brings, checked against the subscription's scheme; the refusal names `secret`. */

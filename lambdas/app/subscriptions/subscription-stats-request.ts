@@ -10,7 +10,10 @@ export interface SubscriptionStatsQuery {
 
 /** The stats query: `windowHours`, a whole number of hours within HEALTH_WINDOW_HOURS (default 24). */
 export const subscriptionStatsQuery = z.object({
-  windowHours: wholeNumberParam(HEALTH_WINDOW_HOURS, `must be a whole number of hours from ${HEALTH_WINDOW_HOURS.min} to ${HEALTH_WINDOW_HOURS.max}`),
+  windowHours: wholeNumberParam(
+    HEALTH_WINDOW_HOURS,
+    `must be a whole number of hours from ${HEALTH_WINDOW_HOURS.min} to ${HEALTH_WINDOW_HOURS.max}`,
+  ),
 });
 
 export function parseSubscriptionStatsQuery(query: Query): SubscriptionStatsQuery {

@@ -16,7 +16,12 @@ export function subscriptionStatsView(stats: SubscriptionStats) {
     successRate: f.successRate ?? null,
     latencyMs: { attempts: f.latency.attempts, average: f.latency.averageMs ?? null, p95: f.latency.p95Ms ?? null },
     lastFailure: f.lastFailure
-      ? { at: f.lastFailure.at, deliveryId: f.lastFailure.deliveryId, status: f.lastFailure.status ?? null, error: f.lastFailure.error ?? null }
+      ? {
+          at: f.lastFailure.at,
+          deliveryId: f.lastFailure.deliveryId,
+          status: f.lastFailure.status ?? null,
+          error: f.lastFailure.error ?? null,
+        }
       : null,
     failingSince: f.failingSince ?? null,
     deadLetteringSince: s.deadLetteringSince ?? null,

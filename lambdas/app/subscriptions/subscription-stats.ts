@@ -39,7 +39,12 @@ const HOUR_MS = 3_600_000;
  * attempts of those updated in the window (a delivery's `updatedAt` is never before its last
  * attempt). Both reads are bounded by HEALTH_SAMPLE.
  */
-export async function getSubscriptionStats(deps: SubscriptionStatsDeps, principal: Principal, id: string, query: SubscriptionStatsQuery): Promise<SubscriptionStats> {
+export async function getSubscriptionStats(
+  deps: SubscriptionStatsDeps,
+  principal: Principal,
+  id: string,
+  query: SubscriptionStatsQuery,
+): Promise<SubscriptionStats> {
   const subscription = await visibleSubscription(deps, principal, id);
   const toMs = deps.clock.now();
   const fromMs = toMs - query.windowHours * HOUR_MS;
@@ -75,11 +80,19 @@ export async function getSubscriptionStats(deps: SubscriptionStatsDeps, principa
  * written too: app/deliveries/reads.ts), at most HEALTH_SAMPLE.deliveries; `cut` when that
  * bound left some unread.
  */
-async function recentDeliveries(deps: UnwrittenDeps, subscriptionId: string, sinceMs: number): Promise<{ deliveries: Delivery[]; cut: boolean }> {
+async function recentDeliveries(
+  deps: UnwrittenDeps,
+  subscriptionId: string,
+  sinceMs: number,
+): Promise<{ deliveries: Delivery[]; cut: boolean }> {
   const deliveries: Delivery[] = [];
   let cursor: string | undefined;
   do {
-    const page = await listSubscriptionDeliveries(deps, { subscriptionId, limit: Math.min(PAGE, HEALTH_SAMPLE.deliveries - deliveries.length), ...(cursor ? { cursor } : {}) });
+    const page = await listSubscriptionDeliveries(deps, {
+      subscriptionId,
+      limit: Math.min(PAGE, HEALTH_SAMPLE.deliveries - deliveries.length),
+      ...(cursor ? { cursor } : {}),
+    });
     for (const d of page.items) {
       // Newest first: the first one older than the look-back ends the read.
       if (Date.parse(d.createdAt) < sinceMs) return { deliveries, cut: false };

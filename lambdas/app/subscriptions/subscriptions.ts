@@ -17,7 +17,13 @@ import { routedChange } from '#app/subscriptions/routing.ts';
  * rules. A URL the rules refuse throws the domain's ForbiddenTargetError, which callers answer
  * as a refusal of `url` (handlers/error-map.ts).
  */
-export async function createSubscription(deps: Pick<Deps, 'subscriptions' | 'routes' | 'clock' | 'allowPrivateTargets' | 'allowedPorts' | 'resolver' | 'secretSealer'>, request: CreateSubscriptionRequest): Promise<CreatedSubscription> {
+export async function createSubscription(
+  deps: Pick<
+    Deps,
+    'subscriptions' | 'routes' | 'clock' | 'allowPrivateTargets' | 'allowedPorts' | 'resolver' | 'secretSealer'
+  >,
+  request: CreateSubscriptionRequest,
+): Promise<CreatedSubscription> {
   const url = await checkTarget(deps, request.url);
   const now = iso(deps.clock.now());
   const id = formatId('sub', deps.clock.randomBytes(12));
@@ -52,7 +58,10 @@ export function newSecret(deps: Pick<Deps, 'clock'>, scheme: SigningScheme): str
 }
 
 /** The URL rules, plus (in cloud mode) the addresses its host resolves to right now. */
-export async function checkTarget(deps: Pick<Deps, 'allowPrivateTargets' | 'allowedPorts' | 'resolver'>, raw: string): Promise<URL> {
+export async function checkTarget(
+  deps: Pick<Deps, 'allowPrivateTargets' | 'allowedPorts' | 'resolver'>,
+  raw: string,
+): Promise<URL> {
   const url = checkTargetUrl(raw, { allowPrivate: deps.allowPrivateTargets, allowedPorts: deps.allowedPorts });
   if (deps.allowPrivateTargets) return url;
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -63,27 +72,46 @@ export async function checkTarget(deps: Pick<Deps, 'allowPrivateTargets' | 'allo
     throw new ValidationError('url', `host ${host} does not resolve`);
   }
   const bad = addresses.find(isForbiddenAddress);
-  if (bad) throw new ValidationError('url', `host ${host} resolves to ${bad}, a loopback, private, link-local or metadata address`);
+  if (bad)
+    throw new ValidationError(
+      'url',
+      `host ${host} resolves to ${bad}, a loopback, private, link-local or metadata address`,
+    );
   return url;
 }
 
 /** A page of the subscriptions the principal may see: a tenant's own only, whatever tenant it asks for. */
-export async function listSubscriptions(deps: Pick<Deps, 'subscriptions'>, principal: Principal, query: SubscriptionListQuery): Promise<Page<ListedSubscription>> {
+export async function listSubscriptions(
+  deps: Pick<Deps, 'subscriptions'>,
+  principal: Principal,
+  query: SubscriptionListQuery,
+): Promise<Page<ListedSubscription>> {
   // A portal session limited to one subscription lists that one alone (app/access.ts).
   const limited = await limitedSubscriptionListing(deps, principal);
   if (limited) return limited;
   const tenantId = tenantScope(principal) ?? query.tenantId;
-  return deps.subscriptions.list({ limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}), ...(tenantId ? { tenantId } : {}) });
+  return deps.subscriptions.list({
+    limit: query.limit,
+    ...(query.cursor ? { cursor: query.cursor } : {}),
+    ...(tenantId ? { tenantId } : {}),
+  });
 }
 
 /** One subscription the principal may see; another tenant's is NotFoundError, like one that does not exist. */
-export async function getSubscription(deps: Pick<Deps, 'subscriptions'>, principal: Principal, id: string): Promise<Subscription> {
+export async function getSubscription(
+  deps: Pick<Deps, 'subscriptions'>,
+  principal: Principal,
+  id: string,
+): Promise<Subscription> {
   return visibleSubscription(deps, principal, id);
 }
 
 /** A deleted subscription is history: nothing may change it (ConflictError naming the action). */
 export function refuseDeleted(subscription: Subscription, action: string): void {
-  if (subscription.state === 'deleted') throw new ConflictError(`subscription ${subscription.id} was deleted at ${subscription.stateChangedAt}; it cannot ${action}`);
+  if (subscription.state === 'deleted')
+    throw new ConflictError(
+      `subscription ${subscription.id} was deleted at ${subscription.stateChangedAt}; it cannot ${action}`,
+    );
 }
 
 /** Pause and resume by a tenant key count against `customerPauseLimit`, per subscription. */
@@ -91,17 +119,32 @@ type StateChangeDeps = Pick<Deps, 'subscriptions' | 'routes' | 'clock' | 'rateLi
 
 /** Counts a tenant's pause or resume before it changes anything (the admin key is not limited). */
 async function takeStateChange(deps: StateChangeDeps, principal: Principal, subscriptionId: string): Promise<void> {
-  await takeTenantAction(deps, principal, { key: 'pause', what: 'pauses and resumes', limit: deps.customerPauseLimit, subscriptionId });
+  await takeTenantAction(deps, principal, {
+    key: 'pause',
+    what: 'pauses and resumes',
+    limit: deps.customerPauseLimit,
+    subscriptionId,
+  });
 }
 
 /** Pauses a subscription (events wait as pending); pausing a paused one changes nothing, a disabled one is a ConflictError. */
-export async function pauseSubscription(deps: StateChangeDeps, principal: Principal, id: string, reason = 'paused by request'): Promise<Subscription> {
+export async function pauseSubscription(
+  deps: StateChangeDeps,
+  principal: Principal,
+  id: string,
+  reason = 'paused by request',
+): Promise<Subscription> {
   const current = await getSubscription(deps, principal, id);
   await takeStateChange(deps, principal, id);
   if (current.state === 'paused') return current;
   refuseDeleted(current, 'pause');
-  if (current.state === 'disabled') throw new ConflictError(`subscription ${id} is disabled (${current.stateReason ?? 'no reason'}); resume it instead`);
-  return (await routedChange(deps, id, () => deps.subscriptions.setState(id, 'paused', reason, iso(deps.clock.now()))))!;
+  if (current.state === 'disabled')
+    throw new ConflictError(
+      `subscription ${id} is disabled (${current.stateReason ?? 'no reason'}); resume it instead`,
+    );
+  return (await routedChange(deps, id, () =>
+    deps.subscriptions.setState(id, 'paused', reason, iso(deps.clock.now())),
+  ))!;
 }
 
 /**
@@ -122,7 +165,9 @@ export async function resumeSubscription(
   // A fresh start: the streak that auto-paused it must not pause it again at the next dead letter.
   if (current.deadLetteringSince) await deps.subscriptions.clearDeadLetterStreak(id);
   // Only from the state read: of two concurrent resumes, one drains.
-  const subscription = await routedChange(deps, id, () => deps.subscriptions.setState(id, 'active', 'resumed by request', iso(deps.clock.now()), current.state));
+  const subscription = await routedChange(deps, id, () =>
+    deps.subscriptions.setState(id, 'active', 'resumed by request', iso(deps.clock.now()), current.state),
+  );
   if (!subscription) return { subscription: await getSubscription(deps, principal, id), drained: 0 };
   const { deadLetteringSince: _s, lastDeadLetterAt: _l, deadLetterStreak: _c, ...resumed } = subscription;
   return { subscription: resumed, drained: await drainBacklog(deps, id) };

@@ -21,7 +21,9 @@ export async function updateSubscription(
 ): Promise<Subscription> {
   const current = await getSubscription(deps, principal, id);
   refuseDeleted(current, 'be updated');
-  const checked: SubscriptionChange = change.url ? { ...change, url: (await checkTarget(deps, change.url)).href } : change;
+  const checked: SubscriptionChange = change.url
+    ? { ...change, url: (await checkTarget(deps, change.url)).href }
+    : change;
   // New event types, a deadline or a rate limit change fan-out: the routing index follows (within its cache period).
   const updated = await routedChange(deps, id, () => deps.subscriptions.update(id, checked, iso(deps.clock.now())));
   // Deleted between the read and the write.

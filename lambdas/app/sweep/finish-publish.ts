@@ -8,7 +8,10 @@ import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 import type { IngestManifest, ManifestWatermark } from '#ports/ingest-manifest-store.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type FinishPublishDeps = Pick<Deps, 'ingestManifests' | 'events' | 'deliveries' | 'subscriptions' | 'queue' | 'clock' | 'defaultRetryPolicy'>;
+export type FinishPublishDeps = Pick<
+  Deps,
+  'ingestManifests' | 'events' | 'deliveries' | 'subscriptions' | 'queue' | 'clock' | 'defaultRetryPolicy'
+>;
 
 export interface FinishReport {
   /** Publish batches checked (their manifests older than the cut-off and past their shard's watermark). */
@@ -33,7 +36,11 @@ export interface FinishReport {
  * publish may still be writing one that old; a grace shorter than that (tests) remembers the
  * keys it checked beyond the watermark instead of checking them again.
  */
-export async function finishPublishes(deps: FinishPublishDeps, beforeIso: string, limit: number): Promise<FinishReport> {
+export async function finishPublishes(
+  deps: FinishPublishDeps,
+  beforeIso: string,
+  limit: number,
+): Promise<FinishReport> {
   const settled = iso(deps.clock.now() - MANIFEST_SETTLE_SECONDS * 1000);
   const marks = new Map((await deps.ingestManifests.watermarks()).map((w) => [w.shard, w]));
   let manifests = 0;
@@ -46,12 +53,20 @@ export async function finishPublishes(deps: FinishPublishDeps, beforeIso: string
     const seen = new Set(mark?.checked ?? []);
     const budget = limit - manifests;
     // The keys remembered beyond the watermark come back in this read too; they are skipped, not counted.
-    const listed = await deps.ingestManifests.listAfter(shard, mark?.checkedBefore ?? '', beforeIso, budget + seen.size);
+    const listed = await deps.ingestManifests.listAfter(
+      shard,
+      mark?.checkedBefore ?? '',
+      beforeIso,
+      budget + seen.size,
+    );
     const due = listed.filter((m) => !seen.has(m.key)).slice(0, budget);
     if (due.length === 0) continue;
     for (const manifest of due) deliveries += await finishOne(deps, manifest);
     manifests += due.length;
-    await deps.ingestManifests.setWatermark(nextWatermark(shard, mark, due, { beforeIso, settled, complete: due.length < budget }), mark);
+    await deps.ingestManifests.setWatermark(
+      nextWatermark(shard, mark, due, { beforeIso, settled, complete: due.length < budget }),
+      mark,
+    );
   }
   return { manifests, deliveries };
 }
@@ -80,18 +95,32 @@ async function finishOne(deps: FinishPublishDeps, manifest: IngestManifest): Pro
   const messages: DeliveryMessage[] = [];
   // A row an earlier version wrote before any attempt, out of the sweeper's index: due now, and in view.
   for (const row of rows.filter(untouchedSincePublish)) {
-    if (await deps.deliveries.write('reschedule', { ...row, nextAttemptAt: nowIso, updatedAt: nowIso }, expectationOf(row))) messages.push(dueMessage(row));
+    if (
+      await deps.deliveries.write(
+        'reschedule',
+        { ...row, nextAttemptAt: nowIso, updatedAt: nowIso },
+        expectationOf(row),
+      )
+    )
+      messages.push(dueMessage(row));
   }
   const written = new Set(rows.map((d) => d.id));
-  if (written.size < new Set(manifest.deliveryIds).size) messages.push(...(await writeMissing(deps, manifest.eventIds, written)));
+  if (written.size < new Set(manifest.deliveryIds).size)
+    messages.push(...(await writeMissing(deps, manifest.eventIds, written)));
   await deps.queue.enqueue(messages);
   return messages.length;
 }
 
 /** Rows publish never wrote, from the events it stored (an event not stored was never accepted). */
-async function writeMissing(deps: FinishPublishDeps, eventIds: readonly string[], written: ReadonlySet<string>): Promise<DeliveryMessage[]> {
+async function writeMissing(
+  deps: FinishPublishDeps,
+  eventIds: readonly string[],
+  written: ReadonlySet<string>,
+): Promise<DeliveryMessage[]> {
   const messages: DeliveryMessage[] = [];
-  const events = (await Promise.all(eventIds.map((id) => deps.events.get(id)))).filter((e): e is EventRecord => e !== undefined);
+  const events = (await Promise.all(eventIds.map((id) => deps.events.get(id)))).filter(
+    (e): e is EventRecord => e !== undefined,
+  );
   for (const event of events) {
     for (const [i, deliveryId] of event.deliveryIds.entries()) {
       if (written.has(deliveryId)) continue;

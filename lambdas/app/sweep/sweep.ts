@@ -9,7 +9,11 @@ import { finishPublishes, type FinishPublishDeps } from '#app/sweep/finish-publi
 import { buildRoutes, repairRoutes } from '#app/subscriptions/routing.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type SweepDeps = Pick<Deps, 'deliveries' | 'subscriptions' | 'routes' | 'queue' | 'clock' | 'metrics' | 'autoPause' | 'retention'> & FinishPublishDeps;
+export type SweepDeps = Pick<
+  Deps,
+  'deliveries' | 'subscriptions' | 'routes' | 'queue' | 'clock' | 'metrics' | 'autoPause' | 'retention'
+> &
+  FinishPublishDeps;
 
 export interface SweepOptions {
   /** A pending delivery this far past due has lost its message. */
@@ -64,9 +68,18 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
       if (await expire(deps, { row: d, expect: expectationOf(d) }, reason, nowMs)) expired++;
     } else if (allows('reschedule', d.state)) {
       // Its message was lost: due now, and a message naming its attempt number (one a late copy records meanwhile makes it send nothing).
-      if (await deps.deliveries.write('reschedule', { ...d, nextAttemptAt: now, updatedAt: now }, expectationOf(d))) requeue.push(dueMessage(d));
+      if (await deps.deliveries.write('reschedule', { ...d, nextAttemptAt: now, updatedAt: now }, expectationOf(d)))
+        requeue.push(dueMessage(d));
     }
   }
   await deps.queue.enqueue(requeue);
-  return { examined: deliveries.length, expired, requeued: requeue.length - released, released, finishedPublishes: finished.manifests, finishedDeliveries: finished.deliveries, routesRepaired };
+  return {
+    examined: deliveries.length,
+    expired,
+    requeued: requeue.length - released,
+    released,
+    finishedPublishes: finished.manifests,
+    finishedDeliveries: finished.deliveries,
+    routesRepaired,
+  };
 }

@@ -16,7 +16,12 @@ const LIFETIME_RULE = `must be a whole number of seconds from ${MIN_KEY_LIFETIME
 
 /** The `POST /v1/tenants/{tenantId}/keys` body (optional). */
 export const mintKeyBody = fields({
-  expiresInSeconds: z.number(rule(LIFETIME_RULE)).int(rule(LIFETIME_RULE)).min(MIN_KEY_LIFETIME_SECONDS, rule(LIFETIME_RULE)).max(MAX_KEY_LIFETIME_SECONDS, rule(LIFETIME_RULE)).optional(),
+  expiresInSeconds: z
+    .number(rule(LIFETIME_RULE))
+    .int(rule(LIFETIME_RULE))
+    .min(MIN_KEY_LIFETIME_SECONDS, rule(LIFETIME_RULE))
+    .max(MAX_KEY_LIFETIME_SECONDS, rule(LIFETIME_RULE))
+    .optional(),
 });
 
 export function parseMintKeyBody(raw: string | null | undefined): MintKeyRequest {

@@ -24,7 +24,13 @@ export interface TenantKeyView {
 }
 
 export function tenantKeyView(record: ApiKeyRecord): TenantKeyView {
-  return { keyId: record.keyId, tenantId: record.tenantId, createdAt: record.createdAt, expiresAt: record.expiresAt ?? null, revokedAt: record.revokedAt ?? null };
+  return {
+    keyId: record.keyId,
+    tenantId: record.tenantId,
+    createdAt: record.createdAt,
+    expiresAt: record.expiresAt ?? null,
+    revokedAt: record.revokedAt ?? null,
+  };
 }
 
 export interface MintedKey extends TenantKeyView {
@@ -49,7 +55,10 @@ export async function mintTenantKey(deps: KeyDeps, tenantId: string, request: Mi
 }
 
 /** A tenant's keys, oldest first, revoked and expired ones included (so an operator sees what was cut off and when). */
-export async function listTenantKeys(deps: Pick<KeyDeps, 'apiKeys'>, tenantId: string): Promise<readonly ApiKeyRecord[]> {
+export async function listTenantKeys(
+  deps: Pick<KeyDeps, 'apiKeys'>,
+  tenantId: string,
+): Promise<readonly ApiKeyRecord[]> {
   const keys = await deps.apiKeys.listByTenant(tenantId);
   return [...keys].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
 }

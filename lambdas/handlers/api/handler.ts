@@ -16,10 +16,23 @@ export type ApiGatewayEvent = APIGatewayProxyEvent | APIGatewayProxyEventV2;
 /** The principal the authorizer put in the request context (API Gateway passes context values as strings). */
 export function principalOf(authorizer: Record<string, unknown> | null | undefined): Principal | undefined {
   if (authorizer?.role === 'admin') return ADMIN;
-  if (authorizer?.role === 'tenant' && typeof authorizer.tenantId === 'string' && typeof authorizer.keyId === 'string') {
+  if (
+    authorizer?.role === 'tenant' &&
+    typeof authorizer.tenantId === 'string' &&
+    typeof authorizer.keyId === 'string'
+  ) {
     // A portal session (authorizer.ts) adds `portal`, and `subscriptionId` when its link is limited to one.
-    const limit = typeof authorizer.subscriptionId === 'string' && authorizer.subscriptionId !== '' ? { subscriptionId: authorizer.subscriptionId } : {};
-    return { role: 'tenant', tenantId: authorizer.tenantId, keyId: authorizer.keyId, ...limit, ...(authorizer.portal === 'true' ? { portal: true } : {}) };
+    const limit =
+      typeof authorizer.subscriptionId === 'string' && authorizer.subscriptionId !== ''
+        ? { subscriptionId: authorizer.subscriptionId }
+        : {};
+    return {
+      role: 'tenant',
+      tenantId: authorizer.tenantId,
+      keyId: authorizer.keyId,
+      ...limit,
+      ...(authorizer.portal === 'true' ? { portal: true } : {}),
+    };
   }
   return undefined;
 }
@@ -39,16 +52,23 @@ interface GatewayRequest {
 }
 
 /** Header names lower-cased (REST API payloads keep the caller's case; HTTP API payloads lower-case them). */
-const lowerCased = (headers: Record<string, string | undefined> | null | undefined): Record<string, string | undefined> =>
+const lowerCased = (
+  headers: Record<string, string | undefined> | null | undefined,
+): Record<string, string | undefined> =>
   Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
 
-const decoded = (body: string | null | undefined, base64: boolean): string | null => (body && base64 ? Buffer.from(body, 'base64').toString('utf8') : (body ?? null));
+const decoded = (body: string | null | undefined, base64: boolean): string | null =>
+  body && base64 ? Buffer.from(body, 'base64').toString('utf8') : (body ?? null);
 
 /**
  * The API's own base URL as this request reached it: API Gateway always serves https and says so
  * in X-Forwarded-Proto (the local gateway says http); a named stage is part of the path.
  */
-function baseUrlOf(domainName: string | undefined, stage: string | undefined, headers: Record<string, string | undefined>): string | undefined {
+function baseUrlOf(
+  domainName: string | undefined,
+  stage: string | undefined,
+  headers: Record<string, string | undefined>,
+): string | undefined {
   if (!domainName) return undefined;
   const scheme = headers['x-forwarded-proto'] === 'http' ? 'http' : 'https';
   return `${scheme}://${domainName}${stage && stage !== '$default' ? `/${stage}` : ''}`;
@@ -65,14 +85,19 @@ function fromRest(event: APIGatewayProxyEvent): GatewayRequest {
     parameters: event.multiValueQueryStringParameters,
     body: decoded(event.body, event.isBase64Encoded),
     headers: lowerCased(event.headers),
-    principal: principalOf(event.requestContext?.authorizer) ?? (event.requestContext?.identity?.userArn ? ADMIN : undefined),
+    principal:
+      principalOf(event.requestContext?.authorizer) ?? (event.requestContext?.identity?.userArn ? ADMIN : undefined),
     baseUrl: baseUrlOf(event.requestContext?.domainName, event.requestContext?.stage, lowerCased(event.headers)),
   };
 }
 
 function fromHttp(event: APIGatewayProxyEventV2): GatewayRequest {
   // Simple responses put the authorizer's context under `lambda`; IAM authorization fills `iam`.
-  const authorizer = (event.requestContext as { authorizer?: { lambda?: Record<string, unknown> | null; iam?: { userArn?: string } | null } } | undefined)?.authorizer;
+  const authorizer = (
+    event.requestContext as
+      | { authorizer?: { lambda?: Record<string, unknown> | null; iam?: { userArn?: string } | null } }
+      | undefined
+  )?.authorizer;
   // queryStringParameters joins a repeated parameter's values with commas: only the raw string tells.
   const raw = new URLSearchParams(event.rawQueryString ?? '');
   return {
@@ -87,7 +112,8 @@ function fromHttp(event: APIGatewayProxyEventV2): GatewayRequest {
   };
 }
 
-const isHttpApi = (event: ApiGatewayEvent): event is APIGatewayProxyEventV2 => (event as { version?: string }).version === '2.0';
+const isHttpApi = (event: ApiGatewayEvent): event is APIGatewayProxyEventV2 =>
+  (event as { version?: string }).version === '2.0';
 
 /**
  * API Gateway (proxy integration, REST or HTTP API) → router. The authorizer has already checked
@@ -119,7 +145,12 @@ export function createApiHandler(deps: FunctionDeps<'api'>, obs: Observability, 
         ...(options.dashboard ? { dashboard: options.dashboard } : {}),
         ...(options.mailbox ? { mailbox: options.mailbox } : {}),
       });
-      if (res.raw) return { statusCode: res.status, headers: { 'content-type': res.raw.contentType, ...res.raw.headers }, body: String(res.body) };
+      if (res.raw)
+        return {
+          statusCode: res.status,
+          headers: { 'content-type': res.raw.contentType, ...res.raw.headers },
+          body: String(res.body),
+        };
       return json(res.status, res.body);
     } catch (error) {
       const { response, unexpected } = errorResponse(error);

@@ -4,7 +4,11 @@ import { answerFor, INTERNAL_ERROR } from '../error-map.ts';
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
 /** A JSON response with the API's standard headers (never cached). */
-export function json(statusCode: number, body: unknown, headers: Readonly<Record<string, string>> = {}): APIGatewayProxyResult {
+export function json(
+  statusCode: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): APIGatewayProxyResult {
   return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
 }
 

@@ -32,11 +32,27 @@ export const routeKey = (route: Pick<Route, 'method' | 'path'>) => `${route.meth
  * and the request carries one (app/idempotency/idempotency.ts); a bad key is refused before
  * anything runs.
  */
-export function withIdempotencyKey(deps: FunctionDeps<'api'>, route: Route, req: AuthenticatedRequest, run: () => Promise<ApiResponse>): Promise<ApiResponse> {
+export function withIdempotencyKey(
+  deps: FunctionDeps<'api'>,
+  route: Route,
+  req: AuthenticatedRequest,
+  run: () => Promise<ApiResponse>,
+): Promise<ApiResponse> {
   const name = routeKey(route);
   if (!IDEMPOTENCY_KEY_ROUTES.has(name) || KEY_IS_EVENT_ID.has(name)) return run();
   const key = parseIdempotencyKey(req.headers?.[IDEMPOTENCY_KEY_HEADER]);
   if (key === undefined) return run();
   // The path as the router matched it (without a trailing slash): a retry spelt either way is the same request.
-  return runIdempotent(deps, { scope: keyScope(req.principal), route: name, key, method: req.method, path: req.path.replace(/(.)\/+$/, '$1'), body: req.body }, run);
+  return runIdempotent(
+    deps,
+    {
+      scope: keyScope(req.principal),
+      route: name,
+      key,
+      method: req.method,
+      path: req.path.replace(/(.)\/+$/, '$1'),
+      body: req.body,
+    },
+    run,
+  );
 }

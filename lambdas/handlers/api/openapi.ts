@@ -1,9 +1,20 @@
 import { z } from 'zod';
 import packageJson from '../../../package.json' with { type: 'json' };
-import { IDEMPOTENCY_KEY_FIELD, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, IDEMPOTENCY_KEY_TTL_SECONDS } from '#app/idempotency/idempotency.ts';
+import {
+  IDEMPOTENCY_KEY_FIELD,
+  IDEMPOTENCY_KEY_PATTERN,
+  IDEMPOTENCY_KEY_RULE,
+  IDEMPOTENCY_KEY_TTL_SECONDS,
+} from '#app/idempotency/idempotency.ts';
 import { OPERATIONAL_EVENT_COMPONENTS, OPERATIONAL_EVENT_SCHEMAS } from '#app/notices/operational-events.ts';
 import { IDEMPOTENCY_KEY_ROUTES, routeKey } from './idempotency.ts';
-import { OPERATIONS, PATH_PARAMETER_SCHEMAS, REQUEST_COMPONENTS, RESPONSE_COMPONENTS, type Operation } from './operations.ts';
+import {
+  OPERATIONS,
+  PATH_PARAMETER_SCHEMAS,
+  REQUEST_COMPONENTS,
+  RESPONSE_COMPONENTS,
+  type Operation,
+} from './operations.ts';
 import { PORTAL_SESSION_ROUTES } from './portal-access.ts';
 import { parameterNames, type Route } from './route.ts';
 
@@ -38,24 +49,50 @@ function components(named: Readonly<Record<string, z.ZodType>>, io: 'input' | 'o
 /** The name each component schema goes by; an operation's body or answer must be one of them. */
 function namesOf(...tables: Readonly<Record<string, z.ZodType>>[]): Map<z.ZodType, string> {
   const names = new Map<z.ZodType, string>();
-  for (const table of tables) for (const [name, schema] of Object.entries(table)) if (!names.has(schema)) names.set(schema, name);
+  for (const table of tables)
+    for (const [name, schema] of Object.entries(table)) if (!names.has(schema)) names.set(schema, name);
   return names;
 }
 
 const ERROR_RESPONSES = {
-  BadRequest: { status: 400, description: 'invalid_request: the message names the field to fix first (`url: …`); nothing was stored' },
+  BadRequest: {
+    status: 400,
+    description: 'invalid_request: the message names the field to fix first (`url: …`); nothing was stored',
+  },
   Unauthorized: { status: 401, description: 'unauthorized: no valid `Authorization: Bearer <key>`' },
-  Forbidden: { status: 403, description: 'forbidden: this key may not do this (a tenant key on an admin route or for another tenant, a portal session on a route not open to it)' },
-  NotFound: { status: 404, description: "not_found: no such resource (another tenant's ids look exactly like ones that do not exist)" },
-  Conflict: { status: 409, description: 'conflict: the resource is in a state that forbids this, or a request with the same Idempotency-Key is still running' },
+  Forbidden: {
+    status: 403,
+    description:
+      'forbidden: this key may not do this (a tenant key on an admin route or for another tenant, a portal session on a route not open to it)',
+  },
+  NotFound: {
+    status: 404,
+    description: "not_found: no such resource (another tenant's ids look exactly like ones that do not exist)",
+  },
+  Conflict: {
+    status: 409,
+    description:
+      'conflict: the resource is in a state that forbids this, or a request with the same Idempotency-Key is still running',
+  },
   PayloadTooLarge: { status: 413, description: 'payload_too_large: the body is over 1 MiB (refused by the gateway)' },
-  IdempotencyKeyReused: { status: 422, description: 'idempotency_key_reused: this Idempotency-Key was sent with another request (method, path or body)' },
-  RateLimited: { status: 429, description: 'rate_limited: too many requests of this kind; retry after `Retry-After` seconds' },
+  IdempotencyKeyReused: {
+    status: 422,
+    description: 'idempotency_key_reused: this Idempotency-Key was sent with another request (method, path or body)',
+  },
+  RateLimited: {
+    status: 429,
+    description: 'rate_limited: too many requests of this kind; retry after `Retry-After` seconds',
+  },
   InternalError: { status: 500, description: 'internal_error: a fault, not the request; nothing internal is shown' },
-  Unavailable: { status: 503, description: 'unavailable: nothing was stored; send the same request again after `Retry-After` seconds' },
+  Unavailable: {
+    status: 503,
+    description: 'unavailable: nothing was stored; send the same request again after `Retry-After` seconds',
+  },
 } as const;
 type ErrorResponseName = keyof typeof ERROR_RESPONSES;
-const ERROR_BY_STATUS = new Map(Object.entries(ERROR_RESPONSES).map(([name, r]) => [r.status as number, name as ErrorResponseName]));
+const ERROR_BY_STATUS = new Map(
+  Object.entries(ERROR_RESPONSES).map(([name, r]) => [r.status as number, name as ErrorResponseName]),
+);
 
 /** The refusals a route gives by its kind alone: who may call it, whether it names a resource, takes a body or an Idempotency-Key. */
 export function commonErrors(route: Pick<Route, 'method' | 'path' | 'access'>, operation: Operation): number[] {
@@ -74,10 +111,14 @@ export function commonErrors(route: Pick<Route, 'method' | 'path' | 'access'>, o
 }
 
 /** The statuses a route is documented to answer, with the schema of each body: what the integration tests check answers against. */
-export function documentedAnswers(route: Pick<Route, 'method' | 'path' | 'access'>): ReadonlyMap<number, z.ZodType> | undefined {
+export function documentedAnswers(
+  route: Pick<Route, 'method' | 'path' | 'access'>,
+): ReadonlyMap<number, z.ZodType> | undefined {
   const operation = OPERATIONS_BY_KEY[routeKey(route)];
   if (!operation) return undefined;
-  const answers = new Map<number, z.ZodType>(Object.entries(operation.responses).map(([status, a]) => [Number(status), a.schema]));
+  const answers = new Map<number, z.ZodType>(
+    Object.entries(operation.responses).map(([status, a]) => [Number(status), a.schema]),
+  );
   for (const status of commonErrors(route, operation)) answers.set(status, RESPONSE_COMPONENTS.Error);
   return answers;
 }
@@ -98,7 +139,11 @@ function queryParameters(query: z.ZodObject): JsonSchema[] {
   }));
 }
 
-function operationObject(route: Route, operation: Operation, names: ReadonlyMap<z.ZodType, string>): Record<string, unknown> {
+function operationObject(
+  route: Route,
+  operation: Operation,
+  names: ReadonlyMap<z.ZodType, string>,
+): Record<string, unknown> {
   const key = routeKey(route);
   const nameOf = (schema: z.ZodType, what: string) => {
     const name = names.get(schema);
@@ -106,21 +151,31 @@ function operationObject(route: Route, operation: Operation, names: ReadonlyMap<
     return name;
   };
   const parameters: JsonSchema[] = [
-    ...parameterNames(route.path).map((name) => ({ name, in: 'path', required: true, schema: parameterSchema(PATH_PARAMETER_SCHEMAS[name]) })),
+    ...parameterNames(route.path).map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: parameterSchema(PATH_PARAMETER_SCHEMAS[name]),
+    })),
     ...(operation.query ? queryParameters(operation.query) : []),
     ...(IDEMPOTENCY_KEY_ROUTES.has(key)
-      ? [{
-          name: IDEMPOTENCY_KEY_FIELD,
-          in: 'header',
-          required: false,
-          description: `The same key again (same caller, same route) answers what the first request answered, for ${IDEMPOTENCY_KEY_TTL_SECONDS / 3600} h, and does nothing again. ${IDEMPOTENCY_KEY_RULE}.`,
-          schema: parameterSchema(z.string().regex(IDEMPOTENCY_KEY_PATTERN)),
-        }]
+      ? [
+          {
+            name: IDEMPOTENCY_KEY_FIELD,
+            in: 'header',
+            required: false,
+            description: `The same key again (same caller, same route) answers what the first request answered, for ${IDEMPOTENCY_KEY_TTL_SECONDS / 3600} h, and does nothing again. ${IDEMPOTENCY_KEY_RULE}.`,
+            schema: parameterSchema(z.string().regex(IDEMPOTENCY_KEY_PATTERN)),
+          },
+        ]
       : []),
   ];
   const responses: Record<string, unknown> = {};
   for (const [status, a] of Object.entries(operation.responses)) {
-    responses[status] = { description: a.description, content: { [a.mediaType ?? 'application/json']: { schema: { $ref: REF(nameOf(a.schema, `${status} answer`)) } } } };
+    responses[status] = {
+      description: a.description,
+      content: { [a.mediaType ?? 'application/json']: { schema: { $ref: REF(nameOf(a.schema, `${status} answer`)) } } },
+    };
   }
   for (const status of commonErrors(route, operation)) {
     const name = ERROR_BY_STATUS.get(status);
@@ -132,13 +187,22 @@ function operationObject(route: Route, operation: Operation, names: ReadonlyMap<
     summary: operation.summary,
     ...(operation.description ? { description: operation.description } : {}),
     tags: operation.tags,
-    ...(route.access === 'admin' ? { 'x-hookline-access': 'admin' } : route.access === 'tenant' ? { 'x-hookline-access': 'tenant' } : {}),
+    ...(route.access === 'admin'
+      ? { 'x-hookline-access': 'admin' }
+      : route.access === 'tenant'
+        ? { 'x-hookline-access': 'tenant' }
+        : {}),
     // The routes a customer portal session may call (portal-access.ts).
     ...(PORTAL_SESSION_ROUTES.has(key) ? { 'x-hookline-portal': true } : {}),
     security: route.access === 'public' ? [] : [{ bearerAuth: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.body
-      ? { requestBody: { required: !operation.body.optional, content: { 'application/json': { schema: { $ref: REF(nameOf(operation.body.schema, 'body')) } } } } }
+      ? {
+          requestBody: {
+            required: !operation.body.optional,
+            content: { 'application/json': { schema: { $ref: REF(nameOf(operation.body.schema, 'body')) } } },
+          },
+        }
       : {}),
     responses,
   };
@@ -207,11 +271,13 @@ export function openApiDocument(routes: readonly Route[]): OpenApiDocument {
       description:
         'Outbound webhooks: publish events, manage subscriptions, inspect deliveries and dead letters, replay. JSON in and out; ' +
         '`Authorization: Bearer <key>` on everything but GET /health and GET /openapi.json (the admin key, or a tenant key where a route allows it: ' +
-        "`x-hookline-access`). Errors are `{\"error\": {\"code\", \"message\"}}`. Times are ISO 8601; ids carry a prefix (`sub_`, `dlv_`, `rpl_`, `key_`).",
+        '`x-hookline-access`). Errors are `{"error": {"code", "message"}}`. Times are ISO 8601; ids carry a prefix (`sub_`, `dlv_`, `rpl_`, `key_`).',
       license: { name: packageJson.license, identifier: packageJson.license },
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
-    tags: [...new Set([...Object.values(OPERATIONS_BY_KEY).flatMap((o) => o.tags), 'Operational webhooks'])].map((name) => ({ name })),
+    tags: [...new Set([...Object.values(OPERATIONS_BY_KEY).flatMap((o) => o.tags), 'Operational webhooks'])].map(
+      (name) => ({ name }),
+    ),
     paths,
     webhooks,
     components: {
@@ -221,12 +287,25 @@ export function openApiDocument(routes: readonly Route[]): OpenApiDocument {
           name,
           {
             description: r.description,
-            ...(r.status === 429 || r.status === 503 ? { headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer', minimum: 0 } } } } : {}),
+            ...(r.status === 429 || r.status === 503
+              ? {
+                  headers: {
+                    'Retry-After': { description: 'seconds to wait', schema: { type: 'integer', minimum: 0 } },
+                  },
+                }
+              : {}),
             content: { 'application/json': { schema: { $ref: REF('Error') } } },
           },
         ]),
       ),
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'the admin key (hk_admin_…), a tenant key (hk_tenant_…) or a portal session token (hk_portal_…, on the routes marked x-hookline-portal)' } },
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'the admin key (hk_admin_…), a tenant key (hk_tenant_…) or a portal session token (hk_portal_…, on the routes marked x-hookline-portal)',
+        },
+      },
     },
   };
   cached = { routes, document };

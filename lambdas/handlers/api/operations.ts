@@ -5,9 +5,24 @@ import { publishBatch, publishEvent } from '#app/publish/publish-request.ts';
 import { archiveRunBody, restoreBody } from '#app/archive/archive-request.ts';
 import { mailQuery } from '#app/notices/mail-request.ts';
 import { bulkReplayBody } from '#app/replay/replay-request.ts';
-import { deliveryId, eventId, keyId, pageQuery, portalSessionId, replayId, subscriptionId, tenantId } from '#app/schema/common.ts';
+import {
+  deliveryId,
+  eventId,
+  keyId,
+  pageQuery,
+  portalSessionId,
+  replayId,
+  subscriptionId,
+  tenantId,
+} from '#app/schema/common.ts';
 import * as R from '#app/schema/responses.ts';
-import { CREATE_SUBSCRIPTION_SCHEMA, PAUSE_SCHEMA, ROTATE_SECRET_SCHEMA, SUBSCRIPTION_LIST_QUERY, UPDATE_SUBSCRIPTION_SCHEMA } from '#app/subscriptions/subscription-request.ts';
+import {
+  CREATE_SUBSCRIPTION_SCHEMA,
+  PAUSE_SCHEMA,
+  ROTATE_SECRET_SCHEMA,
+  SUBSCRIPTION_LIST_QUERY,
+  UPDATE_SUBSCRIPTION_SCHEMA,
+} from '#app/subscriptions/subscription-request.ts';
 import { subscriptionStatsQuery } from '#app/subscriptions/subscription-stats-request.ts';
 import { mintKeyBody } from '#app/tenants/tenant-request.ts';
 import { exchangePortalCodeBody, mintPortalSessionBody } from '#app/portal/portal-request.ts';
@@ -131,114 +146,166 @@ const file = (mediaType: string, description: string) => ({ schema: R.dashboardF
 
 export const OPERATIONS = {
   'GET /health': {
-    operationId: 'getHealth', summary: 'Liveness', tags: ['Meta'],
+    operationId: 'getHealth',
+    summary: 'Liveness',
+    tags: ['Meta'],
     responses: { 200: answer(R.health, 'the API answers') },
   },
   'GET /openapi.json': {
-    operationId: 'getOpenApiDocument', summary: 'This document', tags: ['Meta'],
+    operationId: 'getOpenApiDocument',
+    summary: 'This document',
+    tags: ['Meta'],
     responses: { 200: answer(openApiDocumentSchema, 'the OpenAPI 3.1 document of this API') },
   },
 
   'POST /v1/subscriptions': {
-    operationId: 'createSubscription', summary: 'Subscribe an endpoint', tags: ['Subscriptions'],
-    description: "Checks the URL against the target rules and answers with the signing secret, the one time it is shown (v1). eventTypes: '*', exact types, or 'prefix.*'; default ['*'].",
+    operationId: 'createSubscription',
+    summary: 'Subscribe an endpoint',
+    tags: ['Subscriptions'],
+    description:
+      "Checks the URL against the target rules and answers with the signing secret, the one time it is shown (v1). eventTypes: '*', exact types, or 'prefix.*'; default ['*'].",
     body: { schema: CREATE_SUBSCRIPTION_SCHEMA },
     responses: { 201: answer(R.createdSubscription, 'created') },
   },
   'GET /v1/subscriptions': {
-    operationId: 'listSubscriptions', summary: 'List subscriptions', tags: ['Subscriptions'],
+    operationId: 'listSubscriptions',
+    summary: 'List subscriptions',
+    tags: ['Subscriptions'],
     description: "A tenant key sees its own tenant's only, whatever tenantId it asks for.",
     query: SUBSCRIPTION_LIST_QUERY,
     responses: { 200: answer(subscriptionPage, 'a page of subscriptions') },
   },
   'GET /v1/subscriptions/{subscriptionId}': {
-    operationId: 'getSubscription', summary: 'Read a subscription', tags: ['Subscriptions'],
+    operationId: 'getSubscription',
+    summary: 'Read a subscription',
+    tags: ['Subscriptions'],
     responses: { 200: answer(R.subscription, 'the subscription (never its secret)') },
   },
   'PATCH /v1/subscriptions/{subscriptionId}': {
-    operationId: 'updateSubscription', summary: 'Change a subscription', tags: ['Subscriptions'],
+    operationId: 'updateSubscription',
+    summary: 'Change a subscription',
+    tags: ['Subscriptions'],
     description: 'At least one field; null removes an optional one. A new URL is checked against the target rules.',
     body: { schema: UPDATE_SUBSCRIPTION_SCHEMA },
     responses: { 200: answer(R.subscription, 'the subscription as changed') },
     errors: [409],
   },
   'DELETE /v1/subscriptions/{subscriptionId}': {
-    operationId: 'deleteSubscription', summary: 'Delete a subscription', tags: ['Subscriptions'],
-    description: 'Its state becomes deleted (final); its waiting deliveries are dead-lettered. Deleting it again changes nothing.',
+    operationId: 'deleteSubscription',
+    summary: 'Delete a subscription',
+    tags: ['Subscriptions'],
+    description:
+      'Its state becomes deleted (final); its waiting deliveries are dead-lettered. Deleting it again changes nothing.',
     responses: { 200: answer(R.deletedSubscription, 'deleted') },
   },
   'POST /v1/subscriptions/{subscriptionId}/rotate-secret': {
-    operationId: 'rotateSubscriptionSecret', summary: 'Rotate the signing secret', tags: ['Subscriptions'],
-    description: 'The new secret (fresh, or the one given) signs at once; the old ones keep signing beside it for overlapSeconds.',
+    operationId: 'rotateSubscriptionSecret',
+    summary: 'Rotate the signing secret',
+    tags: ['Subscriptions'],
+    description:
+      'The new secret (fresh, or the one given) signs at once; the old ones keep signing beside it for overlapSeconds.',
     body: { schema: ROTATE_SECRET_SCHEMA, optional: true },
     responses: { 200: answer(R.rotatedSecret, 'the secrets signing now, the new one first') },
     errors: [409],
   },
   'GET /v1/subscriptions/{subscriptionId}/secret': {
-    operationId: 'getSubscriptionSecrets', summary: 'Read the signing secrets', tags: ['Subscriptions'],
+    operationId: 'getSubscriptionSecrets',
+    summary: 'Read the signing secrets',
+    tags: ['Subscriptions'],
     responses: { 200: answer(R.subscriptionSecrets, 'the secrets signing now, newest first') },
     errors: [409],
   },
   'POST /v1/subscriptions/{subscriptionId}/test': {
-    operationId: 'sendTestEvent', summary: 'Send a test event', tags: ['Subscriptions'],
+    operationId: 'sendTestEvent',
+    summary: 'Send a test event',
+    tags: ['Subscriptions'],
     description: 'Publishes a hookline.test event to this subscription alone.',
     responses: { 202: answer(R.testEvent, 'published; its delivery is on its way') },
     errors: [409],
   },
   'GET /v1/subscriptions/{subscriptionId}/stats': {
-    operationId: 'getSubscriptionStats', summary: 'Delivery health over a window', tags: ['Subscriptions'],
+    operationId: 'getSubscriptionStats',
+    summary: 'Delivery health over a window',
+    tags: ['Subscriptions'],
     query: subscriptionStatsQuery,
-    responses: { 200: answer(R.subscriptionStats, 'outcomes, success rate, latency and the last failure over [now - windowHours, now]') },
+    responses: {
+      200: answer(
+        R.subscriptionStats,
+        'outcomes, success rate, latency and the last failure over [now - windowHours, now]',
+      ),
+    },
   },
   'POST /v1/subscriptions/{subscriptionId}/pause': {
-    operationId: 'pauseSubscription', summary: 'Pause deliveries', tags: ['Subscriptions'],
+    operationId: 'pauseSubscription',
+    summary: 'Pause deliveries',
+    tags: ['Subscriptions'],
     description: 'Events are still accepted and stored; nothing is sent until resume.',
     body: { schema: PAUSE_SCHEMA, optional: true },
     responses: { 200: answer(R.subscription, 'paused') },
     errors: [409],
   },
   'POST /v1/subscriptions/{subscriptionId}/resume': {
-    operationId: 'resumeSubscription', summary: 'Resume deliveries', tags: ['Subscriptions'],
+    operationId: 'resumeSubscription',
+    summary: 'Resume deliveries',
+    tags: ['Subscriptions'],
     description: 'Every waiting delivery becomes due again, spread over a short window.',
     responses: { 200: answer(R.resumedSubscription, 'active again') },
     errors: [409],
   },
 
   'POST /v1/events': {
-    operationId: 'publishEvent', summary: 'Publish an event', tags: ['Events'],
-    description: 'Fans the event out to the subscriptions of its audience whose event types match: its tenant\'s (`tenantId`), those without a tenant (none), or every tenant\'s (`audience: "all"`, the admin key only), narrowed to `subscriptionIds` when given. A tenant key publishes for its own tenant only (403 otherwise). The same id again publishes nothing new and answers 200 with the same deliveries.',
+    operationId: 'publishEvent',
+    summary: 'Publish an event',
+    tags: ['Events'],
+    description:
+      'Fans the event out to the subscriptions of its audience whose event types match: its tenant\'s (`tenantId`), those without a tenant (none), or every tenant\'s (`audience: "all"`, the admin key only), narrowed to `subscriptionIds` when given. A tenant key publishes for its own tenant only (403 otherwise). The same id again publishes nothing new and answers 200 with the same deliveries.',
     body: { schema: publishEvent },
     // A publish that stalled past the sweeper's settle time stores nothing and asks to be sent again.
     errors: [503],
-    responses: { 202: answer(R.published, 'accepted: one delivery per matching subscription'), 200: answer(R.published, 'published before under this id: the same deliveries, nothing new sent') },
+    responses: {
+      202: answer(R.published, 'accepted: one delivery per matching subscription'),
+      200: answer(R.published, 'published before under this id: the same deliveries, nothing new sent'),
+    },
   },
   'POST /v1/events/batch': {
-    operationId: 'publishEventBatch', summary: 'Publish up to 100 events', tags: ['Events'],
-    description: 'The same rules per event; one bad event refuses the whole batch, naming it (events[3].type, events[1].subscriptionIds[0]).',
+    operationId: 'publishEventBatch',
+    summary: 'Publish up to 100 events',
+    tags: ['Events'],
+    description:
+      'The same rules per event; one bad event refuses the whole batch, naming it (events[3].type, events[1].subscriptionIds[0]).',
     body: { schema: publishBatch },
     errors: [503],
     responses: { 200: answer(R.publishedBatch, 'one result per event, in order') },
   },
   'GET /v1/events': {
-    operationId: 'listEvents', summary: 'List published events', tags: ['Events'],
+    operationId: 'listEvents',
+    summary: 'List published events',
+    tags: ['Events'],
     description: 'Newest first; optionally of one type, for one tenant, or created at or after `since`.',
     query: eventListQuery,
     responses: { 200: answer(eventPage, 'a page of events') },
   },
   'GET /v1/events/{eventId}': {
-    operationId: 'getEvent', summary: 'Read an event', tags: ['Events'],
-    description: 'With its payload and its delivery per subscription; a tenant key sees an event through its own deliveries only.',
+    operationId: 'getEvent',
+    summary: 'Read an event',
+    tags: ['Events'],
+    description:
+      'With its payload and its delivery per subscription; a tenant key sees an event through its own deliveries only.',
     responses: { 200: answer(R.eventDetail, 'the event') },
   },
   'GET /v1/subscriptions/{subscriptionId}/events': {
-    operationId: 'listSubscriptionEvents', summary: "A subscription's events, for reconciliation", tags: ['Events'],
-    description: 'Pass an item\'s cursor (or the page\'s nextCursor) as `after` to continue after it.',
+    operationId: 'listSubscriptionEvents',
+    summary: "A subscription's events, for reconciliation",
+    tags: ['Events'],
+    description: "Pass an item's cursor (or the page's nextCursor) as `after` to continue after it.",
     query: subscriptionEventsQuery,
     responses: { 200: answer(subscriptionEventPage, 'a page of the events sent to this subscription') },
   },
 
   'GET /v1/deliveries': {
-    operationId: 'listDeliveries', summary: "List a subscription's deliveries", tags: ['Deliveries'],
+    operationId: 'listDeliveries',
+    summary: "List a subscription's deliveries",
+    tags: ['Deliveries'],
     description: 'Newest first, optionally in one state.',
     query: deliveryListQuery,
     responses: { 200: answer(deliveryPage, 'a page of deliveries') },
@@ -246,24 +313,32 @@ export const OPERATIONS = {
     errors: [404],
   },
   'GET /v1/deliveries/{deliveryId}': {
-    operationId: 'getDelivery', summary: 'Read a delivery', tags: ['Deliveries'],
+    operationId: 'getDelivery',
+    summary: 'Read a delivery',
+    tags: ['Deliveries'],
     description: 'With its body, headers and latest 50 attempts.',
     responses: { 200: answer(R.deliveryDetail, 'the delivery') },
   },
   'GET /v1/deliveries/{deliveryId}/attempts': {
-    operationId: 'listDeliveryAttempts', summary: "Page through a delivery's attempts", tags: ['Deliveries'],
+    operationId: 'listDeliveryAttempts',
+    summary: "Page through a delivery's attempts",
+    tags: ['Deliveries'],
     description: "Pages go back in time (each page oldest first); start from the delivery's attemptLogNextCursor.",
     query: pageQuery,
     responses: { 200: answer(attemptPage, 'a page of attempts') },
   },
   'POST /v1/deliveries/{deliveryId}/replay': {
-    operationId: 'replayDelivery', summary: 'Replay a delivery', tags: ['Deliveries'],
+    operationId: 'replayDelivery',
+    summary: 'Replay a delivery',
+    tags: ['Deliveries'],
     description: 'A failed, expired or delivered delivery is sent again (attempts restart, a fresh deadline).',
     responses: { 202: answer(R.delivery, 'pending again') },
     errors: [409],
   },
   'GET /v1/dead-letters': {
-    operationId: 'listDeadLetters', summary: 'List dead letters', tags: ['Deliveries'],
+    operationId: 'listDeadLetters',
+    summary: 'List dead letters',
+    tags: ['Deliveries'],
     description: 'Failed and expired deliveries, newest first, overall (admin) or of one subscription.',
     query: deadLetterQuery,
     responses: { 200: answer(deliveryPage, 'a page of dead letters') },
@@ -271,61 +346,88 @@ export const OPERATIONS = {
   },
 
   'POST /v1/replays': {
-    operationId: 'startBulkReplay', summary: 'Replay many deliveries', tags: ['Replays'],
+    operationId: 'startBulkReplay',
+    summary: 'Replay many deliveries',
+    tags: ['Replays'],
     description: 'Every matching delivery, re-attempts spread over a window; leaves an audit record.',
     body: { schema: bulkReplayBody },
-    responses: { 200: answer(R.replay, 'finished within the request'), 202: answer(R.replay, 'running: it continues on the replay schedule') },
+    responses: {
+      200: answer(R.replay, 'finished within the request'),
+      202: answer(R.replay, 'running: it continues on the replay schedule'),
+    },
   },
   'GET /v1/replays': {
-    operationId: 'listBulkReplays', summary: 'The bulk replay audit trail', tags: ['Replays'],
+    operationId: 'listBulkReplays',
+    summary: 'The bulk replay audit trail',
+    tags: ['Replays'],
     query: pageQuery,
     responses: { 200: answer(replayPage, 'a page of bulk replays, newest first') },
   },
   'GET /v1/replays/{replayId}': {
-    operationId: 'getBulkReplay', summary: 'Read a bulk replay', tags: ['Replays'],
+    operationId: 'getBulkReplay',
+    summary: 'Read a bulk replay',
+    tags: ['Replays'],
     responses: { 200: answer(R.replay, 'the audit record') },
   },
 
   'POST /v1/archive-runs': {
-    operationId: 'runArchive', summary: 'Run one archive slice now', tags: ['Archive'],
+    operationId: 'runArchive',
+    summary: 'Run one archive slice now',
+    tags: ['Archive'],
     description:
-      'What the daily schedule does, for at most maxObjects new archive objects (the archiver\'s default when absent), run by the archiver function and answered with its report. ' +
+      "What the daily schedule does, for at most maxObjects new archive objects (the archiver's default when absent), run by the archiver function and answered with its report. " +
       "kind 'partial': more is archivable, run again; 'busy': another run holds the lock, try later. Long backlogs: `hookline archive run`.",
     body: { schema: archiveRunBody, optional: true },
-    responses: { 200: answer(R.archiveReport, 'the slice\'s report') },
+    responses: { 200: answer(R.archiveReport, "the slice's report") },
     errors: [503],
   },
   'POST /v1/restores': {
-    operationId: 'restoreArchive', summary: 'Restore archived deliveries', tags: ['Archive'],
-    description: 'Every archived delivery created from `from` to `to` (UTC days, at most the archiver\'s range), optionally of one subscription, put back for the restore hold; run by the archiver function.',
+    operationId: 'restoreArchive',
+    summary: 'Restore archived deliveries',
+    tags: ['Archive'],
+    description:
+      "Every archived delivery created from `from` to `to` (UTC days, at most the archiver's range), optionally of one subscription, put back for the restore hold; run by the archiver function.",
     body: { schema: restoreBody },
     responses: { 200: answer(R.restoreReport, 'what was restored') },
     errors: [503],
   },
   'GET /v1/mail': {
-    operationId: 'listCaughtMail', summary: 'Notice emails the local mail catcher kept', tags: ['Notices'],
-    description: 'Local runtime only: newest first. On AWS (SES) or with an SMTP server nothing is kept: kept is false, with a note, and no items.',
+    operationId: 'listCaughtMail',
+    summary: 'Notice emails the local mail catcher kept',
+    tags: ['Notices'],
+    description:
+      'Local runtime only: newest first. On AWS (SES) or with an SMTP server nothing is kept: kept is false, with a note, and no items.',
     query: mailQuery,
     responses: { 200: answer(R.caughtMailList, 'the caught messages') },
   },
 
   'POST /v1/tenants/{tenantId}/keys': {
-    operationId: 'mintTenantKey', summary: 'Mint a tenant key', tags: ['Tenants'],
+    operationId: 'mintTenantKey',
+    summary: 'Mint a tenant key',
+    tags: ['Tenants'],
     description: "A key that sees only this tenant's subscriptions and deliveries; shown once.",
     body: { schema: mintKeyBody, optional: true },
     responses: { 201: answer(R.mintedKey, 'minted') },
   },
   'GET /v1/tenants/{tenantId}/keys': {
-    operationId: 'listTenantKeys', summary: "List a tenant's keys", tags: ['Tenants'],
-    responses: { 200: answer(tenantKeyList, 'every key, oldest first, revoked and expired ones included (never the key)') },
+    operationId: 'listTenantKeys',
+    summary: "List a tenant's keys",
+    tags: ['Tenants'],
+    responses: {
+      200: answer(tenantKeyList, 'every key, oldest first, revoked and expired ones included (never the key)'),
+    },
   },
   'DELETE /v1/tenants/{tenantId}/keys/{keyId}': {
-    operationId: 'revokeTenantKey', summary: 'Revoke a tenant key', tags: ['Tenants'],
+    operationId: 'revokeTenantKey',
+    summary: 'Revoke a tenant key',
+    tags: ['Tenants'],
     responses: { 200: answer(R.tenantKey, 'revoked') },
   },
 
   'POST /v1/tenants/{tenantId}/portal-sessions': {
-    operationId: 'mintPortalSession', summary: 'Mint a customer portal link', tags: ['Portal'],
+    operationId: 'mintPortalSession',
+    summary: 'Mint a customer portal link',
+    tags: ['Portal'],
     description:
       "A link to the dashboard that shows this tenant's subscriptions (or one, with subscriptionId) and their deliveries, for expiresInSeconds (default 3600, at most 86400). " +
       'It carries a one-time code in its fragment (#portal=…), which the page trades for a session token (POST /v1/portal-sessions/exchange); the link works once. Shown once.',
@@ -333,12 +435,17 @@ export const OPERATIONS = {
     responses: { 201: answer(R.mintedPortalSession, 'minted: hand url to the customer') },
   },
   'DELETE /v1/tenants/{tenantId}/portal-sessions/{sessionId}': {
-    operationId: 'revokePortalSession', summary: 'Revoke a customer portal link', tags: ['Portal'],
-    description: 'The link, and the session opened with it, are refused from then on (on AWS within the 30 s authorizer cache). Revoking again keeps the first time.',
+    operationId: 'revokePortalSession',
+    summary: 'Revoke a customer portal link',
+    tags: ['Portal'],
+    description:
+      'The link, and the session opened with it, are refused from then on (on AWS within the 30 s authorizer cache). Revoking again keeps the first time.',
     responses: { 200: answer(R.portalSession, 'revoked') },
   },
   'POST /v1/portal-sessions/exchange': {
-    operationId: 'exchangePortalCode', summary: "Trade a portal link's one-time code for a session", tags: ['Portal'],
+    operationId: 'exchangePortalCode',
+    summary: "Trade a portal link's one-time code for a session",
+    tags: ['Portal'],
     description:
       'No key: the code is the credential, and it works once. The session token answered is sent as Authorization: Bearer and ends with the link (expiresAt) or its revocation; ' +
       'it sees the tenant (or the one subscription) the link was minted for, on the routes marked x-hookline-portal. An unknown, used, revoked or expired code is a 401 saying which.',
@@ -348,18 +455,25 @@ export const OPERATIONS = {
   },
 
   'GET /dashboard': {
-    operationId: 'getDashboard', summary: 'The web dashboard', tags: ['Dashboard'],
-    description: 'The operator console (enter the admin key) and the customer portal (open a portal link). Served with a Content-Security-Policy that allows this origin only, no inline script.',
+    operationId: 'getDashboard',
+    summary: 'The web dashboard',
+    tags: ['Dashboard'],
+    description:
+      'The operator console (enter the admin key) and the customer portal (open a portal link). Served with a Content-Security-Policy that allows this origin only, no inline script.',
     responses: { 200: file('text/html', 'the page') },
     errors: [404],
   },
   'GET /dashboard/app.js': {
-    operationId: 'getDashboardScript', summary: "The web dashboard's script", tags: ['Dashboard'],
+    operationId: 'getDashboardScript',
+    summary: "The web dashboard's script",
+    tags: ['Dashboard'],
     responses: { 200: file('text/javascript', 'the bundled script') },
     errors: [404],
   },
   'GET /dashboard/app.css': {
-    operationId: 'getDashboardStyles', summary: "The web dashboard's style sheet", tags: ['Dashboard'],
+    operationId: 'getDashboardStyles',
+    summary: "The web dashboard's style sheet",
+    tags: ['Dashboard'],
     responses: { 200: file('text/css', 'the style sheet') },
     errors: [404],
   },

@@ -28,6 +28,8 @@ export const PORTAL_SESSION_ROUTES: ReadonlySet<string> = new Set([
 /** ForbiddenError when a portal session calls a route outside PORTAL_SESSION_ROUTES; `route` is its `METHOD /template`. */
 export function requirePortalRoute(principal: Principal, route: string): void {
   if (principal.role === 'tenant' && principal.portal && !PORTAL_SESSION_ROUTES.has(route)) {
-    throw new ForbiddenError(`${route} is not open to a portal session; use a tenant key (POST /v1/tenants/{tenantId}/keys) for it`);
+    throw new ForbiddenError(
+      `${route} is not open to a portal session; use a tenant key (POST /v1/tenants/{tenantId}/keys) for it`,
+    );
   }
 }

@@ -66,13 +66,20 @@ export type PathParameter = keyof typeof PATH_PARAMETERS;
  * from which the matching pattern is built, so the table and the documentation cannot disagree.
  */
 export type Route = { readonly method: string; readonly path: string } & (
-  | { readonly access: 'public'; readonly run: (deps: FunctionDeps<'api'>, req: ApiRequest, params: Params) => Promise<ApiResponse> }
+  | {
+      readonly access: 'public';
+      readonly run: (deps: FunctionDeps<'api'>, req: ApiRequest, params: Params) => Promise<ApiResponse>;
+    }
   /** `admin`: the deployment's key only; `tenant`: tenant keys too, which every service scopes to their own resources. */
-  | { readonly access: 'admin' | 'tenant'; readonly run: (deps: FunctionDeps<'api'>, req: AuthenticatedRequest, params: Params) => Promise<ApiResponse> }
+  | {
+      readonly access: 'admin' | 'tenant';
+      readonly run: (deps: FunctionDeps<'api'>, req: AuthenticatedRequest, params: Params) => Promise<ApiResponse>;
+    }
 );
 
 export const ok = (body: unknown, status = 200): ApiResponse => ({ status, body });
-export const listed = <T>(page: Page<T>, view: (item: T) => unknown): ApiResponse => ok({ items: page.items.map(view), nextCursor: page.nextCursor ?? null });
+export const listed = <T>(page: Page<T>, view: (item: T) => unknown): ApiResponse =>
+  ok({ items: page.items.map(view), nextCursor: page.nextCursor ?? null });
 
 /** The names of a template's parameters, in order. */
 export function parameterNames(template: string): PathParameter[] {

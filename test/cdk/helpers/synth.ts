@@ -12,7 +12,9 @@ import type { WebhookDeliveryProps } from '../../../lib/webhook-delivery.ts';
 
 /** The feature flags `cdk synth` runs with, so tests see the template the CLI produces. */
 function cdkJsonContext(): Record<string, unknown> {
-  const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
+  const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as {
+    context?: Record<string, unknown>;
+  };
   return cdkJson.context ?? {};
 }
 

@@ -10,14 +10,19 @@ export interface Statement {
 }
 
 export const actionsOf = (s: Statement): string[] => (Array.isArray(s.Action) ? s.Action : [s.Action]);
-export const resourcesOf = (s: Statement): unknown[] => (s.Resource === undefined ? [] : Array.isArray(s.Resource) ? s.Resource : [s.Resource]);
+export const resourcesOf = (s: Statement): unknown[] =>
+  s.Resource === undefined ? [] : Array.isArray(s.Resource) ? s.Resource : [s.Resource];
 
 /** Every identity-based policy statement attached to the role of `fn`. */
 export function statementsOf(json: TemplateJson, fn: FunctionKey): Statement[] {
   const { properties } = findTopologyResource(json, `function/${fn}`);
   const roleId = (properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
   return Object.values(json.Resources)
-    .filter((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties?.Roles as { Ref: string }[]).some((ref) => ref.Ref === roleId))
+    .filter(
+      (r) =>
+        r.Type === 'AWS::IAM::Policy' &&
+        ((r.Properties?.Roles ?? []) as { Ref: string }[]).some((ref) => ref.Ref === roleId),
+    )
     .flatMap((r) => (r.Properties!.PolicyDocument as { Statement: Statement[] }).Statement);
 }
 

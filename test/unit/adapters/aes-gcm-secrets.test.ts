@@ -6,7 +6,10 @@ import type { SealedSecrets } from '#domain/types.ts';
 
 const KEY = new Uint8Array(32).fill(1);
 const SECRETS = ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'whsec_b2xkIHNlY3JldCBkdXJpbmcgcm90YXRpb24='];
-const seal = (id = 'sub_a', secrets = SECRETS): SealedSecrets => ({ scheme: 'local-v1', ...encryptSecrets(KEY, 'local-v1', id, secrets) });
+const seal = (id = 'sub_a', secrets = SECRETS): SealedSecrets => ({
+  scheme: 'local-v1',
+  ...encryptSecrets(KEY, 'local-v1', id, secrets),
+});
 
 /** Flips one bit of a base64 field, as a corrupted or hand-edited row would. */
 function flip(b64: string, at = 0): string {
@@ -35,7 +38,10 @@ describe('AES-256-GCM sealing of signing secrets', () => {
   for (const field of ['data', 'tag', 'iv'] as const) {
     it(`refuses a blob whose ${field} was altered`, () => {
       const sealed = seal();
-      assert.throws(() => decryptSecrets(KEY, { ...sealed, [field]: flip(sealed[field]) }, 'sub_a'), SealedSecretsError);
+      assert.throws(
+        () => decryptSecrets(KEY, { ...sealed, [field]: flip(sealed[field]) }, 'sub_a'),
+        SealedSecretsError,
+      );
     });
   }
 

@@ -5,7 +5,8 @@ import { deflateRawSync } from 'node:zlib';
 import { decodeBody, decodeBodyBase64, encodeBody, encodeBodyBase64 } from '#adapters/body-codec.ts';
 import { BodyIntegrityError } from '#adapters/errors.ts';
 
-const envelope = (data: string) => `{"id":"evt_1","type":"order.created","timestamp":"2024-05-01T12:00:00.000Z","data":${data}}`;
+const envelope = (data: string) =>
+  `{"id":"evt_1","type":"order.created","timestamp":"2024-05-01T12:00:00.000Z","data":${data}}`;
 /** Bodies a re-serialisation would change, or that stress the codec. */
 const TRICKY: ReadonlyArray<readonly [string, string]> = [
   ['an empty object', envelope('{}')],
@@ -15,8 +16,14 @@ const TRICKY: ReadonlyArray<readonly [string, string]> = [
   ['unicode and emoji as raw text', envelope('{"name":"Zoë Ångström 日本語 עברית","emoji":"🎉👩‍👩‍👧‍👦🏳️‍🌈"}')],
   ['whitespace and key order', envelope('{ "z" : 1 ,\n\t"a" :[ ] }')],
   ['a NUL and control characters', envelope('"\u0000\u0001\u001f"')],
-  ['256 KiB of incompressible text', envelope(`"${randomBytes(96 * 1024).toString('base64')}"`).padEnd(256 * 1024, ' ')],
-  ['256 KiB of repetitive JSON', envelope(JSON.stringify(Array.from({ length: 5000 }, (_, i) => ({ i, ok: true })))).padEnd(256 * 1024, ' ')],
+  [
+    '256 KiB of incompressible text',
+    envelope(`"${randomBytes(96 * 1024).toString('base64')}"`).padEnd(256 * 1024, ' '),
+  ],
+  [
+    '256 KiB of repetitive JSON',
+    envelope(JSON.stringify(Array.from({ length: 5000 }, (_, i) => ({ i, ok: true })))).padEnd(256 * 1024, ' '),
+  ],
 ];
 
 describe('body codec', () => {
@@ -59,10 +66,13 @@ describe('body codec', () => {
     const text = envelope('{"amount":100}');
     const good = encodeBody(text);
 
-    it('a sha256 that is not the body\'s', () => {
+    it("a sha256 that is not the body's", () => {
       const other = encodeBody(envelope('{"amount":900}'));
       assert.throws(() => decodeBody(good.bytes, other.sha256), BodyIntegrityError);
-      assert.throws(() => decodeBody(other.bytes, good.sha256), (e: Error) => e instanceof BodyIntegrityError && e.name === 'BodyIntegrityError' && /sha256/.test(e.message));
+      assert.throws(
+        () => decodeBody(other.bytes, good.sha256),
+        (e: Error) => e instanceof BodyIntegrityError && e.name === 'BodyIntegrityError' && /sha256/.test(e.message),
+      );
     });
 
     it('bytes that were altered, whether or not they still inflate: never altered text', () => {
@@ -90,13 +100,19 @@ describe('body codec', () => {
 
     it('a stream that inflates to more than any body can be (stops there, not at the memory limit)', () => {
       const bomb = deflateRawSync(Buffer.alloc(16 * 1024 * 1024));
-      assert.throws(() => decodeBody(bomb, good.sha256), (e: Error) => e instanceof BodyIntegrityError && /inflate/.test(e.message));
+      assert.throws(
+        () => decodeBody(bomb, good.sha256),
+        (e: Error) => e instanceof BodyIntegrityError && /inflate/.test(e.message),
+      );
     });
 
     it('base64 that was altered on the way', () => {
       const b64 = encodeBodyBase64(text);
-      const flipped = (b64.base64[5] === 'A' ? 'B' : 'A');
-      assert.throws(() => decodeBodyBase64(b64.base64.slice(0, 5) + flipped + b64.base64.slice(6), b64.sha256), BodyIntegrityError);
+      const flipped = b64.base64[5] === 'A' ? 'B' : 'A';
+      assert.throws(
+        () => decodeBodyBase64(b64.base64.slice(0, 5) + flipped + b64.base64.slice(6), b64.sha256),
+        BodyIntegrityError,
+      );
       assert.throws(() => decodeBodyBase64(b64.base64, encodeBodyBase64('{}').sha256), BodyIntegrityError);
     });
   });

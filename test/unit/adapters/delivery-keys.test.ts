@@ -1,6 +1,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeShardKey, deadLetterShardKey, deadLetterShardKeys, deliveryKey, subscriptionDeadLetterShardKey, subscriptionDeadLetterShardKeys, subscriptionShardKey, subscriptionShardKeys } from '#adapters/delivery-keys.ts';
+import {
+  activeShardKey,
+  deadLetterShardKey,
+  deadLetterShardKeys,
+  deliveryKey,
+  subscriptionDeadLetterShardKey,
+  subscriptionDeadLetterShardKeys,
+  subscriptionShardKey,
+  subscriptionShardKeys,
+} from '#adapters/delivery-keys.ts';
 import { deliveryIdFor, deliveryIdParts, idOfListKey, lastListKeyAt } from '#domain/ids.ts';
 
 /** DynamoDB's write limit for one partition, per second (a KEYS_ONLY or ≤ 1 KB entry is 1 WCU). */
@@ -17,18 +26,31 @@ describe('delivery index keys', () => {
   // One second of the issue's busiest case: 5,000 deliveries a second to one subscription.
   const BUSY = 'sub_busyBusyBusyBusyBusy';
   const SECOND = '2026-12-01T12:00:00.000Z';
-  const oneSecond = Array.from({ length: 5_000 }, (_, n) => deliveryIdFor(`evt_${n.toString(36).padStart(8, '0')}`, BUSY, new Date(Date.parse(SECOND) + (n % 1000)).toISOString()));
+  const oneSecond = Array.from({ length: 5_000 }, (_, n) =>
+    deliveryIdFor(
+      `evt_${n.toString(36).padStart(8, '0')}`,
+      BUSY,
+      new Date(Date.parse(SECOND) + (n % 1000)).toISOString(),
+    ),
+  );
   // A first-try delivery's row is written once, with its outcome (1 WCU up to 1 KB); counted twice here, as for a
   // delivery that also waits or retries once.
   const ROW_WRITES = 2;
 
   it('spreads one subscription at 5,000 deliveries a second over its 16 table partitions, each well under 1,000 writes a second at 2 writes a delivery', () => {
     const counts = spread(oneSecond, (id) => deliveryKey(id)!.subscriptionShard);
-    assert.deepEqual([...counts.keys()].sort(), [...subscriptionShardKeys(BUSY)].sort(), 'every shard used, and only the listed ones');
+    assert.deepEqual(
+      [...counts.keys()].sort(),
+      [...subscriptionShardKeys(BUSY)].sort(),
+      'every shard used, and only the listed ones',
+    );
     assert.equal(counts.size, 16);
     const busiest = Math.max(...counts.values()) * ROW_WRITES;
     assert.ok(busiest <= (5_000 / 16) * ROW_WRITES * 1.2, `busiest partition ${busiest} WCU/s, an even share is 625`);
-    assert.ok(busiest < PARTITION_WCU * 0.8, `busiest partition ${busiest} WCU/s leaves headroom under ${PARTITION_WCU}`);
+    assert.ok(
+      busiest < PARTITION_WCU * 0.8,
+      `busiest partition ${busiest} WCU/s leaves headroom under ${PARTITION_WCU}`,
+    );
   });
 
   it('keys a delivery from its id alone, and finds the id again in the key an index entry carries', () => {
@@ -40,17 +62,21 @@ describe('delivery index keys', () => {
     assert.deepEqual(deliveryIdParts(id), { subscriptionId: 'sub_abc', createdAt: '2026-12-01T12:00:00.123Z' });
     // A range up to a creation time takes in every delivery of that millisecond, and none after it.
     assert.ok(key.listKey <= lastListKeyAt('2026-12-01T12:00:00.123Z'));
-    assert.ok(deliveryKey(deliveryIdFor('evt_1', 'sub_abc', '2026-12-01T12:00:00.124Z'))!.listKey > lastListKeyAt('2026-12-01T12:00:00.123Z'));
+    assert.ok(
+      deliveryKey(deliveryIdFor('evt_1', 'sub_abc', '2026-12-01T12:00:00.124Z'))!.listKey >
+        lastListKeyAt('2026-12-01T12:00:00.123Z'),
+    );
   });
 
   it('has no key for a string that is not a delivery id of this layout (an id of the older layout, or made up)', () => {
-    for (const id of ['dlv_eIwYA-SwvYpLhj8OxULglR', 'dlv_', 'sub_abc', '', 'dlv_000000000!!!!!!!!!!!!!abc']) assert.equal(deliveryKey(id), undefined, id);
+    for (const id of ['dlv_eIwYA-SwvYpLhj8OxULglR', 'dlv_', 'sub_abc', '', 'dlv_000000000!!!!!!!!!!!!!abc'])
+      assert.equal(deliveryKey(id), undefined, id);
   });
 
   // A dead-letter entry is the whole row (ALL projection): up to 2 WCU once it holds a response snippet.
   const DEAD_LETTER_WCU = 2;
 
-  it('spreads the same subscription\'s dead letters at 5,000 a second (its endpoint refusing all) over 16 partitions, each under the limit at 2 WCU each', () => {
+  it("spreads the same subscription's dead letters at 5,000 a second (its endpoint refusing all) over 16 partitions, each under the limit at 2 WCU each", () => {
     const counts = spread(oneSecond, (id) => subscriptionDeadLetterShardKey(BUSY, id));
     assert.deepEqual([...counts.keys()].sort(), [...subscriptionDeadLetterShardKeys(BUSY)].sort());
     const busiest = Math.max(...counts.values()) * DEAD_LETTER_WCU;
@@ -68,7 +94,7 @@ describe('delivery index keys', () => {
   it('spreads live deliveries over the 8 active partitions', () => {
     const counts = spread(oneSecond, activeShardKey);
     assert.equal(counts.size, 8);
-    assert.ok(Math.max(...counts.values()) <= 5_000 / 8 * 1.15);
+    assert.ok(Math.max(...counts.values()) <= (5_000 / 8) * 1.15);
   });
 
   it('is a function of the ids alone: the same delivery lands in the same shard every time, and in the same shard of both per-subscription indexes', () => {

@@ -7,17 +7,40 @@ import { DELIVERIES_PER_MESSAGE, MAX_PACK_BYTES } from '#config/topology.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
 const BODY = '{"id":"evt_1","type":"a","timestamp":"2024-05-01T12:00:00.000Z","data":{"n":1.0,"s":"ünï ✓"}}';
-const EVENT = { eventId: 'evt_1', eventType: 'a', createdAt: '2024-05-01T12:00:00.000Z', giveUpAt: '2024-05-04T12:00:00.000Z' } as const;
+const EVENT = {
+  eventId: 'evt_1',
+  eventType: 'a',
+  createdAt: '2024-05-01T12:00:00.000Z',
+  giveUpAt: '2024-05-04T12:00:00.000Z',
+} as const;
 const FRESH = { kind: 'fresh', deliveryId: 'dlv_1', subscriptionId: 'sub_1', ...EVENT, body: BODY } as const;
-const ATTEMPT = { seq: 2, attempt: 2, startedAt: '2024-05-01T12:00:05.000Z', durationMs: 31, status: 503, responseSnippet: 'busy' } as const;
-const RETRY = { kind: 'retry', deliveryId: 'dlv_1', subscriptionId: 'sub_1', ...EVENT, body: BODY, attemptSeq: 2, attempts: 2, nextAttemptAt: '2024-05-01T12:00:10.000Z', previousAttempt: ATTEMPT } as const;
+const ATTEMPT = {
+  seq: 2,
+  attempt: 2,
+  startedAt: '2024-05-01T12:00:05.000Z',
+  durationMs: 31,
+  status: 503,
+  responseSnippet: 'busy',
+} as const;
+const RETRY = {
+  kind: 'retry',
+  deliveryId: 'dlv_1',
+  subscriptionId: 'sub_1',
+  ...EVENT,
+  body: BODY,
+  attemptSeq: 2,
+  attempts: 2,
+  nextAttemptAt: '2024-05-01T12:00:10.000Z',
+  previousAttempt: ATTEMPT,
+} as const;
 const one = (m: DeliveryMessage) => {
   const bodies = encodeDeliveryMessages([m]);
   assert.equal(bodies.length, 1);
   return bodies[0]!;
 };
 const decode = (body: string) => decodeDeliveryMessages(JSON.parse(body));
-const freshN = (n: number, body = BODY): DeliveryMessage[] => Array.from({ length: n }, (_, i) => ({ ...FRESH, deliveryId: `dlv_${i}`, eventId: `evt_${i}`, body }));
+const freshN = (n: number, body = BODY): DeliveryMessage[] =>
+  Array.from({ length: n }, (_, i) => ({ ...FRESH, deliveryId: `dlv_${i}`, eventId: `evt_${i}`, body }));
 /** Random bytes do not compress: about `kb` KB of body text that stays about that size on the wire. */
 const noise = (kb: number) => JSON.stringify(randomBytes(kb * 768).toString('base64'));
 
@@ -27,16 +50,25 @@ describe('delivery message codec', () => {
 
     assert.deepEqual(decode(wire), [FRESH]);
     assert.equal(wire.includes('ünï'), false, 'the body travels compressed');
-    assert.equal(wire.includes('delaySeconds'), false, 'the delay is the queue\'s, not part of the body');
+    assert.equal(wire.includes('delaySeconds'), false, "the delay is the queue's, not part of the body");
     assert.equal(wire.includes('"pack"'), false, 'a delivery alone is a message of its own, not a pack of one');
   });
 
   it('round-trips a retry with the row it expects and the attempt it carries, and a due message with its ids alone', () => {
     assert.deepEqual(decode(one(RETRY)), [RETRY]);
-    const due = { kind: 'due', deliveryId: 'dlv_1', subscriptionId: 'sub_1', notBefore: '2024-05-01T13:00:00.000Z' } as const;
+    const due = {
+      kind: 'due',
+      deliveryId: 'dlv_1',
+      subscriptionId: 'sub_1',
+      notBefore: '2024-05-01T13:00:00.000Z',
+    } as const;
     assert.deepEqual(decode(one({ ...due, delaySeconds: 840 })), [due]);
     assert.deepEqual(decode(one({ ...due, reread: true })), [{ ...due, reread: true }]);
-    assert.deepEqual(decode(one({ ...due, attemptSeq: 4 })), [{ ...due, attemptSeq: 4 }], 'the attempt number it was sent for');
+    assert.deepEqual(
+      decode(one({ ...due, attemptSeq: 4 })),
+      [{ ...due, attemptSeq: 4 }],
+      'the attempt number it was sent for',
+    );
     assert.deepEqual(JSON.parse(one(due)).v, 2, 'the wire form says its version');
   });
 
@@ -44,16 +76,30 @@ describe('delivery message codec', () => {
     const ids = { deliveryId: 'dlv_1', subscriptionId: 'sub_1' };
     const { kind: _k, body: _b, ...wireFresh } = FRESH;
     assert.deepEqual(decodeDeliveryMessages({ ...wireFresh, fresh: true }), [{ kind: 'fresh', ...ids, ...EVENT }]);
-    for (const earlier of [ids, { ...ids, fresh: true }, { ...ids, eventType: 'a', recorded: { attemptSeq: 3, nextAttemptAt: EVENT.createdAt } }, { ...ids, notBefore: '2024-05-01T13:00:00.000Z' }]) {
+    for (const earlier of [
+      ids,
+      { ...ids, fresh: true },
+      { ...ids, eventType: 'a', recorded: { attemptSeq: 3, nextAttemptAt: EVENT.createdAt } },
+      { ...ids, notBefore: '2024-05-01T13:00:00.000Z' },
+    ]) {
       const [read] = decodeDeliveryMessages(earlier);
       assert.equal(read!.kind, 'due', JSON.stringify(earlier));
     }
-    assert.deepEqual(decodeDeliveryMessages({ ...ids, notBefore: '2024-05-01T13:00:00.000Z' }), [{ kind: 'due', ...ids, notBefore: '2024-05-01T13:00:00.000Z' }], 'a chain link keeps its time');
+    assert.deepEqual(
+      decodeDeliveryMessages({ ...ids, notBefore: '2024-05-01T13:00:00.000Z' }),
+      [{ kind: 'due', ...ids, notBefore: '2024-05-01T13:00:00.000Z' }],
+      'a chain link keeps its time',
+    );
   });
 
   it('refuses a message of a version it does not know, or one of this version missing what its kind needs', () => {
     const ids = { deliveryId: 'dlv_1', subscriptionId: 'sub_1' };
-    for (const wire of [{ v: 3, k: 'due', ...ids }, { v: 2, k: 'fresh', ...ids }, { v: 2, k: 'retry', ...ids, ...EVENT, attempts: 1 }, { v: 2, k: 'soon', ...ids, ...EVENT }]) {
+    for (const wire of [
+      { v: 3, k: 'due', ...ids },
+      { v: 2, k: 'fresh', ...ids },
+      { v: 2, k: 'retry', ...ids, ...EVENT, attempts: 1 },
+      { v: 2, k: 'soon', ...ids, ...EVENT },
+    ]) {
       assert.throws(() => decodeDeliveryMessages(wire), MalformedDeliveryMessageError, JSON.stringify(wire));
     }
   });
@@ -62,13 +108,19 @@ describe('delivery message codec', () => {
     const wire = JSON.parse(one({ ...FRESH, body: noise(250) }));
 
     assert.equal(wire.bodyZ, undefined);
-    assert.deepEqual(decodeDeliveryMessages(wire), [{ ...FRESH, body: undefined }].map(({ body: _b, ...m }) => m));
+    assert.deepEqual(
+      decodeDeliveryMessages(wire),
+      [{ ...FRESH, body: undefined }].map(({ body: _b, ...m }) => m),
+    );
   });
 
   it('refuses a body whose bytes do not match their sha256', () => {
     const wire = JSON.parse(one(FRESH));
 
-    assert.throws(() => decodeDeliveryMessages({ ...wire, bodySha256: 'AAAA' }), (e: unknown) => e instanceof BodyIntegrityError);
+    assert.throws(
+      () => decodeDeliveryMessages({ ...wire, bodySha256: 'AAAA' }),
+      (e: unknown) => e instanceof BodyIntegrityError,
+    );
   });
 
   it(`packs up to ${DELIVERIES_PER_MESSAGE} deliveries a message, in order, each as it was`, () => {
@@ -77,8 +129,14 @@ describe('delivery message codec', () => {
     const bodies = encodeDeliveryMessages(messages);
 
     const decoded = bodies.map(decode);
-    assert.deepEqual(decoded.map((d) => d.length), [10, 10, 3]);
-    assert.deepEqual(decoded.flat(), messages.map(({ delaySeconds: _d, ...m }) => m));
+    assert.deepEqual(
+      decoded.map((d) => d.length),
+      [10, 10, 3],
+    );
+    assert.deepEqual(
+      decoded.flat(),
+      messages.map(({ delaySeconds: _d, ...m }) => m),
+    );
   });
 
   it(`keeps a pack within ${MAX_PACK_BYTES} bytes (one billed SQS request); a delivery too large to share goes alone`, () => {
@@ -87,11 +145,22 @@ describe('delivery message codec', () => {
 
     const bodies = encodeDeliveryMessages([...large, huge, ...freshN(2)]);
 
-    for (const body of bodies.filter((b) => b.startsWith('{"pack"'))) assert.ok(Buffer.byteLength(body) <= MAX_PACK_BYTES, `a pack of ${Buffer.byteLength(body)} bytes`);
+    for (const body of bodies.filter((b) => b.startsWith('{"pack"')))
+      assert.ok(Buffer.byteLength(body) <= MAX_PACK_BYTES, `a pack of ${Buffer.byteLength(body)} bytes`);
     const decoded = bodies.map(decode);
-    assert.ok(decoded.every((d) => d.length < 5), 'five 20 KB deliveries do not fit one pack');
-    assert.deepEqual(decoded.find((d) => d.some((m) => m.deliveryId === 'dlv_huge'))!.length, 1, 'the 100 KB one goes alone');
-    assert.deepEqual(decoded.flat().map((m) => m.deliveryId), [...large.map((m) => m.deliveryId), 'dlv_huge', 'dlv_0', 'dlv_1']);
+    assert.ok(
+      decoded.every((d) => d.length < 5),
+      'five 20 KB deliveries do not fit one pack',
+    );
+    assert.deepEqual(
+      decoded.find((d) => d.some((m) => m.deliveryId === 'dlv_huge'))!.length,
+      1,
+      'the 100 KB one goes alone',
+    );
+    assert.deepEqual(
+      decoded.flat().map((m) => m.deliveryId),
+      [...large.map((m) => m.deliveryId), 'dlv_huge', 'dlv_0', 'dlv_1'],
+    );
   });
 
   it('never packs a delivery marked to travel alone, and leaves the mark off the wire', () => {
@@ -99,7 +168,11 @@ describe('delivery message codec', () => {
 
     const bodies = encodeDeliveryMessages([a!, { ...b!, alone: true }, c!]);
 
-    assert.deepEqual(bodies.map((body) => decode(body).map((m) => m.deliveryId)), [['dlv_1'], ['dlv_0', 'dlv_2']], 'the others still share one');
+    assert.deepEqual(
+      bodies.map((body) => decode(body).map((m) => m.deliveryId)),
+      [['dlv_1'], ['dlv_0', 'dlv_2']],
+      'the others still share one',
+    );
     assert.equal(bodies[1]!.includes('alone'), false);
   });
 
@@ -113,7 +186,11 @@ describe('delivery message codec', () => {
       [{ pack: [{ deliveryId: 'dlv_1' }] }, /subscriptionId/],
     ];
     for (const [wire, message] of cases) {
-      assert.throws(() => decodeDeliveryMessages(wire), (e: unknown) => e instanceof MalformedDeliveryMessageError && message.test(e.message), JSON.stringify(wire));
+      assert.throws(
+        () => decodeDeliveryMessages(wire),
+        (e: unknown) => e instanceof MalformedDeliveryMessageError && message.test(e.message),
+        JSON.stringify(wire),
+      );
     }
   });
 });

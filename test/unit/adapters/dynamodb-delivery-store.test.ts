@@ -2,8 +2,21 @@ import { after, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ConditionalCheckFailedException, DynamoDBClient, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { activeShardKey, deadLetterShardKey, deliveryKey, subscriptionDeadLetterShardKey, subscriptionShardKey } from '#adapters/delivery-keys.ts';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import {
+  activeShardKey,
+  deadLetterShardKey,
+  deliveryKey,
+  subscriptionDeadLetterShardKey,
+  subscriptionShardKey,
+} from '#adapters/delivery-keys.ts';
 import { DynamoDbDeliveryStore, rowAttributes } from '#adapters/dynamodb-delivery-store.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
 import { InvalidCursorError } from '#ports/page.ts';
@@ -15,10 +28,13 @@ const NOW = '2024-03-09T23:59:59.999Z';
 const NOW_MS = Date.parse(NOW);
 const DAY_S = 86_400;
 const ddbMock = mockClient(DynamoDBDocumentClient);
-const newStore = () => new DynamoDbDeliveryStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), TABLE);
+const newStore = () =>
+  new DynamoDbDeliveryStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), TABLE);
 
-const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
-const serviceError = (name: string) => new DynamoDBServiceException({ name, $fault: 'client', message: name, $metadata: {} });
+const conditionFailed = () =>
+  new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+const serviceError = (name: string) =>
+  new DynamoDBServiceException({ name, $fault: 'client', message: name, $metadata: {} });
 
 const CREATED_AT = '2024-03-09T00:00:00.000Z';
 /** The fixture delivery's id: of its subscription (sub_1) and creation time, as the table's key needs. */
@@ -90,7 +106,9 @@ function resolveUpdate(input: UpdateCommandInput): ResolvedUpdate {
   }
   return {
     ...resolved,
-    condition: (input.ConditionExpression ?? '').replace(/#\w+/g, name).replace(/:\w+/g, (p) => JSON.stringify(value(p))),
+    condition: (input.ConditionExpression ?? '')
+      .replace(/#\w+/g, name)
+      .replace(/:\w+/g, (p) => JSON.stringify(value(p))),
   };
 }
 
@@ -101,9 +119,18 @@ function resolveUpdate(input: UpdateCommandInput): ResolvedUpdate {
  */
 function assertValidUpdate(input: UpdateCommandInput): void {
   const text = [input.UpdateExpression, input.ConditionExpression].filter(Boolean).join(' ');
-  assert.deepEqual(new Set(Object.keys(input.ExpressionAttributeNames ?? {})), new Set(text.match(/#\w+/g)), 'ExpressionAttributeNames = names used');
-  assert.deepEqual(new Set(Object.keys(input.ExpressionAttributeValues ?? {})), new Set(text.match(/:\w+/g)), 'ExpressionAttributeValues = values used');
-  for (const [placeholder, v] of Object.entries(input.ExpressionAttributeValues ?? {})) assert.notEqual(v, undefined, `${placeholder} is undefined`);
+  assert.deepEqual(
+    new Set(Object.keys(input.ExpressionAttributeNames ?? {})),
+    new Set(text.match(/#\w+/g)),
+    'ExpressionAttributeNames = names used',
+  );
+  assert.deepEqual(
+    new Set(Object.keys(input.ExpressionAttributeValues ?? {})),
+    new Set(text.match(/:\w+/g)),
+    'ExpressionAttributeValues = values used',
+  );
+  for (const [placeholder, v] of Object.entries(input.ExpressionAttributeValues ?? {}))
+    assert.notEqual(v, undefined, `${placeholder} is undefined`);
   const { set, add, remove } = resolveUpdate(input);
   const paths = [...Object.keys(set), ...Object.keys(add), ...remove];
   assert.equal(new Set(paths).size, paths.length, `an attribute appears twice in '${input.UpdateExpression}'`);
@@ -126,7 +153,17 @@ async function shardAtFirstWrite(id: string): Promise<unknown> {
 
 /** The row an attempt (the 8th) leaves, from the expected row at attempt 7: `fields` say what it answered. */
 const attempted = (fields: Partial<Delivery> = {}): Delivery =>
-  aDelivery({ state: 'pending', attempts: 4, attemptSeq: 8, nextAttemptAt: '2024-03-10T00:05:00.000Z', updatedAt: NOW, lastAttempt: { seq: 8, attempt: 4, startedAt: NOW, durationMs: 12, status: 503, responseSnippet: 'busy' }, lastStatus: 503, lastError: 'HTTP 503', ...fields });
+  aDelivery({
+    state: 'pending',
+    attempts: 4,
+    attemptSeq: 8,
+    nextAttemptAt: '2024-03-10T00:05:00.000Z',
+    updatedAt: NOW,
+    lastAttempt: { seq: 8, attempt: 4, startedAt: NOW, durationMs: 12, status: 503, responseSnippet: 'busy' },
+    lastStatus: 503,
+    lastError: 'HTTP 503',
+    ...fields,
+  });
 /** The row as the attempt's message expected it: pending at attempt 7. */
 const EXPECTED = { row: 'as', attemptSeq: 7 } as const;
 
@@ -140,23 +177,44 @@ describe('DynamoDbDeliveryStore', () => {
   describe('write, the first of a delivery (no row yet)', () => {
     it('puts the whole row only if absent (or written before any attempt), in the target state with its index attributes', async () => {
       ddbMock.on(PutCommand).resolves({});
-      const delivered = aDelivery({ state: 'pending', attempts: 1, attemptSeq: 1, lastStatus: 204, lastResponse: 'ok', updatedAt: NOW });
+      const delivered = aDelivery({
+        state: 'pending',
+        attempts: 1,
+        attemptSeq: 1,
+        lastStatus: 204,
+        lastResponse: 'ok',
+        updatedAt: NOW,
+      });
 
       assert.equal(await newStore().write('succeed', delivered, NO_ROW), true);
 
       const put = ddbMock.commandCalls(PutCommand)[0]!.args[0].input;
       assert.equal(put.TableName, TABLE);
       assert.equal(put.ConditionExpression, 'attribute_not_exists(id) OR (#state = :pending AND #attemptSeq = :zero)');
-      assert.deepEqual([put.ExpressionAttributeNames, put.ExpressionAttributeValues], [{ '#state': 'state', '#attemptSeq': 'attemptSeq' }, { ':pending': 'pending', ':zero': 0 }]);
+      assert.deepEqual(
+        [put.ExpressionAttributeNames, put.ExpressionAttributeValues],
+        [
+          { '#state': 'state', '#attemptSeq': 'attemptSeq' },
+          { ':pending': 'pending', ':zero': 0 },
+        ],
+      );
       const { activeShard, subscriptionShard, listKey, dlShard, dlSubscriptionShard, expiresAt, ...rest } = put.Item!;
-      assert.deepEqual({ subscriptionShard, listKey }, KEY, 'keyed on its place in the subscription\'s listing');
-      assert.deepEqual([activeShard, dlShard, dlSubscriptionShard], [undefined, undefined, undefined], 'delivered: in no index');
+      assert.deepEqual({ subscriptionShard, listKey }, KEY, "keyed on its place in the subscription's listing");
+      assert.deepEqual(
+        [activeShard, dlShard, dlSubscriptionShard],
+        [undefined, undefined, undefined],
+        'delivered: in no index',
+      );
       assert.equal(expiresAt, Math.floor(NOW_MS / 1000) + 60 * DAY_S);
       const { lastResponse: _derived, ...stored } = delivered;
-      assert.deepEqual(rest, { ...stored, state: 'delivered' }, 'the state is the action\'s target; the response is read back from the attempt, never stored');
+      assert.deepEqual(
+        rest,
+        { ...stored, state: 'delivered' },
+        "the state is the action's target; the response is read back from the attempt, never stored",
+      );
     });
 
-    it('a wait before the first attempt: the row pending, in the sweeper\'s index', async () => {
+    it("a wait before the first attempt: the row pending, in the sweeper's index", async () => {
       assert.equal(await shardAtFirstWrite(ID), activeShardKey(ID));
     });
 
@@ -169,7 +227,8 @@ describe('DynamoDbDeliveryStore', () => {
         ['an id of another creation time', { ...pending, createdAt: '2024-03-09T00:00:00.001Z' }],
       ];
 
-      for (const [label, d] of cases) await assert.rejects(newStore().write('succeed', d, NO_ROW), /is not the id of a delivery of/, label);
+      for (const [label, d] of cases)
+        await assert.rejects(newStore().write('succeed', d, NO_ROW), /is not the id of a delivery of/, label);
       assert.equal(ddbMock.commandCalls(PutCommand).length, 0);
     });
 
@@ -194,15 +253,33 @@ describe('DynamoDbDeliveryStore', () => {
       const update = resolveUpdate(input);
       assert.equal(update.condition, 'state IN ("pending") AND attemptSeq = 7');
       assert.deepEqual(update.set, {
-        state: 'pending', attempts: 4, attemptSeq: 8, nextAttemptAt: '2024-03-10T00:05:00.000Z', lastStatus: 503, lastError: 'HTTP 503',
-        lastAttempt: row.lastAttempt, url: row.url, updatedAt: NOW, activeShard: shard,
+        state: 'pending',
+        attempts: 4,
+        attemptSeq: 8,
+        nextAttemptAt: '2024-03-10T00:05:00.000Z',
+        lastStatus: 503,
+        lastError: 'HTTP 503',
+        lastAttempt: row.lastAttempt,
+        url: row.url,
+        updatedAt: NOW,
+        activeShard: shard,
       });
       // An earlier version's stored response and hold go: the inline attempt holds the response now.
-      assert.deepEqual(update.remove.sort(), ['dlShard', 'dlSubscriptionShard', 'expiresAt', 'lastResponse', 'leaseUntil']);
+      assert.deepEqual(update.remove.sort(), [
+        'dlShard',
+        'dlSubscriptionShard',
+        'expiresAt',
+        'lastResponse',
+        'leaseUntil',
+      ]);
     });
 
     it('after a timeout: removes the previous status rather than keeping a stale one', async () => {
-      await newStore().write('retry', attempted({ lastStatus: undefined, lastError: 'timeout after 15000 ms' }), EXPECTED);
+      await newStore().write(
+        'retry',
+        attempted({ lastStatus: undefined, lastError: 'timeout after 15000 ms' }),
+        EXPECTED,
+      );
 
       const update = resolveUpdate(onlyUpdate());
       assert.equal(update.set.lastError, 'timeout after 15000 ms');
@@ -215,10 +292,17 @@ describe('DynamoDbDeliveryStore', () => {
       const update = resolveUpdate(onlyUpdate());
       assert.equal(update.set.state, 'delivered');
       assert.equal(update.set.expiresAt, Math.floor(NOW_MS / 1000) + 60 * DAY_S);
-      assert.deepEqual(update.remove.sort(), ['activeShard', 'dlShard', 'dlSubscriptionShard', 'lastError', 'lastResponse', 'leaseUntil']);
+      assert.deepEqual(update.remove.sort(), [
+        'activeShard',
+        'dlShard',
+        'dlSubscriptionShard',
+        'lastError',
+        'lastResponse',
+        'leaseUntil',
+      ]);
     });
 
-    it('failed: enters the dead-letter indexes on the delivery\'s shards, leaves the active one, kept 90 + 30 days', async () => {
+    it("failed: enters the dead-letter indexes on the delivery's shards, leaves the active one, kept 90 + 30 days", async () => {
       await newStore().write('fail_permanently', attempted({ lastStatus: 410, lastError: 'HTTP 410' }), EXPECTED);
 
       const update = resolveUpdate(onlyUpdate());
@@ -240,16 +324,29 @@ describe('DynamoDbDeliveryStore', () => {
     });
 
     it('a wait (reschedule) moves only the due time; the attempt fields the writer did not read stay', async () => {
-      await newStore().write('reschedule', aDelivery({ state: 'pending', nextAttemptAt: '2024-03-10T00:30:00.000Z', updatedAt: NOW }), EXPECTED);
+      await newStore().write(
+        'reschedule',
+        aDelivery({ state: 'pending', nextAttemptAt: '2024-03-10T00:30:00.000Z', updatedAt: NOW }),
+        EXPECTED,
+      );
 
       const update = resolveUpdate(onlyUpdate());
       assert.equal(update.condition, 'state IN ("pending") AND attemptSeq = 7');
-      assert.deepEqual(update.set, { state: 'pending', nextAttemptAt: '2024-03-10T00:30:00.000Z', updatedAt: NOW, activeShard: activeShardKey(ID) });
+      assert.deepEqual(update.set, {
+        state: 'pending',
+        nextAttemptAt: '2024-03-10T00:30:00.000Z',
+        updatedAt: NOW,
+        activeShard: activeShardKey(ID),
+      });
       assert.deepEqual(update.remove.sort(), ['dlShard', 'dlSubscriptionShard', 'expiresAt', 'leaseUntil']);
     });
 
-    it('an expiry (the sweeper\'s, or held back past the deadline) writes its reason into the dead-letter indexes', async () => {
-      await newStore().write('expire', aDelivery({ state: 'pending', lastError: 'retry deadline passed', updatedAt: NOW }), EXPECTED);
+    it("an expiry (the sweeper's, or held back past the deadline) writes its reason into the dead-letter indexes", async () => {
+      await newStore().write(
+        'expire',
+        aDelivery({ state: 'pending', lastError: 'retry deadline passed', updatedAt: NOW }),
+        EXPECTED,
+      );
 
       const update = resolveUpdate(onlyUpdate());
       assert.deepEqual(update.set, {
@@ -268,7 +365,9 @@ describe('DynamoDbDeliveryStore', () => {
       assert.equal(await newStore().write('succeed', attempted(), EXPECTED), false);
 
       ddbMock.on(UpdateCommand).rejects(serviceError('ProvisionedThroughputExceededException'));
-      await assert.rejects(newStore().write('succeed', attempted(), EXPECTED), { name: 'ProvisionedThroughputExceededException' });
+      await assert.rejects(newStore().write('succeed', attempted(), EXPECTED), {
+        name: 'ProvisionedThroughputExceededException',
+      });
     });
 
     it('says false for a string that is no delivery id of this layout, without asking DynamoDB', async () => {
@@ -307,7 +406,13 @@ describe('DynamoDbDeliveryStore', () => {
     it('brings a terminal delivery back to pending in the active index, out of the dead-letter ones', async () => {
       const shard = await shardAtFirstWrite(ID);
       ddbMock.resetHistory();
-      const replayed = aDelivery({ state: 'pending', attempts: 0, nextAttemptAt: NOW, giveUpAt: GIVE_UP, updatedAt: NOW });
+      const replayed = aDelivery({
+        state: 'pending',
+        attempts: 0,
+        nextAttemptAt: NOW,
+        giveUpAt: GIVE_UP,
+        updatedAt: NOW,
+      });
       ddbMock.on(UpdateCommand).resolves({ Attributes: { ...replayed, ...KEY, activeShard: shard } });
 
       const result = await newStore().replay(ID, NOW, GIVE_UP);
@@ -318,7 +423,14 @@ describe('DynamoDbDeliveryStore', () => {
       assert.equal(input.ReturnValues, 'ALL_NEW');
       const update = resolveUpdate(input);
       assert.equal(update.condition, 'state IN ("failed", "expired", "delivered")');
-      assert.deepEqual(update.set, { state: 'pending', attempts: 0, nextAttemptAt: NOW, giveUpAt: GIVE_UP, updatedAt: NOW, activeShard: shard });
+      assert.deepEqual(update.set, {
+        state: 'pending',
+        attempts: 0,
+        nextAttemptAt: NOW,
+        giveUpAt: GIVE_UP,
+        updatedAt: NOW,
+        activeShard: shard,
+      });
       assert.deepEqual(update.remove.sort(), ['dlShard', 'dlSubscriptionShard', 'expiresAt', 'lastError']);
       assert.equal('attemptSeq' in update.set, false, 'the lifetime attempt sequence is never reset');
     });
@@ -332,7 +444,9 @@ describe('DynamoDbDeliveryStore', () => {
 
   describe('every write is one edge of the domain state machine', () => {
     const cases: ReadonlyArray<readonly [DeliveryAction, (store: DynamoDbDeliveryStore) => Promise<unknown>]> = [
-      ...(['succeed', 'fail_permanently', 'retry', 'give_up', 'reschedule', 'expire'] as const).map((action) => [action, (s: DynamoDbDeliveryStore) => s.write(action, attempted(), EXPECTED)] as const),
+      ...(['succeed', 'fail_permanently', 'retry', 'give_up', 'reschedule', 'expire'] as const).map(
+        (action) => [action, (s: DynamoDbDeliveryStore) => s.write(action, attempted(), EXPECTED)] as const,
+      ),
       ['release', (s) => s.release(ID, 7, NOW)],
       ['replay', (s) => s.replay(ID, NOW, '2024-03-13T00:00:00.000Z')],
     ];
@@ -343,7 +457,14 @@ describe('DynamoDbDeliveryStore', () => {
         await run(newStore());
 
         const update = resolveUpdate(onlyUpdate());
-        assert.ok(update.condition.startsWith(`state IN (${statesAllowing(action).map((x) => JSON.stringify(x)).join(', ')})`), update.condition);
+        assert.ok(
+          update.condition.startsWith(
+            `state IN (${statesAllowing(action)
+              .map((x) => JSON.stringify(x))
+              .join(', ')})`,
+          ),
+          update.condition,
+        );
         assert.equal(update.set.state, targetOf(action));
       });
     }
@@ -352,9 +473,15 @@ describe('DynamoDbDeliveryStore', () => {
   describe('every UpdateItem uses exactly the names and values it declares', () => {
     const cases: ReadonlyArray<readonly [string, (store: DynamoDbDeliveryStore) => Promise<unknown>]> = [
       ['retry', (s) => s.write('retry', attempted(), EXPECTED)],
-      ['retry after a timeout', (s) => s.write('retry', attempted({ lastStatus: undefined, lastError: 'timeout' }), EXPECTED)],
+      [
+        'retry after a timeout',
+        (s) => s.write('retry', attempted({ lastStatus: undefined, lastError: 'timeout' }), EXPECTED),
+      ],
       ['succeed', (s) => s.write('succeed', attempted({ lastStatus: 200, lastError: undefined }), EXPECTED)],
-      ['fail_permanently', (s) => s.write('fail_permanently', attempted({ lastStatus: 410, lastError: 'HTTP 410' }), EXPECTED)],
+      [
+        'fail_permanently',
+        (s) => s.write('fail_permanently', attempted({ lastStatus: 410, lastError: 'HTTP 410' }), EXPECTED),
+      ],
       ['give_up', (s) => s.write('give_up', attempted({ lastError: 'deadline' }), EXPECTED)],
       ['reschedule', (s) => s.write('reschedule', aDelivery({ state: 'pending' }), EXPECTED)],
       ['expire', (s) => s.write('expire', aDelivery({ state: 'pending', lastError: 'deadline' }), EXPECTED)],
@@ -374,7 +501,13 @@ describe('DynamoDbDeliveryStore', () => {
 
   describe('rowAttributes', () => {
     it('gives a whole row its key and the index attributes of its state', () => {
-      assert.deepEqual(rowAttributes(aDelivery(), 'pending', NOW), { ...KEY, activeShard: activeShardKey(ID), dlShard: undefined, dlSubscriptionShard: undefined, expiresAt: undefined });
+      assert.deepEqual(rowAttributes(aDelivery(), 'pending', NOW), {
+        ...KEY,
+        activeShard: activeShardKey(ID),
+        dlShard: undefined,
+        dlSubscriptionShard: undefined,
+        expiresAt: undefined,
+      });
       assert.deepEqual(rowAttributes(aDelivery(), 'failed', NOW), {
         ...KEY,
         activeShard: undefined,
@@ -385,9 +518,18 @@ describe('DynamoDbDeliveryStore', () => {
     });
 
     it('refuses a delivery whose id is not of its own subscription and creation time', () => {
-      assert.throws(() => rowAttributes({ id: 'dlv_7Hq2', subscriptionId: 'sub_1', createdAt: CREATED_AT }, 'pending', NOW), /is not the id of a delivery of/);
-      assert.throws(() => rowAttributes({ id: ID, subscriptionId: 'sub_2', createdAt: CREATED_AT }, 'pending', NOW), /is not the id of a delivery of/);
-      assert.throws(() => rowAttributes({ id: ID, subscriptionId: 'sub_1', createdAt: NOW }, 'pending', NOW), /is not the id of a delivery of/);
+      assert.throws(
+        () => rowAttributes({ id: 'dlv_7Hq2', subscriptionId: 'sub_1', createdAt: CREATED_AT }, 'pending', NOW),
+        /is not the id of a delivery of/,
+      );
+      assert.throws(
+        () => rowAttributes({ id: ID, subscriptionId: 'sub_2', createdAt: CREATED_AT }, 'pending', NOW),
+        /is not the id of a delivery of/,
+      );
+      assert.throws(
+        () => rowAttributes({ id: ID, subscriptionId: 'sub_1', createdAt: NOW }, 'pending', NOW),
+        /is not the id of a delivery of/,
+      );
     });
   });
 
@@ -399,24 +541,51 @@ describe('DynamoDbDeliveryStore', () => {
       // An index's key holds the table's key too: the subscription's partition and `listKey`.
       const key = { ...KEY, dlShard: 'dl#3', updatedAt: item.updatedAt };
       ddbMock.on(QueryCommand).resolves({ Items: [] });
-      ddbMock.on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'dl#3' } }).resolves({ Items: [{ ...item, ...KEY, dlShard: 'dl#3' }], LastEvaluatedKey: key });
+      ddbMock
+        .on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'dl#3' } })
+        .resolves({ Items: [{ ...item, ...KEY, dlShard: 'dl#3' }], LastEvaluatedKey: key });
 
       const page = await newStore().listDeadLetters({ limit: 1 });
 
       assert.deepEqual(page.items, [item]);
       const queries = ddbMock.commandCalls(QueryCommand).map((c) => c.args[0].input);
-      assert.deepEqual(queries.map((q) => q.ExpressionAttributeValues?.[':pk']), Array.from({ length: 32 }, (_, k) => `dl#${k}`), 'no day partitions to walk');
+      assert.deepEqual(
+        queries.map((q) => q.ExpressionAttributeValues?.[':pk']),
+        Array.from({ length: 32 }, (_, k) => `dl#${k}`),
+        'no day partitions to walk',
+      );
       for (const q of queries) {
         assert.equal(q.IndexName, 'deadLetterShard');
         assert.equal(q.ScanIndexForward, false);
       }
-      assert.deepEqual(JSON.parse(Buffer.from(page.nextCursor!, 'base64url').toString()), { p: 3, s: item.updatedAt, k: key });
+      assert.deepEqual(JSON.parse(Buffer.from(page.nextCursor!, 'base64url').toString()), {
+        p: 3,
+        s: item.updatedAt,
+        k: key,
+      });
     });
 
     const forged: ReadonlyArray<readonly [string, unknown]> = [
-      ['a shard out of range', { p: 32, s: '2024-03-09T00:00:00.000Z', k: { ...KEY, dlShard: 'dl#32', updatedAt: '2024-03-09T00:00:00.000Z' } }],
-      ['a key of another shard', { p: 2, s: '2024-03-09T00:00:00.000Z', k: { ...KEY, dlShard: 'dl#3', updatedAt: '2024-03-09T00:00:00.000Z' } }],
-      ['a key of another listing', { p: 2, s: '2024-03-09T00:00:00.000Z', k: { ...KEY, dlSubscriptionShard: 'sub_1#2', updatedAt: '2024-03-09T00:00:00.000Z' } }],
+      [
+        'a shard out of range',
+        {
+          p: 32,
+          s: '2024-03-09T00:00:00.000Z',
+          k: { ...KEY, dlShard: 'dl#32', updatedAt: '2024-03-09T00:00:00.000Z' },
+        },
+      ],
+      [
+        'a key of another shard',
+        { p: 2, s: '2024-03-09T00:00:00.000Z', k: { ...KEY, dlShard: 'dl#3', updatedAt: '2024-03-09T00:00:00.000Z' } },
+      ],
+      [
+        'a key of another listing',
+        {
+          p: 2,
+          s: '2024-03-09T00:00:00.000Z',
+          k: { ...KEY, dlSubscriptionShard: 'sub_1#2', updatedAt: '2024-03-09T00:00:00.000Z' },
+        },
+      ],
       ['a position that is a string', { p: '2', s: 'x', k: {} }],
       ['a key that is not an object', { p: 0, s: 'x', k: ID }],
     ];
@@ -424,7 +593,10 @@ describe('DynamoDbDeliveryStore', () => {
       it(`refuses a cursor with ${label} before reading anything`, async () => {
         ddbMock.on(QueryCommand).resolves({ Items: [] });
 
-        await assert.rejects(newStore().listDeadLetters({ limit: 10, cursor: b64(cursor) }), (e: unknown) => e instanceof InvalidCursorError);
+        await assert.rejects(
+          newStore().listDeadLetters({ limit: 10, cursor: b64(cursor) }),
+          (e: unknown) => e instanceof InvalidCursorError,
+        );
         assert.equal(ddbMock.commandCalls(QueryCommand).length, 0);
       });
     }

@@ -15,9 +15,15 @@ const TABLE = 'hookline-events';
 const DAY_S = 86_400;
 const ddbMock = mockClient(DynamoDBDocumentClient);
 const newStore = (retention?: RetentionPolicy) =>
-  new DynamoDbEventStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), TABLE, retention ? { retention } : {});
-const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
-const serviceError = (name: string) => new DynamoDBServiceException({ name, $fault: 'server', message: name, $metadata: {} });
+  new DynamoDbEventStore(
+    DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
+    TABLE,
+    retention ? { retention } : {},
+  );
+const conditionFailed = () =>
+  new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+const serviceError = (name: string) =>
+  new DynamoDBServiceException({ name, $fault: 'server', message: name, $metadata: {} });
 
 /** An event as publish makes it, with the bench's 1 KB payload (scripts/bench/bench-stack.ts PAYLOAD_1KB). */
 function benchEvent(overrides: Partial<EventRecord> = {}): EventRecord {
@@ -74,7 +80,9 @@ describe('DynamoDbEventStore', () => {
       await newStore().putIfAbsent(e);
       const after = marshall(putItem(), { removeUndefinedValues: true });
       const before = marshall({ ...e, expiresAt: putItem().expiresAt }, { removeUndefinedValues: true });
-      t.diagnostic(`event item: ${itemSize(before)} B (${writeUnits(before)} WU) with the text body, ${itemSize(after)} B (${writeUnits(after)} WU) compressed`);
+      t.diagnostic(
+        `event item: ${itemSize(before)} B (${writeUnits(before)} WU) with the text body, ${itemSize(after)} B (${writeUnits(after)} WU) compressed`,
+      );
 
       assert.equal(after.bodyZ?.B !== undefined, true, 'a binary attribute');
       assert.equal(itemSize(before), 1302);
@@ -173,5 +181,10 @@ describe('DynamoDbEventStore', () => {
 function storedItem(e: EventRecord): Record<string, unknown> {
   const { body, ...fields } = e;
   const { bytes, sha256 } = encodeBody(body);
-  return { ...fields, bodyZ: bytes, bodySha256: sha256, expiresAt: eventTtlFor(Date.parse(e.createdAt), DEFAULT_RETENTION) };
+  return {
+    ...fields,
+    bodyZ: bytes,
+    bodySha256: sha256,
+    expiresAt: eventTtlFor(Date.parse(e.createdAt), DEFAULT_RETENTION),
+  };
 }

@@ -2,7 +2,17 @@ import { after, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand, type GetCommandInput, type PutCommandInput, type QueryCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type GetCommandInput,
+  type PutCommandInput,
+  type QueryCommandInput,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { decodeBody } from '#adapters/body-codec.ts';
 import { DynamoDbRecoveryStore } from '#adapters/dynamodb-recovery-store.ts';
 import type { ArchiveRecord } from '#domain/archive.ts';
@@ -13,7 +23,10 @@ after(() => ddbMock.restore());
 
 describe('DynamoDbRecoveryStore.listDeadLettersChanged: the dead-letter shards', () => {
   let queried: QueryCommandInput[] = [];
-  const store = () => new DynamoDbRecoveryStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), { deliveries: 'deliveries' });
+  const store = () =>
+    new DynamoDbRecoveryStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), {
+      deliveries: 'deliveries',
+    });
 
   beforeEach(() => {
     ddbMock.reset();
@@ -25,28 +38,52 @@ describe('DynamoDbRecoveryStore.listDeadLettersChanged: the dead-letter shards',
   });
 
   it('reads each of the 32 shards once over an empty range, however many years it spans, and ends', async () => {
-    const page = await store().listDeadLettersChanged({ changedFrom: '0001-01-01T00:00:00.000Z', changedTo: '2024-05-01T12:00:00.000Z', limit: 200 });
+    const page = await store().listDeadLettersChanged({
+      changedFrom: '0001-01-01T00:00:00.000Z',
+      changedTo: '2024-05-01T12:00:00.000Z',
+      limit: 200,
+    });
     assert.deepEqual(page, { items: [] });
-    assert.deepEqual(queried.map((q) => q.ExpressionAttributeValues?.[':pk']), Array.from({ length: 32 }, (_, k) => `dl#${k}`));
+    assert.deepEqual(
+      queried.map((q) => q.ExpressionAttributeValues?.[':pk']),
+      Array.from({ length: 32 }, (_, k) => `dl#${k}`),
+    );
     for (const q of queried) {
       assert.equal(q.KeyConditionExpression, '#pk = :pk AND #sk BETWEEN :from AND :to');
-      assert.deepEqual([q.ExpressionAttributeValues?.[':from'], q.ExpressionAttributeValues?.[':to']], ['0001-01-01T00:00:00.000Z', '2024-05-01T12:00:00.000Z']);
+      assert.deepEqual(
+        [q.ExpressionAttributeValues?.[':from'], q.ExpressionAttributeValues?.[':to']],
+        ['0001-01-01T00:00:00.000Z', '2024-05-01T12:00:00.000Z'],
+      );
       assert.equal(q.ScanIndexForward, true, 'oldest first');
       const projected = (q.ProjectionExpression ?? '').split(', ').map((alias) => q.ExpressionAttributeNames?.[alias]);
-      assert.deepEqual(projected, ['id', 'subscriptionShard', 'listKey', 'dlShard', 'updatedAt'], 'ids and keys only: the rows are then read consistently');
+      assert.deepEqual(
+        projected,
+        ['id', 'subscriptionShard', 'listKey', 'dlShard', 'updatedAt'],
+        'ids and keys only: the rows are then read consistently',
+      );
     }
   });
 
-  it('reads one subscription\'s 16 shards of the per-subscription dead-letter index', async () => {
-    await store().listDeadLettersChanged({ subscriptionId: 'sub_1', changedFrom: '2024-04-28T00:00:00.000Z', changedTo: '2024-05-01T12:00:00.000Z', limit: 10 });
-    assert.deepEqual(queried.map((q) => [q.IndexName, q.ExpressionAttributeNames?.['#pk'], q.ExpressionAttributeValues?.[':pk']]), Array.from({ length: 16 }, (_, k) => ['deadLettersBySubscriptionShard', 'dlSubscriptionShard', `sub_1#${k}`]));
+  it("reads one subscription's 16 shards of the per-subscription dead-letter index", async () => {
+    await store().listDeadLettersChanged({
+      subscriptionId: 'sub_1',
+      changedFrom: '2024-04-28T00:00:00.000Z',
+      changedTo: '2024-05-01T12:00:00.000Z',
+      limit: 10,
+    });
+    assert.deepEqual(
+      queried.map((q) => [q.IndexName, q.ExpressionAttributeNames?.['#pk'], q.ExpressionAttributeValues?.[':pk']]),
+      Array.from({ length: 16 }, (_, k) => ['deadLettersBySubscriptionShard', 'dlSubscriptionShard', `sub_1#${k}`]),
+    );
   });
 });
 
 describe('DynamoDbRecoveryStore.restore: the event', () => {
   const tables = { deliveries: 'deliveries', attempts: 'attempts', events: 'events' };
-  const store = () => new DynamoDbRecoveryStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), tables);
-  const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+  const store = () =>
+    new DynamoDbRecoveryStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), tables);
+  const conditionFailed = () =>
+    new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
   const UNTIL = '2024-05-08T12:00:00.000Z';
   const TTL = Date.parse(UNTIL) / 1000 + 30 * 86_400;
   // The delivery's id is of its own subscription and creation time, as the deliveries table's key needs.
@@ -54,15 +91,38 @@ describe('DynamoDbRecoveryStore.restore: the event', () => {
   const record: ArchiveRecord = {
     v: 1,
     delivery: {
-      id: deliveryId, eventId: 'evt_1', subscriptionId: 'sub_1', url: 'https://hooks.example.com/in', state: 'delivered', attempts: 1, attemptSeq: 1,
-      nextAttemptAt: '2024-01-01T00:00:00.000Z', giveUpAt: '2024-01-04T00:00:00.000Z', headers: {}, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:01.000Z',
+      id: deliveryId,
+      eventId: 'evt_1',
+      subscriptionId: 'sub_1',
+      url: 'https://hooks.example.com/in',
+      state: 'delivered',
+      attempts: 1,
+      attemptSeq: 1,
+      nextAttemptAt: '2024-01-01T00:00:00.000Z',
+      giveUpAt: '2024-01-04T00:00:00.000Z',
+      headers: {},
+      createdAt: '2024-01-01T00:00:00.000Z',
+      updatedAt: '2024-01-01T00:00:01.000Z',
     },
     attempts: [],
-    event: { id: 'evt_1', type: 'order.created', body: '{"id":"evt_1","data":{"total":1.0}}', createdAt: '2024-01-01T00:00:00.000Z' },
+    event: {
+      id: 'evt_1',
+      type: 'order.created',
+      body: '{"id":"evt_1","data":{"total":1.0}}',
+      createdAt: '2024-01-01T00:00:00.000Z',
+    },
     archivedAt: '2024-02-01T00:00:00.000Z',
   };
-  const marker = { objectKey: 'deliveries/dt=2024-01-01/subscription=sub_1/part-0.ndjson.gz', until: UNTIL, updatedAt: record.delivery.updatedAt };
-  const eventPuts = () => ddbMock.commandCalls(PutCommand).map((c) => c.args[0].input).filter((i) => i.TableName === 'events');
+  const marker = {
+    objectKey: 'deliveries/dt=2024-01-01/subscription=sub_1/part-0.ndjson.gz',
+    until: UNTIL,
+    updatedAt: record.delivery.updatedAt,
+  };
+  const eventPuts = () =>
+    ddbMock
+      .commandCalls(PutCommand)
+      .map((c) => c.args[0].input)
+      .filter((i) => i.TableName === 'events');
   const eventUpdates = () => ddbMock.commandCalls(UpdateCommand).map((c) => c.args[0].input);
 
   beforeEach(() => ddbMock.reset());
@@ -76,7 +136,16 @@ describe('DynamoDbRecoveryStore.restore: the event', () => {
     const item = put!.Item!;
     assert.equal(put!.ConditionExpression, 'attribute_not_exists(id)');
     assert.equal(decodeBody(item.bodyZ, item.bodySha256), record.event!.body);
-    assert.deepEqual(Object.keys(item).sort(), ['bodySha256', 'bodyZ', 'createdAt', 'deliveryIds', 'expiresAt', 'id', 'subscriptionIds', 'type']);
+    assert.deepEqual(Object.keys(item).sort(), [
+      'bodySha256',
+      'bodyZ',
+      'createdAt',
+      'deliveryIds',
+      'expiresAt',
+      'id',
+      'subscriptionIds',
+      'type',
+    ]);
     assert.deepEqual([item.expiresAt, item.deliveryIds, item.subscriptionIds], [TTL, [deliveryId], ['sub_1']]);
     assert.deepEqual(eventUpdates(), []);
   });
@@ -101,7 +170,10 @@ describe('DynamoDbRecoveryStore.restore: the event', () => {
 
     assert.deepEqual(order, ['put events', 'update events SET #e = :t', 'get events', 'put deliveries']);
     const [extend] = eventUpdates();
-    assert.deepEqual([extend!.ConditionExpression, extend!.ExpressionAttributeNames, extend!.ExpressionAttributeValues], ['attribute_exists(id) AND #e < :t', { '#e': 'expiresAt' }, { ':t': TTL }]);
+    assert.deepEqual(
+      [extend!.ConditionExpression, extend!.ExpressionAttributeNames, extend!.ExpressionAttributeValues],
+      ['attribute_exists(id) AND #e < :t', { '#e': 'expiresAt' }, { ':t': TTL }],
+    );
     assert.equal(ddbMock.commandCalls(GetCommand)[0]!.args[0].input.ConsistentRead, true);
   });
 
@@ -136,8 +208,16 @@ describe('DynamoDbRecoveryStore.restore: the event', () => {
   it('refuses a delivery whose id is not of its own subscription and creation time before writing anything: no attempt, event or delivery', async () => {
     ddbMock.on(PutCommand).resolves({});
 
-    for (const delivery of [{ ...record.delivery, id: 'dlv_1' }, { ...record.delivery, subscriptionId: 'sub_2' }, { ...record.delivery, createdAt: '2024-01-01T00:00:00.001Z' }]) {
-      await assert.rejects(store().restore({ ...record, delivery }, marker), /is not the id of a delivery of/, JSON.stringify(delivery.id));
+    for (const delivery of [
+      { ...record.delivery, id: 'dlv_1' },
+      { ...record.delivery, subscriptionId: 'sub_2' },
+      { ...record.delivery, createdAt: '2024-01-01T00:00:00.001Z' },
+    ]) {
+      await assert.rejects(
+        store().restore({ ...record, delivery }, marker),
+        /is not the id of a delivery of/,
+        JSON.stringify(delivery.id),
+      );
     }
     assert.equal(ddbMock.commandCalls(PutCommand).length, 0);
   });
@@ -151,6 +231,10 @@ describe('DynamoDbRecoveryStore.restore: the event', () => {
     ddbMock.on(GetCommand).resolves({});
 
     await assert.rejects(store().restore(record, marker), /kept disappearing/);
-    assert.equal(ddbMock.commandCalls(PutCommand).filter((c) => c.args[0].input.TableName === 'deliveries').length, 0, 'no delivery without its body');
+    assert.equal(
+      ddbMock.commandCalls(PutCommand).filter((c) => c.args[0].input.TableName === 'deliveries').length,
+      0,
+      'no delivery without its body',
+    );
   });
 });

@@ -7,11 +7,22 @@ import { DynamoDbSubscriptionStore } from '#adapters/dynamodb-subscription-store
 
 const TABLE = 'hookline-subscriptions';
 const ddbMock = mockClient(DynamoDBDocumentClient);
-const ITEM = { id: 'sub_1', url: 'https://hooks.example.com/', state: 'active', secrets: { scheme: 'local-v1', blob: 'x' } };
+const ITEM = {
+  id: 'sub_1',
+  url: 'https://hooks.example.com/',
+  state: 'active',
+  secrets: { scheme: 'local-v1', blob: 'x' },
+};
 
 describe('DynamoDbSubscriptionStore.getCached', () => {
   let now = 0;
-  const newStore = (cacheMs = 5000) => new DynamoDbSubscriptionStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), TABLE, cacheMs, () => now);
+  const newStore = (cacheMs = 5000) =>
+    new DynamoDbSubscriptionStore(
+      DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
+      TABLE,
+      cacheMs,
+      () => now,
+    );
   const reads = () => ddbMock.commandCalls(GetCommand).length;
   beforeEach(() => {
     ddbMock.reset();
@@ -55,7 +66,8 @@ describe('DynamoDbSubscriptionStore.getCached', () => {
 });
 
 describe('DynamoDbSubscriptionStore.noteDeadLetter', () => {
-  const newStore = () => new DynamoDbSubscriptionStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), TABLE);
+  const newStore = () =>
+    new DynamoDbSubscriptionStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), TABLE);
   const writes = () => ddbMock.commandCalls(UpdateCommand).map((c) => c.args[0].input as UpdateCommandInput);
   beforeEach(() => ddbMock.reset());
   after(() => ddbMock.restore());
@@ -69,7 +81,9 @@ describe('DynamoDbSubscriptionStore.noteDeadLetter', () => {
       count += values[':n'] as number;
       since ??= values[':first'] as string;
       await new Promise((r) => setTimeout(r, delayMs));
-      return { Attributes: { ...ITEM, deadLetterStreak: count, deadLetteringSince: since, lastDeadLetterAt: values[':last'] } };
+      return {
+        Attributes: { ...ITEM, deadLetterStreak: count, deadLetteringSince: since, lastDeadLetterAt: values[':last'] },
+      };
     });
   }
 
@@ -80,24 +94,45 @@ describe('DynamoDbSubscriptionStore.noteDeadLetter', () => {
 
     const rows = await Promise.all(Array.from({ length: 100 }, (_, n) => store.noteDeadLetter('sub_1', at(99 - n))));
 
-    assert.deepEqual(writes().map((w) => w.ExpressionAttributeValues![':n']), [1, 99], 'the first goes at once, the rest wait for it and go together');
+    assert.deepEqual(
+      writes().map((w) => w.ExpressionAttributeValues![':n']),
+      [1, 99],
+      'the first goes at once, the rest wait for it and go together',
+    );
     assert.equal(writes()[1]!.ExpressionAttributeValues![':first'], at(0), 'the earliest of those waiting');
     assert.equal(writes()[1]!.ExpressionAttributeValues![':last'], at(98), 'the latest of those waiting');
     assert.equal(rows[0]!.deadLetterStreak, 1);
-    assert.ok(rows.slice(1).every((r) => r!.deadLetterStreak === 100), 'each waiting caller gets the row its write left');
+    assert.ok(
+      rows.slice(1).every((r) => r!.deadLetterStreak === 100),
+      'each waiting caller gets the row its write left',
+    );
     await store.noteDeadLetter('sub_1', at(200));
-    assert.deepEqual(writes().map((w) => w.ExpressionAttributeValues![':n']), [1, 99, 1], 'one alone afterwards is written at once');
+    assert.deepEqual(
+      writes().map((w) => w.ExpressionAttributeValues![':n']),
+      [1, 99, 1],
+      'one alone afterwards is written at once',
+    );
   });
 
   it('keeps subscriptions apart, and a failed write fails only the notes it carried', async () => {
     ddbMock.on(UpdateCommand).rejectsOnce(new Error('throttled')).resolves({ Attributes: ITEM });
     const store = newStore();
 
-    const [a, b] = await Promise.allSettled([store.noteDeadLetter('sub_1', '2026-12-01T12:00:00.000Z'), store.noteDeadLetter('sub_2', '2026-12-01T12:00:00.000Z')]);
+    const [a, b] = await Promise.allSettled([
+      store.noteDeadLetter('sub_1', '2026-12-01T12:00:00.000Z'),
+      store.noteDeadLetter('sub_2', '2026-12-01T12:00:00.000Z'),
+    ]);
 
     assert.equal(a.status, 'rejected');
     assert.equal(b.status, 'fulfilled');
-    assert.equal((await store.noteDeadLetter('sub_1', '2026-12-01T12:00:01.000Z'))?.id, 'sub_1', 'the next note is written');
-    assert.deepEqual(writes().map((w) => w.Key), [{ id: 'sub_1' }, { id: 'sub_2' }, { id: 'sub_1' }]);
+    assert.equal(
+      (await store.noteDeadLetter('sub_1', '2026-12-01T12:00:01.000Z'))?.id,
+      'sub_1',
+      'the next note is written',
+    );
+    assert.deepEqual(
+      writes().map((w) => w.Key),
+      [{ id: 'sub_1' }, { id: 'sub_2' }, { id: 'sub_1' }],
+    );
   });
 });

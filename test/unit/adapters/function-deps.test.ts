@@ -10,7 +10,9 @@ import { noMetrics } from '#ports/metrics.ts';
 import { ALL_FACTORIES } from '#adapters/deps/all-factories.ts';
 
 /** Every variable set: a function still reads only the ones it declares. */
-const FULL_ENV = Object.fromEntries(Object.keys(ENV_DEFAULTS).map((name) => [name, ENV_DEFAULTS[name as EnvName] ?? `value-of-${name}`]));
+const FULL_ENV = Object.fromEntries(
+  Object.keys(ENV_DEFAULTS).map((name) => [name, ENV_DEFAULTS[name as EnvName] ?? `value-of-${name}`]),
+);
 const ALWAYS = ['clock', 'metrics', 'resolver'];
 
 describe('dependencies per function, derived from the topology', () => {
@@ -48,15 +50,26 @@ describe('dependencies per function, derived from the topology', () => {
   });
 
   it('an entry must hand its function a factory for every dependency it gets, and only those groups end up in its bundle', () => {
-    // @ts-expect-error the sender's environment provides an HTTP sender, settings and a secret opener: their factories are missing
-    assert.throws(() => buildDeps('sender', FULL_ENV, { metrics: noMetrics }, { ...DYNAMODB_FACTORIES, ...SQS_FACTORIES }), /no factory for \w+ was given to sender/);
+    assert.throws(
+      // @ts-expect-error the sender's environment provides an HTTP sender, settings and a secret opener: their factories are missing
+      () => buildDeps('sender', FULL_ENV, { metrics: noMetrics }, { ...DYNAMODB_FACTORIES, ...SQS_FACTORIES }),
+      /no factory for \w+ was given to sender/,
+    );
     // The sweeper needs no S3, KMS or HTTP client: DynamoDB, SQS and settings are enough.
-    const sweeper = buildDeps('sweeper', FULL_ENV, { metrics: noMetrics }, { ...DYNAMODB_FACTORIES, ...SQS_FACTORIES, ...SETTING_FACTORIES });
+    const sweeper = buildDeps(
+      'sweeper',
+      FULL_ENV,
+      { metrics: noMetrics },
+      { ...DYNAMODB_FACTORIES, ...SQS_FACTORIES, ...SETTING_FACTORIES },
+    );
     assert.equal(typeof sweeper.queue.enqueue, 'function');
   });
 
   it('a function missing a required variable fails at cold start, naming it', () => {
     const { DELIVERIES_TABLE: _, ...withoutDeliveries } = FULL_ENV;
-    assert.throws(() => buildDeps('sweeper', withoutDeliveries, { metrics: noMetrics }, ALL_FACTORIES), /DELIVERIES_TABLE/);
+    assert.throws(
+      () => buildDeps('sweeper', withoutDeliveries, { metrics: noMetrics }, ALL_FACTORIES),
+      /DELIVERIES_TABLE/,
+    );
   });
 });

@@ -19,10 +19,13 @@ describe('KMS envelope sealing of signing secrets', () => {
   beforeEach(() => {
     kmsMock.reset();
     nowMs = 1_700_000_000_000;
-    kmsMock.on(GenerateDataKeyCommand).callsFake(async () => ({ Plaintext: dataKey(), CiphertextBlob: ENCRYPTED_KEY, KeyId: KEY_ARN }));
+    kmsMock
+      .on(GenerateDataKeyCommand)
+      .callsFake(async () => ({ Plaintext: dataKey(), CiphertextBlob: ENCRYPTED_KEY, KeyId: KEY_ARN }));
     kmsMock.on(DecryptCommand).callsFake(async (input: { EncryptionContext?: Record<string, string> }) => {
       // Real KMS refuses a context other than the one the data key was generated under.
-      if (input.EncryptionContext?.subscriptionId !== 'sub_a') throw Object.assign(new Error('InvalidCiphertextException'), { name: 'InvalidCiphertextException' });
+      if (input.EncryptionContext?.subscriptionId !== 'sub_a')
+        throw Object.assign(new Error('InvalidCiphertextException'), { name: 'InvalidCiphertextException' });
       return { Plaintext: dataKey(), KeyId: KEY_ARN };
     });
   });
@@ -35,7 +38,11 @@ describe('KMS envelope sealing of signing secrets', () => {
 
     const calls = kmsMock.commandCalls(GenerateDataKeyCommand);
     assert.equal(calls.length, 1);
-    assert.deepEqual(calls[0]!.args[0].input, { KeyId: KEY_ARN, KeySpec: 'AES_256', EncryptionContext: { purpose: 'hookline-signing-secrets', subscriptionId: 'sub_a' } });
+    assert.deepEqual(calls[0]!.args[0].input, {
+      KeyId: KEY_ARN,
+      KeySpec: 'AES_256',
+      EncryptionContext: { purpose: 'hookline-signing-secrets', subscriptionId: 'sub_a' },
+    });
     assert.equal(sealed.scheme, 'kms-v1');
     assert.equal(sealed.key, Buffer.from(ENCRYPTED_KEY).toString('base64'));
     assert.ok(!JSON.stringify(sealed).includes('whsec_'));
@@ -47,7 +54,11 @@ describe('KMS envelope sealing of signing secrets', () => {
 
     const calls = kmsMock.commandCalls(DecryptCommand);
     assert.equal(calls.length, 1);
-    assert.deepEqual(calls[0]!.args[0].input, { KeyId: KEY_ARN, CiphertextBlob: Buffer.from(ENCRYPTED_KEY), EncryptionContext: secretsContext('sub_a') });
+    assert.deepEqual(calls[0]!.args[0].input, {
+      KeyId: KEY_ARN,
+      CiphertextBlob: Buffer.from(ENCRYPTED_KEY),
+      EncryptionContext: secretsContext('sub_a'),
+    });
   });
 
   it('caches the data key: many attempts within the TTL make one Decrypt, the next after it another', async () => {
@@ -70,7 +81,10 @@ describe('KMS envelope sealing of signing secrets', () => {
 
   it('does not remember a failed Decrypt: the next attempt asks KMS again', async () => {
     const sealed = await new KmsSecretSealer(client(), KEY_ARN).seal('sub_a', [SECRET]);
-    kmsMock.on(DecryptCommand).rejectsOnce(Object.assign(new Error('throttled'), { name: 'ThrottlingException' })).resolves({ Plaintext: dataKey() });
+    kmsMock
+      .on(DecryptCommand)
+      .rejectsOnce(Object.assign(new Error('throttled'), { name: 'ThrottlingException' }))
+      .resolves({ Plaintext: dataKey() });
     const o = opener();
     await assert.rejects(o.open('sub_a', sealed), /throttled/);
     assert.deepEqual(await o.open('sub_a', sealed), [SECRET]);
@@ -94,8 +108,14 @@ describe('KMS envelope sealing of signing secrets', () => {
 
   it('refuses a local-sealed blob and one without a data key, without calling KMS', async () => {
     const o = opener();
-    await assert.rejects(o.open('sub_a', { scheme: 'local-v1', iv: 'AA==', tag: 'AA==', data: 'AA==' }), /sealed with local-v1/);
-    await assert.rejects(o.open('sub_a', { scheme: 'kms-v1', iv: 'AA==', tag: 'AA==', data: 'AA==' }), /no encrypted data key/);
+    await assert.rejects(
+      o.open('sub_a', { scheme: 'local-v1', iv: 'AA==', tag: 'AA==', data: 'AA==' }),
+      /sealed with local-v1/,
+    );
+    await assert.rejects(
+      o.open('sub_a', { scheme: 'kms-v1', iv: 'AA==', tag: 'AA==', data: 'AA==' }),
+      /no encrypted data key/,
+    );
     assert.equal(kmsMock.commandCalls(DecryptCommand).length, 0);
   });
 });

@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LOCAL_SECRETS_KEY_FILE, LocalKeySecretCipher, loadLocalSecretsKey } from '#adapters/local-key-secret-cipher.ts';
+import {
+  LOCAL_SECRETS_KEY_FILE,
+  LocalKeySecretCipher,
+  loadLocalSecretsKey,
+} from '#adapters/local-key-secret-cipher.ts';
 
 const dirs: string[] = [];
 const freshDir = () => {
@@ -25,9 +29,13 @@ describe('the local secrets key file', () => {
 
   it('is reused on the next start, so what was sealed still opens', async () => {
     const dir = freshDir();
-    const sealed = await new LocalKeySecretCipher(loadLocalSecretsKey(dir)).seal('sub_a', ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw']);
+    const sealed = await new LocalKeySecretCipher(loadLocalSecretsKey(dir)).seal('sub_a', [
+      'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    ]);
     const again = loadLocalSecretsKey(dir);
-    assert.deepEqual(await new LocalKeySecretCipher(again).open('sub_a', sealed), ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw']);
+    assert.deepEqual(await new LocalKeySecretCipher(again).open('sub_a', sealed), [
+      'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    ]);
   });
 
   it('two data folders get two different keys', () => {
@@ -61,6 +69,9 @@ describe('LocalKeySecretCipher', () => {
   });
 
   it('refuses a KMS-sealed blob (a row from an AWS table)', async () => {
-    await assert.rejects(cipher.open('sub_a', { scheme: 'kms-v1', key: 'AA==', iv: 'AA==', tag: 'AA==', data: 'AA==' }), /sealed with kms-v1/);
+    await assert.rejects(
+      cipher.open('sub_a', { scheme: 'kms-v1', key: 'AA==', iv: 'AA==', tag: 'AA==', data: 'AA==' }),
+      /sealed with kms-v1/,
+    );
   });
 });

@@ -12,7 +12,7 @@ import { MAIL_FACTORIES } from '#adapters/deps/mail-factories.ts';
 import { ALL_FACTORIES } from '#adapters/deps/all-factories.ts';
 import { LOCAL_MAIL_FACTORIES } from '#adapters/deps/local-mail-factories.ts';
 import { SmtpMailer } from '#adapters/smtp-mailer.ts';
-import { InvalidEnvironmentError } from '#config/errors.ts';
+import type { InvalidEnvironmentError } from '#config/errors.ts';
 import { ENV_DEFAULTS, type EnvName } from '#config/topology.ts';
 import type { MailMessage } from '#ports/mailer.ts';
 import { noMetrics } from '#ports/metrics.ts';
@@ -34,7 +34,10 @@ describe('SesMailer: SES v2 SendEmail from the deployment identity', () => {
 
   it('sends both parts, To and Bcc, the notice headers, from "Hookline <from>"', async () => {
     ses.on(SendEmailCommand).resolves({ MessageId: 'ses-1' });
-    assert.deepEqual(await new SesMailer(new SESv2Client({ region: 'eu-west-1' }), 'notices@example.com').send(MESSAGE), { kind: 'sent' });
+    assert.deepEqual(
+      await new SesMailer(new SESv2Client({ region: 'eu-west-1' }), 'notices@example.com').send(MESSAGE),
+      { kind: 'sent' },
+    );
     const [call] = ses.commandCalls(SendEmailCommand);
     assert.deepEqual(call!.args[0].input, {
       FromEmailAddress: 'Hookline <notices@example.com>',
@@ -50,12 +53,17 @@ describe('SesMailer: SES v2 SendEmail from the deployment identity', () => {
   });
 
   it('a refusal (throttling, an unverified identity) is thrown: the notice stays decided and is retried', async () => {
-    ses.on(SendEmailCommand).rejects(Object.assign(new Error('Email address is not verified.'), { name: 'MessageRejected' }));
-    await assert.rejects(new SesMailer(new SESv2Client({ region: 'eu-west-1' }), 'notices@example.com').send(MESSAGE), /not verified/);
+    ses
+      .on(SendEmailCommand)
+      .rejects(Object.assign(new Error('Email address is not verified.'), { name: 'MessageRejected' }));
+    await assert.rejects(
+      new SesMailer(new SESv2Client({ region: 'eu-west-1' }), 'notices@example.com').send(MESSAGE),
+      /not verified/,
+    );
   });
 });
 
-describe('FileMailCatcher: the local runtime\'s mail', () => {
+describe("FileMailCatcher: the local runtime's mail", () => {
   const dir = mkdtempSync(join(tmpdir(), 'hookline-mail-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -64,13 +72,20 @@ describe('FileMailCatcher: the local runtime\'s mail', () => {
     const catcher = new FileMailCatcher(join(dir, 'mail'), 'notices@hookline.invalid', () => now);
     assert.deepEqual(await catcher.send(MESSAGE), { kind: 'sent' });
     now += 1000;
-    assert.deepEqual(await catcher.send({ ...MESSAGE, subject: 'again' }), { kind: 'duplicate' }, 'a re-send after a crash is not kept twice');
+    assert.deepEqual(
+      await catcher.send({ ...MESSAGE, subject: 'again' }),
+      { kind: 'duplicate' },
+      'a re-send after a crash is not kept twice',
+    );
     await catcher.send({ ...MESSAGE, messageId: '<ntc_def@hookline>', subject: 'second' });
     const caught = listCaughtMail(join(dir, 'mail'));
-    assert.deepEqual(caught.map((m) => [m.subject, m.receivedAt, m.from]), [
-      [MESSAGE.subject, '2024-05-01T12:00:00.000Z', 'notices@hookline.invalid'],
-      ['second', '2024-05-01T12:00:01.000Z', 'notices@hookline.invalid'],
-    ]);
+    assert.deepEqual(
+      caught.map((m) => [m.subject, m.receivedAt, m.from]),
+      [
+        [MESSAGE.subject, '2024-05-01T12:00:00.000Z', 'notices@hookline.invalid'],
+        ['second', '2024-05-01T12:00:01.000Z', 'notices@hookline.invalid'],
+      ],
+    );
     assert.equal(readdirSync(join(dir, 'mail')).length, 2);
     assert.equal(statSync(join(dir, 'mail', `${caught[0]!.id}.json`)).mode & 0o777, 0o600);
     assert.deepEqual(listCaughtMail(join(dir, 'nothing-here')), []);
@@ -78,24 +93,48 @@ describe('FileMailCatcher: the local runtime\'s mail', () => {
 });
 
 describe('which mailer a function gets (HOOKLINE_MAIL_TRANSPORT)', () => {
-  const env = (over: Partial<Record<EnvName, string>>) => ({ ...Object.fromEntries(Object.keys(ENV_DEFAULTS).map((n) => [n, ENV_DEFAULTS[n as EnvName] ?? `value-of-${n}`])), ...over });
+  const env = (over: Partial<Record<EnvName, string>>) => ({
+    ...Object.fromEntries(Object.keys(ENV_DEFAULTS).map((n) => [n, ENV_DEFAULTS[n as EnvName] ?? `value-of-${n}`])),
+    ...over,
+  });
   const mailer = (over: Partial<Record<EnvName, string>>, local = false) =>
-    buildDeps('notifier', env(over), { metrics: noMetrics, localMail: { dir: '/tmp/unused' } }, local ? { ...ALL_FACTORIES, ...LOCAL_MAIL_FACTORIES } : { ...ALL_FACTORIES, ...MAIL_FACTORIES }).mailer;
+    buildDeps(
+      'notifier',
+      env(over),
+      { metrics: noMetrics, localMail: { dir: '/tmp/unused' } },
+      local ? { ...ALL_FACTORIES, ...LOCAL_MAIL_FACTORIES } : { ...ALL_FACTORIES, ...MAIL_FACTORIES },
+    ).mailer;
 
   it('off by default (no email, so a notice needs an operational subscriber to be decided at all); ses with an identity', () => {
     assert.ok(mailer({}) instanceof OffMailer);
     assert.equal(mailer({}).enabled, false);
-    assert.ok(mailer({ HOOKLINE_MAIL_TRANSPORT: 'ses', HOOKLINE_MAIL_FROM: 'notices@example.com' }) instanceof SesMailer);
+    assert.ok(
+      mailer({ HOOKLINE_MAIL_TRANSPORT: 'ses', HOOKLINE_MAIL_FROM: 'notices@example.com' }) instanceof SesMailer,
+    );
   });
   it('local: only the local runtime has it (the catcher, or SMTP with a URL)', () => {
-    assert.throws(() => mailer({ HOOKLINE_MAIL_TRANSPORT: 'local' }), (e: InvalidEnvironmentError) => /HOOKLINE_MAIL_TRANSPORT/.test(e.message));
+    assert.throws(
+      () => mailer({ HOOKLINE_MAIL_TRANSPORT: 'local' }),
+      (e: InvalidEnvironmentError) => /HOOKLINE_MAIL_TRANSPORT/.test(e.message),
+    );
     assert.ok(mailer({ HOOKLINE_MAIL_TRANSPORT: 'local' }, true) instanceof FileMailCatcher);
-    const smtp = buildDeps('notifier', env({ HOOKLINE_MAIL_TRANSPORT: 'local' }), { metrics: noMetrics, localMail: { dir: '/tmp/x', smtpUrl: 'smtp://127.0.0.1:2525' } }, { ...ALL_FACTORIES, ...LOCAL_MAIL_FACTORIES }).mailer;
+    const smtp = buildDeps(
+      'notifier',
+      env({ HOOKLINE_MAIL_TRANSPORT: 'local' }),
+      { metrics: noMetrics, localMail: { dir: '/tmp/x', smtpUrl: 'smtp://127.0.0.1:2525' } },
+      { ...ALL_FACTORIES, ...LOCAL_MAIL_FACTORIES },
+    ).mailer;
     assert.ok(smtp instanceof SmtpMailer);
   });
   it('a bad value stops the function at cold start, naming the variable', () => {
-    assert.throws(() => mailer({ HOOKLINE_MAIL_TRANSPORT: 'sendmail' }), /HOOKLINE_MAIL_TRANSPORT must be one of ses, local, off/);
-    assert.throws(() => mailer({ HOOKLINE_MAIL_TRANSPORT: 'ses', HOOKLINE_MAIL_FROM: 'not an address' }), /HOOKLINE_MAIL_FROM must be one email address/);
+    assert.throws(
+      () => mailer({ HOOKLINE_MAIL_TRANSPORT: 'sendmail' }),
+      /HOOKLINE_MAIL_TRANSPORT must be one of ses, local, off/,
+    );
+    assert.throws(
+      () => mailer({ HOOKLINE_MAIL_TRANSPORT: 'ses', HOOKLINE_MAIL_FROM: 'not an address' }),
+      /HOOKLINE_MAIL_FROM must be one email address/,
+    );
   });
   it('notice and console settings: `none` means none; anything else is checked', () => {
     const settings = (over: Partial<Record<EnvName, string>>) => {
@@ -103,9 +142,30 @@ describe('which mailer a function gets (HOOKLINE_MAIL_TRANSPORT)', () => {
       return { ...deps.noticeSettings, ...deps.consoleSettings };
     };
     assert.deepEqual(settings({}), {});
-    assert.deepEqual(settings({ HOOKLINE_NOTICE_SUPPORT_EMAIL: 'help@producer.test', HOOKLINE_CONSOLE_URL: 'https://console.example.com' }), { supportEmail: 'help@producer.test', consoleUrl: 'https://console.example.com' });
-    assert.throws(() => settings({ HOOKLINE_NOTICE_SUPPORT_EMAIL: 'a@b.co, c@d.co' }), /HOOKLINE_NOTICE_SUPPORT_EMAIL must be one email address/);
-    assert.throws(() => settings({ HOOKLINE_CONSOLE_URL: 'console.example.com' }), /HOOKLINE_CONSOLE_URL must be an http\(s\) URL/);
-    assert.throws(() => buildDeps('notifier', env({ HOOKLINE_NOTICE_SECOND_SECONDS: '10', HOOKLINE_NOTICE_FIRST_SECONDS: '20' }), { metrics: noMetrics }, ALL_FACTORIES), /HOOKLINE_NOTICE_SECOND_SECONDS/);
+    assert.deepEqual(
+      settings({
+        HOOKLINE_NOTICE_SUPPORT_EMAIL: 'help@producer.test',
+        HOOKLINE_CONSOLE_URL: 'https://console.example.com',
+      }),
+      { supportEmail: 'help@producer.test', consoleUrl: 'https://console.example.com' },
+    );
+    assert.throws(
+      () => settings({ HOOKLINE_NOTICE_SUPPORT_EMAIL: 'a@b.co, c@d.co' }),
+      /HOOKLINE_NOTICE_SUPPORT_EMAIL must be one email address/,
+    );
+    assert.throws(
+      () => settings({ HOOKLINE_CONSOLE_URL: 'console.example.com' }),
+      /HOOKLINE_CONSOLE_URL must be an http\(s\) URL/,
+    );
+    assert.throws(
+      () =>
+        buildDeps(
+          'notifier',
+          env({ HOOKLINE_NOTICE_SECOND_SECONDS: '10', HOOKLINE_NOTICE_FIRST_SECONDS: '20' }),
+          { metrics: noMetrics },
+          ALL_FACTORIES,
+        ),
+      /HOOKLINE_NOTICE_SECOND_SECONDS/,
+    );
   });
 });

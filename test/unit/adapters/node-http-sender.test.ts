@@ -23,7 +23,12 @@ function receiver() {
   };
 }
 
-const request = (url: string, timeoutMs: number) => ({ url, headers: { 'content-type': 'application/json' }, body: '{}', timeoutMs });
+const request = (url: string, timeoutMs: number) => ({
+  url,
+  headers: { 'content-type': 'application/json' },
+  body: '{}',
+  timeoutMs,
+});
 
 describe('NodeHttpSender', () => {
   const r = receiver();
@@ -75,7 +80,10 @@ describe('NodeHttpSender', () => {
     const result = await strict.post(request(r.url('/port'), 1000));
     strict.close();
     assert.equal(result.kind, 'forbidden_target');
-    assert.match(result.kind === 'forbidden_target' ? result.message : '', /port \d+ is not allowed \(allowed ports: 443\)/);
+    assert.match(
+      result.kind === 'forbidden_target' ? result.message : '',
+      /port \d+ is not allowed \(allowed ports: 443\)/,
+    );
     assert.equal(r.connections, before, 'no connection was made');
   });
 
@@ -86,7 +94,7 @@ describe('NodeHttpSender', () => {
     assert.equal(result.kind === 'response' && result.bodySnippet, 'fine');
   });
 
-  it('sends the body\'s UTF-8 bytes with their length, Host from the URL, its own user-agent and length over a caller\'s, and the caller\'s other headers', async () => {
+  it("sends the body's UTF-8 bytes with their length, Host from the URL, its own user-agent and length over a caller's, and the caller's other headers", async () => {
     let seen: { headers: IncomingMessage['headers']; raw: string[]; body: Buffer } | undefined;
     r.set((req, res) => {
       const parts: Buffer[] = [];
@@ -98,7 +106,17 @@ describe('NodeHttpSender', () => {
     });
     const body = '{"text":"é € 😀"}';
     const agent = new NodeHttpSender({ allowPrivate: true, userAgent: 'Hookline-test' });
-    const result = await agent.post({ url: r.url('/h?q=1'), headers: { 'content-type': 'application/json', 'webhook-id': 'msg_1', 'User-Agent': 'theirs', 'content-length': '1' }, body, timeoutMs: 1000 });
+    const result = await agent.post({
+      url: r.url('/h?q=1'),
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': 'msg_1',
+        'User-Agent': 'theirs',
+        'content-length': '1',
+      },
+      body,
+      timeoutMs: 1000,
+    });
     agent.close();
     assert.equal(result.kind, 'response');
     assert.deepEqual(seen!.body, Buffer.from(body, 'utf8'));
@@ -108,10 +126,14 @@ describe('NodeHttpSender', () => {
     assert.equal(seen!.headers['webhook-id'], 'msg_1');
     assert.equal(seen!.headers['content-type'], 'application/json');
     const names = seen!.raw.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase());
-    assert.equal(names.filter((n) => n === 'user-agent' || n === 'content-length' || n === 'host').length, 3, 'each sent once');
+    assert.equal(
+      names.filter((n) => n === 'user-agent' || n === 'content-length' || n === 'host').length,
+      3,
+      'each sent once',
+    );
   });
 
-  it('without a user-agent of its own, a caller\'s is sent', async () => {
+  it("without a user-agent of its own, a caller's is sent", async () => {
     let ua: string | undefined;
     r.set((req, res) => {
       ua = req.headers['user-agent'];
@@ -141,7 +163,13 @@ describe('NodeHttpSender', () => {
     const strict = new NodeHttpSender({ allowPrivate: false, allowedPorts: parseAllowedPorts('80,443,1024-65535') });
     const before = r.connections;
     for (let i = 0; i < 2; i++) {
-      for (const url of [r.url('/p'), 'http://169.254.169.254/latest', 'http://[::1]:8080/', 'http://[::ffff:10.0.0.1]/', 'http://10.1.2.3:22/']) {
+      for (const url of [
+        r.url('/p'),
+        'http://169.254.169.254/latest',
+        'http://[::1]:8080/',
+        'http://[::ffff:10.0.0.1]/',
+        'http://10.1.2.3:22/',
+      ]) {
         const result = await strict.post(request(url, 1000));
         assert.equal(result.kind, 'forbidden_target', `${url}: ${JSON.stringify(result)}`);
       }

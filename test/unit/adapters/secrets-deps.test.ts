@@ -9,8 +9,14 @@ import { noMetrics } from '#ports/metrics.ts';
 import { ALL_FACTORIES } from '#adapters/deps/all-factories.ts';
 import { LOCAL_SECRETS_KEY_ID } from '#adapters/deps/secrets-factories.ts';
 
-const FULL_ENV = Object.fromEntries(Object.keys(ENV_DEFAULTS).map((name) => [name, ENV_DEFAULTS[name as EnvName] ?? `value-of-${name}`]));
-const LOCAL_ENV = { ...FULL_ENV, HOOKLINE_SECRETS_SEAL_KEY_ID: LOCAL_SECRETS_KEY_ID, HOOKLINE_SECRETS_OPEN_KEY_ID: LOCAL_SECRETS_KEY_ID };
+const FULL_ENV = Object.fromEntries(
+  Object.keys(ENV_DEFAULTS).map((name) => [name, ENV_DEFAULTS[name as EnvName] ?? `value-of-${name}`]),
+);
+const LOCAL_ENV = {
+  ...FULL_ENV,
+  HOOKLINE_SECRETS_SEAL_KEY_ID: LOCAL_SECRETS_KEY_ID,
+  HOOKLINE_SECRETS_OPEN_KEY_ID: LOCAL_SECRETS_KEY_ID,
+};
 
 describe('who may seal and who may open signing secrets', () => {
   it('the api seals and opens (rotation, reading the secret); the sender opens and cannot seal; no other function has either', () => {
@@ -29,14 +35,27 @@ describe('who may seal and who may open signing secrets', () => {
   });
 
   it('on AWS (a key id) both are KMS envelope adapters', () => {
-    assert.ok(buildDeps('api', FULL_ENV, { metrics: noMetrics }, ALL_FACTORIES).secretSealer instanceof KmsSecretSealer);
-    assert.ok(buildDeps('sender', FULL_ENV, { metrics: noMetrics }, ALL_FACTORIES).secretOpener instanceof KmsSecretOpener);
+    assert.ok(
+      buildDeps('api', FULL_ENV, { metrics: noMetrics }, ALL_FACTORIES).secretSealer instanceof KmsSecretSealer,
+    );
+    assert.ok(
+      buildDeps('sender', FULL_ENV, { metrics: noMetrics }, ALL_FACTORIES).secretOpener instanceof KmsSecretOpener,
+    );
   });
 
   it('locally (`local`) both use the key the local runtime hands over, and refuse to start without one', () => {
     const localSecretsKey = new Uint8Array(32).fill(3);
-    assert.ok(buildDeps('api', LOCAL_ENV, { metrics: noMetrics, localSecretsKey }, ALL_FACTORIES).secretSealer instanceof LocalKeySecretCipher);
-    assert.ok(buildDeps('sender', LOCAL_ENV, { metrics: noMetrics, localSecretsKey }, ALL_FACTORIES).secretOpener instanceof LocalKeySecretCipher);
-    assert.throws(() => buildDeps('sender', LOCAL_ENV, { metrics: noMetrics }, ALL_FACTORIES), /HOOKLINE_SECRETS_OPEN_KEY_ID/);
+    assert.ok(
+      buildDeps('api', LOCAL_ENV, { metrics: noMetrics, localSecretsKey }, ALL_FACTORIES).secretSealer instanceof
+        LocalKeySecretCipher,
+    );
+    assert.ok(
+      buildDeps('sender', LOCAL_ENV, { metrics: noMetrics, localSecretsKey }, ALL_FACTORIES).secretOpener instanceof
+        LocalKeySecretCipher,
+    );
+    assert.throws(
+      () => buildDeps('sender', LOCAL_ENV, { metrics: noMetrics }, ALL_FACTORIES),
+      /HOOKLINE_SECRETS_OPEN_KEY_ID/,
+    );
   });
 });

@@ -10,7 +10,8 @@ const smMock = mockClient(SecretsManagerClient);
 
 describe('SecretsManagerKeySource', () => {
   let nowMs: number;
-  const source = () => new SecretsManagerKeySource(new SecretsManagerClient({ region: 'eu-west-1' }), SECRET_ID, TTL_MS, () => nowMs);
+  const source = () =>
+    new SecretsManagerKeySource(new SecretsManagerClient({ region: 'eu-west-1' }), SECRET_ID, TTL_MS, () => nowMs);
 
   beforeEach(() => {
     smMock.reset();
@@ -61,7 +62,10 @@ describe('SecretsManagerKeySource', () => {
 
   it('does not cache a failed read', async () => {
     smMock.reset();
-    smMock.on(GetSecretValueCommand).rejectsOnce(new Error('ThrottlingException')).resolves({ SecretString: 'key-after' });
+    smMock
+      .on(GetSecretValueCommand)
+      .rejectsOnce(new Error('ThrottlingException'))
+      .resolves({ SecretString: 'key-after' });
     const keys = source();
 
     await assert.rejects(keys.adminKey(), /ThrottlingException/);

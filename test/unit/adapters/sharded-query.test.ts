@@ -23,35 +23,60 @@ function fakeIndex(items: readonly Item[]) {
     const cond = q.KeyConditionExpression!;
     let rows = items
       .filter((i) => i.pk === v[':pk'])
-      .filter((i) => (cond.includes('BETWEEN') ? i.sk >= v[':from'] && i.sk <= v[':to'] : cond.includes('>=') ? i.sk >= v[':from'] : cond.includes('<=') ? i.sk <= v[':to'] : true))
+      .filter((i) =>
+        cond.includes('BETWEEN')
+          ? i.sk >= v[':from'] && i.sk <= v[':to']
+          : cond.includes('>=')
+            ? i.sk >= v[':from']
+            : cond.includes('<=')
+              ? i.sk <= v[':to']
+              : true,
+      )
       .sort((a, b) => (a.sk === b.sk ? (a.id < b.id ? -1 : 1) : a.sk < b.sk ? -1 : 1));
     if (q.ScanIndexForward === false) rows.reverse();
     if (q.ExclusiveStartKey) {
       const at = rows.findIndex((i) => i.id === q.ExclusiveStartKey!.id);
-      if (at < 0) throw Object.assign(new Error('The provided starting key is invalid'), { name: 'ValidationException' });
+      if (at < 0)
+        throw Object.assign(new Error('The provided starting key is invalid'), { name: 'ValidationException' });
       rows = rows.slice(at + 1);
     }
     const page = rows.slice(0, q.Limit);
     const more = rows.length > page.length;
-    return { Items: page.map((i) => ({ ...i })), ...(more ? { LastEvaluatedKey: { id: page.at(-1)!.id, pk: page.at(-1)!.pk, sk: page.at(-1)!.sk } } : {}) };
+    return {
+      Items: page.map((i) => ({ ...i })),
+      ...(more ? { LastEvaluatedKey: { id: page.at(-1)!.id, pk: page.at(-1)!.pk, sk: page.at(-1)!.sk } } : {}),
+    };
   };
   return { db: { send } as unknown as DynamoDBDocumentClient, queries, limits };
 }
 
 const PARTITIONS = ['a#0', 'a#1', 'a#2', 'a#3'];
 const index = (order: ShardedIndex['order'], range?: ShardedIndex['range']): ShardedIndex => ({
-  table: 't', indexName: 'i', tableKeys: ['id'], partitionAttribute: 'pk', sortAttribute: 'sk', partitions: PARTITIONS, order, ...(range ? { range } : {}),
+  table: 't',
+  indexName: 'i',
+  tableKeys: ['id'],
+  partitionAttribute: 'pk',
+  sortAttribute: 'sk',
+  partitions: PARTITIONS,
+  order,
+  ...(range ? { range } : {}),
 });
 
 /** 60 items over the 4 partitions, many sharing a sort value (a publish batch's equal creation times), and another listing's. */
 const ITEMS: Item[] = [
-  ...Array.from({ length: 60 }, (_, n) => ({ id: `d${String(n).padStart(2, '0')}`, pk: PARTITIONS[(n * 7) % 4]!, sk: `t${String(Math.floor(n / 5)).padStart(2, '0')}` })),
+  ...Array.from({ length: 60 }, (_, n) => ({
+    id: `d${String(n).padStart(2, '0')}`,
+    pk: PARTITIONS[(n * 7) % 4]!,
+    sk: `t${String(Math.floor(n / 5)).padStart(2, '0')}`,
+  })),
   { id: 'x1', pk: 'b#0', sk: 't03' },
 ];
 
 /** The merged order the reader promises: sort value, then partition (in the listing's order), then the partition's own order. */
 function expected(order: ShardedIndex['order'], range?: ShardedIndex['range']): string[] {
-  const inRange = ITEMS.filter((i) => PARTITIONS.includes(i.pk) && (!range?.from || i.sk >= range.from) && (!range?.to || i.sk <= range.to));
+  const inRange = ITEMS.filter(
+    (i) => PARTITIONS.includes(i.pk) && (!range?.from || i.sk >= range.from) && (!range?.to || i.sk <= range.to),
+  );
   const sorted = [...inRange].sort((a, b) => {
     if (a.sk !== b.sk) return (a.sk < b.sk ? -1 : 1) * (order === 'ascending' ? 1 : -1);
     if (a.pk !== b.pk) return PARTITIONS.indexOf(a.pk) - PARTITIONS.indexOf(b.pk);
@@ -80,7 +105,8 @@ describe('ShardedReader: one listing over several partitions', () => {
       it(`reads every item once, in order (${order}${range ? `, range ${JSON.stringify(range)}` : ''}), whatever the page size`, async () => {
         const want = expected(order, range);
         assert.ok(want.length > 0);
-        for (const size of [1, 3, 7, 100]) assert.deepEqual(await readAll(index(order, range), size), want, `pages of ${size}`);
+        for (const size of [1, 3, 7, 100])
+          assert.deepEqual(await readAll(index(order, range), size), want, `pages of ${size}`);
       });
     }
   }
@@ -91,8 +117,16 @@ describe('ShardedReader: one listing over several partitions', () => {
       const whole = await new ShardedReader(db, index(order)).next(1000);
       const ids = whole.map((m) => m.item.id as string);
       for (const [n, m] of whole.entries()) {
-        const rest = await new ShardedReader(db, index(order), decodePosition(encodePosition(m.position), index(order))).next(1000);
-        assert.deepEqual(rest.map((r) => r.item.id), ids.slice(n + 1), `${order}, after ${m.item.id}`);
+        const rest = await new ShardedReader(
+          db,
+          index(order),
+          decodePosition(encodePosition(m.position), index(order)),
+        ).next(1000);
+        assert.deepEqual(
+          rest.map((r) => r.item.id),
+          ids.slice(n + 1),
+          `${order}, after ${m.item.id}`,
+        );
       }
     }
   });
@@ -118,15 +152,26 @@ describe('ShardedReader: one listing over several partitions', () => {
   it('refuses a cursor of another listing (another partition set) or one it never issued', () => {
     const foreign = encodeCursor({ p: 0, s: 't03', k: { id: 'x1', pk: 'b#0', sk: 't03' } });
     assert.throws(() => decodePosition(foreign, index('ascending')), InvalidCursorError);
-    for (const bad of [{ p: 9, s: 't03', k: { id: 'd00', pk: 'a#0', sk: 't03' } }, { p: 0, s: 't04', k: { id: 'd00', pk: 'a#0', sk: 't03' } }, { p: '0', s: 't', k: {} }]) {
-      assert.throws(() => decodePosition(encodeCursor(bad), index('ascending')), InvalidCursorError, JSON.stringify(bad));
+    for (const bad of [
+      { p: 9, s: 't03', k: { id: 'd00', pk: 'a#0', sk: 't03' } },
+      { p: 0, s: 't04', k: { id: 'd00', pk: 'a#0', sk: 't03' } },
+      { p: '0', s: 't', k: {} },
+    ]) {
+      assert.throws(
+        () => decodePosition(encodeCursor(bad), index('ascending')),
+        InvalidCursorError,
+        JSON.stringify(bad),
+      );
     }
     assert.throws(() => decodePosition('bm90LWEtY3Vyc29y', index('ascending')), InvalidCursorError);
   });
 
-  it('a well-formed position whose key the index does not know is the caller\'s bad cursor, not a server fault', async () => {
+  it("a well-formed position whose key the index does not know is the caller's bad cursor, not a server fault", async () => {
     const { db } = fakeIndex(ITEMS);
-    const ghost = decodePosition(encodeCursor({ p: 1, s: 't03', k: { id: 'nope', pk: 'a#1', sk: 't03' } }), index('ascending'));
+    const ghost = decodePosition(
+      encodeCursor({ p: 1, s: 't03', k: { id: 'nope', pk: 'a#1', sk: 't03' } }),
+      index('ascending'),
+    );
     await assert.rejects(new ShardedReader(db, index('ascending'), ghost).next(5), InvalidCursorError);
   });
 });

@@ -2,7 +2,17 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '#app/errors.ts';
 import { parseDeadLetterQuery, parseDeliveryListQuery } from '#app/deliveries/delivery-request.ts';
-import { decodePathSegment, MAX_EVENT_BYTES, parseDay, parseId, parseInstant, parseLimit, parseObject, parsePageRequest, parseState } from '#app/parse.ts';
+import {
+  decodePathSegment,
+  MAX_EVENT_BYTES,
+  parseDay,
+  parseId,
+  parseInstant,
+  parseLimit,
+  parseObject,
+  parsePageRequest,
+  parseState,
+} from '#app/parse.ts';
 import { parseRestore } from '#app/archive/archive-request.ts';
 import { parseBulkReplay } from '#app/replay/replay-request.ts';
 import { MAX_JSON_NESTING } from '#domain/json-text.ts';
@@ -30,15 +40,39 @@ const short = (field: string) => (field.length > 40 ? `${field.slice(0, 40)}…`
 
 describe('parsePublishRequest', () => {
   const valid: ReadonlyArray<readonly [string, string, unknown]> = [
-    ['type and payload', json({ type: 'invoice.paid', payload: { amount: 10 } }), { type: 'invoice.paid', payloadJson: '{"amount":10}' }],
+    [
+      'type and payload',
+      json({ type: 'invoice.paid', payload: { amount: 10 } }),
+      { type: 'invoice.paid', payloadJson: '{"amount":10}' },
+    ],
     ['an id', json({ id: 'order-42', type: 'a', payload: 1 }), { id: 'order-42', type: 'a', payloadJson: '1' }],
     ['a null payload', json({ type: 'a', payload: null }), { type: 'a', payloadJson: 'null' }],
     ['an array payload', json({ type: 'a', payload: [1, 2] }), { type: 'a', payloadJson: '[1,2]' }],
-    ['a type with every allowed character', json({ type: 'A-z_0.9:x', payload: {} }), { type: 'A-z_0.9:x', payloadJson: '{}' }],
-    ['a 128-character id', json({ id: 'i'.repeat(128), type: 'a', payload: {} }), { id: 'i'.repeat(128), type: 'a', payloadJson: '{}' }],
-    ['a 256-character type', json({ type: 't'.repeat(256), payload: {} }), { type: 't'.repeat(256), payloadJson: '{}' }],
-    ['2^53 and a big integer as a string', '{"type":"a","payload":[9007199254740992,"9007199254740993"]}', { type: 'a', payloadJson: '[9007199254740992,"9007199254740993"]' }],
-    [`a payload nested ${MAX_JSON_NESTING} deep`, `{"type":"a","payload":${'['.repeat(MAX_JSON_NESTING)}${']'.repeat(MAX_JSON_NESTING)}}`, { type: 'a', payloadJson: `${'['.repeat(MAX_JSON_NESTING)}${']'.repeat(MAX_JSON_NESTING)}` }],
+    [
+      'a type with every allowed character',
+      json({ type: 'A-z_0.9:x', payload: {} }),
+      { type: 'A-z_0.9:x', payloadJson: '{}' },
+    ],
+    [
+      'a 128-character id',
+      json({ id: 'i'.repeat(128), type: 'a', payload: {} }),
+      { id: 'i'.repeat(128), type: 'a', payloadJson: '{}' },
+    ],
+    [
+      'a 256-character type',
+      json({ type: 't'.repeat(256), payload: {} }),
+      { type: 't'.repeat(256), payloadJson: '{}' },
+    ],
+    [
+      '2^53 and a big integer as a string',
+      '{"type":"a","payload":[9007199254740992,"9007199254740993"]}',
+      { type: 'a', payloadJson: '[9007199254740992,"9007199254740993"]' },
+    ],
+    [
+      `a payload nested ${MAX_JSON_NESTING} deep`,
+      `{"type":"a","payload":${'['.repeat(MAX_JSON_NESTING)}${']'.repeat(MAX_JSON_NESTING)}}`,
+      { type: 'a', payloadJson: `${'['.repeat(MAX_JSON_NESTING)}${']'.repeat(MAX_JSON_NESTING)}` },
+    ],
   ];
   for (const [label, raw, expected] of valid) {
     it(`accepts ${label}`, () => {
@@ -77,15 +111,27 @@ describe('parsePublishRequest', () => {
     ['an id with non-ASCII', json({ id: 'café', type: 'a', payload: {} }), 'id'],
     ['an array id', json({ id: ['a'], type: 'a', payload: {} }), 'id'],
     ['an array type', json({ type: ['a'], payload: {} }), 'type'],
-    ['a number JSON.parse makes Infinity', '{"type":"a","payload":{"items":[{},{},{},{"price":1e400}]}}', 'payload.items[3].price'],
+    [
+      'a number JSON.parse makes Infinity',
+      '{"type":"a","payload":{"items":[{},{},{},{"price":1e400}]}}',
+      'payload.items[3].price',
+    ],
     ['a negative one', '{"type":"a","payload":-1e400}', 'payload'],
     ['an integer beyond 2^53', '{"type":"a","payload":{"n":9007199254740993}}', 'payload.n'],
     ['a duplicate key in the payload', '{"type":"a","payload":{"a":1,"a":2}}', 'payload.a'],
     ['a duplicate key spelt with an escape', '{"type":"a","payload":{"a":1,"\\u0061":2}}', 'payload.a'],
     ['a duplicate type', '{"type":"a","type":"b","payload":1}', 'type'],
     ['a duplicate payload', '{"type":"a","payload":1,"payload":2}', 'payload'],
-    [`a payload nested ${MAX_JSON_NESTING + 1} deep`, `{"type":"a","payload":${'['.repeat(MAX_JSON_NESTING + 1)}${']'.repeat(MAX_JSON_NESTING + 1)}}`, `payload${'[0]'.repeat(MAX_JSON_NESTING)}`],
-    ['a payload nested 5000 deep', `{"type":"a","payload":${'['.repeat(5000)}${']'.repeat(5000)}}`, `payload${'[0]'.repeat(MAX_JSON_NESTING)}`],
+    [
+      `a payload nested ${MAX_JSON_NESTING + 1} deep`,
+      `{"type":"a","payload":${'['.repeat(MAX_JSON_NESTING + 1)}${']'.repeat(MAX_JSON_NESTING + 1)}}`,
+      `payload${'[0]'.repeat(MAX_JSON_NESTING)}`,
+    ],
+    [
+      'a payload nested 5000 deep',
+      `{"type":"a","payload":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+      `payload${'[0]'.repeat(MAX_JSON_NESTING)}`,
+    ],
     ['NaN', '{"type":"a","payload":NaN}', 'body'],
   ];
   for (const [label, raw, field] of invalid) {
@@ -113,7 +159,10 @@ describe('parseCreateSubscription', () => {
   const parse = (body: unknown) => parseCreateSubscription(json(body), DEFAULT_RETRY_POLICY);
 
   it('defaults eventTypes to every event', () => {
-    assert.deepEqual(parse({ url: 'https://example.com/hook' }), { url: 'https://example.com/hook', eventTypes: ['*'] });
+    assert.deepEqual(parse({ url: 'https://example.com/hook' }), {
+      url: 'https://example.com/hook',
+      eventTypes: ['*'],
+    });
   });
 
   it('keeps every optional field and drops duplicate event types', () => {
@@ -153,7 +202,11 @@ describe('parseCreateSubscription', () => {
     ['an unknown field', { url: 'https://x.test', secret: 'whsec_x' }, 'secret'],
     ['eventTypes that is a string', { url: 'https://x.test', eventTypes: 'a.b' }, 'eventTypes'],
     ['empty eventTypes', { url: 'https://x.test', eventTypes: [] }, 'eventTypes'],
-    ['101 eventTypes', { url: 'https://x.test', eventTypes: Array.from({ length: 101 }, (_, i) => `t${i}`) }, 'eventTypes'],
+    [
+      '101 eventTypes',
+      { url: 'https://x.test', eventTypes: Array.from({ length: 101 }, (_, i) => `t${i}`) },
+      'eventTypes',
+    ],
     ['a numeric event type', { url: 'https://x.test', eventTypes: [1] }, 'eventTypes'],
     ['a wildcard in the middle', { url: 'https://x.test', eventTypes: ['a.*.b'] }, 'eventTypes'],
     ['a bare suffix wildcard', { url: 'https://x.test', eventTypes: ['a*'] }, 'eventTypes'],
@@ -166,8 +219,16 @@ describe('parseCreateSubscription', () => {
     ['a numeric description', { url: 'https://x.test', description: 1 }, 'description'],
     ['a retry policy that is not an object', { url: 'https://x.test', retryPolicy: 5 }, 'retryPolicy'],
     ['an unknown retry policy field', { url: 'https://x.test', retryPolicy: { retries: 5 } }, 'retryPolicy.retries'],
-    ['a retry policy field out of range', { url: 'https://x.test', retryPolicy: { jitter: 1.5 } }, 'retryPolicy.jitter'],
-    ['a max delay below the initial delay', { url: 'https://x.test', retryPolicy: { initialDelaySeconds: 60, maxDelaySeconds: 10 } }, 'retryPolicy.maxDelaySeconds'],
+    [
+      'a retry policy field out of range',
+      { url: 'https://x.test', retryPolicy: { jitter: 1.5 } },
+      'retryPolicy.jitter',
+    ],
+    [
+      'a max delay below the initial delay',
+      { url: 'https://x.test', retryPolicy: { initialDelaySeconds: 60, maxDelaySeconds: 10 } },
+      'retryPolicy.maxDelaySeconds',
+    ],
   ];
   for (const [label, body, field] of invalid) {
     it(`rejects ${label} on '${field}'`, () => {
@@ -176,7 +237,11 @@ describe('parseCreateSubscription', () => {
   }
 
   it('says what is wrong with a retry policy field without repeating its name', () => {
-    assertInvalid(() => parse({ url: 'https://x.test', retryPolicy: { jitter: 1.5 } }), 'retryPolicy.jitter', /^retryPolicy\.jitter: must be between 0 and 1$/);
+    assertInvalid(
+      () => parse({ url: 'https://x.test', retryPolicy: { jitter: 1.5 } }),
+      'retryPolicy.jitter',
+      /^retryPolicy\.jitter: must be between 0 and 1$/,
+    );
   });
 
   it("builds the retry policy refusal from the domain error's parts and keeps it as the cause", () => {
@@ -285,7 +350,12 @@ describe('listing queries', () => {
   });
 
   it('parseDeliveryListQuery needs a subscriptionId and takes a state filter', () => {
-    assert.deepEqual(parseDeliveryListQuery({ subscriptionId: 'sub_a', state: DELIVERY_STATES[0], cursor: 'c' }), { subscriptionId: 'sub_a', limit: 50, cursor: 'c', state: DELIVERY_STATES[0] });
+    assert.deepEqual(parseDeliveryListQuery({ subscriptionId: 'sub_a', state: DELIVERY_STATES[0], cursor: 'c' }), {
+      subscriptionId: 'sub_a',
+      limit: 50,
+      cursor: 'c',
+      state: DELIVERY_STATES[0],
+    });
     assertInvalid(() => parseDeliveryListQuery({}), 'subscriptionId', /use \/v1\/dead-letters across all/);
     assertInvalid(() => parseDeliveryListQuery({ subscriptionId: "' OR 1=1" }), 'subscriptionId');
     assertInvalid(() => parseDeliveryListQuery({ subscriptionId: 'sub_a', state: 'lost' }), 'state');
@@ -357,11 +427,17 @@ describe('fields that must be strings refuse arrays', () => {
   });
 
   it('a bulk replay refuses subscriptionId as an array', () => {
-    assertInvalid(() => parseBulkReplay({ createdFrom: '2024-01-01', createdTo: '2024-01-02', subscriptionId: ['sub_x'] }, 'admin'), 'subscriptionId');
+    assertInvalid(
+      () => parseBulkReplay({ createdFrom: '2024-01-01', createdTo: '2024-01-02', subscriptionId: ['sub_x'] }, 'admin'),
+      'subscriptionId',
+    );
   });
 
   it('a restore refuses subscriptionId as an array', () => {
-    assertInvalid(() => parseRestore({ from: '2024-01-01', to: '2024-01-02', subscriptionId: ['sub_x'] }), 'subscriptionId');
+    assertInvalid(
+      () => parseRestore({ from: '2024-01-01', to: '2024-01-02', subscriptionId: ['sub_x'] }),
+      'subscriptionId',
+    );
   });
 });
 

@@ -21,7 +21,15 @@ describe('benchmark charts', () => {
     const svg = renderBarChart(chart);
 
     assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-    for (const text of ['Cost per million deliveries', 'first try', 'Hookline', 'EventBridge API destinations', '7.01', '19.7']) assert.ok(svg.includes(text), text);
+    for (const text of [
+      'Cost per million deliveries',
+      'first try',
+      'Hookline',
+      'EventBridge API destinations',
+      '7.01',
+      '19.7',
+    ])
+      assert.ok(svg.includes(text), text);
     assert.doesNotMatch(svg, /https?:\/\/(?!www\.w3\.org)/, 'no external reference');
   });
 

@@ -4,9 +4,24 @@ import { naivePerMillion, perDelivery } from '../../../scripts/bench/cost-model.
 import { PRICES } from '../../../scripts/bench/prices.ts';
 import type { CallUsage, Usage } from '../../../scripts/bench/sdk-meter.ts';
 
-const call = (c: Partial<CallUsage>): CallUsage => ({ count: 0, billedRequests: 0, writeUnits: 0, readUnits: 0, indexWriteUnits: 0, ...c });
-const usage = (calls: Record<string, CallUsage>): Usage => ({ calls, items: {}, conditionFailures: 0, emptyReceives: 0, receivesWithMessages: 0, messagesReceived: 0 });
-const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
+const call = (c: Partial<CallUsage>): CallUsage => ({
+  count: 0,
+  billedRequests: 0,
+  writeUnits: 0,
+  readUnits: 0,
+  indexWriteUnits: 0,
+  ...c,
+});
+const usage = (calls: Record<string, CallUsage>): Usage => ({
+  calls,
+  items: {},
+  conditionFailures: 0,
+  emptyReceives: 0,
+  receivesWithMessages: 0,
+  messagesReceived: 0,
+});
+const close = (actual: number, expected: number) =>
+  assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
 
 describe('cost model', () => {
   it('prices API requests as HTTP API requests by default: one per delivery is $1.00 per million', () => {

@@ -1,14 +1,30 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_RETENTION } from '#domain/retention.ts';
-import { billedBytes, DAYS_PER_MONTH, GB, deliveredKeptFor, eventKeptFor, keptParts, storagePerMillionEvents } from '../../../scripts/bench/storage.ts';
+import {
+  billedBytes,
+  DAYS_PER_MONTH,
+  GB,
+  deliveredKeptFor,
+  eventKeptFor,
+  keptParts,
+  storagePerMillionEvents,
+} from '../../../scripts/bench/storage.ts';
 
-const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
+const close = (actual: number, expected: number) =>
+  assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
 const policy = { ...DEFAULT_RETENTION, deliveredDays: 30, deadLetterDays: 90, ttlSafetyMarginDays: 30 };
 
 describe('storage arithmetic', () => {
   it('bytes × 10⁶ / 2³⁰ × days / days per month × $0.25 per GB-month', () => {
-    const cost = storagePerMillionEvents([{ table: 'events', rowsPerEvent: 1, bytesPerRow: GB / 1e6, keptFor: { days: DAYS_PER_MONTH * 2, rule: 'two months' } }]);
+    const cost = storagePerMillionEvents([
+      {
+        table: 'events',
+        rowsPerEvent: 1,
+        bytesPerRow: GB / 1e6,
+        keptFor: { days: DAYS_PER_MONTH * 2, rule: 'two months' },
+      },
+    ]);
     close(cost.parts[0]!.gbMonthsPerMillionEvents, 2);
     close(cost.dollarsPerMillionEvents, 0.5);
   });
@@ -16,14 +32,20 @@ describe('storage arithmetic', () => {
   it('adds the parts, each with its own rows per event and days', () => {
     const cost = storagePerMillionEvents([
       { table: 'events', rowsPerEvent: 1, bytesPerRow: (0.5 * GB) / 1e6, keptFor: { days: DAYS_PER_MONTH, rule: '' } },
-      { table: 'deliveries', rowsPerEvent: 10, bytesPerRow: (0.3 * GB) / 1e6, keptFor: { days: DAYS_PER_MONTH / 2, rule: '' } },
+      {
+        table: 'deliveries',
+        rowsPerEvent: 10,
+        bytesPerRow: (0.3 * GB) / 1e6,
+        keptFor: { days: DAYS_PER_MONTH / 2, rule: '' },
+      },
     ]);
     close(cost.dollarsPerMillionEvents, 0.5 * 0.25 + 1.5 * 0.25);
   });
 
   it('reads the event TTL from eventTtlFor when the retention module exports it (epoch seconds or ms)', () => {
     const DAY = 86_400_000;
-    const seconds = (at: number, p: typeof policy) => Math.floor((at + (p.deliveredDays + p.ttlSafetyMarginDays) * DAY) / 1000);
+    const seconds = (at: number, p: typeof policy) =>
+      Math.floor((at + (p.deliveredDays + p.ttlSafetyMarginDays) * DAY) / 1000);
     assert.equal(eventKeptFor({ DEFAULT_RETENTION: policy, eventTtlFor: seconds }).days, 60);
     assert.equal(eventKeptFor({ DEFAULT_RETENTION: policy, eventTtlFor: (at: number) => at + 45 * DAY }).days, 45);
   });
@@ -42,19 +64,39 @@ describe('storage arithmetic', () => {
   });
 
   it('bills a row at its size + 100 B, plus each index entry it sits in at its keys + 100 B', () => {
-    const item = { subscriptionShard: { S: 'sub_1#3' }, listKey: { S: '2026#dlv_1' }, id: { S: 'dlv_1' }, activeShard: { S: 's1' }, nextAttemptAt: { S: '2026' }, state: { S: 'pending' } };
+    const item = {
+      subscriptionShard: { S: 'sub_1#3' },
+      listKey: { S: '2026#dlv_1' },
+      id: { S: 'dlv_1' },
+      activeShard: { S: 's1' },
+      nextAttemptAt: { S: '2026' },
+      state: { S: 'pending' },
+    };
     // Item: subscriptionShard 17+7, listKey 7+10, id 2+5, activeShard 11+2, nextAttemptAt 13+4, state 5+7 = 90.
     // Its `active` entry (keys only): the table's keys and the index's, 24 + 17 + 13 + 17 = 71.
     assert.equal(billedBytes('deliveries', item), 90 + 100 + 71 + 100);
-    const delivered = { subscriptionShard: item.subscriptionShard, listKey: item.listKey, id: item.id, state: { S: 'delivered' } };
+    const delivered = {
+      subscriptionShard: item.subscriptionShard,
+      listKey: item.listKey,
+      id: item.id,
+      state: { S: 'delivered' },
+    };
     assert.equal(billedBytes('deliveries', delivered), 24 + 17 + 7 + 14 + 100, 'a delivered row sits in no index');
     assert.equal(billedBytes('events', { id: { S: 'evt_1' } }), 7 + 100);
   });
 
-  it('turns a run\'s kept rows into parts per event, leaving subscriptions out', () => {
-    const rows = (n: number) => ({ kept: new Map(Array.from({ length: n }, (_, i) => [String(i), { id: { S: `x${i}` } }])) });
+  it("turns a run's kept rows into parts per event, leaving subscriptions out", () => {
+    const rows = (n: number) => ({
+      kept: new Map(Array.from({ length: n }, (_, i) => [String(i), { id: { S: `x${i}` } }])),
+    });
     const parts = keptParts({ events: rows(2), deliveries: rows(4), subscriptions: rows(1) }, 2);
-    assert.deepEqual(parts.map((p) => [p.table, p.rowsPerEvent]), [['events', 1], ['deliveries', 2]]);
+    assert.deepEqual(
+      parts.map((p) => [p.table, p.rowsPerEvent]),
+      [
+        ['events', 1],
+        ['deliveries', 2],
+      ],
+    );
     assert.equal(parts[0]!.bytesPerRow, 2 + 2 + 100);
   });
 });

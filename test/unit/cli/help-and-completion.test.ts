@@ -12,8 +12,13 @@ const CLI_DIR = new URL('../../../cli/', import.meta.url);
 async function run(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const sink = (write: (s: string) => void) => new Writable({ write: (chunk, _e, done) => (write(chunk.toString()), done()) });
-  const code = await main(['node', 'hookline', ...args], { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), env: {} });
+  const sink = (write: (s: string) => void) =>
+    new Writable({ write: (chunk, _e, done) => (write(chunk.toString()), done()) });
+  const code = await main(['node', 'hookline', ...args], {
+    stdout: sink((s) => (stdout += s)),
+    stderr: sink((s) => (stderr += s)),
+    env: {},
+  });
   return { code, stdout, stderr };
 }
 
@@ -30,16 +35,33 @@ describe('hookline --help', () => {
     const read = new Set(
       readdirSync(CLI_DIR)
         .filter((f) => f.endsWith('.ts'))
-        .flatMap((f) => [...readFileSync(new URL(f, CLI_DIR), 'utf8').matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]!)),
+        .flatMap((f) =>
+          [...readFileSync(new URL(f, CLI_DIR), 'utf8').matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]!),
+        ),
     );
     assert.ok(read.has('HOOKLINE_API_URL') && read.size >= 10, `found ${[...read].join(', ')}`);
     const help = (await run(['--help'])).stdout;
-    assert.deepEqual([...read].filter((name) => !help.includes(name)), [], 'variables the CLI reads but --help does not name');
+    assert.deepEqual(
+      [...read].filter((name) => !help.includes(name)),
+      [],
+      'variables the CLI reads but --help does not name',
+    );
   });
 
   it('lists the new commands', async () => {
     const all = paths(buildProgram().program);
-    for (const path of ['publish', 'events list', 'events show', 'subscriptions get', 'subscriptions update', 'subscriptions delete', 'subscriptions rotate-secret', 'subscriptions test', 'deliveries list', 'completion']) {
+    for (const path of [
+      'publish',
+      'events list',
+      'events show',
+      'subscriptions get',
+      'subscriptions update',
+      'subscriptions delete',
+      'subscriptions rotate-secret',
+      'subscriptions test',
+      'deliveries list',
+      'completion',
+    ]) {
       assert.ok(all.includes(path), path);
     }
   });
@@ -60,7 +82,14 @@ describe('hookline completion', () => {
   it('bash: the script parses and completes subcommands and their options', async () => {
     const script = (await run(['completion', 'bash'])).stdout;
     const complete = (words: string[]) =>
-      spawnSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _hookline; echo "\${COMPREPLY[*]}"`], { encoding: 'utf8' });
+      spawnSync(
+        'bash',
+        [
+          '-c',
+          `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _hookline; echo "\${COMPREPLY[*]}"`,
+        ],
+        { encoding: 'utf8' },
+      );
     const sub = complete(['hookline', 'subscriptions', 'ro']);
     assert.equal(sub.status, 0, sub.stderr);
     assert.equal(sub.stdout.trim(), 'rotate-secret');

@@ -26,7 +26,19 @@ describe('the CLI sends the local Invoke API its per-run token', () => {
 
   const dataDir = (runtime: object) => {
     const dir = mkdtempSync(join(tmpdir(), 'hookline-cli-token-'));
-    writeFileSync(join(dir, 'runtime.json'), JSON.stringify({ version: 2, api: 'http://127.0.0.1:1', dynamodb: '', sqs: '', s3: '', resourcePrefix: '', pid: 1, ...runtime }));
+    writeFileSync(
+      join(dir, 'runtime.json'),
+      JSON.stringify({
+        version: 2,
+        api: 'http://127.0.0.1:1',
+        dynamodb: '',
+        sqs: '',
+        s3: '',
+        resourcePrefix: '',
+        pid: 1,
+        ...runtime,
+      }),
+    );
     return dir;
   };
 
@@ -38,14 +50,22 @@ describe('the CLI sends the local Invoke API its per-run token', () => {
 
   it('without the token the runtime refuses it, and the CLI says so (403)', async () => {
     const backend = new Backend(localTarget({ dataDir: dataDir({ lambda: api.url }) }, {}));
-    await assert.rejects(backend.invoke('replay', { deliveryId: 'dlv_1' }), (e: unknown) => e instanceof ServiceCallError && e.status === 403 && /token/.test(e.message));
+    await assert.rejects(
+      backend.invoke('replay', { deliveryId: 'dlv_1' }),
+      (e: unknown) => e instanceof ServiceCallError && e.status === 403 && /token/.test(e.message),
+    );
   });
 
   it("runtime.json's token goes only to runtime.json's endpoint; another --lambda-endpoint gets $HOOKLINE_LAMBDA_TOKEN", async () => {
     const elsewhere = dataDir({ lambda: 'http://127.0.0.1:9', lambdaToken: 'not-for-this-endpoint' });
     const withFile = new Backend(localTarget({ dataDir: elsewhere, lambdaEndpoint: api.url }, {}));
-    await assert.rejects(withFile.invoke('replay', {}), (e: unknown) => e instanceof ServiceCallError && e.status === 403);
-    const withEnv = new Backend(localTarget({ dataDir: elsewhere, lambdaEndpoint: api.url }, { HOOKLINE_LAMBDA_TOKEN: api.token }));
+    await assert.rejects(
+      withFile.invoke('replay', {}),
+      (e: unknown) => e instanceof ServiceCallError && e.status === 403,
+    );
+    const withEnv = new Backend(
+      localTarget({ dataDir: elsewhere, lambdaEndpoint: api.url }, { HOOKLINE_LAMBDA_TOKEN: api.token }),
+    );
     assert.deepEqual(await withEnv.invoke('replay', {}), { id: 'dlv_1', state: 'pending' });
   });
 
@@ -54,9 +74,20 @@ describe('the CLI sends the local Invoke API its per-run token', () => {
     // The SDK's own credential chain reads the process environment.
     process.env.AWS_ACCESS_KEY_ID = 'local';
     process.env.AWS_SECRET_ACCESS_KEY = 'local';
-    const target = awsTarget({ region: 'us-east-1', lambdaEndpoint: api.url, replayFunction: 'replay', archiverFunction: 'archiver' }, {}, env);
+    const target = awsTarget(
+      { region: 'us-east-1', lambdaEndpoint: api.url, replayFunction: 'replay', archiverFunction: 'archiver' },
+      {},
+      env,
+    );
     assert.deepEqual(await new Backend(target).invoke('replay', {}), { id: 'dlv_1', state: 'pending' });
-    const toAws = await awsTarget({ region: 'us-east-1', replayFunction: 'replay', archiverFunction: 'archiver' }, {}, env).lambda();
-    assert.equal(toAws.client.middlewareStack.identify().some((m) => m.includes('hooklineInvokeToken')), false);
+    const toAws = await awsTarget(
+      { region: 'us-east-1', replayFunction: 'replay', archiverFunction: 'archiver' },
+      {},
+      env,
+    ).lambda();
+    assert.equal(
+      toAws.client.middlewareStack.identify().some((m) => m.includes('hooklineInvokeToken')),
+      false,
+    );
   });
 });

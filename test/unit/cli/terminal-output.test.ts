@@ -25,7 +25,8 @@ const HOSTILE = [
 const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 /** A test name in plain ASCII, so the test report itself stays readable. */
-const ascii = (s: string) => JSON.stringify(s).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const ascii = (s: string) =>
+  JSON.stringify(s).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 function capture() {
   const stream = new PassThrough();
@@ -37,7 +38,10 @@ function capture() {
 describe('printable()', () => {
   // [input, printed]
   const table_: ReadonlyArray<readonly [string, string]> = [
-    ['plain text, \u00fcn\u00efc\u00f8d\u00e9 and emoji \u{1f389}', 'plain text, \u00fcn\u00efc\u00f8d\u00e9 and emoji \u{1f389}'],
+    [
+      'plain text, \u00fcn\u00efc\u00f8d\u00e9 and emoji \u{1f389}',
+      'plain text, \u00fcn\u00efc\u00f8d\u00e9 and emoji \u{1f389}',
+    ],
     [`${ESC}[31mred`, '\\x1b[31mred'],
     ['bell\u0007', 'bell\\x07'],
     ['a\rb', 'a\\rb'],
@@ -65,7 +69,13 @@ describe('printable()', () => {
 
 describe('CLI output is safe for a terminal', () => {
   it('table() escapes every cell, and the columns still line up', () => {
-    const text = table([[`${ESC}[2J`, 'x'], ['ab', 'y']], ['A', 'B']);
+    const text = table(
+      [
+        [`${ESC}[2J`, 'x'],
+        ['ab', 'y'],
+      ],
+      ['A', 'B'],
+    );
     assert.doesNotMatch(text, UNSAFE);
     const lines = text.split('\n');
     assert.equal(lines.length, 3);
@@ -108,7 +118,17 @@ describe('CLI output is safe for a terminal', () => {
     lastError: `http_500${ESC}[2K`,
     headers: { 'content-type': 'application/json' },
     body: '{"x":"\\u001b"}',
-    attemptLog: [{ seq: 1, attempt: 1, startedAt: 't0', durationMs: 5, status: 500, error: null, responseSnippet: `${ESC}]8;;https://evil.example/${ESC}\\click me${ESC}]8;;${ESC}\\\r\nfake` }],
+    attemptLog: [
+      {
+        seq: 1,
+        attempt: 1,
+        startedAt: 't0',
+        durationMs: 5,
+        status: 500,
+        error: null,
+        responseSnippet: `${ESC}]8;;https://evil.example/${ESC}\\click me${ESC}]8;;${ESC}\\\r\nfake`,
+      },
+    ],
   };
   // What each route answers, by the operations table's key the commands call it with.
   const answers: Record<string, unknown> = {
@@ -127,23 +147,45 @@ describe('CLI output is safe for a terminal', () => {
   } as unknown as Backend;
 
   const runs: ReadonlyArray<readonly [string, (ctx: commands.Context) => Promise<void>, unknown]> = [
-    ['subscriptions list', (ctx) => commands.subscriptionsList(ctx, { limit: 10 }), { items: [hostileSubscription], nextCursor: null }],
+    [
+      'subscriptions list',
+      (ctx) => commands.subscriptionsList(ctx, { limit: 10 }),
+      { items: [hostileSubscription], nextCursor: null },
+    ],
     ['subscriptions pause', (ctx) => commands.subscriptionsPause(ctx, 'sub_1', {}), hostileSubscription],
-    ['subscriptions create', (ctx) => commands.subscriptionsCreate(ctx, { url: 'https://example.com/' }), { ...hostileSubscription, secret: 'whsec_x' }],
+    [
+      'subscriptions create',
+      (ctx) => commands.subscriptionsCreate(ctx, { url: 'https://example.com/' }),
+      { ...hostileSubscription, secret: 'whsec_x' },
+    ],
     ['deliveries show', (ctx) => commands.deliveriesShow(ctx, 'dlv_1'), hostileDelivery],
-    ['dead-letters list', (ctx) => commands.deadLettersList(ctx, { limit: 10 }), { items: [hostileDelivery], nextCursor: null }],
+    [
+      'dead-letters list',
+      (ctx) => commands.deadLettersList(ctx, { limit: 10 }),
+      { items: [hostileDelivery], nextCursor: null },
+    ],
   ];
   for (const [name, run, data] of runs) {
     it(`${name}: human output shows the characters escaped, never raw`, async () => {
       const out = capture();
-      await run({ backend, out: new Output({ json: false, quiet: true }, out.stream, new PassThrough()), operator: 'me', pollMs: 1 });
+      await run({
+        backend,
+        out: new Output({ json: false, quiet: true }, out.stream, new PassThrough()),
+        operator: 'me',
+        pollMs: 1,
+      });
       assert.doesNotMatch(out.text(), UNSAFE);
       assert.match(out.text(), /\\x1b/);
     });
 
     it(`${name}: --json output is exact JSON of the same data, with nothing raw for a terminal either`, async () => {
       const out = capture();
-      await run({ backend, out: new Output({ json: true, quiet: true }, out.stream, new PassThrough()), operator: 'me', pollMs: 1 });
+      await run({
+        backend,
+        out: new Output({ json: true, quiet: true }, out.stream, new PassThrough()),
+        operator: 'me',
+        pollMs: 1,
+      });
       assert.doesNotMatch(out.text(), UNSAFE);
       assert.deepEqual(JSON.parse(out.text()), data);
     });
@@ -151,7 +193,16 @@ describe('CLI output is safe for a terminal', () => {
 
   it('a field cannot forge a line of its own: a line break in a pause reason is shown as \\n', async () => {
     const out = capture();
-    await commands.subscriptionsPause({ backend, out: new Output({ json: false, quiet: true }, out.stream, new PassThrough()), operator: 'me', pollMs: 1 }, 'sub_1', {});
+    await commands.subscriptionsPause(
+      {
+        backend,
+        out: new Output({ json: false, quiet: true }, out.stream, new PassThrough()),
+        operator: 'me',
+        pollMs: 1,
+      },
+      'sub_1',
+      {},
+    );
     assert.equal(out.text().split('\n').length, 2, out.text());
     assert.match(out.text(), /maintenance\\n/);
   });
@@ -159,7 +210,11 @@ describe('CLI output is safe for a terminal', () => {
   it("commander's own messages (an argument echoed back) are escaped too", async () => {
     const out = capture();
     const err = capture();
-    const code = await main(['node', 'hookline', `no-such-${ESC}[2J`], { stdout: out.stream, stderr: err.stream, env: {} });
+    const code = await main(['node', 'hookline', `no-such-${ESC}[2J`], {
+      stdout: out.stream,
+      stderr: err.stream,
+      env: {},
+    });
     assert.equal(code, 2);
     assert.doesNotMatch(err.text(), UNSAFE);
     assert.match(err.text(), /no-such-\\x1b\[2J/);

@@ -20,7 +20,9 @@ function apiServer() {
     req.on('data', (c: Buffer) => (text += c.toString()));
     req.on('end', async () => {
       const url = new URL(req.url ?? '/', 'http://x');
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : v]));
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : v]),
+      );
       let status: number;
       let body: string;
       let extra: Record<string, string> = {};
@@ -69,14 +71,22 @@ describe('the typed client (client/hookline-client.ts) against the real router',
     });
 
   it('builds each path from the operations table key, percent-encoding parameters', () => {
-    assert.equal(pathFor('GET /v1/subscriptions/{subscriptionId}', { subscriptionId: 'sub_a' }), '/v1/subscriptions/sub_a');
-    assert.equal(pathFor('POST /v1/tenants/{tenantId}/keys', { tenantId: 'acme:eu/1' }), '/v1/tenants/acme%3Aeu%2F1/keys');
+    assert.equal(
+      pathFor('GET /v1/subscriptions/{subscriptionId}', { subscriptionId: 'sub_a' }),
+      '/v1/subscriptions/sub_a',
+    );
+    assert.equal(
+      pathFor('POST /v1/tenants/{tenantId}/keys', { tenantId: 'acme:eu/1' }),
+      '/v1/tenants/acme%3Aeu%2F1/keys',
+    );
     assert.throws(() => pathFor('GET /v1/replays/{replayId}'), /needs the path parameter replayId/);
   });
 
   it('creates, reads, lists and pages subscriptions, typed from the schemas', async () => {
     const hookline = client();
-    const created = await hookline.request('POST /v1/subscriptions', { body: { url: 'https://example.com/hooks', eventTypes: ['invoice.*'] } });
+    const created = await hookline.request('POST /v1/subscriptions', {
+      body: { url: 'https://example.com/hooks', eventTypes: ['invoice.*'] },
+    });
     assert.equal(created.status, 201);
     assert.match(created.body.secret ?? '', /^whsec_/);
     const id: string = created.body.id;
@@ -84,7 +94,8 @@ describe('the typed client (client/hookline-client.ts) against the real router',
     assert.deepEqual([read.id, read.eventTypes, read.state], [id, ['invoice.*'], 'active']);
     assert.equal('secret' in read, false);
 
-    for (let i = 0; i < 2; i++) await hookline.call('POST /v1/subscriptions', { body: { url: `https://example.com/hooks/${i}` } });
+    for (let i = 0; i < 2; i++)
+      await hookline.call('POST /v1/subscriptions', { body: { url: `https://example.com/hooks/${i}` } });
     const page = await hookline.call('GET /v1/subscriptions', { query: { limit: 2 } });
     assert.equal(page.items.length, 2);
     assert.ok(page.nextCursor);
@@ -96,23 +107,40 @@ describe('the typed client (client/hookline-client.ts) against the real router',
 
   it('publishes JSON text exactly as given (bodyText), and reads the status a duplicate answers', async () => {
     const hookline = client();
-    const first = await hookline.request('POST /v1/events', { bodyText: '{"id":"cl-1","type":"invoice.paid","payload":{"n":1.0}}' });
+    const first = await hookline.request('POST /v1/events', {
+      bodyText: '{"id":"cl-1","type":"invoice.paid","payload":{"n":1.0}}',
+    });
     assert.equal(first.status, 202);
-    const again = await hookline.request('POST /v1/events', { bodyText: '{"id":"cl-1","type":"invoice.paid","payload":{"n":1.0}}' });
+    const again = await hookline.request('POST /v1/events', {
+      bodyText: '{"id":"cl-1","type":"invoice.paid","payload":{"n":1.0}}',
+    });
     assert.deepEqual([again.status, again.body.eventId], [200, 'cl-1']);
   });
 
   it('throws HooklineApiError with the code, message and status of a refusal', async () => {
     const hookline = client();
-    await assert.rejects(hookline.call('GET /v1/subscriptions/{subscriptionId}', { params: { subscriptionId: 'sub_nope' } }), (e: unknown) => e instanceof HooklineApiError && e.status === 404 && e.code === 'not_found' && /sub_nope/.test(e.message));
-    await assert.rejects(hookline.call('GET /v1/deliveries', { query: { subscriptionId: 'sub_a', limit: 0 } }), (e: unknown) => e instanceof HooklineApiError && e.status === 400 && /^limit: /.test(e.message));
+    await assert.rejects(
+      hookline.call('GET /v1/subscriptions/{subscriptionId}', { params: { subscriptionId: 'sub_nope' } }),
+      (e: unknown) =>
+        e instanceof HooklineApiError && e.status === 404 && e.code === 'not_found' && /sub_nope/.test(e.message),
+    );
+    await assert.rejects(
+      hookline.call('GET /v1/deliveries', { query: { subscriptionId: 'sub_a', limit: 0 } }),
+      (e: unknown) => e instanceof HooklineApiError && e.status === 400 && /^limit: /.test(e.message),
+    );
     const anonymous = createClient({ baseUrl });
-    await assert.rejects(anonymous.call('GET /v1/subscriptions'), (e: unknown) => e instanceof HooklineApiError && e.status === 401 && e.code === 'unauthorized');
+    await assert.rejects(
+      anonymous.call('GET /v1/subscriptions'),
+      (e: unknown) => e instanceof HooklineApiError && e.status === 401 && e.code === 'unauthorized',
+    );
     assert.deepEqual(await anonymous.call('GET /health'), { status: 'ok' });
   });
 
   it('throws HooklineUnreachableError when nothing listens', async () => {
-    await assert.rejects(createClient({ baseUrl: 'http://127.0.0.1:9' }).call('GET /health'), (e: unknown) => e instanceof HooklineUnreachableError && /cannot reach the Hookline API/.test(e.message));
+    await assert.rejects(
+      createClient({ baseUrl: 'http://127.0.0.1:9' }).call('GET /health'),
+      (e: unknown) => e instanceof HooklineUnreachableError && /cannot reach the Hookline API/.test(e.message),
+    );
   });
 
   it('checks its types at compile time (tsc runs over this file)', () => {

@@ -7,7 +7,9 @@ import { DEFAULT_ALLOWED_PORTS, DEFAULT_PORT_RANGES, parseAllowedPorts } from '#
 import { noMetrics } from '#ports/metrics.ts';
 import { ALL_FACTORIES } from '#adapters/deps/all-factories.ts';
 
-const ENV = Object.fromEntries(Object.keys(ENV_DEFAULTS).map((name) => [name, ENV_DEFAULTS[name as EnvName] ?? `value-of-${name}`]));
+const ENV = Object.fromEntries(
+  Object.keys(ENV_DEFAULTS).map((name) => [name, ENV_DEFAULTS[name as EnvName] ?? `value-of-${name}`]),
+);
 
 describe('HOOKLINE_ALLOWED_PORTS', () => {
   it('is declared by the functions that check targets (api at creation, sender at every send), defaulting to the domain default', () => {
@@ -18,7 +20,11 @@ describe('HOOKLINE_ALLOWED_PORTS', () => {
   });
 
   it('a set value reaches the api dependency', () => {
-    assert.deepEqual(buildDeps('api', { ...ENV, HOOKLINE_ALLOWED_PORTS: '443,8443' }, { metrics: noMetrics }, ALL_FACTORIES).allowedPorts, parseAllowedPorts('443,8443'));
+    assert.deepEqual(
+      buildDeps('api', { ...ENV, HOOKLINE_ALLOWED_PORTS: '443,8443' }, { metrics: noMetrics }, ALL_FACTORIES)
+        .allowedPorts,
+      parseAllowedPorts('443,8443'),
+    );
   });
 
   it('a value that is not a port list fails at cold start, naming the variable and quoting the value', () => {
@@ -28,7 +34,8 @@ describe('HOOKLINE_ALLOWED_PORTS', () => {
         (e: unknown) =>
           e instanceof InvalidEnvironmentError &&
           e.variable === 'HOOKLINE_ALLOWED_PORTS' &&
-          e.message === "environment variable HOOKLINE_ALLOWED_PORTS must be a comma-separated list of ports and ranges from 1 to 65535, e.g. 80,443,1024-65535, not '443,ssh'",
+          e.message ===
+            "environment variable HOOKLINE_ALLOWED_PORTS must be a comma-separated list of ports and ranges from 1 to 65535, e.g. 80,443,1024-65535, not '443,ssh'",
       );
     }
   });

@@ -17,13 +17,38 @@ describe('ENV_DEFAULTS read back as the one definition of each default', () => {
   });
 
   it('the sender timeout and sweep grace parse to their named constants', () => {
-    const sender = readFunctionEnv('sender', { SUBSCRIPTIONS_TABLE: 's', ROUTES_TABLE: 'r', EVENTS_TABLE: 'e', DELIVERIES_TABLE: 'd', ATTEMPTS_TABLE: 'a', DELIVERY_QUEUE_URL: 'q', HOOKLINE_SECRETS_OPEN_KEY_ID: 'k', RATE_LIMITS_TABLE: 'l' });
-    assert.equal(parsePositiveInt('HOOKLINE_SENDER_TIMEOUT_MS', sender.HOOKLINE_SENDER_TIMEOUT_MS), DEFAULT_SENDER_TIMEOUT_MS);
-    const sweeper = readFunctionEnv('sweeper', { SUBSCRIPTIONS_TABLE: 's', ROUTES_TABLE: 'r', EVENTS_TABLE: 'e', DELIVERIES_TABLE: 'd', INGEST_MANIFESTS_TABLE: 'm', DELIVERY_QUEUE_URL: 'q' });
-    assert.equal(parsePositiveInt('HOOKLINE_SWEEP_GRACE_SECONDS', sweeper.HOOKLINE_SWEEP_GRACE_SECONDS), DEFAULT_SWEEP_GRACE_SECONDS);
+    const sender = readFunctionEnv('sender', {
+      SUBSCRIPTIONS_TABLE: 's',
+      ROUTES_TABLE: 'r',
+      EVENTS_TABLE: 'e',
+      DELIVERIES_TABLE: 'd',
+      ATTEMPTS_TABLE: 'a',
+      DELIVERY_QUEUE_URL: 'q',
+      HOOKLINE_SECRETS_OPEN_KEY_ID: 'k',
+      RATE_LIMITS_TABLE: 'l',
+    });
+    assert.equal(
+      parsePositiveInt('HOOKLINE_SENDER_TIMEOUT_MS', sender.HOOKLINE_SENDER_TIMEOUT_MS),
+      DEFAULT_SENDER_TIMEOUT_MS,
+    );
+    const sweeper = readFunctionEnv('sweeper', {
+      SUBSCRIPTIONS_TABLE: 's',
+      ROUTES_TABLE: 'r',
+      EVENTS_TABLE: 'e',
+      DELIVERIES_TABLE: 'd',
+      INGEST_MANIFESTS_TABLE: 'm',
+      DELIVERY_QUEUE_URL: 'q',
+    });
+    assert.equal(
+      parsePositiveInt('HOOKLINE_SWEEP_GRACE_SECONDS', sweeper.HOOKLINE_SWEEP_GRACE_SECONDS),
+      DEFAULT_SWEEP_GRACE_SECONDS,
+    );
   });
 
   it('the retry policy default is an empty override: the domain default unchanged', () => {
-    assert.deepEqual(parseRetryPolicyEnv('HOOKLINE_DEFAULT_RETRY_POLICY', ENV_DEFAULTS.HOOKLINE_DEFAULT_RETRY_POLICY), DEFAULT_RETRY_POLICY);
+    assert.deepEqual(
+      parseRetryPolicyEnv('HOOKLINE_DEFAULT_RETRY_POLICY', ENV_DEFAULTS.HOOKLINE_DEFAULT_RETRY_POLICY),
+      DEFAULT_RETRY_POLICY,
+    );
   });
 });

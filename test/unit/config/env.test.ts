@@ -31,7 +31,11 @@ const FULL_ENV = {
 
 describe('readFunctionEnv', () => {
   it('returns exactly the authorizer variables', () => {
-    assert.deepEqual(readFunctionEnv('authorizer', FULL_ENV), { HOOKLINE_ADMIN_KEY_SECRET_ID: 'secret-id', API_KEYS_TABLE: 'api-keys', PORTAL_SESSIONS_TABLE: 'portal-sessions' });
+    assert.deepEqual(readFunctionEnv('authorizer', FULL_ENV), {
+      HOOKLINE_ADMIN_KEY_SECRET_ID: 'secret-id',
+      API_KEYS_TABLE: 'api-keys',
+      PORTAL_SESSIONS_TABLE: 'portal-sessions',
+    });
   });
 
   it('returns exactly the sweeper variables', () => {
@@ -87,34 +91,44 @@ describe('readFunctionEnv', () => {
   });
 
   it('returns exactly the api variables', () => {
-    assert.deepEqual(Object.keys(readFunctionEnv('api', { ...FULL_ENV, REPLAYS_TABLE: 'r', RATE_LIMITS_TABLE: 'l', IDEMPOTENCY_KEYS_TABLE: 'i' })).sort(), [
-      'API_KEYS_TABLE',
-      'ARCHIVER_FUNCTION_NAME',
-      'ATTEMPTS_TABLE',
-      'DELIVERIES_TABLE',
-      'DELIVERY_QUEUE_URL',
-      'EVENTS_TABLE',
-      'HOOKLINE_ALLOWED_PORTS',
-      'HOOKLINE_ALLOW_PRIVATE_TARGETS',
-      'HOOKLINE_CONSOLE_URL',
-      'HOOKLINE_CUSTOMER_PAUSE_LIMIT',
-      'HOOKLINE_CUSTOMER_PAUSE_WINDOW_SECONDS',
-      'HOOKLINE_CUSTOMER_REPLAY_LIMIT',
-      'HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS',
-      'HOOKLINE_DEFAULT_RETRY_POLICY',
-      'HOOKLINE_REPLAY_WINDOW_SECONDS',
-      'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
-      'HOOKLINE_RETENTION_DELIVERED_DAYS',
-      'HOOKLINE_SECRETS_OPEN_KEY_ID',
-      'HOOKLINE_SECRETS_SEAL_KEY_ID',
-      'IDEMPOTENCY_KEYS_TABLE',
-      'INGEST_MANIFESTS_TABLE',
-      'PORTAL_SESSIONS_TABLE',
-      'RATE_LIMITS_TABLE',
-      'REPLAYS_TABLE',
-      'ROUTES_TABLE',
-      'SUBSCRIPTIONS_TABLE',
-    ]);
+    assert.deepEqual(
+      Object.keys(
+        readFunctionEnv('api', {
+          ...FULL_ENV,
+          REPLAYS_TABLE: 'r',
+          RATE_LIMITS_TABLE: 'l',
+          IDEMPOTENCY_KEYS_TABLE: 'i',
+        }),
+      ).sort(),
+      [
+        'API_KEYS_TABLE',
+        'ARCHIVER_FUNCTION_NAME',
+        'ATTEMPTS_TABLE',
+        'DELIVERIES_TABLE',
+        'DELIVERY_QUEUE_URL',
+        'EVENTS_TABLE',
+        'HOOKLINE_ALLOWED_PORTS',
+        'HOOKLINE_ALLOW_PRIVATE_TARGETS',
+        'HOOKLINE_CONSOLE_URL',
+        'HOOKLINE_CUSTOMER_PAUSE_LIMIT',
+        'HOOKLINE_CUSTOMER_PAUSE_WINDOW_SECONDS',
+        'HOOKLINE_CUSTOMER_REPLAY_LIMIT',
+        'HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS',
+        'HOOKLINE_DEFAULT_RETRY_POLICY',
+        'HOOKLINE_REPLAY_WINDOW_SECONDS',
+        'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+        'HOOKLINE_RETENTION_DELIVERED_DAYS',
+        'HOOKLINE_SECRETS_OPEN_KEY_ID',
+        'HOOKLINE_SECRETS_SEAL_KEY_ID',
+        'IDEMPOTENCY_KEYS_TABLE',
+        'INGEST_MANIFESTS_TABLE',
+        'PORTAL_SESSIONS_TABLE',
+        'RATE_LIMITS_TABLE',
+        'REPLAYS_TABLE',
+        'ROUTES_TABLE',
+        'SUBSCRIPTIONS_TABLE',
+      ],
+    );
   });
 
   it('returns exactly the replay and archiver variables (the archiver alone gets the bucket)', () => {
@@ -157,16 +171,39 @@ describe('readFunctionEnv', () => {
       RATE_LIMITS_TABLE: 'limits',
     });
 
-    for (const name of ['HOOKLINE_ALLOW_PRIVATE_TARGETS', 'HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_DEFAULT_RETRY_POLICY', 'HOOKLINE_AUTO_PAUSE_SECONDS'] as const) {
+    for (const name of [
+      'HOOKLINE_ALLOW_PRIVATE_TARGETS',
+      'HOOKLINE_SENDER_TIMEOUT_MS',
+      'HOOKLINE_DEFAULT_RETRY_POLICY',
+      'HOOKLINE_AUTO_PAUSE_SECONDS',
+    ] as const) {
       assert.equal(env[name], ENV_DEFAULTS[name], name);
     }
-    assert.equal(readFunctionEnv('sweeper', { SUBSCRIPTIONS_TABLE: 's', ROUTES_TABLE: 'r', EVENTS_TABLE: 'e', DELIVERIES_TABLE: 'd', INGEST_MANIFESTS_TABLE: 'm', DELIVERY_QUEUE_URL: 'q' }).HOOKLINE_SWEEP_GRACE_SECONDS, ENV_DEFAULTS.HOOKLINE_SWEEP_GRACE_SECONDS);
+    assert.equal(
+      readFunctionEnv('sweeper', {
+        SUBSCRIPTIONS_TABLE: 's',
+        ROUTES_TABLE: 'r',
+        EVENTS_TABLE: 'e',
+        DELIVERIES_TABLE: 'd',
+        INGEST_MANIFESTS_TABLE: 'm',
+        DELIVERY_QUEUE_URL: 'q',
+      }).HOOKLINE_SWEEP_GRACE_SECONDS,
+      ENV_DEFAULTS.HOOKLINE_SWEEP_GRACE_SECONDS,
+    );
   });
 
   it('prefers a set value over the default', () => {
     // Twice the default, so the value set can never be the default itself.
     const set = String(2 * Number(ENV_DEFAULTS.HOOKLINE_SWEEP_GRACE_SECONDS));
-    const env = readFunctionEnv('sweeper', { SUBSCRIPTIONS_TABLE: 's', ROUTES_TABLE: 'r', EVENTS_TABLE: 'e', DELIVERIES_TABLE: 'd', INGEST_MANIFESTS_TABLE: 'm', DELIVERY_QUEUE_URL: 'q', HOOKLINE_SWEEP_GRACE_SECONDS: set });
+    const env = readFunctionEnv('sweeper', {
+      SUBSCRIPTIONS_TABLE: 's',
+      ROUTES_TABLE: 'r',
+      EVENTS_TABLE: 'e',
+      DELIVERIES_TABLE: 'd',
+      INGEST_MANIFESTS_TABLE: 'm',
+      DELIVERY_QUEUE_URL: 'q',
+      HOOKLINE_SWEEP_GRACE_SECONDS: set,
+    });
 
     assert.equal(env.HOOKLINE_SWEEP_GRACE_SECONDS, set);
   });
@@ -188,17 +225,30 @@ describe('readFunctionEnv', () => {
   it('treats an empty value of a variable without a default as missing', () => {
     assert.throws(
       () => readFunctionEnv('authorizer', { HOOKLINE_ADMIN_KEY_SECRET_ID: '' }),
-      (e: unknown) => e instanceof MissingEnvironmentError && e.variable === 'HOOKLINE_ADMIN_KEY_SECRET_ID' && e.functionName === 'authorizer',
+      (e: unknown) =>
+        e instanceof MissingEnvironmentError &&
+        e.variable === 'HOOKLINE_ADMIN_KEY_SECRET_ID' &&
+        e.functionName === 'authorizer',
     );
   });
 
   it('does not require a variable the function does not declare', () => {
-    assert.deepEqual(readFunctionEnv('authorizer', { HOOKLINE_ADMIN_KEY_SECRET_ID: 's', API_KEYS_TABLE: 'k', PORTAL_SESSIONS_TABLE: 'p' }), { HOOKLINE_ADMIN_KEY_SECRET_ID: 's', API_KEYS_TABLE: 'k', PORTAL_SESSIONS_TABLE: 'p' });
+    assert.deepEqual(
+      readFunctionEnv('authorizer', {
+        HOOKLINE_ADMIN_KEY_SECRET_ID: 's',
+        API_KEYS_TABLE: 'k',
+        PORTAL_SESSIONS_TABLE: 'p',
+      }),
+      { HOOKLINE_ADMIN_KEY_SECRET_ID: 's', API_KEYS_TABLE: 'k', PORTAL_SESSIONS_TABLE: 'p' },
+    );
   });
 });
 
 const invalid = (variable: string) => (e: unknown) =>
-  e instanceof InvalidEnvironmentError && e.name === 'InvalidEnvironmentError' && e.variable === variable && e.message.startsWith(`environment variable ${variable} `);
+  e instanceof InvalidEnvironmentError &&
+  e.name === 'InvalidEnvironmentError' &&
+  e.variable === variable &&
+  e.message.startsWith(`environment variable ${variable} `);
 
 describe('parseFlag', () => {
   const accepted: ReadonlyArray<readonly [string, boolean]> = [
@@ -214,7 +264,10 @@ describe('parseFlag', () => {
   }
   for (const value of ['', 'yes', 'no', 'TRUE', 'True', '2', ' 1', 'on']) {
     it(`rejects '${value}'`, () => {
-      assert.throws(() => parseFlag('HOOKLINE_ALLOW_PRIVATE_TARGETS', value), invalid('HOOKLINE_ALLOW_PRIVATE_TARGETS'));
+      assert.throws(
+        () => parseFlag('HOOKLINE_ALLOW_PRIVATE_TARGETS', value),
+        invalid('HOOKLINE_ALLOW_PRIVATE_TARGETS'),
+      );
     });
   }
 });
@@ -269,7 +322,10 @@ describe('parseRetryPolicyEnv', () => {
     it(`rejects ${label}, keeping the cause`, () => {
       assert.throws(
         () => parseRetryPolicyEnv('HOOKLINE_DEFAULT_RETRY_POLICY', value),
-        (e: unknown) => invalid('HOOKLINE_DEFAULT_RETRY_POLICY')(e) && /is not a valid retry policy/.test((e as Error).message) && (e as Error).cause instanceof Error,
+        (e: unknown) =>
+          invalid('HOOKLINE_DEFAULT_RETRY_POLICY')(e) &&
+          /is not a valid retry policy/.test((e as Error).message) &&
+          (e as Error).cause instanceof Error,
       );
     });
   }

@@ -10,13 +10,13 @@ describe('audience', () => {
   });
 
   const cases: [string, Parameters<typeof audienceOf>[0], string | undefined, boolean][] = [
-    ['a tenant\'s event, its own subscription', { tenantId: 'acme' }, 'acme', true],
-    ['a tenant\'s event, another tenant\'s subscription', { tenantId: 'acme' }, 'globex', false],
-    ['a tenant\'s event, a subscription without a tenant', { tenantId: 'acme' }, undefined, false],
-    ['the producer\'s event, a subscription without a tenant', {}, undefined, true],
-    ['the producer\'s event, a tenant\'s subscription', {}, 'acme', false],
-    ['every tenant\'s event, a tenant\'s subscription', { audience: 'all' }, 'globex', true],
-    ['every tenant\'s event, a subscription without a tenant', { audience: 'all' }, undefined, true],
+    ["a tenant's event, its own subscription", { tenantId: 'acme' }, 'acme', true],
+    ["a tenant's event, another tenant's subscription", { tenantId: 'acme' }, 'globex', false],
+    ["a tenant's event, a subscription without a tenant", { tenantId: 'acme' }, undefined, false],
+    ["the producer's event, a subscription without a tenant", {}, undefined, true],
+    ["the producer's event, a tenant's subscription", {}, 'acme', false],
+    ["every tenant's event, a tenant's subscription", { audience: 'all' }, 'globex', true],
+    ["every tenant's event, a subscription without a tenant", { audience: 'all' }, undefined, true],
   ];
   for (const [name, event, tenantId, expected] of cases) {
     it(`${name}: ${expected ? 'reached' : 'not reached'}`, () => {

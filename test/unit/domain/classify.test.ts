@@ -1,6 +1,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { classify, decide, describe as describeResult, type AttemptResult, type FailureClass, type Outcome } from '#domain/classify.ts';
+import {
+  classify,
+  decide,
+  describe as describeResult,
+  type AttemptResult,
+  type FailureClass,
+  type Outcome,
+} from '#domain/classify.ts';
 import { DEFAULT_RETRY_POLICY, RETRY_PRESETS, type RetryPolicy } from '#domain/retry-policy.ts';
 
 const NOW = Date.parse('2025-03-01T12:00:00.000Z');
@@ -100,7 +107,10 @@ describe('decide(): delivered', () => {
     it(`${status} is delivered, whatever the attempt count or deadline`, () => {
       assert.deepEqual(run({ result: response(status) }), { kind: 'delivered' });
       assert.deepEqual(run({ result: response(status), attempts: 50, giveUpAtMs: NOW - 1 }), { kind: 'delivered' });
-      assert.deepEqual(run({ result: response(status), attempts: 6, policy: RETRY_PRESETS.tenSecondsToThirtyMinutes }), { kind: 'delivered' });
+      assert.deepEqual(
+        run({ result: response(status), attempts: 6, policy: RETRY_PRESETS.tenSecondsToThirtyMinutes }),
+        { kind: 'delivered' },
+      );
     });
   }
 });
@@ -127,7 +137,12 @@ describe('decide(): failed (permanent, dead-lettered at once)', () => {
   }
 
   it('a Retry-After on a 4xx does not turn it into a retry', () => {
-    assert.deepEqual(run({ result: response(400, '5') }), { kind: 'dead', state: 'failed', reason: 'HTTP 400', disableSubscription: false });
+    assert.deepEqual(run({ result: response(400, '5') }), {
+      kind: 'dead',
+      state: 'failed',
+      reason: 'HTTP 400',
+      disableSubscription: false,
+    });
   });
 });
 
@@ -148,7 +163,11 @@ describe('decide(): retry delays grow 10, 20, 40, ... capped at maxDelaySeconds'
   ];
   for (const [attempts, delay] of defaults) {
     it(`default policy, after attempt ${attempts}: ${delay} s`, () => {
-      assert.deepEqual(run({ result: response(503), attempts }), { kind: 'retry', delaySeconds: delay, nextAttemptAtMs: NOW + delay * 1000 });
+      assert.deepEqual(run({ result: response(503), attempts }), {
+        kind: 'retry',
+        delaySeconds: delay,
+        nextAttemptAtMs: NOW + delay * 1000,
+      });
     });
   }
 
@@ -168,7 +187,12 @@ describe('decide(): retry delays grow 10, 20, 40, ... capped at maxDelaySeconds'
   }
 
   const tripled: RetryPolicy = { ...DEFAULT_RETRY_POLICY, initialDelaySeconds: 5, multiplier: 3 };
-  for (const [attempts, delay] of [[1, 5], [2, 15], [3, 45], [4, 135]] as const) {
+  for (const [attempts, delay] of [
+    [1, 5],
+    [2, 15],
+    [3, 45],
+    [4, 135],
+  ] as const) {
     it(`initial 5 s, multiplier 3, after attempt ${attempts}: ${delay} s`, () => {
       assert.equal(retryDelay(run({ result: response(500), attempts, policy: tripled })), delay);
     });
@@ -188,7 +212,11 @@ describe('decide(): retry delays grow 10, 20, 40, ... capped at maxDelaySeconds'
   ];
   for (const result of kinds) {
     it(`${describeResult(result)} is retried`, () => {
-      assert.deepEqual(run({ result, attempts: 2 }), { kind: 'retry', delaySeconds: 20, nextAttemptAtMs: NOW + 20_000 });
+      assert.deepEqual(run({ result, attempts: 2 }), {
+        kind: 'retry',
+        delaySeconds: 20,
+        nextAttemptAtMs: NOW + 20_000,
+      });
     });
   }
 });
@@ -212,7 +240,11 @@ describe('decide(): jitter', () => {
   ];
   for (const [attempts, random, delay] of table) {
     it(`attempt ${attempts}, random ${random}: ${delay} s`, () => {
-      assert.deepEqual(run({ result: response(503), attempts, random }), { kind: 'retry', delaySeconds: delay, nextAttemptAtMs: NOW + delay * 1000 });
+      assert.deepEqual(run({ result: response(503), attempts, random }), {
+        kind: 'retry',
+        delaySeconds: delay,
+        nextAttemptAtMs: NOW + delay * 1000,
+      });
     });
   }
 
@@ -222,7 +254,10 @@ describe('decide(): jitter', () => {
       for (let i = 0; i < 200; i++) {
         const random = i / 200;
         const delay = retryDelay(run({ result: response(503), attempts, random }));
-        assert.ok(delay >= Math.round(base * 0.8) && delay <= Math.round(base * 1.2), `attempt ${attempts} random ${random}: ${delay}`);
+        assert.ok(
+          delay >= Math.round(base * 0.8) && delay <= Math.round(base * 1.2),
+          `attempt ${attempts} random ${random}: ${delay}`,
+        );
         assert.ok(Number.isInteger(delay));
       }
     }
@@ -230,15 +265,26 @@ describe('decide(): jitter', () => {
 
   it('jitter 0 ignores the draw', () => {
     const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, jitter: 0 };
-    for (const random of [0, 0.3, ALMOST_ONE]) assert.equal(retryDelay(run({ result: response(503), attempts: 2, policy, random })), 20);
+    for (const random of [0, 0.3, ALMOST_ONE])
+      assert.equal(retryDelay(run({ result: response(503), attempts: 2, policy, random })), 20);
   });
 });
 
 describe('decide(): the delay is never below 1 s', () => {
-  const tiny: RetryPolicy = { ...DEFAULT_RETRY_POLICY, initialDelaySeconds: 1, multiplier: 1, maxDelaySeconds: 1, jitter: 1 };
+  const tiny: RetryPolicy = {
+    ...DEFAULT_RETRY_POLICY,
+    initialDelaySeconds: 1,
+    multiplier: 1,
+    maxDelaySeconds: 1,
+    jitter: 1,
+  };
   for (const random of [0, 0.1, 0.2, 0.5, ALMOST_ONE]) {
     it(`initial 1 s, jitter 100 %, random ${random} -> 1 s`, () => {
-      assert.deepEqual(run({ result: response(503), random, policy: tiny }), { kind: 'retry', delaySeconds: 1, nextAttemptAtMs: NOW + 1000 });
+      assert.deepEqual(run({ result: response(503), random, policy: tiny }), {
+        kind: 'retry',
+        delaySeconds: 1,
+        nextAttemptAtMs: NOW + 1000,
+      });
     });
   }
   it('a Retry-After of 0 does not shorten below 1 s', () => {
@@ -271,7 +317,11 @@ describe('decide(): Retry-After', () => {
   ];
   for (const [status, header, attempts, delay] of table) {
     it(`${status} with Retry-After ${JSON.stringify(header)} after attempt ${attempts}: ${delay} s`, () => {
-      assert.deepEqual(run({ result: response(status, header), attempts }), { kind: 'retry', delaySeconds: delay, nextAttemptAtMs: NOW + delay * 1000 });
+      assert.deepEqual(run({ result: response(status, header), attempts }), {
+        kind: 'retry',
+        delaySeconds: delay,
+        nextAttemptAtMs: NOW + delay * 1000,
+      });
     });
   }
 
@@ -300,7 +350,12 @@ describe('decide(): never schedules past give_up_at', () => {
     it(`attempt ${attempts}, deadline in ${offset} ms, Retry-After ${retryAfter ?? '-'}: ${expected}`, () => {
       const outcome = run({ result: response(503, retryAfter), attempts, giveUpAtMs: NOW + offset });
       if (expected === 'expired') {
-        assert.deepEqual(outcome, { kind: 'dead', state: 'expired', reason: 'retry deadline reached: HTTP 503', disableSubscription: false });
+        assert.deepEqual(outcome, {
+          kind: 'dead',
+          state: 'expired',
+          reason: 'retry deadline reached: HTTP 503',
+          disableSubscription: false,
+        });
       } else {
         assert.deepEqual(outcome, { kind: 'retry', delaySeconds: expected, nextAttemptAtMs: NOW + expected * 1000 });
       }
@@ -323,7 +378,8 @@ describe('decide(): never schedules past give_up_at', () => {
           const giveUpAtMs = NOW + offsetS * 1000;
           const outcome = run({ result: response(503), attempts, random, giveUpAtMs });
           assert.ok(outcome.kind === 'retry' || (outcome.kind === 'dead' && outcome.state === 'expired'));
-          if (outcome.kind === 'retry') assert.ok(outcome.nextAttemptAtMs <= giveUpAtMs, `${attempts}/${offsetS}/${random}`);
+          if (outcome.kind === 'retry')
+            assert.ok(outcome.nextAttemptAtMs <= giveUpAtMs, `${attempts}/${offsetS}/${random}`);
         }
       }
     }
@@ -347,15 +403,23 @@ describe('decide(): maxAttempts', () => {
     assert.deepEqual(run({ result: response(200), attempts: 3, policy }), { kind: 'delivered' });
   });
   it('a permanent failure on the last attempt is failed, not expired', () => {
-    assert.deepEqual(run({ result: response(410), attempts: 3, policy }), { kind: 'dead', state: 'failed', reason: 'HTTP 410', disableSubscription: true });
+    assert.deepEqual(run({ result: response(410), attempts: 3, policy }), {
+      kind: 'dead',
+      state: 'failed',
+      reason: 'HTTP 410',
+      disableSubscription: true,
+    });
   });
   it('maxAttempts 1 dead-letters the first transient failure', () => {
-    assert.deepEqual(run({ result: failure('timeout', 'after 15000 ms'), policy: { ...DEFAULT_RETRY_POLICY, maxAttempts: 1 } }), {
-      kind: 'dead',
-      state: 'expired',
-      reason: 'gave up after 1 attempts: timeout: after 15000 ms',
-      disableSubscription: false,
-    });
+    assert.deepEqual(
+      run({ result: failure('timeout', 'after 15000 ms'), policy: { ...DEFAULT_RETRY_POLICY, maxAttempts: 1 } }),
+      {
+        kind: 'dead',
+        state: 'expired',
+        reason: 'gave up after 1 attempts: timeout: after 15000 ms',
+        disableSubscription: false,
+      },
+    );
   });
   it('without maxAttempts only the deadline stops retries', () => {
     assert.equal(retryDelay(run({ result: response(500), attempts: 500 })), 3600);
@@ -390,13 +454,30 @@ describe('preset tenSecondsToThirtyMinutes: 6 tries, then a dead letter', () => 
       const run = simulate(random);
       assert.deepEqual(run.delays, delays);
       assert.equal(run.attempts, 6);
-      assert.deepEqual(run.final, { kind: 'dead', state: 'expired', reason: 'gave up after 6 attempts: HTTP 503', disableSubscription: false });
+      assert.deepEqual(run.final, {
+        kind: 'dead',
+        state: 'expired',
+        reason: 'gave up after 6 attempts: HTTP 503',
+        disableSubscription: false,
+      });
     });
   }
 
   it('caps a single delay at 30 min', () => {
     assert.equal(preset.maxDelaySeconds, 1800);
     const long: RetryPolicy = { ...preset, maxAttempts: 20 };
-    assert.equal(retryDelay(decide({ result: response(503), attempts: 10, policy: long, nowMs: NOW, giveUpAtMs: DEFAULT_GIVE_UP, random: ALMOST_ONE })), 1800);
+    assert.equal(
+      retryDelay(
+        decide({
+          result: response(503),
+          attempts: 10,
+          policy: long,
+          nowMs: NOW,
+          giveUpAtMs: DEFAULT_GIVE_UP,
+          random: ALMOST_ONE,
+        }),
+      ),
+      1800,
+    );
   });
 });

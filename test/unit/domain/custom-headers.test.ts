@@ -15,12 +15,29 @@ const refusal = (headers: Record<string, string>) => {
 
 describe('custom headers a subscription sends', () => {
   it('keeps valid ones with lower-cased names', () => {
-    assert.deepEqual(checkCustomHeaders({ 'X-Api-Key': 'k 1', Authorization: 'Bearer t' }), { 'x-api-key': 'k 1', authorization: 'Bearer t' });
+    assert.deepEqual(checkCustomHeaders({ 'X-Api-Key': 'k 1', Authorization: 'Bearer t' }), {
+      'x-api-key': 'k 1',
+      authorization: 'Bearer t',
+    });
     assert.deepEqual(checkCustomHeaders({}), {});
   });
 
   it('refuses the signature set, framing and hop-by-hop names, naming the header', () => {
-    for (const name of ['webhook-id', 'Webhook-Signature', 'webhook-anything', 'Host', 'content-length', 'Content-Type', 'Transfer-Encoding', 'Connection', 'Keep-Alive', 'TE', 'Trailer', 'Upgrade', 'Proxy-Authorization']) {
+    for (const name of [
+      'webhook-id',
+      'Webhook-Signature',
+      'webhook-anything',
+      'Host',
+      'content-length',
+      'Content-Type',
+      'Transfer-Encoding',
+      'Connection',
+      'Keep-Alive',
+      'TE',
+      'Trailer',
+      'Upgrade',
+      'Proxy-Authorization',
+    ]) {
       assert.equal(refusal({ [name]: 'x' }), `headers.${name}`, name);
     }
   });
@@ -34,6 +51,9 @@ describe('custom headers a subscription sends', () => {
     assert.equal(refusal({ 'X-A': 'é' }), 'headers.X-A');
     assert.equal(refusal({ 'X-A': 'v'.repeat(1025) }), 'headers.X-A');
     assert.equal(refusal({ 'X-A': '1', 'x-a': '2' }), 'headers.x-a');
-    assert.equal(refusal(Object.fromEntries(Array.from({ length: MAX_CUSTOM_HEADERS + 1 }, (_, i) => [`x-${i}`, 'v']))), 'headers');
+    assert.equal(
+      refusal(Object.fromEntries(Array.from({ length: MAX_CUSTOM_HEADERS + 1 }, (_, i) => [`x-${i}`, 'v']))),
+      'headers',
+    );
   });
 });

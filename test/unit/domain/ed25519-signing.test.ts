@@ -1,7 +1,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
-import { checkSecret, formatSecret, formatSigningKey, publicKeyOf, schemeOf, sign, signatureHeaders } from '#domain/signing.ts';
+import {
+  checkSecret,
+  formatSecret,
+  formatSigningKey,
+  publicKeyOf,
+  schemeOf,
+  sign,
+  signatureHeaders,
+} from '#domain/signing.ts';
 import { InvalidSecretError } from '#domain/errors.ts';
 
 const seed = (fill: number) => new Uint8Array(32).fill(fill);
@@ -22,7 +30,10 @@ describe('v1a: Ed25519 signing keys and their public keys', () => {
     assert.ok(specVerifies(pub, signature, 'msg_1', 1_700_000_000, '{"a":1}'));
     assert.ok(!specVerifies(pub, signature, 'msg_1', 1_700_000_001, '{"a":1}'), 'another timestamp');
     assert.ok(!specVerifies(pub, signature, 'msg_1', 1_700_000_000, '{"a":2}'), 'another body');
-    assert.ok(!specVerifies(publicKeyOf(formatSigningKey(seed(0x43))), signature, 'msg_1', 1_700_000_000, '{"a":1}'), 'another key');
+    assert.ok(
+      !specVerifies(publicKeyOf(formatSigningKey(seed(0x43))), signature, 'msg_1', 1_700_000_000, '{"a":1}'),
+      'another key',
+    );
   });
 
   it('derives the same public key node:crypto derives from the seed, as whpk_ + base64 of 32 bytes', () => {
@@ -43,7 +54,10 @@ describe('v1a: Ed25519 signing keys and their public keys', () => {
     const hmac = formatSecret(seed(0x11));
     const headers = signatureHeaders([KEY, hmac], 'msg_2', 5, 'x');
     const parts = headers['webhook-signature'].split(' ');
-    assert.deepEqual(parts.map((p) => p.split(',')[0]), ['v1a', 'v1']);
+    assert.deepEqual(
+      parts.map((p) => p.split(',')[0]),
+      ['v1a', 'v1'],
+    );
   });
 
   it('tells the scheme by prefix and checks a brought secret against the subscription’s scheme', () => {

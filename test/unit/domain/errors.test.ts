@@ -15,13 +15,33 @@ describe('domain errors', () => {
   // [error, name, message]
   const table: ReadonlyArray<readonly [DomainError, string, string]> = [
     [new DomainError('x'), 'DomainError', 'x'],
-    [new InvalidTransitionError('pending', 'replay'), 'InvalidTransitionError', "cannot replay a delivery in state 'pending'"],
-    [new InvalidRetryPolicyError('jitter', 'must be between 0 and 1'), 'InvalidRetryPolicyError', 'retryPolicy.jitter must be between 0 and 1'],
+    [
+      new InvalidTransitionError('pending', 'replay'),
+      'InvalidTransitionError',
+      "cannot replay a delivery in state 'pending'",
+    ],
+    [
+      new InvalidRetryPolicyError('jitter', 'must be between 0 and 1'),
+      'InvalidRetryPolicyError',
+      'retryPolicy.jitter must be between 0 and 1',
+    ],
     [new InvalidRetryPolicyError('', 'must be an object'), 'InvalidRetryPolicyError', 'retryPolicy must be an object'],
     [new InvalidSecretError('a secret starts with whsec_'), 'InvalidSecretError', 'a secret starts with whsec_'],
-    [new ForbiddenTargetError('must not carry credentials', 'https://u:p@example.com/'), 'ForbiddenTargetError', 'url must not carry credentials'],
-    [new InvalidPolicyError('replayPolicy', 'windowDays', 'must be a number'), 'InvalidPolicyError', 'replayPolicy.windowDays must be a number'],
-    [new InvalidPolicyError('retentionPolicy', '', 'must be an object'), 'InvalidPolicyError', 'retentionPolicy must be an object'],
+    [
+      new ForbiddenTargetError('must not carry credentials', 'https://u:p@example.com/'),
+      'ForbiddenTargetError',
+      'url must not carry credentials',
+    ],
+    [
+      new InvalidPolicyError('replayPolicy', 'windowDays', 'must be a number'),
+      'InvalidPolicyError',
+      'replayPolicy.windowDays must be a number',
+    ],
+    [
+      new InvalidPolicyError('retentionPolicy', '', 'must be an object'),
+      'InvalidPolicyError',
+      'retentionPolicy must be an object',
+    ],
     [new ArchiveFormatError('line 3 is not JSON'), 'ArchiveFormatError', 'line 3 is not JSON'],
   ];
   for (const [error, name, message] of table) {
@@ -46,10 +66,22 @@ describe('domain errors', () => {
 
   // [error, path, rule]: the parts a caller builds its answer from, without reading the message.
   const refusals: ReadonlyArray<readonly [InputRefusal & DomainError, string, string]> = [
-    [new InvalidRetryPolicyError('maxDelaySeconds', 'must be at least initialDelaySeconds'), 'retryPolicy.maxDelaySeconds', 'must be at least initialDelaySeconds'],
+    [
+      new InvalidRetryPolicyError('maxDelaySeconds', 'must be at least initialDelaySeconds'),
+      'retryPolicy.maxDelaySeconds',
+      'must be at least initialDelaySeconds',
+    ],
     [new InvalidRetryPolicyError('', 'must be an object'), 'retryPolicy', 'must be an object'],
-    [new ForbiddenTargetError('scheme must be http or https, not ftp', 'ftp://x'), 'url', 'scheme must be http or https, not ftp'],
-    [new InvalidPolicyError('replayPolicy', 'windowDays', 'must be between 1 and 30'), 'replayPolicy.windowDays', 'must be between 1 and 30'],
+    [
+      new ForbiddenTargetError('scheme must be http or https, not ftp', 'ftp://x'),
+      'url',
+      'scheme must be http or https, not ftp',
+    ],
+    [
+      new InvalidPolicyError('replayPolicy', 'windowDays', 'must be between 1 and 30'),
+      'replayPolicy.windowDays',
+      'must be between 1 and 30',
+    ],
     [new InvalidPolicyError('replayPolicy', '', 'must be an object'), 'replayPolicy', 'must be an object'],
   ];
   for (const [error, path, rule] of refusals) {

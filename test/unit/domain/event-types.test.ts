@@ -47,19 +47,47 @@ describe('matchesEventType()', () => {
 });
 
 describe('operational events', () => {
-  it('go only to producer-owned subscriptions (no tenant): they name every tenant\'s subscriptions', () => {
-    assert.equal(subscriptionSelects({ eventTypes: ['hookline.subscription.*'] }, 'hookline.subscription.failing'), true);
-    assert.equal(subscriptionSelects({ eventTypes: ['hookline.subscription.*'], tenantId: 'acme' }, 'hookline.subscription.failing'), false);
+  it("go only to producer-owned subscriptions (no tenant): they name every tenant's subscriptions", () => {
+    assert.equal(
+      subscriptionSelects({ eventTypes: ['hookline.subscription.*'] }, 'hookline.subscription.failing'),
+      true,
+    );
+    assert.equal(
+      subscriptionSelects(
+        { eventTypes: ['hookline.subscription.*'], tenantId: 'acme' },
+        'hookline.subscription.failing',
+      ),
+      false,
+    );
     assert.equal(subscriptionSelects({ eventTypes: ['*'], tenantId: 'acme' }, 'invoice.paid'), true);
   });
   it('hookline. is reserved: producers may not publish under it', () => {
-    assert.deepEqual(['hookline.test', 'hookline.subscription.failing', 'hooklinex.a', 'invoice.hookline.x'].map(isReservedEventType), [true, true, false, false]);
+    assert.deepEqual(
+      ['hookline.test', 'hookline.subscription.failing', 'hooklinex.a', 'invoice.hookline.x'].map(isReservedEventType),
+      [true, true, false, false],
+    );
   });
 });
 
 describe('EVENT_TYPE_PATTERN', () => {
   const valid = ['*', 'invoice', 'invoice.paid', 'invoice.*', 'invoice.line.added', 'invoice.line.*', 'a_b-c.D9', 'x'];
-  const invalid = ['', '.', 'invoice.', '.invoice', 'invoice..paid', 'invoice.*.paid', '*.paid', '**', 'invoice*', 'in voice', 'invoice/paid', 'invoice.paid\n', 'é.paid'];
-  for (const pattern of valid) it(`accepts ${JSON.stringify(pattern)}`, () => assert.equal(EVENT_TYPE_PATTERN.test(pattern), true));
-  for (const pattern of invalid) it(`refuses ${JSON.stringify(pattern)}`, () => assert.equal(EVENT_TYPE_PATTERN.test(pattern), false));
+  const invalid = [
+    '',
+    '.',
+    'invoice.',
+    '.invoice',
+    'invoice..paid',
+    'invoice.*.paid',
+    '*.paid',
+    '**',
+    'invoice*',
+    'in voice',
+    'invoice/paid',
+    'invoice.paid\n',
+    'é.paid',
+  ];
+  for (const pattern of valid)
+    it(`accepts ${JSON.stringify(pattern)}`, () => assert.equal(EVENT_TYPE_PATTERN.test(pattern), true));
+  for (const pattern of invalid)
+    it(`refuses ${JSON.stringify(pattern)}`, () => assert.equal(EVENT_TYPE_PATTERN.test(pattern), false));
 });

@@ -17,7 +17,10 @@ describe('formatId()', () => {
 
   it('is URL-safe: no +, / or = padding', () => {
     for (let i = 0; i < 64; i++) {
-      const id = formatId('sub', Uint8Array.from({ length: 16 }, (_, j) => (i * 37 + j * 101) & 0xff));
+      const id = formatId(
+        'sub',
+        Uint8Array.from({ length: 16 }, (_, j) => (i * 37 + j * 101) & 0xff),
+      );
       assert.match(id, /^sub_[A-Za-z0-9_-]{22}$/);
     }
   });
@@ -44,12 +47,23 @@ describe('deliveryIdFor()', () => {
   });
 
   it('gives back its subscription and creation time', () => {
-    assert.deepEqual(deliveryIdParts(deliveryIdFor('evt_abc', 'sub_a-b_c', '2024-02-29T23:59:59.999Z')), { subscriptionId: 'sub_a-b_c', createdAt: '2024-02-29T23:59:59.999Z' });
-    assert.deepEqual(deliveryIdParts(deliveryIdFor('e', 'sub_x', '1970-01-01T00:00:00.000Z')), { subscriptionId: 'sub_x', createdAt: '1970-01-01T00:00:00.000Z' });
+    assert.deepEqual(deliveryIdParts(deliveryIdFor('evt_abc', 'sub_a-b_c', '2024-02-29T23:59:59.999Z')), {
+      subscriptionId: 'sub_a-b_c',
+      createdAt: '2024-02-29T23:59:59.999Z',
+    });
+    assert.deepEqual(deliveryIdParts(deliveryIdFor('e', 'sub_x', '1970-01-01T00:00:00.000Z')), {
+      subscriptionId: 'sub_x',
+      createdAt: '1970-01-01T00:00:00.000Z',
+    });
   });
 
   it('sorts by creation time', () => {
-    const times = ['2026-12-01T12:00:00.000Z', '2026-12-01T12:00:00.001Z', '2026-12-02T00:00:00.000Z', '2031-01-01T00:00:00.000Z'];
+    const times = [
+      '2026-12-01T12:00:00.000Z',
+      '2026-12-01T12:00:00.001Z',
+      '2026-12-02T00:00:00.000Z',
+      '2031-01-01T00:00:00.000Z',
+    ];
     const ids = times.map((t, i) => deliveryIdFor(`evt_${9 - i}`, 'sub_a', t));
     assert.deepEqual([...ids].sort(), ids);
   });
@@ -68,7 +82,14 @@ describe('deliveryIdFor()', () => {
   });
 
   it('is no id of a string made up or of the older layout', () => {
-    for (const id of ['dlv_eIwYA-SwvYpLhj8OxULglR', 'dlv_0mx4na800eIwYA-SwvYpLh', 'evt_0mx4na800eIwYA-SwvYpLh123', 'dlv_0MX4NA800eIwYA-SwvYpLh123', '']) assert.equal(deliveryIdParts(id), undefined, id);
+    for (const id of [
+      'dlv_eIwYA-SwvYpLhj8OxULglR',
+      'dlv_0mx4na800eIwYA-SwvYpLh',
+      'evt_0mx4na800eIwYA-SwvYpLh123',
+      'dlv_0MX4NA800eIwYA-SwvYpLh123',
+      '',
+    ])
+      assert.equal(deliveryIdParts(id), undefined, id);
   });
 
   const distinct: ReadonlyArray<readonly [string, string, string, string]> = [

@@ -88,7 +88,12 @@ describe('scanJsonText: syntax it refuses (as JSON.parse would)', () => {
 
 describe('scanJsonText: valid JSON it refuses, naming the value', () => {
   const refused: ReadonlyArray<readonly [string, string, string, RegExp]> = [
-    ['a number JSON.parse turns into Infinity', '{"payload":{"items":[{},{},{},{"price":1e400}]}}', 'payload.items[3].price', /finite/],
+    [
+      'a number JSON.parse turns into Infinity',
+      '{"payload":{"items":[{},{},{},{"price":1e400}]}}',
+      'payload.items[3].price',
+      /finite/,
+    ],
     ['a negative one at the root', '-1e400', '', /finite/],
     ['an integer one above 2^53', '[9007199254740993]', '[0]', /2\^53/],
     ['a negative integer below -2^53', '{"n":-9007199254740993}', 'n', /2\^53/],
@@ -99,8 +104,18 @@ describe('scanJsonText: valid JSON it refuses, naming the value', () => {
     ['a duplicate key deep inside', '{"x":{"b":[{"c":1,"c":1}]}}', 'x.b[0].c', /more than once/],
     ['a duplicate under a key that is not a name', '{"weird key":{"k":1,"k":2}}', '["weird key"].k', /more than once/],
     ['a duplicate of an empty key', '{"":1,"":2}', '[""]', /more than once/],
-    [`nesting of ${MAX_JSON_NESTING + 1}`, nested(MAX_JSON_NESTING + 1), '[0]'.repeat(MAX_JSON_NESTING), /deeper than 64/],
-    ['nesting of objects', `${'{"a":'.repeat(MAX_JSON_NESTING + 1)}1${'}'.repeat(MAX_JSON_NESTING + 1)}`, '.a'.repeat(MAX_JSON_NESTING).slice(1), /deeper than 64/],
+    [
+      `nesting of ${MAX_JSON_NESTING + 1}`,
+      nested(MAX_JSON_NESTING + 1),
+      '[0]'.repeat(MAX_JSON_NESTING),
+      /deeper than 64/,
+    ],
+    [
+      'nesting of objects',
+      `${'{"a":'.repeat(MAX_JSON_NESTING + 1)}1${'}'.repeat(MAX_JSON_NESTING + 1)}`,
+      '.a'.repeat(MAX_JSON_NESTING).slice(1),
+      /deeper than 64/,
+    ],
   ];
   for (const [label, text, path, rule] of refused) {
     it(`refuses ${label} at '${path}'`, () => {
@@ -116,13 +131,20 @@ describe('scanJsonText: valid JSON it refuses, naming the value', () => {
   it('takes the nesting limit it is given', () => {
     assert.equal(scanJsonText(nested(3), { maxNesting: 3 }).ok, true);
     const scan = scanJsonText('{"a":[[1]]}', { maxNesting: 2 });
-    assert.deepEqual(scan.ok ? undefined : [scan.refusal.path, scan.refusal.kind, scan.refusal.rule], ['a[0]', 'value', 'nests deeper than 2 levels']);
+    assert.deepEqual(scan.ok ? undefined : [scan.refusal.path, scan.refusal.kind, scan.refusal.rule], [
+      'a[0]',
+      'value',
+      'nests deeper than 2 levels',
+    ]);
   });
 
   it('counts nesting below the outer levels it is told to leave out (a body object around its fields)', () => {
     assert.equal(scanJsonText(`{"a":${nested(3)}}`, { maxNesting: 3, outerLevels: 1 }).ok, true);
     const scan = scanJsonText(`{"a":${nested(4)}}`, { maxNesting: 3, outerLevels: 1 });
-    assert.deepEqual(scan.ok ? undefined : [scan.refusal.path, scan.refusal.rule], ['a[0][0][0]', 'nests deeper than 3 levels']);
+    assert.deepEqual(scan.ok ? undefined : [scan.refusal.path, scan.refusal.rule], [
+      'a[0][0][0]',
+      'nests deeper than 3 levels',
+    ]);
   });
 
   it('refuses 100 000 levels of nesting without overflowing the stack', () => {

@@ -17,7 +17,14 @@ describe('recovery policies: documented defaults', () => {
     assert.deepEqual({ ...DEFAULT_AUTO_PAUSE_POLICY }, { afterSeconds: 86_400 });
     assert.deepEqual({ ...DEFAULT_RETENTION }, { deliveredDays: 30, deadLetterDays: 90, ttlSafetyMarginDays: 30 });
     assert.deepEqual({ ...DEFAULT_ARCHIVE_POLICY }, { batchSize: 1000, restoreHoldDays: 7, lockSeconds: 60 });
-    for (const p of [DEFAULT_REPLAY_POLICY, DEFAULT_CUSTOMER_REPLAY_LIMIT, DEFAULT_AUTO_PAUSE_POLICY, DEFAULT_RETENTION, DEFAULT_ARCHIVE_POLICY]) assert.ok(Object.isFrozen(p));
+    for (const p of [
+      DEFAULT_REPLAY_POLICY,
+      DEFAULT_CUSTOMER_REPLAY_LIMIT,
+      DEFAULT_AUTO_PAUSE_POLICY,
+      DEFAULT_RETENTION,
+      DEFAULT_ARCHIVE_POLICY,
+    ])
+      assert.ok(Object.isFrozen(p));
   });
 });
 
@@ -27,7 +34,11 @@ describe('recovery policies: overrides are validated like the retry policy', () 
     ['a one-day replay window', () => resolveReplayPolicy({ windowSeconds: 86_400 }).windowSeconds, 86_400],
     ['a 10-per-second limit', () => resolveRateLimit({ limit: 10, windowSeconds: 1 }), { limit: 10, windowSeconds: 1 }],
     ['a 3 s auto-pause (tests)', () => resolveAutoPausePolicy({ afterSeconds: 3 }).afterSeconds, 3],
-    ['0-day retention (archive as soon as terminal)', () => resolveRetentionPolicy({ deliveredDays: 0, deadLetterDays: 0 }).deadLetterDays, 0],
+    [
+      '0-day retention (archive as soon as terminal)',
+      () => resolveRetentionPolicy({ deliveredDays: 0, deadLetterDays: 0 }).deadLetterDays,
+      0,
+    ],
     ['fractional retention days', () => resolveRetentionPolicy({ deliveredDays: 0.5 }).deliveredDays, 0.5],
     ['a 2000-delivery batch', () => resolveArchivePolicy({ batchSize: 2000 }).batchSize, 2000],
     ['nothing: the default', () => resolveReplayPolicy(undefined), DEFAULT_REPLAY_POLICY],
@@ -35,19 +46,32 @@ describe('recovery policies: overrides are validated like the retry policy', () 
   for (const [label, run, expected] of accepted) it(`accepts ${label}`, () => assert.deepEqual(run(), expected));
 
   const refused: [string, () => unknown, RegExp][] = [
-    ['a negative window', () => resolveReplayPolicy({ windowSeconds: -1 }), /replayPolicy.windowSeconds must be between 0 and 86400/],
+    [
+      'a negative window',
+      () => resolveReplayPolicy({ windowSeconds: -1 }),
+      /replayPolicy.windowSeconds must be between 0 and 86400/,
+    ],
     ['a fractional window', () => resolveReplayPolicy({ windowSeconds: 1.5 }), /whole number/],
     ['a window as a string', () => resolveReplayPolicy({ windowSeconds: '300' }), /must be a number/],
     ['an unknown field', () => resolveReplayPolicy({ window: 3 }), /replayPolicy.window is not a field/],
     ['a limit of 0', () => resolveRateLimit({ limit: 0 }), /customerReplayLimit.limit/],
-    ['NaN (an unparsable env value)', () => resolveAutoPausePolicy({ afterSeconds: Number.NaN }), /autoPause.afterSeconds must be a number/],
+    [
+      'NaN (an unparsable env value)',
+      () => resolveAutoPausePolicy({ afterSeconds: Number.NaN }),
+      /autoPause.afterSeconds must be a number/,
+    ],
     ['a 0 s auto-pause', () => resolveAutoPausePolicy({ afterSeconds: 0 }), /between 1/],
     ['negative retention', () => resolveRetentionPolicy({ deadLetterDays: -1 }), /retention.deadLetterDays/],
-    ['a batch too big for one manifest item', () => resolveArchivePolicy({ batchSize: 2001 }), /archivePolicy.batchSize/],
+    [
+      'a batch too big for one manifest item',
+      () => resolveArchivePolicy({ batchSize: 2001 }),
+      /archivePolicy.batchSize/,
+    ],
     ['an array', () => resolveArchivePolicy([]), /must be an object/],
   ];
   for (const [label, run, message] of refused) {
-    it(`refuses ${label}`, () => assert.throws(run, (e: unknown) => e instanceof InvalidPolicyError && message.test((e as Error).message)));
+    it(`refuses ${label}`, () =>
+      assert.throws(run, (e: unknown) => e instanceof InvalidPolicyError && message.test((e as Error).message)));
   }
 });
 

@@ -1,6 +1,16 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { archiveCutoffs, archiveDay, archiveObjectKey, daysBetween, decodeArchive, encodeArchive, isArchivable, planBatches, type ArchiveRecord } from '#domain/archive.ts';
+import {
+  archiveCutoffs,
+  archiveDay,
+  archiveObjectKey,
+  daysBetween,
+  decodeArchive,
+  encodeArchive,
+  isArchivable,
+  planBatches,
+  type ArchiveRecord,
+} from '#domain/archive.ts';
 import { autoPauseVerdict } from '#domain/auto-pause.ts';
 import { ArchiveFormatError } from '#domain/errors.ts';
 import { fixedWindow, retryAfterSeconds } from '#domain/rate-limit.ts';
@@ -10,8 +20,18 @@ import type { DeliveryState } from '#domain/states.ts';
 const T0 = '2024-05-01T12:00:00.000Z';
 
 describe('bulk replay: which deliveries a replay takes', () => {
-  const criteria: ReplayCriteria = { states: ['failed', 'expired'], createdFrom: '2024-05-01T00:00:00.000Z', createdTo: '2024-05-01T23:59:59.999Z' };
-  const base: ReplayCandidate = { state: 'failed', subscriptionId: 'sub_a', tenantId: 't1', createdAt: T0, updatedAt: '2024-05-01T13:00:00.000Z' };
+  const criteria: ReplayCriteria = {
+    states: ['failed', 'expired'],
+    createdFrom: '2024-05-01T00:00:00.000Z',
+    createdTo: '2024-05-01T23:59:59.999Z',
+  };
+  const base: ReplayCandidate = {
+    state: 'failed',
+    subscriptionId: 'sub_a',
+    tenantId: 't1',
+    createdAt: T0,
+    updatedAt: '2024-05-01T13:00:00.000Z',
+  };
   const startedAt = '2024-05-02T09:00:00.000Z';
   const table: [string, Partial<ReplayCandidate>, Partial<ReplayCriteria>, boolean][] = [
     ['a failed delivery in range', {}, {}, true],
@@ -21,14 +41,20 @@ describe('bulk replay: which deliveries a replay takes', () => {
     ['a pending one, never', { state: 'pending' }, { states: ['failed', 'expired', 'delivered'] }, false],
     ['created before the range', { createdAt: '2024-04-30T23:59:59.999Z' }, {}, false],
     ['created at the very end of the range', { createdAt: '2024-05-01T23:59:59.999Z' }, {}, true],
-    ['changed after the replay started (replayed since, or a fresh failure)', { updatedAt: '2024-05-02T09:00:00.001Z' }, {}, false],
+    [
+      'changed after the replay started (replayed since, or a fresh failure)',
+      { updatedAt: '2024-05-02T09:00:00.001Z' },
+      {},
+      false,
+    ],
     ['another subscription', {}, { subscriptionId: 'sub_b' }, false],
     ['its own subscription', {}, { subscriptionId: 'sub_a' }, true],
     ['another tenant', {}, { tenantId: 't2' }, false],
     ['no tenant when one is asked for', { tenantId: undefined }, { tenantId: 't1' }, false],
   ];
   for (const [label, d, c, expected] of table) {
-    it(`${expected ? 'takes' : 'skips'} ${label}`, () => assert.equal(matchesCriteria({ ...base, ...d }, { ...criteria, ...c }, startedAt), expected));
+    it(`${expected ? 'takes' : 'skips'} ${label}`, () =>
+      assert.equal(matchesCriteria({ ...base, ...d }, { ...criteria, ...c }, startedAt), expected));
   }
 
   it('spreads re-attempts uniformly over the window in whole seconds, never past its end', () => {
@@ -56,9 +82,15 @@ describe('customer replay limit: fixed windows', () => {
 
 describe('auto-pause verdict', () => {
   const policy = { afterSeconds: 86_400 };
-  const streak = (hours: number, count = 30) => ({ since: T0, last: new Date(Date.parse(T0) + hours * 3_600_000).toISOString(), count });
-  it('keeps a subscription whose streak is shorter than the period', () => assert.deepEqual(autoPauseVerdict('active', streak(23.9), policy), { kind: 'keep' }));
-  it('keeps a subscription with no streak', () => assert.deepEqual(autoPauseVerdict('active', undefined, policy), { kind: 'keep' }));
+  const streak = (hours: number, count = 30) => ({
+    since: T0,
+    last: new Date(Date.parse(T0) + hours * 3_600_000).toISOString(),
+    count,
+  });
+  it('keeps a subscription whose streak is shorter than the period', () =>
+    assert.deepEqual(autoPauseVerdict('active', streak(23.9), policy), { kind: 'keep' }));
+  it('keeps a subscription with no streak', () =>
+    assert.deepEqual(autoPauseVerdict('active', undefined, policy), { kind: 'keep' }));
   it('pauses once first and latest dead letter are a period apart, and says why', () => {
     const v = autoPauseVerdict('active', streak(24, 57), policy);
     assert.equal(v.kind, 'pause');
@@ -89,20 +121,35 @@ describe('archive: selection, batches, keys and format', () => {
       ['pending', '2020-01-01T00:00:00.000Z', false],
       ['in_flight', '2020-01-01T00:00:00.000Z', false],
     ];
-    for (const [state, updatedAt, expected] of cases) assert.equal(isArchivable({ state, updatedAt }, cutoffs), expected, `${state} ${updatedAt}`);
+    for (const [state, updatedAt, expected] of cases)
+      assert.equal(isArchivable({ state, updatedAt }, cutoffs), expected, `${state} ${updatedAt}`);
   });
 
   it('batches never mix days and never exceed the batch size', () => {
-    const items = ['2024-01-01T01', '2024-01-01T02', '2024-01-01T03', '2024-01-02T01', '2024-01-03T01', '2024-01-03T02'].map((t) => ({ createdAt: `${t}:00:00.000Z` }));
+    const items = [
+      '2024-01-01T01',
+      '2024-01-01T02',
+      '2024-01-01T03',
+      '2024-01-02T01',
+      '2024-01-03T01',
+      '2024-01-03T02',
+    ].map((t) => ({ createdAt: `${t}:00:00.000Z` }));
     const batches = planBatches(items, 2);
-    assert.deepEqual(batches.map((b) => b.map((d) => d.createdAt.slice(0, 13))), [['2024-01-01T01', '2024-01-01T02'], ['2024-01-01T03'], ['2024-01-02T01'], ['2024-01-03T01', '2024-01-03T02']]);
+    assert.deepEqual(
+      batches.map((b) => b.map((d) => d.createdAt.slice(0, 13))),
+      [['2024-01-01T01', '2024-01-01T02'], ['2024-01-01T03'], ['2024-01-02T01'], ['2024-01-03T01', '2024-01-03T02']],
+    );
     assert.deepEqual(planBatches([], 10), []);
   });
 
   it('derives the object key from the day, subscription and ids, whatever their order', () => {
     const key = archiveObjectKey('2024-01-01', 'sub_a', ['dlv_2', 'dlv_1']);
     assert.match(key, /^deliveries\/dt=2024-01-01\/subscription=sub_a\/part-[0-9a-f]{20}\.ndjson\.gz$/);
-    assert.equal(archiveObjectKey('2024-01-01', 'sub_a', ['dlv_1', 'dlv_2']), key, 'same batch, same key: a re-run overwrites');
+    assert.equal(
+      archiveObjectKey('2024-01-01', 'sub_a', ['dlv_1', 'dlv_2']),
+      key,
+      'same batch, same key: a re-run overwrites',
+    );
     assert.notEqual(archiveObjectKey('2024-01-01', 'sub_a', ['dlv_1']), key);
     assert.equal(archiveDay({ createdAt: '2024-01-01T23:59:59.999Z' }), '2024-01-01');
   });
@@ -110,8 +157,31 @@ describe('archive: selection, batches, keys and format', () => {
   it('round-trips NDJSON and refuses what is not an archive record', () => {
     const record: ArchiveRecord = {
       v: 1,
-      delivery: { id: 'dlv_1', eventId: 'evt_1', subscriptionId: 'sub_a', url: 'https://x', state: 'failed', attempts: 1, attemptSeq: 1, nextAttemptAt: T0, giveUpAt: T0, headers: {}, createdAt: T0, updatedAt: T0 },
-      attempts: [{ deliveryId: 'dlv_1', seq: 1, attempt: 1, startedAt: T0, durationMs: 12, status: 422, responseSnippet: 'no ✓' }],
+      delivery: {
+        id: 'dlv_1',
+        eventId: 'evt_1',
+        subscriptionId: 'sub_a',
+        url: 'https://x',
+        state: 'failed',
+        attempts: 1,
+        attemptSeq: 1,
+        nextAttemptAt: T0,
+        giveUpAt: T0,
+        headers: {},
+        createdAt: T0,
+        updatedAt: T0,
+      },
+      attempts: [
+        {
+          deliveryId: 'dlv_1',
+          seq: 1,
+          attempt: 1,
+          startedAt: T0,
+          durationMs: 12,
+          status: 422,
+          responseSnippet: 'no ✓',
+        },
+      ],
       event: { id: 'evt_1', type: 'a.b', body: '{"ü":1}', createdAt: T0 },
       archivedAt: T0,
     };

@@ -9,7 +9,10 @@ const T0 = Date.parse('2024-05-01T12:00:00.000Z');
 describe('event TTLs', () => {
   it('a new event is kept for the delivered retention plus the margin: 60 days by default, not 210', () => {
     assert.equal(eventTtlFor(T0), T0 / 1000 + 60 * DAY_S);
-    assert.equal(eventTtlFor(T0, DEFAULT_RETENTION), T0 / 1000 + (DEFAULT_RETENTION.deliveredDays + DEFAULT_RETENTION.ttlSafetyMarginDays) * DAY_S);
+    assert.equal(
+      eventTtlFor(T0, DEFAULT_RETENTION),
+      T0 / 1000 + (DEFAULT_RETENTION.deliveredDays + DEFAULT_RETENTION.ttlSafetyMarginDays) * DAY_S,
+    );
     assert.equal(eventTtlFor(T0, { deliveredDays: 0, deadLetterDays: 0, ttlSafetyMarginDays: 1 }), T0 / 1000 + DAY_S);
   });
 
@@ -22,7 +25,10 @@ describe('event TTLs', () => {
   it('outlives the row of a delivery delivered at the end of the longest retry deadline, by the margin less that deadline', () => {
     const deliveredAt = T0 + MAX_DEADLINE_SECONDS * 1000;
     const archivedBy = Math.floor(deliveredAt / 1000) + DEFAULT_RETENTION.deliveredDays * DAY_S;
-    assert.ok(eventTtlFor(T0) - archivedBy >= 16 * DAY_S - 3600, 'more than two weeks of net after the archiver should have run');
+    assert.ok(
+      eventTtlFor(T0) - archivedBy >= 16 * DAY_S - 3600,
+      'more than two weeks of net after the archiver should have run',
+    );
   });
 
   it('a dead letter keeps its event exactly as long as its own row', () => {

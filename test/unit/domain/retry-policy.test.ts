@@ -12,26 +12,32 @@ import { DomainError, InvalidRetryPolicyError } from '#domain/errors.ts';
 
 describe('retry policy constants', () => {
   it('the default is the one docs/design.md and the README document, frozen, with no attempt limit', () => {
-    assert.deepEqual({ ...DEFAULT_RETRY_POLICY }, {
-      initialDelaySeconds: 10,
-      multiplier: 2,
-      maxDelaySeconds: 3600,
-      jitter: 0.2,
-      deadlineSeconds: 259_200,
-    });
+    assert.deepEqual(
+      { ...DEFAULT_RETRY_POLICY },
+      {
+        initialDelaySeconds: 10,
+        multiplier: 2,
+        maxDelaySeconds: 3600,
+        jitter: 0.2,
+        deadlineSeconds: 259_200,
+      },
+    );
     assert.equal(DEFAULT_RETRY_POLICY.maxAttempts, undefined);
     assert.ok(Object.isFrozen(DEFAULT_RETRY_POLICY));
   });
 
   it('the "10 s doubling to 30 min, 6 tries" preset', () => {
-    assert.deepEqual({ ...RETRY_PRESETS.tenSecondsToThirtyMinutes }, {
-      initialDelaySeconds: 10,
-      multiplier: 2,
-      maxDelaySeconds: 1800,
-      jitter: 0.2,
-      deadlineSeconds: 259_200,
-      maxAttempts: 6,
-    });
+    assert.deepEqual(
+      { ...RETRY_PRESETS.tenSecondsToThirtyMinutes },
+      {
+        initialDelaySeconds: 10,
+        multiplier: 2,
+        maxDelaySeconds: 1800,
+        jitter: 0.2,
+        deadlineSeconds: 259_200,
+        maxAttempts: 6,
+      },
+    );
     assert.equal(RETRY_PRESETS.default, DEFAULT_RETRY_POLICY);
     assert.ok(Object.isFrozen(RETRY_PRESETS.tenSecondsToThirtyMinutes));
   });
@@ -53,7 +59,12 @@ describe('resolveRetryPolicy(): accepts and merges', () => {
 
   const merges: ReadonlyArray<readonly [string, Record<string, unknown>, RetryPolicy, RetryPolicy]> = [
     ['empty override', {}, DEFAULT_RETRY_POLICY, DEFAULT_RETRY_POLICY],
-    ['one field', { initialDelaySeconds: 5 }, DEFAULT_RETRY_POLICY, { ...DEFAULT_RETRY_POLICY, initialDelaySeconds: 5 }],
+    [
+      'one field',
+      { initialDelaySeconds: 5 },
+      DEFAULT_RETRY_POLICY,
+      { ...DEFAULT_RETRY_POLICY, initialDelaySeconds: 5 },
+    ],
     [
       'the preset, field by field',
       { maxDelaySeconds: 1800, maxAttempts: 6 },
@@ -62,9 +73,23 @@ describe('resolveRetryPolicy(): accepts and merges', () => {
     ],
     [
       'every field',
-      { initialDelaySeconds: 1, multiplier: 1.5, maxDelaySeconds: 60, jitter: 0, deadlineSeconds: 600, maxAttempts: 10 },
+      {
+        initialDelaySeconds: 1,
+        multiplier: 1.5,
+        maxDelaySeconds: 60,
+        jitter: 0,
+        deadlineSeconds: 600,
+        maxAttempts: 10,
+      },
       DEFAULT_RETRY_POLICY,
-      { initialDelaySeconds: 1, multiplier: 1.5, maxDelaySeconds: 60, jitter: 0, deadlineSeconds: 600, maxAttempts: 10 },
+      {
+        initialDelaySeconds: 1,
+        multiplier: 1.5,
+        maxDelaySeconds: 60,
+        jitter: 0,
+        deadlineSeconds: 600,
+        maxAttempts: 10,
+      },
     ],
     [
       'onto another base',
@@ -72,22 +97,51 @@ describe('resolveRetryPolicy(): accepts and merges', () => {
       RETRY_PRESETS.tenSecondsToThirtyMinutes,
       { ...RETRY_PRESETS.tenSecondsToThirtyMinutes, jitter: 0.1 },
     ],
-    ['the preset as an override', { ...RETRY_PRESETS.tenSecondsToThirtyMinutes }, DEFAULT_RETRY_POLICY, RETRY_PRESETS.tenSecondsToThirtyMinutes],
-    ['lower bounds', { initialDelaySeconds: 1, maxDelaySeconds: 1, multiplier: 1, jitter: 0, deadlineSeconds: 1, maxAttempts: 1 }, DEFAULT_RETRY_POLICY, {
-      initialDelaySeconds: 1,
-      maxDelaySeconds: 1,
-      multiplier: 1,
-      jitter: 0,
-      deadlineSeconds: 1,
-      maxAttempts: 1,
-    }],
+    [
+      'the preset as an override',
+      { ...RETRY_PRESETS.tenSecondsToThirtyMinutes },
+      DEFAULT_RETRY_POLICY,
+      RETRY_PRESETS.tenSecondsToThirtyMinutes,
+    ],
+    [
+      'lower bounds',
+      { initialDelaySeconds: 1, maxDelaySeconds: 1, multiplier: 1, jitter: 0, deadlineSeconds: 1, maxAttempts: 1 },
+      DEFAULT_RETRY_POLICY,
+      {
+        initialDelaySeconds: 1,
+        maxDelaySeconds: 1,
+        multiplier: 1,
+        jitter: 0,
+        deadlineSeconds: 1,
+        maxAttempts: 1,
+      },
+    ],
     [
       'upper bounds',
-      { initialDelaySeconds: 43_200, maxDelaySeconds: 43_200, multiplier: 10, jitter: 1, deadlineSeconds: MAX_DEADLINE_SECONDS, maxAttempts: 1000 },
+      {
+        initialDelaySeconds: 43_200,
+        maxDelaySeconds: 43_200,
+        multiplier: 10,
+        jitter: 1,
+        deadlineSeconds: MAX_DEADLINE_SECONDS,
+        maxAttempts: 1000,
+      },
       DEFAULT_RETRY_POLICY,
-      { initialDelaySeconds: 43_200, maxDelaySeconds: 43_200, multiplier: 10, jitter: 1, deadlineSeconds: MAX_DEADLINE_SECONDS, maxAttempts: 1000 },
+      {
+        initialDelaySeconds: 43_200,
+        maxDelaySeconds: 43_200,
+        multiplier: 10,
+        jitter: 1,
+        deadlineSeconds: MAX_DEADLINE_SECONDS,
+        maxAttempts: 1000,
+      },
     ],
-    ['max equal to initial', { initialDelaySeconds: 30, maxDelaySeconds: 30 }, DEFAULT_RETRY_POLICY, { ...DEFAULT_RETRY_POLICY, initialDelaySeconds: 30, maxDelaySeconds: 30 }],
+    [
+      'max equal to initial',
+      { initialDelaySeconds: 30, maxDelaySeconds: 30 },
+      DEFAULT_RETRY_POLICY,
+      { ...DEFAULT_RETRY_POLICY, initialDelaySeconds: 30, maxDelaySeconds: 30 },
+    ],
   ];
   for (const [name, override, base, expected] of merges) {
     it(name, () => {
@@ -128,7 +182,12 @@ describe('resolveRetryPolicy(): rejects with InvalidRetryPolicyError naming the 
     ['fractional attempts', { maxAttempts: 2.5 }, 'maxAttempts', 'must be a whole number'],
     ['initial delay 0', { initialDelaySeconds: 0 }, 'initialDelaySeconds', 'must be between 1 and 43200'],
     ['negative initial delay', { initialDelaySeconds: -5 }, 'initialDelaySeconds', 'must be between 1 and 43200'],
-    ['initial delay above 12 h', { initialDelaySeconds: 43_201, maxDelaySeconds: 43_200 }, 'initialDelaySeconds', 'must be between 1 and 43200'],
+    [
+      'initial delay above 12 h',
+      { initialDelaySeconds: 43_201, maxDelaySeconds: 43_200 },
+      'initialDelaySeconds',
+      'must be between 1 and 43200',
+    ],
     ['multiplier below 1', { multiplier: 0.5 }, 'multiplier', 'must be between 1 and 10'],
     ['multiplier above 10', { multiplier: 11 }, 'multiplier', 'must be between 1 and 10'],
     ['max delay 0', { maxDelaySeconds: 0 }, 'maxDelaySeconds', 'must be between 1 and 43200'],
@@ -136,11 +195,26 @@ describe('resolveRetryPolicy(): rejects with InvalidRetryPolicyError naming the 
     ['negative jitter', { jitter: -0.1 }, 'jitter', 'must be between 0 and 1'],
     ['jitter above 100 %', { jitter: 1.1 }, 'jitter', 'must be between 0 and 1'],
     ['deadline 0', { deadlineSeconds: 0 }, 'deadlineSeconds', 'must be between 1 and 1206000'],
-    ['deadline past SQS retention', { deadlineSeconds: MAX_DEADLINE_SECONDS + 1 }, 'deadlineSeconds', 'must be between 1 and 1206000'],
+    [
+      'deadline past SQS retention',
+      { deadlineSeconds: MAX_DEADLINE_SECONDS + 1 },
+      'deadlineSeconds',
+      'must be between 1 and 1206000',
+    ],
     ['0 attempts', { maxAttempts: 0 }, 'maxAttempts', 'must be between 1 and 1000'],
     ['1001 attempts', { maxAttempts: 1001 }, 'maxAttempts', 'must be between 1 and 1000'],
-    ['max below initial', { initialDelaySeconds: 100, maxDelaySeconds: 50 }, 'maxDelaySeconds', 'must be at least initialDelaySeconds'],
-    ['initial above the base max', { initialDelaySeconds: 7200 }, 'maxDelaySeconds', 'must be at least initialDelaySeconds'],
+    [
+      'max below initial',
+      { initialDelaySeconds: 100, maxDelaySeconds: 50 },
+      'maxDelaySeconds',
+      'must be at least initialDelaySeconds',
+    ],
+    [
+      'initial above the base max',
+      { initialDelaySeconds: 7200 },
+      'maxDelaySeconds',
+      'must be at least initialDelaySeconds',
+    ],
     ['max below the base initial', { maxDelaySeconds: 5 }, 'maxDelaySeconds', 'must be at least initialDelaySeconds'],
   ];
   for (const [name, override, field, message] of table) {

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { admits, earliestTurn, maxInAnySecond, mostInAnySecond, quotaAt, secondsUntilTurn, sendWindowAt, subWindowsPerSecond } from '#domain/send-rate.ts';
+import {
+  admits,
+  earliestTurn,
+  maxInAnySecond,
+  mostInAnySecond,
+  quotaAt,
+  secondsUntilTurn,
+  sendWindowAt,
+  subWindowsPerSecond,
+} from '#domain/send-rate.ts';
 
 const LIMITS = [1, 2, 3, 7, 9, 10, 11, 15, 19, 20, 25, 99, 100, 101, 999, 1000, 9973, 10_000];
 const T0 = Date.parse('2025-03-01T12:00:00.000Z');
@@ -43,7 +52,11 @@ describe('send rate windows', () => {
       const perSecond = subWindowsPerSecond(limit);
       assert.equal(perSecond, Math.min(limit, 10));
       const quotas = Array.from({ length: perSecond }, (_, slot) => quotaAt(limit, slot));
-      assert.equal(quotas.reduce((a, b) => a + b, 0), limit, `L=${limit}: ${quotas.join(',')}`);
+      assert.equal(
+        quotas.reduce((a, b) => a + b, 0),
+        limit,
+        `L=${limit}: ${quotas.join(',')}`,
+      );
       assert.ok(Math.max(...quotas) <= Math.ceil(limit / 10), `L=${limit}`);
       assert.ok(Math.min(...quotas) >= 1, `L=${limit}`);
     }
@@ -51,11 +64,21 @@ describe('send rate windows', () => {
 
   it('aligns sub-windows to whole seconds: a second starts at slot 0, and 20/s is 100 ms sub-windows of 2', () => {
     const w = sendWindowAt(20, T0 + 1234);
-    assert.deepEqual(w, { limit: 20, index: (T0 + 1200) / 100, second: (T0 + 1000) / 1000, slot: 2, quota: 2, endsAtMs: T0 + 1300 });
+    assert.deepEqual(w, {
+      limit: 20,
+      index: (T0 + 1200) / 100,
+      second: (T0 + 1000) / 1000,
+      slot: 2,
+      quota: 2,
+      endsAtMs: T0 + 1300,
+    });
     assert.equal(sendWindowAt(20, T0 + 1999.9).slot, 9);
     assert.equal(sendWindowAt(20, T0 + 2000).slot, 0);
     // 3/s: thirds of a second, boundaries exact despite 333.3 ms sub-windows.
-    assert.deepEqual([0, 333, 334, 666, 667, 999, 1000].map((ms) => sendWindowAt(3, T0 + ms).slot), [0, 0, 1, 1, 2, 2, 0]);
+    assert.deepEqual(
+      [0, 333, 334, 666, 667, 999, 1000].map((ms) => sendWindowAt(3, T0 + ms).slot),
+      [0, 0, 1, 1, 2, 2, 0],
+    );
   });
 
   for (const limit of LIMITS) {
@@ -63,7 +86,10 @@ describe('send rate windows', () => {
       const random = lcg(limit);
       const seconds = limit > 1000 ? 3 : 6;
       // Far more demand than the limit, at random instants (several per ms at the highest limits).
-      const times = Array.from({ length: Math.max(limit, 50) * 4 * seconds }, () => T0 + Math.floor(random() * seconds * 1000 * 100) / 100).sort((a, b) => a - b);
+      const times = Array.from(
+        { length: Math.max(limit, 50) * 4 * seconds },
+        () => T0 + Math.floor(random() * seconds * 1000 * 100) / 100,
+      ).sort((a, b) => a - b);
       const sent = admitted(limit, times);
       assert.ok(maxInOneSecond(sent) <= maxInAnySecond(limit), `L=${limit}: ${maxInOneSecond(sent)} in one second`);
       for (let s = 1; s < seconds - 1; s++) {
@@ -80,7 +106,9 @@ describe('send rate windows', () => {
       // The whole quota of slot 0 in its last ms, then every later sub-window from its first ms, for a second.
       const times = [
         ...Array<number>(quotaAt(limit, 0)).fill(T0 + Math.floor(lastMsOfFirst)),
-        ...Array.from({ length: perSecond }, (_, k) => Array<number>(quotaAt(limit, (k + 1) % perSecond)).fill(T0 + Math.ceil(((k + 1) * 1000) / perSecond))).flat(),
+        ...Array.from({ length: perSecond }, (_, k) =>
+          Array<number>(quotaAt(limit, (k + 1) % perSecond)).fill(T0 + Math.ceil(((k + 1) * 1000) / perSecond)),
+        ).flat(),
       ];
       const sent = admitted(limit, times);
       assert.equal(sent.length, times.length, `L=${limit}: all within their quotas`);
@@ -115,7 +143,10 @@ describe('send rate turns', () => {
   }
 
   it('brings a burst back at L a second: 1,000 held back across one second at 20/s return over 50 s, 20 in each', () => {
-    const back = returns(20, Array.from({ length: 1000 }, (_, i) => T0 + i));
+    const back = returns(
+      20,
+      Array.from({ length: 1000 }, (_, i) => T0 + i),
+    );
     const seconds = [...back.keys()].sort((a, b) => a - b);
     assert.deepEqual(new Set(back.values()), new Set([20]), JSON.stringify([...back]));
     assert.equal(seconds.length, 50);
@@ -124,7 +155,10 @@ describe('send rate turns', () => {
 
   it('keeps each delivery at its phase of the second: a burst held back within 500 ms has half the slots, so returns at half the rate', () => {
     // SQS delays are whole seconds, so a delivery comes back at the phase it left; this is the cost of a burst that arrives faster than a second.
-    const back = returns(20, Array.from({ length: 1000 }, (_, i) => T0 + Math.floor(i / 2)));
+    const back = returns(
+      20,
+      Array.from({ length: 1000 }, (_, i) => T0 + Math.floor(i / 2)),
+    );
     assert.deepEqual(new Set(back.values()), new Set([10]));
     assert.equal(back.size, 100);
   });
@@ -137,7 +171,10 @@ describe('mostInAnySecond: the figure the bound is checked with', () => {
     // 0, 999 and 1000: [0, 1000) holds two, [999, 1999) holds two, never three.
     assert.equal(mostInAnySecond([1000, 0, 999]), 2);
     // A window that straddles two epoch seconds: 10 at 500..509 and 10 at 1400..1409 fall in [500, 1500).
-    const straddle = [...Array.from({ length: 10 }, (_, i) => 500 + i), ...Array.from({ length: 10 }, (_, i) => 1400 + i)];
+    const straddle = [
+      ...Array.from({ length: 10 }, (_, i) => 500 + i),
+      ...Array.from({ length: 10 }, (_, i) => 1400 + i),
+    ];
     assert.equal(mostInAnySecond(straddle), 20);
   });
 });

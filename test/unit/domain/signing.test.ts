@@ -49,7 +49,10 @@ describe('sign()', () => {
 
   it('matches the standardwebhooks library for our own secrets', () => {
     for (const secret of [SECRET_A, SECRET_B]) {
-      assert.equal(sign(secret, ID, 1_700_000_000, BODY), new Webhook(secret).sign(ID, new Date(1_700_000_000_000), BODY));
+      assert.equal(
+        sign(secret, ID, 1_700_000_000, BODY),
+        new Webhook(secret).sign(ID, new Date(1_700_000_000_000), BODY),
+      );
     }
   });
 
@@ -104,7 +107,10 @@ describe('signatureHeaders() verified by the standardwebhooks package', () => {
     ['a re-serialised body', (h) => [JSON.stringify(JSON.parse(BODY), null, 1), h]],
     ['another webhook-id', (h) => [BODY, { ...h, 'webhook-id': 'evt_other' }]],
     ['another timestamp', (h) => [BODY, { ...h, 'webhook-timestamp': String(Number(h['webhook-timestamp']) - 1) }]],
-    ['the signature of another secret', (h) => [BODY, { ...h, 'webhook-signature': sign(SECRET_C, ID, Number(h['webhook-timestamp']), BODY) }]],
+    [
+      'the signature of another secret',
+      (h) => [BODY, { ...h, 'webhook-signature': sign(SECRET_C, ID, Number(h['webhook-timestamp']), BODY) }],
+    ],
     ['a v2 label', (h) => [BODY, { ...h, 'webhook-signature': h['webhook-signature']!.replace('v1,', 'v2,') }]],
   ];
   for (const [name, tamper] of tampering) {
@@ -167,7 +173,11 @@ describe('bad secrets throw InvalidSecretError', () => {
       const isBad = (error: unknown) => error instanceof InvalidSecretError && error instanceof DomainError;
       assert.throws(() => sign(secret, ID, 1_700_000_000, BODY), isBad);
       assert.throws(() => signatureHeaders([secret], ID, 1_700_000_000, BODY), isBad);
-      assert.throws(() => signatureHeaders([good, secret], ID, 1_700_000_000, BODY), isBad, 'one bad secret in a rotation');
+      assert.throws(
+        () => signatureHeaders([good, secret], ID, 1_700_000_000, BODY),
+        isBad,
+        'one bad secret in a rotation',
+      );
     });
   }
 

@@ -18,7 +18,16 @@ import {
 import { DomainError, InvalidTransitionError } from '#domain/errors.ts';
 
 const STATES: readonly DeliveryState[] = ['pending', 'in_flight', 'delivered', 'failed', 'expired'];
-const ACTIONS: readonly DeliveryAction[] = ['succeed', 'fail_permanently', 'retry', 'give_up', 'expire', 'release', 'reschedule', 'replay'];
+const ACTIONS: readonly DeliveryAction[] = [
+  'succeed',
+  'fail_permanently',
+  'retry',
+  'give_up',
+  'expire',
+  'release',
+  'reschedule',
+  'replay',
+];
 
 /**
  * Every edge of the docs/design.md diagram: an attempt's outcome from pending (nothing is
@@ -75,7 +84,18 @@ describe('delivery states', () => {
     });
   }
 
-  const notStates: readonly unknown[] = ['retrying', 'PENDING', 'dead', '', 'in-flight', 0, null, undefined, {}, ['pending']];
+  const notStates: readonly unknown[] = [
+    'retrying',
+    'PENDING',
+    'dead',
+    '',
+    'in-flight',
+    0,
+    null,
+    undefined,
+    {},
+    ['pending'],
+  ];
   for (const value of notStates) {
     it(`isDeliveryState(${JSON.stringify(value)}) is false`, () => {
       assert.equal(isDeliveryState(value), false);

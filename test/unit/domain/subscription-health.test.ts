@@ -1,7 +1,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { STATE, type DeliveryState } from '#domain/states.ts';
-import { attemptSucceeded, percentile, summarizeHealth, type AttemptFacts, type DeliveryFacts, type HealthFigures } from '#domain/subscription-health.ts';
+import {
+  attemptSucceeded,
+  percentile,
+  summarizeHealth,
+  type AttemptFacts,
+  type DeliveryFacts,
+  type HealthFigures,
+} from '#domain/subscription-health.ts';
 
 const TO = Date.parse('2025-03-02T12:00:00.000Z');
 const FROM = TO - 24 * 3_600_000;
@@ -10,15 +17,29 @@ const at = (s: number) => new Date(FROM + s * 1000).toISOString();
 const END = 24 * 3600;
 
 const d = (state: DeliveryState, updatedS: number): DeliveryFacts => ({ state, updatedAt: at(updatedS) });
-const ok = (startedS: number, durationMs: number, deliveryId = 'dlv_ok'): AttemptFacts => ({ deliveryId, startedAt: at(startedS), durationMs, status: 200 });
-const bad = (startedS: number, durationMs: number, failure: { status: number } | { error: string }, deliveryId = 'dlv_bad'): AttemptFacts => ({
+const ok = (startedS: number, durationMs: number, deliveryId = 'dlv_ok'): AttemptFacts => ({
+  deliveryId,
+  startedAt: at(startedS),
+  durationMs,
+  status: 200,
+});
+const bad = (
+  startedS: number,
+  durationMs: number,
+  failure: { status: number } | { error: string },
+  deliveryId = 'dlv_bad',
+): AttemptFacts => ({
   deliveryId,
   startedAt: at(startedS),
   durationMs,
   ...failure,
 });
 
-const NOTHING = { finished: { delivered: 0, failed: 0, expired: 0, total: 0 }, open: { pending: 0, inFlight: 0 }, latency: { attempts: 0 } };
+const NOTHING = {
+  finished: { delivered: 0, failed: 0, expired: 0, total: 0 },
+  open: { pending: 0, inFlight: 0 },
+  latency: { attempts: 0 },
+};
 
 interface Case {
   readonly name: string;
@@ -33,12 +54,29 @@ const CASES: readonly Case[] = [
     name: 'all delivered: rate 1, no failure, not failing',
     deliveries: [d(STATE.delivered, 10), d(STATE.delivered, 20), d(STATE.delivered, 30)],
     attempts: [ok(10, 40), ok(20, 60), ok(30, 20)],
-    expected: { ...NOTHING, finished: { delivered: 3, failed: 0, expired: 0, total: 3 }, successRate: 1, latency: { attempts: 3, averageMs: 40, p95Ms: 60 } },
+    expected: {
+      ...NOTHING,
+      finished: { delivered: 3, failed: 0, expired: 0, total: 3 },
+      successRate: 1,
+      latency: { attempts: 3, averageMs: 40, p95Ms: 60 },
+    },
   },
   {
     name: 'mixed: each outcome counted, live ones counted whatever their age, rate over finished only',
-    deliveries: [d(STATE.delivered, 10), d(STATE.delivered, 20), d(STATE.failed, 30), d(STATE.expired, 40), d(STATE.pending, -999), d(STATE.inFlight, 50)],
-    attempts: [ok(10, 10), ok(20, 10), bad(30, 30, { status: 400 }), bad(35, 50, { error: 'timeout after 2000 ms' }, 'dlv_exp')],
+    deliveries: [
+      d(STATE.delivered, 10),
+      d(STATE.delivered, 20),
+      d(STATE.failed, 30),
+      d(STATE.expired, 40),
+      d(STATE.pending, -999),
+      d(STATE.inFlight, 50),
+    ],
+    attempts: [
+      ok(10, 10),
+      ok(20, 10),
+      bad(30, 30, { status: 400 }),
+      bad(35, 50, { error: 'timeout after 2000 ms' }, 'dlv_exp'),
+    ],
     expected: {
       finished: { delivered: 2, failed: 1, expired: 1, total: 4 },
       open: { pending: 1, inFlight: 1 },
@@ -63,16 +101,31 @@ const CASES: readonly Case[] = [
   {
     name: 'failing since the first failure after the last success, in start order whatever the input order',
     attempts: [bad(300, 1, { status: 503 }), ok(100, 1), bad(50, 1, { status: 500 }), bad(200, 1, { status: 429 })],
-    expected: { ...NOTHING, latency: { attempts: 4, averageMs: 1, p95Ms: 1 }, lastFailure: { at: at(300), deliveryId: 'dlv_bad', status: 503 }, failingSince: at(200) },
+    expected: {
+      ...NOTHING,
+      latency: { attempts: 4, averageMs: 1, p95Ms: 1 },
+      lastFailure: { at: at(300), deliveryId: 'dlv_bad', status: 503 },
+      failingSince: at(200),
+    },
   },
   {
     name: 'no success in the window: failing since its first failure; 1xx/3xx are failures (never followed)',
     attempts: [bad(5, 1, { status: 302 }), bad(6, 1, { status: 101 })],
-    expected: { ...NOTHING, latency: { attempts: 2, averageMs: 1, p95Ms: 1 }, lastFailure: { at: at(6), deliveryId: 'dlv_bad', status: 101 }, failingSince: at(5) },
+    expected: {
+      ...NOTHING,
+      latency: { attempts: 2, averageMs: 1, p95Ms: 1 },
+      lastFailure: { at: at(6), deliveryId: 'dlv_bad', status: 101 },
+      failingSince: at(5),
+    },
   },
   {
     name: 'window edges: both ends count, a millisecond outside does not (deliveries by updatedAt, attempts by startedAt)',
-    deliveries: [d(STATE.delivered, 0), d(STATE.failed, END), d(STATE.delivered, -0.001), d(STATE.expired, END + 0.001)],
+    deliveries: [
+      d(STATE.delivered, 0),
+      d(STATE.failed, END),
+      d(STATE.delivered, -0.001),
+      d(STATE.expired, END + 0.001),
+    ],
     attempts: [ok(0, 10), bad(END, 30, { status: 500 }), ok(-0.001, 999), bad(END + 0.001, 999, { status: 500 })],
     expected: {
       ...NOTHING,
@@ -98,7 +151,10 @@ const CASES: readonly Case[] = [
 describe('summarizeHealth', () => {
   for (const c of CASES) {
     it(c.name, () => {
-      assert.deepEqual(summarizeHealth({ fromMs: FROM, toMs: TO, deliveries: c.deliveries ?? [], attempts: c.attempts ?? [] }), c.expected);
+      assert.deepEqual(
+        summarizeHealth({ fromMs: FROM, toMs: TO, deliveries: c.deliveries ?? [], attempts: c.attempts ?? [] }),
+        c.expected,
+      );
     });
   }
 
@@ -124,7 +180,7 @@ describe('percentile (nearest rank)', () => {
   }
 });
 
-describe('attemptSucceeded (the sender\'s rule)', () => {
+describe("attemptSucceeded (the sender's rule)", () => {
   const cases: ReadonlyArray<[Partial<AttemptFacts>, boolean]> = [
     [{ status: 200 }, true],
     [{ status: 204 }, true],

@@ -7,7 +7,10 @@ const sub = (state: Subscription['state'], extra: Partial<Subscription> = {}) =>
 
 describe('what a subscription state means for its deliveries', () => {
   it('fans out to active and paused only', () => {
-    assert.deepEqual((['active', 'paused', 'disabled', 'deleted'] as const).map((s) => receivesEvents(sub(s))), [true, true, false, false]);
+    assert.deepEqual(
+      (['active', 'paused', 'disabled', 'deleted'] as const).map((s) => receivesEvents(sub(s))),
+      [true, true, false, false],
+    );
   });
 
   it('ends deliveries of deleted, disabled and vanished subscriptions, saying why', () => {

@@ -1,6 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_ALLOWED_PORTS, formatPorts, isAllowedPort, parseAllowedPorts, targetPort } from '#domain/target-ports.ts';
+import {
+  DEFAULT_ALLOWED_PORTS,
+  formatPorts,
+  isAllowedPort,
+  parseAllowedPorts,
+  targetPort,
+} from '#domain/target-ports.ts';
 import { InvalidPolicyError } from '#domain/errors.ts';
 
 describe('parseAllowedPorts()', () => {
@@ -20,11 +26,32 @@ describe('parseAllowedPorts()', () => {
     });
   }
 
-  for (const bad of ['', ' ', '0', '65536', '70000', 'http', '80,,443', '80;443', '10-5', '1-2-3', '-80', '80-', '1e3', '0x50', '443 8443', '*']) {
+  for (const bad of [
+    '',
+    ' ',
+    '0',
+    '65536',
+    '70000',
+    'http',
+    '80,,443',
+    '80;443',
+    '10-5',
+    '1-2-3',
+    '-80',
+    '80-',
+    '1e3',
+    '0x50',
+    '443 8443',
+    '*',
+  ]) {
     it(`refuses ${JSON.stringify(bad)}, saying what it must be`, () => {
       assert.throws(
         () => parseAllowedPorts(bad),
-        (e: unknown) => e instanceof InvalidPolicyError && e.path === 'allowedPorts' && /must be a comma-separated list of ports and ranges from 1 to 65535/.test(e.rule) && e.rule.includes(`not '${bad}'`),
+        (e: unknown) =>
+          e instanceof InvalidPolicyError &&
+          e.path === 'allowedPorts' &&
+          /must be a comma-separated list of ports and ranges from 1 to 65535/.test(e.rule) &&
+          e.rule.includes(`not '${bad}'`),
       );
     });
   }

@@ -157,12 +157,28 @@ describe('checkTargetUrl(): private hosts depend on allowPrivate', () => {
     ['http://api.localhost/hook', 'url host api.localhost is not allowed', 'http://api.localhost/hook'],
     ['http://localhost./hook', /^url host localhost\.? is not allowed$/, 'http://localhost./hook'],
     ['http://api.localhost./hook', /^url host api\.localhost\.? is not allowed$/, 'http://api.localhost./hook'],
-    ['http://metadata.google.internal/computeMetadata/v1/', 'url host metadata.google.internal is not allowed', 'http://metadata.google.internal/computeMetadata/v1/'],
-    ['http://metadata.google.internal./', /^url host metadata\.google\.internal\.? is not allowed$/, 'http://metadata.google.internal./'],
-    ['http://ip-10-0-0-1.ec2.internal/', 'url host ip-10-0-0-1.ec2.internal is not allowed', 'http://ip-10-0-0-1.ec2.internal/'],
+    [
+      'http://metadata.google.internal/computeMetadata/v1/',
+      'url host metadata.google.internal is not allowed',
+      'http://metadata.google.internal/computeMetadata/v1/',
+    ],
+    [
+      'http://metadata.google.internal./',
+      /^url host metadata\.google\.internal\.? is not allowed$/,
+      'http://metadata.google.internal./',
+    ],
+    [
+      'http://ip-10-0-0-1.ec2.internal/',
+      'url host ip-10-0-0-1.ec2.internal is not allowed',
+      'http://ip-10-0-0-1.ec2.internal/',
+    ],
     ['http://[::1]/hook', 'url host ::1 is a loopback, private, link-local or metadata address', 'http://[::1]/hook'],
     ['http://[::1]:3000/hook', PRIVATE_HOST, 'http://[::1]:3000/hook'],
-    ['http://169.254.169.254/latest/meta-data/', 'url host 169.254.169.254 is a loopback, private, link-local or metadata address', 'http://169.254.169.254/latest/meta-data/'],
+    [
+      'http://169.254.169.254/latest/meta-data/',
+      'url host 169.254.169.254 is a loopback, private, link-local or metadata address',
+      'http://169.254.169.254/latest/meta-data/',
+    ],
     ['http://[fd00:ec2::254]/latest/meta-data/', PRIVATE_HOST, 'http://[fd00:ec2::254]/latest/meta-data/'],
     ['http://127.0.0.1:3000/hook', PRIVATE_HOST, 'http://127.0.0.1:3000/hook'],
     ['http://127.1/', 'url host 127.0.0.1 is a loopback, private, link-local or metadata address', 'http://127.0.0.1/'],
@@ -235,7 +251,8 @@ describe('checkTargetUrl(): destination ports (HOOKLINE_ALLOWED_PORTS, default 8
   ];
   for (const [raw, port] of refused) {
     for (const allowPrivate of [false, true]) {
-      it(`${raw} is refused by the default ports (allowPrivate ${allowPrivate})`, () => rejects(raw, allowPrivate, DEFAULT_REFUSAL(port)));
+      it(`${raw} is refused by the default ports (allowPrivate ${allowPrivate})`, () =>
+        rejects(raw, allowPrivate, DEFAULT_REFUSAL(port)));
     }
   }
 
@@ -243,7 +260,11 @@ describe('checkTargetUrl(): destination ports (HOOKLINE_ALLOWED_PORTS, default 8
     const onlyTls = { allowPrivate: false, allowedPorts: parseAllowedPorts('443') };
     assert.equal(checkTargetUrl('https://example.com/hook', onlyTls).href, 'https://example.com/hook');
     assert.equal(checkTargetUrl('http://example.com:443/hook', onlyTls).href, 'http://example.com:443/hook');
-    assert.throws(() => checkTargetUrl('http://example.com/hook', onlyTls), (e: unknown) => e instanceof ForbiddenTargetError && e.message === 'url port 80 is not allowed (allowed ports: 443)');
+    assert.throws(
+      () => checkTargetUrl('http://example.com/hook', onlyTls),
+      (e: unknown) =>
+        e instanceof ForbiddenTargetError && e.message === 'url port 80 is not allowed (allowed ports: 443)',
+    );
     assert.throws(() => checkTargetUrl('https://example.com:8443/hook', onlyTls), /url port 8443 is not allowed/);
   });
 
@@ -253,7 +274,13 @@ describe('checkTargetUrl(): destination ports (HOOKLINE_ALLOWED_PORTS, default 8
   });
 
   it('locally (allowPrivate) a receiver on a random high port passes the default set', () => {
-    assert.equal(checkTargetUrl('http://127.0.0.1:54321/hook', { allowPrivate: true }).href, 'http://127.0.0.1:54321/hook');
-    assert.equal(checkTargetUrl('http://localhost:3001/hook', { allowPrivate: true }).href, 'http://localhost:3001/hook');
+    assert.equal(
+      checkTargetUrl('http://127.0.0.1:54321/hook', { allowPrivate: true }).href,
+      'http://127.0.0.1:54321/hook',
+    );
+    assert.equal(
+      checkTargetUrl('http://localhost:3001/hook', { allowPrivate: true }).href,
+      'http://localhost:3001/hook',
+    );
   });
 });

@@ -66,6 +66,7 @@ describe('capUtf8()', () => {
     ['abc', 0, ''],
   ];
   for (const [input, bytes, output] of custom) {
-    it(`capUtf8(${JSON.stringify(input)}, ${bytes}) -> ${JSON.stringify(output)}`, () => assert.equal(capUtf8(input, bytes), output));
+    it(`capUtf8(${JSON.stringify(input)}, ${bytes}) -> ${JSON.stringify(output)}`, () =>
+      assert.equal(capUtf8(input, bytes), output));
   }
 });

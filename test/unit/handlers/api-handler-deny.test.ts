@@ -11,7 +11,11 @@ import { fakeDeps } from '#test/fakes.ts';
  * other request is a 401 before any dependency is touched, whatever else the event carries.
  */
 
-const context = { getRemainingTimeInMillis: () => 10_000, awsRequestId: 'r', functionName: 'api' } as unknown as Context;
+const context = {
+  getRemainingTimeInMillis: () => 10_000,
+  awsRequestId: 'r',
+  functionName: 'api',
+} as unknown as Context;
 
 /** Every route of the HTTP API (docs/api.md), with a body where it takes one. */
 const DOCUMENTED_ROUTES: ReadonlyArray<readonly [string, string, string | null]> = [
@@ -86,7 +90,10 @@ describe('the API handler denies by default', () => {
     it(`answers 401 on every documented route and every other request with ${label}, touching nothing`, async () => {
       const touched: string[] = [];
       const { handler, errors } = handlerWith(untouchableDeps(touched));
-      for (const [method, path, body] of [...DOCUMENTED_ROUTES, ...OTHER_REQUESTS.map(([m, p]) => [m, p, null] as const)]) {
+      for (const [method, path, body] of [
+        ...DOCUMENTED_ROUTES,
+        ...OTHER_REQUESTS.map(([m, p]) => [m, p, null] as const),
+      ]) {
         const res = await handler(event(method, path, body, requestContext), context);
         assert.equal(res.statusCode, 401, `${method} ${path}: ${res.body}`);
         assert.equal(JSON.parse(res.body).error.code, 'unauthorized');

@@ -12,7 +12,11 @@ import { aSubscription, fakeDeps } from '#test/fakes.ts';
  * each version keeps them, and the answer is the same object.
  */
 
-const context = { getRemainingTimeInMillis: () => 10_000, awsRequestId: 'r', functionName: 'api' } as unknown as Context;
+const context = {
+  getRemainingTimeInMillis: () => 10_000,
+  awsRequestId: 'r',
+  functionName: 'api',
+} as unknown as Context;
 
 interface V2Options {
   readonly rawQueryString?: string;
@@ -32,12 +36,24 @@ function v2(method: string, path: string, options: V2Options = {}): APIGatewayPr
     ...(options.queryStringParameters ? { queryStringParameters: options.queryStringParameters } : {}),
     ...(options.body !== undefined ? { body: options.body } : {}),
     isBase64Encoded: options.isBase64Encoded ?? false,
-    requestContext: { http: { method, path }, stage: '$default', ...(options.authorizer ? { authorizer: options.authorizer } : {}) },
+    requestContext: {
+      http: { method, path },
+      stage: '$default',
+      ...(options.authorizer ? { authorizer: options.authorizer } : {}),
+    },
   } as unknown as APIGatewayProxyEventV2;
 }
 
 const v1 = (method: string, path: string, authorizer?: Record<string, unknown>): APIGatewayProxyEvent =>
-  ({ httpMethod: method, path, body: null, isBase64Encoded: false, queryStringParameters: null, multiValueQueryStringParameters: null, requestContext: { authorizer } }) as unknown as APIGatewayProxyEvent;
+  ({
+    httpMethod: method,
+    path,
+    body: null,
+    isBase64Encoded: false,
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    requestContext: { authorizer },
+  }) as unknown as APIGatewayProxyEvent;
 
 const ADMIN_V2 = { lambda: { role: 'admin' } };
 
@@ -66,13 +82,24 @@ describe('the API handler on an HTTP API (payload 2.0) event', () => {
     const deps = fakeDeps();
     deps.subscriptions.items.set('sub_a', aSubscription({ id: 'sub_a', tenantId: 'acme' }));
     deps.subscriptions.items.set('sub_b', aSubscription({ id: 'sub_b', tenantId: 'globex' }));
-    const res = await handlerWith(deps)(v2('GET', '/v1/subscriptions', { authorizer: { lambda: { role: 'tenant', tenantId: 'acme', keyId: 'k1' } } }), context);
+    const res = await handlerWith(deps)(
+      v2('GET', '/v1/subscriptions', { authorizer: { lambda: { role: 'tenant', tenantId: 'acme', keyId: 'k1' } } }),
+      context,
+    );
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(JSON.parse(res.body).items.map((s: { id: string }) => s.id), ['sub_a']);
+    assert.deepEqual(
+      JSON.parse(res.body).items.map((s: { id: string }) => s.id),
+      ['sub_a'],
+    );
   });
 
   it('takes an IAM-authorized caller (authorizer.iam) as the admin', async () => {
-    const res = await handlerWith()(v2('GET', '/v1/subscriptions', { authorizer: { iam: { userArn: 'arn:aws:iam::123456789012:role/ops', accountId: '123456789012' } } }), context);
+    const res = await handlerWith()(
+      v2('GET', '/v1/subscriptions', {
+        authorizer: { iam: { userArn: 'arn:aws:iam::123456789012:role/ops', accountId: '123456789012' } },
+      }),
+      context,
+    );
     assert.equal(res.statusCode, 200);
   });
 
@@ -92,14 +119,25 @@ describe('the API handler on an HTTP API (payload 2.0) event', () => {
   }
 
   it('passes the query string on', async () => {
-    const res = await handlerWith()(v2('GET', '/v1/subscriptions', { rawQueryString: 'limit=abc', queryStringParameters: { limit: 'abc' }, authorizer: ADMIN_V2 }), context);
+    const res = await handlerWith()(
+      v2('GET', '/v1/subscriptions', {
+        rawQueryString: 'limit=abc',
+        queryStringParameters: { limit: 'abc' },
+        authorizer: ADMIN_V2,
+      }),
+      context,
+    );
     assert.equal(res.statusCode, 400);
     assert.match(JSON.parse(res.body).error.message, /^limit: /);
   });
 
   it('refuses a repeated parameter, which only rawQueryString shows (queryStringParameters joins it with a comma)', async () => {
     const touched: string[] = [];
-    const event = v2('GET', '/v1/deliveries', { rawQueryString: 'subscriptionId=sub_a&subscriptionId=sub_b&limit=5', queryStringParameters: { subscriptionId: 'sub_a,sub_b', limit: '5' }, authorizer: ADMIN_V2 });
+    const event = v2('GET', '/v1/deliveries', {
+      rawQueryString: 'subscriptionId=sub_a&subscriptionId=sub_b&limit=5',
+      queryStringParameters: { subscriptionId: 'sub_a,sub_b', limit: '5' },
+      authorizer: ADMIN_V2,
+    });
     const res = await handlerWith(untouchableDeps(touched))(event, context);
     assert.equal(res.statusCode, 400);
     assert.match(JSON.parse(res.body).error.message, /^subscriptionId: /);
@@ -107,14 +145,24 @@ describe('the API handler on an HTTP API (payload 2.0) event', () => {
   });
 
   it('answers an unauthenticated caller with a repeated parameter 401, not 400', async () => {
-    const res = await handlerWith(untouchableDeps([]))(v2('GET', '/v1/deliveries', { rawQueryString: 'a=1&a=2', queryStringParameters: { a: '1,2' } }), context);
+    const res = await handlerWith(untouchableDeps([]))(
+      v2('GET', '/v1/deliveries', { rawQueryString: 'a=1&a=2', queryStringParameters: { a: '1,2' } }),
+      context,
+    );
     assert.equal(res.statusCode, 401);
   });
 
   it('decodes a base64 body as the plain one', async () => {
     const body = JSON.stringify({ url: 5 });
     const plain = await handlerWith()(v2('POST', '/v1/subscriptions', { body, authorizer: ADMIN_V2 }), context);
-    const encoded = await handlerWith()(v2('POST', '/v1/subscriptions', { body: Buffer.from(body).toString('base64'), isBase64Encoded: true, authorizer: ADMIN_V2 }), context);
+    const encoded = await handlerWith()(
+      v2('POST', '/v1/subscriptions', {
+        body: Buffer.from(body).toString('base64'),
+        isBase64Encoded: true,
+        authorizer: ADMIN_V2,
+      }),
+      context,
+    );
     assert.equal(plain.statusCode, 400);
     assert.deepEqual(parsed(encoded), parsed(plain));
   });
@@ -123,7 +171,13 @@ describe('the API handler on an HTTP API (payload 2.0) event', () => {
     const deps = fakeDeps();
     deps.subscriptions.items.set('sub_a', aSubscription({ id: 'sub_a' }));
     const handler = handlerWith(deps);
-    for (const [method, path] of [['GET', '/v1/subscriptions'], ['GET', '/v1/subscriptions/sub_a'], ['GET', '/v1/nothing-here'], ['DELETE', '/v1/subscriptions'], ['GET', '/health']] as const) {
+    for (const [method, path] of [
+      ['GET', '/v1/subscriptions'],
+      ['GET', '/v1/subscriptions/sub_a'],
+      ['GET', '/v1/nothing-here'],
+      ['DELETE', '/v1/subscriptions'],
+      ['GET', '/health'],
+    ] as const) {
       const fromHttp = await handler(v2(method, path, { authorizer: ADMIN_V2 }), context);
       const fromRest = await handler(v1(method, path, { role: 'admin' }), context);
       assert.deepEqual(fromHttp, fromRest, `${method} ${path}`);

@@ -6,10 +6,21 @@ import type { FunctionDeps } from '#app/deps.ts';
 import { createApiHandler } from '#handlers/api/handler.ts';
 import { aSubscription, fakeDeps } from '#test/fakes.ts';
 
-const context = { getRemainingTimeInMillis: () => 10_000, awsRequestId: 'r', functionName: 'api' } as unknown as Context;
+const context = {
+  getRemainingTimeInMillis: () => 10_000,
+  awsRequestId: 'r',
+  functionName: 'api',
+} as unknown as Context;
 
 function event(method: string, path: string, authorizer?: Record<string, unknown>): APIGatewayProxyEvent {
-  return { httpMethod: method, path, body: null, isBase64Encoded: false, queryStringParameters: null, requestContext: { authorizer } } as unknown as APIGatewayProxyEvent;
+  return {
+    httpMethod: method,
+    path,
+    body: null,
+    isBase64Encoded: false,
+    queryStringParameters: null,
+    requestContext: { authorizer },
+  } as unknown as APIGatewayProxyEvent;
 }
 
 /** A handler over fakes whose logger keeps what it logs as an error (faults only, never refusals). */
@@ -32,7 +43,9 @@ describe('the API handler', () => {
     for (const authorizer of [undefined, { role: 'root' }]) {
       const res = await handler(event('GET', '/v1/subscriptions', authorizer), context);
       assert.equal(res.statusCode, 401);
-      assert.deepEqual(JSON.parse(res.body), { error: { code: 'unauthorized', message: 'a valid Authorization: Bearer <key> header is required' } });
+      assert.deepEqual(JSON.parse(res.body), {
+        error: { code: 'unauthorized', message: 'a valid Authorization: Bearer <key> header is required' },
+      });
     }
     assert.deepEqual(errors, [], 'a refusal is not logged as a failure');
   });
@@ -42,9 +55,15 @@ describe('the API handler', () => {
     deps.subscriptions.items.set('sub_a', aSubscription({ id: 'sub_a', tenantId: 'acme' }));
     deps.subscriptions.items.set('sub_b', aSubscription({ id: 'sub_b', tenantId: 'globex' }));
     const { handler } = handlerWith(deps);
-    const res = await handler(event('GET', '/v1/subscriptions', { role: 'tenant', tenantId: 'acme', keyId: 'k1' }), context);
+    const res = await handler(
+      event('GET', '/v1/subscriptions', { role: 'tenant', tenantId: 'acme', keyId: 'k1' }),
+      context,
+    );
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(JSON.parse(res.body).items.map((s: { id: string }) => s.id), ['sub_a']);
+    assert.deepEqual(
+      JSON.parse(res.body).items.map((s: { id: string }) => s.id),
+      ['sub_a'],
+    );
   });
 
   it('answers a fault as a 500 without internals, and logs it', async () => {

@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { openApiDocument } from '#handlers/api/openapi.ts';
 import { ROUTES } from '#handlers/api/router.ts';
-import { apiReference, handWrittenPart, REFERENCE_END, REFERENCE_START, withReference } from '../../../scripts/api-reference.ts';
+import {
+  apiReference,
+  handWrittenPart,
+  REFERENCE_END,
+  REFERENCE_START,
+  withReference,
+} from '../../../scripts/api-reference.ts';
 
 /**
  * docs/api.md is a hand-written guide around a reference generated from the OpenAPI document
@@ -36,7 +42,16 @@ describe('docs/api.md', () => {
 
   it('keeps the hand-written guide: authentication, errors, paging, Idempotency-Key, the curl walk-through', () => {
     const { before } = handWrittenPart(committed);
-    for (const heading of ['## Authentication', '## Errors', '## Paging', '## Idempotency-Key', '## A walk through the API with curl', '## Reconciliation', '## The subscription lifecycle', '## Reference']) {
+    for (const heading of [
+      '## Authentication',
+      '## Errors',
+      '## Paging',
+      '## Idempotency-Key',
+      '## A walk through the API with curl',
+      '## Reconciliation',
+      '## The subscription lifecycle',
+      '## Reference',
+    ]) {
       assert.ok(before.includes(`\n${heading}\n`), `the hand-written part has "${heading}"`);
     }
     assert.ok(before.includes('curl -s -X POST $API/v1/subscriptions -H "$H"'), 'the curl walk-through is there');
@@ -55,7 +70,10 @@ describe('docs/api.md', () => {
 
   it('refuses a guide whose markers are missing, repeated or out of order, rather than overwrite it', () => {
     assert.throws(() => withReference('# Guide without markers\n', reference), /reference:start/);
-    assert.throws(() => withReference(`${REFERENCE_START}\n${REFERENCE_END}\n${REFERENCE_START}\n`, reference), /once each/);
+    assert.throws(
+      () => withReference(`${REFERENCE_START}\n${REFERENCE_END}\n${REFERENCE_START}\n`, reference),
+      /once each/,
+    );
     assert.throws(() => withReference(`${REFERENCE_END}\n${REFERENCE_START}\n`, reference), /comes before/);
   });
 });
@@ -66,13 +84,17 @@ describe('the generated reference', () => {
       for (const method of Object.keys(item)) section(`${method.toUpperCase()} ${path}`);
     }
     for (const type of Object.keys((document as any).webhooks)) section(`POST <your endpoint>: ${type}`);
-    for (const { name } of (document as any).tags) assert.ok(reference.includes(`\n### ${name}\n`), `a heading for the tag ${name}`);
+    for (const { name } of (document as any).tags)
+      assert.ok(reference.includes(`\n### ${name}\n`), `a heading for the tag ${name}`);
   });
 
   it('says who may call each operation, as the document marks it', () => {
     assert.match(section('GET /health'), /Who may call it: public: no key\./);
     assert.match(section('POST /v1/replays'), /Who may call it: the admin key only\./);
-    assert.match(section('PATCH /v1/subscriptions/{subscriptionId}'), /Who may call it: the admin key, a tenant key \(its own tenant's only\)\./);
+    assert.match(
+      section('PATCH /v1/subscriptions/{subscriptionId}'),
+      /Who may call it: the admin key, a tenant key \(its own tenant's only\)\./,
+    );
     assert.match(section('GET /v1/deliveries'), /a tenant key \(its own tenant's only\), a customer portal session\./);
   });
 
@@ -87,7 +109,13 @@ describe('the generated reference', () => {
     assert.match(publish, /\| 202 \| accepted: one delivery per matching subscription \(`Published`\) \|/);
     assert.match(publish, /\| 403 \| forbidden: /);
     assert.match(publish, /Header `Idempotency-Key` \(optional\)/);
-    assert.match(section('POST /v1/events/batch'), /array of `PublishRequest` \(the body of `POST \/v1\/events`\), 1–100 items/);
-    assert.match(section('POST /v1/subscriptions/{subscriptionId}/rotate-secret'), /Body \(`RotateSecretRequest`\), optional:/);
+    assert.match(
+      section('POST /v1/events/batch'),
+      /array of `PublishRequest` \(the body of `POST \/v1\/events`\), 1–100 items/,
+    );
+    assert.match(
+      section('POST /v1/subscriptions/{subscriptionId}/rotate-secret'),
+      /Body \(`RotateSecretRequest`\), optional:/,
+    );
   });
 });

@@ -16,7 +16,11 @@ import { InMemoryApiKeyStore } from '#test/memory-stores.ts';
  */
 
 const ADMIN_KEY = 'hk_admin_http_api_0123456789';
-const context = { getRemainingTimeInMillis: () => 10_000, awsRequestId: 'r', functionName: 'authorizer' } as unknown as Context;
+const context = {
+  getRemainingTimeInMillis: () => 10_000,
+  awsRequestId: 'r',
+  functionName: 'authorizer',
+} as unknown as Context;
 
 const request = (authorization: string | undefined): APIGatewayRequestAuthorizerEventV2 =>
   ({
@@ -32,20 +36,34 @@ const request = (authorization: string | undefined): APIGatewayRequestAuthorizer
   }) as unknown as APIGatewayRequestAuthorizerEventV2;
 
 const token = (authorizationToken: string | undefined): APIGatewayTokenAuthorizerEvent =>
-  ({ type: 'TOKEN', methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abcdef1234/prod/GET/v1/subscriptions', authorizationToken }) as APIGatewayTokenAuthorizerEvent;
+  ({
+    type: 'TOKEN',
+    methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abcdef1234/prod/GET/v1/subscriptions',
+    authorizationToken,
+  }) as APIGatewayTokenAuthorizerEvent;
 
 describe('authorizer on the HTTP API (REQUEST event, simple response)', () => {
   const keys = new InMemoryApiKeyStore();
-  const authorize = createAuthorizerHandler(new StaticKeySource(ADMIN_KEY), { logger: new Logger({ logLevel: 'SILENT' }) }, keys);
+  const authorize = createAuthorizerHandler(
+    new StaticKeySource(ADMIN_KEY),
+    { logger: new Logger({ logLevel: 'SILENT' }) },
+    keys,
+  );
 
   it('authorizes the admin key with the admin role as context', async () => {
-    assert.deepEqual(await authorize(request(`Bearer ${ADMIN_KEY}`), context), { isAuthorized: true, context: { role: 'admin' } });
+    assert.deepEqual(await authorize(request(`Bearer ${ADMIN_KEY}`), context), {
+      isAuthorized: true,
+      context: { role: 'admin' },
+    });
   });
 
   it('authorizes a tenant key as its tenant, in the context the API reads back from authorizer.lambda', async () => {
     const minted = await mintTenantKey({ apiKeys: keys, clock: new FakeClock() }, 'acme');
     const result = await authorize(request(`Bearer ${minted.key}`), context);
-    assert.deepEqual(result, { isAuthorized: true, context: { role: 'tenant', tenantId: 'acme', keyId: minted.keyId } });
+    assert.deepEqual(result, {
+      isAuthorized: true,
+      context: { role: 'tenant', tenantId: 'acme', keyId: minted.keyId },
+    });
     assert.deepEqual(principalOf(result.context), { role: 'tenant', tenantId: 'acme', keyId: minted.keyId });
   });
 
@@ -68,7 +86,10 @@ describe('authorizer on the HTTP API (REQUEST event, simple response)', () => {
   it('decides every header as the TOKEN event does', async () => {
     for (const header of [`Bearer ${ADMIN_KEY}`, `bearer ${ADMIN_KEY}`, ...refused.map(([, h]) => h)]) {
       const simple = await authorize(request(header), context);
-      const policy = await authorize(token(header), context).then((r) => r.context, () => undefined);
+      const policy = await authorize(token(header), context).then(
+        (r) => r.context,
+        () => undefined,
+      );
       assert.deepEqual(simple.isAuthorized ? simple.context : undefined, policy, String(header));
     }
   });

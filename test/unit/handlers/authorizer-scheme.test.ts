@@ -8,9 +8,17 @@ import { createAuthorizerHandler, UNAUTHORIZED } from '#handlers/authorizer.ts';
 /** The auth scheme is case-insensitive (RFC 7235 §2.1); the key itself is not. */
 
 const KEY = 'hk_live_4f0c9a7d2e';
-const context = { getRemainingTimeInMillis: () => 10_000, awsRequestId: 'r', functionName: 'authorizer' } as unknown as Context;
+const context = {
+  getRemainingTimeInMillis: () => 10_000,
+  awsRequestId: 'r',
+  functionName: 'authorizer',
+} as unknown as Context;
 const event = (authorizationToken: string): APIGatewayTokenAuthorizerEvent =>
-  ({ type: 'TOKEN', methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abcdef1234/prod/GET/v1/subscriptions', authorizationToken }) as APIGatewayTokenAuthorizerEvent;
+  ({
+    type: 'TOKEN',
+    methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abcdef1234/prod/GET/v1/subscriptions',
+    authorizationToken,
+  }) as APIGatewayTokenAuthorizerEvent;
 const authorize = createAuthorizerHandler(new StaticKeySource(KEY), { logger: new Logger({ logLevel: 'SILENT' }) });
 
 describe('authorizer: the Bearer scheme', () => {
@@ -21,7 +29,13 @@ describe('authorizer: the Bearer scheme', () => {
     });
   }
 
-  for (const token of [`Bearer ${KEY.toUpperCase()}`, `Bearer\t${KEY}`, `Bearer${KEY}`, `Bearers ${KEY}`, `Basic ${KEY}`]) {
+  for (const token of [
+    `Bearer ${KEY.toUpperCase()}`,
+    `Bearer\t${KEY}`,
+    `Bearer${KEY}`,
+    `Bearers ${KEY}`,
+    `Basic ${KEY}`,
+  ]) {
     it(`refuses ${JSON.stringify(token)}`, async () => {
       await assert.rejects(authorize(event(token), context), { message: UNAUTHORIZED });
     });

@@ -26,7 +26,8 @@ const context: Context = {
 const event = (authorizationToken: string | undefined): APIGatewayTokenAuthorizerEvent =>
   ({ type: 'TOKEN', methodArn: METHOD_ARN, authorizationToken }) as APIGatewayTokenAuthorizerEvent;
 
-const handlerWith = (key: string) => createAuthorizerHandler(new StaticKeySource(key), { logger: new Logger({ logLevel: 'SILENT' }) });
+const handlerWith = (key: string) =>
+  createAuthorizerHandler(new StaticKeySource(key), { logger: new Logger({ logLevel: 'SILENT' }) });
 
 describe('authorizer handler', () => {
   it('allows every route of the stage for the right key, with the admin role', async () => {
@@ -36,7 +37,13 @@ describe('authorizer handler', () => {
       principalId: 'admin',
       policyDocument: {
         Version: '2012-10-17',
-        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abcdef1234/prod/*' }],
+        Statement: [
+          {
+            Action: 'execute-api:Invoke',
+            Effect: 'Allow',
+            Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abcdef1234/prod/*',
+          },
+        ],
       },
       context: { role: 'admin' },
     });
@@ -59,7 +66,10 @@ describe('authorizer handler', () => {
   ];
   for (const [label, header] of refused) {
     it(`throws Unauthorized for ${label}`, async () => {
-      await assert.rejects(handlerWith(KEY)(event(header), context), (e: unknown) => e instanceof Error && e.message === 'Unauthorized');
+      await assert.rejects(
+        handlerWith(KEY)(event(header), context),
+        (e: unknown) => e instanceof Error && e.message === 'Unauthorized',
+      );
     });
   }
 

@@ -33,26 +33,110 @@ import { InvalidCursorError } from '#ports/page.ts';
 
 // [error, status, code, message, headers]
 const TABLE: ReadonlyArray<readonly [Error, number, string, string, Record<string, string>]> = [
-  [new ValidationError('url', 'a non-empty string is required'), 400, 'invalid_request', 'url: a non-empty string is required', {}],
+  [
+    new ValidationError('url', 'a non-empty string is required'),
+    400,
+    'invalid_request',
+    'url: a non-empty string is required',
+    {},
+  ],
   [new ValidationError('', 'must be a JSON object'), 400, 'invalid_request', 'must be a JSON object', {}],
-  [new InvalidCursorError(), 400, 'invalid_request', 'cursor is not valid: pass back the nextCursor of a previous page unchanged', {}],
-  [new InvalidRetryPolicyError('maxDelaySeconds', 'must be at least initialDelaySeconds'), 400, 'invalid_request', 'retryPolicy.maxDelaySeconds: must be at least initialDelaySeconds', {}],
+  [
+    new InvalidCursorError(),
+    400,
+    'invalid_request',
+    'cursor is not valid: pass back the nextCursor of a previous page unchanged',
+    {},
+  ],
+  [
+    new InvalidRetryPolicyError('maxDelaySeconds', 'must be at least initialDelaySeconds'),
+    400,
+    'invalid_request',
+    'retryPolicy.maxDelaySeconds: must be at least initialDelaySeconds',
+    {},
+  ],
   [new InvalidRetryPolicyError('', 'must be an object'), 400, 'invalid_request', 'retryPolicy: must be an object', {}],
-  [new ForbiddenTargetError('scheme must be http or https, not ftp', 'ftp://x'), 400, 'invalid_request', 'url: scheme must be http or https, not ftp', {}],
-  [new InvalidPolicyError('replayPolicy', 'windowDays', 'must be a number'), 400, 'invalid_request', 'replayPolicy.windowDays: must be a number', {}],
+  [
+    new ForbiddenTargetError('scheme must be http or https, not ftp', 'ftp://x'),
+    400,
+    'invalid_request',
+    'url: scheme must be http or https, not ftp',
+    {},
+  ],
+  [
+    new InvalidPolicyError('replayPolicy', 'windowDays', 'must be a number'),
+    400,
+    'invalid_request',
+    'replayPolicy.windowDays: must be a number',
+    {},
+  ],
   [new InvalidSecretError('a secret starts with whsec_'), 400, 'invalid_request', 'a secret starts with whsec_', {}],
-  [new InvalidHeaderError('Host', 'is set by Hookline'), 400, 'invalid_request', 'headers.Host: is set by Hookline', {}],
+  [
+    new InvalidHeaderError('Host', 'is set by Hookline'),
+    400,
+    'invalid_request',
+    'headers.Host: is set by Hookline',
+    {},
+  ],
   [new UnauthorizedError(), 401, 'unauthorized', 'a valid Authorization: Bearer <key> header is required', {}],
-  [new ForbiddenError('POST /v1/events needs the admin key'), 403, 'forbidden', 'POST /v1/events needs the admin key', {}],
+  [
+    new ForbiddenError('POST /v1/events needs the admin key'),
+    403,
+    'forbidden',
+    'POST /v1/events needs the admin key',
+    {},
+  ],
   [new NotFoundError('delivery', 'dlv_x'), 404, 'not_found', 'delivery dlv_x does not exist', {}],
-  [new RouteNotFoundError('GET', '/v1/nothing'), 404, 'route_not_found', 'no route GET /v1/nothing (see GET /openapi.json for the routes)', {}],
-  [new MethodNotAllowedError('DELETE', '/v1/subscriptions', ['GET', 'POST']), 405, 'method_not_allowed', 'DELETE is not supported on /v1/subscriptions (allowed: GET, POST)', { allow: 'GET, POST' }],
+  [
+    new RouteNotFoundError('GET', '/v1/nothing'),
+    404,
+    'route_not_found',
+    'no route GET /v1/nothing (see GET /openapi.json for the routes)',
+    {},
+  ],
+  [
+    new MethodNotAllowedError('DELETE', '/v1/subscriptions', ['GET', 'POST']),
+    405,
+    'method_not_allowed',
+    'DELETE is not supported on /v1/subscriptions (allowed: GET, POST)',
+    { allow: 'GET, POST' },
+  ],
   [new ConflictError('subscription sub_x is disabled'), 409, 'conflict', 'subscription sub_x is disabled', {}],
-  [new IdempotencyKeyReusedError('Idempotency-Key k was used for another request'), 422, 'idempotency_key_reused', 'Idempotency-Key k was used for another request', {}],
-  [new IdempotencyKeyInProgressError('the first request with this Idempotency-Key is still running'), 409, 'conflict', 'the first request with this Idempotency-Key is still running', {}],
-  [new InvalidTransitionError(STATE.pending, 'replay'), 409, 'conflict', `cannot replay a delivery in state '${STATE.pending}'`, {}],
-  [new RateLimitedError('at most 100 replays per 60 s', 17), 429, 'rate_limited', 'at most 100 replays per 60 s', { 'retry-after': '17' }],
-  [new TemporarilyUnavailableError('publish stalled; send it again'), 503, 'unavailable', 'publish stalled; send it again', { 'retry-after': '1' }],
+  [
+    new IdempotencyKeyReusedError('Idempotency-Key k was used for another request'),
+    422,
+    'idempotency_key_reused',
+    'Idempotency-Key k was used for another request',
+    {},
+  ],
+  [
+    new IdempotencyKeyInProgressError('the first request with this Idempotency-Key is still running'),
+    409,
+    'conflict',
+    'the first request with this Idempotency-Key is still running',
+    {},
+  ],
+  [
+    new InvalidTransitionError(STATE.pending, 'replay'),
+    409,
+    'conflict',
+    `cannot replay a delivery in state '${STATE.pending}'`,
+    {},
+  ],
+  [
+    new RateLimitedError('at most 100 replays per 60 s', 17),
+    429,
+    'rate_limited',
+    'at most 100 replays per 60 s',
+    { 'retry-after': '17' },
+  ],
+  [
+    new TemporarilyUnavailableError('publish stalled; send it again'),
+    503,
+    'unavailable',
+    'publish stalled; send it again',
+    { 'retry-after': '1' },
+  ],
 ];
 
 /** Classes left out of the table on purpose: faults of the service or its data, answered 500 / rethrown. */
@@ -85,11 +169,17 @@ describe('the error table', () => {
 
   it('has a row (or a deliberate absence) for every error class the services and the domain export', () => {
     const exported: unknown[] = [...Object.values(appErrors), ...Object.values(domainErrors), InvalidCursorError];
-    const classes = exported.filter((value): value is { name: string; prototype: unknown } => typeof value === 'function' && value.prototype instanceof Error);
+    const classes = exported.filter(
+      (value): value is { name: string; prototype: unknown } =>
+        typeof value === 'function' && value.prototype instanceof Error,
+    );
     assert.ok(classes.length >= 15, `found ${classes.length} error classes`);
     const tabled = new Set<unknown>(TABLE.map(([error]) => error.constructor));
     for (const type of classes) {
-      assert.ok(tabled.has(type) || UNMAPPED.has(type), `${type.name} is neither in the table test nor deliberately unmapped`);
+      assert.ok(
+        tabled.has(type) || UNMAPPED.has(type),
+        `${type.name} is neither in the table test nor deliberately unmapped`,
+      );
     }
   });
 
@@ -98,7 +188,10 @@ describe('the error table', () => {
     ['a TypeError', new TypeError("Cannot read properties of undefined (reading 'id')")],
     ['a bare ServiceError', new ServiceError('no class says what this is')],
     ['a bare DomainError', new DomainError('no rule says what this is')],
-    ['an ArchiveFormatError (stored data, not the request)', new ArchiveFormatError('archive object line 3 is not JSON')],
+    [
+      'an ArchiveFormatError (stored data, not the request)',
+      new ArchiveFormatError('archive object line 3 is not JSON'),
+    ],
     ['a thrown string', 'boom'],
     ['undefined', undefined],
   ];
@@ -121,7 +214,11 @@ describe('the error table', () => {
     class UnlistedDomainError extends DomainError {
       override name = 'UnlistedDomainError';
     }
-    assert.deepEqual(answerFor(new StaleReplayError(STATE.delivered, 'claim')), { status: 409, error: { code: 'conflict', message: `cannot claim a delivery in state '${STATE.delivered}'` }, headers: {} });
+    assert.deepEqual(answerFor(new StaleReplayError(STATE.delivered, 'claim')), {
+      status: 409,
+      error: { code: 'conflict', message: `cannot claim a delivery in state '${STATE.delivered}'` },
+      headers: {},
+    });
     assert.equal(answerFor(new UnlistedDomainError('x')), undefined);
     // ValidationError is a ServiceError: its own row wins over the (absent) base.
     assert.equal(answerFor(new ValidationError('limit', 'must be a whole number'))?.status, 400);

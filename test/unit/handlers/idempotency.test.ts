@@ -10,13 +10,24 @@ import { InMemoryApiKeyStore, InMemoryIdempotencyStore, InMemoryRateLimiter } fr
 import { DEFAULT_CUSTOMER_PAUSE_LIMIT } from '#domain/rate-limit.ts';
 
 function deps() {
-  const d = { ...fakeDeps(), idempotency: new InMemoryIdempotencyStore(), apiKeys: new InMemoryApiKeyStore(), rateLimiter: new InMemoryRateLimiter(), customerPauseLimit: DEFAULT_CUSTOMER_PAUSE_LIMIT };
+  const d = {
+    ...fakeDeps(),
+    idempotency: new InMemoryIdempotencyStore(),
+    apiKeys: new InMemoryApiKeyStore(),
+    rateLimiter: new InMemoryRateLimiter(),
+    customerPauseLimit: DEFAULT_CUSTOMER_PAUSE_LIMIT,
+  };
   d.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1' }));
   return d;
 }
 type Deps = ReturnType<typeof deps>;
 
-const call = (d: Deps, method: string, path: string, options: { body?: string | null; key?: string; principal?: Principal } = {}) =>
+const call = (
+  d: Deps,
+  method: string,
+  path: string,
+  options: { body?: string | null; key?: string; principal?: Principal } = {},
+) =>
   route(d as unknown as FunctionDeps<'api'>, {
     method,
     path,
@@ -52,8 +63,14 @@ describe('the Idempotency-Key routes', () => {
     const d = deps();
     await call(d, 'POST', '/v1/tenants/acme/keys', { key: 'mint-1' });
     await assert.rejects(call(d, 'POST', '/v1/tenants/globex/keys', { key: 'mint-1' }), IdempotencyKeyReusedError);
-    await assert.rejects(call(d, 'POST', '/v1/tenants/acme/keys', { key: 'mint-1', body: '{"expiresInSeconds":3600}' }), IdempotencyKeyReusedError);
-    await assert.rejects(call(d, 'POST', '/v1/tenants/acme/keys', { key: 'bad key' }), (e: unknown) => e instanceof ValidationError && e.field === 'Idempotency-Key');
+    await assert.rejects(
+      call(d, 'POST', '/v1/tenants/acme/keys', { key: 'mint-1', body: '{"expiresInSeconds":3600}' }),
+      IdempotencyKeyReusedError,
+    );
+    await assert.rejects(
+      call(d, 'POST', '/v1/tenants/acme/keys', { key: 'bad key' }),
+      (e: unknown) => e instanceof ValidationError && e.field === 'Idempotency-Key',
+    );
     assert.equal(d.apiKeys.items.size, 1);
   });
 

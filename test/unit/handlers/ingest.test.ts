@@ -5,15 +5,27 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createIngestHandler } from '#handlers/ingest.ts';
 import { aSubscription, fakeDeps } from '#test/fakes.ts';
 
-const context = { getRemainingTimeInMillis: () => 60_000, awsRequestId: 'r', functionName: 'ingest' } as unknown as Context;
+const context = {
+  getRemainingTimeInMillis: () => 60_000,
+  awsRequestId: 'r',
+  functionName: 'ingest',
+} as unknown as Context;
 
 const record = (messageId: string, body: string, receiveCount = '1'): SQSRecord =>
-  ({ messageId, receiptHandle: `rh-${messageId}`, body, attributes: { ApproximateReceiveCount: receiveCount } }) as unknown as SQSRecord;
+  ({
+    messageId,
+    receiptHandle: `rh-${messageId}`,
+    body,
+    attributes: { ApproximateReceiveCount: receiveCount },
+  }) as unknown as SQSRecord;
 
 /** Keeps every WARN and ERROR record with its attributes: the level is what the test is about. */
 function recordingLogger() {
   const logger = new Logger({ logLevel: 'SILENT' });
-  const lines = { warn: [] as Array<[string, Record<string, unknown>]>, error: [] as Array<[string, Record<string, unknown>]> };
+  const lines = {
+    warn: [] as Array<[string, Record<string, unknown>]>,
+    error: [] as Array<[string, Record<string, unknown>]>,
+  };
   logger.warn = (...args: unknown[]) => void lines.warn.push([String(args[0]), args[1] as Record<string, unknown>]);
   logger.error = (...args: unknown[]) => void lines.error.push([String(args[0]), args[1] as Record<string, unknown>]);
   return { logger, lines };
@@ -24,22 +36,39 @@ describe('ingest handler', () => {
     const deps = fakeDeps();
     const { logger, lines } = recordingLogger();
     const event: SQSEvent = {
-      Records: [record('m-json', 'not json', '3'), record('m-type', '{"payload":{}}'), record('m-dup', '{"type":"a","type":"b","payload":{}}'), record('m-ok', '{"type":"order.created","payload":{}}')],
+      Records: [
+        record('m-json', 'not json', '3'),
+        record('m-type', '{"payload":{}}'),
+        record('m-dup', '{"type":"a","type":"b","payload":{}}'),
+        record('m-ok', '{"type":"order.created","payload":{}}'),
+      ],
     };
 
     const response = await createIngestHandler(deps, { logger })(event, context);
 
-    assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-json' }, { itemIdentifier: 'm-type' }, { itemIdentifier: 'm-dup' }] });
+    assert.deepEqual(response, {
+      batchItemFailures: [{ itemIdentifier: 'm-json' }, { itemIdentifier: 'm-type' }, { itemIdentifier: 'm-dup' }],
+    });
     assert.deepEqual(lines.error, []);
     assert.deepEqual(
-      lines.warn.map(([message, attributes]) => [message, attributes.messageId, attributes.field, typeof attributes.reason, 'error' in attributes]),
+      lines.warn.map(([message, attributes]) => [
+        message,
+        attributes.messageId,
+        attributes.field,
+        typeof attributes.reason,
+        'error' in attributes,
+      ]),
       [
         ['ingest message rejected', 'm-json', 'body', 'string', false],
         ['ingest message rejected', 'm-type', 'type', 'string', false],
         ['ingest message rejected', 'm-dup', 'type', 'string', false],
       ],
     );
-    assert.equal(lines.warn[0]![1].receiveCount, 3, 'how many receives so far: the redrive queue takes it after maxReceiveCount');
+    assert.equal(
+      lines.warn[0]![1].receiveCount,
+      3,
+      'how many receives so far: the redrive queue takes it after maxReceiveCount',
+    );
     assert.equal(lines.warn[1]![1].reason, 'a non-empty string is required');
     assert.equal(deps.events.items.size, 1, 'the valid message in the same batch is stored');
   });
@@ -50,10 +79,21 @@ describe('ingest handler', () => {
     const handler = createIngestHandler(deps, { logger });
     await handler({ Records: [record('m-1', '{"id":"ord-1","type":"order.created","payload":{"n":1}}')] }, context);
 
-    const response = await handler({ Records: [record('m-2', '{"id":"ord-1","type":"order.created","payload":{"n":2}}'), record('m-3', '{"id":"ord-1","type":"order.created","payload":{"n":1}}')] }, context);
+    const response = await handler(
+      {
+        Records: [
+          record('m-2', '{"id":"ord-1","type":"order.created","payload":{"n":2}}'),
+          record('m-3', '{"id":"ord-1","type":"order.created","payload":{"n":1}}'),
+        ],
+      },
+      context,
+    );
 
     assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-2' }] });
-    assert.deepEqual(lines.warn.map(([message, attributes]) => [message, attributes.messageId, attributes.field]), [['ingest message rejected', 'm-2', 'id']]);
+    assert.deepEqual(
+      lines.warn.map(([message, attributes]) => [message, attributes.messageId, attributes.field]),
+      [['ingest message rejected', 'm-2', 'id']],
+    );
     assert.match(deps.events.items.get('ord-1')!.body, /"data":\{"n":1\}/);
   });
 
@@ -65,7 +105,10 @@ describe('ingest handler', () => {
     };
     const { logger, lines } = recordingLogger();
 
-    const response = await createIngestHandler(deps, { logger })({ Records: [record('m-1', '{"type":"order.created","payload":{}}')] }, context);
+    const response = await createIngestHandler(deps, { logger })(
+      { Records: [record('m-1', '{"type":"order.created","payload":{}}')] },
+      context,
+    );
 
     assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-1' }] });
     assert.deepEqual(lines.warn, []);
@@ -75,7 +118,10 @@ describe('ingest handler', () => {
   it('publishes the valid messages of a batch together: one enqueue, and an id from the message id when the producer gave none', async () => {
     const deps = fakeDeps();
     deps.subscriptions.items.set('sub_a', aSubscription({ id: 'sub_a' }));
-    const records = [record('m-1', '{"type":"order.created","payload":{}}'), record('m-2', '{"id":"evt_own","type":"order.created","payload":{}}')];
+    const records = [
+      record('m-1', '{"type":"order.created","payload":{}}'),
+      record('m-2', '{"id":"evt_own","type":"order.created","payload":{}}'),
+    ];
     const handler = createIngestHandler(deps, { logger: recordingLogger().logger });
 
     const first = await handler({ Records: records }, context);
@@ -83,7 +129,11 @@ describe('ingest handler', () => {
     const again = await handler({ Records: records }, context);
 
     assert.deepEqual([first, again], [{ batchItemFailures: [] }, { batchItemFailures: [] }]);
-    assert.deepEqual(deps.queue.enqueued.map((call) => call.length), [2, 0], 'one enqueue for the whole first batch; the retry sends nothing');
+    assert.deepEqual(
+      deps.queue.enqueued.map((call) => call.length),
+      [2, 0],
+      'one enqueue for the whole first batch; the retry sends nothing',
+    );
     assert.equal(deps.events.items.size, 2);
     assert.ok(deps.events.items.has('evt_own'));
   });

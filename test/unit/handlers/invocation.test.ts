@@ -25,10 +25,25 @@ describe('answer(): the direct-invoke path', () => {
 
   // [error, status, code, message]: the same table as the HTTP API, as a value instead of a response.
   const refusals: ReadonlyArray<readonly [Error, number, string, string]> = [
-    [new ValidationError('action', 'must be archive or restore'), 400, 'invalid_request', 'action: must be archive or restore'],
-    [new ForbiddenTargetError('must not carry credentials', 'https://u:p@x/'), 400, 'invalid_request', 'url: must not carry credentials'],
+    [
+      new ValidationError('action', 'must be archive or restore'),
+      400,
+      'invalid_request',
+      'action: must be archive or restore',
+    ],
+    [
+      new ForbiddenTargetError('must not carry credentials', 'https://u:p@x/'),
+      400,
+      'invalid_request',
+      'url: must not carry credentials',
+    ],
     [new NotFoundError('replay', 'rpl_x'), 404, 'not_found', 'replay rpl_x does not exist'],
-    [new InvalidTransitionError(STATE.inFlight, 'replay'), 409, 'conflict', `cannot replay a delivery in state '${STATE.inFlight}'`],
+    [
+      new InvalidTransitionError(STATE.inFlight, 'replay'),
+      409,
+      'conflict',
+      `cannot replay a delivery in state '${STATE.inFlight}'`,
+    ],
     [new RateLimitedError('slow down', 30), 429, 'rate_limited', 'slow down'],
   ];
   for (const [error, status, code, message] of refusals) {

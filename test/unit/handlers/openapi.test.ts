@@ -31,11 +31,16 @@ describe('the OpenAPI document', () => {
     const routes = ROUTES.map(keyOf).sort();
     const documented = Object.keys(OPERATIONS).sort();
     assert.deepEqual(
-      { undocumented: routes.filter((k) => !documented.includes(k)), notRoutes: documented.filter((k) => !routes.includes(k)) },
+      {
+        undocumented: routes.filter((k) => !documented.includes(k)),
+        notRoutes: documented.filter((k) => !routes.includes(k)),
+      },
       { undocumented: [], notRoutes: [] },
       'each ROUTES entry needs an OPERATIONS entry (lambdas/handlers/api/operations.ts) and the other way round',
     );
-    const inDocument = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    const inDocument = Object.entries(document.paths)
+      .flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
     assert.deepEqual(inDocument, routes);
   });
 
@@ -51,21 +56,40 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents the Idempotency-Key header on exactly the routes that take it', () => {
-    const withHeader = ROUTES.filter((r) => (document.paths[r.path] as any)[r.method.toLowerCase()].parameters?.some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key')).map(keyOf);
-    assert.deepEqual(withHeader.sort(), [...IDEMPOTENCY_KEY_ROUTES].filter((k) => ROUTES.some((r) => keyOf(r) === k)).sort());
+    const withHeader = ROUTES.filter((r) =>
+      (document.paths[r.path] as any)[r.method.toLowerCase()].parameters?.some(
+        (p: any) => p.in === 'header' && p.name === 'Idempotency-Key',
+      ),
+    ).map(keyOf);
+    assert.deepEqual(
+      withHeader.sort(),
+      [...IDEMPOTENCY_KEY_ROUTES].filter((k) => ROUTES.some((r) => keyOf(r) === k)).sort(),
+    );
   });
 
   it('names every body and answer as a component, request schemas refusing unknown fields', () => {
     const schemas = (document.components as any).schemas as Record<string, any>;
-    assert.deepEqual(Object.keys(schemas).sort(), [...Object.keys(REQUEST_COMPONENTS), ...Object.keys(RESPONSE_COMPONENTS), ...Object.keys(OPERATIONAL_EVENT_COMPONENTS)].sort());
+    assert.deepEqual(
+      Object.keys(schemas).sort(),
+      [
+        ...Object.keys(REQUEST_COMPONENTS),
+        ...Object.keys(RESPONSE_COMPONENTS),
+        ...Object.keys(OPERATIONAL_EVENT_COMPONENTS),
+      ].sort(),
+    );
     for (const name of Object.keys(REQUEST_COMPONENTS)) assert.equal(schemas[name].additionalProperties, false, name);
     const refs = JSON.stringify(document).match(/#\/components\/schemas\/\w+/g) ?? [];
     for (const ref of new Set(refs)) assert.ok(schemas[ref.split('/').pop()!], `${ref} exists`);
     // A few rules as the document shows them: the same schemas refuse requests.
     assert.deepEqual(schemas.PublishRequest.required, ['type', 'payload']);
     const limit = (document.paths['/v1/dead-letters'] as any).get.parameters.find((p: any) => p.name === 'limit');
-    assert.deepEqual([limit.schema.type, limit.schema.minimum, limit.schema.maximum, limit.required], ['integer', 1, 100, false]);
-    const subscriptionId = (document.paths['/v1/deliveries'] as any).get.parameters.find((p: any) => p.name === 'subscriptionId');
+    assert.deepEqual(
+      [limit.schema.type, limit.schema.minimum, limit.schema.maximum, limit.required],
+      ['integer', 1, 100, false],
+    );
+    const subscriptionId = (document.paths['/v1/deliveries'] as any).get.parameters.find(
+      (p: any) => p.name === 'subscriptionId',
+    );
     assert.equal(subscriptionId.required, true);
   });
 
@@ -75,7 +99,13 @@ describe('the OpenAPI document', () => {
   });
 
   it('GET /openapi.json serves it without a key', async () => {
-    const res = await route(fakeDeps() as never, { method: 'GET', path: '/openapi.json', query: {}, body: null, principal: undefined });
+    const res = await route(fakeDeps() as never, {
+      method: 'GET',
+      path: '/openapi.json',
+      query: {},
+      body: null,
+      principal: undefined,
+    });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, document);
   });

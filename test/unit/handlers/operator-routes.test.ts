@@ -21,7 +21,11 @@ function recordingArchiver(answer: unknown = REPORT): ArchiverInvoker & { readon
 }
 
 /** The route's answer as the handler would send it: refusals through the error table. The archiver is a dependency, the mailbox a request field. */
-async function call(req: Partial<ApiRequest> & Pick<ApiRequest, 'method' | 'path'>, archiver: ArchiverInvoker = recordingArchiver(), principal: Principal = ADMIN) {
+async function call(
+  req: Partial<ApiRequest> & Pick<ApiRequest, 'method' | 'path'>,
+  archiver: ArchiverInvoker = recordingArchiver(),
+  principal: Principal = ADMIN,
+) {
   try {
     const res = await route({ ...fakeDeps(), archiver } as never, { query: {}, body: null, principal, ...req });
     return { status: res.status, body: res.body as any };
@@ -49,7 +53,11 @@ describe('POST /v1/archive-runs', () => {
 
   it('refuses a bad maxObjects or an unknown field naming it, without invoking', async () => {
     const archiver = recordingArchiver();
-    for (const [body, field] of [['{"maxObjects":0}', 'maxObjects'], ['{"maxObjects":"5"}', 'maxObjects'], ['{"max":5}', 'max']] as const) {
+    for (const [body, field] of [
+      ['{"maxObjects":0}', 'maxObjects'],
+      ['{"maxObjects":"5"}', 'maxObjects'],
+      ['{"max":5}', 'max'],
+    ] as const) {
       const res = await call({ method: 'POST', path: '/v1/archive-runs', body }, archiver);
       assert.equal(res.status, 400, body);
       assert.match(res.body.error.message, new RegExp(`^${field}`), body);
@@ -57,8 +65,12 @@ describe('POST /v1/archive-runs', () => {
     assert.deepEqual(archiver.payloads, []);
   });
 
-  it('is the admin\'s only', async () => {
-    const res = await call({ method: 'POST', path: '/v1/archive-runs' }, recordingArchiver(), { role: 'tenant', tenantId: 'acme', keyId: 'key_1' });
+  it("is the admin's only", async () => {
+    const res = await call({ method: 'POST', path: '/v1/archive-runs' }, recordingArchiver(), {
+      role: 'tenant',
+      tenantId: 'acme',
+      keyId: 'key_1',
+    });
     assert.equal(res.status, 403);
   });
 });
@@ -67,10 +79,19 @@ describe('POST /v1/restores', () => {
   it('invokes the restore with the range and subscription, and answers its report', async () => {
     const report = { days: 2, objects: 1, records: 3, restored: 3, present: 0, until: '2026-12-08T00:00:00.000Z' };
     const archiver = recordingArchiver(report);
-    const res = await call({ method: 'POST', path: '/v1/restores', body: JSON.stringify({ from: '2026-11-01', to: '2026-11-02', subscriptionId: 'sub_abc' }) }, archiver);
+    const res = await call(
+      {
+        method: 'POST',
+        path: '/v1/restores',
+        body: JSON.stringify({ from: '2026-11-01', to: '2026-11-02', subscriptionId: 'sub_abc' }),
+      },
+      archiver,
+    );
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, report);
-    assert.deepEqual(archiver.payloads, [{ action: 'restore', from: '2026-11-01', to: '2026-11-02', subscriptionId: 'sub_abc' }]);
+    assert.deepEqual(archiver.payloads, [
+      { action: 'restore', from: '2026-11-01', to: '2026-11-02', subscriptionId: 'sub_abc' },
+    ]);
   });
 
   it("refuses what the archiver's restore schema refuses, naming the field, before invoking", async () => {
@@ -90,7 +111,10 @@ describe('POST /v1/restores', () => {
 
   it("passes the archiver's own refusal on with its status", async () => {
     const refusal = { status: 409, error: { code: 'conflict', message: 'busy' } };
-    const res = await call({ method: 'POST', path: '/v1/restores', body: '{"from":"2026-11-01","to":"2026-11-01"}' }, recordingArchiver(refusal));
+    const res = await call(
+      { method: 'POST', path: '/v1/restores', body: '{"from":"2026-11-01","to":"2026-11-01"}' },
+      recordingArchiver(refusal),
+    );
     assert.equal(res.status, 409);
     assert.deepEqual(res.body, { error: refusal.error });
   });
@@ -103,12 +127,23 @@ describe('GET /v1/mail', () => {
     const catcher = new FileMailCatcher(dir, 'notices@hookline.invalid', () => now);
     for (const n of [1, 2, 3]) {
       now += 60_000;
-      await catcher.send({ messageId: `<m${n}@hookline>`, to: ['owner@example.com'], bcc: [], subject: `notice ${n}`, text: `body ${n}`, html: '', headers: {} });
+      await catcher.send({
+        messageId: `<m${n}@hookline>`,
+        to: ['owner@example.com'],
+        bcc: [],
+        subject: `notice ${n}`,
+        text: `body ${n}`,
+        html: '',
+        headers: {},
+      });
     }
     const res = await call({ method: 'GET', path: '/v1/mail', query: { limit: '2' }, mailbox: new FileMailbox(dir) });
     assert.equal(res.status, 200);
     assert.equal(res.body.kept, true);
-    assert.deepEqual(res.body.items.map((m: { subject: string }) => m.subject), ['notice 3', 'notice 2']);
+    assert.deepEqual(
+      res.body.items.map((m: { subject: string }) => m.subject),
+      ['notice 3', 'notice 2'],
+    );
     assert.deepEqual(Object.keys(res.body.items[0]).sort(), ['from', 'id', 'receivedAt', 'subject', 'text', 'to']);
     assert.equal(res.body.items[0].text, 'body 3');
   });

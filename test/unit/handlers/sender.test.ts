@@ -8,19 +8,29 @@ import type { AttemptResult } from '#domain/classify.ts';
 import { ATTEMPT_LOG_MESSAGE, createSenderHandler } from '#handlers/sender.ts';
 import { aDelivery, aSubscription, fakeDeps } from '#test/fakes.ts';
 
-const context = { getRemainingTimeInMillis: () => 60_000, awsRequestId: 'r', functionName: 'sender' } as unknown as Context;
+const context = {
+  getRemainingTimeInMillis: () => 60_000,
+  awsRequestId: 'r',
+  functionName: 'sender',
+} as unknown as Context;
 const NOW = '2024-05-01T12:00:00.000Z';
 
-const record = (messageId: string, body: string): SQSRecord => ({ messageId, receiptHandle: `rh-${messageId}`, body }) as SQSRecord;
+const record = (messageId: string, body: string): SQSRecord =>
+  ({ messageId, receiptHandle: `rh-${messageId}`, body }) as SQSRecord;
 /** A due message: the sender reads the row (a replay's, the sweeper's, a drain's). */
 const message = (deliveryId: string) => JSON.stringify({ v: 2, k: 'due', deliveryId, subscriptionId: 'sub_1' });
 /** One message carrying several due deliveries, as the queue adapter packs them. */
-const pack = (deliveryIds: readonly string[]) => JSON.stringify({ pack: deliveryIds.map((deliveryId) => ({ v: 2, k: 'due', deliveryId, subscriptionId: 'sub_1' })) });
+const pack = (deliveryIds: readonly string[]) =>
+  JSON.stringify({ pack: deliveryIds.map((deliveryId) => ({ v: 2, k: 'due', deliveryId, subscriptionId: 'sub_1' })) });
 
 /** A logger whose error, info and debug lines are kept, so the test can tell a planned retry from a failure; INFO records keep their attributes. */
 function recordingLogger() {
   const logger = new Logger({ logLevel: 'SILENT' });
-  const lines = { error: [] as string[], debug: [] as string[], info: [] as Array<{ message: string; attributes: unknown }> };
+  const lines = {
+    error: [] as string[],
+    debug: [] as string[],
+    info: [] as Array<{ message: string; attributes: unknown }>,
+  };
   logger.error = (...args: unknown[]) => void lines.error.push(String(args[0]));
   logger.debug = (...args: unknown[]) => void lines.debug.push(String(args[0]));
   logger.info = (...args: unknown[]) => void lines.info.push({ message: String(args[0]), attributes: args[1] });
@@ -34,10 +44,22 @@ function senderWorld(statusById: Record<string, number>) {
   for (const id of Object.keys(statusById)) {
     const eventId = `evt_${id}`;
     deps.deliveries.put(aDelivery({ id, eventId, url: `https://hooks.example.com/${id}` }));
-    deps.events.items.set(eventId, { id: eventId, type: 't', body: '{}', subscriptionIds: ['sub_1'], deliveryIds: [id], createdAt: NOW });
+    deps.events.items.set(eventId, {
+      id: eventId,
+      type: 't',
+      body: '{}',
+      subscriptionIds: ['sub_1'],
+      deliveryIds: [id],
+      createdAt: NOW,
+    });
   }
   const http = {
-    post: async ({ headers }: { headers: Record<string, string> }): Promise<AttemptResult> => ({ kind: 'response', status: statusById[headers['webhook-id']!.replace(/^evt_/, '')]!, bodySnippet: '', durationMs: 5 }),
+    post: async ({ headers }: { headers: Record<string, string> }): Promise<AttemptResult> => ({
+      kind: 'response',
+      status: statusById[headers['webhook-id']!.replace(/^evt_/, '')]!,
+      bodySnippet: '',
+      durationMs: 5,
+    }),
   };
   return { ...deps, http, attemptTimeoutMs: 15_000 };
 }
@@ -45,20 +67,42 @@ function senderWorld(statusById: Record<string, number>) {
 describe('sender handler', () => {
   it('reports as batch item failures exactly the records that are not done, logging a retry at DEBUG and a failure at ERROR', async () => {
     const deps = senderWorld({ dlv_ok: 200, dlv_busy: 503, dlv_wait: 200 });
-    deps.deliveries.put(aDelivery({ id: 'dlv_wait', eventId: 'evt_dlv_wait', nextAttemptAt: new Date(deps.clock.now() + 30_000).toISOString() }));
+    deps.deliveries.put(
+      aDelivery({
+        id: 'dlv_wait',
+        eventId: 'evt_dlv_wait',
+        nextAttemptAt: new Date(deps.clock.now() + 30_000).toISOString(),
+      }),
+    );
     const { logger, lines } = recordingLogger();
     const handler = createSenderHandler(deps, { logger });
     const event: SQSEvent = {
-      Records: [record('m-ok', message('dlv_ok')), record('m-busy', message('dlv_busy')), record('m-wait', message('dlv_wait')), record('m-junk', 'not json'), record('m-nofield', '{"deliveryId":"dlv_x"}')],
+      Records: [
+        record('m-ok', message('dlv_ok')),
+        record('m-busy', message('dlv_busy')),
+        record('m-wait', message('dlv_wait')),
+        record('m-junk', 'not json'),
+        record('m-nofield', '{"deliveryId":"dlv_x"}'),
+      ],
     };
 
     const response = await handler(event, context);
 
-    assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-wait' }, { itemIdentifier: 'm-junk' }, { itemIdentifier: 'm-nofield' }] });
+    assert.deepEqual(response, {
+      batchItemFailures: [{ itemIdentifier: 'm-wait' }, { itemIdentifier: 'm-junk' }, { itemIdentifier: 'm-nofield' }],
+    });
     assert.equal(deps.deliveries.items.get('dlv_ok')!.state, 'delivered');
     assert.equal(deps.deliveries.items.get('dlv_busy')!.state, 'pending');
-    assert.deepEqual(deps.queue.retries, [{ receiptHandle: 'rh-m-wait', delaySeconds: 30 }], 'a delivery not due yet waits in flight');
-    assert.deepEqual(deps.queue.messages().map((m) => [m.deliveryId, m.delaySeconds]), [['dlv_busy', 10]], 'a planned retry goes as a message of its own');
+    assert.deepEqual(
+      deps.queue.retries,
+      [{ receiptHandle: 'rh-m-wait', delaySeconds: 30 }],
+      'a delivery not due yet waits in flight',
+    );
+    assert.deepEqual(
+      deps.queue.messages().map((m) => [m.deliveryId, m.delaySeconds]),
+      [['dlv_busy', 10]],
+      'a planned retry goes as a message of its own',
+    );
     assert.ok(lines.debug.includes('delivery dlv_busy will be retried in 10 s'), lines.debug.join('\n'));
     assert.deepEqual(lines.error, ['delivery message unreadable', 'delivery message unreadable']);
   });
@@ -67,15 +111,21 @@ describe('sender handler', () => {
     const deps = senderWorld({ dlv_a: 503, dlv_b: 500, dlv_c: 200 });
     const { logger } = recordingLogger();
 
-    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-a', message('dlv_a')), record('m-b', message('dlv_b')), record('m-c', message('dlv_c'))] }, context);
+    const response = await createSenderHandler(deps, { logger })(
+      { Records: [record('m-a', message('dlv_a')), record('m-b', message('dlv_b')), record('m-c', message('dlv_c'))] },
+      context,
+    );
 
     assert.deepEqual(response, { batchItemFailures: [] });
     assert.equal(deps.queue.enqueued.length, 1, 'one send for both retries');
     const sent = [...deps.queue.enqueued[0]!].sort((x, y) => x.deliveryId.localeCompare(y.deliveryId));
-    assert.deepEqual(sent.map((m) => (m.kind === 'retry' ? [m.deliveryId, m.body, m.attemptSeq, m.nextAttemptAt, m.delaySeconds] : m)), ['dlv_a', 'dlv_b'].map((id) => {
-      const row = deps.deliveries.items.get(id)!;
-      return [id, '{}', row.attemptSeq, row.nextAttemptAt, 10];
-    }));
+    assert.deepEqual(
+      sent.map((m) => (m.kind === 'retry' ? [m.deliveryId, m.body, m.attemptSeq, m.nextAttemptAt, m.delaySeconds] : m)),
+      ['dlv_a', 'dlv_b'].map((id) => {
+        const row = deps.deliveries.items.get(id)!;
+        return [id, '{}', row.attemptSeq, row.nextAttemptAt, 10];
+      }),
+    );
   });
 
   it('a stage error is a batch item failure, logged at ERROR, and the message comes back after STAGE_RETRY_SECONDS', async () => {
@@ -85,7 +135,10 @@ describe('sender handler', () => {
     };
     const { logger, lines } = recordingLogger();
 
-    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-1', message('dlv_ok'))] }, context);
+    const response = await createSenderHandler(deps, { logger })(
+      { Records: [record('m-1', message('dlv_ok'))] },
+      context,
+    );
 
     assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-1' }] });
     assert.deepEqual(deps.queue.retries, [{ receiptHandle: 'rh-m-1', delaySeconds: STAGE_RETRY_SECONDS }]);
@@ -96,7 +149,12 @@ describe('sender handler', () => {
     const deps = senderWorld({ dlv_ok: 200, dlv_busy: 503, dlv_gone: 400 });
     const { logger, lines } = recordingLogger();
     const event: SQSEvent = {
-      Records: [record('m-ok', message('dlv_ok')), record('m-busy', message('dlv_busy')), record('m-gone', message('dlv_gone')), record('m-junk', 'not json')],
+      Records: [
+        record('m-ok', message('dlv_ok')),
+        record('m-busy', message('dlv_busy')),
+        record('m-gone', message('dlv_gone')),
+        record('m-junk', 'not json'),
+      ],
     };
 
     await createSenderHandler(deps, { logger })(event, context);
@@ -104,23 +162,59 @@ describe('sender handler', () => {
     const common = { subscriptionId: 'sub_1', eventType: 't', host: 'hooks.example.com', attempt: 1, durationMs: 5 };
     // Each record is also an EMF document: one DeliveryAttempts count, dimension service only.
     for (const line of lines.info) {
-      const { _aws: emf, DeliveryAttempts: count, ...fields } = line.attributes as { _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] }; DeliveryAttempts: number };
+      const {
+        _aws: emf,
+        DeliveryAttempts: count,
+        ...fields
+      } = line.attributes as {
+        _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
+        DeliveryAttempts: number;
+      };
       assert.equal(count, 1);
-      assert.deepEqual(emf.CloudWatchMetrics, [{ Namespace: 'Hookline', Dimensions: [['service']], Metrics: [{ Name: 'DeliveryAttempts', Unit: 'Count' }] }]);
+      assert.deepEqual(emf.CloudWatchMetrics, [
+        { Namespace: 'Hookline', Dimensions: [['service']], Metrics: [{ Name: 'DeliveryAttempts', Unit: 'Count' }] },
+      ]);
       line.attributes = fields;
     }
-    const byDelivery = Object.fromEntries(lines.info.map((line) => [(line.attributes as { deliveryId: string }).deliveryId, line]));
-    assert.deepEqual(lines.info.map((line) => line.message), [ATTEMPT_LOG_MESSAGE, ATTEMPT_LOG_MESSAGE, ATTEMPT_LOG_MESSAGE]);
-    assert.deepEqual(byDelivery.dlv_ok!.attributes, { deliveryId: 'dlv_ok', ...common, status: 200, outcome: 'succeed', state: 'delivered' });
-    assert.deepEqual(byDelivery.dlv_busy!.attributes, { deliveryId: 'dlv_busy', ...common, status: 503, outcome: 'retry', state: 'pending', retryInSeconds: 10 });
-    assert.deepEqual(byDelivery.dlv_gone!.attributes, { deliveryId: 'dlv_gone', ...common, status: 400, outcome: 'fail_permanently', state: 'failed' });
+    const byDelivery = Object.fromEntries(
+      lines.info.map((line) => [(line.attributes as { deliveryId: string }).deliveryId, line]),
+    );
+    assert.deepEqual(
+      lines.info.map((line) => line.message),
+      [ATTEMPT_LOG_MESSAGE, ATTEMPT_LOG_MESSAGE, ATTEMPT_LOG_MESSAGE],
+    );
+    assert.deepEqual(byDelivery.dlv_ok!.attributes, {
+      deliveryId: 'dlv_ok',
+      ...common,
+      status: 200,
+      outcome: 'succeed',
+      state: 'delivered',
+    });
+    assert.deepEqual(byDelivery.dlv_busy!.attributes, {
+      deliveryId: 'dlv_busy',
+      ...common,
+      status: 503,
+      outcome: 'retry',
+      state: 'pending',
+      retryInSeconds: 10,
+    });
+    assert.deepEqual(byDelivery.dlv_gone!.attributes, {
+      deliveryId: 'dlv_gone',
+      ...common,
+      status: 400,
+      outcome: 'fail_permanently',
+      state: 'failed',
+    });
   });
 
   it('an all-done batch reports no failures', async () => {
     const deps = senderWorld({ dlv_a: 200, dlv_b: 204 });
     const { logger, lines } = recordingLogger();
 
-    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-a', message('dlv_a')), record('m-b', message('dlv_b'))] }, context);
+    const response = await createSenderHandler(deps, { logger })(
+      { Records: [record('m-a', message('dlv_a')), record('m-b', message('dlv_b'))] },
+      context,
+    );
 
     assert.deepEqual(response, { batchItemFailures: [] });
     assert.deepEqual(lines.error, []);
@@ -134,9 +228,20 @@ describe('sender handler', () => {
     const response = await createSenderHandler(deps, { logger })({ Records: [record('m-pack', body)] }, context);
 
     assert.deepEqual(response, { batchItemFailures: [] }, 'the pack is deleted');
-    assert.deepEqual(['dlv_ok', 'dlv_busy', 'dlv_gone'].map((id) => deps.deliveries.items.get(id)!.state), ['delivered', 'pending', 'failed']);
-    assert.deepEqual(deps.queue.retries, [], 'the pack\'s visibility is not the retry\'s');
-    assert.deepEqual(deps.queue.messages().map((m) => ({ kind: m.kind, deliveryId: m.deliveryId, delaySeconds: m.delaySeconds, attemptSeq: m.kind === 'retry' ? m.attemptSeq : undefined })), [{ kind: 'retry', deliveryId: 'dlv_busy', delaySeconds: 10, attemptSeq: 1 }]);
+    assert.deepEqual(
+      ['dlv_ok', 'dlv_busy', 'dlv_gone'].map((id) => deps.deliveries.items.get(id)!.state),
+      ['delivered', 'pending', 'failed'],
+    );
+    assert.deepEqual(deps.queue.retries, [], "the pack's visibility is not the retry's");
+    assert.deepEqual(
+      deps.queue.messages().map((m) => ({
+        kind: m.kind,
+        deliveryId: m.deliveryId,
+        delaySeconds: m.delaySeconds,
+        attemptSeq: m.kind === 'retry' ? m.attemptSeq : undefined,
+      })),
+      [{ kind: 'retry', deliveryId: 'dlv_busy', delaySeconds: 10, attemptSeq: 1 }],
+    );
   });
 
   it('a pack whose retry cannot be handed over (SQS refuses the send) is kept whole; the others are settled already', async () => {
@@ -146,7 +251,10 @@ describe('sender handler', () => {
     };
     const { logger, lines } = recordingLogger();
 
-    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-pack', pack(['dlv_ok', 'dlv_busy']))] }, context);
+    const response = await createSenderHandler(deps, { logger })(
+      { Records: [record('m-pack', pack(['dlv_ok', 'dlv_busy']))] },
+      context,
+    );
 
     assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-pack' }] });
     assert.equal(deps.deliveries.items.get('dlv_ok')!.state, 'delivered');
@@ -162,26 +270,48 @@ describe('sender handler', () => {
     };
     const { logger } = recordingLogger();
 
-    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-pack', pack(['dlv_ok', 'dlv_stuck']))] }, context);
+    const response = await createSenderHandler(deps, { logger })(
+      { Records: [record('m-pack', pack(['dlv_ok', 'dlv_stuck']))] },
+      context,
+    );
 
     assert.deepEqual(response, { batchItemFailures: [] });
-    assert.deepEqual(deps.queue.messages(), [{ kind: 'due', deliveryId: 'dlv_stuck', subscriptionId: 'sub_1', reread: true, delaySeconds: STAGE_RETRY_SECONDS }]);
+    assert.deepEqual(deps.queue.messages(), [
+      {
+        kind: 'due',
+        deliveryId: 'dlv_stuck',
+        subscriptionId: 'sub_1',
+        reread: true,
+        delaySeconds: STAGE_RETRY_SECONDS,
+      },
+    ]);
   });
 
   it('a wait longer than the in-flight bound: the delivery leaves its message as a delayed one of its own, and the record is finished', async () => {
     const deps = { ...senderWorld({ dlv_wait: 200 }), inFlightWaitSeconds: 5 };
-    deps.deliveries.put(aDelivery({ id: 'dlv_wait', eventId: 'evt_dlv_wait', nextAttemptAt: new Date(deps.clock.now() + 30_000).toISOString() }));
+    deps.deliveries.put(
+      aDelivery({
+        id: 'dlv_wait',
+        eventId: 'evt_dlv_wait',
+        nextAttemptAt: new Date(deps.clock.now() + 30_000).toISOString(),
+      }),
+    );
     const { logger } = recordingLogger();
 
-    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-wait', message('dlv_wait'))] }, context);
+    const response = await createSenderHandler(deps, { logger })(
+      { Records: [record('m-wait', message('dlv_wait'))] },
+      context,
+    );
 
     assert.deepEqual(response, { batchItemFailures: [] });
     assert.deepEqual(deps.queue.retries, []);
-    assert.deepEqual(deps.queue.messages(), [{ kind: 'due', deliveryId: 'dlv_wait', subscriptionId: 'sub_1', delaySeconds: 30 }]);
+    assert.deepEqual(deps.queue.messages(), [
+      { kind: 'due', deliveryId: 'dlv_wait', subscriptionId: 'sub_1', delaySeconds: 30 },
+    ]);
     assert.equal(deps.deliveries.items.get('dlv_wait')!.state, 'pending');
   });
 
-  it('a link of a long wait\'s chain is sent on, nothing read, until its notBefore has come', async () => {
+  it("a link of a long wait's chain is sent on, nothing read, until its notBefore has come", async () => {
     const deps = senderWorld({ dlv_later: 200 });
     const untouched = () => {
       throw new Error('read before its time');
@@ -193,10 +323,21 @@ describe('sender handler', () => {
     const notBefore = new Date(deps.clock.now() + 2000 * 1000).toISOString();
     const { logger } = recordingLogger();
 
-    const response = await createSenderHandler(deps, { logger })({ Records: [record('m-later', JSON.stringify({ v: 2, k: 'due', deliveryId: 'dlv_later', subscriptionId: 'sub_1', notBefore }))] }, context);
+    const response = await createSenderHandler(deps, { logger })(
+      {
+        Records: [
+          record(
+            'm-later',
+            JSON.stringify({ v: 2, k: 'due', deliveryId: 'dlv_later', subscriptionId: 'sub_1', notBefore }),
+          ),
+        ],
+      },
+      context,
+    );
 
     assert.deepEqual(response, { batchItemFailures: [] });
-    assert.deepEqual(deps.queue.messages(), [{ kind: 'due', deliveryId: 'dlv_later', subscriptionId: 'sub_1', delaySeconds: MAX_WAIT_LINK_SECONDS, notBefore }]);
+    assert.deepEqual(deps.queue.messages(), [
+      { kind: 'due', deliveryId: 'dlv_later', subscriptionId: 'sub_1', delaySeconds: MAX_WAIT_LINK_SECONDS, notBefore },
+    ]);
   });
 });
-

@@ -22,7 +22,14 @@ function deliveriesKeyedOnId(indexName: string, partitionKey: string, kept: (ind
     ...current,
     KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' as const }],
     GlobalSecondaryIndexes: [
-      { IndexName: indexName, KeySchema: [{ AttributeName: partitionKey, KeyType: 'HASH' as const }, { AttributeName: 'createdAt', KeyType: 'RANGE' as const }], Projection: { ProjectionType: 'KEYS_ONLY' as const } },
+      {
+        IndexName: indexName,
+        KeySchema: [
+          { AttributeName: partitionKey, KeyType: 'HASH' as const },
+          { AttributeName: 'createdAt', KeyType: 'RANGE' as const },
+        ],
+        Projection: { ProjectionType: 'KEYS_ONLY' as const },
+      },
       ...current.GlobalSecondaryIndexes!.filter((i) => kept(i.IndexName!)),
     ],
   };
@@ -30,7 +37,8 @@ function deliveriesKeyedOnId(indexName: string, partitionKey: string, kept: (ind
 
 describe('the data layout check', () => {
   it('finds nothing to say about every table as this version creates it', () => {
-    for (const def of Object.values(TABLES)) assert.deepEqual(layoutDifferences(described(createTableInput(def)), def), [], def.localName);
+    for (const def of Object.values(TABLES))
+      assert.deepEqual(layoutDifferences(described(createTableInput(def)), def), [], def.localName);
   });
 
   it('names the key and each index of the older unsharded deliveries layout, and each one this version lacks there', () => {
@@ -54,23 +62,42 @@ describe('the data layout check', () => {
 
   it('refuses the subscriptions table from before tenant routing: it lacks the byTenant index', () => {
     const { GlobalSecondaryIndexes: _, ...before } = createTableInput(TABLES.subscriptions);
-    assert.deepEqual(layoutDifferences(described(before), TABLES.subscriptions), ['table hookline-subscriptions lacks index byTenant on tenantId, createdAt (sort), INCLUDE']);
+    assert.deepEqual(layoutDifferences(described(before), TABLES.subscriptions), [
+      'table hookline-subscriptions lacks index byTenant on tenantId, createdAt (sort), INCLUDE',
+    ]);
   });
 
   it('tells a changed table key and a changed projection apart', () => {
     const current = createTableInput(TABLES.attempts);
     const keyedOnId = { ...current, KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' as const }] };
-    assert.deepEqual(layoutDifferences(described(keyedOnId), TABLES.attempts), ['table hookline-attempts is keyed on id; this version keys it on deliveryId, seq (sort)']);
+    assert.deepEqual(layoutDifferences(described(keyedOnId), TABLES.attempts), [
+      'table hookline-attempts is keyed on id; this version keys it on deliveryId, seq (sort)',
+    ]);
     const deliveries = createTableInput(TABLES.deliveries);
-    const allActive = { ...deliveries, GlobalSecondaryIndexes: deliveries.GlobalSecondaryIndexes!.map((i) => (i.IndexName === 'active' ? { ...i, Projection: { ProjectionType: 'ALL' as const } } : i)) };
-    assert.equal(layoutDifferences(described(allActive), TABLES.deliveries).length, 2, 'the old projection and the new one');
+    const allActive = {
+      ...deliveries,
+      GlobalSecondaryIndexes: deliveries.GlobalSecondaryIndexes!.map((i) =>
+        i.IndexName === 'active' ? { ...i, Projection: { ProjectionType: 'ALL' as const } } : i,
+      ),
+    };
+    assert.equal(
+      layoutDifferences(described(allActive), TABLES.deliveries).length,
+      2,
+      'the old projection and the new one',
+    );
   });
 
   it('its error says what differs and what to do, for the folder it is about or for an external endpoint', () => {
     const folder = new DataLayoutError(['table x lacks index y'], '/srv/hookline');
-    assert.match(folder.message, /^the tables in \/srv\/hookline were written by another version of Hookline, so nothing was read or changed/);
+    assert.match(
+      folder.message,
+      /^the tables in \/srv\/hookline were written by another version of Hookline, so nothing was read or changed/,
+    );
     assert.match(folder.message, /- table x lacks index y/);
-    assert.match(folder.message, /HOOKLINE_DATA_DIR=\/srv\/hookline-new npm start\), or move this one aside \(mv \/srv\/hookline \/srv\/hookline-old\)/);
+    assert.match(
+      folder.message,
+      /HOOKLINE_DATA_DIR=\/srv\/hookline-new npm start\), or move this one aside \(mv \/srv\/hookline \/srv\/hookline-old\)/,
+    );
     assert.equal(folder.name, 'DataLayoutError');
     const endpoint = new DataLayoutError(['table x lacks index y']);
     assert.match(endpoint.message, /^the tables on this DynamoDB endpoint were written/);

@@ -8,15 +8,27 @@ import { clientConfig, localEnv } from '#local/runtime.ts';
 describe('endpoint variables', () => {
   it('reads AWS_ENDPOINT_URL_DYNAMODB, _SQS and _S3; a service without one is emulated', () => {
     assert.deepEqual(externalEndpoints({}), {});
-    assert.deepEqual(externalEndpoints({ AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:8000/' }), { dynamodb: 'http://127.0.0.1:8000' });
-    assert.deepEqual(externalEndpoints({ AWS_ENDPOINT_URL_SQS: 'http://localhost:4566', AWS_ENDPOINT_URL_S3: 'http://localhost:4566', AWS_ENDPOINT_URL_DYNAMODB: '' }), {
-      sqs: 'http://localhost:4566',
-      s3: 'http://localhost:4566',
+    assert.deepEqual(externalEndpoints({ AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:8000/' }), {
+      dynamodb: 'http://127.0.0.1:8000',
     });
+    assert.deepEqual(
+      externalEndpoints({
+        AWS_ENDPOINT_URL_SQS: 'http://localhost:4566',
+        AWS_ENDPOINT_URL_S3: 'http://localhost:4566',
+        AWS_ENDPOINT_URL_DYNAMODB: '',
+      }),
+      {
+        sqs: 'http://localhost:4566',
+        s3: 'http://localhost:4566',
+      },
+    );
   });
 
   it('refuses an endpoint that is not an http(s) URL, naming the variable', () => {
-    assert.throws(() => externalEndpoints({ AWS_ENDPOINT_URL_SQS: 'localhost:4566' }), /AWS_ENDPOINT_URL_SQS=localhost:4566 is not an http\(s\) URL/);
+    assert.throws(
+      () => externalEndpoints({ AWS_ENDPOINT_URL_SQS: 'localhost:4566' }),
+      /AWS_ENDPOINT_URL_SQS=localhost:4566 is not an http\(s\) URL/,
+    );
   });
 
   it('dummy credentials only for an embedded emulator; an external endpoint gets the SDK chain and AWS_REGION (default us-east-1)', () => {
@@ -44,7 +56,11 @@ describe('HOOKLINE_RESOURCE_PREFIX', () => {
 
   it('refuses prefixes that would make an invalid bucket, queue or table name', () => {
     for (const bad of ['CI', 'ci_42', '-ci', 'ci-', 'ci.42', 'a'.repeat(33), 'xn--abc', 'sthree-x', 'ci 42']) {
-      assert.throws(() => validResourcePrefix(bad), /HOOKLINE_RESOURCE_PREFIX .* is not valid: use 1 to 32 lowercase letters, digits and hyphens/, bad);
+      assert.throws(
+        () => validResourcePrefix(bad),
+        /HOOKLINE_RESOURCE_PREFIX .* is not valid: use 1 to 32 lowercase letters, digits and hyphens/,
+        bad,
+      );
     }
     assert.equal(validResourcePrefix('a'.repeat(32)), 'a'.repeat(32));
     assert.equal(validResourcePrefix(undefined), '');

@@ -33,7 +33,13 @@ function rawPost(url: string, headers: Record<string, string>, declared: number,
       reject(new Error(`no answer within 3 s (head so far: ${JSON.stringify(head)})`));
     }, 3000);
     socket.on('connect', () => {
-      const lines = [`POST /v1/events HTTP/1.1`, 'host: 127.0.0.1', `content-length: ${declared}`, 'content-type: application/json', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+      const lines = [
+        `POST /v1/events HTTP/1.1`,
+        'host: 127.0.0.1',
+        `content-length: ${declared}`,
+        'content-type: application/json',
+        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      ];
       socket.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (first > 0) {
         socket.write(Buffer.alloc(first, 0x61));
@@ -67,7 +73,9 @@ describe('local gateway', () => {
       },
       authorizer: async (event) => {
         authorizerCalls.push(event);
-        return event.headers?.authorization === GOOD ? { isAuthorized: true, context: { role: 'admin' } } : { isAuthorized: false };
+        return event.headers?.authorization === GOOD
+          ? { isAuthorized: true, context: { role: 'admin' } }
+          : { isAuthorized: false };
       },
       onError: () => {},
     });
@@ -103,7 +111,11 @@ describe('local gateway', () => {
 
   it('an authenticated request within the cap reaches the API with its body', async () => {
     const body = JSON.stringify({ type: 'a.b', payload: { n: 1 } });
-    const res = await fetch(`${gateway.url}/v1/events`, { method: 'POST', headers: { authorization: GOOD, 'content-type': 'application/json' }, body });
+    const res = await fetch(`${gateway.url}/v1/events`, {
+      method: 'POST',
+      headers: { authorization: GOOD, 'content-type': 'application/json' },
+      body,
+    });
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), { bytes: body.length });
     assert.equal(apiCalls.at(-1)?.body, body);
@@ -143,7 +155,10 @@ describe('local gateway', () => {
   });
 
   it('gives the API a payload 2.0 event: the authorizer context under authorizer.lambda, repeated parameters comma-joined beside the raw query', async () => {
-    await fetch(`${gateway.url}/v1/deliveries?state=a&state=b&limit=2`, { method: 'GET', headers: { authorization: GOOD } });
+    await fetch(`${gateway.url}/v1/deliveries?state=a&state=b&limit=2`, {
+      method: 'GET',
+      headers: { authorization: GOOD },
+    });
     const event = apiCalls.at(-1)!;
     assert.equal(event.version, '2.0');
     assert.equal(event.requestContext.http.method, 'GET');
@@ -193,7 +208,9 @@ function rawContinue(url: string): Promise<string> {
       reject(new Error(`no answer within 3 s (${JSON.stringify(text)})`));
     }, 3000);
     socket.on('connect', () => {
-      socket.write(`POST /v1/events HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: ${GOOD}\r\nexpect: 100-continue\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n`);
+      socket.write(
+        `POST /v1/events HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: ${GOOD}\r\nexpect: 100-continue\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n`,
+      );
     });
     socket.on('data', (chunk: Buffer) => {
       text += chunk.toString('latin1');

@@ -41,13 +41,32 @@ describe('local Lambda Invoke API: only the CLI of this run may invoke', () => {
   const refused: ReadonlyArray<readonly [string, (token: string) => Record<string, string>]> = [
     ['no token', () => ({ 'content-type': 'application/octet-stream' })],
     ['a wrong token', () => ({ [INVOKE_TOKEN_HEADER]: 'x'.repeat(43), 'content-type': 'application/octet-stream' })],
-    ['a token one character short', (t) => ({ [INVOKE_TOKEN_HEADER]: t.slice(0, -1), 'content-type': 'application/octet-stream' })],
-    ['a browser form post (text/plain), even with the token', (t) => ({ [INVOKE_TOKEN_HEADER]: t, 'content-type': 'text/plain' })],
+    [
+      'a token one character short',
+      (t) => ({ [INVOKE_TOKEN_HEADER]: t.slice(0, -1), 'content-type': 'application/octet-stream' }),
+    ],
+    [
+      'a browser form post (text/plain), even with the token',
+      (t) => ({ [INVOKE_TOKEN_HEADER]: t, 'content-type': 'text/plain' }),
+    ],
     ['text/plain with a charset', (t) => ({ [INVOKE_TOKEN_HEADER]: t, 'content-type': 'text/plain;charset=UTF-8' })],
-    ['a urlencoded form post', (t) => ({ [INVOKE_TOKEN_HEADER]: t, 'content-type': 'application/x-www-form-urlencoded' })],
+    [
+      'a urlencoded form post',
+      (t) => ({ [INVOKE_TOKEN_HEADER]: t, 'content-type': 'application/x-www-form-urlencoded' }),
+    ],
     ['a multipart form post', (t) => ({ [INVOKE_TOKEN_HEADER]: t, 'content-type': 'multipart/form-data; boundary=x' })],
-    ['any request with an Origin header', (t) => ({ [INVOKE_TOKEN_HEADER]: t, 'content-type': 'application/octet-stream', origin: 'http://127.0.0.1:3000' })],
-    ['an Origin of null (sandboxed page)', (t) => ({ [INVOKE_TOKEN_HEADER]: t, 'content-type': 'application/octet-stream', origin: 'null' })],
+    [
+      'any request with an Origin header',
+      (t) => ({
+        [INVOKE_TOKEN_HEADER]: t,
+        'content-type': 'application/octet-stream',
+        origin: 'http://127.0.0.1:3000',
+      }),
+    ],
+    [
+      'an Origin of null (sandboxed page)',
+      (t) => ({ [INVOKE_TOKEN_HEADER]: t, 'content-type': 'application/octet-stream', origin: 'null' }),
+    ],
   ];
   for (const [what, headers] of refused) {
     it(`refuses ${what} (403), calling nothing`, async () => {
@@ -74,7 +93,11 @@ describe('local Lambda Invoke API: only the CLI of this run may invoke', () => {
         socket.destroy();
         reject(new Error('no answer within 3 s'));
       }, 3000);
-      socket.on('connect', () => socket.write('POST /2015-03-31/functions/replay/invocations HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 7000000\r\n\r\n'));
+      socket.on('connect', () =>
+        socket.write(
+          'POST /2015-03-31/functions/replay/invocations HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 7000000\r\n\r\n',
+        ),
+      );
       socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
       socket.on('error', () => {});
       socket.on('close', () => {

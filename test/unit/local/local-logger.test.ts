@@ -18,7 +18,18 @@ function captured(fn: () => void): { stdout: string; stderr: string } {
   return out;
 }
 
-const ATTEMPT = { deliveryId: 'dlv_1', subscriptionId: 'sub_abc', eventType: 'invoice.paid', host: 'hooks.example.com', attempt: 1, status: 503, durationMs: 210, outcome: 'retry', state: 'pending', retryInSeconds: 20 };
+const ATTEMPT = {
+  deliveryId: 'dlv_1',
+  subscriptionId: 'sub_abc',
+  eventType: 'invoice.paid',
+  host: 'hooks.example.com',
+  attempt: 1,
+  status: 503,
+  durationMs: 210,
+  outcome: 'retry',
+  state: 'pending',
+  retryInSeconds: 20,
+};
 
 describe('local log format', () => {
   it('is pretty on a terminal and JSON otherwise, and HOOKLINE_LOG_FORMAT overrides either', () => {
@@ -27,7 +38,12 @@ describe('local log format', () => {
     assert.equal(chooseLogFormat('', false), 'json');
     assert.equal(chooseLogFormat('json', true), 'json');
     assert.equal(chooseLogFormat('pretty', false), 'pretty');
-    assert.throws(() => chooseLogFormat('text', true), (error: unknown) => error instanceof InvalidLogFormatError && /HOOKLINE_LOG_FORMAT "text" is not valid: use pretty or json/.test(error.message));
+    assert.throws(
+      () => chooseLogFormat('text', true),
+      (error: unknown) =>
+        error instanceof InvalidLogFormatError &&
+        /HOOKLINE_LOG_FORMAT "text" is not valid: use pretty or json/.test(error.message),
+    );
   });
 
   it('pretty: the attempt record is one readable line on stdout; a warning goes to stderr', () => {
@@ -39,7 +55,10 @@ describe('local log format', () => {
       logger.debug('not shown at INFO');
     });
 
-    assert.match(out.stdout, /^\d\d:\d\d:\d\d\.\d{3} {2}sub_abc {2}invoice\.paid {2}hooks\.example\.com {2}503 {2}210 ms {2}→ retry in 20 s\n$/);
+    assert.match(
+      out.stdout,
+      /^\d\d:\d\d:\d\d\.\d{3} {2}sub_abc {2}invoice\.paid {2}hooks\.example\.com {2}503 {2}210 ms {2}→ retry in 20 s\n$/,
+    );
     assert.match(out.stderr, /^\d\d:\d\d:\d\d\.\d{3} {2}WARN {2}ingest message rejected {2}field=type\n$/);
   });
 

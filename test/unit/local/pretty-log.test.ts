@@ -37,7 +37,12 @@ describe('prettyLogLine', () => {
       attemptRecord({ status: 200, durationMs: 84.6 }),
       attemptRecord({ status: 503, attempt: 2, outcome: 'retry', state: 'pending', retryInSeconds: 20 }),
       attemptRecord({ status: 400, outcome: 'fail_permanently', state: 'failed' }),
-      attemptRecord({ error: 'timeout: no response within 15000 ms', durationMs: 15_001, outcome: 'give_up', state: 'expired' }),
+      attemptRecord({
+        error: 'timeout: no response within 15000 ms',
+        durationMs: 15_001,
+        outcome: 'give_up',
+        state: 'expired',
+      }),
       attemptRecord({ status: 200, outcome: 'lost', state: undefined }),
     ].map((record) => prettyLogLine(record, UTC));
 
@@ -52,18 +57,37 @@ describe('prettyLogLine', () => {
 
   it('prints any other record as time, level, message and its own fields, without the Powertools envelope', () => {
     const line = prettyLogLine(
-      { level: 'WARN', message: 'ingest message rejected', timestamp: AT, service: 'hookline', function_name: 'hookline-local-ingest', messageId: 'm-1', receiveCount: 2, field: 'type', reason: 'a non-empty string is required' },
+      {
+        level: 'WARN',
+        message: 'ingest message rejected',
+        timestamp: AT,
+        service: 'hookline',
+        function_name: 'hookline-local-ingest',
+        messageId: 'm-1',
+        receiveCount: 2,
+        field: 'type',
+        reason: 'a non-empty string is required',
+      },
       UTC,
     );
 
-    assert.equal(line, '12:03:04.120  WARN  ingest message rejected  messageId=m-1  receiveCount=2  field=type  reason="a non-empty string is required"');
+    assert.equal(
+      line,
+      '12:03:04.120  WARN  ingest message rejected  messageId=m-1  receiveCount=2  field=type  reason="a non-empty string is required"',
+    );
   });
 
   it('an ERROR carries the stack of its error and of the error that caused it, indented under the line', () => {
     const cause = Object.assign(new Error('throttled'), { stack: 'Error: throttled\n    at send (sdk.js:1:1)' });
-    const error = Object.assign(new Error('before_attempt failed', { cause }), { name: 'DeliveryStageError', stack: 'DeliveryStageError: before_attempt failed\n    at stage (send.ts:2:2)' });
+    const error = Object.assign(new Error('before_attempt failed', { cause }), {
+      name: 'DeliveryStageError',
+      stack: 'DeliveryStageError: before_attempt failed\n    at stage (send.ts:2:2)',
+    });
 
-    const line = prettyLogLine({ level: 'ERROR', message: 'delivery message failed', timestamp: AT, deliveryId: 'dlv_1', error }, UTC);
+    const line = prettyLogLine(
+      { level: 'ERROR', message: 'delivery message failed', timestamp: AT, deliveryId: 'dlv_1', error },
+      UTC,
+    );
 
     assert.equal(
       line,
@@ -78,7 +102,10 @@ describe('prettyLogLine', () => {
   });
 
   it('an attempt record missing its fields is printed as an ordinary record rather than half a line', () => {
-    const line = prettyLogLine({ level: 'INFO', message: ATTEMPT_LOG_MESSAGE, timestamp: AT, deliveryId: 'dlv_1' }, UTC);
+    const line = prettyLogLine(
+      { level: 'INFO', message: ATTEMPT_LOG_MESSAGE, timestamp: AT, deliveryId: 'dlv_1' },
+      UTC,
+    );
 
     assert.equal(line, `12:03:04.120  INFO  ${ATTEMPT_LOG_MESSAGE}  deliveryId=dlv_1`);
   });

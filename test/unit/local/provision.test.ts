@@ -38,7 +38,15 @@ describe('provisioning a table: ACTIVE first, then TTL', () => {
     ddb.on(DescribeTimeToLiveCommand).resolves({ TimeToLiveDescription: { TimeToLiveStatus: 'DISABLED' } });
     await ensureTable(client, TABLES.events, 'run7', FAST);
 
-    assert.deepEqual(names(), ['DescribeTableCommand', 'CreateTableCommand', 'DescribeTableCommand', 'DescribeTableCommand', 'DescribeTableCommand', 'DescribeTimeToLiveCommand', 'UpdateTimeToLiveCommand']);
+    assert.deepEqual(names(), [
+      'DescribeTableCommand',
+      'CreateTableCommand',
+      'DescribeTableCommand',
+      'DescribeTableCommand',
+      'DescribeTableCommand',
+      'DescribeTimeToLiveCommand',
+      'UpdateTimeToLiveCommand',
+    ]);
     assert.equal(ddb.commandCalls(CreateTableCommand)[0]!.args[0].input.TableName, 'run7-hookline-events');
     assert.deepEqual(ddb.commandCalls(UpdateTimeToLiveCommand)[0]!.args[0].input, {
       TableName: 'run7-hookline-events',
@@ -48,7 +56,9 @@ describe('provisioning a table: ACTIVE first, then TTL', () => {
 
   it('on a restart, a table whose TTL is already enabled is left as it is', async () => {
     ddb.on(DescribeTableCommand).resolves({ Table: { TableStatus: 'ACTIVE' } });
-    ddb.on(DescribeTimeToLiveCommand).resolves({ TimeToLiveDescription: { TimeToLiveStatus: 'ENABLED', AttributeName: 'expiresAt' } });
+    ddb
+      .on(DescribeTimeToLiveCommand)
+      .resolves({ TimeToLiveDescription: { TimeToLiveStatus: 'ENABLED', AttributeName: 'expiresAt' } });
     await ensureTable(client, TABLES.deliveries, '', FAST);
     assert.equal(ddb.commandCalls(CreateTableCommand).length, 0);
     assert.equal(ddb.commandCalls(UpdateTimeToLiveCommand).length, 0);
@@ -68,12 +78,16 @@ describe('provisioning a table: ACTIVE first, then TTL', () => {
 
     ddb.on(UpdateTimeToLiveCommand).rejects(serviceError('ValidationException', 'Table is being created'));
     await assert.rejects(ensureTable(client, TABLES.attempts, '', FAST), /Table is being created/);
-    ddb.on(UpdateTimeToLiveCommand).rejects(serviceError('AccessDeniedException', 'not authorized to perform dynamodb:UpdateTimeToLive'));
+    ddb
+      .on(UpdateTimeToLiveCommand)
+      .rejects(serviceError('AccessDeniedException', 'not authorized to perform dynamodb:UpdateTimeToLive'));
     await assert.rejects(ensureTable(client, TABLES.attempts, '', FAST), /UpdateTimeToLive/);
   });
 
   it('waits for the indexes as well as the table', async () => {
-    const gsi = (IndexStatus: 'CREATING' | 'ACTIVE') => ({ Table: { TableStatus: 'ACTIVE' as const, GlobalSecondaryIndexes: [{ IndexName: 'active', IndexStatus }] } });
+    const gsi = (IndexStatus: 'CREATING' | 'ACTIVE') => ({
+      Table: { TableStatus: 'ACTIVE' as const, GlobalSecondaryIndexes: [{ IndexName: 'active', IndexStatus }] },
+    });
     ddb.on(DescribeTableCommand).resolvesOnce(gsi('CREATING')).resolves(gsi('ACTIVE'));
     await waitForActive(client, 'hookline-deliveries', FAST);
     assert.equal(ddb.commandCalls(DescribeTableCommand).length, 2);
@@ -81,7 +95,10 @@ describe('provisioning a table: ACTIVE first, then TTL', () => {
 
   it('gives up with a clear error when a table stays CREATING past the bound', async () => {
     ddb.on(DescribeTableCommand).resolves({ Table: { TableStatus: 'CREATING' } });
-    await assert.rejects(waitForActive(client, 'hookline-events', { timeoutMs: 30, intervalMs: 10 }), /table hookline-events is still CREATING after 30 ms/);
+    await assert.rejects(
+      waitForActive(client, 'hookline-events', { timeoutMs: 30, intervalMs: 10 }),
+      /table hookline-events is still CREATING after 30 ms/,
+    );
     assert.ok(ddb.commandCalls(DescribeTableCommand).length >= 2, 'it polled');
   });
 });

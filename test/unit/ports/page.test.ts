@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '#ports/page.ts';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-const isInvalidCursor = (e: unknown) => e instanceof InvalidCursorError && e.name === 'InvalidCursorError' && /cursor is not valid/.test(e.message);
+const isInvalidCursor = (e: unknown) =>
+  e instanceof InvalidCursorError && e.name === 'InvalidCursorError' && /cursor is not valid/.test(e.message);
 
 describe('encodeCursor / decodeCursor', () => {
   it('round-trips a DynamoDB key', () => {

@@ -40,14 +40,23 @@ describe('delivery-state literals', () => {
       "['expired', 'delivered']",
     ].join('\n');
 
-    assert.deepEqual(stateLiterals(sample), ["1: 'pending'", '2: "in_flight"', '3: `failed`', "5: 'expired'", "5: 'delivered'"]);
+    assert.deepEqual(stateLiterals(sample), [
+      "1: 'pending'",
+      '2: "in_flight"',
+      '3: `failed`',
+      "5: 'expired'",
+      "5: 'delivered'",
+    ]);
   });
 
   it('reads the product source (the scan is not vacuous)', () => {
     const files = PRODUCT_DIRS.flatMap(sourceFiles);
     assert.ok(files.includes(join('lambdas', 'app', 'send', 'send.ts')), 'send.ts is scanned');
     assert.ok(files.includes(join('lambdas', 'domain', 'states.ts')), 'the domain is listed, then exempted');
-    assert.ok(stateLiterals(readFileSync(join(ROOT, 'lambdas', 'domain', 'states.ts'), 'utf8')).length > 0, 'the domain itself spells the states');
+    assert.ok(
+      stateLiterals(readFileSync(join(ROOT, 'lambdas', 'domain', 'states.ts'), 'utf8')).length > 0,
+      'the domain itself spells the states',
+    );
   });
 
   it('no product file outside lambdas/domain spells a delivery state as a literal', () => {
@@ -55,6 +64,10 @@ describe('delivery-state literals', () => {
       .filter((file) => !file.startsWith(DOMAIN))
       .flatMap((file) => stateLiterals(readFileSync(join(ROOT, file), 'utf8')).map((hit) => `${file}:${hit}`));
 
-    assert.deepEqual(offenders, [], 'use STATE.*, isLive/isDeadLetter/isTerminal or an action from lambdas/domain/states.ts');
+    assert.deepEqual(
+      offenders,
+      [],
+      'use STATE.*, isLive/isDeadLetter/isTerminal or an action from lambdas/domain/states.ts',
+    );
   });
 });

@@ -35,14 +35,34 @@ const TYPES: Readonly<Record<DashboardFileName, string>> = {
 
 async function serve(assets: DashboardAssets | undefined, name: DashboardFileName): Promise<ApiResponse> {
   const text = await assets?.file(name);
-  if (text === undefined) return ok({ error: { code: 'not_found', message: `the dashboard's ${name} is not part of this deployment (it is built into the api function's bundle by the CDK, and in memory by npm start)` } }, 404);
-  const headers = name === 'index.html' ? { ...COMMON_HEADERS, 'content-security-policy': DASHBOARD_CSP } : COMMON_HEADERS;
+  if (text === undefined)
+    return ok(
+      {
+        error: {
+          code: 'not_found',
+          message: `the dashboard's ${name} is not part of this deployment (it is built into the api function's bundle by the CDK, and in memory by npm start)`,
+        },
+      },
+      404,
+    );
+  const headers =
+    name === 'index.html' ? { ...COMMON_HEADERS, 'content-security-policy': DASHBOARD_CSP } : COMMON_HEADERS;
   return { status: 200, body: text, raw: { contentType: TYPES[name], headers } };
 }
 
 /** The web dashboard's static files (docs/design.md, "The dashboard"): open routes, the same for every caller. */
 export const DASHBOARD_ROUTES: readonly Route[] = [
   { method: 'GET', path: '/dashboard', access: 'public', run: async (_d, req) => serve(req.dashboard, 'index.html') },
-  { method: 'GET', path: '/dashboard/app.js', access: 'public', run: async (_d, req) => serve(req.dashboard, 'app.js') },
-  { method: 'GET', path: '/dashboard/app.css', access: 'public', run: async (_d, req) => serve(req.dashboard, 'app.css') },
+  {
+    method: 'GET',
+    path: '/dashboard/app.js',
+    access: 'public',
+    run: async (_d, req) => serve(req.dashboard, 'app.js'),
+  },
+  {
+    method: 'GET',
+    path: '/dashboard/app.css',
+    access: 'public',
+    run: async (_d, req) => serve(req.dashboard, 'app.css'),
+  },
 ];

@@ -9,23 +9,36 @@ import { listed, ok, type Route } from '../route.ts';
 /** Deliveries, their attempts and dead letters, and the replay of one. */
 export const DELIVERY_ROUTES: readonly Route[] = [
   {
-    method: 'GET', path: '/v1/deliveries', access: 'tenant',
-    run: async (deps, req) => listed(await listDeliveries(deps, req.principal, parseDeliveryListQuery(req.query)), deliveryView),
+    method: 'GET',
+    path: '/v1/deliveries',
+    access: 'tenant',
+    run: async (deps, req) =>
+      listed(await listDeliveries(deps, req.principal, parseDeliveryListQuery(req.query)), deliveryView),
   },
   {
-    method: 'GET', path: '/v1/deliveries/{deliveryId}', access: 'tenant',
+    method: 'GET',
+    path: '/v1/deliveries/{deliveryId}',
+    access: 'tenant',
     run: async (deps, req, p) => ok(deliveryDetailView(await getDeliveryDetail(deps, req.principal, p.deliveryId!))),
   },
   {
-    method: 'GET', path: '/v1/deliveries/{deliveryId}/attempts', access: 'tenant',
-    run: async (deps, req, p) => listed(await listAttempts(deps, req.principal, p.deliveryId!, parsePageRequest(req.query)), attemptView),
+    method: 'GET',
+    path: '/v1/deliveries/{deliveryId}/attempts',
+    access: 'tenant',
+    run: async (deps, req, p) =>
+      listed(await listAttempts(deps, req.principal, p.deliveryId!, parsePageRequest(req.query)), attemptView),
   },
   {
-    method: 'POST', path: '/v1/deliveries/{deliveryId}/replay', access: 'tenant',
+    method: 'POST',
+    path: '/v1/deliveries/{deliveryId}/replay',
+    access: 'tenant',
     run: async (deps, req, p) => ok(deliveryView(await replayAs(deps, req.principal, p.deliveryId!)), 202),
   },
   {
-    method: 'GET', path: '/v1/dead-letters', access: 'tenant',
-    run: async (deps, req) => listed(await listDeadLetters(deps, req.principal, parseDeadLetterQuery(req.query)), deliveryView),
+    method: 'GET',
+    path: '/v1/dead-letters',
+    access: 'tenant',
+    run: async (deps, req) =>
+      listed(await listDeadLetters(deps, req.principal, parseDeadLetterQuery(req.query)), deliveryView),
   },
 ];

@@ -15,7 +15,12 @@ export const MAIL_NOT_KEPT =
  */
 async function viaArchiver(archiver: ArchiverInvoker, payload: ArchiverPayload): Promise<ApiResponse> {
   const result = await archiver.invoke(payload);
-  if (result && typeof result === 'object' && 'error' in result && typeof (result as { status?: unknown }).status === 'number') {
+  if (
+    result &&
+    typeof result === 'object' &&
+    'error' in result &&
+    typeof (result as { status?: unknown }).status === 'number'
+  ) {
     const { status, error } = result as { status: number; error: unknown };
     return { status, body: { error } };
   }
@@ -28,17 +33,24 @@ async function viaArchiver(archiver: ArchiverInvoker, payload: ArchiverPayload):
  */
 export const OPERATOR_ROUTES: readonly Route[] = [
   {
-    method: 'POST', path: '/v1/archive-runs', access: 'admin',
+    method: 'POST',
+    path: '/v1/archive-runs',
+    access: 'admin',
     // One slice of at most maxObjects (the archiver's default when absent): a 'partial' report asks the console to run again.
-    run: async (deps, req) => viaArchiver(deps.archiver, { action: 'archive', ...parseOptionalBody(req.body, archiveRunBody) }),
+    run: async (deps, req) =>
+      viaArchiver(deps.archiver, { action: 'archive', ...parseOptionalBody(req.body, archiveRunBody) }),
   },
   {
-    method: 'POST', path: '/v1/restores', access: 'admin',
+    method: 'POST',
+    path: '/v1/restores',
+    access: 'admin',
     // Checked here too (the same schema the archiver applies), so a bad range is refused before any invocation.
     run: async (deps, req) => viaArchiver(deps.archiver, { action: 'restore', ...parseBody(req.body, restoreBody) }),
   },
   {
-    method: 'GET', path: '/v1/mail', access: 'admin',
+    method: 'GET',
+    path: '/v1/mail',
+    access: 'admin',
     run: async (_deps, req) => {
       const { limit: n } = parseQuery(mailQuery, req.query);
       if (!req.mailbox) return ok({ kept: false, note: MAIL_NOT_KEPT, items: [] });

@@ -10,7 +10,9 @@ const API_REPLAY_BUDGET_MS = 20_000;
 /** Bulk replays: start, list, read. */
 export const REPLAY_ROUTES: readonly Route[] = [
   {
-    method: 'POST', path: '/v1/replays', access: 'admin',
+    method: 'POST',
+    path: '/v1/replays',
+    access: 'admin',
     run: async (deps, req) => {
       const request = parseBulkReplayBody(req.body, 'admin');
       const deadlineMs = Math.min(req.deadlineMs ?? Infinity, deps.clock.now() + API_REPLAY_BUDGET_MS);
@@ -20,8 +22,15 @@ export const REPLAY_ROUTES: readonly Route[] = [
     },
   },
   {
-    method: 'GET', path: '/v1/replays', access: 'admin',
+    method: 'GET',
+    path: '/v1/replays',
+    access: 'admin',
     run: async (deps, req) => listed(await listReplays(deps, parsePageRequest(req.query)), replayView),
   },
-  { method: 'GET', path: '/v1/replays/{replayId}', access: 'admin', run: async (deps, _r, p) => ok(replayView(await getReplay(deps, p.replayId!))) },
+  {
+    method: 'GET',
+    path: '/v1/replays/{replayId}',
+    access: 'admin',
+    run: async (deps, _r, p) => ok(replayView(await getReplay(deps, p.replayId!))),
+  },
 ];

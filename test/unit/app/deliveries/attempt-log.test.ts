@@ -15,10 +15,28 @@ const GLOBEX: Principal = { role: 'tenant', tenantId: 'globex', keyId: 'key_g' }
 async function busyDelivery() {
   const deps = fakeDeps();
   deps.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1', tenantId: 'acme' }));
-  deps.deliveries.put(aDelivery({ id: 'dlv_busy', subscriptionId: 'sub_1', tenantId: 'acme', state: STATE.failed, attempts: ATTEMPTS }));
-  deps.events.items.set('evt_1', { id: 'evt_1', type: 'a.b', body: JSON.stringify({ data: 'x'.repeat(MAX_EVENT_BYTES - 20) }), subscriptionIds: ['sub_1'], deliveryIds: ['dlv_busy'], createdAt: '2024-05-01T12:00:00.000Z' });
+  deps.deliveries.put(
+    aDelivery({ id: 'dlv_busy', subscriptionId: 'sub_1', tenantId: 'acme', state: STATE.failed, attempts: ATTEMPTS }),
+  );
+  deps.events.items.set('evt_1', {
+    id: 'evt_1',
+    type: 'a.b',
+    body: JSON.stringify({ data: 'x'.repeat(MAX_EVENT_BYTES - 20) }),
+    subscriptionIds: ['sub_1'],
+    deliveryIds: ['dlv_busy'],
+    createdAt: '2024-05-01T12:00:00.000Z',
+  });
   for (let seq = 1; seq <= ATTEMPTS; seq++) {
-    await deps.attempts.put({ deliveryId: 'dlv_busy', seq, attempt: ((seq - 1) % 10) + 1, startedAt: new Date(Date.parse('2024-05-01T12:00:00.000Z') + seq * 1000).toISOString(), durationMs: 30, status: 500, responseSnippet: 'r'.repeat(512), error: 'e'.repeat(1000) });
+    await deps.attempts.put({
+      deliveryId: 'dlv_busy',
+      seq,
+      attempt: ((seq - 1) % 10) + 1,
+      startedAt: new Date(Date.parse('2024-05-01T12:00:00.000Z') + seq * 1000).toISOString(),
+      durationMs: 30,
+      status: 500,
+      responseSnippet: 'r'.repeat(512),
+      error: 'e'.repeat(1000),
+    });
   }
   const call = (path: string, query: Record<string, string> = {}, principal: Principal = ADMIN) =>
     route(deps as unknown as FunctionDeps<'api'>, { method: 'GET', path, query, body: null, principal });
@@ -34,7 +52,10 @@ describe('the attempt log of a delivery', () => {
     const detail = await call('/v1/deliveries/dlv_busy');
 
     const body = detail.body as Log;
-    assert.deepEqual(body.attemptLog.map((a) => a.seq), Array.from({ length: 50 }, (_, i) => ATTEMPTS - 49 + i));
+    assert.deepEqual(
+      body.attemptLog.map((a) => a.seq),
+      Array.from({ length: 50 }, (_, i) => ATTEMPTS - 49 + i),
+    );
     assert.equal(typeof body.attemptLogNextCursor, 'string');
     const bytes = Buffer.byteLength(JSON.stringify(detail.body));
     assert.ok(bytes < 1024 * 1024, `detail is ${bytes} bytes`);
@@ -43,21 +64,37 @@ describe('the attempt log of a delivery', () => {
   it('GET /v1/deliveries/{id}/attempts pages back through every attempt, each page oldest first', async () => {
     const { call } = await busyDelivery();
     const seen: number[] = [];
-    let cursor = (((await call('/v1/deliveries/dlv_busy')).body) as Log).attemptLogNextCursor;
+    let cursor = ((await call('/v1/deliveries/dlv_busy')).body as Log).attemptLogNextCursor;
     let pages = 0;
     while (cursor) {
-      const page = (await call('/v1/deliveries/dlv_busy/attempts', { cursor, limit: '100' })).body as { items: { seq: number }[]; nextCursor: string | null };
+      const page = (await call('/v1/deliveries/dlv_busy/attempts', { cursor, limit: '100' })).body as {
+        items: { seq: number }[];
+        nextCursor: string | null;
+      };
       const seqs = page.items.map((a) => a.seq);
-      assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'oldest first within a page');
+      assert.deepEqual(
+        seqs,
+        [...seqs].sort((a, b) => a - b),
+        'oldest first within a page',
+      );
       seen.unshift(...seqs);
       cursor = page.nextCursor;
       pages++;
     }
     assert.equal(pages, Math.ceil((ATTEMPTS - 50) / 100));
-    assert.deepEqual(seen, Array.from({ length: ATTEMPTS - 50 }, (_, i) => i + 1));
+    assert.deepEqual(
+      seen,
+      Array.from({ length: ATTEMPTS - 50 }, (_, i) => i + 1),
+    );
 
-    const first = (await call('/v1/deliveries/dlv_busy/attempts', { limit: '10' })).body as { items: { seq: number }[] };
-    assert.deepEqual(first.items.map((a) => a.seq), Array.from({ length: 10 }, (_, i) => ATTEMPTS - 9 + i), 'without a cursor: the latest');
+    const first = (await call('/v1/deliveries/dlv_busy/attempts', { limit: '10' })).body as {
+      items: { seq: number }[];
+    };
+    assert.deepEqual(
+      first.items.map((a) => a.seq),
+      Array.from({ length: 10 }, (_, i) => ATTEMPTS - 9 + i),
+      'without a cursor: the latest',
+    );
   });
 
   it("another tenant's delivery attempts are not found", async () => {

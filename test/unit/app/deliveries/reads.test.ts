@@ -20,23 +20,48 @@ function withSubscription(): FakeDeps {
 async function publishAt(deps: FakeDeps, ...ids: string[]): Promise<string> {
   const at = new Date(deps.clock.now()).toISOString();
   // To every tenant: sub_a is acme's, sub_b has no tenant.
-  await publishBatch(deps, ids.map((id) => ({ id, type: 'a', audience: 'all' as const, payloadJson: '{}' })));
+  await publishBatch(
+    deps,
+    ids.map((id) => ({ id, type: 'a', audience: 'all' as const, payloadJson: '{}' })),
+  );
   deps.clock.advance(1000);
   return at;
 }
 
 /** The row the delivery's first attempt writes, in `state`. */
-function attempted(deps: FakeDeps, eventId: string, createdAt: string, state: (typeof STATE)[keyof typeof STATE], subscriptionId = 'sub_a') {
-  const row = firstDelivery({ id: eventId, createdAt }, deps.subscriptions.items.get(subscriptionId)!, Date.parse(createdAt) + 3 * 86_400_000, Date.parse(createdAt));
+function attempted(
+  deps: FakeDeps,
+  eventId: string,
+  createdAt: string,
+  state: (typeof STATE)[keyof typeof STATE],
+  subscriptionId = 'sub_a',
+) {
+  const row = firstDelivery(
+    { id: eventId, createdAt },
+    deps.subscriptions.items.get(subscriptionId)!,
+    Date.parse(createdAt) + 3 * 86_400_000,
+    Date.parse(createdAt),
+  );
   deps.deliveries.put({ ...row, state, attempts: 1, attemptSeq: 1 });
   return row.id;
 }
 
-async function walk(deps: FakeDeps, order: 'newest' | 'oldest', limit: number, state?: (typeof STATE)[keyof typeof STATE]): Promise<string[]> {
+async function walk(
+  deps: FakeDeps,
+  order: 'newest' | 'oldest',
+  limit: number,
+  state?: (typeof STATE)[keyof typeof STATE],
+): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 50; pages++) {
-    const page = await listSubscriptionDeliveries(deps, { subscriptionId: 'sub_a', limit, order, ...(state ? { state } : {}), ...(cursor ? { cursor } : {}) });
+    const page = await listSubscriptionDeliveries(deps, {
+      subscriptionId: 'sub_a',
+      limit,
+      order,
+      ...(state ? { state } : {}),
+      ...(cursor ? { cursor } : {}),
+    });
     assert.ok(page.items.length <= limit);
     assert.equal(page.itemCursors.length, page.items.length);
     ids.push(...page.items.map((d) => d.id));
@@ -55,7 +80,16 @@ describe('deliveries published but not yet written', () => {
 
     const unwritten = await readDelivery(deps, id);
 
-    assert.deepEqual(unwritten, firstDelivery({ id: 'evt_1', createdAt: at }, deps.subscriptions.items.get('sub_a')!, Date.parse(at) + 3 * 86_400_000, Date.parse(at), id));
+    assert.deepEqual(
+      unwritten,
+      firstDelivery(
+        { id: 'evt_1', createdAt: at },
+        deps.subscriptions.items.get('sub_a')!,
+        Date.parse(at) + 3 * 86_400_000,
+        Date.parse(at),
+        id,
+      ),
+    );
     assert.equal(unwritten!.state, STATE.pending);
     assert.equal(unwritten!.tenantId, 'acme');
     attempted(deps, 'evt_1', at, STATE.delivered);
@@ -87,7 +121,8 @@ describe('deliveries published but not yet written', () => {
     // The first attempt writes the row, and the sweeper passes the manifest, right as the read turns to the manifests.
     deps.ingestManifests.watermarks = async () => {
       attempted(deps, 'evt_1', at, STATE.delivered);
-      for (let k = 0; k < INGEST_MANIFEST_SHARDS; k++) await deps.ingestManifests.setWatermark({ shard: `m${k}`, checkedBefore: '\uffff', checked: [] }, undefined);
+      for (let k = 0; k < INGEST_MANIFEST_SHARDS; k++)
+        await deps.ingestManifests.setWatermark({ shard: `m${k}`, checkedBefore: '\uffff', checked: [] }, undefined);
       return watermarks.apply(deps.ingestManifests);
     };
 
@@ -101,45 +136,84 @@ describe('deliveries published but not yet written', () => {
     const t3 = await publishAt(deps, 'evt_4', 'evt_5');
     attempted(deps, 'evt_1', t1, STATE.delivered);
     attempted(deps, 'evt_4', t3, STATE.failed);
-    const all = [['evt_1', t1], ['evt_2', t1], ['evt_3', t2], ['evt_4', t3], ['evt_5', t3]].map(([e, t]) => deliveryIdFor(e!, 'sub_a', t!));
+    const all = [
+      ['evt_1', t1],
+      ['evt_2', t1],
+      ['evt_3', t2],
+      ['evt_4', t3],
+      ['evt_5', t3],
+    ].map(([e, t]) => deliveryIdFor(e!, 'sub_a', t!));
     const oldest = [...all].sort((a, b) => (`${a.slice(4, 13)}${a}` < `${b.slice(4, 13)}${b}` ? -1 : 1));
 
     for (const limit of [1, 2, 3, 10]) {
       assert.deepEqual(await walk(deps, 'oldest', limit), oldest, `oldest first, pages of ${limit}`);
       assert.deepEqual(await walk(deps, 'newest', limit), [...oldest].reverse(), `newest first, pages of ${limit}`);
     }
-    assert.deepEqual(new Set(await walk(deps, 'oldest', 10, STATE.pending)), new Set(all.filter((id) => ![all[0], all[3]].includes(id))), 'the not yet written are pending');
+    assert.deepEqual(
+      new Set(await walk(deps, 'oldest', 10, STATE.pending)),
+      new Set(all.filter((id) => ![all[0], all[3]].includes(id))),
+      'the not yet written are pending',
+    );
     assert.deepEqual(await walk(deps, 'oldest', 10, STATE.failed), [all[3]]);
 
     // Written between two pages: listed once, where it was, whichever way it was listed first.
     const first = await listSubscriptionDeliveries(deps, { subscriptionId: 'sub_a', limit: 3, order: 'oldest' });
-    for (const d of first.items) if (d.state === STATE.pending) attempted(deps, d.eventId, d.createdAt, STATE.delivered);
-    const rest = await listSubscriptionDeliveries(deps, { subscriptionId: 'sub_a', limit: 10, order: 'oldest', cursor: first.nextCursor! });
-    assert.deepEqual([...first.items, ...rest.items].map((d) => d.id), oldest);
+    for (const d of first.items)
+      if (d.state === STATE.pending) attempted(deps, d.eventId, d.createdAt, STATE.delivered);
+    const rest = await listSubscriptionDeliveries(deps, {
+      subscriptionId: 'sub_a',
+      limit: 10,
+      order: 'oldest',
+      cursor: first.nextCursor!,
+    });
+    assert.deepEqual(
+      [...first.items, ...rest.items].map((d) => d.id),
+      oldest,
+    );
     // In pages of 2 the next page's rows are the two just written, handed out already: the one not yet written after
     // them waits until the rows before it are read, and none is skipped.
     const seen = [...first.items.map((d) => d.id)];
     let cursor = first.nextCursor;
     for (let pages = 0; cursor && pages < 10; pages++) {
-      const page = await listSubscriptionDeliveries(deps, { subscriptionId: 'sub_a', limit: 2, order: 'oldest', cursor });
+      const page = await listSubscriptionDeliveries(deps, {
+        subscriptionId: 'sub_a',
+        limit: 2,
+        order: 'oldest',
+        cursor,
+      });
       seen.push(...page.items.map((d) => d.id));
       cursor = page.nextCursor;
     }
     assert.deepEqual(seen, oldest);
   });
 
-  it('leaves out a batch the sweeper checked (its rows are written, or gone), an event publish never stored, and another subscription\'s', async () => {
+  it("leaves out a batch the sweeper checked (its rows are written, or gone), an event publish never stored, and another subscription's", async () => {
     const deps = withSubscription();
     const at = await publishAt(deps, 'evt_1');
     // A repeat of evt_1 a second later lists ids of its own time in its manifest; the event keeps the first.
     await publishAt(deps, 'evt_1');
-    await deps.ingestManifests.put({ shard: 'm3', key: `${at}#stopped`, createdAt: at, eventIds: ['evt_stopped'], deliveryIds: [deliveryIdFor('evt_stopped', 'sub_a', at)] });
+    await deps.ingestManifests.put({
+      shard: 'm3',
+      key: `${at}#stopped`,
+      createdAt: at,
+      eventIds: ['evt_stopped'],
+      deliveryIds: [deliveryIdFor('evt_stopped', 'sub_a', at)],
+    });
 
-    assert.deepEqual((await walk(deps, 'newest', 10)), [deliveryIdFor('evt_1', 'sub_a', at)]);
-    assert.deepEqual((await readDeliveries(deps, [deliveryIdFor('evt_stopped', 'sub_a', at), deliveryIdFor('evt_1', 'sub_b', at)])).map((d) => d.subscriptionId), ['sub_b']);
+    assert.deepEqual(await walk(deps, 'newest', 10), [deliveryIdFor('evt_1', 'sub_a', at)]);
+    assert.deepEqual(
+      (
+        await readDeliveries(deps, [deliveryIdFor('evt_stopped', 'sub_a', at), deliveryIdFor('evt_1', 'sub_b', at)])
+      ).map((d) => d.subscriptionId),
+      ['sub_b'],
+    );
 
     // The sweeper's watermark past every manifest: a delivery with no row then is gone (archived), not pending.
-    for (let k = 0; k < 16; k++) await deps.ingestManifests.setWatermark({ shard: `m${k}`, checkedBefore: '2024-05-02T00:00:00.000Z', checked: [] }, undefined);
+    for (let k = 0; k < 16; k++)
+      await deps.ingestManifests.setWatermark(
+        { shard: `m${k}`, checkedBefore: '2024-05-02T00:00:00.000Z', checked: [] },
+        undefined,
+      );
     assert.deepEqual(await walk(deps, 'newest', 10), []);
     assert.equal(await readDelivery(deps, deliveryIdFor('evt_1', 'sub_a', at)), undefined);
   });
@@ -151,14 +225,25 @@ describe('deliveries published but not yet written', () => {
 
     const archivedAtOnce = { ...deps, retention: { ...deps.retention, deliveredDays: 0, deadLetterDays: 0 } };
 
-    assert.deepEqual((await listSubscriptionDeliveries(archivedAtOnce, { subscriptionId: 'sub_a', limit: 10 })).items, []);
+    assert.deepEqual(
+      (await listSubscriptionDeliveries(archivedAtOnce, { subscriptionId: 'sub_a', limit: 10 })).items,
+      [],
+    );
     assert.equal(await readDelivery(archivedAtOnce, deliveryIdFor('evt_1', 'sub_a', at)), undefined);
   });
 
   it('refuses a cursor it did not issue', async () => {
     const deps = withSubscription();
-    for (const cursor of ['garbage!!', Buffer.from('{"k":5}').toString('base64url'), Buffer.from('[1]').toString('base64url')]) {
-      await assert.rejects(listSubscriptionDeliveries(deps, { subscriptionId: 'sub_a', limit: 5, cursor }), InvalidCursorError, cursor);
+    for (const cursor of [
+      'garbage!!',
+      Buffer.from('{"k":5}').toString('base64url'),
+      Buffer.from('[1]').toString('base64url'),
+    ]) {
+      await assert.rejects(
+        listSubscriptionDeliveries(deps, { subscriptionId: 'sub_a', limit: 5, cursor }),
+        InvalidCursorError,
+        cursor,
+      );
     }
   });
 });

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { ValidationError } from '#app/errors.ts';
 import { parseEventIdSegment, parseEventListQuery, parseSubscriptionEventsQuery } from '#app/events/event-request.ts';
 
-const refuses = (fn: () => unknown, field: string) => assert.throws(fn, (e: unknown) => e instanceof ValidationError && e.field === field, field);
+const refuses = (fn: () => unknown, field: string) =>
+  assert.throws(fn, (e: unknown) => e instanceof ValidationError && e.field === field, field);
 
 describe('event requests', () => {
   it('reads an event id from its path segment, percent-escapes decoded, by the publish id rule', () => {
@@ -18,8 +19,16 @@ describe('event requests', () => {
 
   it('reads the event listing query: type, since, limit, cursor', () => {
     assert.deepEqual(parseEventListQuery({}), { limit: 50 });
-    assert.deepEqual(parseEventListQuery({ type: 'invoice.paid', since: '2024-05-01', limit: '100', cursor: 'abc' }), { type: 'invoice.paid', since: '2024-05-01T00:00:00.000Z', limit: 100, cursor: 'abc' });
-    assert.deepEqual(parseEventListQuery({ since: '2024-05-01T02:00:00+02:00' }), { since: '2024-05-01T00:00:00.000Z', limit: 50 });
+    assert.deepEqual(parseEventListQuery({ type: 'invoice.paid', since: '2024-05-01', limit: '100', cursor: 'abc' }), {
+      type: 'invoice.paid',
+      since: '2024-05-01T00:00:00.000Z',
+      limit: 100,
+      cursor: 'abc',
+    });
+    assert.deepEqual(parseEventListQuery({ since: '2024-05-01T02:00:00+02:00' }), {
+      since: '2024-05-01T00:00:00.000Z',
+      limit: 50,
+    });
     refuses(() => parseEventListQuery({ type: 'invoice paid' }), 'type');
     refuses(() => parseEventListQuery({ since: 'yesterday' }), 'since');
     refuses(() => parseEventListQuery({ since: '2024-02-30' }), 'since');

@@ -18,18 +18,29 @@ const GLOBEX: Principal = { role: 'tenant', tenantId: 'globex', keyId: 'key_glob
 /** sub_acme takes invoice.*, sub_globex everything. */
 function seeded(): FakeDeps {
   const deps = fakeDeps();
-  deps.subscriptions.items.set('sub_acme', aSubscription({ id: 'sub_acme', tenantId: 'acme', eventTypes: ['invoice.*'] }));
+  deps.subscriptions.items.set(
+    'sub_acme',
+    aSubscription({ id: 'sub_acme', tenantId: 'acme', eventTypes: ['invoice.*'] }),
+  );
   deps.subscriptions.items.set('sub_globex', aSubscription({ id: 'sub_globex', tenantId: 'globex' }));
   return deps;
 }
 
 /** The row a first attempt writes for an event published at NOW (publish writes none). */
 const firstRow = (deps: FakeDeps, eventId: string, subscriptionId: string) =>
-  firstDelivery({ id: eventId, createdAt: NOW }, deps.subscriptions.items.get(subscriptionId)!, Date.parse(NOW) + 3 * 86_400_000, Date.parse(NOW));
+  firstDelivery(
+    { id: eventId, createdAt: NOW },
+    deps.subscriptions.items.get(subscriptionId)!,
+    Date.parse(NOW) + 3 * 86_400_000,
+    Date.parse(NOW),
+  );
 
 const publishAt = async (deps: FakeDeps, events: readonly { id: string; type: string; payloadJson?: string }[]) => {
   // To every tenant: each test is about what one tenant sees of an event that reached both.
-  const results = await publishBatch(deps, events.map((e) => ({ payloadJson: '{"n":1}', audience: 'all' as const, ...e })));
+  const results = await publishBatch(
+    deps,
+    events.map((e) => ({ payloadJson: '{"n":1}', audience: 'all' as const, ...e })),
+  );
   deps.clock.advance(1000);
   return results;
 };
@@ -50,47 +61,101 @@ describe('getEventDetail', () => {
       audience: 'all',
       payload: { amount: 42, lines: [1.5] },
       deliveries: [
-        { subscriptionId: 'sub_acme', deliveryId: deliveryIdFor('inv-1', 'sub_acme', NOW), state: 'failed', attempts: 3, lastStatus: 503 },
-        { subscriptionId: 'sub_globex', deliveryId: deliveryIdFor('inv-1', 'sub_globex', NOW), state: 'pending', attempts: 0 },
+        {
+          subscriptionId: 'sub_acme',
+          deliveryId: deliveryIdFor('inv-1', 'sub_acme', NOW),
+          state: 'failed',
+          attempts: 3,
+          lastStatus: 503,
+        },
+        {
+          subscriptionId: 'sub_globex',
+          deliveryId: deliveryIdFor('inv-1', 'sub_globex', NOW),
+          state: 'pending',
+          attempts: 0,
+        },
       ],
     });
   });
 
   it('shows a tenant only its own deliveries, and an event it got none of as not found, like an unknown id', async () => {
     const deps = seeded();
-    await publishAt(deps, [{ id: 'inv-1', type: 'invoice.paid' }, { id: 'usr-1', type: 'user.created' }]);
+    await publishAt(deps, [
+      { id: 'inv-1', type: 'invoice.paid' },
+      { id: 'usr-1', type: 'user.created' },
+    ]);
 
-    assert.deepEqual((await getEventDetail(deps, ACME, 'inv-1')).deliveries.map((d) => d.subscriptionId), ['sub_acme']);
-    assert.deepEqual((await getEventDetail(deps, GLOBEX, 'inv-1')).deliveries.map((d) => d.subscriptionId), ['sub_globex']);
-    await assert.rejects(getEventDetail(deps, ACME, 'usr-1'), (e: unknown) => e instanceof NotFoundError && e.message === 'event usr-1 does not exist');
-    await assert.rejects(getEventDetail(deps, ADMIN, 'nope'), (e: unknown) => e instanceof NotFoundError && e.message === 'event nope does not exist');
+    assert.deepEqual(
+      (await getEventDetail(deps, ACME, 'inv-1')).deliveries.map((d) => d.subscriptionId),
+      ['sub_acme'],
+    );
+    assert.deepEqual(
+      (await getEventDetail(deps, GLOBEX, 'inv-1')).deliveries.map((d) => d.subscriptionId),
+      ['sub_globex'],
+    );
+    await assert.rejects(
+      getEventDetail(deps, ACME, 'usr-1'),
+      (e: unknown) => e instanceof NotFoundError && e.message === 'event usr-1 does not exist',
+    );
+    await assert.rejects(
+      getEventDetail(deps, ADMIN, 'nope'),
+      (e: unknown) => e instanceof NotFoundError && e.message === 'event nope does not exist',
+    );
   });
 });
 
 describe('listEvents', () => {
   it('lists events newest first from the manifests, each once, only those stored', async () => {
     const deps = seeded();
-    await publishAt(deps, [{ id: 'e1', type: 'invoice.paid' }, { id: 'e2', type: 'user.created' }]);
+    await publishAt(deps, [
+      { id: 'e1', type: 'invoice.paid' },
+      { id: 'e2', type: 'user.created' },
+    ]);
     await publishAt(deps, [{ id: 'e3', type: 'invoice.paid' }]);
     // A repeat of e1 writes a manifest of its own; an event whose publish stopped before storing it leaves one too.
     await publishAt(deps, [{ id: 'e1', type: 'invoice.paid' }]);
-    await deps.ingestManifests.put({ shard: 'm1', key: '2024-05-01T12:00:05.000Z#lost', createdAt: '2024-05-01T12:00:05.000Z', eventIds: ['never-stored'], eventTypes: ['x.y'], deliveryIds: [] });
+    await deps.ingestManifests.put({
+      shard: 'm1',
+      key: '2024-05-01T12:00:05.000Z#lost',
+      createdAt: '2024-05-01T12:00:05.000Z',
+      eventIds: ['never-stored'],
+      eventTypes: ['x.y'],
+      deliveryIds: [],
+    });
 
     const page = await listEvents(deps, { limit: 50 });
 
-    assert.deepEqual(page.items.map((e) => e.id), ['e3', 'e2', 'e1']);
-    assert.deepEqual(eventSummaryView(page.items[0]!), { id: 'e3', type: 'invoice.paid', createdAt: '2024-05-01T12:00:01.000Z', audience: 'all', deliveries: 2 });
-    assert.deepEqual((await listEvents(deps, { limit: 50, type: 'invoice.paid' })).items.map((e) => e.id), ['e3', 'e1']);
-    assert.deepEqual((await listEvents(deps, { limit: 50, since: '2024-05-01T12:00:01.000Z' })).items.map((e) => e.id), ['e3']);
+    assert.deepEqual(
+      page.items.map((e) => e.id),
+      ['e3', 'e2', 'e1'],
+    );
+    assert.deepEqual(eventSummaryView(page.items[0]!), {
+      id: 'e3',
+      type: 'invoice.paid',
+      createdAt: '2024-05-01T12:00:01.000Z',
+      audience: 'all',
+      deliveries: 2,
+    });
+    assert.deepEqual(
+      (await listEvents(deps, { limit: 50, type: 'invoice.paid' })).items.map((e) => e.id),
+      ['e3', 'e1'],
+    );
+    assert.deepEqual(
+      (await listEvents(deps, { limit: 50, since: '2024-05-01T12:00:01.000Z' })).items.map((e) => e.id),
+      ['e3'],
+    );
   });
 
-  it('pages with the log\'s cursor', async () => {
+  it("pages with the log's cursor", async () => {
     const deps = seeded();
     for (let i = 0; i < 5; i++) await publishAt(deps, [{ id: `e${i}`, type: 'invoice.paid' }]);
     const first = await listEvents(deps, { limit: 2 });
     const second = await listEvents(deps, { limit: 2, cursor: first.nextCursor! });
     const third = await listEvents(deps, { limit: 2, cursor: second.nextCursor! });
-    assert.deepEqual([first, second, third].flatMap((p) => p.items.map((e) => e.id)), ['e4', 'e3', 'e2', 'e1', 'e0']);
+    assert.deepEqual(
+      [first, second, third].flatMap((p) => p.items.map((e) => e.id)),
+      ['e4', 'e3', 'e2', 'e1', 'e0'],
+    );
     assert.equal(third.nextCursor, undefined);
   });
 });
@@ -98,19 +163,42 @@ describe('listEvents', () => {
 describe('listSubscriptionEvents', () => {
   it('lists what a subscription should have received in publish order, each with its delivery and a cursor that continues after it', async () => {
     const deps = seeded();
-    await publishAt(deps, [{ id: 'a', type: 'invoice.paid' }, { id: 'b', type: 'user.created' }]);
+    await publishAt(deps, [
+      { id: 'a', type: 'invoice.paid' },
+      { id: 'b', type: 'user.created' },
+    ]);
     await publishAt(deps, [{ id: 'c', type: 'invoice.voided' }]);
 
     const page = await listSubscriptionEvents(deps, ACME, 'sub_acme', { limit: 10 });
-    assert.deepEqual(page.items.map(subscriptionEventView).map(({ cursor: _c, ...rest }) => rest), [
-      { eventId: 'a', eventType: 'invoice.paid', createdAt: '2024-05-01T12:00:00.000Z', deliveryId: deliveryIdFor('a', 'sub_acme', NOW), state: 'pending', attempts: 0 },
-      { eventId: 'c', eventType: 'invoice.voided', createdAt: '2024-05-01T12:00:01.000Z', deliveryId: deliveryIdFor('c', 'sub_acme', '2024-05-01T12:00:01.000Z'), state: 'pending', attempts: 0 },
-    ]);
+    assert.deepEqual(
+      page.items.map(subscriptionEventView).map(({ cursor: _c, ...rest }) => rest),
+      [
+        {
+          eventId: 'a',
+          eventType: 'invoice.paid',
+          createdAt: '2024-05-01T12:00:00.000Z',
+          deliveryId: deliveryIdFor('a', 'sub_acme', NOW),
+          state: 'pending',
+          attempts: 0,
+        },
+        {
+          eventId: 'c',
+          eventType: 'invoice.voided',
+          createdAt: '2024-05-01T12:00:01.000Z',
+          deliveryId: deliveryIdFor('c', 'sub_acme', '2024-05-01T12:00:01.000Z'),
+          state: 'pending',
+          attempts: 0,
+        },
+      ],
+    );
     const after = await listSubscriptionEvents(deps, ADMIN, 'sub_acme', { limit: 10, cursor: page.items[0]!.cursor });
-    assert.deepEqual(after.items.map((i) => i.delivery.eventId), ['c']);
+    assert.deepEqual(
+      after.items.map((i) => i.delivery.eventId),
+      ['c'],
+    );
   });
 
-  it('hides another tenant\'s subscription, and an unknown one, as not found', async () => {
+  it("hides another tenant's subscription, and an unknown one, as not found", async () => {
     const deps = seeded();
     await assert.rejects(listSubscriptionEvents(deps, GLOBEX, 'sub_acme', { limit: 10 }), NotFoundError);
     await assert.rejects(listSubscriptionEvents(deps, ADMIN, 'sub_nope', { limit: 10 }), NotFoundError);

@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ADMIN } from '#app/access.ts';
-import { ConflictError, IdempotencyKeyInProgressError, IdempotencyKeyReusedError, ValidationError } from '#app/errors.ts';
+import {
+  ConflictError,
+  IdempotencyKeyInProgressError,
+  IdempotencyKeyReusedError,
+  ValidationError,
+} from '#app/errors.ts';
 import {
   IDEMPOTENCY_LOCK_SECONDS,
   keyScope,
@@ -18,7 +23,14 @@ import { FakeClock } from '#test/fakes.ts';
 import { InMemoryIdempotencyStore } from '#test/memory-stores.ts';
 
 const SECRET = 'whsec_do_not_store_me_in_plain_text';
-const request: KeyedRequest = { scope: 'admin', route: 'POST /v1/subscriptions', key: 'k-1', method: 'POST', path: '/v1/subscriptions', body: '{"url":"https://a.example/h"}' };
+const request: KeyedRequest = {
+  scope: 'admin',
+  route: 'POST /v1/subscriptions',
+  key: 'k-1',
+  method: 'POST',
+  path: '/v1/subscriptions',
+  body: '{"url":"https://a.example/h"}',
+};
 
 function setup() {
   const deps = { idempotency: new InMemoryIdempotencyStore(), clock: new FakeClock() };
@@ -48,10 +60,23 @@ describe('runIdempotent', () => {
 
     const [record] = [...deps.idempotency.items.values()];
     const stored = JSON.stringify(record);
-    assert.ok(!stored.includes(SECRET) && !stored.includes('sub_1') && !stored.includes('k-1') && !stored.includes('a.example'), stored);
+    assert.ok(
+      !stored.includes(SECRET) && !stored.includes('sub_1') && !stored.includes('k-1') && !stored.includes('a.example'),
+      stored,
+    );
     assert.equal(record!.id, answerKeys('admin', 'POST /v1/subscriptions', 'k-1').id);
-    assert.deepEqual(JSON.parse(openAnswer(answerKeys('admin', 'POST /v1/subscriptions', 'k-1'), record!.response!.sealed!)), { id: 'sub_1', secret: SECRET });
-    assert.throws(() => openAnswer({ ...answerKeys('admin', 'POST /v1/subscriptions', 'k-2'), id: record!.id }, record!.response!.sealed!), 'another key does not open it');
+    assert.deepEqual(
+      JSON.parse(openAnswer(answerKeys('admin', 'POST /v1/subscriptions', 'k-1'), record!.response!.sealed!)),
+      { id: 'sub_1', secret: SECRET },
+    );
+    assert.throws(
+      () =>
+        openAnswer(
+          { ...answerKeys('admin', 'POST /v1/subscriptions', 'k-2'), id: record!.id },
+          record!.response!.sealed!,
+        ),
+      'another key does not open it',
+    );
     assert.equal(record!.expiresAt, Math.ceil(deps.clock.now() / 1000) + 86_400, 'kept 24 h');
   });
 
@@ -59,45 +84,87 @@ describe('runIdempotent', () => {
     const { deps, run, runs } = setup();
     await runIdempotent(deps, request, run);
 
-    await assert.rejects(runIdempotent(deps, { ...request, body: '{"url":"https://b.example/h"}' }, run), IdempotencyKeyReusedError);
+    await assert.rejects(
+      runIdempotent(deps, { ...request, body: '{"url":"https://b.example/h"}' }, run),
+      IdempotencyKeyReusedError,
+    );
     const replay = { ...request, route: 'POST /v1/deliveries/{deliveryId}/replay', body: null };
     await runIdempotent(deps, { ...replay, path: '/v1/deliveries/dlv_a/replay' }, run);
-    await assert.rejects(runIdempotent(deps, { ...replay, path: '/v1/deliveries/dlv_b/replay' }, run), (e: unknown) => e instanceof IdempotencyKeyReusedError && /k-1 was already used for a different request/.test((e as Error).message));
-    assert.equal(runs(), 2, 'the first request, and the replay route\'s first (a key space of its own)');
+    await assert.rejects(
+      runIdempotent(deps, { ...replay, path: '/v1/deliveries/dlv_b/replay' }, run),
+      (e: unknown) =>
+        e instanceof IdempotencyKeyReusedError &&
+        /k-1 was already used for a different request/.test((e as Error).message),
+    );
+    assert.equal(runs(), 2, "the first request, and the replay route's first (a key space of its own)");
   });
 
   it('keeps each scope and route apart: the same key of another tenant, or on another route, is another key', async () => {
     const { deps, run, runs } = setup();
     await runIdempotent(deps, request, run);
-    await runIdempotent(deps, { ...request, scope: keyScope({ role: 'tenant', tenantId: 'acme', keyId: 'key_1' }) }, run);
-    await runIdempotent(deps, { ...request, scope: keyScope({ role: 'tenant', tenantId: 'globex', keyId: 'key_2' }) }, run);
+    await runIdempotent(
+      deps,
+      { ...request, scope: keyScope({ role: 'tenant', tenantId: 'acme', keyId: 'key_1' }) },
+      run,
+    );
+    await runIdempotent(
+      deps,
+      { ...request, scope: keyScope({ role: 'tenant', tenantId: 'globex', keyId: 'key_2' }) },
+      run,
+    );
     await runIdempotent(deps, { ...request, route: 'POST /v1/replays', path: '/v1/replays' }, run);
     assert.equal(runs(), 4);
     assert.equal(keyScope(ADMIN), 'admin');
-    assert.equal(keyScope({ role: 'tenant', tenantId: 'acme', keyId: 'key_1' }), keyScope({ role: 'tenant', tenantId: 'acme', keyId: 'key_9' }), 'a tenant\'s keys share its scope');
+    assert.equal(
+      keyScope({ role: 'tenant', tenantId: 'acme', keyId: 'key_1' }),
+      keyScope({ role: 'tenant', tenantId: 'acme', keyId: 'key_9' }),
+      "a tenant's keys share its scope",
+    );
   });
 
   it('answers 409 while the first request with the key still runs, and lets a retry take over once its lock ran out', async () => {
     const { deps, run, runs } = setup();
     let release!: () => void;
-    const slow = runIdempotent(deps, request, () => new Promise<Answer>((resolve) => (release = () => resolve({ status: 201, body: { id: 'sub_slow' } }))));
+    const slow = runIdempotent(
+      deps,
+      request,
+      () => new Promise<Answer>((resolve) => (release = () => resolve({ status: 201, body: { id: 'sub_slow' } }))),
+    );
     await new Promise((r) => setImmediate(r));
 
     await assert.rejects(runIdempotent(deps, request, run), IdempotencyKeyInProgressError);
     await assert.rejects(runIdempotent(deps, request, run), ConflictError, 'a conflict, as the error table answers it');
     deps.clock.advance(IDEMPOTENCY_LOCK_SECONDS * 1000 + 1);
-    assert.deepEqual(await runIdempotent(deps, request, run), { status: 201, body: { id: 'sub_1', secret: SECRET } }, 'the first request died, as far as anyone can tell');
+    assert.deepEqual(
+      await runIdempotent(deps, request, run),
+      { status: 201, body: { id: 'sub_1', secret: SECRET } },
+      'the first request died, as far as anyone can tell',
+    );
     release();
     assert.deepEqual(await slow, { status: 201, body: { id: 'sub_slow' } }, 'the late one still answers');
-    assert.deepEqual(await runIdempotent(deps, request, run), { status: 201, body: { id: 'sub_1', secret: SECRET } }, 'and the kept answer is the one that held the key');
+    assert.deepEqual(
+      await runIdempotent(deps, request, run),
+      { status: 201, body: { id: 'sub_1', secret: SECRET } },
+      'and the kept answer is the one that held the key',
+    );
     assert.equal(runs(), 1);
   });
 
   it('keeps nothing for a refused or failed first request, so a corrected retry runs', async () => {
     const { deps, run, runs } = setup();
-    await assert.rejects(runIdempotent(deps, request, async () => { throw new ValidationError('url', 'must be https'); }), ValidationError);
+    await assert.rejects(
+      runIdempotent(deps, request, async () => {
+        throw new ValidationError('url', 'must be https');
+      }),
+      ValidationError,
+    );
     assert.equal(deps.idempotency.items.size, 0);
-    await assert.rejects(runIdempotent(deps, { ...request, body: '{}' }, async () => { throw new Error('DynamoDB throttled'); }), /throttled/);
+    await assert.rejects(
+      runIdempotent(deps, { ...request, body: '{}' }, async () => {
+        throw new Error('DynamoDB throttled');
+      }),
+      /throttled/,
+    );
     assert.equal(deps.idempotency.items.size, 0);
 
     assert.equal((await runIdempotent(deps, request, run)).status, 201);
@@ -109,12 +176,23 @@ describe('runIdempotent', () => {
     let count = 0;
     const big = async (): Promise<Answer> => {
       count++;
-      return { status: 200, body: { items: Array.from({ length: 20_000 }, (_, i) => ({ id: `dlv_${i}_${randomBytes(24).toString('base64url')}` })) } };
+      return {
+        status: 200,
+        body: {
+          items: Array.from({ length: 20_000 }, (_, i) => ({
+            id: `dlv_${i}_${randomBytes(24).toString('base64url')}`,
+          })),
+        },
+      };
     };
     const first = await runIdempotent(deps, request, big);
     assert.equal(first.status, 200);
     assert.ok(JSON.stringify(first.body).length > MAX_SEALED_ANSWER_CHARS);
-    await assert.rejects(runIdempotent(deps, request, big), (e: unknown) => e instanceof ConflictError && /answered 200, but its answer was too large to keep/.test((e as Error).message));
+    await assert.rejects(
+      runIdempotent(deps, request, big),
+      (e: unknown) =>
+        e instanceof ConflictError && /answered 200, but its answer was too large to keep/.test((e as Error).message),
+    );
     assert.equal(count, 1);
     assert.equal(runs(), 0);
   });
@@ -122,13 +200,18 @@ describe('runIdempotent', () => {
 
 describe('parseIdempotencyKey', () => {
   it('takes 1 to 255 visible ASCII characters', () => {
-    for (const key of ['a', '550e8400-e29b-41d4-a716-446655440000', 'order:42/retry#1', '~'.repeat(255)]) assert.equal(parseIdempotencyKey(key), key);
+    for (const key of ['a', '550e8400-e29b-41d4-a716-446655440000', 'order:42/retry#1', '~'.repeat(255)])
+      assert.equal(parseIdempotencyKey(key), key);
     assert.equal(parseIdempotencyKey(undefined), undefined);
   });
 
   it('refuses anything else naming Idempotency-Key', () => {
     for (const key of ['', ' ', 'with space', 'x'.repeat(256), 'caf\u00e9', 'tab\there']) {
-      assert.throws(() => parseIdempotencyKey(key), (e: unknown) => e instanceof ValidationError && e.field === 'Idempotency-Key', JSON.stringify(key));
+      assert.throws(
+        () => parseIdempotencyKey(key),
+        (e: unknown) => e instanceof ValidationError && e.field === 'Idempotency-Key',
+        JSON.stringify(key),
+      );
     }
   });
 });
@@ -142,9 +225,19 @@ describe('withKeyAsEventId (POST /v1/events)', () => {
   });
 
   it('refuses a key that contradicts the body id, or that cannot be an event id', () => {
-    const names = (e: unknown, rule: RegExp) => e instanceof ValidationError && e.field === 'Idempotency-Key' && rule.test(e.rule);
-    assert.throws(() => withKeyAsEventId({ ...publish, id: 'inv-1' }, 'inv-2'), (e) => names(e, /differs from the body's id/));
-    assert.throws(() => withKeyAsEventId(publish, 'x'.repeat(129)), (e) => names(e, /1 to 128 visible ASCII/));
-    assert.throws(() => withKeyAsEventId(publish, 'has space'), (e) => names(e, /becomes the event id/));
+    const names = (e: unknown, rule: RegExp) =>
+      e instanceof ValidationError && e.field === 'Idempotency-Key' && rule.test(e.rule);
+    assert.throws(
+      () => withKeyAsEventId({ ...publish, id: 'inv-1' }, 'inv-2'),
+      (e) => names(e, /differs from the body's id/),
+    );
+    assert.throws(
+      () => withKeyAsEventId(publish, 'x'.repeat(129)),
+      (e) => names(e, /1 to 128 visible ASCII/),
+    );
+    assert.throws(
+      () => withKeyAsEventId(publish, 'has space'),
+      (e) => names(e, /becomes the event id/),
+    );
   });
 });

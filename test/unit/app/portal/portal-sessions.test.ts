@@ -2,7 +2,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { UnauthorizedError, ValidationError, NotFoundError } from '#app/errors.ts';
 import { parseExchangeBody, parseMintPortalSessionBody } from '#app/portal/portal-request.ts';
-import { exchangePortalCode, mintPortalSession, portalSession, revokePortalSession } from '#app/portal/portal-sessions.ts';
+import {
+  exchangePortalCode,
+  mintPortalSession,
+  portalSession,
+  revokePortalSession,
+} from '#app/portal/portal-sessions.ts';
 import { portalSessionStatus, portalSessionTtlSeconds } from '#domain/portal-session.ts';
 import { aSubscription, FakeClock, InMemorySubscriptionStore } from '#test/fakes.ts';
 import { InMemoryPortalSessionStore } from '#test/memory-portal-session-store.ts';
@@ -21,9 +26,20 @@ describe('portal links', () => {
   it('mints a link to the dashboard carrying a one-time code in its fragment, living an hour by default; only hashes are stored', async () => {
     const { deps, portalSessions, clock } = setup();
     const link = await mintPortalSession(deps, 'acme', {}, `${BASE}/`);
-    assert.match(link.url, /^https:\/\/abc\.execute-api\.eu-west-1\.amazonaws\.com\/prod\/dashboard#portal=hk_pcode_psn_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+    assert.match(
+      link.url,
+      /^https:\/\/abc\.execute-api\.eu-west-1\.amazonaws\.com\/prod\/dashboard#portal=hk_pcode_psn_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/,
+    );
     assert.equal(link.expiresAt, new Date(clock.nowMs + 3600_000).toISOString());
-    assert.deepEqual({ tenantId: link.tenantId, subscriptionId: link.subscriptionId, exchangedAt: link.exchangedAt, revokedAt: link.revokedAt }, { tenantId: 'acme', subscriptionId: null, exchangedAt: null, revokedAt: null });
+    assert.deepEqual(
+      {
+        tenantId: link.tenantId,
+        subscriptionId: link.subscriptionId,
+        exchangedAt: link.exchangedAt,
+        revokedAt: link.revokedAt,
+      },
+      { tenantId: 'acme', subscriptionId: null, exchangedAt: null, revokedAt: null },
+    );
     const stored = JSON.stringify([...portalSessions.items.values()]);
     assert.ok(!stored.includes(codeOf(link.url)), 'the code is not stored');
     assert.ok(!stored.includes(codeOf(link.url).split('.')[1]!), 'nor its secret part');
@@ -40,14 +56,38 @@ describe('portal links', () => {
     const { deps, subscriptions, clock } = setup();
     await subscriptions.create(aSubscription({ id: 'sub_a', tenantId: 'acme' }));
     await subscriptions.create(aSubscription({ id: 'sub_b', tenantId: 'globex' }));
-    const day = await mintPortalSession(deps, 'acme', parseMintPortalSessionBody('{"expiresInSeconds":86400,"subscriptionId":"sub_a"}'), BASE);
+    const day = await mintPortalSession(
+      deps,
+      'acme',
+      parseMintPortalSessionBody('{"expiresInSeconds":86400,"subscriptionId":"sub_a"}'),
+      BASE,
+    );
     assert.equal(day.expiresAt, new Date(clock.nowMs + 86_400_000).toISOString());
     assert.equal(day.subscriptionId, 'sub_a');
-    for (const [body, field] of [['{"expiresInSeconds":86401}', 'expiresInSeconds'], ['{"expiresInSeconds":59}', 'expiresInSeconds'], ['{"expiresInSeconds":60.5}', 'expiresInSeconds'], ['{"subscriptionId":"dlv_x"}', 'subscriptionId'], ['{"tenant":"x"}', 'tenant']] as const) {
-      assert.throws(() => parseMintPortalSessionBody(body), (e: unknown) => e instanceof ValidationError && e.field === field, body);
+    for (const [body, field] of [
+      ['{"expiresInSeconds":86401}', 'expiresInSeconds'],
+      ['{"expiresInSeconds":59}', 'expiresInSeconds'],
+      ['{"expiresInSeconds":60.5}', 'expiresInSeconds'],
+      ['{"subscriptionId":"dlv_x"}', 'subscriptionId'],
+      ['{"tenant":"x"}', 'tenant'],
+    ] as const) {
+      assert.throws(
+        () => parseMintPortalSessionBody(body),
+        (e: unknown) => e instanceof ValidationError && e.field === field,
+        body,
+      );
     }
-    await assert.rejects(mintPortalSession(deps, 'acme', { subscriptionId: 'sub_b' }, BASE), (e: unknown) => e instanceof ValidationError && e.field === 'subscriptionId' && /not a subscription of tenant acme/.test(e.message));
-    await assert.rejects(mintPortalSession(deps, 'acme', { subscriptionId: 'sub_none' }, BASE), (e: unknown) => e instanceof ValidationError && e.field === 'subscriptionId');
+    await assert.rejects(
+      mintPortalSession(deps, 'acme', { subscriptionId: 'sub_b' }, BASE),
+      (e: unknown) =>
+        e instanceof ValidationError &&
+        e.field === 'subscriptionId' &&
+        /not a subscription of tenant acme/.test(e.message),
+    );
+    await assert.rejects(
+      mintPortalSession(deps, 'acme', { subscriptionId: 'sub_none' }, BASE),
+      (e: unknown) => e instanceof ValidationError && e.field === 'subscriptionId',
+    );
   });
 
   it('trades the code once for a session token that ends with the link', async () => {
@@ -55,13 +95,30 @@ describe('portal links', () => {
     const link = await mintPortalSession(deps, 'acme', {}, BASE);
     const session = await exchangePortalCode(deps, codeOf(link.url));
     assert.match(session.token, /^hk_portal_psn_/);
-    assert.deepEqual({ ...session, token: '' }, { token: '', tokenType: 'Bearer', sessionId: link.id, tenantId: 'acme', subscriptionId: null, expiresAt: link.expiresAt });
+    assert.deepEqual(
+      { ...session, token: '' },
+      {
+        token: '',
+        tokenType: 'Bearer',
+        sessionId: link.id,
+        tenantId: 'acme',
+        subscriptionId: null,
+        expiresAt: link.expiresAt,
+      },
+    );
     assert.ok(!JSON.stringify([...portalSessions.items.values()]).includes(session.token), 'the token is not stored');
     assert.equal((await portalSession(portalSessions, session.token, clock.nowMs))?.tenantId, 'acme');
     // Once only, whoever tries again.
-    await assert.rejects(exchangePortalCode(deps, codeOf(link.url)), (e: unknown) => e instanceof UnauthorizedError && /already opened at .* works only once/.test(e.message));
+    await assert.rejects(
+      exchangePortalCode(deps, codeOf(link.url)),
+      (e: unknown) => e instanceof UnauthorizedError && /already opened at .* works only once/.test(e.message),
+    );
     clock.advance(3600_000);
-    assert.equal(await portalSession(portalSessions, session.token, clock.nowMs), undefined, 'the session ended with the link');
+    assert.equal(
+      await portalSession(portalSessions, session.token, clock.nowMs),
+      undefined,
+      'the session ended with the link',
+    );
   });
 
   it('refuses an unknown, forged, expired or revoked code saying which', async () => {
@@ -73,7 +130,10 @@ describe('portal links', () => {
     await assert.rejects(exchangePortalCode(deps, code.replace(link.id, 'psn_nope')), /this portal link is not valid/);
     await assert.rejects(exchangePortalCode(deps, 'hk_pcode_garbage'), /this portal link is not valid/);
     clock.advance(60_000);
-    await assert.rejects(exchangePortalCode(deps, code), (e: unknown) => e instanceof UnauthorizedError && e.message.includes(`expired at ${link.expiresAt}`));
+    await assert.rejects(
+      exchangePortalCode(deps, code),
+      (e: unknown) => e instanceof UnauthorizedError && e.message.includes(`expired at ${link.expiresAt}`),
+    );
     const other = await mintPortalSession(deps, 'acme', {}, BASE);
     await revokePortalSession(deps, 'acme', other.id);
     await assert.rejects(exchangePortalCode(deps, codeOf(other.url)), /was revoked at/);
@@ -94,9 +154,18 @@ describe('portal links', () => {
   });
 
   it('the domain: revoked beats ended; the row outlives its end by a week', () => {
-    assert.equal(portalSessionStatus({ endsAt: '2024-01-01T00:00:00.000Z', revokedAt: '2023-12-31T00:00:00.000Z' }, '2024-02-01T00:00:00.000Z'), 'revoked');
+    assert.equal(
+      portalSessionStatus(
+        { endsAt: '2024-01-01T00:00:00.000Z', revokedAt: '2023-12-31T00:00:00.000Z' },
+        '2024-02-01T00:00:00.000Z',
+      ),
+      'revoked',
+    );
     assert.equal(portalSessionStatus({ endsAt: '2024-01-01T00:00:00.000Z' }, '2024-01-01T00:00:00.000Z'), 'ended');
     assert.equal(portalSessionStatus({ endsAt: '2024-01-01T00:00:00.001Z' }, '2024-01-01T00:00:00.000Z'), 'live');
-    assert.equal(portalSessionTtlSeconds(Date.parse('2024-01-01T00:00:00.000Z')), Date.parse('2024-01-08T00:00:00.000Z') / 1000);
+    assert.equal(
+      portalSessionTtlSeconds(Date.parse('2024-01-01T00:00:00.000Z')),
+      Date.parse('2024-01-08T00:00:00.000Z') / 1000,
+    );
   });
 });

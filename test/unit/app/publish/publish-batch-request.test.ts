@@ -8,7 +8,8 @@ const refusal = (field: string, rule?: RegExp) => (error: unknown) =>
 
 describe('parsePublishBatch', () => {
   it('reads each event as a single publish would, payload text byte for byte', () => {
-    const raw = '{"events":[{"id":"evt_a","type":"a.b","payload":{ "n" : 1.0 }}, {"type":"c","payload":[1e2,"\\u00e9"]}]}';
+    const raw =
+      '{"events":[{"id":"evt_a","type":"a.b","payload":{ "n" : 1.0 }}, {"type":"c","payload":[1e2,"\\u00e9"]}]}';
 
     assert.deepEqual(parsePublishBatch(raw), [
       { id: 'evt_a', type: 'a.b', payloadJson: '{ "n" : 1.0 }' },
@@ -17,10 +18,21 @@ describe('parsePublishBatch', () => {
   });
 
   it('refuses the whole batch naming the first bad event and field', () => {
-    const raw = JSON.stringify({ events: [{ type: 'ok', payload: {} }, { type: 'bad type!', payload: {} }] });
+    const raw = JSON.stringify({
+      events: [
+        { type: 'ok', payload: {} },
+        { type: 'bad type!', payload: {} },
+      ],
+    });
     assert.throws(() => parsePublishBatch(raw), refusal('events[1].type', /at most 256 letters/));
-    assert.throws(() => parsePublishBatch(JSON.stringify({ events: [{ type: 'a' }] })), refusal('events[0].payload', /required/));
-    assert.throws(() => parsePublishBatch(JSON.stringify({ events: [{ type: 'a', payload: {}, extra: 1 }] })), refusal('events[0].extra', /not a known field/));
+    assert.throws(
+      () => parsePublishBatch(JSON.stringify({ events: [{ type: 'a' }] })),
+      refusal('events[0].payload', /required/),
+    );
+    assert.throws(
+      () => parsePublishBatch(JSON.stringify({ events: [{ type: 'a', payload: {}, extra: 1 }] })),
+      refusal('events[0].extra', /not a known field/),
+    );
     assert.throws(() => parsePublishBatch(JSON.stringify({ events: [42] })), refusal('events[0]', /JSON object/));
   });
 
@@ -28,15 +40,25 @@ describe('parsePublishBatch', () => {
     assert.throws(() => parsePublishBatch('{}'), refusal('events', /required/));
     assert.throws(() => parsePublishBatch('{"events":{}}'), refusal('events', /list/));
     assert.throws(() => parsePublishBatch('{"events":[]}'), refusal('events', /1 to 100/));
-    const tooMany = JSON.stringify({ events: Array.from({ length: MAX_BATCH_EVENTS + 1 }, () => ({ type: 'a', payload: 1 })) });
+    const tooMany = JSON.stringify({
+      events: Array.from({ length: MAX_BATCH_EVENTS + 1 }, () => ({ type: 'a', payload: 1 })),
+    });
     assert.throws(() => parsePublishBatch(tooMany), refusal('events', /not 101/));
     assert.throws(() => parsePublishBatch('{"events":[],"more":1}'), refusal('more'));
-    assert.equal(parsePublishBatch(JSON.stringify({ events: Array.from({ length: MAX_BATCH_EVENTS }, () => ({ type: 'a', payload: 1 })) })).length, MAX_BATCH_EVENTS);
+    assert.equal(
+      parsePublishBatch(
+        JSON.stringify({ events: Array.from({ length: MAX_BATCH_EVENTS }, () => ({ type: 'a', payload: 1 })) }),
+      ).length,
+      MAX_BATCH_EVENTS,
+    );
   });
 
   it('keeps the single publish limits per event: size, and refuses a payload JSON would rewrite', () => {
     const big = JSON.stringify({ events: [{ type: 'a', payload: 'x'.repeat(256 * 1024) }] });
     assert.throws(() => parsePublishBatch(big), refusal('events[0]', /at most 262144 bytes/));
-    assert.throws(() => parsePublishBatch('{"events":[{"type":"a","payload":{"n":1e400}}]}'), (e: unknown) => e instanceof ValidationError && e.field.startsWith('events'));
+    assert.throws(
+      () => parsePublishBatch('{"events":[{"type":"a","payload":{"n":1e400}}]}'),
+      (e: unknown) => e instanceof ValidationError && e.field.startsWith('events'),
+    );
   });
 });

@@ -32,7 +32,13 @@ describe('publish', () => {
     // The first attempt writes the row (send.ts); until then it is read from the batch's manifest.
     assert.equal(deps.deliveries.items.size, 0);
     const body = deps.events.items.get('evt_1')!.body;
-    const carried = { eventId: 'evt_1', eventType: 'invoice.paid', createdAt: NOW, giveUpAt: '2024-05-04T12:00:00.000Z', body };
+    const carried = {
+      eventId: 'evt_1',
+      eventType: 'invoice.paid',
+      createdAt: NOW,
+      giveUpAt: '2024-05-04T12:00:00.000Z',
+      body,
+    };
     assert.deepEqual(deps.queue.messages(), [
       { kind: 'fresh', deliveryId: ids[0], subscriptionId: 'sub_a', ...carried },
       { kind: 'fresh', deliveryId: ids[1], subscriptionId: 'sub_b', ...carried },
@@ -42,23 +48,42 @@ describe('publish', () => {
 
   it('skips subscriptions whose event types do not match', async () => {
     const deps = fakeDeps();
-    withSubscriptions(deps, { id: 'sub_a', eventTypes: ['user.*'] }, { id: 'sub_b', eventTypes: ['invoice.created'] }, { id: 'sub_c', eventTypes: ['*'] });
+    withSubscriptions(
+      deps,
+      { id: 'sub_a', eventTypes: ['user.*'] },
+      { id: 'sub_b', eventTypes: ['invoice.created'] },
+      { id: 'sub_c', eventTypes: ['*'] },
+    );
 
     const result = await publish(deps, { id: 'evt_1', type: 'invoice.paid', payloadJson: '{}' });
 
     assert.deepEqual(result.deliveryIds, [deliveryIdFor('evt_1', 'sub_c', NOW)]);
-    assert.deepEqual(deps.queue.messages().map((m) => m.subscriptionId), ['sub_c']);
+    assert.deepEqual(
+      deps.queue.messages().map((m) => m.subscriptionId),
+      ['sub_c'],
+    );
   });
 
   it('skips disabled subscriptions but sends deliveries for paused ones (they wait, never skip)', async () => {
     const deps = fakeDeps();
-    withSubscriptions(deps, { id: 'sub_on' }, { id: 'sub_paused', state: 'paused' }, { id: 'sub_off', state: 'disabled' });
+    withSubscriptions(
+      deps,
+      { id: 'sub_on' },
+      { id: 'sub_paused', state: 'paused' },
+      { id: 'sub_off', state: 'disabled' },
+    );
 
     const result = await publish(deps, { id: 'evt_1', type: 'a.b', payloadJson: '{}' });
 
-    assert.deepEqual(result.deliveryIds, [deliveryIdFor('evt_1', 'sub_on', NOW), deliveryIdFor('evt_1', 'sub_paused', NOW)]);
+    assert.deepEqual(result.deliveryIds, [
+      deliveryIdFor('evt_1', 'sub_on', NOW),
+      deliveryIdFor('evt_1', 'sub_paused', NOW),
+    ]);
     assert.deepEqual(deps.events.items.get('evt_1')!.subscriptionIds, ['sub_on', 'sub_paused']);
-    assert.deepEqual(deps.queue.messages().map((m) => m.subscriptionId), ['sub_on', 'sub_paused']);
+    assert.deepEqual(
+      deps.queue.messages().map((m) => m.subscriptionId),
+      ['sub_on', 'sub_paused'],
+    );
   });
 
   it('marks the messages of a rate-limited subscription to travel alone; others may share a message', async () => {
@@ -67,16 +92,39 @@ describe('publish', () => {
 
     await publish(deps, { id: 'evt_1', type: 'a.b', payloadJson: '{}' });
 
-    assert.deepEqual(deps.queue.messages().map((m) => [m.subscriptionId, m.alone ?? false]), [['sub_free', false], ['sub_limited', true]]);
+    assert.deepEqual(
+      deps.queue.messages().map((m) => [m.subscriptionId, m.alone ?? false]),
+      [
+        ['sub_free', false],
+        ['sub_limited', true],
+      ],
+    );
   });
 
   it('takes the deadline from the subscription policy, else the default policy', async () => {
-    const deps = fakeDeps({ defaultRetryPolicy: { initialDelaySeconds: 10, multiplier: 2, maxDelaySeconds: 60, jitter: 0, deadlineSeconds: 600 } });
-    withSubscriptions(deps, { id: 'sub_own', retryPolicy: { initialDelaySeconds: 1, multiplier: 2, maxDelaySeconds: 10, jitter: 0, deadlineSeconds: 60 } }, { id: 'sub_default' });
+    const deps = fakeDeps({
+      defaultRetryPolicy: {
+        initialDelaySeconds: 10,
+        multiplier: 2,
+        maxDelaySeconds: 60,
+        jitter: 0,
+        deadlineSeconds: 600,
+      },
+    });
+    withSubscriptions(
+      deps,
+      {
+        id: 'sub_own',
+        retryPolicy: { initialDelaySeconds: 1, multiplier: 2, maxDelaySeconds: 10, jitter: 0, deadlineSeconds: 60 },
+      },
+      { id: 'sub_default' },
+    );
 
     await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
 
-    const giveUpAt = new Map(deps.queue.messages().map((m) => [m.subscriptionId, m.kind === 'fresh' ? m.giveUpAt : undefined]));
+    const giveUpAt = new Map(
+      deps.queue.messages().map((m) => [m.subscriptionId, m.kind === 'fresh' ? m.giveUpAt : undefined]),
+    );
     assert.equal(giveUpAt.get('sub_own'), '2024-05-01T12:01:00.000Z');
     assert.equal(giveUpAt.get('sub_default'), '2024-05-01T12:10:00.000Z');
   });
@@ -114,7 +162,7 @@ describe('publish', () => {
     const again = await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{"v":1}' });
 
     assert.deepEqual(again, { kind: 'duplicate', eventId: 'evt_1', deliveryIds: first.deliveryIds });
-    assert.equal(deps.queue.messages().length, 2, 'the first publish\'s two, none for sub_late');
+    assert.equal(deps.queue.messages().length, 2, "the first publish's two, none for sub_late");
     assert.match(deps.events.items.get('evt_1')!.body, /"data":\{"v":1\}/);
     assert.equal(deps.metrics.counts.EventsPublished, 1);
   });
@@ -125,16 +173,28 @@ describe('publish', () => {
     const first = await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{"v":1}' });
     deps.clock.advance(60_000);
 
-    for (const other of [{ type: 'a', payloadJson: '{"v":2}' }, { type: 'a', payloadJson: '{ "v":1}' }, { type: 'b', payloadJson: '{"v":1}' }]) {
-      assert.deepEqual(await publish(deps, { id: 'evt_1', ...other }), { kind: 'conflict', eventId: 'evt_1', deliveryIds: first.deliveryIds }, JSON.stringify(other));
+    for (const other of [
+      { type: 'a', payloadJson: '{"v":2}' },
+      { type: 'a', payloadJson: '{ "v":1}' },
+      { type: 'b', payloadJson: '{"v":1}' },
+    ]) {
+      assert.deepEqual(
+        await publish(deps, { id: 'evt_1', ...other }),
+        { kind: 'conflict', eventId: 'evt_1', deliveryIds: first.deliveryIds },
+        JSON.stringify(other),
+      );
     }
-    assert.deepEqual(await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{"v":1}' }), { kind: 'duplicate', eventId: 'evt_1', deliveryIds: first.deliveryIds }, 'the same event a minute later');
+    assert.deepEqual(
+      await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{"v":1}' }),
+      { kind: 'duplicate', eventId: 'evt_1', deliveryIds: first.deliveryIds },
+      'the same event a minute later',
+    );
     assert.equal(deps.queue.messages().length, 1);
     assert.match(deps.events.items.get('evt_1')!.body, /"data":\{"v":1\}/);
     assert.equal(deps.metrics.counts.EventsPublished, 1);
   });
 
-  it('a repeat sends nothing even when the first try stopped half-way: its manifest is the sweeper\'s to finish', async () => {
+  it("a repeat sends nothing even when the first try stopped half-way: its manifest is the sweeper's to finish", async () => {
     const deps = fakeDeps();
     withSubscriptions(deps, { id: 'sub_a' }, { id: 'sub_b' });
     await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
@@ -167,20 +227,32 @@ describe('publish', () => {
       await enqueue(messages);
     };
 
-    await publishBatch(deps, [{ id: 'evt_1', type: 'a', payloadJson: '{}' }, { id: 'evt_2', type: 'a', payloadJson: '{}' }]);
+    await publishBatch(deps, [
+      { id: 'evt_1', type: 'a', payloadJson: '{}' },
+      { id: 'evt_2', type: 'a', payloadJson: '{}' },
+    ]);
 
     assert.deepEqual(seen, ['manifest evt_1,evt_2 (events stored: 0)', 'enqueue 2 (manifests: 1)']);
-    assert.deepEqual([...deps.ingestManifests.items.values()].map((m) => m.deliveryIds), [[deliveryIdFor('evt_1', 'sub_a', NOW), deliveryIdFor('evt_2', 'sub_a', NOW)]]);
+    assert.deepEqual(
+      [...deps.ingestManifests.items.values()].map((m) => m.deliveryIds),
+      [[deliveryIdFor('evt_1', 'sub_a', NOW), deliveryIdFor('evt_2', 'sub_a', NOW)]],
+    );
     assert.equal(deps.queue.enqueued.length, 1, 'one enqueue for the whole batch');
   });
 
-  it('writes the manifest of a batch nobody subscribes to as well: it is the event log, with each event\'s type and its events\' TTL', async () => {
+  it("writes the manifest of a batch nobody subscribes to as well: it is the event log, with each event's type and its events' TTL", async () => {
     const deps = fakeDeps();
 
-    await publishBatch(deps, [{ id: 'evt_1', type: 'a', payloadJson: '{}' }, { id: 'evt_2', type: 'b', payloadJson: '{}' }]);
+    await publishBatch(deps, [
+      { id: 'evt_1', type: 'a', payloadJson: '{}' },
+      { id: 'evt_2', type: 'b', payloadJson: '{}' },
+    ]);
 
     const manifests = [...deps.ingestManifests.items.values()];
-    assert.deepEqual(manifests.map((m) => [m.eventIds, m.eventTypes, m.deliveryIds, m.createdAt]), [[['evt_1', 'evt_2'], ['a', 'b'], [], NOW]]);
+    assert.deepEqual(
+      manifests.map((m) => [m.eventIds, m.eventTypes, m.deliveryIds, m.createdAt]),
+      [[['evt_1', 'evt_2'], ['a', 'b'], [], NOW]],
+    );
     assert.equal(manifests[0]!.expiresAt, deps.events.expiresAt.get('evt_1'), 'the manifest goes when its events go');
     assert.match(manifests[0]!.key, /^2024-05-01T12:00:00\.000Z#[A-Za-z0-9_-]+$/);
   });
@@ -210,7 +282,10 @@ describe('publish', () => {
 
     await assert.rejects(publishBatch(deps, [{ id: 'evt_1', type: 'a', payloadJson: '{}' }]), /SQS unavailable/);
 
-    assert.deepEqual([...deps.ingestManifests.items.values()].map((m) => m.eventIds), [['evt_1']]);
+    assert.deepEqual(
+      [...deps.ingestManifests.items.values()].map((m) => m.eventIds),
+      [['evt_1']],
+    );
   });
 
   it('answers each event of a batch in order, a duplicate within it included', async () => {
@@ -223,7 +298,13 @@ describe('publish', () => {
       { id: 'evt_seen', type: 'a', payloadJson: '{}' },
     ]);
 
-    assert.deepEqual(results.map((r) => [r.kind === 'refused' ? undefined : r.eventId, r.kind]), [['evt_new', 'accepted'], ['evt_seen', 'duplicate']]);
+    assert.deepEqual(
+      results.map((r) => [r.kind === 'refused' ? undefined : r.eventId, r.kind]),
+      [
+        ['evt_new', 'accepted'],
+        ['evt_seen', 'duplicate'],
+      ],
+    );
     const second = results[1]!;
     assert.ok(second.kind === 'duplicate');
     assert.deepEqual(second.deliveryIds, [deliveryIdFor('evt_seen', 'sub_a', NOW)]);

@@ -38,18 +38,32 @@ function emptyRange(clock: { advance(ms: number): void }) {
 function bulkDeps() {
   const base = fakeDeps();
   const { recovery, calls } = emptyRange(base.clock);
-  const deps = { ...base, replays: new InMemoryReplayStore(), recovery, replayPolicy: DEFAULT_REPLAY_POLICY, retention: DEFAULT_RETENTION };
+  const deps = {
+    ...base,
+    replays: new InMemoryReplayStore(),
+    recovery,
+    replayPolicy: DEFAULT_REPLAY_POLICY,
+    retention: DEFAULT_RETENTION,
+  };
   return { deps, calls };
 }
 
-const criteria = (createdFrom: string, createdTo = '2024-05-01T11:00:00.000Z') => ({ states: [STATE.expired, STATE.failed], createdFrom, createdTo });
+const criteria = (createdFrom: string, createdTo = '2024-05-01T11:00:00.000Z') => ({
+  states: [STATE.expired, STATE.failed],
+  createdFrom,
+  createdTo,
+});
 
 describe('bulk replay: a bounded range, a deadline between reads', () => {
   for (const createdFrom of ['1970-01-01T00:00:00.000Z', '0001-01-01T00:00:00.000Z']) {
     it(`refuses createdFrom ${createdFrom.slice(0, 10)} (before the retention window) naming createdFrom, and stores nothing`, async () => {
       const { deps, calls } = bulkDeps();
       await assert.rejects(
-        startBulkReplay(deps, { criteria: criteria(createdFrom), dryRun: false, operator: 'op', principal: 'admin' }, { deadlineMs: deps.clock.now() + 20_000 }),
+        startBulkReplay(
+          deps,
+          { criteria: criteria(createdFrom), dryRun: false, operator: 'op', principal: 'admin' },
+          { deadlineMs: deps.clock.now() + 20_000 },
+        ),
         (e: unknown) => e instanceof ValidationError && e.field === 'createdFrom' && /retention/.test(e.message),
       );
       assert.equal(deps.replays.items.size, 0);
@@ -60,7 +74,11 @@ describe('bulk replay: a bounded range, a deadline between reads', () => {
   it('accepts a createdFrom inside the dead-letter retention', async () => {
     const { deps } = bulkDeps();
     const from = new Date(deps.clock.now() - (DEFAULT_RETENTION.deadLetterDays - 1) * DAY_MS).toISOString();
-    const record = await startBulkReplay(deps, { criteria: criteria(from), dryRun: true, operator: 'op', principal: 'admin' }, { deadlineMs: deps.clock.now() + 5_000 });
+    const record = await startBulkReplay(
+      deps,
+      { criteria: criteria(from), dryRun: true, operator: 'op', principal: 'admin' },
+      { deadlineMs: deps.clock.now() + 5_000 },
+    );
     assert.equal(record.criteria.createdFrom, from);
   });
 
@@ -69,7 +87,11 @@ describe('bulk replay: a bounded range, a deadline between reads', () => {
     const from = new Date(deps.clock.now() - 80 * DAY_MS).toISOString();
     const deadlineMs = deps.clock.now() + 5_000;
 
-    const record = await startBulkReplay(deps, { criteria: criteria(from), dryRun: false, operator: 'op', principal: 'admin' }, { deadlineMs });
+    const record = await startBulkReplay(
+      deps,
+      { criteria: criteria(from), dryRun: false, operator: 'op', principal: 'admin' },
+      { deadlineMs },
+    );
 
     assert.equal(record.status, 'running');
     assert.ok(calls.length <= 6, `${calls.length} reads for a 5 s budget of 1 s reads`);
@@ -85,10 +107,16 @@ describe('bulk replay: a bounded range, a deadline between reads', () => {
 describe('replaying a delivery of a disabled subscription', () => {
   it('is a conflict, and changes nothing', async () => {
     const deps = fakeDeps();
-    deps.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1', state: 'disabled', stateReason: 'endpoint answered 410 Gone' }));
+    deps.subscriptions.items.set(
+      'sub_1',
+      aSubscription({ id: 'sub_1', state: 'disabled', stateReason: 'endpoint answered 410 Gone' }),
+    );
     deps.deliveries.put(aDelivery({ id: 'dlv_1', subscriptionId: 'sub_1', state: STATE.failed }));
 
-    await assert.rejects(replayDelivery(deps, 'dlv_1'), (e: unknown) => e instanceof ConflictError && /disabled/.test(e.message) && /sub_1/.test(e.message));
+    await assert.rejects(
+      replayDelivery(deps, 'dlv_1'),
+      (e: unknown) => e instanceof ConflictError && /disabled/.test(e.message) && /sub_1/.test(e.message),
+    );
 
     assert.equal(deps.deliveries.items.get('dlv_1')!.state, STATE.failed);
     assert.deepEqual(deps.queue.messages(), []);

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import type { z } from 'zod';
 import { deliveryDetailView } from '#app/deliveries/delivery-detail-view.ts';
 import { attemptView, deliveryView } from '#app/deliveries/delivery-view.ts';
-import { eventDetailView, eventSummaryView, subscriptionEventView } from '#app/events/event-view.ts';
+import type { eventDetailView, eventSummaryView, subscriptionEventView } from '#app/events/event-view.ts';
 import * as R from '#app/schema/responses.ts';
-import { subscriptionStatsView } from '#app/subscriptions/subscription-stats-view.ts';
+import type { subscriptionStatsView } from '#app/subscriptions/subscription-stats-view.ts';
 import { subscriptionView } from '#app/subscriptions/subscription-view.ts';
-import { tenantKeyView } from '#app/tenants/tenants.ts';
+import type { tenantKeyView } from '#app/tenants/tenants.ts';
 import type { ErrorCode } from '#handlers/error-map.ts';
 import { STATE } from '#domain/states.ts';
 import { aDelivery, aSubscription } from '#test/fakes.ts';
@@ -40,20 +40,40 @@ const parses = (schema: z.ZodType, value: unknown) => {
 };
 
 describe('the response schemas accept what the views produce', () => {
-  const subscription = aSubscription({ id: 'sub_1', tenantId: 'acme', description: 'billing', headers: { 'x-team': 'a' }, metadata: { k: 'v' } });
+  const subscription = aSubscription({
+    id: 'sub_1',
+    tenantId: 'acme',
+    description: 'billing',
+    headers: { 'x-team': 'a' },
+    metadata: { k: 'v' },
+  });
   const delivery = aDelivery({ id: 'dlv_1', state: STATE.failed, lastStatus: 500, lastError: 'http_500' });
-  const attempt = { deliveryId: 'dlv_1', seq: 1, attempt: 1, startedAt: '2024-05-01T00:00:00.000Z', durationMs: 12, status: 500, responseSnippet: 'no' };
+  const attempt = {
+    deliveryId: 'dlv_1',
+    seq: 1,
+    attempt: 1,
+    startedAt: '2024-05-01T00:00:00.000Z',
+    durationMs: 12,
+    status: 500,
+    responseSnippet: 'no',
+  };
 
   it('subscription, delivery, attempt and detail', () => {
     parses(R.subscription, subscriptionView(subscription));
     parses(R.createdSubscription, subscriptionView({ ...subscription, secret: 'whsec_x' }, { withSecret: true }));
     parses(R.delivery, deliveryView(delivery));
     parses(R.attempt, attemptView(attempt));
-    parses(R.deliveryDetail, deliveryDetailView({ delivery, event: undefined, attempts: [attempt], attemptsNextCursor: undefined } as never));
+    parses(
+      R.deliveryDetail,
+      deliveryDetailView({ delivery, event: undefined, attempts: [attempt], attemptsNextCursor: undefined } as never),
+    );
   });
 
   it('refuses a field the schema does not document (strict objects)', () => {
     assert.equal(R.delivery.safeParse({ ...deliveryView(delivery), leaseUntil: 'x' }).success, false);
-    assert.equal(R.resumedSubscription.safeParse({ ...subscriptionView(subscription), secret: 'whsec_x', drained: 0 }).success, false);
+    assert.equal(
+      R.resumedSubscription.safeParse({ ...subscriptionView(subscription), secret: 'whsec_x', drained: 0 }).success,
+      false,
+    );
   });
 });

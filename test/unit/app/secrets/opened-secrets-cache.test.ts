@@ -62,7 +62,9 @@ describe('OpenedSecretsCache', () => {
   it('a failed open is not remembered', async () => {
     let fail = true;
     const { cipher } = counting();
-    const opener: SecretOpener = { open: async (id, s) => (fail ? Promise.reject(new Error('throttled')) : cipher.open(id, s)) };
+    const opener: SecretOpener = {
+      open: async (id, s) => (fail ? Promise.reject(new Error('throttled')) : cipher.open(id, s)),
+    };
     const sealed = await cipher.seal('sub_a', [A]);
     const c = cache();
     await assert.rejects(c.open(opener, 'sub_a', sealed), /throttled/);
@@ -83,7 +85,11 @@ describe('OpenedSecretsCache', () => {
     const { opener, calls, cipher } = counting();
     const sealed = await cipher.seal('sub_a', [A]);
     const c = cache();
-    await Promise.all([c.open(opener, 'sub_a', sealed), c.open(opener, 'sub_a', sealed), c.open(opener, 'sub_a', sealed)]);
+    await Promise.all([
+      c.open(opener, 'sub_a', sealed),
+      c.open(opener, 'sub_a', sealed),
+      c.open(opener, 'sub_a', sealed),
+    ]);
     assert.equal(calls.length, 1);
   });
 
@@ -102,7 +108,11 @@ describe('OpenedSecretsCache', () => {
   it('holds at most maxEntries blobs per opener, the oldest dropped first', async () => {
     const { opener, calls, cipher } = counting();
     const c = cache({ maxEntries: 2 });
-    const [x, y, z] = [await cipher.seal('sub_x', [A]), await cipher.seal('sub_y', [A]), await cipher.seal('sub_z', [A])];
+    const [x, y, z] = [
+      await cipher.seal('sub_x', [A]),
+      await cipher.seal('sub_y', [A]),
+      await cipher.seal('sub_z', [A]),
+    ];
     await c.open(opener, 'sub_x', x);
     await c.open(opener, 'sub_y', y);
     await c.open(opener, 'sub_z', z);
@@ -129,7 +139,11 @@ describe('openSecrets goes through the cache on both paths', () => {
   const KEY_ARN = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
   beforeEach(() => {
     kmsMock.reset();
-    kmsMock.on(GenerateDataKeyCommand).callsFake(async () => ({ Plaintext: new Uint8Array(32).fill(7), CiphertextBlob: Uint8Array.from([1, 2, 3]), KeyId: KEY_ARN }));
+    kmsMock.on(GenerateDataKeyCommand).callsFake(async () => ({
+      Plaintext: new Uint8Array(32).fill(7),
+      CiphertextBlob: Uint8Array.from([1, 2, 3]),
+      KeyId: KEY_ARN,
+    }));
     kmsMock.on(DecryptCommand).callsFake(async () => ({ Plaintext: new Uint8Array(32).fill(7), KeyId: KEY_ARN }));
   });
   after(() => kmsMock.restore());
@@ -148,7 +162,10 @@ describe('openSecrets goes through the cache on both paths', () => {
     const kms = new KmsSecretOpener(client, KEY_ARN, { ttlMs: 0 });
     const calls: string[] = [];
     const opener: SecretOpener = { open: (id, sealed) => (calls.push(id), kms.open(id, sealed)) };
-    const sub = aSubscription({ id: 'sub_kms', secrets: await new KmsSecretSealer(client, KEY_ARN).seal('sub_kms', [A]) });
+    const sub = aSubscription({
+      id: 'sub_kms',
+      secrets: await new KmsSecretSealer(client, KEY_ARN).seal('sub_kms', [A]),
+    });
     for (let i = 0; i < 3; i++) assert.deepEqual(await openSecrets({ secretOpener: opener }, sub), [A]);
     assert.equal(calls.length, 1);
     assert.equal(kmsMock.commandCalls(DecryptCommand).length, 1);
@@ -156,6 +173,9 @@ describe('openSecrets goes through the cache on both paths', () => {
 
   it('a row from before sealing is served as stored, without the opener', async () => {
     const sub = aSubscription({ id: 'sub_plain', secrets: { scheme: 'plain', secrets: [A] } });
-    assert.deepEqual(await openSecrets({ secretOpener: { open: async () => assert.fail('no opener for a plain row') } }, sub), [A]);
+    assert.deepEqual(
+      await openSecrets({ secretOpener: { open: async () => assert.fail('no opener for a plain row') } }, sub),
+      [A],
+    );
   });
 });

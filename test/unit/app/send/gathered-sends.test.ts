@@ -3,7 +3,12 @@ import assert from 'node:assert/strict';
 import { gatheredSends } from '#app/send/gathered-sends.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
-const m = (n: number): DeliveryMessage => ({ kind: 'due', deliveryId: `dlv_${n}`, subscriptionId: 'sub_1', delaySeconds: 1 });
+const m = (n: number): DeliveryMessage => ({
+  kind: 'due',
+  deliveryId: `dlv_${n}`,
+  subscriptionId: 'sub_1',
+  delaySeconds: 1,
+});
 
 function recording(fail?: Error) {
   const calls: string[][] = [];
@@ -37,7 +42,10 @@ describe('gathered sends', () => {
     await Promise.all([1, 2, 3].map((n) => send(m(n))));
     await Promise.all([4, 5, 6].map((n) => send(m(n))));
 
-    assert.deepEqual(calls, [['dlv_1', 'dlv_2', 'dlv_3'], ['dlv_4', 'dlv_5', 'dlv_6']]);
+    assert.deepEqual(calls, [
+      ['dlv_1', 'dlv_2', 'dlv_3'],
+      ['dlv_4', 'dlv_5', 'dlv_6'],
+    ]);
     assert.ok(Date.now() - started < 1000);
   });
 
@@ -48,7 +56,10 @@ describe('gathered sends', () => {
 
     const results = await Promise.allSettled([send(m(1)), send(m(2))]);
 
-    assert.deepEqual(results, [{ status: 'rejected', reason: failure }, { status: 'rejected', reason: failure }]);
+    assert.deepEqual(results, [
+      { status: 'rejected', reason: failure },
+      { status: 'rejected', reason: failure },
+    ]);
     assert.deepEqual(broken.calls, [['dlv_1', 'dlv_2']]);
   });
 });

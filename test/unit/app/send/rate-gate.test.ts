@@ -36,7 +36,14 @@ function world(subscription: Partial<Subscription>, n: number): World {
   const deps = { ...fakeDeps(), http, attemptTimeoutMs: 2000 };
   deps.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1', ...subscription }));
   for (let i = 0; i < n; i++) {
-    deps.events.items.set(`evt_${i}`, { id: `evt_${i}`, type: 'order.created', body: BODY, subscriptionIds: ['sub_1'], deliveryIds: [`dlv_${i}`], createdAt: NOW });
+    deps.events.items.set(`evt_${i}`, {
+      id: `evt_${i}`,
+      type: 'order.created',
+      body: BODY,
+      subscriptionIds: ['sub_1'],
+      deliveryIds: [`dlv_${i}`],
+      createdAt: NOW,
+    });
   }
   const gets: string[] = [];
   const get = deps.deliveries.get.bind(deps.deliveries);
@@ -45,12 +52,36 @@ function world(subscription: Partial<Subscription>, n: number): World {
 }
 
 /** Publish's message for dlv_i: it carries the body, creation time and deadline. */
-const fresh = (i: number, giveUpAt = at(3600)): FreshMessage => ({ kind: 'fresh', deliveryId: `dlv_${i}`, subscriptionId: 'sub_1', eventId: `evt_${i}`, eventType: 'order.created', createdAt: NOW, giveUpAt, body: BODY });
+const fresh = (i: number, giveUpAt = at(3600)): FreshMessage => ({
+  kind: 'fresh',
+  deliveryId: `dlv_${i}`,
+  subscriptionId: 'sub_1',
+  eventId: `evt_${i}`,
+  eventType: 'order.created',
+  createdAt: NOW,
+  giveUpAt,
+  body: BODY,
+});
 /** A replay's, the sweeper's or a resume drain's message: the row is read. */
-const due = (i: number): DueMessage => ({ kind: 'due', deliveryId: `dlv_${i}`, subscriptionId: 'sub_1', attemptSeq: 0 });
+const due = (i: number): DueMessage => ({
+  kind: 'due',
+  deliveryId: `dlv_${i}`,
+  subscriptionId: 'sub_1',
+  attemptSeq: 0,
+});
 /** Stores dlv_i's row, pending and due now. */
 const stored = (w: World, i: number, fields: Partial<Delivery> = {}) =>
-  w.deps.deliveries.put(aDelivery({ id: `dlv_${i}`, eventId: `evt_${i}`, subscriptionId: 'sub_1', createdAt: NOW, nextAttemptAt: NOW, giveUpAt: at(3600), ...fields }));
+  w.deps.deliveries.put(
+    aDelivery({
+      id: `dlv_${i}`,
+      eventId: `evt_${i}`,
+      subscriptionId: 'sub_1',
+      createdAt: NOW,
+      nextAttemptAt: NOW,
+      giveUpAt: at(3600),
+      ...fields,
+    }),
+  );
 const row = (w: World, i: number) => w.deps.deliveries.items.get(`dlv_${i}`);
 /** 10/s: sub-windows of 100 ms with one place each; the clock starts at sub-window T. */
 const T = NOW_MS / 100;
@@ -79,17 +110,32 @@ describe('the rate gate', () => {
     for (let i = 0; i < 4; i++) outcomes.push(await processDelivery(w.deps, fresh(i), FIRST));
 
     assert.equal(outcomes[0]!.kind, 'done');
-    assert.deepEqual(outcomes.slice(1).map((o) => [o.kind, o.kind === 'retry_later' ? o.delaySeconds : undefined]), [['retry_later', 1], ['retry_later', 2], ['retry_later', 3]], 'one place per second at this phase: 1, 2, 3 s');
+    assert.deepEqual(
+      outcomes.slice(1).map((o) => [o.kind, o.kind === 'retry_later' ? o.delaySeconds : undefined]),
+      [
+        ['retry_later', 1],
+        ['retry_later', 2],
+        ['retry_later', 3],
+      ],
+      'one place per second at this phase: 1, 2, 3 s',
+    );
     assert.equal(w.http.requests.length, 1);
     assert.equal(row(w, 0)!.state, 'delivered');
     for (let i = 1; i < 4; i++) {
       const outcome = outcomes[i]!;
       assert.equal(row(w, i), undefined, `dlv_${i}: a short wait keeps its message, no row written`);
       assert.equal(outcome.attempt, undefined, 'no attempt to log');
-      assert.equal(outcome.kind === 'retry_later' ? outcome.next : 'done', undefined, 'its message comes back as it is');
+      assert.equal(
+        outcome.kind === 'retry_later' ? outcome.next : 'done',
+        undefined,
+        'its message comes back as it is',
+      );
     }
     assert.deepEqual(w.gets, []);
-    assert.deepEqual(w.deps.sendRate.calls.map((c) => c.op), ['count', 'count', 'takeTurn', 'count', 'takeTurn', 'count', 'takeTurn']);
+    assert.deepEqual(
+      w.deps.sendRate.calls.map((c) => c.op),
+      ['count', 'count', 'takeTurn', 'count', 'takeTurn', 'count', 'takeTurn'],
+    );
     assert.equal(w.deps.metrics.counts.DeliveriesRetried, undefined, 'a wait is not a retry');
   });
 
@@ -97,7 +143,14 @@ describe('the rate gate', () => {
     const w = world({ rateLimitPerSecond: 10 }, 1);
     const earlier: InlineAttempt = { seq: 3, attempt: 3, startedAt: at(-40), durationMs: 5, status: 503 };
     stored(w, 0, { attempts: 3, attemptSeq: 3, lastAttempt: earlier, lastStatus: 503, lastError: 'HTTP 503' });
-    const retry: RetryMessage = { ...fresh(0), kind: 'retry', attemptSeq: 3, attempts: 3, nextAttemptAt: NOW, previousAttempt: earlier };
+    const retry: RetryMessage = {
+      ...fresh(0),
+      kind: 'retry',
+      attemptSeq: 3,
+      attempts: 3,
+      nextAttemptAt: NOW,
+      previousAttempt: earlier,
+    };
     await taken(w, T);
     await taken(w, T + 1); // the next sub-window too, so it cannot hop there either
     const before = structuredClone(row(w, 0));
@@ -112,7 +165,11 @@ describe('the rate gate', () => {
     w.deps.clock.advance(1000);
     assert.equal((await processDelivery(w.deps, retry, AGAIN)).kind, 'done');
     assert.deepEqual([row(w, 0)!.state, row(w, 0)!.attempts, row(w, 0)!.attemptSeq], ['delivered', 4, 4]);
-    assert.deepEqual(w.deps.attempts.items.map((a) => a.seq), [3], 'the attempt the row held, logged before the outcome replaced it');
+    assert.deepEqual(
+      w.deps.attempts.items.map((a) => a.seq),
+      [3],
+      'the attempt the row held, logged before the outcome replaced it',
+    );
     assert.deepEqual(w.gets, ['dlv_0']);
   });
 
@@ -123,8 +180,18 @@ describe('the rate gate', () => {
 
     assert.equal((await processDelivery(w.deps, fresh(0), FIRST)).kind, 'done');
 
-    assert.ok(performance.now() - started >= 90, 'held until the next sub-window (100 ms of the fake clock, slept for real)');
-    assert.deepEqual(w.deps.sendRate.calls.map((c) => [c.op, c.key]), [['count', `send#sub_1#10#w${T}`], ['count', `send#sub_1#10#w${T}`], ['count', `send#sub_1#10#w${T + 1}`]]);
+    assert.ok(
+      performance.now() - started >= 90,
+      'held until the next sub-window (100 ms of the fake clock, slept for real)',
+    );
+    assert.deepEqual(
+      w.deps.sendRate.calls.map((c) => [c.op, c.key]),
+      [
+        ['count', `send#sub_1#10#w${T}`],
+        ['count', `send#sub_1#10#w${T}`],
+        ['count', `send#sub_1#10#w${T + 1}`],
+      ],
+    );
     assert.equal(row(w, 0)!.state, 'delivered');
   });
 
@@ -144,7 +211,10 @@ describe('the rate gate', () => {
 
     assert.equal((await processDelivery(w.deps, fresh(0), FIRST)).kind, 'done');
 
-    assert.deepEqual(w.deps.sendRate.calls.map((c) => c.key), [`send#sub_1#10#w${T}`, `send#sub_1#10#w${T + 1}`]);
+    assert.deepEqual(
+      w.deps.sendRate.calls.map((c) => c.key),
+      [`send#sub_1#10#w${T}`, `send#sub_1#10#w${T + 1}`],
+    );
     assert.equal(startedIn, T + 1);
   });
 
@@ -178,7 +248,11 @@ describe('the rate gate', () => {
       assert.deepEqual([row(w, 1)!.state, row(w, 1)!.attempts], ['expired', 0]);
       assert.match(row(w, 1)!.lastError ?? '', /deadline .* passed while held back by the rate limit \(10\/s\)/);
       assert.deepEqual([w.deps.metrics.counts.DeliveriesExpired, w.deps.metrics.counts.DeadLettered], [1, 1]);
-      assert.equal(w.deps.subscriptions.items.get('sub_1')!.deadLetterStreak, 1, 'counts toward auto-pause like any dead letter');
+      assert.equal(
+        w.deps.subscriptions.items.get('sub_1')!.deadLetterStreak,
+        1,
+        'counts toward auto-pause like any dead letter',
+      );
       assert.equal(w.http.requests.length, 1);
     });
 
@@ -192,7 +266,7 @@ describe('the rate gate', () => {
     });
   });
 
-  describe('a long wait (past half the sweeper\'s grace) is written into the row, so the sweeper does not take it for a lost message', () => {
+  describe("a long wait (past half the sweeper's grace) is written into the row, so the sweeper does not take it for a lost message", () => {
     it('a first attempt: its one write makes the row, pending until the turn, and a due message brings it back', async () => {
       const w = world({ rateLimitPerSecond: 1 }, 1);
       await backlog(w, 200); // 201 s: beyond half the grace (120 s)
@@ -225,14 +299,16 @@ describe('the rate gate', () => {
     });
   });
 
-  it('a short wait goes through its message\'s visibility (a batch item failure); a written one sends its due message', async () => {
+  it("a short wait goes through its message's visibility (a batch item failure); a written one sends its due message", async () => {
     const w = world({ rateLimitPerSecond: 1 }, 3);
     const sent: unknown[] = [];
-    const later = (receiptHandle: string) => async (delaySeconds: number, how: { next?: unknown } = {}) => {
-      if (how.next) return sent.push(how.next), 'moved' as const;
-      await w.deps.queue.setVisibility(receiptHandle, delaySeconds);
-      return 'kept' as const;
-    };
+    const later =
+      (receiptHandle: string) =>
+      async (delaySeconds: number, how: { next?: unknown } = {}) => {
+        if (how.next) return (sent.push(how.next), 'moved' as const);
+        await w.deps.queue.setVisibility(receiptHandle, delaySeconds);
+        return 'kept' as const;
+      };
     await settle(later('rh0'), () => processDelivery(w.deps, fresh(0), FIRST));
     const short = await settle(later('rh1'), () => processDelivery(w.deps, fresh(1), FIRST));
     await backlog(w, 200);

@@ -8,7 +8,7 @@ import { attemptLog } from '#domain/attempt-log.ts';
 import type { AttemptResult } from '#domain/classify.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
 import { verifySignature } from '#domain/signing.ts';
-import { type Delivery, type EventRecord, type Subscription } from '#domain/types.ts';
+import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
 import type { FreshMessage, ReceivedDeliveryMessage, RetryMessage } from '#ports/delivery-queue.ts';
 import type { HttpRequest, HttpSender } from '#ports/http-sender.ts';
 import { aSubscription, fakeDeps, TEST_SECRET, type FakeDeps } from '#test/fakes.ts';
@@ -33,7 +33,12 @@ class ScriptedHttp implements HttpSender {
   }
 }
 
-const response = (status: number, bodySnippet = '', durationMs = 42): AttemptResult => ({ kind: 'response', status, bodySnippet, durationMs });
+const response = (status: number, bodySnippet = '', durationMs = 42): AttemptResult => ({
+  kind: 'response',
+  status,
+  bodySnippet,
+  durationMs,
+});
 
 interface World {
   readonly deps: FakeDeps & SendDeps;
@@ -42,28 +47,58 @@ interface World {
 }
 
 /** One subscription and one stored event; no delivery row, as publish leaves it. */
-function world(options: { subscription?: Partial<Subscription> | null; event?: boolean; script?: ConstructorParameters<typeof ScriptedHttp>[0] } = {}): World {
+function world(
+  options: {
+    subscription?: Partial<Subscription> | null;
+    event?: boolean;
+    script?: ConstructorParameters<typeof ScriptedHttp>[0];
+  } = {},
+): World {
   const http = new ScriptedHttp(options.script ?? []);
   const deps = { ...fakeDeps(), http, attemptTimeoutMs: 15_000 };
   const subscription = aSubscription({ id: 'sub_1', ...options.subscription });
   if (options.subscription !== null) deps.subscriptions.items.set(subscription.id, subscription);
   if (options.event !== false) {
-    const event: EventRecord = { id: 'evt_1', type: 'order.created', body: BODY, subscriptionIds: ['sub_1'], deliveryIds: [ID], createdAt: NOW };
+    const event: EventRecord = {
+      id: 'evt_1',
+      type: 'order.created',
+      body: BODY,
+      subscriptionIds: ['sub_1'],
+      deliveryIds: [ID],
+      createdAt: NOW,
+    };
     deps.events.items.set(event.id, event);
   }
   return { deps, http, subscription };
 }
 
 /** Publish's message for the world's delivery. */
-const FRESH: FreshMessage = { kind: 'fresh', deliveryId: ID, subscriptionId: 'sub_1', eventId: 'evt_1', eventType: 'order.created', createdAt: NOW, giveUpAt: at(259_200), body: BODY };
+const FRESH: FreshMessage = {
+  kind: 'fresh',
+  deliveryId: ID,
+  subscriptionId: 'sub_1',
+  eventId: 'evt_1',
+  eventType: 'order.created',
+  createdAt: NOW,
+  giveUpAt: at(259_200),
+  body: BODY,
+};
 const FIRST_RECEIVE: Receipt = { receiveCount: 1 };
-const send = (w: World, message: ReceivedDeliveryMessage = FRESH, receipt: Receipt = { receiveCount: 1 }) => processDelivery(w.deps, message, receipt);
+const send = (w: World, message: ReceivedDeliveryMessage = FRESH, receipt: Receipt = { receiveCount: 1 }) =>
+  processDelivery(w.deps, message, receipt);
 const stored = (w: World) => w.deps.deliveries.items.get(ID);
-const report = (fields: Omit<AttemptReport, 'deliveryId' | 'subscriptionId' | 'eventType' | 'host'>): AttemptReport => ({
-  deliveryId: ID, subscriptionId: 'sub_1', eventType: 'order.created', host: 'hooks.example.com', ...fields,
+const report = (
+  fields: Omit<AttemptReport, 'deliveryId' | 'subscriptionId' | 'eventType' | 'host'>,
+): AttemptReport => ({
+  deliveryId: ID,
+  subscriptionId: 'sub_1',
+  eventType: 'order.created',
+  host: 'hooks.example.com',
+  ...fields,
 });
 /** What the sender was told to send next: the retry's message. */
-const nextOf = (outcome: Awaited<ReturnType<typeof send>>) => (outcome.kind === 'retry_later' ? outcome.next : undefined);
+const nextOf = (outcome: Awaited<ReturnType<typeof send>>) =>
+  outcome.kind === 'retry_later' ? outcome.next : undefined;
 
 describe('processDelivery: the first attempt', () => {
   it('2xx: signs and POSTs the carried body, and writes the row once, delivered, its attempt inline; nothing else is read or written', async () => {
@@ -75,21 +110,45 @@ describe('processDelivery: the first attempt', () => {
 
     const outcome = await send(w);
 
-    assert.deepEqual(outcome, { kind: 'done', note: 'delivered', outcome: { kind: 'delivered' }, attempt: report({ attempt: 1, status: 204, durationMs: 37, outcome: 'succeed', state: 'delivered' }) });
+    assert.deepEqual(outcome, {
+      kind: 'done',
+      note: 'delivered',
+      outcome: { kind: 'delivered' },
+      attempt: report({ attempt: 1, status: 204, durationMs: 37, outcome: 'succeed', state: 'delivered' }),
+    });
     const [request] = w.http.requests;
     assert.equal(request!.url, 'https://hooks.example.com/sub_1');
     assert.equal(request!.body, BODY);
     assert.equal(request!.headers['webhook-id'], 'evt_1');
-    assert.equal(verifySignature([TEST_SECRET], request!.headers['webhook-id']!, Number(request!.headers['webhook-timestamp']), BODY, request!.headers['webhook-signature']!), true);
+    assert.equal(
+      verifySignature(
+        [TEST_SECRET],
+        request!.headers['webhook-id']!,
+        Number(request!.headers['webhook-timestamp']),
+        BODY,
+        request!.headers['webhook-signature']!,
+      ),
+      true,
+    );
     const row = stored(w)!;
-    assert.deepEqual([row.state, row.attempts, row.attemptSeq, row.lastStatus, row.lastError], ['delivered', 1, 1, 204, undefined]);
-    assert.deepEqual(row.lastAttempt, { seq: 1, attempt: 1, startedAt: NOW, durationMs: 37, status: 204, responseSnippet: 'ok' });
+    assert.deepEqual(
+      [row.state, row.attempts, row.attemptSeq, row.lastStatus, row.lastError],
+      ['delivered', 1, 1, 204, undefined],
+    );
+    assert.deepEqual(row.lastAttempt, {
+      seq: 1,
+      attempt: 1,
+      startedAt: NOW,
+      durationMs: 37,
+      status: 204,
+      responseSnippet: 'ok',
+    });
     assert.equal(reads.deliveries, 0, 'no row read');
     assert.deepEqual(await w.deps.attempts.list(ID), [], 'the attempt is inline: no attempts row');
     assert.deepEqual(w.deps.metrics.counts, { DeliveriesSucceeded: 1 });
   });
 
-  it('5xx: writes the row pending, due after the backoff, and hands over the retry\'s message: the row it expects, the body, the attempt', async () => {
+  it("5xx: writes the row pending, due after the backoff, and hands over the retry's message: the row it expects, the body, the attempt", async () => {
     const w = world({ script: [response(503, 'busy')] });
 
     const outcome = await send(w);
@@ -99,8 +158,18 @@ describe('processDelivery: the first attempt', () => {
     const row = stored(w)!;
     assert.deepEqual([row.state, row.attemptSeq, row.nextAttemptAt, row.lastError], ['pending', 1, at(10), 'HTTP 503']);
     assert.deepEqual(nextOf(outcome), {
-      kind: 'retry', deliveryId: ID, subscriptionId: 'sub_1', eventId: 'evt_1', eventType: 'order.created', createdAt: NOW, giveUpAt: at(259_200), body: BODY,
-      attemptSeq: 1, attempts: 1, nextAttemptAt: at(10), previousAttempt: row.lastAttempt,
+      kind: 'retry',
+      deliveryId: ID,
+      subscriptionId: 'sub_1',
+      eventId: 'evt_1',
+      eventType: 'order.created',
+      createdAt: NOW,
+      giveUpAt: at(259_200),
+      body: BODY,
+      attemptSeq: 1,
+      attempts: 1,
+      nextAttemptAt: at(10),
+      previousAttempt: row.lastAttempt,
     } satisfies RetryMessage);
   });
 
@@ -122,14 +191,17 @@ describe('processDelivery: the first attempt', () => {
 
     const again = await send(w, FRESH, { receiveCount: 2 });
 
-    assert.deepEqual(again, { kind: 'done', note: 'its row was written meanwhile; the message of its writer carries it' });
+    assert.deepEqual(again, {
+      kind: 'done',
+      note: 'its row was written meanwhile; the message of its writer carries it',
+    });
     assert.equal(w.http.requests.length, 1, 'no second POST');
     const w2 = world({ script: [response(200)] });
     assert.equal((await send(w2, FRESH, { receiveCount: 2 })).kind, 'done');
     assert.equal(stored(w2)!.state, 'delivered', 'with no row yet, it is the first attempt after all');
   });
 
-  it('a fresh message older than the sweeper\'s grace reads the row first: the sweeper may have written it and sent it again', async () => {
+  it("a fresh message older than the sweeper's grace reads the row first: the sweeper may have written it and sent it again", async () => {
     const w = world({ script: [] });
     w.deps.deliveries.put({ ...firstRow(w), nextAttemptAt: at(150) });
     w.deps.clock.advance(150_000);
@@ -139,8 +211,8 @@ describe('processDelivery: the first attempt', () => {
   });
 });
 
-describe('processDelivery: the sweeper\'s copy and a late message', () => {
-  it('a late first attempt records its outcome over the row the sweeper rebuilt meanwhile, and the sweeper\'s message then sends nothing', async () => {
+describe("processDelivery: the sweeper's copy and a late message", () => {
+  it("a late first attempt records its outcome over the row the sweeper rebuilt meanwhile, and the sweeper's message then sends nothing", async () => {
     const w = world({ script: [response(200)] });
     // The sweeper rebuilds the row (pending, attempt 0) while the POST is out.
     const post = w.http.post.bind(w.http);
@@ -150,7 +222,10 @@ describe('processDelivery: the sweeper\'s copy and a late message', () => {
 
     assert.equal(outcome.attempt?.outcome, 'succeed', 'recorded, not lost');
     assert.equal(stored(w)!.state, 'delivered');
-    assert.deepEqual(await send(w, { kind: 'due', deliveryId: ID, subscriptionId: 'sub_1', attemptSeq: 0 }), { kind: 'done', note: 'already delivered' });
+    assert.deepEqual(await send(w, { kind: 'due', deliveryId: ID, subscriptionId: 'sub_1', attemptSeq: 0 }), {
+      kind: 'done',
+      note: 'already delivered',
+    });
     assert.equal(w.http.requests.length, 1);
   });
 
@@ -160,7 +235,10 @@ describe('processDelivery: the sweeper\'s copy and a late message', () => {
 
     const outcome = await send(w, { kind: 'due', deliveryId: ID, subscriptionId: 'sub_1', attemptSeq: 0 });
 
-    assert.deepEqual(outcome, { kind: 'done', note: 'its row moved on (attempt 1): the message of that attempt carries it' });
+    assert.deepEqual(outcome, {
+      kind: 'done',
+      note: 'its row moved on (attempt 1): the message of that attempt carries it',
+    });
     assert.equal(w.http.requests.length, 0);
   });
 });
@@ -185,9 +263,22 @@ describe('processDelivery: later attempts', () => {
     assert.equal(outcome.kind, 'done');
     assert.equal(reads, 0);
     const row = stored(w)!;
-    assert.deepEqual([row.state, row.attempts, row.attemptSeq, row.lastAttempt?.responseSnippet], ['delivered', 2, 2, 'second']);
-    assert.deepEqual((await w.deps.attempts.list(ID)).map((a) => [a.seq, a.responseSnippet]), [[1, 'first']]);
-    assert.deepEqual(attemptLog(row, await w.deps.attempts.list(ID)).map((a) => [a.seq, a.status]), [[1, 503], [2, 200]], 'the whole log, each attempt once');
+    assert.deepEqual(
+      [row.state, row.attempts, row.attemptSeq, row.lastAttempt?.responseSnippet],
+      ['delivered', 2, 2, 'second'],
+    );
+    assert.deepEqual(
+      (await w.deps.attempts.list(ID)).map((a) => [a.seq, a.responseSnippet]),
+      [[1, 'first']],
+    );
+    assert.deepEqual(
+      attemptLog(row, await w.deps.attempts.list(ID)).map((a) => [a.seq, a.status]),
+      [
+        [1, 503],
+        [2, 200],
+      ],
+      'the whole log, each attempt once',
+    );
   });
 
   it('a stale copy of a retry (received again) whose row moved on sends nothing', async () => {
@@ -211,7 +302,7 @@ describe('processDelivery: later attempts', () => {
     assert.deepEqual(stored(w)!.attemptSeq, 2);
   });
 
-  it('a due message (a replay\'s, the sweeper\'s, a drain\'s) reads the row and goes with it as it stands', async () => {
+  it("a due message (a replay's, the sweeper's, a drain's) reads the row and goes with it as it stands", async () => {
     const w = world({ script: [response(200)] });
     w.deps.deliveries.put({ ...firstRow(w), state: 'pending', attempts: 0, attemptSeq: 4, nextAttemptAt: NOW });
 
@@ -225,17 +316,28 @@ describe('processDelivery: later attempts', () => {
   it('a due message for a row not pending stops; one not due yet waits for it', async () => {
     const w = world({ script: [] });
     w.deps.deliveries.put({ ...firstRow(w), state: 'delivered' });
-    assert.deepEqual(await send(w, { kind: 'due', deliveryId: ID, subscriptionId: 'sub_1' }), { kind: 'done', note: 'already delivered' });
+    assert.deepEqual(await send(w, { kind: 'due', deliveryId: ID, subscriptionId: 'sub_1' }), {
+      kind: 'done',
+      note: 'already delivered',
+    });
     w.deps.deliveries.put({ ...firstRow(w), nextAttemptAt: at(30) });
-    assert.deepEqual(await send(w, { kind: 'due', deliveryId: ID, subscriptionId: 'sub_1' }), { kind: 'retry_later', delaySeconds: 30, note: 'not due yet' });
+    assert.deepEqual(await send(w, { kind: 'due', deliveryId: ID, subscriptionId: 'sub_1' }), {
+      kind: 'retry_later',
+      delaySeconds: 30,
+      note: 'not due yet',
+    });
     w.deps.deliveries.put({ ...firstRow(w), state: 'in_flight', leaseUntil: at(30) });
-    assert.deepEqual(await send(w, { kind: 'due', deliveryId: ID, subscriptionId: 'sub_1' }), { kind: 'done', note: 'already in_flight' }, "an earlier version's claim is the sweeper's");
+    assert.deepEqual(
+      await send(w, { kind: 'due', deliveryId: ID, subscriptionId: 'sub_1' }),
+      { kind: 'done', note: 'already in_flight' },
+      "an earlier version's claim is the sweeper's",
+    );
     assert.equal(w.http.requests.length, 0);
   });
 });
 
 describe('processDelivery: deliveries not to attempt now', () => {
-  it('a paused subscription\'s delivery waits in its row until the recheck, and its message is finished', async () => {
+  it("a paused subscription's delivery waits in its row until the recheck, and its message is finished", async () => {
     const w = world({ subscription: { state: 'paused' } });
 
     const outcome = await send(w);
@@ -257,13 +359,21 @@ describe('processDelivery: deliveries not to attempt now', () => {
 
     const outcome = await send(w);
 
-    assert.deepEqual(outcome, { kind: 'retry_later', delaySeconds: 0, note: 'subscription resumed while its delivery was parked', next: { kind: 'due', deliveryId: ID, subscriptionId: 'sub_1', attemptSeq: 0 } });
+    assert.deepEqual(outcome, {
+      kind: 'retry_later',
+      delaySeconds: 0,
+      note: 'subscription resumed while its delivery was parked',
+      next: { kind: 'due', deliveryId: ID, subscriptionId: 'sub_1', attemptSeq: 0 },
+    });
     assert.deepEqual([stored(w)!.state, stored(w)!.nextAttemptAt], ['pending', NOW], 'due now, not at the recheck');
     assert.equal((await send(w, outcome.kind === 'retry_later' ? outcome.next : undefined)).kind, 'done');
     assert.deepEqual([stored(w)!.state, w.http.requests.length], ['delivered', 1]);
   });
 
-  for (const [state, reason] of [['deleted', 'subscription deleted'], ['disabled', 'subscription disabled: it said 410']] as const) {
+  for (const [state, reason] of [
+    ['deleted', 'subscription deleted'],
+    ['disabled', 'subscription disabled: it said 410'],
+  ] as const) {
     it(`a ${state} subscription's delivery is dead-lettered as failed without a POST`, async () => {
       const w = world({ subscription: { state, stateReason: 'it said 410' } });
 
@@ -278,7 +388,10 @@ describe('processDelivery: deliveries not to attempt now', () => {
     const w = world({ event: false });
     w.deps.deliveries.put(firstRow(w));
 
-    assert.deepEqual(await send(w, { kind: 'due', deliveryId: ID, subscriptionId: 'sub_1' }), { kind: 'done', note: 'event body no longer stored' });
+    assert.deepEqual(await send(w, { kind: 'due', deliveryId: ID, subscriptionId: 'sub_1' }), {
+      kind: 'done',
+      note: 'event body no longer stored',
+    });
     assert.equal(stored(w)!.state, 'failed');
   });
 
@@ -291,11 +404,15 @@ describe('processDelivery: deliveries not to attempt now', () => {
     assert.equal(w.deps.subscriptions.items.get('sub_1')!.state, 'disabled');
   });
 
-  it('a link of a long wait\'s chain is sent on, nothing read, until its notBefore', async () => {
+  it("a link of a long wait's chain is sent on, nothing read, until its notBefore", async () => {
     const w = world();
     w.deps.subscriptions.getCached = () => assert.fail('read before its time');
 
-    assert.deepEqual(await send(w, { kind: 'due', deliveryId: ID, subscriptionId: 'sub_1', notBefore: at(2000) }), { kind: 'retry_later', delaySeconds: 2000, note: `waits until ${at(2000)}` });
+    assert.deepEqual(await send(w, { kind: 'due', deliveryId: ID, subscriptionId: 'sub_1', notBefore: at(2000) }), {
+      kind: 'retry_later',
+      delaySeconds: 2000,
+      note: `waits until ${at(2000)}`,
+    });
   });
 });
 

@@ -2,15 +2,37 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DeliveryStageError } from '#app/errors.ts';
 import type { AttemptReport, SendOutcome } from '#app/send/outcome.ts';
-import { type Later, type MessageFate, messageFinished, onItsOwn, STAGE_RETRY_SECONDS, settle, waitFor } from '#app/send/settle.ts';
+import {
+  type Later,
+  type MessageFate,
+  messageFinished,
+  onItsOwn,
+  STAGE_RETRY_SECONDS,
+  settle,
+  waitFor,
+} from '#app/send/settle.ts';
 import { MAX_WAIT_LINK_SECONDS } from '#config/topology.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
 const DELIVERY = 'dlv_abc';
-const ATTEMPT: AttemptReport = { deliveryId: DELIVERY, subscriptionId: 'sub_1', eventType: 't', host: 'hooks.example.com', attempt: 2, status: 503, durationMs: 12, outcome: 'retry', state: 'pending', retryInSeconds: 20 };
+const ATTEMPT: AttemptReport = {
+  deliveryId: DELIVERY,
+  subscriptionId: 'sub_1',
+  eventType: 't',
+  host: 'hooks.example.com',
+  attempt: 2,
+  status: 503,
+  durationMs: 12,
+  outcome: 'retry',
+  state: 'pending',
+  retryInSeconds: 20,
+};
 
 /** A `later` that records each delay it is asked for, answers `how`, and fails with `failure` when given one. */
-function recordingLater(failure?: Error, how: 'kept' | 'moved' = 'kept'): { later: Later; delays: number[]; nexts: unknown[]; rereads: unknown[] } {
+function recordingLater(
+  failure?: Error,
+  how: 'kept' | 'moved' = 'kept',
+): { later: Later; delays: number[]; nexts: unknown[]; rereads: unknown[] } {
   const delays: number[] = [];
   const nexts: unknown[] = [];
   const rereads: unknown[] = [];
@@ -48,7 +70,7 @@ describe('settle', () => {
     assert.deepEqual(fate, { kind: 'retry', delaySeconds: 37, note: 'not due yet', released: false });
   });
 
-  it('hands the message the outcome names (a retry\'s, a wait\'s) to later', async () => {
+  it("hands the message the outcome names (a retry's, a wait's) to later", async () => {
     const { later, nexts } = recordingLater(undefined, 'moved');
     const next = { kind: 'due', deliveryId: DELIVERY, subscriptionId: 'sub_1' } as const;
 
@@ -59,7 +81,11 @@ describe('settle', () => {
   });
 
   it('says the message is released when the delivery waits in a message of its own', async () => {
-    const fate = await settle(recordingLater(undefined, 'moved').later, async () => ({ kind: 'retry_later', delaySeconds: 3600, note: 'HTTP 503' }));
+    const fate = await settle(recordingLater(undefined, 'moved').later, async () => ({
+      kind: 'retry_later',
+      delaySeconds: 3600,
+      note: 'HTTP 503',
+    }));
 
     assert.deepEqual(fate, { kind: 'retry', delaySeconds: 3600, note: 'HTTP 503', released: true });
   });
@@ -72,7 +98,11 @@ describe('settle', () => {
       throw failure;
     });
 
-    assert.deepEqual(fate, { kind: 'error', error: failure, released: false }, 'back after STAGE_RETRY_SECONDS through the same message');
+    assert.deepEqual(
+      fate,
+      { kind: 'error', error: failure, released: false },
+      'back after STAGE_RETRY_SECONDS through the same message',
+    );
     assert.equal(STAGE_RETRY_SECONDS, 10);
     assert.deepEqual(delays, [10]);
     assert.deepEqual(rereads, [true], 'the attempt may have been written before the failure');
@@ -101,14 +131,32 @@ describe('settle', () => {
   });
 
   it('passes the attempt that was made on to the handler, whatever the fate of the message', async () => {
-    const retried = await settle(recordingLater().later, async () => ({ kind: 'retry_later', delaySeconds: 20, note: 'HTTP 503', attempt: ATTEMPT }));
-    const done = await settle(recordingLater().later, async () => ({ kind: 'done', note: 'delivered', attempt: { ...ATTEMPT, outcome: 'succeed' } }));
+    const retried = await settle(recordingLater().later, async () => ({
+      kind: 'retry_later',
+      delaySeconds: 20,
+      note: 'HTTP 503',
+      attempt: ATTEMPT,
+    }));
+    const done = await settle(recordingLater().later, async () => ({
+      kind: 'done',
+      note: 'delivered',
+      attempt: { ...ATTEMPT, outcome: 'succeed' },
+    }));
     const unreachable = new Error('SQS unreachable');
-    const stranded = await settle(recordingLater(unreachable).later, async () => ({ kind: 'retry_later', delaySeconds: 20, note: 'HTTP 503', attempt: ATTEMPT }));
+    const stranded = await settle(recordingLater(unreachable).later, async () => ({
+      kind: 'retry_later',
+      delaySeconds: 20,
+      note: 'HTTP 503',
+      attempt: ATTEMPT,
+    }));
 
     assert.deepEqual(retried, { kind: 'retry', delaySeconds: 20, note: 'HTTP 503', released: false, attempt: ATTEMPT });
     assert.equal(done.attempt?.outcome, 'succeed');
-    assert.deepEqual(stranded, { kind: 'error', error: unreachable, released: false, attempt: ATTEMPT }, 'the POST happened even though the delay could not be set');
+    assert.deepEqual(
+      stranded,
+      { kind: 'error', error: unreachable, released: false, attempt: ATTEMPT },
+      'the POST happened even though the delay could not be set',
+    );
   });
 
   it('does not call run twice nor ask for a delay before run settles', async () => {
@@ -127,7 +175,16 @@ describe('settle', () => {
 
 describe('how a delivery waits', () => {
   const NOW_MS = Date.parse('2024-05-01T12:00:00.000Z');
-  const MESSAGE = { kind: 'fresh', deliveryId: 'dlv_1', subscriptionId: 'sub_1', eventId: 'evt_1', eventType: 't', createdAt: 'c', giveUpAt: 'g', body: '{}' } as const;
+  const MESSAGE = {
+    kind: 'fresh',
+    deliveryId: 'dlv_1',
+    subscriptionId: 'sub_1',
+    eventId: 'evt_1',
+    eventType: 't',
+    createdAt: 'c',
+    giveUpAt: 'g',
+    body: '{}',
+  } as const;
   const OWN = MESSAGE;
   function queue() {
     const calls = { visibility: [] as number[], sent: [] as DeliveryMessage[], gathered: [] as DeliveryMessage[] };
@@ -143,7 +200,11 @@ describe('how a delivery waits', () => {
   type Message = Parameters<typeof waitFor>[0];
   const wait = (message: Message, alone: boolean, delaySeconds: number, how: Parameters<Later>[1] = {}) => {
     const q = queue();
-    return waitFor(message, { alone, inFlightWaitSeconds: 60, now: () => NOW_MS }, q.queue)(delaySeconds, how).then((answer) => ({ how: answer, ...q.calls }));
+    return waitFor(
+      message,
+      { alone, inFlightWaitSeconds: 60, now: () => NOW_MS },
+      q.queue,
+    )(delaySeconds, how).then((answer) => ({ how: answer, ...q.calls }));
   };
 
   it('alone in its message and a short wait: in flight, its visibility set to the wait', async () => {
@@ -151,7 +212,12 @@ describe('how a delivery waits', () => {
   });
 
   it('a wait longer than the in-flight bound: a message of its own with the delay, as it was (nothing was written)', async () => {
-    assert.deepEqual(await wait(MESSAGE, true, 61), { how: 'moved', visibility: [], sent: [{ ...OWN, delaySeconds: 61 }], gathered: [] });
+    assert.deepEqual(await wait(MESSAGE, true, 61), {
+      how: 'moved',
+      visibility: [],
+      sent: [{ ...OWN, delaySeconds: 61 }],
+      gathered: [],
+    });
   });
 
   it(`a wait past ${MAX_WAIT_LINK_SECONDS} s (under SQS's 900 s delay and the stuck-queue alarm's 15 minutes) goes that far, carrying the instant it is due`, async () => {
@@ -161,29 +227,64 @@ describe('how a delivery waits', () => {
   });
 
   it('a link of such a chain is sent on as a delayed message even for the last short stretch, without its notBefore', async () => {
-    assert.deepEqual(await wait({ ...MESSAGE, notBefore: '2024-05-01T12:00:30.000Z' }, true, 30), { how: 'moved', visibility: [], sent: [{ ...OWN, delaySeconds: 30 }], gathered: [] });
+    assert.deepEqual(await wait({ ...MESSAGE, notBefore: '2024-05-01T12:00:30.000Z' }, true, 30), {
+      how: 'moved',
+      visibility: [],
+      sent: [{ ...OWN, delaySeconds: 30 }],
+      gathered: [],
+    });
   });
 
   it('a delivery sharing its message (a pack) always waits in a message of its own', async () => {
-    assert.deepEqual(await wait(MESSAGE, false, 20), { how: 'moved', visibility: [], sent: [{ ...OWN, delaySeconds: 20 }], gathered: [] });
+    assert.deepEqual(await wait(MESSAGE, false, 20), {
+      how: 'moved',
+      visibility: [],
+      sent: [{ ...OWN, delaySeconds: 20 }],
+      gathered: [],
+    });
   });
 
-  it('a message the outcome names (`next`: a retry\'s) goes through sendNext, even alone with a short wait', async () => {
+  it("a message the outcome names (`next`: a retry's) goes through sendNext, even alone with a short wait", async () => {
     const next = { kind: 'due', deliveryId: 'dlv_1', subscriptionId: 'sub_1' } as const;
 
-    assert.deepEqual(await wait(MESSAGE, true, 20, { next }), { how: 'moved', visibility: [], sent: [], gathered: [{ ...next, delaySeconds: 20 }] });
+    assert.deepEqual(await wait(MESSAGE, true, 20, { next }), {
+      how: 'moved',
+      visibility: [],
+      sent: [],
+      gathered: [{ ...next, delaySeconds: 20 }],
+    });
   });
 
   it('after a failure, a message sent on of its own is marked to have its row read first', async () => {
-    assert.deepEqual(await wait(MESSAGE, false, 10, { reread: true }), { how: 'moved', visibility: [], sent: [{ ...OWN, reread: true, delaySeconds: 10 }], gathered: [] });
-    assert.deepEqual(await wait(MESSAGE, true, 10, { reread: true }), { how: 'kept', visibility: [10], sent: [], gathered: [] }, 'alone, its next receive is read anyway');
+    assert.deepEqual(await wait(MESSAGE, false, 10, { reread: true }), {
+      how: 'moved',
+      visibility: [],
+      sent: [{ ...OWN, reread: true, delaySeconds: 10 }],
+      gathered: [],
+    });
+    assert.deepEqual(
+      await wait(MESSAGE, true, 10, { reread: true }),
+      { how: 'kept', visibility: [10], sent: [], gathered: [] },
+      'alone, its next receive is read anyway',
+    );
   });
 
   it('onItsOwn keeps every field; a link sent on keeps the instant it carries, to the millisecond', () => {
-    assert.deepEqual(onItsOwn({ ...MESSAGE, notBefore: '2024-05-01T12:00:10.000Z' }, 10, NOW_MS), { ...OWN, delaySeconds: 10 });
+    assert.deepEqual(onItsOwn({ ...MESSAGE, notBefore: '2024-05-01T12:00:10.000Z' }, 10, NOW_MS), {
+      ...OWN,
+      delaySeconds: 10,
+    });
     const due = '2024-05-01T12:33:20.250Z';
-    assert.deepEqual(onItsOwn({ ...MESSAGE, notBefore: due }, 2001, NOW_MS), { ...OWN, delaySeconds: MAX_WAIT_LINK_SECONDS, notBefore: due });
-    assert.equal(onItsOwn({ ...MESSAGE, notBefore: '2024-05-01T11:00:00.000Z' }, 3600, NOW_MS).notBefore, '2024-05-01T13:00:00.000Z', 'a chain that has ended starts a new one');
+    assert.deepEqual(onItsOwn({ ...MESSAGE, notBefore: due }, 2001, NOW_MS), {
+      ...OWN,
+      delaySeconds: MAX_WAIT_LINK_SECONDS,
+      notBefore: due,
+    });
+    assert.equal(
+      onItsOwn({ ...MESSAGE, notBefore: '2024-05-01T11:00:00.000Z' }, 3600, NOW_MS).notBefore,
+      '2024-05-01T13:00:00.000Z',
+      'a chain that has ended starts a new one',
+    );
   });
 
   it('a message is finished when every delivery is done or released to a message of its own; one kept keeps it', () => {

@@ -31,14 +31,18 @@ describe('createSubscription(): the normalised URL is stored and sent', () => {
     const [message] = deps.queue.messages();
     assert.equal(message!.deliveryId, published.deliveryIds[0]);
     await processDelivery(deps, message!, { receiveCount: 1 });
-    assert.deepEqual(http.requests.map((r) => r.url), ['http://example.com:443/b']);
+    assert.deepEqual(
+      http.requests.map((r) => r.url),
+      ['http://example.com:443/b'],
+    );
   });
 
   it('refuses a port the deployment does not allow, storing nothing', async () => {
     const deps = { ...fakeDeps(), allowedPorts: parseAllowedPorts('443') };
     await assert.rejects(
       createSubscription(deps, { url: 'http://example.com/hook', eventTypes: ['*'] }),
-      (e: unknown) => e instanceof ForbiddenTargetError && e.message === 'url port 80 is not allowed (allowed ports: 443)',
+      (e: unknown) =>
+        e instanceof ForbiddenTargetError && e.message === 'url port 80 is not allowed (allowed ports: 443)',
     );
     assert.equal(deps.subscriptions.items.size, 0);
   });

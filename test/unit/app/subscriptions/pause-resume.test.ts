@@ -31,7 +31,15 @@ function depsWith(state: 'active' | 'paused', pending: number) {
   deps.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1', tenantId: 'acme', state }));
   for (let i = 0; i < pending; i++) {
     // Waiting out a 600 s backoff: a resume of an active subscription must not pull it forward.
-    deliveries.put(aDelivery({ id: `dlv_${String(i).padStart(4, '0')}`, tenantId: 'acme', attempts: 1, nextAttemptAt: at(600), createdAt: at(-i) }));
+    deliveries.put(
+      aDelivery({
+        id: `dlv_${String(i).padStart(4, '0')}`,
+        tenantId: 'acme',
+        attempts: 1,
+        nextAttemptAt: at(600),
+        createdAt: at(-i),
+      }),
+    );
   }
   return { deps, deliveries };
 }
@@ -77,9 +85,15 @@ describe('resume', () => {
 
     const delays = deps.queue.messages().map((m) => m.delaySeconds ?? 0);
     assert.equal(delays.length, 20_000);
-    assert.ok(delays.every((d) => d >= 0 && d < 300), 'within the 5-minute window');
+    assert.ok(
+      delays.every((d) => d >= 0 && d < 300),
+      'within the 5-minute window',
+    );
     const perSecond = Array.from({ length: 300 }, (_, s) => delays.filter((d) => d === s).length);
-    assert.ok(Math.max(...perSecond) - Math.min(...perSecond) <= 50, `uneven: ${Math.min(...perSecond)}..${Math.max(...perSecond)} a second`);
+    assert.ok(
+      Math.max(...perSecond) - Math.min(...perSecond) <= 50,
+      `uneven: ${Math.min(...perSecond)}..${Math.max(...perSecond)} a second`,
+    );
   });
 });
 
@@ -90,14 +104,24 @@ describe('pause and resume by a tenant key', () => {
     await pauseSubscription(deps, ACME, 'sub_1');
     await resumeSubscription(deps, ACME, 'sub_1');
     await pauseSubscription(deps, ACME, 'sub_1');
-    await assert.rejects(resumeSubscription(deps, ACME, 'sub_1'), (e: unknown) => e instanceof RateLimitedError && e.retryAfterSeconds === 3600 && /sub_1/.test(e.message));
+    await assert.rejects(
+      resumeSubscription(deps, ACME, 'sub_1'),
+      (e: unknown) => e instanceof RateLimitedError && e.retryAfterSeconds === 3600 && /sub_1/.test(e.message),
+    );
     await assert.rejects(pauseSubscription(deps, ACME, 'sub_1'), RateLimitedError);
     assert.equal(deps.subscriptions.items.get('sub_1')!.state, 'paused', 'the refused resume changed nothing');
 
     deps.clock.advance(3600_000);
-    assert.equal((await resumeSubscription(deps, ACME, 'sub_1')).subscription.state, 'active', 'a new window allows it again');
+    assert.equal(
+      (await resumeSubscription(deps, ACME, 'sub_1')).subscription.state,
+      'active',
+      'a new window allows it again',
+    );
     for (let i = 0; i < 10; i++) await pauseSubscription(deps, ADMIN, 'sub_1');
     assert.equal(deps.rateLimiter.taken.length, 6, 'only the tenant calls counted');
-    assert.ok(deps.rateLimiter.taken.every((k) => k.endsWith(':sub_1')), 'counted per subscription');
+    assert.ok(
+      deps.rateLimiter.taken.every((k) => k.endsWith(':sub_1')),
+      'counted per subscription',
+    );
   });
 });

@@ -18,12 +18,21 @@ describe('rotateSecret: a new secret at once, the old one for the overlap', () =
     const deps = await seeded();
     const rotated = await rotateSecret(deps, ADMIN, 'sub_r', { overlapSeconds: 3600 });
     assert.match(rotated.secret!, /^whsec_/);
-    assert.deepEqual(rotated.secrets.map((s) => s.secret), [rotated.secret, TEST_SECRET]);
-    assert.deepEqual(rotated.secrets.map((s) => s.expiresAt), [null, new Date(deps.clock.now() + HOUR).toISOString()]);
+    assert.deepEqual(
+      rotated.secrets.map((s) => s.secret),
+      [rotated.secret, TEST_SECRET],
+    );
+    assert.deepEqual(
+      rotated.secrets.map((s) => s.expiresAt),
+      [null, new Date(deps.clock.now() + HOUR).toISOString()],
+    );
     deps.clock.advance(HOUR - 1);
     assert.equal((await readSecrets(deps, ADMIN, 'sub_r')).secrets.length, 2);
     deps.clock.advance(1);
-    assert.deepEqual((await readSecrets(deps, ADMIN, 'sub_r')).secrets.map((s) => s.secret), [rotated.secret]);
+    assert.deepEqual(
+      (await readSecrets(deps, ADMIN, 'sub_r')).secrets.map((s) => s.secret),
+      [rotated.secret],
+    );
   });
 
   it('never lengthens an old secret’s overlap, and keeps at most MAX_LIVE_SECRETS signing', async () => {
@@ -31,7 +40,11 @@ describe('rotateSecret: a new secret at once, the old one for the overlap', () =
     await rotateSecret(deps, ADMIN, 'sub_r', { overlapSeconds: 60 });
     const second = await rotateSecret(deps, ADMIN, 'sub_r', { overlapSeconds: 3600 });
     assert.equal(second.secrets[2]!.secret, TEST_SECRET);
-    assert.equal(second.secrets[2]!.expiresAt, new Date(deps.clock.now() + 60_000).toISOString(), 'the first rotation’s 60 s still holds');
+    assert.equal(
+      second.secrets[2]!.expiresAt,
+      new Date(deps.clock.now() + 60_000).toISOString(),
+      'the first rotation’s 60 s still holds',
+    );
     for (let i = 0; i < MAX_LIVE_SECRETS + 2; i++) await rotateSecret(deps, ADMIN, 'sub_r', { overlapSeconds: 3600 });
     assert.equal((await readSecrets(deps, ADMIN, 'sub_r')).secrets.length, MAX_LIVE_SECRETS);
   });
@@ -50,7 +63,10 @@ describe('rotateSecret: a new secret at once, the old one for the overlap', () =
 
   it('hides another tenant’s subscription and refuses a deleted one', async () => {
     const deps = await seeded();
-    await assert.rejects(rotateSecret(deps, { role: 'tenant', tenantId: 'other', keyId: 'key_x' }, 'sub_r', { overlapSeconds: 0 }), NotFoundError);
+    await assert.rejects(
+      rotateSecret(deps, { role: 'tenant', tenantId: 'other', keyId: 'key_x' }, 'sub_r', { overlapSeconds: 0 }),
+      NotFoundError,
+    );
     await deps.subscriptions.setState('sub_r', 'deleted', 'deleted by request', deps.clock.iso());
     await assert.rejects(rotateSecret(deps, ADMIN, 'sub_r', { overlapSeconds: 0 }), ConflictError);
     await assert.rejects(readSecrets(deps, ADMIN, 'sub_r'), ConflictError);

@@ -34,7 +34,16 @@ function setup() {
   const deliveries = new WriteCountingDeliveryStore();
   const deps = fakeDeps({ deliveries });
   deps.clock.nowMs = NOW;
-  deps.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1', tenantId: 'acme', retryPolicy: POLICY, deadLetteringSince: ago(2 * HOUR), deadLetterStreak: 1 }));
+  deps.subscriptions.items.set(
+    'sub_1',
+    aSubscription({
+      id: 'sub_1',
+      tenantId: 'acme',
+      retryPolicy: POLICY,
+      deadLetteringSince: ago(2 * HOUR),
+      deadLetterStreak: 1,
+    }),
+  );
   return { deps, deliveries };
 }
 
@@ -51,9 +60,30 @@ describe('getSubscriptionStats', () => {
       aDelivery({ id: 'dlv_wait', state: STATE.pending, createdAt: ago(HOUR), updatedAt: ago(HOUR) }),
     ];
     for (const d of seed) deliveries.put({ ...d, subscriptionId: 'sub_1' });
-    await deps.attempts.put({ deliveryId: 'dlv_ok', seq: 1, attempt: 1, startedAt: ago(3 * HOUR), durationMs: 20, status: 200 });
-    await deps.attempts.put({ deliveryId: 'dlv_fail', seq: 1, attempt: 1, startedAt: ago(2 * HOUR), durationMs: 40, status: 400 });
-    await deps.attempts.put({ deliveryId: 'dlv_wait', seq: 1, attempt: 1, startedAt: ago(HOUR), durationMs: 60, error: 'connection refused' });
+    await deps.attempts.put({
+      deliveryId: 'dlv_ok',
+      seq: 1,
+      attempt: 1,
+      startedAt: ago(3 * HOUR),
+      durationMs: 20,
+      status: 200,
+    });
+    await deps.attempts.put({
+      deliveryId: 'dlv_fail',
+      seq: 1,
+      attempt: 1,
+      startedAt: ago(2 * HOUR),
+      durationMs: 40,
+      status: 400,
+    });
+    await deps.attempts.put({
+      deliveryId: 'dlv_wait',
+      seq: 1,
+      attempt: 1,
+      startedAt: ago(HOUR),
+      durationMs: 60,
+      error: 'connection refused',
+    });
 
     const stats = await getSubscriptionStats(deps, ACME, 'sub_1', DAY_WINDOW);
     const view = subscriptionStatsView(stats);
@@ -63,7 +93,12 @@ describe('getSubscriptionStats', () => {
     assert.deepEqual(view.open, { pending: 1, inFlight: 0 });
     assert.equal(view.successRate, 0.3333);
     assert.deepEqual(view.latencyMs, { attempts: 3, average: 40, p95: 60 });
-    assert.deepEqual(view.lastFailure, { at: ago(HOUR), deliveryId: 'dlv_wait', status: null, error: 'connection refused' });
+    assert.deepEqual(view.lastFailure, {
+      at: ago(HOUR),
+      deliveryId: 'dlv_wait',
+      status: null,
+      error: 'connection refused',
+    });
     assert.equal(view.failingSince, ago(2 * HOUR));
     assert.equal(view.deadLetteringSince, ago(2 * HOUR));
     assert.deepEqual([view.sampled, view.examined, view.attemptsExamined], [false, 4, 3]);
@@ -74,28 +109,70 @@ describe('getSubscriptionStats', () => {
     const { deps, deliveries } = setup();
     for (let i = 0; i < HEALTH_SAMPLE.deliveries + 5; i++) {
       const t = ago(i * 1000);
-      deliveries.put(aDelivery({ id: `dlv_${String(i).padStart(5, '0')}`, subscriptionId: 'sub_1', state: STATE.delivered, createdAt: t, updatedAt: t }));
+      deliveries.put(
+        aDelivery({
+          id: `dlv_${String(i).padStart(5, '0')}`,
+          subscriptionId: 'sub_1',
+          state: STATE.delivered,
+          createdAt: t,
+          updatedAt: t,
+        }),
+      );
     }
     const stats = await getSubscriptionStats(deps, ADMIN, 'sub_1', DAY_WINDOW);
-    assert.deepEqual([stats.sampled, stats.examined, stats.figures.finished.delivered], [true, HEALTH_SAMPLE.deliveries, HEALTH_SAMPLE.deliveries]);
+    assert.deepEqual(
+      [stats.sampled, stats.examined, stats.figures.finished.delivered],
+      [true, HEALTH_SAMPLE.deliveries, HEALTH_SAMPLE.deliveries],
+    );
   });
 
   it('is not sampled when the deliveries past the bound are all older than the look-back', async () => {
     const { deps, deliveries } = setup();
     for (let i = 0; i < HEALTH_SAMPLE.deliveries; i++) {
       const t = ago(i * 1000);
-      deliveries.put(aDelivery({ id: `dlv_${String(i).padStart(5, '0')}`, subscriptionId: 'sub_1', state: STATE.delivered, createdAt: t, updatedAt: t }));
+      deliveries.put(
+        aDelivery({
+          id: `dlv_${String(i).padStart(5, '0')}`,
+          subscriptionId: 'sub_1',
+          state: STATE.delivered,
+          createdAt: t,
+          updatedAt: t,
+        }),
+      );
     }
-    deliveries.put(aDelivery({ id: 'dlv_ancient', subscriptionId: 'sub_1', state: STATE.delivered, createdAt: ago(100 * HOUR), updatedAt: ago(100 * HOUR) }));
+    deliveries.put(
+      aDelivery({
+        id: 'dlv_ancient',
+        subscriptionId: 'sub_1',
+        state: STATE.delivered,
+        createdAt: ago(100 * HOUR),
+        updatedAt: ago(100 * HOUR),
+      }),
+    );
     const stats = await getSubscriptionStats(deps, ADMIN, 'sub_1', DAY_WINDOW);
     assert.deepEqual([stats.sampled, stats.examined], [false, HEALTH_SAMPLE.deliveries]);
   });
 
   it(`reads a delivery's latest ${HEALTH_SAMPLE.attemptsPerDelivery} attempts and says sampled when older ones were in the window`, async () => {
     const { deps, deliveries } = setup();
-    deliveries.put(aDelivery({ id: 'dlv_busy', subscriptionId: 'sub_1', state: STATE.pending, createdAt: ago(HOUR), updatedAt: ago(0) }));
+    deliveries.put(
+      aDelivery({
+        id: 'dlv_busy',
+        subscriptionId: 'sub_1',
+        state: STATE.pending,
+        createdAt: ago(HOUR),
+        updatedAt: ago(0),
+      }),
+    );
     for (let seq = 1; seq <= HEALTH_SAMPLE.attemptsPerDelivery + 10; seq++) {
-      await deps.attempts.put({ deliveryId: 'dlv_busy', seq, attempt: seq, startedAt: ago(HOUR - seq * 1000), durationMs: 5, status: 503 });
+      await deps.attempts.put({
+        deliveryId: 'dlv_busy',
+        seq,
+        attempt: seq,
+        startedAt: ago(HOUR - seq * 1000),
+        durationMs: 5,
+        status: 503,
+      });
     }
     const stats = await getSubscriptionStats(deps, ADMIN, 'sub_1', DAY_WINDOW);
     assert.deepEqual([stats.sampled, stats.attemptsExamined], [true, HEALTH_SAMPLE.attemptsPerDelivery]);

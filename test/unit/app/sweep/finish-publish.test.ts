@@ -12,7 +12,12 @@ const LATER = '2024-05-01T12:05:00.000Z';
 
 /** The row a first attempt (or a pause) writes for an event published at NOW: publish itself writes none. */
 const firstRow = (deps: FakeDeps, eventId: string, subscriptionId: string) =>
-  firstDelivery({ id: eventId, createdAt: NOW }, deps.subscriptions.items.get(subscriptionId)!, Date.parse('2024-05-04T12:00:00.000Z'), Date.parse(NOW));
+  firstDelivery(
+    { id: eventId, createdAt: NOW },
+    deps.subscriptions.items.get(subscriptionId)!,
+    Date.parse('2024-05-04T12:00:00.000Z'),
+    Date.parse(NOW),
+  );
 
 /** A publish of `ids` that stopped after storing its events but before enqueueing (it writes no delivery rows). */
 async function stoppedPublish(deps: FakeDeps, ids: readonly string[]): Promise<void> {
@@ -20,12 +25,17 @@ async function stoppedPublish(deps: FakeDeps, ids: readonly string[]): Promise<v
   deps.queue.enqueue = async () => {
     throw new Error('the process died here');
   };
-  await assert.rejects(publishBatch(deps, ids.map((id) => ({ id, type: 'a', payloadJson: '{}' }))));
+  await assert.rejects(
+    publishBatch(
+      deps,
+      ids.map((id) => ({ id, type: 'a', payloadJson: '{}' })),
+    ),
+  );
   deps.queue.enqueue = enqueue;
 }
 
 describe('finishPublishes', () => {
-  it('enqueues every delivery of a batch that was never attempted, in the sweeper\'s view, and moves the watermark past the manifest', async () => {
+  it("enqueues every delivery of a batch that was never attempted, in the sweeper's view, and moves the watermark past the manifest", async () => {
     const deps = fakeDeps();
     deps.subscriptions.items.set('sub_a', aSubscription({ id: 'sub_a' }));
     deps.subscriptions.items.set('sub_b', aSubscription({ id: 'sub_b' }));
@@ -35,11 +45,28 @@ describe('finishPublishes', () => {
     const report = await finishPublishes(deps, LATER, 100);
 
     assert.deepEqual(report, { manifests: 1, deliveries: 4 });
-    assert.deepEqual(deps.queue.messages().map((m) => m.deliveryId).sort(), ['evt_1', 'evt_2'].flatMap((e) => ['sub_a', 'sub_b'].map((s) => deliveryIdFor(e, s, NOW))).sort());
-    assert.ok(deps.queue.messages().every((m) => m.kind === 'due'), 'the sender reads these rows first (their first message may be out too)');
-    assert.deepEqual(await finishPublishes(deps, LATER, 100), { manifests: 0, deliveries: 0 }, 'checked once: the next run starts past it');
+    assert.deepEqual(
+      deps.queue
+        .messages()
+        .map((m) => m.deliveryId)
+        .sort(),
+      ['evt_1', 'evt_2'].flatMap((e) => ['sub_a', 'sub_b'].map((s) => deliveryIdFor(e, s, NOW))).sort(),
+    );
+    assert.ok(
+      deps.queue.messages().every((m) => m.kind === 'due'),
+      'the sender reads these rows first (their first message may be out too)',
+    );
+    assert.deepEqual(
+      await finishPublishes(deps, LATER, 100),
+      { manifests: 0, deliveries: 0 },
+      'checked once: the next run starts past it',
+    );
     assert.equal(deps.ingestManifests.items.size, 1, 'kept: it is the event log until TTL takes it');
-    assert.equal((await deps.deliveries.listDue('2024-05-01T12:05:01.000Z', 100)).length, 4, 'in view: if this enqueue is lost too, the sweep finds them');
+    assert.equal(
+      (await deps.deliveries.listDue('2024-05-01T12:05:01.000Z', 100)).length,
+      4,
+      'in view: if this enqueue is lost too, the sweep finds them',
+    );
   });
 
   it('writes the rows that were never written, from the stored event, with its creation time and deadline', async () => {
@@ -52,7 +79,10 @@ describe('finishPublishes', () => {
     await finishPublishes(deps, LATER, 100);
 
     const row = deps.deliveries.items.get(deliveryIdFor('evt_1', 'sub_a', NOW))!;
-    assert.deepEqual([row.state, row.createdAt, row.giveUpAt, row.nextAttemptAt], ['pending', NOW, '2024-05-04T12:00:00.000Z', LATER]);
+    assert.deepEqual(
+      [row.state, row.createdAt, row.giveUpAt, row.nextAttemptAt],
+      ['pending', NOW, '2024-05-04T12:00:00.000Z', LATER],
+    );
   });
 
   it('leaves alone deliveries already attempted or moved, events never stored, and manifests younger than the cut-off', async () => {
@@ -62,11 +92,25 @@ describe('finishPublishes', () => {
     await stoppedPublish(deps, ['evt_1']);
     deps.deliveries.put({ ...firstRow(deps, 'evt_1', 'sub_a'), state: 'delivered', attempts: 1, attemptSeq: 1 });
     // A paused subscription's delivery: its row written and moved an hour on, in view, by the sender.
-    const waiting = { ...firstRow(deps, 'evt_1', 'sub_b'), nextAttemptAt: '2024-05-01T13:00:00.000Z', updatedAt: NOW.replace('00.000Z', '01.000Z') };
+    const waiting = {
+      ...firstRow(deps, 'evt_1', 'sub_b'),
+      nextAttemptAt: '2024-05-01T13:00:00.000Z',
+      updatedAt: NOW.replace('00.000Z', '01.000Z'),
+    };
     assert.equal(await deps.deliveries.write('reschedule', waiting, NO_ROW), true);
-    await deps.ingestManifests.put({ shard: 'm0', key: `${NOW}#other`, createdAt: NOW, eventIds: ['evt_never_stored'], deliveryIds: ['dlv_never_written'] });
+    await deps.ingestManifests.put({
+      shard: 'm0',
+      key: `${NOW}#other`,
+      createdAt: NOW,
+      eventIds: ['evt_never_stored'],
+      deliveryIds: ['dlv_never_written'],
+    });
 
-    assert.deepEqual(await finishPublishes(deps, NOW, 100), { manifests: 0, deliveries: 0 }, 'nothing older than the cut-off');
+    assert.deepEqual(
+      await finishPublishes(deps, NOW, 100),
+      { manifests: 0, deliveries: 0 },
+      'nothing older than the cut-off',
+    );
     deps.clock.advance(300_000);
     assert.deepEqual(await finishPublishes(deps, LATER, 100), { manifests: 2, deliveries: 0 });
     assert.deepEqual(deps.queue.messages(), []);
@@ -88,7 +132,13 @@ describe('finishPublishes', () => {
 });
 
 describe('finishPublishes: the per-shard watermark', () => {
-  const manifest = (key: string, shard = 'm0') => ({ shard, key, createdAt: key.split('#')[0]!, eventIds: [], deliveryIds: [] });
+  const manifest = (key: string, shard = 'm0') => ({
+    shard,
+    key,
+    createdAt: key.split('#')[0]!,
+    eventIds: [],
+    deliveryIds: [],
+  });
   const at = (seconds: number) => new Date(Date.parse(NOW) + seconds * 1000).toISOString();
 
   it('checks a shard oldest first within the limit, and the next run goes on from there', async () => {
@@ -97,7 +147,11 @@ describe('finishPublishes: the per-shard watermark', () => {
     deps.clock.advance(600_000);
 
     assert.deepEqual(await finishPublishes(deps, at(300), 2), { manifests: 2, deliveries: 0 });
-    assert.deepEqual(deps.ingestManifests.marks.get('m0'), { shard: 'm0', checkedBefore: `${at(2)}#b`, checked: [`${at(2)}#b`] });
+    assert.deepEqual(deps.ingestManifests.marks.get('m0'), {
+      shard: 'm0',
+      checkedBefore: `${at(2)}#b`,
+      checked: [`${at(2)}#b`],
+    });
     assert.deepEqual(await finishPublishes(deps, at(300), 2), { manifests: 1, deliveries: 0 });
     assert.deepEqual(deps.ingestManifests.marks.get('m0'), { shard: 'm0', checkedBefore: at(300), checked: [] });
     assert.deepEqual(await finishPublishes(deps, at(300), 2), { manifests: 0, deliveries: 0 });
@@ -108,17 +162,29 @@ describe('finishPublishes: the per-shard watermark', () => {
     await deps.ingestManifests.put(manifest(`${at(-30)}#young`));
     // A 10 s grace: the manifest is past it, but a publish could still be writing one as old.
     assert.deepEqual(await finishPublishes(deps, at(-10), 100), { manifests: 1, deliveries: 0 });
-    assert.deepEqual(deps.ingestManifests.marks.get('m0'), { shard: 'm0', checkedBefore: at(-60), checked: [`${at(-30)}#young`] });
+    assert.deepEqual(deps.ingestManifests.marks.get('m0'), {
+      shard: 'm0',
+      checkedBefore: at(-60),
+      checked: [`${at(-30)}#young`],
+    });
 
     await deps.ingestManifests.put(manifest(`${at(-40)}#late`));
-    assert.deepEqual(await finishPublishes(deps, at(-10), 100), { manifests: 1, deliveries: 0 }, 'the late one only, not the one already checked');
+    assert.deepEqual(
+      await finishPublishes(deps, at(-10), 100),
+      { manifests: 1, deliveries: 0 },
+      'the late one only, not the one already checked',
+    );
     deps.clock.advance(120_000);
     await deps.ingestManifests.put(manifest(`${at(50)}#next`));
     assert.deepEqual(await finishPublishes(deps, at(110), 100), { manifests: 1, deliveries: 0 }, 'the new one only');
-    assert.deepEqual(deps.ingestManifests.marks.get('m0'), { shard: 'm0', checkedBefore: at(60), checked: [] }, 'past them all once they settled');
+    assert.deepEqual(
+      deps.ingestManifests.marks.get('m0'),
+      { shard: 'm0', checkedBefore: at(60), checked: [] },
+      'past them all once they settled',
+    );
   });
 
-  it('works a backlog larger than a run\'s limit off in every shard, not the first ones first', async () => {
+  it("works a backlog larger than a run's limit off in every shard, not the first ones first", async () => {
     const deps = fakeDeps();
     for (const key of [`${at(1)}#a`, `${at(2)}#b`, `${at(3)}#c`]) await deps.ingestManifests.put(manifest(key, 'm0'));
     await deps.ingestManifests.put(manifest(`${at(1)}#z`, 'm15'));
@@ -159,9 +225,24 @@ describe('nextWatermark', () => {
   const m = (key: string) => ({ shard: 'm0', key, createdAt: key, eventIds: [], deliveryIds: [] });
   it('goes to the cut-off after a complete read, to the last checked after a partial one, never past the settle time nor back', () => {
     const at = { beforeIso: 'T5', settled: 'T9', complete: true };
-    assert.deepEqual(nextWatermark('m0', undefined, [m('T1#a')], at), { shard: 'm0', checkedBefore: 'T5', checked: [] });
-    assert.deepEqual(nextWatermark('m0', undefined, [m('T1#a'), m('T2#b')], { ...at, complete: false }), { shard: 'm0', checkedBefore: 'T2#b', checked: ['T2#b'] });
-    assert.deepEqual(nextWatermark('m0', undefined, [m('T1#a'), m('T6#b')], { ...at, beforeIso: 'T8', settled: 'T4' }), { shard: 'm0', checkedBefore: 'T4', checked: ['T6#b'] });
-    assert.deepEqual(nextWatermark('m0', { shard: 'm0', checkedBefore: 'T7', checked: [] }, [m('T7#a')], at), { shard: 'm0', checkedBefore: 'T7', checked: ['T7#a'] });
+    assert.deepEqual(nextWatermark('m0', undefined, [m('T1#a')], at), {
+      shard: 'm0',
+      checkedBefore: 'T5',
+      checked: [],
+    });
+    assert.deepEqual(nextWatermark('m0', undefined, [m('T1#a'), m('T2#b')], { ...at, complete: false }), {
+      shard: 'm0',
+      checkedBefore: 'T2#b',
+      checked: ['T2#b'],
+    });
+    assert.deepEqual(
+      nextWatermark('m0', undefined, [m('T1#a'), m('T6#b')], { ...at, beforeIso: 'T8', settled: 'T4' }),
+      { shard: 'm0', checkedBefore: 'T4', checked: ['T6#b'] },
+    );
+    assert.deepEqual(nextWatermark('m0', { shard: 'm0', checkedBefore: 'T7', checked: [] }, [m('T7#a')], at), {
+      shard: 'm0',
+      checkedBefore: 'T7',
+      checked: ['T7#a'],
+    });
   });
 });

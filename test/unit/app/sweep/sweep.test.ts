@@ -17,28 +17,63 @@ function depsWith(...deliveries: Delivery[]) {
 
 describe('sweep', () => {
   it('releases an in-flight delivery whose lease ran out and sends it again, due now', async () => {
-    const deps = depsWith(aDelivery({ id: 'dlv_stuck', subscriptionId: 'sub_1', state: 'in_flight', attempts: 2, attemptSeq: 5, nextAttemptAt: at(-600), leaseUntil: at(-540) }));
+    const deps = depsWith(
+      aDelivery({
+        id: 'dlv_stuck',
+        subscriptionId: 'sub_1',
+        state: 'in_flight',
+        attempts: 2,
+        attemptSeq: 5,
+        nextAttemptAt: at(-600),
+        leaseUntil: at(-540),
+      }),
+    );
 
     const report = await sweep(deps, { graceSeconds: GRACE });
 
-    assert.deepEqual(report, { examined: 1, expired: 0, requeued: 0, released: 1, finishedPublishes: 0, finishedDeliveries: 0, routesRepaired: 0 });
+    assert.deepEqual(report, {
+      examined: 1,
+      expired: 0,
+      requeued: 0,
+      released: 1,
+      finishedPublishes: 0,
+      finishedDeliveries: 0,
+      routesRepaired: 0,
+    });
     const after = deps.deliveries.items.get('dlv_stuck')!;
     assert.equal(after.state, 'pending');
     assert.equal(after.nextAttemptAt, NOW);
     assert.equal(after.attemptSeq, 5);
     assert.equal(after.leaseUntil, undefined);
     assert.match(after.lastError!, /^released/);
-    assert.deepEqual(deps.queue.messages(), [{ kind: 'due', deliveryId: 'dlv_stuck', subscriptionId: 'sub_1', attemptSeq: 5 }]);
+    assert.deepEqual(deps.queue.messages(), [
+      { kind: 'due', deliveryId: 'dlv_stuck', subscriptionId: 'sub_1', attemptSeq: 5 },
+    ]);
   });
 
   it('expires a pending delivery past its deadline, dead-letters it and does not send it', async () => {
     const deps = depsWith(
-      aDelivery({ id: 'dlv_late', state: 'pending', attempts: 7, nextAttemptAt: at(-3600), giveUpAt: at(-60), lastError: 'HTTP 503' }),
+      aDelivery({
+        id: 'dlv_late',
+        state: 'pending',
+        attempts: 7,
+        nextAttemptAt: at(-3600),
+        giveUpAt: at(-60),
+        lastError: 'HTTP 503',
+      }),
     );
 
     const report = await sweep(deps, { graceSeconds: GRACE });
 
-    assert.deepEqual(report, { examined: 1, expired: 1, requeued: 0, released: 0, finishedPublishes: 0, finishedDeliveries: 0, routesRepaired: 0 });
+    assert.deepEqual(report, {
+      examined: 1,
+      expired: 1,
+      requeued: 0,
+      released: 0,
+      finishedPublishes: 0,
+      finishedDeliveries: 0,
+      routesRepaired: 0,
+    });
     const after = deps.deliveries.items.get('dlv_late')!;
     assert.equal(after.state, 'expired');
     assert.equal(after.updatedAt, NOW);
@@ -51,7 +86,15 @@ describe('sweep', () => {
     const deps = depsWith(
       aDelivery({ id: 'dlv_a', subscriptionId: 'sub_dead', nextAttemptAt: at(-3600), giveUpAt: at(-60) }),
     );
-    deps.subscriptions.items.set('sub_dead', aSubscription({ id: 'sub_dead', deadLetteringSince: at(-deps.autoPause.afterSeconds), lastDeadLetterAt: at(-600), deadLetterStreak: 40 }));
+    deps.subscriptions.items.set(
+      'sub_dead',
+      aSubscription({
+        id: 'sub_dead',
+        deadLetteringSince: at(-deps.autoPause.afterSeconds),
+        lastDeadLetterAt: at(-600),
+        deadLetterStreak: 40,
+      }),
+    );
 
     await sweep(deps, { graceSeconds: GRACE });
 
@@ -63,7 +106,9 @@ describe('sweep', () => {
   });
 
   it('starts a streak on a healthy subscription when the sweeper expires its delivery', async () => {
-    const deps = depsWith(aDelivery({ id: 'dlv_b', subscriptionId: 'sub_ok', nextAttemptAt: at(-3600), giveUpAt: at(-60) }));
+    const deps = depsWith(
+      aDelivery({ id: 'dlv_b', subscriptionId: 'sub_ok', nextAttemptAt: at(-3600), giveUpAt: at(-60) }),
+    );
     deps.subscriptions.items.set('sub_ok', aSubscription({ id: 'sub_ok' }));
 
     await sweep(deps, { graceSeconds: GRACE });
@@ -81,14 +126,26 @@ describe('sweep', () => {
   });
 
   it('re-enqueues an overdue pending delivery (its message was lost), due now', async () => {
-    const deps = depsWith(aDelivery({ id: 'dlv_lost', subscriptionId: 'sub_9', nextAttemptAt: at(-GRACE - 1), giveUpAt: at(3600) }));
+    const deps = depsWith(
+      aDelivery({ id: 'dlv_lost', subscriptionId: 'sub_9', nextAttemptAt: at(-GRACE - 1), giveUpAt: at(3600) }),
+    );
 
     const report = await sweep(deps, { graceSeconds: GRACE });
 
-    assert.deepEqual(report, { examined: 1, expired: 0, requeued: 1, released: 0, finishedPublishes: 0, finishedDeliveries: 0, routesRepaired: 0 });
+    assert.deepEqual(report, {
+      examined: 1,
+      expired: 0,
+      requeued: 1,
+      released: 0,
+      finishedPublishes: 0,
+      finishedDeliveries: 0,
+      routesRepaired: 0,
+    });
     assert.equal(deps.deliveries.items.get('dlv_lost')!.state, 'pending');
     assert.equal(deps.deliveries.items.get('dlv_lost')!.nextAttemptAt, NOW);
-    assert.deepEqual(deps.queue.messages(), [{ kind: 'due', deliveryId: 'dlv_lost', subscriptionId: 'sub_9', attemptSeq: 0 }]);
+    assert.deepEqual(deps.queue.messages(), [
+      { kind: 'due', deliveryId: 'dlv_lost', subscriptionId: 'sub_9', attemptSeq: 0 },
+    ]);
   });
 
   it('leaves alone a pending delivery that is due but within the grace period, and one not yet due', async () => {
@@ -98,7 +155,15 @@ describe('sweep', () => {
 
     const report = await sweep(deps, { graceSeconds: GRACE });
 
-    assert.deepEqual(report, { examined: 0, expired: 0, requeued: 0, released: 0, finishedPublishes: 0, finishedDeliveries: 0, routesRepaired: 0 });
+    assert.deepEqual(report, {
+      examined: 0,
+      expired: 0,
+      requeued: 0,
+      released: 0,
+      finishedPublishes: 0,
+      finishedDeliveries: 0,
+      routesRepaired: 0,
+    });
     assert.deepEqual(deps.deliveries.items.get('dlv_recent'), recent);
     assert.deepEqual(deps.deliveries.items.get('dlv_future'), future);
     assert.deepEqual(deps.queue.messages(), []);
@@ -106,7 +171,13 @@ describe('sweep', () => {
 
   it('leaves alone an in-flight delivery whose lease has not run out', async () => {
     // Claimed when due 10 minutes ago (a slow attempt), lease good for another 30 s.
-    const held = aDelivery({ id: 'dlv_held', state: 'in_flight', attemptSeq: 1, nextAttemptAt: at(-600), leaseUntil: at(30) });
+    const held = aDelivery({
+      id: 'dlv_held',
+      state: 'in_flight',
+      attemptSeq: 1,
+      nextAttemptAt: at(-600),
+      leaseUntil: at(30),
+    });
     const deps = depsWith(held);
 
     await sweep(deps, { graceSeconds: GRACE });
@@ -141,9 +212,23 @@ describe('sweep', () => {
 
     const report = await sweep(deps, { graceSeconds: GRACE });
 
-    assert.deepEqual(report, { examined: 4, expired: 1, requeued: 2, released: 1, finishedPublishes: 0, finishedDeliveries: 0, routesRepaired: 0 });
+    assert.deepEqual(report, {
+      examined: 4,
+      expired: 1,
+      requeued: 2,
+      released: 1,
+      finishedPublishes: 0,
+      finishedDeliveries: 0,
+      routesRepaired: 0,
+    });
     assert.equal(deps.queue.enqueued.length, 1);
-    assert.deepEqual(deps.queue.messages().map((m) => m.deliveryId).sort(), ['dlv_lost1', 'dlv_lost2', 'dlv_stuck']);
+    assert.deepEqual(
+      deps.queue
+        .messages()
+        .map((m) => m.deliveryId)
+        .sort(),
+      ['dlv_lost1', 'dlv_lost2', 'dlv_stuck'],
+    );
   });
 
   it('looks at no more than `limit` deliveries, oldest first', async () => {
@@ -156,7 +241,10 @@ describe('sweep', () => {
     const report = await sweep(deps, { graceSeconds: GRACE, limit: 2 });
 
     assert.equal(report.examined, 2);
-    assert.deepEqual(deps.queue.messages().map((m) => m.deliveryId), ['dlv_1', 'dlv_2']);
+    assert.deepEqual(
+      deps.queue.messages().map((m) => m.deliveryId),
+      ['dlv_1', 'dlv_2'],
+    );
     assert.equal(deps.deliveries.items.get('dlv_3')!.nextAttemptAt, at(-800));
   });
 
@@ -165,7 +253,12 @@ describe('sweep', () => {
     const racing = new (class extends InMemoryDeliveryStore {
       override async getMany(ids: readonly string[]) {
         const read = await super.getMany(ids);
-        for (const d of read) await this.write('retry', { ...d, attempts: d.attempts + 1, attemptSeq: d.attemptSeq + 1, nextAttemptAt: at(60), updatedAt: NOW }, expectationOf(d));
+        for (const d of read)
+          await this.write(
+            'retry',
+            { ...d, attempts: d.attempts + 1, attemptSeq: d.attemptSeq + 1, nextAttemptAt: at(60), updatedAt: NOW },
+            expectationOf(d),
+          );
         return read;
       }
     })();
@@ -175,8 +268,20 @@ describe('sweep', () => {
 
     const report = await sweep(deps, { graceSeconds: GRACE });
 
-    assert.deepEqual(report, { examined: 2, expired: 0, requeued: 0, released: 0, finishedPublishes: 0, finishedDeliveries: 0, routesRepaired: 0 });
-    assert.deepEqual([racing.items.get('dlv_lost')!.attemptSeq, racing.items.get('dlv_late')!.state], [1, 'pending'], 'as the sender left them');
+    assert.deepEqual(report, {
+      examined: 2,
+      expired: 0,
+      requeued: 0,
+      released: 0,
+      finishedPublishes: 0,
+      finishedDeliveries: 0,
+      routesRepaired: 0,
+    });
+    assert.deepEqual(
+      [racing.items.get('dlv_lost')!.attemptSeq, racing.items.get('dlv_late')!.state],
+      [1, 'pending'],
+      'as the sender left them',
+    );
     assert.deepEqual(deps.queue.messages(), []);
     assert.deepEqual(deps.metrics.counts, {});
   });

@@ -11,8 +11,17 @@ import { route } from '#handlers/api/router.ts';
 import { FakeClock } from '#test/fakes.ts';
 import { InMemoryApiKeyStore } from '#test/memory-stores.ts';
 
-const context = { getRemainingTimeInMillis: () => 10_000, awsRequestId: 'r', functionName: 'authorizer' } as unknown as Context;
-const event = (key: string) => ({ type: 'TOKEN', methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abc/prod/GET/v1/subscriptions', authorizationToken: `Bearer ${key}` }) as APIGatewayTokenAuthorizerEvent;
+const context = {
+  getRemainingTimeInMillis: () => 10_000,
+  awsRequestId: 'r',
+  functionName: 'authorizer',
+} as unknown as Context;
+const event = (key: string) =>
+  ({
+    type: 'TOKEN',
+    methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abc/prod/GET/v1/subscriptions',
+    authorizationToken: `Bearer ${key}`,
+  }) as APIGatewayTokenAuthorizerEvent;
 
 function setup() {
   const apiKeys = new InMemoryApiKeyStore();
@@ -20,7 +29,12 @@ function setup() {
   const deps = { apiKeys, clock } as unknown as FunctionDeps<'api'>;
   const call = (method: string, path: string, body: unknown = null, principal = ADMIN) =>
     route(deps, { method, path, query: {}, body: body === null ? null : JSON.stringify(body), principal });
-  const authorize = createAuthorizerHandler(new StaticKeySource('hk_admin_key'), { logger: new Logger({ logLevel: 'SILENT' }) }, apiKeys, () => clock.now());
+  const authorize = createAuthorizerHandler(
+    new StaticKeySource('hk_admin_key'),
+    { logger: new Logger({ logLevel: 'SILENT' }) },
+    apiKeys,
+    () => clock.now(),
+  );
   return { apiKeys, clock, call, authorize };
 }
 
@@ -39,7 +53,11 @@ describe('tenant keys: expiry, listing, revocation', () => {
 
   it('mints a key without expiry when the body is empty (expiresAt null)', async () => {
     const { call, clock, authorize } = setup();
-    const minted = (await call('POST', '/v1/tenants/acme/keys')).body as { key: string; expiresAt: string | null; revokedAt: string | null };
+    const minted = (await call('POST', '/v1/tenants/acme/keys')).body as {
+      key: string;
+      expiresAt: string | null;
+      revokedAt: string | null;
+    };
     assert.equal(minted.expiresAt, null);
     clock.advance(10 * 365 * 86_400_000);
     assert.equal((await authorize(event(minted.key), context)).principalId, 'tenant:acme');
@@ -54,7 +72,10 @@ describe('tenant keys: expiry, listing, revocation', () => {
   ] as const) {
     it(`refuses ${JSON.stringify(body)} naming the field, minting nothing`, async () => {
       const { apiKeys, call } = setup();
-      await assert.rejects(call('POST', '/v1/tenants/acme/keys', body), (e: unknown) => e instanceof ValidationError && pattern.test(e.message));
+      await assert.rejects(
+        call('POST', '/v1/tenants/acme/keys', body),
+        (e: unknown) => e instanceof ValidationError && pattern.test(e.message),
+      );
       assert.equal(apiKeys.items.size, 0);
     });
   }
@@ -70,8 +91,12 @@ describe('tenant keys: expiry, listing, revocation', () => {
 
     assert.equal(listed.status, 200);
     const items = (listed.body as { items: Record<string, unknown>[] }).items;
-    assert.deepEqual(items.map((k) => k.keyId), [a.keyId, b.keyId]);
-    for (const k of items) assert.deepEqual(Object.keys(k).sort(), ['createdAt', 'expiresAt', 'keyId', 'revokedAt', 'tenantId']);
+    assert.deepEqual(
+      items.map((k) => k.keyId),
+      [a.keyId, b.keyId],
+    );
+    for (const k of items)
+      assert.deepEqual(Object.keys(k).sort(), ['createdAt', 'expiresAt', 'keyId', 'revokedAt', 'tenantId']);
     assert.ok(!JSON.stringify(listed.body).includes('hk_tenant_'), 'never the key');
   });
 
@@ -88,8 +113,15 @@ describe('tenant keys: expiry, listing, revocation', () => {
     assert.equal((await authorize(event(other.key), context)).principalId, 'tenant:acme', 'the other key still works');
 
     clock.advance(5000);
-    assert.equal(((await call('DELETE', `/v1/tenants/acme/keys/${minted.keyId}`)).body as { revokedAt: string }).revokedAt, new Date(clock.now() - 5000).toISOString());
-    await assert.rejects(call('DELETE', `/v1/tenants/globex/keys/${minted.keyId}`), NotFoundError, "another tenant's key id is not found");
+    assert.equal(
+      ((await call('DELETE', `/v1/tenants/acme/keys/${minted.keyId}`)).body as { revokedAt: string }).revokedAt,
+      new Date(clock.now() - 5000).toISOString(),
+    );
+    await assert.rejects(
+      call('DELETE', `/v1/tenants/globex/keys/${minted.keyId}`),
+      NotFoundError,
+      "another tenant's key id is not found",
+    );
     await assert.rejects(call('DELETE', '/v1/tenants/acme/keys/key_nope'), NotFoundError);
   });
 
