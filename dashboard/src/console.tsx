@@ -3,7 +3,7 @@ import type { AnswerOf } from '#client/hookline-client.ts';
 import { useSession } from './context.ts';
 import { DeliveryTable } from './deliveries.tsx';
 import { href } from './route.ts';
-import { ActionError, CopyButton, ErrorNote, Loading, PageTitle, Status, TableWrap, Time } from './ui.tsx';
+import { ActionError, CopyButton, ErrorNote, Loading, PageTitle, Status, TableWrap, TextField, Time } from './ui.tsx';
 import { useAsync } from './use-async.ts';
 
 type Replay = AnswerOf<'GET /v1/replays/{replayId}'>;
@@ -203,23 +203,16 @@ export function BulkReplayPage() {
           ))}
         </fieldset>
         <div class="field">
-          <label for="replay-subscription">Subscription id (optional)</label>
-          <input
+          <TextField
             id="replay-subscription"
+            label="Subscription id (optional)"
             value={subscriptionId}
-            onInput={(e) => setSubscriptionId(e.currentTarget.value)}
+            onChange={setSubscriptionId}
             placeholder="sub_…"
-            autoComplete="off"
           />
         </div>
         <div class="field">
-          <label for="replay-tenant">Tenant (optional)</label>
-          <input
-            id="replay-tenant"
-            value={tenantId}
-            onInput={(e) => setTenantId(e.currentTarget.value)}
-            autoComplete="off"
-          />
+          <TextField id="replay-tenant" label="Tenant (optional)" value={tenantId} onChange={setTenantId} />
         </div>
         <div class="field">
           <label for="replay-operator">Your name, for the audit log</label>
@@ -416,13 +409,12 @@ export function ArchivePage() {
             <input id="restore-to" type="date" value={to} onInput={(e) => setTo(e.currentTarget.value)} />
           </div>
           <div class="field">
-            <label for="restore-subscription">Subscription id (optional)</label>
-            <input
+            <TextField
               id="restore-subscription"
+              label="Subscription id (optional)"
               value={subscription}
-              onInput={(e) => setSubscription(e.currentTarget.value)}
+              onChange={setSubscription}
               placeholder="sub_…"
-              autoComplete="off"
             />
           </div>
           <div class="actions">
@@ -543,23 +535,15 @@ export function PortalLinksPage() {
         }}
       >
         <div class="field">
-          <label for="link-tenant">Tenant</label>
-          <input
-            id="link-tenant"
-            required
-            value={tenant}
-            onInput={(e) => setTenant(e.currentTarget.value)}
-            autoComplete="off"
-          />
+          <TextField id="link-tenant" label="Tenant" value={tenant} onChange={setTenant} required />
         </div>
         <div class="field">
-          <label for="link-subscription">Only this subscription (optional)</label>
-          <input
+          <TextField
             id="link-subscription"
+            label="Only this subscription (optional)"
             value={subscription}
-            onInput={(e) => setSubscription(e.currentTarget.value)}
+            onChange={setSubscription}
             placeholder="sub_…"
-            autoComplete="off"
           />
         </div>
         <div class="field">

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { AnswerOf, ItemOf } from '#client/hookline-client.ts';
 import { isOperator, useSession } from './context.ts';
 import { href, navigate, type Route } from './route.ts';
-import { ErrorNote, Loading, PageTitle, StateBadge, TableWrap, Time } from './ui.tsx';
+import { ErrorNote, Loading, PageTitle, StateBadge, TableWrap, TextField, Time } from './ui.tsx';
 import { useAsync } from './use-async.ts';
 
 type EventSummary = ItemOf<'GET /v1/events'>;
@@ -57,21 +57,13 @@ export function EventsPage({ route }: { readonly route: Route }) {
           navigate(href(['events'], { tenant: tenantInput.trim(), type: typeInput.trim() }));
         }}
       >
-        <label for="event-tenant">Tenant</label>
-        <input
-          id="event-tenant"
-          value={tenantInput}
-          onInput={(e) => setTenantInput(e.currentTarget.value)}
-          placeholder="any"
-          autoComplete="off"
-        />
-        <label for="event-type">Type</label>
-        <input
+        <TextField id="event-tenant" label="Tenant" value={tenantInput} onChange={setTenantInput} placeholder="any" />
+        <TextField
           id="event-type"
+          label="Type"
           value={typeInput}
-          onInput={(e) => setTypeInput(e.currentTarget.value)}
+          onChange={setTypeInput}
           placeholder="any, e.g. invoice.paid"
-          autoComplete="off"
         />
         <button type="submit">Filter</button>
         {(tenant || type) && (

@@ -3,7 +3,18 @@ import type { AnswerOf, ItemOf } from '#client/hookline-client.ts';
 import { isOperator, useSession } from './context.ts';
 import { HealthCells, HealthPanel, useStats } from './health.tsx';
 import { href, navigate, type Route } from './route.ts';
-import { ActionError, CopyButton, ErrorNote, Loading, PageTitle, StateBadge, Status, TableWrap, Time } from './ui.tsx';
+import {
+  ActionError,
+  CopyButton,
+  ErrorNote,
+  Loading,
+  PageTitle,
+  StateBadge,
+  Status,
+  TableWrap,
+  TextField,
+  Time,
+} from './ui.tsx';
 import { useAsync } from './use-async.ts';
 import { ContractText } from './contract.tsx';
 import { DeliveryTable } from './deliveries.tsx';
@@ -46,14 +57,7 @@ export function SubscriptionsPage({ route }: { readonly route: Route }) {
             navigate(href(['subscriptions'], { tenant: filter.trim() }));
           }}
         >
-          <label for="tenant-filter">Tenant</label>
-          <input
-            id="tenant-filter"
-            value={filter}
-            onInput={(e) => setFilter(e.currentTarget.value)}
-            placeholder="every tenant"
-            autoComplete="off"
-          />
+          <TextField id="tenant-filter" label="Tenant" value={filter} onChange={setFilter} placeholder="every tenant" />
           <button type="submit">Filter</button>
           {tenant && (
             <a href={href(['subscriptions'])} onClick={() => setFilter('')}>

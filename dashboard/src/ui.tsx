@@ -67,6 +67,30 @@ export function Loading({ what }: { readonly what: string }) {
   );
 }
 
+/** A labelled one-line text input (ids, tenants, types): not autocompleted, its value handed to `onChange` as typed. */
+export function TextField(props: {
+  readonly id: string;
+  readonly label: string;
+  readonly value: string;
+  readonly onChange: (value: string) => void;
+  readonly placeholder?: string;
+  readonly required?: boolean;
+}) {
+  return (
+    <>
+      <label for={props.id}>{props.label}</label>
+      <input
+        id={props.id}
+        required={props.required}
+        value={props.value}
+        onInput={(e) => props.onChange(e.currentTarget.value)}
+        placeholder={props.placeholder}
+        autoComplete="off"
+      />
+    </>
+  );
+}
+
 /** A wide table that scrolls sideways on a phone; focusable, so keyboard users can scroll it too. */
 export function TableWrap({ label, children }: { readonly label: string; readonly children: ComponentChildren }) {
   return (

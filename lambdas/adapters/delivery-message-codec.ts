@@ -109,19 +109,14 @@ function decodeDeliveryMessage(wire: Wire): ReceivedDeliveryMessage {
     throw new MalformedDeliveryMessageError(
       `delivery message ${deliveryId} is of wire version ${JSON.stringify(version)}; this version reads ${WIRE_VERSION} and earlier ones without a version`,
     );
-  if (wire.k === 'due')
-    return {
-      kind: 'due',
-      ...ids,
-      ...(count(wire, 'attemptSeq') !== undefined ? { attemptSeq: count(wire, 'attemptSeq')! } : {}),
-    };
+  const attemptSeq = count(wire, 'attemptSeq');
+  if (wire.k === 'due') return { kind: 'due', ...ids, ...(attemptSeq !== undefined ? { attemptSeq } : {}) };
   const event = eventFields(wire);
   if (!event)
     throw new MalformedDeliveryMessageError(
       `delivery message ${deliveryId} (${String(wire.k)}) lacks its event's id, type, creation or deadline`,
     );
   if (wire.k === 'fresh') return { kind: 'fresh', ...ids, ...event };
-  const attemptSeq = count(wire, 'attemptSeq');
   const attempts = count(wire, 'attempts');
   const nextAttemptAt = instant(wire, 'nextAttemptAt');
   if (wire.k !== 'retry' || attemptSeq === undefined || attempts === undefined || !nextAttemptAt)

@@ -21,7 +21,13 @@ import {
 import { deliveryIdParts, idOfListKey, lastListKeyAt } from '#domain/ids.ts';
 import type { Delivery, Expectation } from '#domain/types.ts';
 import { INDEXES, TABLES } from '#config/topology.ts';
-import type { DeliveryPage, DeliveryStore, DueDelivery, RowAction } from '#ports/delivery-store.ts';
+import {
+  writtenFields,
+  type DeliveryPage,
+  type DeliveryStore,
+  type DueDelivery,
+  type RowAction,
+} from '#ports/delivery-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import {
   activeShardKey,
@@ -109,26 +115,6 @@ function toDelivery(item: Record<string, unknown>): Delivery {
 }
 
 /**
- * What each kind of write changes of a row it did not read: an outcome its attempt's fields, a
- * reschedule its due time, an expiry its reason. An outcome's attempt, inline, replaces the
- * response an earlier version stored beside it.
- */
-function changedBy(action: RowAction, row: Delivery): Record<string, unknown> {
-  if (action === 'reschedule') return { nextAttemptAt: row.nextAttemptAt };
-  if (action === 'expire') return { lastError: row.lastError };
-  return {
-    attempts: row.attempts,
-    attemptSeq: row.attemptSeq,
-    nextAttemptAt: row.nextAttemptAt,
-    lastStatus: row.lastStatus,
-    lastError: row.lastError,
-    lastAttempt: row.lastAttempt,
-    lastResponse: undefined,
-    url: row.url,
-  };
-}
-
-/**
  * The state half of every conditional write: the item must be in one of the states the domain's
  * diagram allows `action` from (`#state IN (...)`), so the rule lives in domain/states.ts only.
  */
@@ -206,13 +192,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
       );
     }
     return this.transition(row.id, action, {
-      // An earlier version's hold on a pending row (leaseUntil) means nothing to this one: it goes with the first write.
-      set: {
-        ...changedBy(action, row),
-        updatedAt: row.updatedAt,
-        leaseUntil: undefined,
-        ...indexAttributes(row.id, row.subscriptionId, state, row.updatedAt),
-      },
+      set: { ...writtenFields(action, row), ...indexAttributes(row.id, row.subscriptionId, state, row.updatedAt) },
       condition: '#attemptSeq = :seq',
       values: { ':seq': expect.attemptSeq },
     });

@@ -21,7 +21,7 @@ const STATUS = '#status';
 export const ROUTE_STATUS_KEY = { route: STATUS, entry: STATUS } as const;
 
 /** The partition a tenant's (or the producer's) patterns of one segment live in: `t:<tenant>|<segment>`, `p|<segment>`. */
-export function routePartition(tenantId: string | undefined, segment: string): string {
+function routePartition(tenantId: string | undefined, segment: string): string {
   // '|' is in neither a tenant id (schema/common.ts) nor a pattern (domain/event-types.ts).
   return `${tenantId === undefined ? 'p' : `t:${tenantId}`}|${segment}`;
 }

@@ -81,6 +81,11 @@ export function prunablePatterns(subscription: Routed): readonly string[] {
   return subscription.routedPatterns.filter((p) => !subscription.eventTypes.includes(p));
 }
 
+/** Whether a subscription takes an event of `type` now: its state takes deliveries and its event types select the type. */
+export function takesType(target: RouteTarget, type: string): boolean {
+  return target.receives && subscriptionSelects(target, type);
+}
+
 /**
  * The subscriptions an event reaches, from the entries of its lookup. Each subscription is
  * judged by its newest entry (several of its patterns can be found, written by different
@@ -100,6 +105,6 @@ export function resolveTargets(
   }
   return [...newest.values()]
     .map((e) => e.target)
-    .filter((t) => t.receives && inAudience(audience, t) && subscriptionSelects(t, type))
+    .filter((t) => takesType(t, type) && inAudience(audience, t))
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

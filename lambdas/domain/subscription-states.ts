@@ -4,7 +4,7 @@ import type { Subscription } from './types.ts';
  * What each subscription state means for its deliveries, in one place: publish fans out to
  * active and paused subscriptions (a paused one's deliveries wait), never to a disabled or a
  * deleted one; a delivery of a disabled, deleted or vanished subscription is dead-lettered as
- * `failed` at its next claim, with this reason, instead of being sent.
+ * `failed` at its next attempt, with this reason, instead of being sent.
  */
 export function receivesEvents(subscription: Subscription): boolean {
   return subscription.state === 'active' || subscription.state === 'paused';

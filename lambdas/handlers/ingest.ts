@@ -40,19 +40,15 @@ export function createIngestHandler(deps: PublishDeps, obs: Observability) {
         const { messageId } = valid[i]!.record;
         // An id already naming another event, or a subscription outside the event's audience, is the producer's to fix,
         // like a refusal: kept for the redrive queue, never dropped.
-        if (result.kind === 'refused') {
-          obs.logger.warn('ingest message rejected', {
-            messageId,
-            field: result.error.field,
-            reason: result.error.rule,
-          });
-          failed.push(messageId);
-        } else if (result.kind === 'conflict') {
-          obs.logger.warn('ingest message rejected', {
-            messageId,
-            field: 'id',
-            reason: `event ${result.eventId} was already published with another type, payload or audience`,
-          });
+        if (result.kind === 'refused' || result.kind === 'conflict') {
+          const why =
+            result.kind === 'refused'
+              ? { field: result.error.field, reason: result.error.rule }
+              : {
+                  field: 'id',
+                  reason: `event ${result.eventId} was already published with another type, payload or audience`,
+                };
+          obs.logger.warn('ingest message rejected', { messageId, ...why });
           failed.push(messageId);
         } else
           obs.logger.debug('event ingested', {

@@ -16,6 +16,34 @@ export interface DueDelivery {
 /** The actions `write` takes: every one from the waiting state, the row's next state their target (domain/states.ts). */
 export type RowAction = Exclude<DeliveryAction, 'replay' | 'release'>;
 
+/**
+ * What `write` sets on a row it finds (every store alike; the rest of the row stays, a restore's
+ * marker included): an outcome its attempt's fields, a reschedule its due time, an expiry its
+ * reason, and each its `updatedAt`. An outcome's inline attempt replaces the response an earlier
+ * version stored beside it, and any write ends an earlier version's hold (`leaseUntil`).
+ * `undefined` removes the attribute.
+ */
+export function writtenFields(
+  action: RowAction,
+  row: Delivery,
+): { readonly [K in keyof Delivery]?: Delivery[K] | undefined } {
+  const common = { updatedAt: row.updatedAt, leaseUntil: undefined };
+  if (action === 'reschedule') return { ...common, nextAttemptAt: row.nextAttemptAt };
+  if (action === 'expire') return { ...common, lastError: row.lastError };
+  const { attempts, attemptSeq, nextAttemptAt, lastStatus, lastError, lastAttempt, url } = row;
+  return {
+    ...common,
+    attempts,
+    attemptSeq,
+    nextAttemptAt,
+    lastStatus,
+    lastError,
+    lastAttempt,
+    url,
+    lastResponse: undefined,
+  };
+}
+
 export interface DeliveryStore {
   /**
    * The one write of every attempt, wait and expiry: `row` as `action` leaves it (its state is

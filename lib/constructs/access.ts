@@ -31,11 +31,12 @@ export const TABLE_GRANTS = {
   },
   // Looks tenant keys up by hash and portal session tokens by session id; never writes.
   authorizer: { apiKeys: 'read', portalSessions: 'read' },
-  // Fan-out reads subscriptions; stores the event once and one delivery per subscription.
-  // Fan-out looks subscriptions up in the routing index (never a scan) and reads those a publish names.
+  // Fan-out looks subscriptions up in the routing index (never a scan) and reads those a publish names;
+  // stores the event once and the batch's manifest (no delivery row: a delivery's first attempt writes it).
   ingest: { subscriptions: 'read', routes: 'read', events: 'readWrite', ingestManifests: 'write' },
-  // Reads the subscription (and disables it on 410 Gone) and the stored body; claims and
-  // settles deliveries; appends attempts (conditional PutItem, never reads them back).
+  // Reads the subscription (and disables it on 410 Gone) and the stored body; writes each
+  // attempt's outcome in one conditional write of its delivery; puts the attempt it replaces
+  // to attempts (conditional PutItem, never reads them back).
   // A dead letter extends its event's TTL (UpdateItem). Counts rate-limited subscriptions'
   // attempts and their turns (UpdateItem only, never a read).
   // A 410 Gone takes the subscription out of the routing index (its intent, then its entries).
@@ -47,7 +48,7 @@ export const TABLE_GRANTS = {
     attempts: 'write',
     rateLimits: 'write',
   },
-  // Expires, re-enqueues and releases deliveries; an expiry extends the subscription's
+  // Expires and re-enqueues deliveries (and releases rows an earlier version left claimed); an expiry extends the subscription's
   // dead-letter streak and may auto-pause it (conditional updates of the subscription).
   // Checks publish batches' manifests (then moves its per-shard watermark past them), writing a missing delivery from its stored event.
   // Finishes routing changes whose writer stopped, and builds the index of a deployment from before it.

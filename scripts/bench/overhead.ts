@@ -80,7 +80,7 @@ async function timed(count: number, concurrency: number, one: (i: number) => Pro
   return count / ((performance.now() - started) / 1000);
 }
 
-/** Each delivery as production sends its first attempt: publish's message, received once, just sent (the happy path). */
+/** Each delivery as production sends its first attempt: publish's message, received once, just sent: a first attempt, which reads nothing but the subscription. */
 async function deliverAll(
   deps: SendDeps,
   fixture: { events: readonly EventRecord[]; deliveries: readonly Delivery[] },
@@ -104,7 +104,7 @@ async function deliverAll(
 }
 
 /**
- * The sender's happy path (sign, POST, classify, one write) against a loopback sink, next to raw
+ * The sender's first attempt (sign, POST, classify, one write) against a loopback sink, next to raw
  * keep-alive POSTs to the same sink in the same run, at the same concurrency.
  */
 export async function measureOverhead(count: number, concurrency: number, run: number): Promise<OverheadRun> {

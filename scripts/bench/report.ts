@@ -24,7 +24,7 @@ export function renderOverhead(runs: readonly OverheadRun[]): string {
   return [
     '### Engine overhead',
     '',
-    `The sender's happy path (\`processDelivery\` on a fresh message: sign, POST, classify, one write) against a loopback receiver that answers 200 at once, next to raw \`node:http\` keep-alive POSTs of the same 1 KB body to the same receiver in the same run; ${runs[0]!.count} deliveries per figure, ${runs[0]!.concurrency} at a time, median of ${runs.length} run(s).`,
+    `The sender's first attempt (\`processDelivery\` on a fresh message: sign, POST, classify, one write) against a loopback receiver that answers 200 at once, next to raw \`node:http\` keep-alive POSTs of the same 1 KB body to the same receiver in the same run; ${runs[0]!.count} deliveries per figure, ${runs[0]!.concurrency} at a time, median of ${runs.length} run(s).`,
     '',
     table(
       ['what is measured', 'per second', 'ratio to raw POSTs', `target ≥ ${TARGETS.overheadRatio}`],

@@ -30,6 +30,26 @@ interface Started {
 }
 
 /**
+ * Runs `body` against DynamoDB in the data folder `dir`, as the runtime would find it, with no
+ * runtime: the emulators stopped whatever happens (left listening, they would keep this test
+ * file from ever ending).
+ */
+async function withLocalDynamo(dir: string, body: (db: DynamoDBClient) => Promise<void>): Promise<void> {
+  const emulators = await startEmulators(dir, new Set(['dynamodb']));
+  const db = new DynamoDBClient({
+    endpoint: emulators.endpoints.dynamodb!,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    await body(db);
+  } finally {
+    db.destroy();
+    await emulators.stop();
+  }
+}
+
+/**
  * Runs `npm start`'s entry point (local/main.ts) with `env`; once the banner is out (or the
  * process has ended) it is stopped with SIGTERM, as Ctrl+C would.
  */
@@ -149,15 +169,8 @@ describe('npm start: a data folder of an older layout', () => {
   it('is refused at start-up with what differs and what to do, and nothing in it is read, created or changed', async () => {
     const dir = dataDir();
     // The deliveries table as the unsharded layout created it: a per-subscription index on subscriptionId.
-    const emulators = await startEmulators(dir, new Set(['dynamodb']));
-    const db = new DynamoDBClient({
-      endpoint: emulators.endpoints.dynamodb!,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
     const current = createTableInput(TABLES.deliveries);
-    // Stopped whatever happens: emulators left listening would keep this test file from ever ending.
-    try {
+    await withLocalDynamo(dir, async (db) => {
       await db.send(
         new CreateTableCommand({
           ...current,
@@ -191,10 +204,7 @@ describe('npm start: a data folder of an older layout', () => {
           },
         }),
       );
-    } finally {
-      db.destroy();
-      await emulators.stop();
-    }
+    });
 
     const run = await start({ HOOKLINE_DATA_DIR: dir });
 
@@ -221,34 +231,19 @@ describe('npm start: a data folder of an older layout', () => {
     assert.doesNotMatch(run.stdout, /Hookline is running/);
 
     // The folder is as it was: the one old table with its row, and no table of the new layout beside it.
-    const again = await startEmulators(dir, new Set(['dynamodb']));
-    const check = new DynamoDBClient({
-      endpoint: again.endpoints.dynamodb!,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
-    try {
+    await withLocalDynamo(dir, async (check) => {
       assert.deepEqual((await check.send(new ListTablesCommand({}))).TableNames, [current.TableName]);
       const row = await check.send(
         new GetItemCommand({ TableName: current.TableName!, Key: { id: { S: 'dlv_old' } } }),
       );
       assert.equal(row.Item?.state?.S, 'pending');
-    } finally {
-      check.destroy();
-      await again.stop();
-    }
+    });
   });
 
   it('refuses a folder from before tenant routing (subscriptions without the byTenant index) the same way, its subscriptions kept', async () => {
     const dir = dataDir();
-    const emulators = await startEmulators(dir, new Set(['dynamodb']));
-    const db = new DynamoDBClient({
-      endpoint: emulators.endpoints.dynamodb!,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
     const { GlobalSecondaryIndexes: _, ...before } = createTableInput(TABLES.subscriptions);
-    try {
+    await withLocalDynamo(dir, async (db) => {
       await db.send(
         new CreateTableCommand({ ...before, AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }] }),
       );
@@ -264,10 +259,7 @@ describe('npm start: a data folder of an older layout', () => {
           },
         }),
       );
-    } finally {
-      db.destroy();
-      await emulators.stop();
-    }
+    });
 
     const run = await start({ HOOKLINE_DATA_DIR: dir });
 

@@ -1,7 +1,7 @@
 /**
  * In-memory stand-ins for the ports, for service unit tests. Each write honours the same
  * condition its DynamoDB adapter puts on the conditional write, so a service that relies on a
- * condition (a lost claim, a raced reschedule) behaves here as it does against the table. The
+ * condition (a write another copy got to first, a raced reschedule) behaves here as it does against the table. The
  * delivery store is shared with the benchmark and lives in memory-delivery-store.ts.
  */
 import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';

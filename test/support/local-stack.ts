@@ -49,8 +49,8 @@ export async function startLocalStack(options: Partial<RuntimeOptions> = {}): Pr
     resourcePrefix: testResourcePrefix(dataDir),
     ...options,
     dataDir,
-    // A grace long enough that first attempts take the happy path (younger than the grace less a
-    // 9 s claim lease), as in production; the sweeper's own tests shorten it.
+    // A grace long enough that a first attempt's message goes without reading its row (younger than
+    // the grace less one message's longest handling, 9 s here), as in production; the sweeper's own tests shorten it.
     env: { HOOKLINE_SENDER_TIMEOUT_MS: '2000', HOOKLINE_SWEEP_GRACE_SECONDS: '30', ...options.env },
   });
   const receiver = await new TestReceiver().start();

@@ -3,7 +3,7 @@
  * benchmark's engine-only run (scripts/bench/memory-ports.ts). Every write is one edge of the
  * domain's state diagram: it holds only from `statesAllowing(action)` and writes
  * `targetOf(action)`, plus the same extra condition the DynamoDB adapter puts on its write, so a
- * service that relies on a condition (a lost claim, a raced reschedule) behaves here as against
+ * service that relies on a condition (a write another copy got to first, a raced reschedule) behaves here as against
  * the table. test/support/delivery-store-contract.ts runs the same cases against both.
  */
 import {
@@ -16,7 +16,13 @@ import {
   type DeliveryState,
 } from '#domain/states.ts';
 import type { Delivery, Expectation } from '#domain/types.ts';
-import type { DeliveryPage, DeliveryStore, DueDelivery, RowAction } from '#ports/delivery-store.ts';
+import {
+  writtenFields,
+  type DeliveryPage,
+  type DeliveryStore,
+  type DueDelivery,
+  type RowAction,
+} from '#ports/delivery-store.ts';
 import { decodeCursor, encodeCursor } from '#ports/page.ts';
 import { InvalidCursorError, type Page, type PageRequest } from '#ports/page.ts';
 import { withLastResponse } from '#domain/attempt-log.ts';
@@ -47,14 +53,6 @@ function applied(d: Delivery, update: Update): Delivery {
     else next[key] = value;
   }
   return next as unknown as Delivery;
-}
-
-/** What each kind of write changes of a row it did not read, as the adapter's `changedBy`. */
-function changedBy(action: RowAction, row: Delivery): Update {
-  if (action === 'reschedule') return { nextAttemptAt: row.nextAttemptAt };
-  if (action === 'expire') return { lastError: row.lastError };
-  const { attempts, attemptSeq, nextAttemptAt, lastStatus, lastError, lastAttempt, url } = row;
-  return { attempts, attemptSeq, nextAttemptAt, lastStatus, lastError, lastAttempt, url };
 }
 
 export class InMemoryDeliveryStore implements DeliveryStore {
@@ -91,10 +89,7 @@ export class InMemoryDeliveryStore implements DeliveryStore {
       action,
       (d) => d.attemptSeq === expect.attemptSeq,
       () => ({
-        ...changedBy(action, row),
-        updatedAt: row.updatedAt,
-        leaseUntil: undefined,
-        lastResponse: undefined,
+        ...writtenFields(action, row),
       }),
     );
     return written !== undefined;

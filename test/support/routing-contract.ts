@@ -45,6 +45,23 @@ const entry = (id: string, pattern: string, version: number, over: Partial<Subsc
   target: routeTargetOf(aSubscription({ id, eventTypes: [pattern], ...over })),
 });
 
+/** A subscription as its creation routes it: at version 1, its event types routed. */
+const routedSubscription = (over: Partial<Subscription> & Pick<Subscription, 'id' | 'eventTypes'>): Subscription =>
+  aSubscription({ routeVersion: 1, routedPatterns: over.eventTypes, ...over });
+/** acme's subscription to `invoice.*`, the one most cases follow. */
+const ACME_INVOICES = routedSubscription({ id: 'sub_a', tenantId: 'acme', eventTypes: ['invoice.*'] });
+
+/** Creates `sub` as the service does: its row and its routing entries, in one routed change. */
+async function createRouted(
+  deps: Parameters<typeof routedChange>[0] & { readonly subscriptions: SubscriptionStore },
+  sub: Subscription,
+): Promise<void> {
+  await routedChange(deps, sub.id, async () => {
+    await deps.subscriptions.create(sub as Sealed);
+    return sub;
+  });
+}
+
 export function routingContract(label: string, open: () => Promise<RoutingUnderTest>): void {
   const withStores = (body: (s: RoutingUnderTest, clock: FakeClock) => Promise<void>) => async () => {
     const opened = await open();
@@ -137,17 +154,8 @@ export function routingContract(label: string, open: () => Promise<RoutingUnderT
       'routes a subscription from its creation, follows a change of its event types, and prunes the patterns it left',
       withStores(async ({ routes, subscriptions }, clock) => {
         const deps = { routes, subscriptions, clock };
-        const sub = aSubscription({
-          id: 'sub_a',
-          tenantId: 'acme',
-          eventTypes: ['invoice.*'],
-          routeVersion: 1,
-          routedPatterns: ['invoice.*'],
-        });
-        await routedChange(deps, sub.id, async () => {
-          await subscriptions.create(sub as Sealed);
-          return sub;
-        });
+        const sub = ACME_INVOICES;
+        await createRouted(deps, sub);
         assert.deepEqual(await reached(routes, acme, 'invoice.paid'), ['sub_a']);
 
         const updated = await routedChange(deps, sub.id, () =>
@@ -172,11 +180,8 @@ export function routingContract(label: string, open: () => Promise<RoutingUnderT
       'takes a disabled or deleted subscription out of fan-out, keeps a paused one in, and a resumed one back',
       withStores(async ({ routes, subscriptions }, clock) => {
         const deps = { routes, subscriptions, clock };
-        const sub = aSubscription({ id: 'sub_a', eventTypes: ['*'], routeVersion: 1, routedPatterns: ['*'] });
-        await routedChange(deps, sub.id, async () => {
-          await subscriptions.create(sub as Sealed);
-          return sub;
-        });
+        const sub = routedSubscription({ id: 'sub_a', eventTypes: ['*'] });
+        await createRouted(deps, sub);
         const producer: Audience = { kind: 'producer' };
         const state = async (s: Subscription['state']) => {
           await routedChange(deps, sub.id, () => subscriptions.setState(sub.id, s, 'test', clock.iso()));
@@ -194,13 +199,7 @@ export function routingContract(label: string, open: () => Promise<RoutingUnderT
       'finishes a change whose writer stopped after the row, once its intent is older than the grace',
       withStores(async ({ routes, subscriptions }, clock) => {
         const deps = { routes, subscriptions, clock };
-        const sub = aSubscription({
-          id: 'sub_a',
-          tenantId: 'acme',
-          eventTypes: ['invoice.*'],
-          routeVersion: 1,
-          routedPatterns: ['invoice.*'],
-        });
+        const sub = ACME_INVOICES;
         // The writer noted its intent and wrote the row, then stopped before the entries.
         await routes.noteIntent(sub.id, clock.iso());
         await subscriptions.create(sub as Sealed);

@@ -1,6 +1,5 @@
 import { audienceOf, describeAudience, inAudience } from '#domain/audience.ts';
-import { subscriptionSelects } from '#domain/event-types.ts';
-import { resolveTargets, routeTargetOf, typeSegments, type RouteTarget } from '#domain/routing.ts';
+import { resolveTargets, routeTargetOf, takesType, typeSegments, type RouteTarget } from '#domain/routing.ts';
 import type { Subscription } from '#domain/types.ts';
 import type { Deps } from '#app/deps.ts';
 import { ValidationError } from '#app/errors.ts';
@@ -26,7 +25,7 @@ export async function audienceTargets(
   if (only)
     return {
       kind: 'targets',
-      targets: [routeTargetOf(only)].filter((t) => t.receives && subscriptionSelects(t, request.type)),
+      targets: [routeTargetOf(only)].filter((t) => takesType(t, request.type)),
     };
   const audience = audienceOf(request);
   if (!request.subscriptionIds)
@@ -46,6 +45,6 @@ export async function audienceTargets(
       ),
     };
   }
-  const targets = named.map((s) => routeTargetOf(s!)).filter((t) => t.receives && subscriptionSelects(t, request.type));
+  const targets = named.map((s) => routeTargetOf(s!)).filter((t) => takesType(t, request.type));
   return { kind: 'targets', targets };
 }

@@ -82,6 +82,16 @@ export async function publish(
 export async function publishBatch(
   deps: PublishDeps,
   requests: readonly PublishRequest[],
+  options: PublishOptions & { readonly wholeOrNothing: true },
+): Promise<readonly Exclude<PublishResult, { kind: 'refused' }>[]>;
+export async function publishBatch(
+  deps: PublishDeps,
+  requests: readonly PublishRequest[],
+  options?: PublishOptions,
+): Promise<readonly PublishResult[]>;
+export async function publishBatch(
+  deps: PublishDeps,
+  requests: readonly PublishRequest[],
   options: PublishOptions = {},
 ): Promise<readonly PublishResult[]> {
   if (requests.length === 0) return [];
@@ -91,7 +101,8 @@ export async function publishBatch(
   const planned = await Promise.all(requests.map((request) => audienceTargets(deps, request, options.only)));
   if (options.wholeOrNothing) {
     const i = planned.findIndex((p) => p.kind === 'refused');
-    if (i >= 0) throw inBatch(i, (planned[i] as { error: ValidationError }).error);
+    const refused = planned[i];
+    if (refused?.kind === 'refused') throw inBatch(i, refused.error);
   }
   const events = newEvents(deps, requests, planned, iso(nowMs));
   // A batch whose every event was refused stores nothing at all, not even its manifest.

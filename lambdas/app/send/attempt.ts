@@ -31,7 +31,7 @@ export function longestHandlingMs(attemptTimeoutMs: number): number {
 }
 
 /** What a message comes to before any POST: an attempt to make, a step to record without one, or nothing to write. */
-export type Prepared =
+type Prepared =
   | { readonly kind: 'attempt'; readonly attempt: Attempt }
   | Exclude<Step, { kind: 'attempted' }>
   | SendOutcome;

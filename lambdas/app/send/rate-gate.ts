@@ -4,7 +4,7 @@ import { MAX_DELAY_SECONDS } from '#domain/retry-policy.ts';
 import { admits, earliestTurn, secondsUntilTurn, sendWindowAt, type SendWindow } from '#domain/send-rate.ts';
 
 /** What the gate uses (all of it in the sender's deps): it counts and takes turns, and writes no row. */
-export type RateGateDeps = Pick<Deps, 'sendRate' | 'clock' | 'sweepGraceSeconds'>;
+type RateGateDeps = Pick<Deps, 'sendRate' | 'clock' | 'sweepGraceSeconds'>;
 
 /*
  * The rate gate (docs/design.md, "Rate limits"). Every attempt to a subscription with

@@ -36,10 +36,7 @@ export async function routedChange<T extends Subscription | undefined>(
 }
 
 /** Writes the subscription's entries as of its `routeVersion`, then prunes the patterns left as tombstones. */
-export async function syncRoutes(
-  deps: Pick<Deps, 'subscriptions' | 'routes'>,
-  subscription: Subscription,
-): Promise<void> {
+async function syncRoutes(deps: Pick<Deps, 'subscriptions' | 'routes'>, subscription: Subscription): Promise<void> {
   // A row from before the index that nothing has counted yet: buildRoutes adopts it.
   if (subscription.routeVersion === undefined) return;
   const routed: Routed = {

@@ -51,7 +51,7 @@ export const EVENT_ROUTES: readonly Route[] = [
     run: async (deps, req) => {
       const requests = parsePublishBatch(req.body).map((r) => scopePublish(req.principal, r));
       const results = await publishBatch(deps, requests, { wholeOrNothing: true });
-      return ok({ items: results.map((r) => batchItem(r as Exclude<PublishResult, { kind: 'refused' }>)) });
+      return ok({ items: results.map(batchItem) });
     },
   },
   {

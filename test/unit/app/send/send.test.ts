@@ -84,7 +84,7 @@ const FRESH: FreshMessage = {
   body: BODY,
 };
 const FIRST_RECEIVE: Receipt = { receiveCount: 1 };
-const send = (w: World, message: ReceivedDeliveryMessage = FRESH, receipt: Receipt = { receiveCount: 1 }) =>
+const send = (w: World, message: ReceivedDeliveryMessage = FRESH, receipt: Receipt = FIRST_RECEIVE) =>
   processDelivery(w.deps, message, receipt);
 const stored = (w: World) => w.deps.deliveries.items.get(ID);
 const report = (
@@ -158,14 +158,8 @@ describe('processDelivery: the first attempt', () => {
     const row = stored(w)!;
     assert.deepEqual([row.state, row.attemptSeq, row.nextAttemptAt, row.lastError], ['pending', 1, at(10), 'HTTP 503']);
     assert.deepEqual(nextOf(outcome), {
+      ...FRESH,
       kind: 'retry',
-      deliveryId: ID,
-      subscriptionId: 'sub_1',
-      eventId: 'evt_1',
-      eventType: 'order.created',
-      createdAt: NOW,
-      giveUpAt: at(259_200),
-      body: BODY,
       attemptSeq: 1,
       attempts: 1,
       nextAttemptAt: at(10),
