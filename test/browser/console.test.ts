@@ -223,17 +223,14 @@ describe('the operator console, in a browser', { timeout: 180_000 }, () => {
     axeReport.events = await assertAccessible(page, 'the event log');
     await page.getByLabel('Tenant').fill('acme');
     await page.getByRole('button', { name: 'Filter' }).click();
-    await waitFor(
-      'the acme filter',
-      async () =>
-        (await text('table')).includes('ev-console-acme') && !(await text('table')).includes('ev-console-globex'),
-    );
-    assert.deepEqual(
-      new Set(
-        await page.locator('table:has(caption:text("Published events")) tbody tr td:nth-child(2)').allTextContents(),
-      ),
-      new Set(['acme']),
-    );
+    // Read the rows and their tenant cells together: the page may re-render between two reads.
+    const tenantCells = page.locator('table:has(caption:text("Published events")) tbody tr td:nth-child(2)');
+    await waitFor('the acme filter', async () => {
+      const shown = await text('table');
+      const tenants = await tenantCells.allTextContents();
+      return shown.includes('ev-console-acme') && !shown.includes('ev-console-globex') && tenants.length > 0;
+    });
+    assert.deepEqual(new Set(await tenantCells.allTextContents()), new Set(['acme']));
 
     await page.locator('tr:has-text("ev-console-acme")').getByRole('link', { name: 'order.shipped' }).click();
     await page.getByRole('heading', { name: 'order.shipped', level: 1 }).waitFor();
