@@ -4,6 +4,12 @@ import type { DeadLetterAlarmPreset } from './constructs/alarms.ts';
 import { API_TYPES, DEFAULT_API_THROTTLING, type ApiAuth } from './constructs/api.ts';
 import { InvalidPropError } from './errors.ts';
 import type { WebhookDeliveryProps } from './webhook-delivery.ts';
+import {
+  API_ACCESS_LOG_FORMATS,
+  type ApiAccessLogFormat,
+  type LogLevelName,
+  type PlatformLogLevelName,
+} from '../lambdas/config/topology.ts';
 
 /**
  * The `-c key=value` context keys bin/hookline.ts understands. Values arrive as strings
@@ -30,6 +36,10 @@ export const CONTEXT_KEYS = [
   'deadLetterRetentionDays',
   'archiveExpireDays',
   'tracing',
+  'logLevel',
+  'platformLogLevel',
+  'apiAccessLog',
+  'secretsCacheTtlSeconds',
   'removalPolicy',
   'staticEgressNatGateways',
   'deliveryQueueMaxAgeMinutes',
@@ -99,6 +109,7 @@ export function settingsFromContext(get: (key: ContextKey) => unknown): AppSetti
   const burstLimit = num('apiBurstLimit');
   const removal = oneOf('removalPolicy', ['retain', 'destroy'] as const);
   const natGateways = num('staticEgressNatGateways');
+  const secretsCacheTtlSeconds = num('secretsCacheTtlSeconds');
   const maxAgeMinutes = num('deliveryQueueMaxAgeMinutes');
 
   return {
@@ -132,6 +143,13 @@ export function settingsFromContext(get: (key: ContextKey) => unknown): AppSetti
         archiveExpireAfterDays: num('archiveExpireDays'),
       },
       tracing: bool('tracing'),
+      logLevel: oneOf<LogLevelName>('logLevel', ['DEBUG', 'INFO', 'WARN', 'ERROR']),
+      platformLogLevel: oneOf<PlatformLogLevelName>('platformLogLevel', ['DEBUG', 'INFO', 'WARN']),
+      apiAccessLog: oneOf<ApiAccessLogFormat>(
+        'apiAccessLog',
+        Object.keys(API_ACCESS_LOG_FORMATS) as ApiAccessLogFormat[],
+      ),
+      secretsCacheTtl: secretsCacheTtlSeconds === undefined ? undefined : Duration.seconds(secretsCacheTtlSeconds),
       staticEgress: natGateways === undefined ? undefined : { natGateways },
       deliveryQueueMaxAge: maxAgeMinutes === undefined ? undefined : Duration.minutes(maxAgeMinutes),
       apiServerErrorPercent: num('apiServerErrorPercent'),

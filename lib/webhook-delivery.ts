@@ -8,10 +8,15 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   BUCKETS,
+  DEFAULT_SECRETS_CACHE_SECONDS,
   DEFAULT_SENDER_TIMEOUT_MS,
   FUNCTIONS,
+  OBSERVABILITY_DEFAULTS,
   QUEUES,
+  type ApiAccessLogFormat,
   type FunctionKey,
+  type LogLevelName,
+  type PlatformLogLevelName,
   type TableKey,
 } from '../lambdas/config/topology.ts';
 import { baseDelaySeconds } from '../lambdas/domain/backoff.ts';
@@ -162,6 +167,14 @@ export interface WebhookDeliveryProps {
   readonly senderMaxConcurrency?: number;
   /** Cap on concurrent ingest batches. @default 5 (EVENT_SOURCES) */
   readonly ingestMaxConcurrency?: number;
+  /**
+   * How long a container reuses a subscription's decrypted signing-key data key
+   * (HOOKLINE_SECRETS_CACHE_SECONDS): one KMS Decrypt ($0.03 per 10,000) per subscription per
+   * container per this, and how long signing goes on after the key's grant is revoked. A rotated
+   * secret is a new data key and takes effect within seconds either way. At most 24 h.
+   * @default 1 hour (DEFAULT_SECRETS_CACHE_SECONDS)
+   */
+  readonly secretsCacheTtl?: Duration;
   /** Per-attempt HTTP timeout of the sender (HOOKLINE_SENDER_TIMEOUT_MS). @default 15 seconds */
   readonly senderTimeout?: Duration;
   /**
@@ -172,8 +185,31 @@ export interface WebhookDeliveryProps {
   readonly allowedTargetPorts?: string;
   /** Retention of every function log group and the API access logs. @default RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
-  /** X-Ray active tracing on the functions. @default true */
+  /**
+   * X-Ray active tracing on the functions (and the REST stage). Lambda records 1 invocation a
+   * second and 5 % of the rest, at $5.00 per million traces: about $0.30 per million deliveries
+   * over the ingest queue and $1.50 over single HTTP publishes at 10 million a month (docs/aws.md,
+   * "What observability costs"). @default false
+   */
   readonly tracing?: boolean;
+  /**
+   * Powertools' level (and Lambda's application log level) on every function. `WARN` logs what
+   * went wrong; `INFO` adds the sender's record per attempt, for Logs Insights by subscription
+   * and the DeliveryAttempts metric: about 0.85 KB an attempt, $0.42 per million. @default 'WARN'
+   */
+  readonly logLevel?: LogLevelName;
+  /**
+   * Lambda's own records: `WARN` drops the START, END and REPORT lines of every invocation
+   * (about 0.25 KB each, $0.14 per million single HTTP publishes); `INFO` keeps them. Duration
+   * and memory stay in the Lambda metrics either way. @default 'WARN'
+   */
+  readonly platformLogLevel?: PlatformLogLevelName;
+  /**
+   * The HTTP API's access log record: `lean` (request id, caller IP, route, status, latency,
+   * errors; about 170 B, $0.08 per million requests) or `standard` (the REST stage's standard
+   * fields, about 320 B). @default 'lean'
+   */
+  readonly apiAccessLog?: ApiAccessLogFormat;
   /**
    * What happens to tables, buckets, log groups, the topic key and the admin-key secret when
    * they leave the stack (queues are always deleted: DynamoDB holds every delivery's state,
@@ -238,7 +274,9 @@ export class WebhookDelivery extends Construct {
     const functionOptions: SharedFunctionOptions = {
       logRetention: props.logRetention ?? DEFAULT_LOG_RETENTION,
       logRemovalPolicy: removalPolicy,
-      tracing: props.tracing ?? true,
+      tracing: props.tracing ?? OBSERVABILITY_DEFAULTS.tracing,
+      logLevel: props.logLevel ?? OBSERVABILITY_DEFAULTS.logLevel,
+      platformLogLevel: props.platformLogLevel ?? OBSERVABILITY_DEFAULTS.platformLogLevel,
     };
 
     this.storage = new HooklineStorage(this, 'Storage', { removalPolicy });
@@ -262,6 +300,7 @@ export class WebhookDelivery extends Construct {
       [QUEUES.delivery.envVar]: this.deliveryQueue.queueUrl,
       HOOKLINE_DEFAULT_RETRY_POLICY: JSON.stringify(props.retryPolicy ?? {}),
       HOOKLINE_SENDER_TIMEOUT_MS: String(senderTimeoutMs),
+      HOOKLINE_SECRETS_CACHE_SECONDS: String(validateSecretsCacheTtl(props.secretsCacheTtl)),
       HOOKLINE_ALLOWED_PORTS: validateAllowedTargetPorts(props.allowedTargetPorts),
       [BUCKETS.archive.envVar]: this.archive.bucket.bucketName,
       HOOKLINE_RETENTION_DELIVERED_DAYS: String(this.retention.deliveredDays),
@@ -296,6 +335,7 @@ export class WebhookDelivery extends Construct {
       throttling: props.apiThrottling,
       webAclArn: props.webAclArn,
       createCloudWatchRole: props.createApiGatewayCloudWatchRole,
+      accessLogFormat: props.apiAccessLog,
       removalPolicy,
     });
     // Synchronous invokes of the archiver alone (not grantInvoke, which adds every version and alias):
@@ -499,6 +539,16 @@ function resolveRetention(props: RetentionProps = {}): ResolvedRetention {
 }
 
 /** The per-attempt timeout must leave the sender room to record the outcome before Lambda kills it. */
+/** Longest a decrypted data key may be reused: a day bounds how long a revoked grant goes on signing. */
+const MAX_SECRETS_CACHE_SECONDS = 86_400;
+
+function validateSecretsCacheTtl(ttl: Duration | undefined): number {
+  const seconds = ttl?.toSeconds({ integral: false }) ?? DEFAULT_SECRETS_CACHE_SECONDS;
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_SECRETS_CACHE_SECONDS)
+    throw new InvalidPropError('secretsCacheTtl', `must be whole seconds between 1 s and 24 h, got ${seconds} s`);
+  return seconds;
+}
+
 function validateSenderTimeout(timeout: Duration | undefined): number {
   const ms = timeout?.toMilliseconds() ?? DEFAULT_SENDER_TIMEOUT_MS;
   const functionMs = FUNCTIONS.sender.timeoutSeconds * 1000;

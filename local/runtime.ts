@@ -44,6 +44,7 @@ import { startGateway, type Gateway } from './gateway.ts';
 import { startLambdaApi, type LambdaApi } from './lambda-api.ts';
 import { lambdaContext, type Invoke } from './lambda-context.ts';
 import { chooseLogFormat, localLogger, type LogFormat } from './local-logger.ts';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { MemoryMetrics } from './memory-metrics.ts';
 import { QueuePoller } from './poller.ts';
 import { repairActiveIndex } from './index-repair.ts';
@@ -78,6 +79,8 @@ export interface RuntimeOptions {
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   /** How log records are printed; default: HOOKLINE_LOG_FORMAT, else pretty lines on a terminal and JSON otherwise. */
   readonly logFormat?: LogFormat;
+  /** A logger in place of the one logLevel and logFormat make: the cost bench counts the bytes the handlers log. */
+  readonly logger?: Logger;
   /**
    * How long the sender and fan-out may serve a subscription from memory (ms). 0 by default: one
    * process serves every function here, so nothing waits out a cache; the cost benchmark sets
@@ -210,10 +213,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const localSecretsKey = loadLocalSecretsKey(dataDir);
   // Before anything starts: a refused key (under 24 characters) leaves nothing running.
   const adminKey = loadAdminKey(dataDir, options.adminKey ?? process.env.HOOKLINE_ADMIN_KEY);
-  const logger = localLogger(
-    options.logLevel ?? 'WARN',
-    options.logFormat ?? chooseLogFormat(process.env.HOOKLINE_LOG_FORMAT, process.stdout.isTTY === true),
-  );
+  const logger =
+    options.logger ??
+    localLogger(
+      options.logLevel ?? 'WARN',
+      options.logFormat ?? chooseLogFormat(process.env.HOOKLINE_LOG_FORMAT, process.stdout.isTTY === true),
+    );
   const onError = (error: unknown) => logger.error('local runtime error', { error: error as Error });
   const prefix = validResourcePrefix(options.resourcePrefix ?? process.env.HOOKLINE_RESOURCE_PREFIX);
   const ports = resolvePorts(options.port ?? 3000, options.ports);

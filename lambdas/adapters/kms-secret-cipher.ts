@@ -4,6 +4,7 @@ import type { SecretOpener, SecretSealer } from '#ports/secret-sealer.ts';
 import { decryptSecrets, encryptSecrets, expectScheme } from './aes-gcm-secrets.ts';
 import { SealedSecretsError } from './errors.ts';
 import { setBounded } from '#domain/bounded-map.ts';
+import { DEFAULT_SECRETS_CACHE_SECONDS } from '#config/topology.ts';
 
 /**
  * The KMS encryption context of a subscription's data key. KMS binds it to the encrypted data
@@ -46,10 +47,18 @@ export class KmsSecretSealer implements SecretSealer {
   }
 }
 
+/**
+ * How long a decrypted data key is reused (HOOKLINE_SECRETS_CACHE_SECONDS), and how many a
+ * container holds: room for every subscription a busy sender serves (a key is 32 bytes), so a
+ * container past 1,000 subscriptions does not decrypt again on every eviction. The cost bench
+ * prices both.
+ */
+export const DATA_KEY_CACHE_DEFAULTS = { ttlMs: DEFAULT_SECRETS_CACHE_SECONDS * 1000, maxKeys: 10_000 } as const;
+
 export interface DataKeyCacheOptions {
-  /** How long a decrypted data key is reused. @default 5 minutes */
+  /** How long a decrypted data key is reused. @default DATA_KEY_CACHE_DEFAULTS.ttlMs (an hour) */
   readonly ttlMs?: number;
-  /** Most data keys held at once (one per subscription); the oldest goes first. @default 1000 */
+  /** Most data keys held at once (one per subscription); the oldest goes first. @default DATA_KEY_CACHE_DEFAULTS.maxKeys */
   readonly maxKeys?: number;
 }
 
@@ -70,8 +79,8 @@ export class KmsSecretOpener implements SecretOpener {
     options: DataKeyCacheOptions = {},
     private readonly now: () => number = Date.now,
   ) {
-    this.ttlMs = options.ttlMs ?? 300_000;
-    this.maxKeys = options.maxKeys ?? 1000;
+    this.ttlMs = options.ttlMs ?? DATA_KEY_CACHE_DEFAULTS.ttlMs;
+    this.maxKeys = options.maxKeys ?? DATA_KEY_CACHE_DEFAULTS.maxKeys;
   }
 
   async open(subscriptionId: string, sealed: SealedSecrets): Promise<readonly string[]> {

@@ -337,6 +337,7 @@ export const FUNCTIONS = {
       'HOOKLINE_SECRETS_SEAL_KEY_ID',
       // A rotation re-seals the old secret beside the new one, and GET .../secret shows them.
       'HOOKLINE_SECRETS_OPEN_KEY_ID',
+      'HOOKLINE_SECRETS_CACHE_SECONDS',
       'INGEST_MANIFESTS_TABLE',
       // Responses of POST requests sent with an Idempotency-Key, for 24 h.
       'IDEMPOTENCY_KEYS_TABLE',
@@ -395,6 +396,7 @@ export const FUNCTIONS = {
       'HOOKLINE_DEFAULT_RETRY_POLICY',
       'HOOKLINE_AUTO_PAUSE_SECONDS',
       'HOOKLINE_SECRETS_OPEN_KEY_ID',
+      'HOOKLINE_SECRETS_CACHE_SECONDS',
       // A message due longer than the sweeper's grace reads its row first: the sweeper may have sent the delivery again.
       'HOOKLINE_SWEEP_GRACE_SECONDS',
       // A dead letter extends its event's TTL to its own retention.
@@ -588,6 +590,13 @@ export const DEFAULT_SWEEP_GRACE_SECONDS = 120;
  * which SQS holds without limit (docs/aws.md, "Retries in flight").
  */
 export const DEFAULT_IN_FLIGHT_WAIT_SECONDS = 60;
+/**
+ * How long a container reuses a subscription's decrypted data key. It bounds how long signing
+ * goes on after the key's grant is revoked (a rotated secret is a new data key, used within the
+ * 5 s subscription cache). An hour, not minutes: at 10 million deliveries a month over 1,000
+ * subscriptions, 5 minutes costs about $2.30 a million deliveries in Decrypts, an hour $0.45.
+ */
+export const DEFAULT_SECRETS_CACHE_SECONDS = 3600;
 /** SQS's longest message delay. */
 export const MAX_MESSAGE_DELAY_SECONDS = 900;
 /**
@@ -637,6 +646,8 @@ export const ENV_DEFAULTS = {
   HOOKLINE_SECRETS_SEAL_KEY_ID: undefined,
   /** The same key, for opening them to sign (sender: Decrypt); `local` in the local runtime. */
   HOOKLINE_SECRETS_OPEN_KEY_ID: undefined,
+  /** How long a container reuses a subscription's decrypted data key (one KMS Decrypt per subscription per this). */
+  HOOKLINE_SECRETS_CACHE_SECONDS: String(DEFAULT_SECRETS_CACHE_SECONDS),
   /** '1' lets deliveries reach loopback/private addresses: local development only. */
   HOOKLINE_ALLOW_PRIVATE_TARGETS: '0',
   /** Destination ports subscriptions may use, checked at creation and at every send (lambdas/domain/target-ports.ts). */
@@ -701,15 +712,83 @@ export const ENV_DEFAULTS = {
 } as const;
 export type EnvName = keyof typeof ENV_DEFAULTS;
 
+/** Powertools' levels; Lambda's application log level takes the same names. */
+export type LogLevelName = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+/** Lambda's system (platform) log levels. */
+export type PlatformLogLevelName = 'DEBUG' | 'INFO' | 'WARN';
+
+/**
+ * What a deployed stack records by default, each a construct prop; docs/aws.md, "What
+ * observability costs", prices each, and `npm run bench` prices the defaults. The defaults are a
+ * cost-minded operator's: what pages on-call (the metrics and alarms) stays, what only helps
+ * browsing is opt-in.
+ */
+export const OBSERVABILITY_DEFAULTS = {
+  /**
+   * Powertools' level on every function. WARN logs what went wrong only; INFO adds the sender's
+   * record per attempt (the per-subscription view in Logs Insights and the DeliveryAttempts
+   * metric), about 0.85 KB an attempt on a deployed function.
+   */
+  logLevel: 'WARN' as LogLevelName,
+  /** Lambda's own records: WARN drops the START, END and REPORT lines of every invocation (about 0.25 KB); INFO keeps them. */
+  platformLogLevel: 'WARN' as PlatformLogLevelName,
+  /** X-Ray active tracing on the functions (and the REST stage): Lambda records 1 invocation a second and 5 % of the rest, at $5 per million traces. */
+  tracing: false,
+  /** The API access log record (API_ACCESS_LOG_FORMATS). */
+  apiAccessLog: 'lean' as ApiAccessLogFormat,
+  /** Days every Hookline log group keeps its records (a CloudWatch Logs retention value). */
+  logRetentionDays: 30,
+} as const;
+
 /** Set on every function: Powertools reads these, and the alarms match the metrics they name. */
 export const COMMON_ENVIRONMENT = {
   POWERTOOLS_SERVICE_NAME: 'hookline',
   POWERTOOLS_METRICS_NAMESPACE: 'Hookline',
-  // INFO keeps the sender's one record per attempt (the per-subscription view in Logs Insights,
-  // about $0.38 of log ingestion per million attempts, docs/aws.md "Cost model"); WARN drops it.
-  POWERTOOLS_LOG_LEVEL: 'INFO',
+  POWERTOOLS_LOG_LEVEL: OBSERVABILITY_DEFAULTS.logLevel,
   NODE_OPTIONS: '--enable-source-maps',
 } as const;
+
+/** The archive bucket's lifecycle when props leave it unset; WebhookDelivery's `retention` defaults and the cost bench read these too. */
+export const ARCHIVE_LIFECYCLE_DEFAULTS = Object.freeze({
+  coldAfterDays: 30,
+  expireAfterDays: 365,
+  accessLogRetentionDays: 90,
+});
+
+/**
+ * The HTTP API's access log record, in HTTP API variables. HTTP API has no execution log, so
+ * both carry the authorizer and integration errors REST logs at ERROR level. `standard` is the
+ * REST stage's standard JSON fields (about 320 B a request); `lean` keeps what ties a request to
+ * its function's records and says how it ended (about 170 B).
+ */
+export const API_ACCESS_LOG_FORMATS = {
+  standard: {
+    requestId: '$context.requestId',
+    ip: '$context.identity.sourceIp',
+    caller: '$context.identity.caller',
+    user: '$context.identity.user',
+    requestTime: '$context.requestTime',
+    httpMethod: '$context.httpMethod',
+    routeKey: '$context.routeKey',
+    path: '$context.path',
+    status: '$context.status',
+    protocol: '$context.protocol',
+    responseLength: '$context.responseLength',
+    integrationLatency: '$context.integrationLatency',
+    authorizerError: '$context.authorizer.error',
+    integrationError: '$context.integrationErrorMessage',
+  },
+  lean: {
+    requestId: '$context.requestId',
+    ip: '$context.identity.sourceIp',
+    routeKey: '$context.routeKey',
+    status: '$context.status',
+    integrationLatency: '$context.integrationLatency',
+    authorizerError: '$context.authorizer.error',
+    integrationError: '$context.integrationErrorMessage',
+  },
+} as const;
+export type ApiAccessLogFormat = keyof typeof API_ACCESS_LOG_FORMATS;
 
 /** EMF metric names the handlers emit (namespace and `service` dimension from COMMON_ENVIRONMENT). */
 export const METRICS = {

@@ -10,7 +10,12 @@ import { Construct } from 'constructs';
 import { acknowledgeNag } from '../nag.ts';
 import { InvalidPropError } from '../errors.ts';
 import type { ApiDashboardMetrics } from './dashboard.ts';
-import { DASHBOARD_PATH } from '../../lambdas/config/topology.ts';
+import {
+  API_ACCESS_LOG_FORMATS,
+  type ApiAccessLogFormat,
+  DASHBOARD_PATH,
+  OBSERVABILITY_DEFAULTS,
+} from '../../lambdas/config/topology.ts';
 import type { FunctionConstructProps, SharedFunctionOptions } from './function-options.ts';
 import { DEFAULT_LOG_RETENTION, functionPropsFrom, HooklineFunction } from './hookline-function.ts';
 import { buildHttpApi, HTTP_API_STAGE } from './http-api.ts';
@@ -85,8 +90,14 @@ export interface HooklineApiProps extends FunctionConstructProps {
    * @default true
    */
   readonly createCloudWatchRole?: boolean;
-  /** Also sets the access log retention (functionOptions.logRetention). @default DEFAULT_LOG_RETENTION */
+  /** Also sets the access log retention (functionOptions.logRetention) and, on REST, stage tracing (functionOptions.tracing). @default DEFAULT_LOG_RETENTION */
   readonly functionOptions?: SharedFunctionOptions;
+  /**
+   * The HTTP API's access log record (API_ACCESS_LOG_FORMATS): `lean` (about 170 B a request) or
+   * `standard` (the REST stage's standard fields, about 320 B). REST always writes its standard
+   * JSON fields. @default OBSERVABILITY_DEFAULTS.apiAccessLog ('lean')
+   */
+  readonly accessLogFormat?: ApiAccessLogFormat;
   /** For the admin key secret and the access log group. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
 }
@@ -195,6 +206,7 @@ export class HooklineApi extends Construct implements ApiDashboardMetrics {
     if (this.apiType === 'rest') {
       const restApi = buildRestApi(this, {
         ...common,
+        tracing: props.functionOptions?.tracing ?? OBSERVABILITY_DEFAULTS.tracing,
         stageName: props.stageName ?? 'prod',
         webAclArn: props.webAclArn,
         createCloudWatchRole: props.createCloudWatchRole ?? true,
@@ -203,7 +215,10 @@ export class HooklineApi extends Construct implements ApiDashboardMetrics {
       this.metricSource = restApi;
       this.stage = { stageName: restApi.deploymentStage.stageName, url: restApi.url };
     } else {
-      const { api, stage } = buildHttpApi(this, common);
+      const { api, stage } = buildHttpApi(this, {
+        ...common,
+        accessLogFields: API_ACCESS_LOG_FORMATS[props.accessLogFormat ?? OBSERVABILITY_DEFAULTS.apiAccessLog],
+      });
       this.httpApi = api;
       this.metricSource = api;
       this.stage = { stageName: HTTP_API_STAGE, url: stage.url };

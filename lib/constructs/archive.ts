@@ -5,13 +5,9 @@ import { Construct } from 'constructs';
 import { acknowledgeNag } from '../nag.ts';
 import { InvalidPropError } from '../errors.ts';
 import { markTopology } from '../topology-metadata.ts';
+import { ARCHIVE_LIFECYCLE_DEFAULTS } from '../../lambdas/config/topology.ts';
 
-/** The archive's lifecycle when props leave it unset; WebhookDelivery's `retention` defaults read these too. */
-export const ARCHIVE_LIFECYCLE_DEFAULTS = Object.freeze({
-  coldAfterDays: 30,
-  expireAfterDays: 365,
-  accessLogRetentionDays: 90,
-});
+export { ARCHIVE_LIFECYCLE_DEFAULTS };
 
 export interface ArchiveBucketProps {
   /** Days after upload an archive object moves to S3 Glacier Instant Retrieval. @default 30 */

@@ -5,7 +5,7 @@ import type { HooklineStorage } from './storage.ts';
 /** Settings every Hookline function shares; the L3 construct passes one object to all of them. */
 export type SharedFunctionOptions = Pick<
   HooklineFunctionProps,
-  'logRetention' | 'logRemovalPolicy' | 'tracing' | 'projectRoot'
+  'logRetention' | 'logRemovalPolicy' | 'tracing' | 'logLevel' | 'platformLogLevel' | 'projectRoot'
 >;
 
 /** What WebhookDelivery hands every construct that owns a function (DeliverySender, HooklineApi, …). */

@@ -10,7 +10,13 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { acknowledgeNag } from '../nag.ts';
 import { LAMBDA_EXTERNAL_MODULES } from '../../lambdas/config/bundling.ts';
-import { FUNCTIONS, type FunctionKey } from '../../lambdas/config/topology.ts';
+import {
+  FUNCTIONS,
+  OBSERVABILITY_DEFAULTS,
+  type FunctionKey,
+  type LogLevelName,
+  type PlatformLogLevelName,
+} from '../../lambdas/config/topology.ts';
 import { markTopology } from '../topology-metadata.ts';
 import { TABLE_GRANTS } from './access.ts';
 import { functionEnvironment, type EnvironmentValues } from './environment.ts';
@@ -29,7 +35,7 @@ const ESM_REQUIRE_BANNER =
   "import { createRequire as __hooklineCreateRequire } from 'node:module'; const require = __hooklineCreateRequire(import.meta.url);";
 
 /** Retention of every Hookline log group (functions, API access logs) unless props say otherwise. */
-export const DEFAULT_LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
+export const DEFAULT_LOG_RETENTION: logs.RetentionDays = OBSERVABILITY_DEFAULTS.logRetentionDays;
 
 export interface HooklineFunctionProps {
   /** The FUNCTIONS entry to build: entry file, timeout, memory, description and environment names come from it. */
@@ -40,8 +46,12 @@ export interface HooklineFunctionProps {
   readonly logRetention?: logs.RetentionDays;
   /** What happens to the log group when the stack deletes it. @default RemovalPolicy.RETAIN */
   readonly logRemovalPolicy?: RemovalPolicy;
-  /** X-Ray active tracing. @default true */
+  /** X-Ray active tracing. @default OBSERVABILITY_DEFAULTS.tracing (off) */
   readonly tracing?: boolean;
+  /** Powertools' and Lambda's application log level. @default OBSERVABILITY_DEFAULTS.logLevel (WARN) */
+  readonly logLevel?: LogLevelName;
+  /** Lambda's platform records (START, END, REPORT at INFO). @default OBSERVABILITY_DEFAULTS.platformLogLevel (WARN) */
+  readonly platformLogLevel?: PlatformLogLevelName;
   /** Where the handler sources and package-lock.json are. @default PROJECT_ROOT */
   readonly projectRoot?: string;
   /** Grants the function its TABLE_GRANTS entry on these tables. @default no table access */
@@ -109,6 +119,8 @@ export class HooklineFunction extends Construct {
     this.logGroup.grantWrite(this.role);
 
     const entry = path.join(root, def.entry);
+    const logLevel = props.logLevel ?? OBSERVABILITY_DEFAULTS.logLevel;
+    const tracing = props.tracing ?? OBSERVABILITY_DEFAULTS.tracing;
     this.function = new NodejsFunction(this, 'Function', {
       entry,
       handler: 'handler',
@@ -117,11 +129,18 @@ export class HooklineFunction extends Construct {
       timeout: Duration.seconds(def.timeoutSeconds),
       memorySize: def.memorySize,
       description: def.description,
-      environment: functionEnvironment(props.functionKey, props.environmentValues),
+      environment: {
+        ...functionEnvironment(props.functionKey, props.environmentValues),
+        POWERTOOLS_LOG_LEVEL: logLevel,
+      },
+      // JSON records let Lambda filter by level: its own START/END/REPORT lines go below WARN.
+      loggingFormat: lambda.LoggingFormat.JSON,
+      applicationLogLevelV2: lambda.ApplicationLogLevel[logLevel],
+      systemLogLevelV2: lambda.SystemLogLevel[props.platformLogLevel ?? OBSERVABILITY_DEFAULTS.platformLogLevel],
       role: this.role,
       logGroup: this.logGroup,
       ...(props.placement ?? {}),
-      tracing: props.tracing === false ? lambda.Tracing.DISABLED : lambda.Tracing.ACTIVE,
+      tracing: tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       projectRoot: root,
       depsLockFilePath: path.join(root, 'package-lock.json'),
       bundling: {
@@ -180,15 +199,24 @@ export class HooklineFunction extends Construct {
           'Pinned to nodejs22.x to match engines.node, the local runtime and the tests; upgraded together with them.',
       },
     ]);
+    if (!tracing)
+      acknowledgeNag(this.function, [
+        {
+          id: 'Serverless-LambdaTracing',
+          reason:
+            'X-Ray is off by default (OBSERVABILITY_DEFAULTS.tracing): at $5 per million traces it would cost more than the deliveries it watches over HTTP; the metrics, alarms and logs stay. The tracing prop turns it on.',
+        },
+      ]);
     // X-Ray has no resource-level permissions: PutTraceSegments/PutTelemetryRecords only accept "*".
-    acknowledgeNag(this.role, [
-      {
-        id: 'AwsSolutions-IAM5',
-        reason:
-          'X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level permissions, so AWS requires Resource "*".',
-        findings: ['Resource::*'],
-      },
-    ]);
+    if (tracing)
+      acknowledgeNag(this.role, [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level permissions, so AWS requires Resource "*".',
+          findings: ['Resource::*'],
+        },
+      ]);
   }
 
   /**

@@ -22,37 +22,18 @@ export interface HttpApiOptions {
   readonly authorizerCacheTtl: Duration;
   readonly throttling: ApiThrottling;
   readonly accessLogGroup: logs.ILogGroup;
+  /** The access log record's fields (an API_ACCESS_LOG_FORMATS entry). */
+  readonly accessLogFields: Readonly<Record<string, string>>;
 }
 
 /** The HTTP API's only stage: it serves at the root of the API's URL, so rawPath never carries a stage prefix. */
 export const HTTP_API_STAGE = '$default';
 
 /**
- * The REST stage's standard JSON fields, in HTTP API variables. HTTP API has no execution log:
- * the authorizer and integration errors REST logs at ERROR level are written here instead.
- */
-const ACCESS_LOG_FIELDS = {
-  requestId: '$context.requestId',
-  ip: '$context.identity.sourceIp',
-  caller: '$context.identity.caller',
-  user: '$context.identity.user',
-  requestTime: '$context.requestTime',
-  httpMethod: '$context.httpMethod',
-  routeKey: '$context.routeKey',
-  path: '$context.path',
-  status: '$context.status',
-  protocol: '$context.protocol',
-  responseLength: '$context.responseLength',
-  integrationLatency: '$context.integrationLatency',
-  authorizerError: '$context.authorizer.error',
-  integrationError: '$context.integrationErrorMessage',
-};
-
-/**
  * The HTTP API (API Gateway v2, regional): `ANY /v1/{proxy+}` and `GET /health`, Lambda proxy
  * integrations (payload 2.0) to the `api` function; `/v1` behind a REQUEST authorizer with
  * simple responses (or IAM), `/health` open. What the REST stage has and HTTP API does not:
- * execution logs (see ACCESS_LOG_FIELDS), X-Ray tracing (the functions still trace), gateway
+ * execution logs (the access log carries their errors, API_ACCESS_LOG_FORMATS), X-Ray tracing (the functions still trace), gateway
  * responses (API Gateway's own 401/403/404/429 answer `{"message": ...}`), WAF, and the
  * account-level CloudWatch role (HTTP API writes access logs without one).
  */
@@ -70,7 +51,7 @@ export function buildHttpApi(
     throttle: { rateLimit: options.throttling.rateLimit, burstLimit: options.throttling.burstLimit },
     accessLogSettings: {
       destination: new apigwv2.LogGroupLogDestination(options.accessLogGroup),
-      format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      format: AccessLogFormat.custom(JSON.stringify(options.accessLogFields)),
     },
     // The per-route counterpart of the REST stage's metricsEnabled.
     detailedMetricsEnabled: true,

@@ -19,6 +19,8 @@ export interface RestApiOptions {
   readonly accessLogGroup: logs.ILogGroup;
   readonly webAclArn?: string;
   readonly createCloudWatchRole: boolean;
+  /** X-Ray tracing of the stage. */
+  readonly tracing: boolean;
 }
 
 /** Error bodies API Gateway itself returns, in Hookline's `{"error": {code, message}}` shape. */
@@ -36,7 +38,7 @@ const GATEWAY_ERRORS: readonly [apigw.ResponseType, string | undefined, string][
 /**
  * The REST API (regional): `/v1/{proxy+}` and `GET /health`, both Lambda proxy integrations
  * to the `api` function; `/v1` behind the bearer-key TOKEN authorizer (or IAM), `/health`
- * open. Stage throttling, JSON access logs, execution error logs and X-Ray tracing are on.
+ * open. Stage throttling, JSON access logs, execution error logs are on, X-Ray tracing with the functions'.
  * Construct ids are those of the REST-only HooklineApi, so existing stacks keep their resources.
  */
 export function buildRestApi(scope: Construct, options: RestApiOptions): apigw.RestApi {
@@ -64,9 +66,17 @@ export function buildRestApi(scope: Construct, options: RestApiOptions): apigw.R
       loggingLevel: apigw.MethodLoggingLevel.ERROR,
       dataTraceEnabled: false, // request bodies are customer payloads: never in execution logs
       metricsEnabled: true,
-      tracingEnabled: true,
+      tracingEnabled: options.tracing,
     },
   });
+  if (!options.tracing)
+    acknowledgeNag(restApi.deploymentStage, [
+      {
+        id: 'Serverless-APIGWXrayEnabled',
+        reason:
+          'Stage tracing follows the functions: off by default (OBSERVABILITY_DEFAULTS.tracing) for its price per trace, on with the tracing prop. Access logs and metrics stay on.',
+      },
+    ]);
   // The stack emits its own ApiUrl output; the one RestApi adds would duplicate it.
   restApi.node.tryRemoveChild('Endpoint');
   for (const [type, statusCode, code] of GATEWAY_ERRORS) {

@@ -5,6 +5,7 @@ import { METRICS } from '#config/topology.ts';
 import { startRuntime, type Runtime, type RuntimeOptions } from '#local/runtime.ts';
 import { apiClient, type ApiClient } from '#test/api-client.ts';
 import { InvocationMeter } from './invocation-meter.ts';
+import { LogMeter } from './log-meter.ts';
 import { SdkMeter } from './sdk-meter.ts';
 import { SinkReceiver, type SinkAnswer } from './sink-receiver.ts';
 import { pool } from './stats.ts';
@@ -24,6 +25,8 @@ export interface BenchStack {
   /** Present when started with `meter: true` (it adds reads around every indexed write, so speed runs go without). */
   readonly sdk: SdkMeter;
   readonly lambdas: InvocationMeter;
+  /** With `meter: true`: what the handlers log at the stack's default level, counted, not printed. */
+  readonly logs: LogMeter;
   /** `count` subscriptions to the sink, all for `eventType`. */
   subscribe(count: number, eventType: string, retryPolicy?: Record<string, number>): Promise<string[]>;
   /** Publishes `count` events through POST /v1/events, `concurrency` at a time. */
@@ -59,10 +62,12 @@ export async function startBenchStack(
   const dataDir = mkdtempSync(join(tmpdir(), 'hookline-bench-'));
   const lambdas = new InvocationMeter();
   const receiver = await new SinkReceiver(options.answer).start();
+  const logs = new LogMeter();
   const runtime = await startRuntime({
     dataDir,
     port: 0,
-    logLevel: 'SILENT',
+    // Metered runs log at the stack's level into the meter; speed runs log nothing.
+    ...(options.meter ? { logger: logs } : { logLevel: 'SILENT' as const }),
     scheduleIntervalMs: { sweeper: 3_600_000, notifier: 3_600_000, ...options.scheduleIntervalMs },
     env: { HOOKLINE_SENDER_TIMEOUT_MS: '5000', ...options.env },
     wrapHandler: lambdas.wrap,
@@ -88,6 +93,7 @@ export async function startBenchStack(
     receiver,
     sdk,
     lambdas,
+    logs,
     async subscribe(count, eventType, retryPolicy) {
       const ids: string[] = [];
       for (let i = 0; i < count; i++) {

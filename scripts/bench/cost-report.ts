@@ -1,5 +1,7 @@
 import { endsDelivered, type CostRun, type CostScenario, type ScenarioId } from './cost.ts';
 import { eventBridgePerMillion, naivePerMillion } from './cost-model.ts';
+import { allInRows, renderAllIn } from './all-in-report.ts';
+import type { BackgroundCost } from './background.ts';
 import { table } from './benchmarks-file.ts';
 import { PRICE_TABLE_MARKDOWN, PRICES } from './prices.ts';
 import { singlePublishFloor } from './publish-floor.ts';
@@ -33,7 +35,7 @@ export interface Unmeasured {
 export function costRows(runs: readonly CostRun[][]) {
   return runs.map((r) => {
     const m = medianRun(r, (x) => x.perDelivery.dollarsPerMillion.total);
-    return { scenario: m.scenario, p: m.perDelivery, usage: m.usage, n: r.length };
+    return { scenario: m.scenario, p: m.perDelivery, usage: m.usage, logs: m.logs, cpuMs: m.cpuMs, n: r.length };
   });
 }
 type Row = ReturnType<typeof costRows>[number];
@@ -53,7 +55,11 @@ export function alternativesPerMillion(row: Row): { readonly eventBridge: number
   };
 }
 
-export function renderCost(runs: readonly CostRun[][], unmeasured: readonly Unmeasured[] = []): string {
+export function renderCost(
+  runs: readonly CostRun[][],
+  unmeasured: readonly Unmeasured[] = [],
+  background?: BackgroundCost,
+): string {
   const rows = costRows(runs);
   const byId = new Map<ScenarioId, Row>(rows.map((r) => [r.scenario.id, r]));
   const main = table(
@@ -162,6 +168,8 @@ export function renderCost(runs: readonly CostRun[][], unmeasured: readonly Unme
     '',
     storage ? renderStorage(storage) : '**Storage**: not measured (scenario fo1-sqs not in this run).',
     '',
+    renderAllIn(allInRows(rows, background, storage)),
+    '',
     limits(breakdownRow),
     '',
     '**Side by side**',
@@ -201,7 +209,7 @@ export function renderPublishFloor(row: Row | undefined): string {
     : '';
   const belowFloor =
     limit < floor.total
-      ? ` The target of ≤ ${usd(limit)} is ${usd(floor.total - limit)} below this floor: only giving up one of those promises can meet it (the synchronous 4xx, with API Gateway's own SQS integration in place of the function; or the durable record, so a crash or a purge could lose a delivery without a trace). That is a product decision, not an optimisation.`
+      ? ` The target of ≤ ${usd(limit)} is ${usd(floor.total - limit)} below it. It is the floor of this design, not of the problem: it assumes no publish shares work with another. A publish path that does (the event's write, read by Lambda from its DynamoDB stream free of charge and in batches, as the hand-off and the durable record; a Lambda Function URL, which has no per-request charge, as the HTTP entry) keeps the synchronous 4xx, the durable record and idempotency below it; it is not built yet.`
       : '';
   return (
     `**The floor of a single publish over HTTP** (first try, fan-out 1; publish answers synchronously, keeps idempotency and a durable record of the deliveries it accepted): ` +

@@ -3,6 +3,7 @@ import { METRICS } from '#config/topology.ts';
 import { PAYLOAD_1KB, startBenchStack } from './bench-stack.ts';
 import { perDelivery, type PerDelivery, type PublishPath } from './cost-model.ts';
 import { API_GATEWAY_HTTP_METERING_BYTES } from './prices.ts';
+import type { LogUsage } from './log-meter.ts';
 import type { Usage } from './sdk-meter.ts';
 import { sleep } from './stats.ts';
 
@@ -15,7 +16,8 @@ export type ScenarioId =
   | 'fo10-sqs'
   | 'retry-http'
   | 'retry-sqs'
-  | 'dlq-sqs';
+  | 'dlq-sqs'
+  | 'down-sqs';
 
 export interface CostScenario {
   readonly id: ScenarioId;
@@ -29,12 +31,18 @@ export interface CostScenario {
   readonly failuresFirst: number;
   /** The receiver's final answer: 200 (delivered) or a permanent 4xx (dead-lettered). */
   readonly finalStatus: number;
+  /** The subscription's retry policy gives up (expired) after this many attempts. */
+  readonly maxAttempts?: number;
 }
 
 export interface CostRun {
   readonly scenario: CostScenario;
   readonly perDelivery: PerDelivery;
   readonly usage: Usage;
+  /** What the handlers logged at the stack's default level while the meter ran. */
+  readonly logs: LogUsage;
+  /** This process's CPU time over the metered window (handlers, emulators and receiver alike: an upper bound on the handlers'). */
+  readonly cpuMs: number;
 }
 
 const RETRY_EVERY_SECOND = {
@@ -45,8 +53,9 @@ const RETRY_EVERY_SECOND = {
   deadlineSeconds: 300,
 };
 
-/** Whether the scenario's deliveries end delivered (else dead-lettered). */
-export const endsDelivered = (s: CostScenario) => s.finalStatus >= 200 && s.finalStatus < 300;
+/** Whether the scenario's deliveries end delivered (else dead-lettered: failed, or expired when the attempts run out). */
+export const endsDelivered = (s: CostScenario) =>
+  s.finalStatus >= 200 && s.finalStatus < 300 && (s.maxAttempts === undefined || s.failuresFirst < s.maxAttempts);
 
 /**
  * One metered run: subscriptions first (not counted), then `events` 1 KB events published
@@ -59,9 +68,14 @@ export async function measureCost(scenario: CostScenario): Promise<CostRun> {
   });
   const stack = await startBenchStack({ meter: true, answer });
   try {
-    await stack.subscribe(scenario.fanOut, 'bench.cost', RETRY_EVERY_SECOND);
+    const policy = scenario.maxAttempts
+      ? { ...RETRY_EVERY_SECOND, maxAttempts: scenario.maxAttempts }
+      : RETRY_EVERY_SECOND;
+    await stack.subscribe(scenario.fanOut, 'bench.cost', policy);
     stack.sdk.reset();
     stack.lambdas.reset();
+    stack.logs.reset();
+    const cpuAtStart = process.cpuUsage();
     const deliveries = scenario.events * scenario.fanOut;
     let apiRequests = 0;
     if (scenario.publish === 'http') {
@@ -84,13 +98,21 @@ export async function measureCost(scenario: CostScenario): Promise<CostRun> {
     await stack.waitCount(
       endsDelivered(scenario) ? METRICS.succeeded : METRICS.deadLettered,
       deliveries,
-      120_000 + scenario.failuresFirst * 10_000,
+      120_000 + Math.min(scenario.failuresFirst, scenario.maxAttempts ?? Infinity) * 10_000,
     );
     // Let the pollers delete the last batches before the meter is read.
     await sleep(1500);
     const usage = stack.sdk.reset();
     const lambdas = stack.lambdas.reset();
-    return { scenario, usage, perDelivery: perDelivery(usage, lambdas, deliveries, apiRequests) };
+    const logs = stack.logs.reset();
+    const cpu = process.cpuUsage(cpuAtStart);
+    return {
+      scenario,
+      usage,
+      logs,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      perDelivery: perDelivery(usage, lambdas, deliveries, apiRequests),
+    };
   } finally {
     await stack.stop();
   }

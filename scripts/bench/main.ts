@@ -3,6 +3,7 @@ import { recordRun, reportRecorded, runLines, utcMinute, type Measured, type Run
 import { costChart, latencyChart, retryChart } from './bench-charts.ts';
 import { writeCharts } from './charts.ts';
 import { bareNodeStartMs, measureColdStarts } from './cold-start.ts';
+import { measureBackground } from './background.ts';
 import { measureCost } from './cost.ts';
 import { profileShares } from './cpu-profile.ts';
 import { measureCallFloor } from './call-floor.ts';
@@ -57,9 +58,11 @@ if (wanted('cost')) {
       unmeasured.push({ scenario, reason: error.message });
     }
   }
+  progress('cost: the archiver, sweeper, replay and notifier runs');
+  const background = await measureBackground(plan.backgroundEvents);
   sections.push({
     key: 'cost',
-    markdown: `${renderCost(results, unmeasured)}\n\n${writeCharts([costChart(results)])}`,
+    markdown: `${renderCost(results, unmeasured, background)}\n\n${writeCharts([costChart(results)])}`,
   });
 }
 if (wanted('overhead')) {

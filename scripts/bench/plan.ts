@@ -5,6 +5,8 @@ import type { RoutingPlan } from './routing.ts';
 export interface BenchPlan {
   readonly runs: number;
   readonly cost: readonly CostScenario[];
+  /** Deliveries the archiver, sweeper and notifier runs are measured over. */
+  readonly backgroundEvents: number;
   readonly overheadCount: number;
   readonly throughputDeliveries: number;
   readonly latencySeconds: number;
@@ -97,11 +99,23 @@ const scenarios = (fo1: number, fo10: number, retry: number, batch: number): Cos
     failuresFirst: 0,
     finalStatus: 400,
   },
+  {
+    // The retry preset tenSecondsToThirtyMinutes gives up after 6 attempts: here 1 s apart.
+    id: 'down-sqs',
+    name: 'endpoint down for the whole deadline (6 attempts of 500, then expired), fan-out 1, ingest queue',
+    fanOut: 1,
+    events: retry,
+    publish: 'sqs',
+    failuresFirst: 6,
+    finalStatus: 500,
+    maxAttempts: 6,
+  },
 ];
 
 export const FULL_PLAN: BenchPlan = {
   runs: 3,
   cost: scenarios(200, 30, 60, 3 * BATCH_SIZE),
+  backgroundEvents: 200,
   overheadCount: 1500,
   throughputDeliveries: 1000,
   latencySeconds: 10,
@@ -118,6 +132,7 @@ export const FULL_PLAN: BenchPlan = {
 export const QUICK_PLAN: BenchPlan = {
   runs: 1,
   cost: scenarios(30, 4, 10, BATCH_SIZE),
+  backgroundEvents: 30,
   overheadCount: 300,
   throughputDeliveries: 200,
   latencySeconds: 3,

@@ -1,4 +1,5 @@
 import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { TABLES, type TableDef, type TableKey } from '#config/topology.ts';
 import { gsiWriteUnits } from './gsi-writes.ts';
@@ -45,6 +46,8 @@ export interface Usage {
   emptyReceives: number;
   receivesWithMessages: number;
   messagesReceived: number;
+  /** Bytes of the S3 objects put (with attachS3). */
+  s3PutBytes: number;
 }
 
 const emptyUsage = (): Usage => ({
@@ -54,6 +57,7 @@ const emptyUsage = (): Usage => ({
   emptyReceives: 0,
   receivesWithMessages: 0,
   messagesReceived: 0,
+  s3PutBytes: 0,
 });
 
 // The document client may not have marshalled the input yet where the meter runs: values can still be plain.
@@ -166,6 +170,24 @@ export class SdkMeter {
     items.kept.set(keyString(def, item), item);
     const bytes = itemSize(item);
     if (bytes > items.largestBytes) Object.assign(items, { largestBytes: bytes, largestOp: op });
+  }
+
+  /** S3 calls by operation and bucket (the archiver's objects); a PUT's bytes are added to `s3PutBytes`. */
+  attachS3(s3: S3Client): void {
+    s3.middlewareStack.add(
+      (next, context) => async (args) => {
+        const op = String(context.commandName ?? '').replace(/Command$/, '');
+        const input = args.input as { Bucket?: string; Body?: unknown };
+        this.count('S3', op, input.Bucket ?? '');
+        if (op === 'PutObject') {
+          const body = input.Body;
+          this.usage.s3PutBytes +=
+            typeof body === 'string' ? Buffer.byteLength(body) : body instanceof Uint8Array ? body.byteLength : 0;
+        }
+        return next(args);
+      },
+      { step: 'initialize', priority: 'low', name: 'hooklineBenchS3Meter' },
+    );
   }
 
   attach(dynamodb: DynamoDBClient, sqs: SQSClient): void {

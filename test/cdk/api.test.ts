@@ -10,7 +10,7 @@ import { HooklineStorage } from '../../lib/constructs/storage.ts';
 import { InvalidPropError } from '../../lib/errors.ts';
 import { HooklineStack } from '../../lib/hookline-stack.ts';
 import { findTopologyResource, type TemplateJson } from '../../lib/topology-metadata.ts';
-import { PUBLIC_API_ROUTES } from '../../lambdas/config/topology.ts';
+import { API_ACCESS_LOG_FORMATS, PUBLIC_API_ROUTES } from '../../lambdas/config/topology.ts';
 import { DASHBOARD_FILES } from '../../lambdas/ports/dashboard-assets.ts';
 import { TEST_ENV, bareStack, defaultHookline, resourcesOfType, synthHookline, testApp } from './helpers/synth.ts';
 import { allowedActionsOn } from './helpers/template.ts';
@@ -145,6 +145,20 @@ describe('API Gateway HTTP API (the default, bearer auth)', () => {
       .find((id) => JSON.stringify(access.DestinationArn).includes(`"${id}"`));
     assert.ok(target, 'access logs target a log group of this stack');
     assert.equal(typeof json.Resources[target]!.Properties!.RetentionInDays, 'number');
+  });
+
+  test('the access log record is lean by default, and the REST standard fields with apiAccessLog: standard', () => {
+    const format = (j: typeof json) =>
+      Object.keys(
+        JSON.parse(
+          (resourcesOfType(j, 'AWS::ApiGatewayV2::Stage')[0]![1].Properties!.AccessLogSettings as { Format: string })
+            .Format,
+        ) as object,
+      );
+    assert.deepEqual(format(json), Object.keys(API_ACCESS_LOG_FORMATS.lean));
+    assert.ok(!format(json).includes('httpMethod'));
+    const standard = synthHookline({ apiAccessLog: 'standard' }, 'HooklineStandardLog').json;
+    assert.deepEqual(format(standard), Object.keys(API_ACCESS_LOG_FORMATS.standard));
   });
 
   test('ApiUrl is the root of the API endpoint: routes are not under a stage path', () => {
@@ -302,7 +316,8 @@ describe("API Gateway REST API (apiType: 'rest', bearer auth)", () => {
     assert.ok(target, 'access logs target a log group of this stack');
     assert.equal(typeof json.Resources[target]!.Properties!.RetentionInDays, 'number');
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
-      TracingEnabled: true,
+      // Stage tracing follows the functions' (off by default).
+      TracingEnabled: false,
       MethodSettings: Match.arrayWith([
         Match.objectLike({ LoggingLevel: 'ERROR', DataTraceEnabled: false, MetricsEnabled: true }),
       ]),

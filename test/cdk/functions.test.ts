@@ -6,14 +6,21 @@ import { Duration } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { EVENT_SOURCES, FUNCTIONS, TABLES, type FunctionKey, type TableKey } from '../../lambdas/config/topology.ts';
+import {
+  EVENT_SOURCES,
+  FUNCTIONS,
+  OBSERVABILITY_DEFAULTS,
+  TABLES,
+  type FunctionKey,
+  type TableKey,
+} from '../../lambdas/config/topology.ts';
 import { TABLE_GRANTS } from '../../lib/constructs/access.ts';
 import { connectQueue } from '../../lib/constructs/event-source.ts';
 import { DEFAULT_LOG_RETENTION, HooklineFunction } from '../../lib/constructs/hookline-function.ts';
 import { HooklineQueues } from '../../lib/constructs/queues.ts';
 import { InvalidPropError } from '../../lib/errors.ts';
 import { findTopologyResource } from '../../lib/topology-metadata.ts';
-import { bareStack, defaultHookline, resourcesOfType } from './helpers/synth.ts';
+import { bareStack, defaultHookline, resourcesOfType, synthHookline } from './helpers/synth.ts';
 import { actionsOf, allowedActionsOn, resourcesOf, statementsOf } from './helpers/template.ts';
 
 const FUNCTION_KEYS = Object.keys(FUNCTIONS) as FunctionKey[];
@@ -24,12 +31,31 @@ describe('functions: runtime, packaging, logs', () => {
     template.resourceCountIs('AWS::Lambda::Function', FUNCTION_KEYS.length);
   });
 
-  test('every function runs Node.js 22 on arm64 with active tracing', () => {
+  test('every function runs Node.js 22 on arm64, untraced by default (OBSERVABILITY_DEFAULTS.tracing)', () => {
     template.allResourcesProperties('AWS::Lambda::Function', {
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
       Handler: 'index.handler',
+      TracingConfig: Match.absent(),
+    });
+    assert.equal(OBSERVABILITY_DEFAULTS.tracing, false);
+  });
+
+  test('JSON records at WARN: Lambda drops its START/END/REPORT lines, Powertools logs what went wrong only', () => {
+    template.allResourcesProperties('AWS::Lambda::Function', {
+      LoggingConfig: Match.objectLike({ LogFormat: 'JSON', ApplicationLogLevel: 'WARN', SystemLogLevel: 'WARN' }),
+      Environment: { Variables: Match.objectLike({ POWERTOOLS_LOG_LEVEL: 'WARN' }) },
+    });
+  });
+
+  test('logLevel, platformLogLevel and tracing are props: INFO keeps the record per attempt and the platform lines', () => {
+    const traced = Template.fromJSON(
+      synthHookline({ logLevel: 'INFO', platformLogLevel: 'INFO', tracing: true }, 'HooklineVerbose').json,
+    );
+    traced.allResourcesProperties('AWS::Lambda::Function', {
       TracingConfig: { Mode: 'Active' },
+      LoggingConfig: Match.objectLike({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' }),
+      Environment: { Variables: Match.objectLike({ POWERTOOLS_LOG_LEVEL: 'INFO' }) },
     });
   });
 

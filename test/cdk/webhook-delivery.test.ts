@@ -74,6 +74,11 @@ describe('retry defaults are validated at synth time', () => {
     );
   });
 
+  test('WebhookDelivery refuses a secrets cache TTL under a second, past a day, or in fractions of a second', () => {
+    for (const ttl of [Duration.millis(500), Duration.hours(25), Duration.millis(1500)])
+      assert.throws(() => new WebhookDelivery(bareStack(), 'Hooks', { secretsCacheTtl: ttl }), /secretsCacheTtl/);
+  });
+
   test('WebhookDelivery refuses nonsensical retention', () => {
     assert.throws(
       () => new WebhookDelivery(bareStack(), 'Hooks', { retention: { deadLetterDays: 0 } }),
@@ -91,6 +96,7 @@ describe('WebhookDelivery with every prop set', () => {
       senderMaxConcurrency: 50,
       ingestMaxConcurrency: 3,
       senderTimeout: Duration.seconds(10),
+      secretsCacheTtl: Duration.minutes(5),
       logRetention: RetentionDays.ONE_WEEK,
       removalPolicy: RemovalPolicy.DESTROY,
       onCallEmail: 'oncall@example.com',
@@ -132,6 +138,12 @@ describe('WebhookDelivery with every prop set', () => {
   test('senderTimeout reaches the sender and the sweeper', () => {
     assert.equal(envOf('sender').HOOKLINE_SENDER_TIMEOUT_MS, '10000');
     assert.equal(envOf('sweeper').HOOKLINE_SENDER_TIMEOUT_MS, '10000');
+  });
+
+  test('secretsCacheTtl reaches the functions that open signing secrets, the sender and the api', () => {
+    assert.equal(envOf('sender').HOOKLINE_SECRETS_CACHE_SECONDS, '300');
+    assert.equal(envOf('api').HOOKLINE_SECRETS_CACHE_SECONDS, '300');
+    assert.equal(envOf('ingest').HOOKLINE_SECRETS_CACHE_SECONDS, undefined);
   });
 
   test('concurrency caps reach the event source mappings', () => {
@@ -301,7 +313,11 @@ describe('bin context: `-c key=value` settings', () => {
       removalPolicy: 'destroy',
       retryPolicy: '{"maxAttempts":6}',
       senderTimeoutMs: '8000',
-      tracing: 'false',
+      tracing: 'true',
+      logLevel: 'INFO',
+      platformLogLevel: 'INFO',
+      apiAccessLog: 'standard',
+      secretsCacheTtlSeconds: '300',
       apiRateLimit: '20',
       apiType: 'rest',
     });
@@ -316,7 +332,11 @@ describe('bin context: `-c key=value` settings', () => {
     assert.equal(s.delivery.removalPolicy, RemovalPolicy.DESTROY);
     assert.deepEqual(s.delivery.retryPolicy, { maxAttempts: 6 });
     assert.equal(s.delivery.senderTimeout?.toMilliseconds(), 8000);
-    assert.equal(s.delivery.tracing, false);
+    assert.equal(s.delivery.tracing, true);
+    assert.equal(s.delivery.logLevel, 'INFO');
+    assert.equal(s.delivery.platformLogLevel, 'INFO');
+    assert.equal(s.delivery.apiAccessLog, 'standard');
+    assert.equal(s.delivery.secretsCacheTtl?.toSeconds(), 300);
     assert.deepEqual(s.delivery.apiThrottling, { rateLimit: 20, burstLimit: 200 });
   });
 
@@ -329,6 +349,10 @@ describe('bin context: `-c key=value` settings', () => {
     ['removalPolicy', 'snapshot'],
     ['retryPolicy', '{nope'],
     ['tracing', 'yes'],
+    ['logLevel', 'VERBOSE'],
+    ['platformLogLevel', 'ERROR'],
+    ['apiAccessLog', 'full'],
+    ['secretsCacheTtlSeconds', 'an hour'],
   ];
   for (const [key, value] of bad) {
     test(`refuses ${key}=${value}`, () => assert.throws(() => from({ [key]: value }), InvalidPropError));

@@ -1,6 +1,7 @@
 import { KMSClient } from '@aws-sdk/client-kms';
 import type { EnvName } from '#config/topology.ts';
 import { InvalidEnvironmentError } from '#config/errors.ts';
+import { parsePositiveInt } from '#config/env.ts';
 import { KmsSecretOpener, KmsSecretSealer } from '../kms-secret-cipher.ts';
 import { LocalKeySecretCipher } from '../local-key-secret-cipher.ts';
 import type { Factories, Shared, Vars } from './factory.ts';
@@ -30,5 +31,13 @@ export const SECRETS_FACTORIES: Factories<'secretSealer' | 'secretOpener'> = {
   secretSealer: (v, s) =>
     secretsCipher('HOOKLINE_SECRETS_SEAL_KEY_ID', v, s, (kms, keyId) => new KmsSecretSealer(kms, keyId)),
   secretOpener: (v, s) =>
-    secretsCipher('HOOKLINE_SECRETS_OPEN_KEY_ID', v, s, (kms, keyId) => new KmsSecretOpener(kms, keyId)),
+    secretsCipher(
+      'HOOKLINE_SECRETS_OPEN_KEY_ID',
+      v,
+      s,
+      (kms, keyId) =>
+        new KmsSecretOpener(kms, keyId, {
+          ttlMs: parsePositiveInt('HOOKLINE_SECRETS_CACHE_SECONDS', v.HOOKLINE_SECRETS_CACHE_SECONDS) * 1000,
+        }),
+    ),
 };

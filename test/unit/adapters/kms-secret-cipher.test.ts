@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
 import { KmsSecretOpener, KmsSecretSealer, secretsContext } from '#adapters/kms-secret-cipher.ts';
+import { DEFAULT_SECRETS_CACHE_SECONDS } from '#config/topology.ts';
 
 // KMS is not emulated locally, so the adapter is tested against a mocked client: what it
 // asks KMS for, what it stores, and how often it asks. The mock plays KMS's part faithfully
@@ -68,6 +69,18 @@ describe('KMS envelope sealing of signing secrets', () => {
     assert.equal(kmsMock.commandCalls(DecryptCommand).length, 1);
 
     nowMs += 60_000;
+    await o.open('sub_a', sealed);
+    assert.equal(kmsMock.commandCalls(DecryptCommand).length, 2);
+  });
+
+  it('by default reuses a data key for an hour (DEFAULT_SECRETS_CACHE_SECONDS): one Decrypt per subscription per hour', async () => {
+    const sealed = await new KmsSecretSealer(client(), KEY_ARN).seal('sub_a', [SECRET]);
+    const o = opener();
+    await o.open('sub_a', sealed);
+    nowMs += DEFAULT_SECRETS_CACHE_SECONDS * 1000 - 1;
+    await o.open('sub_a', sealed);
+    assert.equal(kmsMock.commandCalls(DecryptCommand).length, 1);
+    nowMs += 1;
     await o.open('sub_a', sealed);
     assert.equal(kmsMock.commandCalls(DecryptCommand).length, 2);
   });

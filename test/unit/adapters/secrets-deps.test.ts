@@ -43,6 +43,20 @@ describe('who may seal and who may open signing secrets', () => {
     );
   });
 
+  it('refuses a data-key cache lifetime (HOOKLINE_SECRETS_CACHE_SECONDS) that is not a positive whole number of seconds', () => {
+    for (const value of ['0', '-5', '1.5', 'an hour'])
+      assert.throws(
+        () =>
+          buildDeps(
+            'sender',
+            { ...FULL_ENV, HOOKLINE_SECRETS_CACHE_SECONDS: value },
+            { metrics: noMetrics },
+            ALL_FACTORIES,
+          ),
+        /HOOKLINE_SECRETS_CACHE_SECONDS/,
+      );
+  });
+
   it('locally (`local`) both use the key the local runtime hands over, and refuse to start without one', () => {
     const localSecretsKey = new Uint8Array(32).fill(3);
     assert.ok(

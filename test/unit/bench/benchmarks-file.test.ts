@@ -209,8 +209,15 @@ describe('BENCHMARKS.md: one section per area', () => {
       emptyReceives: 0,
       receivesWithMessages: 0,
       messagesReceived: 0,
+      s3PutBytes: 0,
     };
-    const costRun: CostRun = { scenario: { ...fo1Sqs, events: 2 }, usage, perDelivery: perDelivery(usage, {}, 2, 0) };
+    const costRun: CostRun = {
+      scenario: { ...fo1Sqs, events: 2 },
+      usage,
+      logs: { lines: 0, bytes: 0 },
+      cpuMs: 0,
+      perDelivery: perDelivery(usage, {}, 2, 0),
+    };
 
     const measured: Measured[] = [
       { key: 'cost', markdown: renderCost([[costRun]]) },

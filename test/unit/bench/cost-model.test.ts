@@ -19,6 +19,7 @@ const usage = (calls: Record<string, CallUsage>): Usage => ({
   emptyReceives: 0,
   receivesWithMessages: 0,
   messagesReceived: 0,
+  s3PutBytes: 0,
 });
 const close = (actual: number, expected: number) =>
   assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);

@@ -1,0 +1,93 @@
+import { OBSERVABILITY_DEFAULTS } from '#config/topology.ts';
+import { DATA_KEY_CACHE_DEFAULTS } from '#adapters/kms-secret-cipher.ts';
+import { type AllIn, allInPerMillion, LATENCY_MS, staticEgressPerMillion, TRAFFIC } from './all-in.ts';
+import type { BackgroundCost } from './background.ts';
+import { table } from './benchmarks-file.ts';
+import type { CostRun, ScenarioId } from './cost.ts';
+import type { PerDelivery } from './cost-model.ts';
+import type { StorageCost } from './storage.ts';
+import { verdict, verdictText } from './targets.ts';
+
+/** The issue "The whole bill": all-in per million deliveries, 1 KB, fan-out 1, first try unless named. */
+export const ALL_IN_TARGETS: Readonly<Partial<Record<ScenarioId, number>>> = {
+  'fo1-http': 2.5,
+  'fo1-sqs': 1.6,
+  'fo1-http-batch': 1.6,
+  'retry-sqs': 5.0,
+  'down-sqs': 8.0,
+};
+
+export interface AllInRow {
+  readonly run: Pick<CostRun, 'scenario' | 'logs' | 'cpuMs'> & { readonly p: PerDelivery };
+  readonly allIn: AllIn;
+}
+
+const usd = (n: number) => `$${n.toFixed(2)}`;
+const GROUPS: Readonly<Record<string, readonly string[]>> = {
+  'requests (metered)': ['DynamoDB requests', 'SQS', 'API Gateway', 'Lambda requests'],
+  'Lambda duration': ['Lambda duration'],
+  logs: ['CloudWatch Logs'],
+  'X-Ray': ['X-Ray'],
+  KMS: ['KMS'],
+  'storage, PITR, archive': ['DynamoDB storage', 'Point-in-time recovery', 'Archiver'],
+  'background runs': ['Scheduled runs', 'Sweeper manifest checks'],
+};
+
+/** Each scenario's all-in figure: the measured calls, then every other service a deployment pays for. */
+export function allInRows(
+  rows: readonly (Pick<CostRun, 'scenario' | 'logs' | 'cpuMs'> & { readonly p: PerDelivery })[],
+  background: BackgroundCost | undefined,
+  storage: StorageCost | undefined,
+): AllInRow[] {
+  return rows.map((run) => ({
+    run,
+    allIn: allInPerMillion({ scenario: run.scenario, p: run.p, logs: run.logs, cpuMs: run.cpuMs, background, storage }),
+  }));
+}
+
+export function renderAllIn(rows: readonly AllInRow[]): string {
+  const sum = (a: AllIn, services: readonly string[]) =>
+    a.parts.filter((x) => services.includes(x.service)).reduce((n, x) => n + x.dollars, 0);
+  const main = table(
+    ['scenario', ...Object.keys(GROUPS), '**all-in**', 'target', 'verdict'],
+    rows.map(({ run, allIn }) => {
+      const limit = ALL_IN_TARGETS[run.scenario.id];
+      return [
+        run.scenario.name,
+        ...Object.values(GROUPS).map((services) => usd(sum(allIn, services))),
+        `**${usd(allIn.total)}**`,
+        limit === undefined ? '' : `≤ ${usd(limit)}`,
+        limit === undefined ? '' : verdictText(verdict(allIn.total, limit)),
+      ];
+    }),
+  );
+  const detail = rows.find((r) => r.run.scenario.id === 'fo1-http') ?? rows[0];
+  const egress = rows.find((r) => r.run.scenario.id === 'fo1-sqs') ?? rows[0];
+  const nat = egress && staticEgressPerMillion(1);
+  return [
+    '**All-in: every service a deployment is billed for** (per million deliveries, at the stack defaults: ' +
+      `logs at ${OBSERVABILITY_DEFAULTS.logLevel}, Lambda's platform records at ${OBSERVABILITY_DEFAULTS.platformLogLevel}, ` +
+      `the ${OBSERVABILITY_DEFAULTS.apiAccessLog} access log, X-Ray ${OBSERVABILITY_DEFAULTS.tracing ? 'on' : 'off'}, ` +
+      `${OBSERVABILITY_DEFAULTS.logRetentionDays}-day log retention, point-in-time recovery on). ` +
+      `Stated traffic: ${TRAFFIC.deliveriesPerMonth / 1e6} million deliveries a month over ${TRAFFIC.subscriptions} subscriptions, ` +
+      `${TRAFFIC.senderContainers} warm sender containers, each container replaced every ${TRAFFIC.containerLifetimeHours} h.`,
+    '',
+    main,
+    '',
+    ...(detail
+      ? [
+          `Every part of ${detail.run.scenario.name}:`,
+          '',
+          table(
+            ['service', 'per million', 'basis', 'how'],
+            detail.allIn.parts.map((x) => [x.service, usd(x.dollars), x.basis, x.how]),
+          ),
+          '',
+        ]
+      : []),
+    'What is measured and what is modelled:',
+    '- Measured: every DynamoDB, SQS and S3 call and its units, Lambda invocations, API requests (as above); the bytes the handlers log at the default level (the real Powertools logger, serialised as on Lambda, counted instead of printed); the archiver, sweeper, replay and notifier runs, metered the same way; the rows left behind (storage, and PITR on the same GB-months); process CPU per delivery. The requests column is the table above without its Lambda GB-seconds (the local wall time the duration column replaces). Storage, PITR and the archive come from the first-try ingest run and are charged to every scenario alike: a dead letter stays 90 days, not 30, so they are understated where deliveries fail.',
+    `- Modelled: Lambda duration from in-region round trips (DynamoDB ${LATENCY_MS.dynamodb} ms, SQS ${LATENCY_MS.sqs} ms), a receiver answering in ${LATENCY_MS.receiver} ms, the run's CPU per delivery (an upper bound: the emulators and the receiver run in the same process), and an INIT of ${LATENCY_MS.init} ms per container start (cold start area: 110 to 262 ms of module init); the deployed function names and X-Ray trace id each record carries; Lambda's START, END and REPORT lines (written only at a platform log level below WARN) and one Powertools EMF document per invocation; the access log record per API request (rendered from API_ACCESS_LOG_FORMATS); X-Ray at Lambda's fixed sampling (1 a second, then 5 %) at the stated rate; KMS Decrypts from the data-key cache (${DATA_KEY_CACHE_DEFAULTS.ttlMs / 60_000} min, ${DATA_KEY_CACHE_DEFAULTS.maxKeys} keys) at the stated rate and subscriptions; CloudWatch Logs storage on raw bytes (it bills compressed bytes: an upper bound).`,
+    `- Not in the total: NAT when egress is static (off by default): ${nat ? `${usd(nat.dollars)} per million first-try deliveries, ${nat.how}` : 'not computed'}. The authorizer: API Gateway caches its answer per key. Empty receives: a fixed $0.26 a month per queue.`,
+  ].join('\n');
+}
