@@ -58,7 +58,7 @@ export const DATA_KEY_CACHE_DEFAULTS = { ttlMs: DEFAULT_SECRETS_CACHE_SECONDS * 
 export interface DataKeyCacheOptions {
   /** How long a decrypted data key is reused. @default DATA_KEY_CACHE_DEFAULTS.ttlMs (an hour) */
   readonly ttlMs?: number;
-  /** Most data keys held at once (one per subscription); the oldest goes first. @default DATA_KEY_CACHE_DEFAULTS.maxKeys */
+  /** Most data keys held at once (one per subscription); the oldest goes first. @default DATA_KEY_CACHE_DEFAULTS */
   readonly maxKeys?: number;
 }
 

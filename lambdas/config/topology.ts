@@ -730,9 +730,12 @@ export const OBSERVABILITY_DEFAULTS = {
    * metric), about 0.85 KB an attempt on a deployed function.
    */
   logLevel: 'WARN' as LogLevelName,
-  /** Lambda's own records: WARN drops the START, END and REPORT lines of every invocation (about 0.25 KB); INFO keeps them. */
+  /** Lambda's own records: WARN drops the START, END and REPORT lines of every invocation (0.25 KB); INFO keeps them. */
   platformLogLevel: 'WARN' as PlatformLogLevelName,
-  /** X-Ray active tracing on the functions (and the REST stage): Lambda records 1 invocation a second and 5 % of the rest, at $5 per million traces. */
+  /**
+   * X-Ray active tracing on the functions (and the REST stage): Lambda records 1 invocation a
+   * second and 5 % of the rest, at $5 per million traces.
+   */
   tracing: false,
   /** The API access log record (API_ACCESS_LOG_FORMATS). */
   apiAccessLog: 'lean' as ApiAccessLogFormat,
@@ -748,7 +751,7 @@ export const COMMON_ENVIRONMENT = {
   NODE_OPTIONS: '--enable-source-maps',
 } as const;
 
-/** The archive bucket's lifecycle when props leave it unset; WebhookDelivery's `retention` defaults and the cost bench read these too. */
+/** The archive bucket's lifecycle when props leave it unset; WebhookDelivery's `retention` defaults and the bench read it. */
 export const ARCHIVE_LIFECYCLE_DEFAULTS = Object.freeze({
   coldAfterDays: 30,
   expireAfterDays: 365,

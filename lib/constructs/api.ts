@@ -90,7 +90,10 @@ export interface HooklineApiProps extends FunctionConstructProps {
    * @default true
    */
   readonly createCloudWatchRole?: boolean;
-  /** Also sets the access log retention (functionOptions.logRetention) and, on REST, stage tracing (functionOptions.tracing). @default DEFAULT_LOG_RETENTION */
+  /**
+   * Also sets the access log retention (functionOptions.logRetention) and, on REST, stage
+   * tracing (functionOptions.tracing). @default DEFAULT_LOG_RETENTION
+   */
   readonly functionOptions?: SharedFunctionOptions;
   /**
    * The HTTP API's access log record (API_ACCESS_LOG_FORMATS): `lean` (about 170 B a request) or

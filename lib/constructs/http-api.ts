@@ -33,9 +33,10 @@ export const HTTP_API_STAGE = '$default';
  * The HTTP API (API Gateway v2, regional): `ANY /v1/{proxy+}` and `GET /health`, Lambda proxy
  * integrations (payload 2.0) to the `api` function; `/v1` behind a REQUEST authorizer with
  * simple responses (or IAM), `/health` open. What the REST stage has and HTTP API does not:
- * execution logs (the access log carries their errors, API_ACCESS_LOG_FORMATS), X-Ray tracing (the functions still trace), gateway
- * responses (API Gateway's own 401/403/404/429 answer `{"message": ...}`), WAF, and the
- * account-level CloudWatch role (HTTP API writes access logs without one).
+ * execution logs (the access log carries their errors, API_ACCESS_LOG_FORMATS), X-Ray tracing
+ * (the functions may still trace), gateway responses (API Gateway's own 401/403/404/429 answer
+ * `{"message": ...}`), WAF, and the account-level CloudWatch role (HTTP API writes access logs
+ * without one).
  */
 export function buildHttpApi(
   scope: Construct,

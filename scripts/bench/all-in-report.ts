@@ -1,6 +1,7 @@
 import { OBSERVABILITY_DEFAULTS } from '#config/topology.ts';
 import { DATA_KEY_CACHE_DEFAULTS } from '#adapters/kms-secret-cipher.ts';
-import { type AllIn, allInPerMillion, LATENCY_MS, staticEgressPerMillion, TRAFFIC } from './all-in.ts';
+import { type AllIn, allInPerMillion, LATENCY_MS, TRAFFIC } from './all-in.ts';
+import { staticEgressPerMillion } from './all-in-background.ts';
 import type { BackgroundCost } from './background.ts';
 import { table } from './benchmarks-file.ts';
 import type { CostRun, ScenarioId } from './cost.ts';

@@ -20,14 +20,17 @@ export const PRICES = {
   eventBridgeApiDestinationInvocation: 0.2 / 1e6,
   /** DynamoDB point-in-time recovery, per GB-month of table size. */
   dynamodbPitrGbMonth: 0.2,
-  /** CloudWatch Logs Standard class: ingestion per GB, and storage per GB-month (billed on the archived, compressed size; priced here on the raw size, an upper bound). */
+  /**
+   * CloudWatch Logs Standard class: ingestion per GB, and storage per GB-month (billed on the
+   * archived, compressed size; priced here on the raw size, an upper bound).
+   */
   logsIngestionGb: 0.5,
   logsStorageGbMonth: 0.03,
   /** X-Ray traces recorded, past the free tier. */
   xrayTraceRecorded: 5.0 / 1e6,
   /** KMS symmetric requests (Decrypt, GenerateDataKey): $0.03 per 10,000. */
   kmsRequest: 0.03 / 1e4,
-  /** S3 Standard: PUT per request, GET (and the other reads) per request, storage per GB-month; Glacier Instant Retrieval storage per GB-month. */
+  /** S3 Standard: a PUT, a GET (or other read), storage per GB-month; Glacier Instant Retrieval storage per GB-month. */
   s3Put: 0.005 / 1e3,
   s3Get: 0.0004 / 1e3,
   s3StandardGbMonth: 0.023,

@@ -1,38 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  accessLogRecordBytes,
-  allInPerMillion,
-  emfDocumentBytes,
-  kmsDecryptsPerAttempt,
-  staticEgressPerMillion,
-  TRAFFIC,
-  xraySampledShare,
-} from '../../../scripts/bench/all-in.ts';
+import { allInPerMillion, kmsDecryptsPerAttempt, TRAFFIC, xraySampledShare } from '../../../scripts/bench/all-in.ts';
+import { staticEgressPerMillion } from '../../../scripts/bench/all-in-background.ts';
+import { accessLogRecordBytes, emfDocumentBytes } from '../../../scripts/bench/log-records.ts';
 import { ALL_IN_TARGETS, allInRows, renderAllIn } from '../../../scripts/bench/all-in-report.ts';
 import { archivalPerDelivery, type BackgroundCost } from '../../../scripts/bench/background.ts';
 import type { CostScenario } from '../../../scripts/bench/cost.ts';
 import { perDelivery } from '../../../scripts/bench/cost-model.ts';
 import { PRICES } from '../../../scripts/bench/prices.ts';
-import type { CallUsage, Usage } from '../../../scripts/bench/sdk-meter.ts';
+import { call, usage } from './usage-fixture.ts';
 
-const call = (c: Partial<CallUsage>): CallUsage => ({
-  count: 0,
-  billedRequests: 0,
-  writeUnits: 0,
-  readUnits: 0,
-  indexWriteUnits: 0,
-  ...c,
-});
-const usage = (calls: Record<string, CallUsage>, s3PutBytes = 0): Usage => ({
-  calls,
-  items: {},
-  conditionFailures: 0,
-  emptyReceives: 0,
-  receivesWithMessages: 0,
-  messagesReceived: 0,
-  s3PutBytes,
-});
 const scenario = (id: CostScenario['id'], over: Partial<CostScenario> = {}): CostScenario => ({
   id,
   name: id,

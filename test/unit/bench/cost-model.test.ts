@@ -2,25 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { naivePerMillion, perDelivery } from '../../../scripts/bench/cost-model.ts';
 import { PRICES } from '../../../scripts/bench/prices.ts';
-import type { CallUsage, Usage } from '../../../scripts/bench/sdk-meter.ts';
+import { call, usage } from './usage-fixture.ts';
 
-const call = (c: Partial<CallUsage>): CallUsage => ({
-  count: 0,
-  billedRequests: 0,
-  writeUnits: 0,
-  readUnits: 0,
-  indexWriteUnits: 0,
-  ...c,
-});
-const usage = (calls: Record<string, CallUsage>): Usage => ({
-  calls,
-  items: {},
-  conditionFailures: 0,
-  emptyReceives: 0,
-  receivesWithMessages: 0,
-  messagesReceived: 0,
-  s3PutBytes: 0,
-});
 const close = (actual: number, expected: number) =>
   assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
 

@@ -1,0 +1,14 @@
+/**
+ * The traffic the fixed and traffic-shaped costs are spread over, stated because the answer
+ * depends on it: the scheduled functions' runs are a monthly cost, X-Ray samples a share that
+ * falls as the rate grows, and KMS is called once per subscription per cache lifetime.
+ */
+export const TRAFFIC = {
+  deliveriesPerMonth: 10_000_000,
+  /** Subscriptions the deliveries are spread over, evenly. */
+  subscriptions: 1000,
+  /** Warm sender containers sharing the deliveries (at about 4 a second, batches of 10, one or two). */
+  senderContainers: 2,
+  /** How long a Lambda container lives before it is replaced (not published by AWS; an assumption). */
+  containerLifetimeHours: 2,
+} as const;
