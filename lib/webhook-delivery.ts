@@ -51,8 +51,15 @@ import { InvalidPropError } from './errors.ts';
 
 /** How long finished deliveries stay queryable in DynamoDB, and how long their archive is kept in S3. */
 export interface RetentionProps {
-  /** Days a delivered delivery stays in DynamoDB before it is archived. @default 30 */
+  /** Days a delivered delivery stays in DynamoDB before TTL deletes it (or, with `archiveDelivered`, it is archived). @default 30 */
   readonly deliveredDays?: number;
+  /**
+   * Archive delivered deliveries to S3 after `deliveredDays`, where a restore can bring them back
+   * (HOOKLINE_ARCHIVE_DELIVERED). Off, DynamoDB TTL deletes them then, for free: the archiver's
+   * read-then-delete of a row costs about $1.10 per million deliveries. Dead letters are always
+   * archived. @default false
+   */
+  readonly archiveDelivered?: boolean;
   /** Days a dead letter (failed/expired) stays visible and replayable before it is archived. @default 90 */
   readonly deadLetterDays?: number;
   /** Days after archiving an archive object moves to Glacier Instant Retrieval. @default 30 */
@@ -305,6 +312,7 @@ export class WebhookDelivery extends Construct {
       [BUCKETS.archive.envVar]: this.archive.bucket.bucketName,
       HOOKLINE_RETENTION_DELIVERED_DAYS: String(this.retention.deliveredDays),
       HOOKLINE_RETENTION_DEAD_LETTER_DAYS: String(this.retention.deadLetterDays),
+      HOOKLINE_ARCHIVE_DELIVERED: this.retention.archiveDelivered ? '1' : '0',
       ...recoveryEnvironment(props.recovery),
       ...noticeEnvironment(props.notices),
     };
@@ -513,19 +521,23 @@ export function worstCaseAttempts(policy: RetryPolicy): number {
 const TTL_SLACK_DAYS = 7;
 
 function resolveRetention(props: RetentionProps = {}): ResolvedRetention {
-  const resolved: ResolvedRetention = {
+  const days = {
     deliveredDays: props.deliveredDays ?? DEFAULT_RETENTION.deliveredDays,
     deadLetterDays: props.deadLetterDays ?? DEFAULT_RETENTION.deadLetterDays,
     archiveColdAfterDays: props.archiveColdAfterDays ?? ARCHIVE_LIFECYCLE_DEFAULTS.coldAfterDays,
     archiveExpireAfterDays: props.archiveExpireAfterDays ?? ARCHIVE_LIFECYCLE_DEFAULTS.expireAfterDays,
   };
-  for (const [name, value] of Object.entries(resolved)) {
+  const resolved: ResolvedRetention = {
+    ...days,
+    archiveDelivered: props.archiveDelivered ?? DEFAULT_RETENTION.archiveDelivered === 1,
+  };
+  for (const [name, value] of Object.entries(days)) {
     if (!Number.isInteger(value) || value < 1)
       throw new InvalidPropError(`retention.${name}`, `must be a positive whole number of days, got ${value}`);
   }
-  // DynamoDB TTL deletes terminal rows a fixed margin after the default retention, as a net
-  // behind the archiver (the stores stamp the TTL without knowing the deployment's retention):
-  // a longer retention would let TTL delete rows that were never archived.
+  // DynamoDB TTL is the net behind the archiver. The delivery rows' TTL follows the retention, but
+  // the attempt rows' is stamped at the default's horizon when they are written: a longer
+  // retention would let TTL delete history that was never archived.
   for (const name of ['deliveredDays', 'deadLetterDays'] as const) {
     const ttlDays = DEFAULT_RETENTION[name] + DEFAULT_RETENTION.ttlSafetyMarginDays;
     const max = ttlDays - TTL_SLACK_DAYS;
@@ -538,7 +550,6 @@ function resolveRetention(props: RetentionProps = {}): ResolvedRetention {
   return resolved;
 }
 
-/** The per-attempt timeout must leave the sender room to record the outcome before Lambda kills it. */
 /** Longest a decrypted data key may be reused: a day bounds how long a revoked grant goes on signing. */
 const MAX_SECRETS_CACHE_SECONDS = 86_400;
 
@@ -549,6 +560,7 @@ function validateSecretsCacheTtl(ttl: Duration | undefined): number {
   return seconds;
 }
 
+/** The per-attempt timeout must leave the sender room to record the outcome before Lambda kills it. */
 function validateSenderTimeout(timeout: Duration | undefined): number {
   const ms = timeout?.toMilliseconds() ?? DEFAULT_SENDER_TIMEOUT_MS;
   const functionMs = FUNCTIONS.sender.timeoutSeconds * 1000;

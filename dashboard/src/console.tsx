@@ -367,9 +367,10 @@ export function ArchivePage() {
     <>
       <PageTitle>Archive and restore</PageTitle>
       <p>
-        Delivered deliveries are archived to S3 after 30 days and dead letters after 90 (the daily schedule). Both jobs
-        below are run by the archiver function, which alone may read and write the archive bucket; a long backlog is
-        easier from the command line (add <code>--aws</code> for the deployed stack).
+        Dead letters are archived to S3 after 90 days (the daily schedule); delivered deliveries are deleted by DynamoDB
+        TTL after 30, unless the stack archives them too (<code>archiveDelivered</code>). Both jobs below are run by the
+        archiver function, which alone may read and write the archive bucket; a long backlog is easier from the command
+        line (add <code>--aws</code> for the deployed stack).
       </p>
       <section class="panel" aria-labelledby="archive-title">
         <h2 id="archive-title">Archive now</h2>

@@ -8,7 +8,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { withLastResponse } from '#domain/attempt-log.ts';
-import { ttlFor } from '#domain/retention.ts';
+import { DEFAULT_RETENTION, ttlFor, type RetentionPolicy } from '#domain/retention.ts';
 import {
   isDeadLetter,
   isLive,
@@ -129,15 +129,25 @@ function stateCondition(action: DeliveryAction): {
   };
 }
 
-/** The index attributes a delivery in `state` carries: live ones sit in `active`, dead ones in the dead-letter indexes. */
-export function indexAttributes(id: string, subscriptionId: string, state: DeliveryState, updatedAt: string) {
+/**
+ * The index attributes a delivery in `state` carries: live ones sit in `active`, dead ones in the
+ * dead-letter indexes. Its TTL follows the deployment's retention: for a delivered row nobody
+ * archives it is how the row goes.
+ */
+export function indexAttributes(
+  id: string,
+  subscriptionId: string,
+  state: DeliveryState,
+  updatedAt: string,
+  retention: RetentionPolicy = DEFAULT_RETENTION,
+) {
   const live = isLive(state);
   const dead = isDeadLetter(state);
   return {
     activeShard: live ? activeShardKey(id) : undefined,
     dlShard: dead ? deadLetterShardKey(id) : undefined,
     dlSubscriptionShard: dead ? subscriptionDeadLetterShardKey(subscriptionId, id) : undefined,
-    expiresAt: ttlFor(state, Date.parse(updatedAt)),
+    expiresAt: ttlFor(state, Date.parse(updatedAt), retention),
   };
 }
 
@@ -164,15 +174,26 @@ export function rowAttributes(
   d: Pick<Delivery, 'id' | 'subscriptionId' | 'createdAt'>,
   state: DeliveryState,
   updatedAt: string,
+  retention: RetentionPolicy = DEFAULT_RETENTION,
 ) {
-  return { ...keyOfRow(d), ...indexAttributes(d.id, d.subscriptionId, state, updatedAt) };
+  return { ...keyOfRow(d), ...indexAttributes(d.id, d.subscriptionId, state, updatedAt, retention) };
+}
+
+export interface DeliveryStoreOptions {
+  /** The retention the rows' TTL follows. @default DEFAULT_RETENTION */
+  readonly retention?: RetentionPolicy;
 }
 
 export class DynamoDbDeliveryStore implements DeliveryStore {
+  private readonly retention: RetentionPolicy;
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
-  ) {}
+    options: DeliveryStoreOptions = {},
+  ) {
+    this.retention = options.retention ?? DEFAULT_RETENTION;
+  }
 
   async write(action: RowAction, row: Delivery, expect: Expectation): Promise<boolean> {
     const state = targetOf(action);
@@ -183,7 +204,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
         this.db.send(
           new PutCommand({
             TableName: this.table,
-            Item: { ...item, state, ...rowAttributes(row, state, row.updatedAt) },
+            Item: { ...item, state, ...rowAttributes(row, state, row.updatedAt, this.retention) },
             ConditionExpression: 'attribute_not_exists(id) OR (#state = :pending AND #attemptSeq = :zero)',
             ExpressionAttributeNames: { '#state': 'state', '#attemptSeq': 'attemptSeq' },
             ExpressionAttributeValues: { ':pending': STATE.pending, ':zero': 0 },
@@ -192,7 +213,10 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
       );
     }
     return this.transition(row.id, action, {
-      set: { ...writtenFields(action, row), ...indexAttributes(row.id, row.subscriptionId, state, row.updatedAt) },
+      set: {
+        ...writtenFields(action, row),
+        ...indexAttributes(row.id, row.subscriptionId, state, row.updatedAt, this.retention),
+      },
       condition: '#attemptSeq = :seq',
       values: { ':seq': expect.attemptSeq },
     });

@@ -62,7 +62,11 @@ export const POLICIES_FROM_ENV: { readonly [K in PolicyDep]: (vars: Vars) => Dep
   retention: (vars) =>
     policyFrom(
       vars,
-      { deliveredDays: 'HOOKLINE_RETENTION_DELIVERED_DAYS', deadLetterDays: 'HOOKLINE_RETENTION_DEAD_LETTER_DAYS' },
+      {
+        deliveredDays: 'HOOKLINE_RETENTION_DELIVERED_DAYS',
+        deadLetterDays: 'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+        archiveDelivered: 'HOOKLINE_ARCHIVE_DELIVERED',
+      },
       resolveRetentionPolicy,
     ),
   archivePolicy: (vars) =>

@@ -145,7 +145,7 @@ export const PROVIDED_BY = {
   replayPolicy: ['HOOKLINE_REPLAY_WINDOW_SECONDS'],
   customerReplayLimit: ['HOOKLINE_CUSTOMER_REPLAY_LIMIT', 'HOOKLINE_CUSTOMER_REPLAY_WINDOW_SECONDS'],
   customerPauseLimit: ['HOOKLINE_CUSTOMER_PAUSE_LIMIT', 'HOOKLINE_CUSTOMER_PAUSE_WINDOW_SECONDS'],
-  retention: ['HOOKLINE_RETENTION_DELIVERED_DAYS', 'HOOKLINE_RETENTION_DEAD_LETTER_DAYS'],
+  retention: ['HOOKLINE_RETENTION_DELIVERED_DAYS', 'HOOKLINE_RETENTION_DEAD_LETTER_DAYS', 'HOOKLINE_ARCHIVE_DELIVERED'],
   archivePolicy: ['HOOKLINE_ARCHIVE_BATCH_SIZE', 'HOOKLINE_RESTORE_HOLD_DAYS', 'HOOKLINE_ARCHIVE_LOCK_SECONDS'],
   // Two names for the one key, so sealing and opening are separate dependencies a function's
   // environment grants one at a time, as its IAM policy does.

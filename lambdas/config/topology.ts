@@ -334,6 +334,7 @@ export const FUNCTIONS = {
       // A bulk replay's range is capped at the retention window.
       'HOOKLINE_RETENTION_DELIVERED_DAYS',
       'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+      'HOOKLINE_ARCHIVE_DELIVERED',
       'HOOKLINE_SECRETS_SEAL_KEY_ID',
       // A rotation re-seals the old secret beside the new one, and GET .../secret shows them.
       'HOOKLINE_SECRETS_OPEN_KEY_ID',
@@ -374,6 +375,7 @@ export const FUNCTIONS = {
       // An event's TTL is the delivered retention (and its margin) from publication.
       'HOOKLINE_RETENTION_DELIVERED_DAYS',
       'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+      'HOOKLINE_ARCHIVE_DELIVERED',
     ],
   },
   sender: {
@@ -402,6 +404,7 @@ export const FUNCTIONS = {
       // A dead letter extends its event's TTL to its own retention.
       'HOOKLINE_RETENTION_DELIVERED_DAYS',
       'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+      'HOOKLINE_ARCHIVE_DELIVERED',
       // Subscriptions' rateLimitPerSecond: the rate gate's sub-window counts and turns (keys `send#…`).
       'RATE_LIMITS_TABLE',
     ],
@@ -428,6 +431,7 @@ export const FUNCTIONS = {
       'HOOKLINE_DEFAULT_RETRY_POLICY',
       'HOOKLINE_RETENTION_DELIVERED_DAYS',
       'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+      'HOOKLINE_ARCHIVE_DELIVERED',
     ],
   },
   replay: {
@@ -448,6 +452,7 @@ export const FUNCTIONS = {
       // A bulk replay's range is capped at the retention window.
       'HOOKLINE_RETENTION_DELIVERED_DAYS',
       'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+      'HOOKLINE_ARCHIVE_DELIVERED',
     ],
   },
   archiver: {
@@ -464,6 +469,7 @@ export const FUNCTIONS = {
       'ARCHIVE_BUCKET',
       'HOOKLINE_RETENTION_DELIVERED_DAYS',
       'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+      'HOOKLINE_ARCHIVE_DELIVERED',
       'HOOKLINE_ARCHIVE_BATCH_SIZE',
       'HOOKLINE_RESTORE_HOLD_DAYS',
       'HOOKLINE_ARCHIVE_LOCK_SECONDS',
@@ -488,6 +494,7 @@ export const FUNCTIONS = {
       'HOOKLINE_DEFAULT_RETRY_POLICY',
       'HOOKLINE_RETENTION_DELIVERED_DAYS',
       'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
+      'HOOKLINE_ARCHIVE_DELIVERED',
       // Completed bulk replays (replay.completed).
       'REPLAYS_TABLE',
       'NOTICES_TABLE',
@@ -683,6 +690,8 @@ export const ENV_DEFAULTS = {
   HOOKLINE_RETENTION_DELIVERED_DAYS: String(DEFAULT_RETENTION.deliveredDays),
   /** Days a dead letter stays visible and replayable before it is archived. */
   HOOKLINE_RETENTION_DEAD_LETTER_DAYS: String(DEFAULT_RETENTION.deadLetterDays),
+  /** '1': the archiver moves delivered deliveries to S3 after their retention; '0': TTL deletes them then, for free. */
+  HOOKLINE_ARCHIVE_DELIVERED: String(DEFAULT_RETENTION.archiveDelivered),
   /** Most deliveries per archive object. */
   HOOKLINE_ARCHIVE_BATCH_SIZE: String(DEFAULT_ARCHIVE_POLICY.batchSize),
   /** Days restored deliveries stay in DynamoDB before the archiver drops them again. */

@@ -84,14 +84,19 @@ export function isSubscriptionArchivable(
 export interface ArchiveCutoffs {
   readonly delivered: string;
   readonly deadLetter: string;
-  /** The later of the two: nothing created after it can be archivable. */
+  /** Whether delivered deliveries are archived at all (else TTL deletes them at `delivered`). */
+  readonly archivesDelivered: boolean;
+  /** The later of the cutoffs of what is archived: nothing created after it can be archivable. */
   readonly latest: string;
 }
 
 export function archiveCutoffs(nowMs: number, retention: RetentionPolicy): ArchiveCutoffs {
   const delivered = new Date(nowMs - retention.deliveredDays * DAY_MS).toISOString();
   const deadLetter = new Date(nowMs - retention.deadLetterDays * DAY_MS).toISOString();
-  return { delivered, deadLetter, latest: delivered > deadLetter ? delivered : deadLetter };
+  const archivesDelivered = retention.archiveDelivered === 1;
+  // Without delivered rows to archive, the daily run never pages through them: TTL takes them.
+  const latest = archivesDelivered && delivered > deadLetter ? delivered : deadLetter;
+  return { delivered, deadLetter, archivesDelivered, latest };
 }
 
 /** Terminal, and last changed before its state's retention ran out. */
@@ -99,7 +104,7 @@ export function isArchivable(
   d: { readonly state: DeliveryState; readonly updatedAt: string },
   cutoffs: ArchiveCutoffs,
 ): boolean {
-  if (d.state === 'delivered') return d.updatedAt < cutoffs.delivered;
+  if (d.state === 'delivered') return cutoffs.archivesDelivered && d.updatedAt < cutoffs.delivered;
   if (isDeadLetter(d.state)) return d.updatedAt < cutoffs.deadLetter;
   return false;
 }

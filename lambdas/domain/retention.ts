@@ -1,7 +1,7 @@
 import { numericPolicy } from './policy.ts';
 import type { DeliveryState } from './states.ts';
 
-/** How long terminal deliveries stay queryable before the archiver moves them to S3 (docs/design.md; docs/operations.md, "Retention, archive and restore"). */
+/** How long terminal deliveries stay queryable before the archiver moves them to S3 or TTL deletes them (docs/operations.md, "Retention, archive and restore"). */
 const RETENTION_POLICY = numericPolicy('retention', {
   /** Days a delivered delivery stays; fractions and 0 (archive as soon as terminal) are how tests shorten a month to seconds. */
   deliveredDays: { default: 30, min: 0, max: 3650, integer: false },
@@ -9,6 +9,12 @@ const RETENTION_POLICY = numericPolicy('retention', {
   deadLetterDays: { default: 90, min: 0, max: 3650, integer: false },
   /** DynamoDB TTL deletes this long after the archiver should have run: a net, not the mechanism. */
   ttlSafetyMarginDays: { default: 30, min: 1, max: 3650, integer: true },
+  /**
+   * 1: the archiver moves delivered deliveries to S3 after deliveredDays, where a restore can
+   * bring them back. 0 (the default): DynamoDB TTL deletes them then, for free, where the
+   * archiver's read-then-delete costs about $1.10 a million. Dead letters are always archived.
+   */
+  archiveDelivered: { default: 0, min: 0, max: 1, integer: true },
 });
 
 export type RetentionPolicy = typeof DEFAULT_RETENTION;
@@ -17,17 +23,23 @@ export const DEFAULT_RETENTION = RETENTION_POLICY.defaults;
 const DAY_MS = 86_400_000;
 const epochSecondsAfter = (ms: number, days: number) => Math.floor((ms + days * DAY_MS) / 1000);
 
-/** Epoch seconds for DynamoDB TTL, or undefined for live deliveries (never auto-deleted). */
+/**
+ * Epoch seconds for DynamoDB TTL, or undefined for live deliveries (never auto-deleted). TTL is a
+ * net behind the archiver, except for a delivered delivery nobody archives: there it is how the
+ * row goes, at the end of its retention.
+ */
 export function ttlFor(
   state: DeliveryState,
   updatedAtMs: number,
   policy: RetentionPolicy = DEFAULT_RETENTION,
 ): number | undefined {
   if (state === 'pending' || state === 'in_flight') return undefined;
-  return epochSecondsAfter(
-    updatedAtMs,
-    (state === 'delivered' ? policy.deliveredDays : policy.deadLetterDays) + policy.ttlSafetyMarginDays,
-  );
+  if (state === 'delivered')
+    return epochSecondsAfter(
+      updatedAtMs,
+      policy.deliveredDays + (policy.archiveDelivered ? policy.ttlSafetyMarginDays : 0),
+    );
+  return epochSecondsAfter(updatedAtMs, policy.deadLetterDays + policy.ttlSafetyMarginDays);
 }
 
 /**

@@ -7,6 +7,8 @@ import {
 import type { AllInInputs, AllInPart } from './all-in.ts';
 import { TRAFFIC } from './traffic.ts';
 import type { RunCost } from './background.ts';
+import { endsDelivered } from './scenario.ts';
+import { DEFAULT_RETENTION } from '#domain/retention.ts';
 import { PRICES } from './prices.ts';
 import { DAYS_PER_MONTH, GB } from './storage.ts';
 
@@ -52,6 +54,8 @@ export function backgroundParts(input: AllInInputs): AllInPart[] {
       basis: 'measured',
       how: `${b.sweepPerDelivery.readUnits.toFixed(2)} RRU, ${b.sweepPerDelivery.writeUnits.toFixed(2)} WRU`,
     });
+    // Dead letters always go through the archive; delivered rows only with archiveDelivered (else TTL, free).
+    const archived = !endsDelivered(input.scenario) || DEFAULT_RETENTION.archiveDelivered === 1;
     const a = b.archival;
     const archiveDays = ARCHIVE_LIFECYCLE.coldAfterDays;
     const coldDays = ARCHIVE_LIFECYCLE.expireAfterDays - archiveDays;
@@ -61,14 +65,16 @@ export function backgroundParts(input: AllInInputs): AllInPart[] {
     parts.push({
       service: 'Archiver',
       dollars:
-        MILLION *
+        (archived ? MILLION : 0) *
         (a.writeUnits * PRICES.dynamodbWriteRequestUnit +
           a.readUnits * PRICES.dynamodbReadRequestUnit +
           a.s3Puts * PRICES.s3Put +
           a.s3OtherRequests * PRICES.s3Get +
           s3Storage),
       basis: 'measured',
-      how: `${a.readUnits.toFixed(2)} RRU and ${a.writeUnits.toFixed(2)} WRU to read and delete each row, ${a.s3Puts.toFixed(3)} PUTs, ${a.s3Bytes.toFixed(0)} B kept ${ARCHIVE_LIFECYCLE.expireAfterDays} days`,
+      how: archived
+        ? `${a.readUnits.toFixed(2)} RRU and ${a.writeUnits.toFixed(2)} WRU to read and delete each row, ${a.s3Puts.toFixed(3)} PUTs, ${a.s3Bytes.toFixed(0)} B kept ${ARCHIVE_LIFECYCLE.expireAfterDays} days`
+        : `none: TTL deletes delivered rows for free (archiveDelivered off; on, ${a.readUnits.toFixed(2)} RRU and ${a.writeUnits.toFixed(2)} WRU a row)`,
     });
   }
   if (input.storage) {

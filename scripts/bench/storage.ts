@@ -57,11 +57,13 @@ export function eventKeptFor(mod: RetentionModule = retention as unknown as Rete
   };
 }
 
-/** Days delivered deliveries (and their attempts, deleted with them) stay: the archiver moves them after deliveredDays. */
+/** Days delivered deliveries stay: TTL deletes them after deliveredDays, or the archiver moves them then. */
 export function deliveredKeptFor(p: retention.RetentionPolicy = retention.DEFAULT_RETENTION): KeptFor {
   return {
     days: p.deliveredDays,
-    rule: `deliveredDays ${p.deliveredDays} (the archiver then moves the row and its attempts to S3; TTL at +${p.ttlSafetyMarginDays} days is the net)`,
+    rule: p.archiveDelivered
+      ? `deliveredDays ${p.deliveredDays} (the archiver then moves the row and its attempts to S3; TTL at +${p.ttlSafetyMarginDays} days is the net)`
+      : `deliveredDays ${p.deliveredDays} (then DynamoDB TTL deletes the row, for free, usually within a day or two; archiveDelivered is off)`,
   };
 }
 

@@ -69,6 +69,8 @@ describe('replay and archiver functions', () => {
     assert.deepEqual(archiverEnv.ARCHIVE_BUCKET, { Ref: bucket });
     assert.equal(archiverEnv.HOOKLINE_RETENTION_DELIVERED_DAYS, String(DEFAULT_RETENTION.deliveredDays));
     assert.equal(archiverEnv.HOOKLINE_RETENTION_DEAD_LETTER_DAYS, String(DEFAULT_RETENTION.deadLetterDays));
+    // Delivered rows are not archived by default: TTL deletes them, for free.
+    assert.equal(archiverEnv.HOOKLINE_ARCHIVE_DELIVERED, '0');
     const replayEnv = (
       findTopologyResource(json, 'function/replay').properties.Environment as { Variables: Record<string, unknown> }
     ).Variables;
@@ -139,7 +141,7 @@ describe('default props: the environment parses back to the domain defaults', ()
     const recoveryVariables = Object.keys(ENV_DEFAULTS).filter((name) =>
       /^HOOKLINE_(REPLAY|CUSTOMER|AUTO_PAUSE|RETENTION|ARCHIVE|RESTORE)_/.test(name),
     );
-    assert.equal(recoveryVariables.length, 11);
+    assert.equal(recoveryVariables.length, 12);
     for (const name of recoveryVariables) assert.ok(handed.has(name), name);
   });
 

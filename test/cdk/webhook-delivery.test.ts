@@ -101,7 +101,7 @@ describe('WebhookDelivery with every prop set', () => {
       removalPolicy: RemovalPolicy.DESTROY,
       onCallEmail: 'oncall@example.com',
       deadLetterAlarm: { preset: 'low-volume' },
-      retention: { archiveColdAfterDays: 60, archiveExpireAfterDays: 730 },
+      retention: { archiveColdAfterDays: 60, archiveExpireAfterDays: 730, archiveDelivered: true },
       tracing: false,
       alarmNamePrefix: 'hooks-',
     },
@@ -138,6 +138,11 @@ describe('WebhookDelivery with every prop set', () => {
   test('senderTimeout reaches the sender and the sweeper', () => {
     assert.equal(envOf('sender').HOOKLINE_SENDER_TIMEOUT_MS, '10000');
     assert.equal(envOf('sweeper').HOOKLINE_SENDER_TIMEOUT_MS, '10000');
+  });
+
+  test("retention.archiveDelivered reaches every function that stamps a row's TTL", () => {
+    for (const key of ['api', 'ingest', 'sender', 'sweeper'] as const)
+      assert.equal(envOf(key).HOOKLINE_ARCHIVE_DELIVERED, '1', key);
   });
 
   test('secretsCacheTtl reaches the functions that open signing secrets, the sender and the api', () => {
@@ -203,6 +208,7 @@ describe('WebhookDelivery with every prop set', () => {
       deadLetterDays: DEFAULT_RETENTION.deadLetterDays,
       archiveColdAfterDays: 60,
       archiveExpireAfterDays: 730,
+      archiveDelivered: true,
     });
   });
 
@@ -318,6 +324,7 @@ describe('bin context: `-c key=value` settings', () => {
       platformLogLevel: 'INFO',
       apiAccessLog: 'standard',
       secretsCacheTtlSeconds: '300',
+      archiveDelivered: 'true',
       apiRateLimit: '20',
       apiType: 'rest',
     });
@@ -337,6 +344,7 @@ describe('bin context: `-c key=value` settings', () => {
     assert.equal(s.delivery.platformLogLevel, 'INFO');
     assert.equal(s.delivery.apiAccessLog, 'standard');
     assert.equal(s.delivery.secretsCacheTtl?.toSeconds(), 300);
+    assert.equal(s.delivery.retention?.archiveDelivered, true);
     assert.deepEqual(s.delivery.apiThrottling, { rateLimit: 20, burstLimit: 200 });
   });
 

@@ -10,7 +10,12 @@ import { SUBSCRIPTION_ARCHIVE_PREFIX } from '#domain/archive.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 
 /** Retention 0 days: a deleted subscription and its deliveries are archivable at once, with no clock travel. */
-const ENV = { HOOKLINE_RETENTION_DELIVERED_DAYS: '0', HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '0' };
+const ENV = {
+  HOOKLINE_RETENTION_DELIVERED_DAYS: '0',
+  // Delivered rows are archived here (off by default: TTL deletes them), so the archive has both kinds.
+  HOOKLINE_ARCHIVE_DELIVERED: '1',
+  HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '0',
+};
 
 describe('a deleted subscription is archived with the rest once its retention has passed', () => {
   let stack: LocalStack;

@@ -20,6 +20,8 @@ const N = 12;
 /** Delivered rows are archivable at once; dead letters only when a run is given 0 days too. */
 const ENV = {
   HOOKLINE_RETENTION_DELIVERED_DAYS: '0',
+  // Delivered rows are archived here (off by default: TTL deletes them), so the archive has both kinds.
+  HOOKLINE_ARCHIVE_DELIVERED: '1',
   HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '0',
   HOOKLINE_ARCHIVE_BATCH_SIZE: '10',
 };

@@ -23,6 +23,8 @@ const env = {
   HOOKLINE_DATA_DIR: dataDir,
   HOOKLINE_ADMIN_KEY: ADMIN_KEY,
   HOOKLINE_RETENTION_DELIVERED_DAYS: '0',
+  // Delivered rows are archived here (off by default: TTL deletes them), so the archive has both kinds.
+  HOOKLINE_ARCHIVE_DELIVERED: '1',
   HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '0',
   HOOKLINE_ARCHIVE_BATCH_SIZE: String(BATCH),
   // A killed run holds the lock until it expires: keep that short here (default 60 s).

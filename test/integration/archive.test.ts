@@ -14,6 +14,8 @@ const DAY_MS = 86_400_000;
 /** Retention 0 days: everything terminal is archivable at once, so the test needs no clock travel to archive. */
 const ENV = {
   HOOKLINE_RETENTION_DELIVERED_DAYS: '0',
+  // Delivered rows are archived here (off by default: TTL deletes them), so the archive has both kinds.
+  HOOKLINE_ARCHIVE_DELIVERED: '1',
   HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '0',
   HOOKLINE_ARCHIVE_BATCH_SIZE: String(BATCH),
 };

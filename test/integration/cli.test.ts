@@ -51,6 +51,7 @@ describe('the hookline CLI against the local runtime', () => {
       env: {
         HOOKLINE_RETENTION_DELIVERED_DAYS: '0',
         HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '0',
+        HOOKLINE_ARCHIVE_DELIVERED: '1',
         HOOKLINE_ARCHIVE_BATCH_SIZE: '2',
         HOOKLINE_REPLAY_WINDOW_SECONDS: '1',
       },

@@ -20,7 +20,12 @@ export interface EventStoreUnderTest {
 export type OpenEventStore = (retention: RetentionPolicy) => Promise<EventStoreUnderTest>;
 
 /** Shorter than the default, so a store that ignores the retention it is given shows. */
-const RETENTION: RetentionPolicy = { deliveredDays: 7, deadLetterDays: 20, ttlSafetyMarginDays: 3 };
+const RETENTION: RetentionPolicy = {
+  deliveredDays: 7,
+  deadLetterDays: 20,
+  ttlSafetyMarginDays: 3,
+  archiveDelivered: 0,
+};
 const CREATED_AT = '2024-05-01T12:00:00.000Z';
 const TTL = eventTtlFor(Date.parse(CREATED_AT), RETENTION);
 

@@ -19,6 +19,8 @@ import {
 } from '#adapters/delivery-keys.ts';
 import { DynamoDbDeliveryStore, rowAttributes } from '#adapters/dynamodb-delivery-store.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
+import { resolveRetentionPolicy } from '#domain/retention.ts';
+import { ENGINE_STORE_FACTORIES } from '#adapters/deps/engine-store-factories.ts';
 import { InvalidCursorError } from '#ports/page.ts';
 import { statesAllowing, targetOf, type DeliveryAction } from '#domain/states.ts';
 import { NO_ROW, type Delivery } from '#domain/types.ts';
@@ -205,7 +207,7 @@ describe('DynamoDbDeliveryStore', () => {
         [undefined, undefined, undefined],
         'delivered: in no index',
       );
-      assert.equal(expiresAt, Math.floor(NOW_MS / 1000) + 60 * DAY_S);
+      assert.equal(expiresAt, Math.floor(NOW_MS / 1000) + 30 * DAY_S);
       const { lastResponse: _derived, ...stored } = delivered;
       assert.deepEqual(
         rest,
@@ -286,12 +288,12 @@ describe('DynamoDbDeliveryStore', () => {
       assert.ok(update.remove.includes('lastStatus'));
     });
 
-    it('delivered: leaves every index and expires after 30 + 30 days', async () => {
+    it('delivered: leaves every index and expires after its 30 days (nobody archives it by default)', async () => {
       await newStore().write('succeed', attempted({ lastStatus: 204, lastError: undefined }), EXPECTED);
 
       const update = resolveUpdate(onlyUpdate());
       assert.equal(update.set.state, 'delivered');
-      assert.equal(update.set.expiresAt, Math.floor(NOW_MS / 1000) + 60 * DAY_S);
+      assert.equal(update.set.expiresAt, Math.floor(NOW_MS / 1000) + 30 * DAY_S);
       assert.deepEqual(update.remove.sort(), [
         'activeShard',
         'dlShard',
@@ -311,6 +313,28 @@ describe('DynamoDbDeliveryStore', () => {
       assert.equal(update.set.dlSubscriptionShard, subscriptionDeadLetterShardKey('sub_1', ID));
       assert.equal(update.set.expiresAt, Math.floor(NOW_MS / 1000) + 120 * DAY_S);
       assert.ok(update.remove.includes('activeShard'));
+    });
+
+    it("keeps a row for the deployment's retention: a dead letter kept 180 days expires at 180 + 30, an archived delivered row at 7 + 30", async () => {
+      const retention = resolveRetentionPolicy({ deadLetterDays: 180, deliveredDays: 7, archiveDelivered: 1 });
+      const store = new DynamoDbDeliveryStore(
+        DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
+        TABLE,
+        { retention },
+      );
+      await store.write('fail_permanently', attempted({ lastStatus: 410, lastError: 'HTTP 410' }), EXPECTED);
+      assert.equal(resolveUpdate(onlyUpdate()).set.expiresAt, Math.floor(NOW_MS / 1000) + 210 * DAY_S);
+      ddbMock.resetHistory();
+      await store.write('succeed', attempted({ lastStatus: 200 }), EXPECTED);
+      assert.equal(resolveUpdate(onlyUpdate()).set.expiresAt, Math.floor(NOW_MS / 1000) + 37 * DAY_S);
+    });
+
+    it("the function's store gets the retention its variables set (ENGINE_STORE_FACTORIES)", async () => {
+      const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
+      const vars = { DELIVERIES_TABLE: TABLE, HOOKLINE_RETENTION_DELIVERED_DAYS: '7' };
+      const store = ENGINE_STORE_FACTORIES.deliveries(vars as never, { db } as never);
+      await store.write('succeed', attempted({ lastStatus: 200 }), EXPECTED);
+      assert.equal(resolveUpdate(onlyUpdate()).set.expiresAt, Math.floor(NOW_MS / 1000) + 7 * DAY_S);
     });
 
     it('expired after an attempt: the dead-letter indexes of its own subscription', async () => {

@@ -67,7 +67,7 @@ describe('DynamoDbEventStore', () => {
     });
 
     it('sets the TTL from the retention it was given: delivered retention plus the margin', async () => {
-      const retention = { deliveredDays: 7, deadLetterDays: 90, ttlSafetyMarginDays: 2 };
+      const retention = { deliveredDays: 7, deadLetterDays: 90, ttlSafetyMarginDays: 2, archiveDelivered: 0 };
 
       await newStore(retention).putIfAbsent(benchEvent());
 

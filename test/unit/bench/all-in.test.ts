@@ -91,12 +91,29 @@ describe('all-in cost: every service a deployment is billed for', () => {
     assert.ok(emfDocumentBytes() > 200 && emfDocumentBytes() < 600);
   });
 
-  it('spreads the scheduled runs over the stated traffic and charges the archiver per delivery', () => {
-    const a = allInPerMillion({ scenario: scenario('fo1-sqs'), p: P, logs: LOGS, cpuMs: 0, background: BACKGROUND });
-    const archiver = part(a, 'Archiver').dollars;
-    assert.ok(archiver >= PRICES.dynamodbWriteRequestUnit * 1e6 + 2 * PRICES.dynamodbReadRequestUnit * 1e6);
-    assert.ok(part(a, 'Scheduled runs').dollars > 0);
-    assert.equal(part(a, 'Sweeper manifest checks').dollars, PRICES.dynamodbReadRequestUnit * 1e6);
+  it('spreads the scheduled runs over the stated traffic; the archiver charges dead letters, not delivered rows (TTL)', () => {
+    const delivered = allInPerMillion({
+      scenario: scenario('fo1-sqs'),
+      p: P,
+      logs: LOGS,
+      cpuMs: 0,
+      background: BACKGROUND,
+    });
+    assert.equal(part(delivered, 'Archiver').dollars, 0);
+    assert.match(part(delivered, 'Archiver').how, /TTL/);
+    const dead = allInPerMillion({
+      scenario: scenario('dlq-sqs', { finalStatus: 400 }),
+      p: P,
+      logs: LOGS,
+      cpuMs: 0,
+      background: BACKGROUND,
+    });
+    assert.ok(
+      part(dead, 'Archiver').dollars >=
+        PRICES.dynamodbWriteRequestUnit * 1e6 + 2 * PRICES.dynamodbReadRequestUnit * 1e6,
+    );
+    assert.ok(part(delivered, 'Scheduled runs').dollars > 0);
+    assert.equal(part(delivered, 'Sweeper manifest checks').dollars, PRICES.dynamodbReadRequestUnit * 1e6);
   });
 
   it('static egress is its hours spread over the traffic plus the bytes: not in the total', () => {

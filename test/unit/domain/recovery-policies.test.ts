@@ -15,7 +15,10 @@ describe('recovery policies: documented defaults', () => {
     assert.deepEqual({ ...DEFAULT_REPLAY_POLICY }, { windowSeconds: 300, pageSize: 200 });
     assert.deepEqual({ ...DEFAULT_CUSTOMER_REPLAY_LIMIT }, { limit: 100, windowSeconds: 60 });
     assert.deepEqual({ ...DEFAULT_AUTO_PAUSE_POLICY }, { afterSeconds: 86_400 });
-    assert.deepEqual({ ...DEFAULT_RETENTION }, { deliveredDays: 30, deadLetterDays: 90, ttlSafetyMarginDays: 30 });
+    assert.deepEqual(
+      { ...DEFAULT_RETENTION },
+      { deliveredDays: 30, deadLetterDays: 90, ttlSafetyMarginDays: 30, archiveDelivered: 0 },
+    );
     assert.deepEqual({ ...DEFAULT_ARCHIVE_POLICY }, { batchSize: 1000, restoreHoldDays: 7, lockSeconds: 60 });
     for (const p of [
       DEFAULT_REPLAY_POLICY,

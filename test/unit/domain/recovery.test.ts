@@ -106,10 +106,10 @@ describe('auto-pause verdict', () => {
 });
 
 describe('archive: selection, batches, keys and format', () => {
-  const retention = { deliveredDays: 30, deadLetterDays: 90, ttlSafetyMarginDays: 30 };
+  const retention = { deliveredDays: 30, deadLetterDays: 90, ttlSafetyMarginDays: 30, archiveDelivered: 1 };
   const now = Date.parse('2024-05-01T00:00:00.000Z');
   const cutoffs = archiveCutoffs(now, retention);
-  it('archives each state after its own retention, and never a live delivery', () => {
+  it('with archiveDelivered, archives each state after its own retention, and never a live delivery', () => {
     assert.equal(cutoffs.delivered, '2024-04-01T00:00:00.000Z');
     assert.equal(cutoffs.deadLetter, '2024-02-01T00:00:00.000Z');
     assert.equal(cutoffs.latest, cutoffs.delivered);
@@ -123,6 +123,14 @@ describe('archive: selection, batches, keys and format', () => {
     ];
     for (const [state, updatedAt, expected] of cases)
       assert.equal(isArchivable({ state, updatedAt }, cutoffs), expected, `${state} ${updatedAt}`);
+  });
+
+  it('by default archives dead letters only, and reads nothing created after their cutoff: TTL takes delivered rows', () => {
+    const byDefault = archiveCutoffs(now, { ...retention, archiveDelivered: 0 });
+    assert.equal(byDefault.archivesDelivered, false);
+    assert.equal(byDefault.latest, byDefault.deadLetter);
+    assert.equal(isArchivable({ state: 'delivered', updatedAt: '2020-01-01T00:00:00.000Z' }, byDefault), false);
+    assert.equal(isArchivable({ state: 'failed', updatedAt: '2024-01-31T00:00:00.000Z' }, byDefault), true);
   });
 
   it('batches never mix days and never exceed the batch size', () => {

@@ -13,11 +13,19 @@ describe('event TTLs', () => {
       eventTtlFor(T0, DEFAULT_RETENTION),
       T0 / 1000 + (DEFAULT_RETENTION.deliveredDays + DEFAULT_RETENTION.ttlSafetyMarginDays) * DAY_S,
     );
-    assert.equal(eventTtlFor(T0, { deliveredDays: 0, deadLetterDays: 0, ttlSafetyMarginDays: 1 }), T0 / 1000 + DAY_S);
+    assert.equal(
+      eventTtlFor(T0, { deliveredDays: 0, deadLetterDays: 0, ttlSafetyMarginDays: 1, archiveDelivered: 0 }),
+      T0 / 1000 + DAY_S,
+    );
   });
 
   it('is whole epoch seconds, rounded down, for fractional days', () => {
-    const ttl = eventTtlFor(T0 + 999, { deliveredDays: 0.5, deadLetterDays: 1, ttlSafetyMarginDays: 1 });
+    const ttl = eventTtlFor(T0 + 999, {
+      deliveredDays: 0.5,
+      deadLetterDays: 1,
+      ttlSafetyMarginDays: 1,
+      archiveDelivered: 0,
+    });
     assert.ok(Number.isInteger(ttl));
     assert.equal(ttl, T0 / 1000 + 1.5 * DAY_S);
   });
@@ -31,11 +39,21 @@ describe('event TTLs', () => {
     );
   });
 
+  it('a delivered row nobody archives goes by TTL at the end of its retention; an archived one keeps the margin as a net', () => {
+    assert.equal(ttlFor('delivered', T0), T0 / 1000 + DEFAULT_RETENTION.deliveredDays * DAY_S);
+    assert.equal(DEFAULT_RETENTION.archiveDelivered, 0);
+    const archived = { ...DEFAULT_RETENTION, archiveDelivered: 1 };
+    assert.equal(ttlFor('delivered', T0, archived), T0 / 1000 + (30 + 30) * DAY_S);
+    // Dead letters are always archived: their net is there either way.
+    assert.equal(ttlFor('failed', T0), ttlFor('failed', T0, archived));
+    assert.equal(ttlFor('pending', T0), undefined);
+  });
+
   it('a dead letter keeps its event exactly as long as its own row', () => {
     const deadAt = T0 + 3 * DAY_S * 1000;
     assert.equal(deadLetterEventTtl(deadAt), deadAt / 1000 + 120 * DAY_S);
     for (const state of ['failed', 'expired'] as const) assert.equal(deadLetterEventTtl(deadAt), ttlFor(state, deadAt));
-    const policy = { deliveredDays: 1, deadLetterDays: 2.5, ttlSafetyMarginDays: 3 };
+    const policy = { deliveredDays: 1, deadLetterDays: 2.5, ttlSafetyMarginDays: 3, archiveDelivered: 0 };
     assert.equal(deadLetterEventTtl(deadAt, policy), ttlFor('failed', deadAt, policy));
   });
 });
