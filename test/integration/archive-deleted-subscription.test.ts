@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { after, before, describe, it } from 'node:test';
-import { ALL_FACTORIES } from '#adapters/deps/all-factories.ts';
-import { buildDeps } from '#adapters/function-deps.ts';
 import { runArchive } from '#app/archive/archival.ts';
 import { BUCKETS } from '#config/topology.ts';
 import { SUBSCRIPTION_ARCHIVE_PREFIX } from '#domain/archive.ts';
+import { archiverDepsOf } from '#test/archive.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 
 /** Retention 0 days: a deleted subscription and its deliveries are archivable at once, with no clock travel. */
@@ -34,12 +33,7 @@ describe('a deleted subscription is archived with the rest once its retention ha
     // An active subscription is never archived, whatever its age.
     const active = await stack.subscribe('/active', { eventTypes: ['arch.active'] });
 
-    const deps = buildDeps(
-      'archiver',
-      stack.runtime.env,
-      { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 },
-      ALL_FACTORIES,
-    );
+    const deps = archiverDepsOf(stack);
     const report = await runArchive(deps, { budget: { deadlineMs: Date.now() + 60_000 } });
     assert.equal(report.kind, 'done');
     assert.equal(report.archived, 2, 'its deliveries went first');

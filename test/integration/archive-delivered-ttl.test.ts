@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { ALL_FACTORIES } from '#adapters/deps/all-factories.ts';
 import { deliveryKey } from '#adapters/delivery-keys.ts';
 import { documentClient } from '#adapters/dynamodb.ts';
-import { buildDeps } from '#adapters/function-deps.ts';
 import { runArchive } from '#app/archive/archival.ts';
+import { archiverDepsOf } from '#test/archive.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 
 /**
@@ -31,12 +30,7 @@ describe('delivered deliveries go by TTL, dead letters through the archive (the 
     const delivered = await Promise.all(ok.map((p) => stack.waitForState(p.deliveryIds[0]!, ['delivered'])));
     for (const p of bad) await stack.waitForState(p.deliveryIds[0]!, ['failed']);
 
-    const deps = buildDeps(
-      'archiver',
-      stack.runtime.env,
-      { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 },
-      ALL_FACTORIES,
-    );
+    const deps = archiverDepsOf(stack);
     const report = await runArchive(deps, { budget: { deadlineMs: Date.now() + 60_000 } });
     assert.equal(report.kind, 'done');
     assert.equal(report.archived, 2, 'the two dead letters, not the three delivered');

@@ -2,6 +2,20 @@ import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/
 import { gunzipSync } from 'node:zlib';
 import { BUCKETS } from '#config/topology.ts';
 import { ARCHIVE_PREFIX, decodeArchive, type ArchiveRecord } from '#domain/archive.ts';
+import { ALL_FACTORIES } from '#adapters/deps/all-factories.ts';
+import { buildDeps } from '#adapters/function-deps.ts';
+import type { FunctionDeps } from '#app/deps.ts';
+import type { LocalStack } from './local-stack.ts';
+
+/** The archiver's dependencies as the local runtime's archiver gets them (its environment, clients and metrics), uncached. */
+export function archiverDepsOf(stack: LocalStack): FunctionDeps<'archiver'> {
+  return buildDeps(
+    'archiver',
+    stack.runtime.env,
+    { clients: stack.runtime.clients, metrics: stack.runtime.metrics, subscriptionCacheMs: 0 },
+    ALL_FACTORIES,
+  );
+}
 
 export interface ArchivedObject {
   readonly key: string;
