@@ -7,6 +7,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
+  ARCHIVE_LIFECYCLE_DEFAULTS,
   BUCKETS,
   DEFAULT_SECRETS_CACHE_SECONDS,
   DEFAULT_SENDER_TIMEOUT_MS,
@@ -32,7 +33,7 @@ import { InvalidPolicyError } from '../lambdas/domain/errors.ts';
 import { HooklineAlarms, type DeadLetterAlarmOptions, type LambdaAlarmSettings } from './constructs/alarms.ts';
 import { HooklineDashboard } from './constructs/dashboard.ts';
 import { HooklineApi, type ApiAuth, type ApiThrottling, type ApiType } from './constructs/api.ts';
-import { ARCHIVE_LIFECYCLE_DEFAULTS, ArchiveBucket } from './constructs/archive.ts';
+import { ArchiveBucket } from './constructs/archive.ts';
 import { DeliveryArchiver } from './constructs/archiver.ts';
 import { DEFAULT_LOG_RETENTION } from './constructs/hookline-function.ts';
 import type { EnvironmentValues } from './constructs/environment.ts';

@@ -10,7 +10,8 @@ import { InvalidEnvironmentError } from '#config/errors.ts';
 import { ENV_DEFAULTS, type EnvName } from '#config/topology.ts';
 
 type Vars = Partial<Record<EnvName, string>>;
-type PolicyDep =
+/** The dependencies that are policies read from numbers in the environment. */
+export type PolicyDep =
   | 'autoPause'
   | 'replayPolicy'
   | 'customerReplayLimit'

@@ -756,7 +756,6 @@ export const OBSERVABILITY_DEFAULTS = {
 export const COMMON_ENVIRONMENT = {
   POWERTOOLS_SERVICE_NAME: 'hookline',
   POWERTOOLS_METRICS_NAMESPACE: 'Hookline',
-  POWERTOOLS_LOG_LEVEL: OBSERVABILITY_DEFAULTS.logLevel,
   NODE_OPTIONS: '--enable-source-maps',
 } as const;
 

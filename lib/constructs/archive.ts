@@ -7,8 +7,6 @@ import { InvalidPropError } from '../errors.ts';
 import { markTopology } from '../topology-metadata.ts';
 import { ARCHIVE_LIFECYCLE_DEFAULTS } from '../../lambdas/config/topology.ts';
 
-export { ARCHIVE_LIFECYCLE_DEFAULTS };
-
 export interface ArchiveBucketProps {
   /** Days after upload an archive object moves to S3 Glacier Instant Retrieval. @default 30 */
   readonly coldAfterDays?: number;

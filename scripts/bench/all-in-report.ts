@@ -1,22 +1,14 @@
 import { OBSERVABILITY_DEFAULTS } from '#config/topology.ts';
 import { DATA_KEY_CACHE_DEFAULTS } from '#adapters/kms-secret-cipher.ts';
-import { type AllIn, allInPerMillion, LATENCY_MS, TRAFFIC } from './all-in.ts';
+import { type AllIn, allInPerMillion, LATENCY_MS } from './all-in.ts';
+import { TRAFFIC } from './traffic.ts';
 import { staticEgressPerMillion } from './all-in-background.ts';
 import type { BackgroundCost } from './background.ts';
 import { table } from './benchmarks-file.ts';
-import type { CostRun, ScenarioId } from './cost.ts';
+import type { CostRun } from './cost.ts';
 import type { PerDelivery } from './cost-model.ts';
 import type { StorageCost } from './storage.ts';
-import { verdict, verdictText } from './targets.ts';
-
-/** The issue "The whole bill": all-in per million deliveries, 1 KB, fan-out 1, first try unless named. */
-export const ALL_IN_TARGETS: Readonly<Partial<Record<ScenarioId, number>>> = {
-  'fo1-http': 2.5,
-  'fo1-sqs': 1.6,
-  'fo1-http-batch': 1.6,
-  'retry-sqs': 5.0,
-  'down-sqs': 8.0,
-};
+import { ALL_IN_TARGETS, verdict, verdictText } from './targets.ts';
 
 export interface AllInRow {
   readonly run: Pick<CostRun, 'scenario' | 'logs' | 'cpuMs'> & { readonly p: PerDelivery };

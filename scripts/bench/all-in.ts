@@ -2,7 +2,7 @@ import { FUNCTIONS, OBSERVABILITY_DEFAULTS, type FunctionKey } from '#config/top
 import { DATA_KEY_CACHE_DEFAULTS } from '#adapters/kms-secret-cipher.ts';
 import { backgroundParts } from './all-in-background.ts';
 import type { BackgroundCost } from './background.ts';
-import type { CostScenario } from './cost.ts';
+import type { CostScenario } from './scenario.ts';
 import type { PerDelivery } from './cost-model.ts';
 import type { LogUsage } from './log-meter.ts';
 import { DEPLOYED_NAME_EXTRA_BYTES, XRAY_TRACE_ID_BYTES } from './log-meter.ts';
@@ -10,8 +10,6 @@ import { accessLogRecordBytes, emfDocumentBytes, PLATFORM_LINES_BYTES } from './
 import { PRICES } from './prices.ts';
 import { DAYS_PER_MONTH, GB, type StorageCost } from './storage.ts';
 import { TRAFFIC } from './traffic.ts';
-
-export { TRAFFIC };
 
 /**
  * Lambda bills wall time, and locally a handler's wall time is spent waiting for the CPU it shares

@@ -1,6 +1,5 @@
-import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { METRICS } from '#config/topology.ts';
-import { PAYLOAD_1KB, startBenchStack } from './bench-stack.ts';
+import { startBenchStack } from './bench-stack.ts';
 import type { Usage } from './sdk-meter.ts';
 import { sleep } from './stats.ts';
 
@@ -68,14 +67,7 @@ export async function measureBackground(events: number): Promise<BackgroundCost>
   try {
     await stack.subscribe(1, 'bench.archive');
     await stack.subscribe(NOTIFIER_SUBSCRIPTIONS - 1, 'bench.quiet');
-    const url = stack.runtime.queues.urls.ingest;
-    for (let i = 0; i < events; i += 10) {
-      const entries = Array.from({ length: Math.min(10, events - i) }, (_, j) => ({
-        Id: String(j),
-        MessageBody: JSON.stringify({ type: 'bench.archive', payload: PAYLOAD_1KB }),
-      }));
-      await stack.runtime.clients.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
-    }
+    await stack.publishIngest(events, 'bench.archive');
     await stack.waitCount(METRICS.succeeded, events, 120_000);
     await sleep(2000);
     stack.sdk.attachS3(stack.runtime.clients.s3);

@@ -1,5 +1,6 @@
 import type { Chart } from './charts.ts';
-import { endsDelivered, type CostRun, type CostScenario } from './cost.ts';
+import type { CostRun } from './cost.ts';
+import { endsDelivered, type CostScenario } from './scenario.ts';
 import type { LatencyRun } from './end-to-end.ts';
 import { alternativesPerMillion, costRows } from './cost-report.ts';
 import type { RetryTimingRun } from './retry-timing.ts';

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { METRICS } from '#config/topology.ts';
@@ -41,6 +42,8 @@ export interface BenchStack {
    * at a time; returns each request body's size in bytes. NotMeasured when the route is not there.
    */
   publishBatch(count: number, perRequest: number, type: string): Promise<number[]>;
+  /** Publishes `count` events to the ingest queue as a producer batching them would, 10 per SendMessageBatch. */
+  publishIngest(count: number, type: string): Promise<void>;
   /** Waits until the runtime has recorded `n` deliveries as delivered (bounded by `timeoutMs`). */
   waitDelivered(n: number, timeoutMs: number): Promise<number>;
   /** Waits until the runtime's counter `metric` (a METRICS name) reaches `n` (bounded by `timeoutMs`). */
@@ -138,6 +141,17 @@ export async function startBenchStack(
         sizes.push(Buffer.byteLength(body));
       }
       return sizes;
+    },
+    async publishIngest(count, type) {
+      for (let i = 0; i < count; i += 10) {
+        const entries = Array.from({ length: Math.min(10, count - i) }, (_, j) => ({
+          Id: String(j),
+          MessageBody: JSON.stringify({ type, payload: PAYLOAD_1KB }),
+        }));
+        await runtime.clients.sqs.send(
+          new SendMessageBatchCommand({ QueueUrl: runtime.queues.urls.ingest, Entries: entries }),
+        );
+      }
     },
     waitDelivered: (n, timeoutMs) => waitCount(METRICS.succeeded, n, timeoutMs),
     waitCount,

@@ -1,4 +1,5 @@
-import { endsDelivered, type CostRun, type CostScenario, type ScenarioId } from './cost.ts';
+import type { CostRun } from './cost.ts';
+import { endsDelivered, type CostScenario, type ScenarioId } from './scenario.ts';
 import { eventBridgePerMillion, naivePerMillion } from './cost-model.ts';
 import { allInRows, renderAllIn } from './all-in-report.ts';
 import type { BackgroundCost } from './background.ts';

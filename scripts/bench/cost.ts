@@ -1,14 +1,11 @@
-import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { METRICS } from '#config/topology.ts';
-import { PAYLOAD_1KB, startBenchStack } from './bench-stack.ts';
+import { startBenchStack } from './bench-stack.ts';
 import { perDelivery, type PerDelivery } from './cost-model.ts';
 import { type CostScenario, endsDelivered } from './scenario.ts';
 import { API_GATEWAY_HTTP_METERING_BYTES } from './prices.ts';
 import type { LogUsage } from './log-meter.ts';
 import type { Usage } from './sdk-meter.ts';
 import { sleep } from './stats.ts';
-
-export { type CostScenario, endsDelivered, type ScenarioId } from './scenario.ts';
 
 export interface CostRun {
   readonly scenario: CostScenario;
@@ -57,14 +54,7 @@ export async function measureCost(scenario: CostScenario): Promise<CostRun> {
       apiRequests = sizes.reduce((n, bytes) => n + Math.max(1, Math.ceil(bytes / API_GATEWAY_HTTP_METERING_BYTES)), 0);
     } else {
       // A producer batching its events into the ingest queue, 10 per request (counted as SQS requests).
-      const url = stack.runtime.queues.urls.ingest;
-      for (let i = 0; i < scenario.events; i += 10) {
-        const entries = Array.from({ length: Math.min(10, scenario.events - i) }, (_, j) => ({
-          Id: String(j),
-          MessageBody: JSON.stringify({ type: 'bench.cost', payload: PAYLOAD_1KB }),
-        }));
-        await stack.runtime.clients.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
-      }
+      await stack.publishIngest(scenario.events, 'bench.cost');
     }
     await stack.waitCount(
       endsDelivered(scenario) ? METRICS.succeeded : METRICS.deadLettered,

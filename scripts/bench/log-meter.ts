@@ -1,5 +1,5 @@
 import { Logger, type LogItem } from '@aws-lambda-powertools/logger';
-import { COMMON_ENVIRONMENT } from '#config/topology.ts';
+import { COMMON_ENVIRONMENT, OBSERVABILITY_DEFAULTS } from '#config/topology.ts';
 
 /** What the handlers logged while the meter ran: lines and bytes as CloudWatch Logs would ingest them. */
 export interface LogUsage {
@@ -18,13 +18,13 @@ export const XRAY_TRACE_ID_BYTES = 55;
 
 /**
  * The Powertools logger the handlers get, at the stack's default level
- * (COMMON_ENVIRONMENT.POWERTOOLS_LOG_LEVEL), printing nothing: each record is serialised as the
+ * (OBSERVABILITY_DEFAULTS.logLevel), printing nothing: each record is serialised as the
  * JSON line Lambda would send to CloudWatch Logs and only counted.
  */
 export class LogMeter extends Logger {
   private usage = { lines: 0, bytes: 0 };
 
-  constructor(logLevel: string = COMMON_ENVIRONMENT.POWERTOOLS_LOG_LEVEL) {
+  constructor(logLevel: string = OBSERVABILITY_DEFAULTS.logLevel) {
     super({ serviceName: COMMON_ENVIRONMENT.POWERTOOLS_SERVICE_NAME, logLevel: logLevel as 'INFO' });
   }
 

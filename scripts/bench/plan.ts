@@ -1,4 +1,4 @@
-import type { CostScenario } from './cost.ts';
+import type { CostScenario } from './scenario.ts';
 import type { RoutingPlan } from './routing.ts';
 
 /** How much each benchmark does: the full run (~11 minutes on 2 cores) or `--quick` (~3 minutes). */

@@ -50,7 +50,8 @@ export interface Usage {
   s3PutBytes: number;
 }
 
-const emptyUsage = (): Usage => ({
+/** A reading with nothing counted yet. */
+export const emptyUsage = (): Usage => ({
   calls: {},
   items: {},
   conditionFailures: 0,

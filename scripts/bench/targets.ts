@@ -1,4 +1,4 @@
-import type { ScenarioId } from './cost.ts';
+import type { ScenarioId } from './scenario.ts';
 import type { PerDelivery } from './cost-model.ts';
 import { fmt } from './stats.ts';
 
@@ -71,6 +71,15 @@ export const COST_TARGETS: readonly CostTarget[] = [
     limit: 1.9,
   },
 ];
+
+/** The issue "The whole bill": all-in per million deliveries, 1 KB, fan-out 1, first try unless named. */
+export const ALL_IN_TARGETS: Readonly<Partial<Record<ScenarioId, number>>> = {
+  'fo1-http': 2.5,
+  'fo1-sqs': 1.6,
+  'fo1-http-batch': 1.6,
+  'retry-sqs': 5.0,
+  'down-sqs': 8.0,
+};
 
 /** Storage per million events kept for the default retention (fan-out 1, first try). */
 export const STORAGE_TARGET_DOLLARS = 0.5;

@@ -11,7 +11,8 @@ import {
   resolveDeadLetterSettings,
   type HooklineAlarmsProps,
 } from '../../lib/constructs/alarms.ts';
-import { ARCHIVE_LIFECYCLE_DEFAULTS, ArchiveBucket } from '../../lib/constructs/archive.ts';
+import { ArchiveBucket } from '../../lib/constructs/archive.ts';
+import { ARCHIVE_LIFECYCLE_DEFAULTS } from '../../lambdas/config/topology.ts';
 import { HooklineQueues } from '../../lib/constructs/queues.ts';
 import { InvalidPropError } from '../../lib/errors.ts';
 import type { TemplateJson } from '../../lib/topology-metadata.ts';

@@ -198,13 +198,14 @@ describe('parity: functions and their environment', () => {
       assert.equal(p.Description, def.description);
     });
 
-    test(`${key}: Environment.Variables keys are exactly FUNCTIONS.${key}.environment + COMMON_ENVIRONMENT`, () => {
+    test(`${key}: Environment.Variables keys are exactly FUNCTIONS.${key}.environment + COMMON_ENVIRONMENT + the log level`, () => {
       const vars = (
         findTopologyResource(json, `function/${key}`).properties.Environment as { Variables: Record<string, unknown> }
       ).Variables;
       assert.deepEqual(
         Object.keys(vars).sort(),
-        [...new Set([...declared, ...Object.keys(COMMON_ENVIRONMENT)])].sort(),
+        // POWERTOOLS_LOG_LEVEL is the logLevel prop's (HooklineFunction), not a constant.
+        [...new Set([...declared, ...Object.keys(COMMON_ENVIRONMENT), 'POWERTOOLS_LOG_LEVEL'])].sort(),
       );
     });
 

@@ -5,7 +5,7 @@ import { InvalidEnvironmentError } from '#config/errors.ts';
 import { NO_SETTING, type EnvName } from '#config/topology.ts';
 import { isEmailAddress } from '#domain/notices.ts';
 import { NodeHttpSender } from '../node-http-sender.ts';
-import { POLICIES_FROM_ENV } from '../policy-env.ts';
+import { POLICIES_FROM_ENV, type PolicyDep } from '../policy-env.ts';
 import type { Factories } from './factory.ts';
 
 /** What the sender names itself in every webhook request (the bench's signed raw POSTs send the same). */
@@ -28,13 +28,7 @@ type SettingDep =
   | 'defaultRetryPolicy'
   | 'allowPrivateTargets'
   | 'allowedPorts'
-  | 'autoPause'
-  | 'replayPolicy'
-  | 'customerReplayLimit'
-  | 'customerPauseLimit'
-  | 'retention'
-  | 'archivePolicy'
-  | 'noticePolicy'
+  | PolicyDep
   | 'noticeSettings'
   | 'consoleSettings';
 

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { allInPerMillion, kmsDecryptsPerAttempt, TRAFFIC, xraySampledShare } from '../../../scripts/bench/all-in.ts';
+import { allInPerMillion, kmsDecryptsPerAttempt, xraySampledShare } from '../../../scripts/bench/all-in.ts';
+import { TRAFFIC } from '../../../scripts/bench/traffic.ts';
 import { staticEgressPerMillion } from '../../../scripts/bench/all-in-background.ts';
 import { accessLogRecordBytes, emfDocumentBytes } from '../../../scripts/bench/log-records.ts';
-import { ALL_IN_TARGETS, allInRows, renderAllIn } from '../../../scripts/bench/all-in-report.ts';
+import { allInRows, renderAllIn } from '../../../scripts/bench/all-in-report.ts';
+import { ALL_IN_TARGETS } from '../../../scripts/bench/targets.ts';
 import { archivalPerDelivery, type BackgroundCost } from '../../../scripts/bench/background.ts';
-import type { CostScenario } from '../../../scripts/bench/cost.ts';
+import type { CostScenario } from '../../../scripts/bench/scenario.ts';
 import { perDelivery } from '../../../scripts/bench/cost-model.ts';
 import { PRICES } from '../../../scripts/bench/prices.ts';
 import { call, usage } from './usage-fixture.ts';

@@ -18,6 +18,7 @@ import type { CostRun } from '../../../scripts/bench/cost.ts';
 import { renderCost } from '../../../scripts/bench/cost-report.ts';
 import { perDelivery } from '../../../scripts/bench/cost-model.ts';
 import { renderNotices } from '../../../scripts/bench/notices.ts';
+import { call, usage as usageOf } from './usage-fixture.ts';
 import { FULL_PLAN } from '../../../scripts/bench/plan.ts';
 import { renderRateLimit } from '../../../scripts/bench/rate-limit.ts';
 import { renderColdStart, renderEndToEnd, renderOverhead, renderRetryTiming } from '../../../scripts/bench/report.ts';
@@ -194,23 +195,9 @@ describe('BENCHMARKS.md: one section per area', () => {
       perSecond,
     });
     const fo1Sqs = FULL_PLAN.cost.find((s) => s.id === 'fo1-sqs')!;
-    const usage = {
-      calls: {
-        'DynamoDB PutItem hookline-events': {
-          count: 2,
-          billedRequests: 2,
-          writeUnits: 2,
-          readUnits: 0,
-          indexWriteUnits: 0,
-        },
-      },
-      items: {},
-      conditionFailures: 0,
-      emptyReceives: 0,
-      receivesWithMessages: 0,
-      messagesReceived: 0,
-      s3PutBytes: 0,
-    };
+    const usage = usageOf({
+      'DynamoDB PutItem hookline-events': call({ count: 2, billedRequests: 2, writeUnits: 2 }),
+    });
     const costRun: CostRun = {
       scenario: { ...fo1Sqs, events: 2 },
       usage,

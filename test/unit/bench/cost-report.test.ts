@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { CostRun, CostScenario } from '../../../scripts/bench/cost.ts';
+import type { CostRun } from '../../../scripts/bench/cost.ts';
+import type { CostScenario } from '../../../scripts/bench/scenario.ts';
+import { call, usage as usageOf } from './usage-fixture.ts';
 import { renderCost, renderPublishFloor } from '../../../scripts/bench/cost-report.ts';
 import { perDelivery } from '../../../scripts/bench/cost-model.ts';
 import type { Usage } from '../../../scripts/bench/sdk-meter.ts';
@@ -29,21 +31,8 @@ function run(s: CostScenario, eventBytes: number): CostRun {
   const event: Item = { id: { S: 'e' }, pad: { S: 'x'.repeat(eventBytes - 'id'.length - 1 - 'pad'.length) } };
   const items = { events: { ...kept([event, event]), largestBytes: eventBytes } };
   const usage: Usage = {
-    calls: {
-      'DynamoDB PutItem hookline-events': {
-        count: 2,
-        billedRequests: 2,
-        writeUnits: 2,
-        readUnits: 0,
-        indexWriteUnits: 0,
-      },
-    },
+    ...usageOf({ 'DynamoDB PutItem hookline-events': call({ count: 2, billedRequests: 2, writeUnits: 2 }) }),
     items,
-    conditionFailures: 0,
-    emptyReceives: 0,
-    receivesWithMessages: 0,
-    messagesReceived: 0,
-    s3PutBytes: 0,
   };
   return {
     scenario: s,

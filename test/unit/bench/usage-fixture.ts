@@ -1,4 +1,4 @@
-import type { CallUsage, Usage } from '../../../scripts/bench/sdk-meter.ts';
+import { emptyUsage, type CallUsage, type Usage } from '../../../scripts/bench/sdk-meter.ts';
 
 /** One metered call's figures, zero unless given. */
 export const call = (c: Partial<CallUsage>): CallUsage => ({
@@ -12,11 +12,7 @@ export const call = (c: Partial<CallUsage>): CallUsage => ({
 
 /** A meter's reading made of these calls and nothing else. */
 export const usage = (calls: Record<string, CallUsage>, s3PutBytes = 0): Usage => ({
+  ...emptyUsage(),
   calls,
-  items: {},
-  conditionFailures: 0,
-  emptyReceives: 0,
-  receivesWithMessages: 0,
-  messagesReceived: 0,
   s3PutBytes,
 });
