@@ -1,4 +1,4 @@
-import type { AttemptReport } from '#app/send/send.ts';
+import type { AttemptReport } from '#app/send/outcome.ts';
 import { STATE } from '#domain/states.ts';
 import { ATTEMPT_LOG_MESSAGE } from '#handlers/sender.ts';
 

@@ -12,7 +12,6 @@ import { buildDeps, sweepGraceSeconds } from '#adapters/function-deps.ts';
 import { loadLocalSecretsKey } from '#adapters/local-key-secret-cipher.ts';
 import { sealPlainSecrets } from '#app/secrets/seal-plain-secrets.ts';
 import { buildRoutes } from '#app/subscriptions/routing.ts';
-import { longestHandlingMs } from '#app/send/attempt.ts';
 import type { Env } from '#config/env.ts';
 import {
   BUCKETS,
@@ -20,6 +19,7 @@ import {
   ENV_DEFAULTS,
   EVENT_SOURCES,
   localResourceName,
+  longestHandlingMs,
   QUEUES,
   SCHEDULES,
   TABLES,

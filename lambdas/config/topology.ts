@@ -9,6 +9,7 @@ import { DEFAULT_AUTO_PAUSE_POLICY } from '../domain/auto-pause.ts';
 import { DEFAULT_NOTICE_POLICY } from '../domain/notices.ts';
 import { DEFAULT_CUSTOMER_PAUSE_LIMIT, DEFAULT_CUSTOMER_REPLAY_LIMIT } from '../domain/rate-limit.ts';
 import { DEFAULT_REPLAY_POLICY } from '../domain/replay.ts';
+import type { CompletionAction } from '../domain/states.ts';
 import { DEFAULT_RETENTION } from '../domain/retention.ts';
 import { DEFAULT_ALLOWED_PORTS } from '../domain/target-ports.ts';
 import { LISTED_SUBSCRIPTION_FIELDS } from '../domain/types.ts';
@@ -590,9 +591,20 @@ export const DEFAULT_SENDER_TIMEOUT_MS = 15_000;
 /** The sweeper's grace for a pending delivery past due (see HOOKLINE_SWEEP_GRACE_SECONDS); no CDK prop sets it. */
 export const DEFAULT_SWEEP_GRACE_SECONDS = 120;
 /**
+ * The longest one delivery's handling takes (two attempt timeouts and a margin): the local
+ * runtime receives delivery messages for as long, so a message whose worker died comes back
+ * soon, and a message that goes on without reading its row must be this far inside the
+ * sweeper's grace, so its outcome is written before the sweeper could send it again.
+ */
+export function longestHandlingMs(attemptTimeoutMs: number): number {
+  return 2 * attemptTimeoutMs + 5000;
+}
+/** How long a paused subscription's delivery waits before it is looked at again (resume re-enqueues at once). */
+export const PAUSED_RECHECK_SECONDS = 3600;
+/**
  * The longest wait a delivery spends in flight, its message's visibility set to the wait
  * (HOOKLINE_IN_FLIGHT_WAIT_SECONDS); a planned retry never does (it leaves as a message carrying
- * the row as its attempt wrote it, app/send/settle.ts). SQS holds about 120,000 messages in flight per queue, and a
+ * the row as its attempt wrote it, app/redelivery/settle.ts). SQS holds about 120,000 messages in flight per queue, and a
  * dead endpoint's backoff would fill that; a longer wait travels as a delayed message instead,
  * which SQS holds without limit (docs/aws.md, "Retries in flight").
  */
@@ -616,7 +628,7 @@ export const MAX_WAIT_LINK_SECONDS = 840;
 
 /**
  * How long the sender gathers its planned retries' messages before sending them as one request
- * (app/send/gathered-sends.ts), and how many at most: a SendMessageBatch's 10 messages, each a
+ * (app/redelivery/gathered-sends.ts), and how many at most: a SendMessageBatch's 10 messages, each a
  * pack of DELIVERIES_PER_MESSAGE. A retry waits at least a second; 100 ms more is within its lateness.
  */
 export const RETRY_GATHER_MS = 100;
@@ -820,3 +832,10 @@ export const METRICS = {
 } as const;
 /** A counted metric (every name but the latency distribution). */
 export type CountMetric = Exclude<(typeof METRICS)[keyof typeof METRICS], typeof METRICS.attemptLatency>;
+/** What each recorded outcome adds to the delivery metrics (a retry is not an outcome yet), the sender's or the sweeper's. */
+export const OUTCOME_METRICS: Readonly<Record<CompletionAction, readonly CountMetric[]>> = {
+  succeed: [METRICS.succeeded],
+  retry: [METRICS.retried],
+  fail_permanently: [METRICS.failed, METRICS.deadLettered],
+  give_up: [METRICS.expired, METRICS.deadLettered],
+};

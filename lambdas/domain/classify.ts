@@ -1,6 +1,8 @@
 import { nextDelaySeconds, parseRetryAfter } from './backoff.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { STATE, type CompletionAction, type DeadLetterState } from './states.ts';
+import { iso } from './time.ts';
+import { capUtf8, type Delivery, type InlineAttempt } from './types.ts';
 
 /** What one HTTP attempt produced, as seen by the sender. */
 export type AttemptResult =
@@ -103,4 +105,18 @@ export function actionFor(outcome: Outcome): CompletionAction {
 export function describe(result: AttemptResult): string {
   if (result.kind === 'response') return `HTTP ${result.status}`;
   return `${result.kind}: ${result.message}`;
+}
+
+/** The record of the attempt made from `row` (the next of its attempt numbers and of its run's attempts), as a row holds it inline. */
+export function attemptMade(
+  row: Pick<Delivery, 'attemptSeq' | 'attempts'>,
+  startedAtMs: number,
+  result: AttemptResult,
+): InlineAttempt {
+  const answer =
+    result.kind === 'response'
+      ? { status: result.status, responseSnippet: capUtf8(result.bodySnippet) }
+      : { error: describe(result) };
+  const { durationMs } = result;
+  return { seq: row.attemptSeq + 1, attempt: row.attempts + 1, startedAt: iso(startedAtMs), durationMs, ...answer };
 }

@@ -1,16 +1,24 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Deps } from '#app/deps.ts';
-import { processDelivery, type Receipt, type SendDeps } from '#app/send/send.ts';
-import { messageFinished, type Later, type MessageFate, settle, waitFor } from '#app/send/settle.ts';
+import type { Receipt } from '#app/send/attempt.ts';
+import { processDelivery, type SendDeps } from '#app/send/send.ts';
+import {
+  messageFinished,
+  type Later,
+  type MessageFate,
+  settle,
+  stillOnItsWay,
+  waitFor,
+} from '#app/redelivery/settle.ts';
 import type { DeliveryMessage, ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
 import { METRICS, RETRIES_PER_GATHERED_SEND, RETRY_GATHER_MS } from '#config/topology.ts';
-import { gatheredSends } from '#app/send/gathered-sends.ts';
+import { gatheredSends } from '#app/redelivery/gathered-sends.ts';
 import { emfCount } from './emf.ts';
 import { parseQueueMessage } from './sqs-message.ts';
 import { withObservability, type Observability } from './observability.ts';
 
 /**
- * The message of the one INFO record per attempt (its fields: AttemptReport in send.ts, plus the
+ * The message of the one INFO record per attempt (its fields: AttemptReport in app/send/outcome.ts, plus the
  * EMF fields that count it as DeliveryAttempts). Logs Insights queries filter on it
  * (docs/aws.md), and the local pretty format recognises it.
  */
@@ -21,7 +29,7 @@ export const ATTEMPT_LOG_MESSAGE = 'delivery attempt';
  * response built here from what `settle` says of each delivery. A planned retry goes as a
  * message of its own, sent with its delay together with the other retries of the moment; any
  * other wait is through its message's visibility when it is alone in it and the wait is short,
- * else a message of its own too (`waitFor`, settle.ts). A record is kept (a batch item
+ * else a message of its own too (`waitFor`, app/redelivery/settle.ts). A record is kept (a batch item
  * failure) unless every delivery in it is done or moved to a message of its own; one whose body
  * cannot be read is kept too.
  */
@@ -37,7 +45,10 @@ export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue' | 'inFli
     later: Later,
     receipt: Receipt,
   ): Promise<MessageFate> => {
-    const fate = await settle(later, () => processDelivery(deps, message, receipt));
+    const fate = await settle(
+      later,
+      async () => stillOnItsWay(message, deps.clock.now()) ?? processDelivery(deps, message, receipt),
+    );
     if (fate.attempt)
       obs.logger.info(ATTEMPT_LOG_MESSAGE, { ...fate.attempt, ...emfCount(METRICS.attempts, Date.now()) });
     const { deliveryId } = message;

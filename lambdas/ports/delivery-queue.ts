@@ -75,6 +75,6 @@ export interface DeliveryQueue {
    * earlier versions. Throws when the body lacks the ids or a body it carries fails its check.
    */
   decode(wire: Readonly<Record<string, unknown>>): readonly ReceivedDeliveryMessage[];
-  /** Visibility-timeout backoff (short waits only: app/send/settle.ts `waitFor`): the received message comes back after `delaySeconds`. */
+  /** Visibility-timeout backoff (short waits only: app/redelivery/settle.ts `waitFor`): the received message comes back after `delaySeconds`. */
   setVisibility(receiptHandle: string, delaySeconds: number): Promise<void>;
 }

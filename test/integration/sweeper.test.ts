@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, PurgeQueueCommand } from '@aws-sdk/client-sqs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { deliveryKey } from '#adapters/delivery-keys.ts';
 import { DynamoDbDeliveryStore } from '#adapters/dynamodb-delivery-store.ts';
 import { documentClient } from '#adapters/dynamodb.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 import { waitFor } from '#test/wait.ts';
-import { RETRY_GATHER_MS } from '#config/topology.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -28,13 +27,31 @@ describe('sweeper: the safety net behind the queue', () => {
   const purgeDeliveryQueue = () =>
     stack.runtime.clients.sqs.send(new PurgeQueueCommand({ QueueUrl: stack.runtime.queues.urls.delivery }));
   const states = async (ids: readonly string[]) => (await store.getMany(ids)).map((d) => d.state);
-  /** Purges the queue once each delivery's first attempt is recorded and its retry sent (gathered for RETRY_GATHER_MS after the outcome's write). */
+  /**
+   * Purges the queue once each delivery's first attempt is recorded and its retry sent: the
+   * received messages are deleted only after their retries' sends (gathered for RETRY_GATHER_MS),
+   * so nothing visible or in flight, and something delayed, means every retry is in the queue.
+   */
   const purgeOnceRetriesSent = async (ids: readonly string[]) => {
     await waitFor(
       'first attempts recorded',
       async () => (await store.getMany(ids)).filter((d) => d.attempts === 1).length === ids.length,
     );
-    await new Promise((r) => setTimeout(r, 5 * RETRY_GATHER_MS));
+    await waitFor('retries sent, first messages deleted', async () => {
+      const out = await stack.runtime.clients.sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: stack.runtime.queues.urls.delivery,
+          AttributeNames: [
+            'ApproximateNumberOfMessages',
+            'ApproximateNumberOfMessagesNotVisible',
+            'ApproximateNumberOfMessagesDelayed',
+          ],
+        }),
+      );
+      const a = out.Attributes ?? {};
+      const waiting = Number(a.ApproximateNumberOfMessages) + Number(a.ApproximateNumberOfMessagesNotVisible);
+      return waiting === 0 && Number(a.ApproximateNumberOfMessagesDelayed) > 0;
+    });
     await purgeDeliveryQueue();
   };
 

@@ -1,4 +1,4 @@
-import { METRICS } from '#config/topology.ts';
+import { OUTCOME_METRICS } from '#config/topology.ts';
 import type { Deps } from '#app/deps.ts';
 import { recordDeadLetter } from '#app/subscriptions/dead-letter-streak.ts';
 import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
@@ -21,8 +21,7 @@ export async function expire(
   await deps.events.extendRetention(at.row.eventId, deadLetterEventTtl(nowMs, deps.retention));
   if (!(await deps.deliveries.write('expire', { ...at.row, lastError: reason, updatedAt: iso(nowMs) }, at.expect)))
     return false;
-  deps.metrics.count(METRICS.expired);
-  deps.metrics.count(METRICS.deadLettered);
+  for (const metric of OUTCOME_METRICS.give_up) deps.metrics.count(metric);
   await recordDeadLetter(deps, deps.autoPause ?? DEFAULT_AUTO_PAUSE_POLICY, at.row.subscriptionId, nowMs);
   return true;
 }

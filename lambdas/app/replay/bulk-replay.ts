@@ -1,5 +1,5 @@
 import { formatId } from '#domain/ids.ts';
-import { dueMessage } from '#app/deliveries/due-message.ts';
+import { dueMessage } from '#app/deliveries/delivery-messages.ts';
 import { matchesCriteria, spreadDelaySeconds, type ReplayCriteria, type ReplayRecord } from '#domain/replay.ts';
 import { isDeadLetter, STATE } from '#domain/states.ts';
 import type { Delivery, Subscription } from '#domain/types.ts';

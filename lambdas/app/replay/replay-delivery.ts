@@ -8,7 +8,7 @@ import type { UnwrittenDeps } from '#app/deliveries/unwritten.ts';
 import { ConflictError } from '#app/errors.ts';
 import { getDelivery } from '#app/deliveries/deliveries.ts';
 import { takeTenantAction } from '#app/tenants/customer-limit.ts';
-import { dueMessage } from '#app/deliveries/due-message.ts';
+import { dueMessage } from '#app/deliveries/delivery-messages.ts';
 
 /**
  * Sends a delivery again from a terminal state: back to pending, attempts 0 (the backoff starts

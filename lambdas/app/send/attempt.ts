@@ -1,10 +1,11 @@
-import { firstDelivery } from '#app/publish/first-delivery.ts';
+import { carriedRow } from '#app/deliveries/delivery-messages.ts';
 import { openSecrets } from '#app/secrets/open-secrets.ts';
 import type { Deps } from '#app/deps.ts';
 import type { Attempt, Expected, SendOutcome, Step } from '#app/send/outcome.ts';
 import { STATE } from '#domain/states.ts';
 import { endedReason, liveSecretIndexes } from '#domain/subscription-states.ts';
-import { expectationOf, NO_ROW, type Delivery, type Subscription } from '#domain/types.ts';
+import { expectationOf, type Delivery, type Subscription } from '#domain/types.ts';
+import { longestHandlingMs, PAUSED_RECHECK_SECONDS } from '#config/topology.ts';
 import type { ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
 
 export type AttemptDeps = Pick<
@@ -15,19 +16,6 @@ export type AttemptDeps = Pick<
 /** How a message reached the sender: its receive count (SQS's ApproximateReceiveCount). */
 export interface Receipt {
   readonly receiveCount: number;
-}
-
-/** How long a paused subscription's delivery waits before it is looked at again (resume re-enqueues at once). */
-export const PAUSED_RECHECK_SECONDS = 3600;
-
-/**
- * The longest one delivery's handling takes (two attempt timeouts and a margin): the local
- * runtime receives delivery messages for as long, so a message whose worker died comes back
- * soon, and a message that goes on without reading its row must be this far inside the
- * sweeper's grace, so its outcome is written before the sweeper could send it again.
- */
-export function longestHandlingMs(attemptTimeoutMs: number): number {
-  return 2 * attemptTimeoutMs + 5000;
 }
 
 /** What a message comes to before any POST: an attempt to make, a step to record without one, or nothing to write. */
@@ -88,30 +76,6 @@ async function expected(
   if (carried && !stale) return carried;
   const row = await deps.deliveries.get(m.deliveryId);
   return carried ? stillAsCarried(row, carried) : asItStands(deps, row, m.kind === 'due' ? m.attemptSeq : undefined);
-}
-
-/**
- * The row a fresh or retry message expects, built from what it carries: a fresh delivery has no
- * row yet (this is the row its first write makes), a retry's is the row as the attempt before
- * wrote it, that attempt inline.
- */
-function carriedRow(m: Exclude<ReceivedDeliveryMessage, { kind: 'due' }>, subscription: Subscription): Expected {
-  const first = firstDelivery(
-    { id: m.eventId, createdAt: m.createdAt },
-    subscription,
-    Date.parse(m.giveUpAt),
-    Date.parse(m.createdAt),
-    m.deliveryId,
-  );
-  if (m.kind === 'fresh') return { row: first, expect: NO_ROW };
-  const row: Delivery = {
-    ...first,
-    attempts: m.attempts,
-    attemptSeq: m.attemptSeq,
-    nextAttemptAt: m.nextAttemptAt,
-    ...(m.previousAttempt ? { lastAttempt: m.previousAttempt } : {}),
-  };
-  return { row, expect: expectationOf(row) };
 }
 
 /**

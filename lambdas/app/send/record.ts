@@ -1,13 +1,12 @@
 import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
-import { actionFor, decide, describe, failedOutcome, type AttemptResult, type Outcome } from '#domain/classify.ts';
+import { actionFor, attemptMade, decide, describe, failedOutcome, type Outcome } from '#domain/classify.ts';
 import { deadLetterEventTtl } from '#domain/retention.ts';
-import { isDeadLetter, isTerminal, STATE, targetOf, type CompletionAction } from '#domain/states.ts';
+import { isDeadLetter, isTerminal, STATE, targetOf } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
-import { capUtf8, expectationOf, type Delivery, type InlineAttempt } from '#domain/types.ts';
-import { METRICS, type CountMetric } from '#config/topology.ts';
-import type { RetryMessage } from '#ports/delivery-queue.ts';
+import { expectationOf, type Delivery, type InlineAttempt } from '#domain/types.ts';
+import { OUTCOME_METRICS } from '#config/topology.ts';
 import type { Deps } from '#app/deps.ts';
-import { dueMessage } from '#app/deliveries/due-message.ts';
+import { dueMessage, retryMessage } from '#app/deliveries/delivery-messages.ts';
 import { expire } from '#app/deliveries/expire.ts';
 import type { Attempt, AttemptReport, Expected, SendOutcome, Step } from '#app/send/outcome.ts';
 import { recordHealth } from '#app/subscriptions/dead-letter-streak.ts';
@@ -26,6 +25,7 @@ export type RecordDeps = Pick<
   | 'autoPause'
   | 'retention'
 >;
+type Attempted = Extract<Step, { kind: 'attempted' }>;
 
 /**
  * The one write of a delivery message, whatever it comes to (outcome.ts `Step`): an attempt's
@@ -52,78 +52,43 @@ export async function record(deps: RecordDeps, step: Step): Promise<SendOutcome>
  */
 async function recordAttempt(
   deps: RecordDeps,
-  step: Extract<Step, { kind: 'attempted' }>,
+  { attempt: a, result, startedAtMs }: Attempted,
   nowMs: number,
 ): Promise<SendOutcome> {
-  const { attempt: a, result } = step;
   const { row, subscription } = a;
   const policy = subscription.retryPolicy ?? deps.defaultRetryPolicy;
-  const outcome = decide({
-    result,
-    attempts: row.attempts + 1,
-    policy,
-    nowMs,
-    giveUpAtMs: Date.parse(row.giveUpAt),
-    random: deps.clock.random(),
-  });
-  const made: InlineAttempt = {
-    seq: row.attemptSeq + 1,
-    attempt: row.attempts + 1,
-    startedAt: iso(step.startedAtMs),
-    durationMs: result.durationMs,
-    ...(result.kind === 'response'
-      ? { status: result.status, responseSnippet: capUtf8(result.bodySnippet) }
-      : { error: describe(result) }),
-  };
+  const decision = { result, attempts: row.attempts + 1, policy, nowMs, giveUpAtMs: Date.parse(row.giveUpAt) };
+  const outcome = decide({ ...decision, random: deps.clock.random() });
+  const made = attemptMade(row, startedAtMs, result);
   if (row.lastAttempt && a.expect.row === 'as') await deps.attempts.put({ deliveryId: row.id, ...row.lastAttempt });
   deps.metrics.latency(result.durationMs);
-  const written = await writeOutcome(deps, a, outcome, nowMs, { attempt: made, url: subscription.url, result });
-  const report = (fields: Pick<AttemptReport, 'outcome' | 'state' | 'retryInSeconds'>) =>
-    attemptReport(a, made, result, fields);
-  if (!written)
-    return {
-      kind: 'done',
-      note: 'another copy of this delivery wrote its row first: this POST was a duplicate',
-      attempt: report({ outcome: 'lost' }),
-    };
+  const written = await writeOutcome(deps, a, outcome, nowMs, { attempt: made, url: subscription.url });
   const action = actionFor(outcome);
   const state = targetOf(action);
+  const retryIn = outcome.kind === 'retry' ? { retryInSeconds: outcome.delaySeconds } : {};
+  const attempt = attemptReport(a, made, written ? { outcome: action, state, ...retryIn } : { outcome: 'lost' });
+  if (!written) {
+    const note = 'another copy of this delivery wrote its row first: this POST was a duplicate';
+    return { kind: 'done', note, attempt };
+  }
+  await subscriptionFollows(deps, a, outcome, nowMs);
+  if (outcome.kind !== 'retry') return { kind: 'done', note: outcome.kind, outcome, attempt };
+  const { delaySeconds } = outcome;
+  return { kind: 'retry_later', delaySeconds, note: describe(result), attempt, next: retryMessage(written, a) };
+}
+
+/** What a recorded outcome does to its subscription: a 410 Gone disables it, a dead letter or a delivery counts in its streak. */
+async function subscriptionFollows(deps: RecordDeps, { row, subscription }: Attempt, outcome: Outcome, nowMs: number) {
+  const state = targetOf(actionFor(outcome));
   if (outcome.kind === 'dead' && outcome.disableSubscription) {
     // Disabled is out of fan-out: the routing index follows the row (app/subscriptions/routing.ts).
+    const why = `endpoint answered 410 Gone for delivery ${row.id}`;
     await routedChange(deps, subscription.id, () =>
-      deps.subscriptions.setState(
-        subscription.id,
-        'disabled',
-        `endpoint answered 410 Gone for delivery ${row.id}`,
-        iso(nowMs),
-      ),
+      deps.subscriptions.setState(subscription.id, 'disabled', why, iso(nowMs)),
     );
   } else if (isTerminal(state)) {
     await recordHealth(deps, deps.autoPause ?? DEFAULT_AUTO_PAUSE_POLICY, subscription, state, nowMs);
   }
-  if (outcome.kind !== 'retry')
-    return { kind: 'done', note: outcome.kind, outcome, attempt: report({ outcome: action, state }) };
-  const next: RetryMessage = {
-    kind: 'retry',
-    deliveryId: row.id,
-    subscriptionId: row.subscriptionId,
-    eventId: row.eventId,
-    eventType: a.eventType,
-    createdAt: row.createdAt,
-    giveUpAt: row.giveUpAt,
-    body: a.body,
-    attemptSeq: written.attemptSeq,
-    attempts: written.attempts,
-    nextAttemptAt: written.nextAttemptAt,
-    previousAttempt: made,
-  };
-  return {
-    kind: 'retry_later',
-    delaySeconds: outcome.delaySeconds,
-    note: describe(result),
-    attempt: report({ outcome: action, state, retryInSeconds: outcome.delaySeconds }),
-    next,
-  };
 }
 
 /**
@@ -138,64 +103,48 @@ async function recordWait(
   step: Extract<Step, { kind: 'wait' }>,
   nowMs: number,
 ): Promise<SendOutcome> {
-  const waiting: Delivery = {
-    ...step.at.row,
-    state: STATE.pending,
-    nextAttemptAt: iso(step.untilMs),
-    updatedAt: iso(nowMs),
-  };
-  if (!(await deps.deliveries.write('reschedule', waiting, step.at.expect)))
-    return { kind: 'done', note: `${step.note}; the row had moved on meanwhile` };
-  if (!step.paused)
-    return {
-      kind: 'retry_later',
-      delaySeconds: Math.max(1, Math.ceil((step.untilMs - nowMs) / 1000)),
-      note: step.note,
-      next: dueMessage(waiting),
-    };
+  const moved: SendOutcome = { kind: 'done', note: `${step.note}; the row had moved on meanwhile` };
+  const updatedAt = iso(nowMs);
+  const waiting: Delivery = { ...step.at.row, state: STATE.pending, nextAttemptAt: iso(step.untilMs), updatedAt };
+  if (!(await deps.deliveries.write('reschedule', waiting, step.at.expect))) return moved;
+  if (!step.paused) {
+    const delaySeconds = Math.max(1, Math.ceil((step.untilMs - nowMs) / 1000));
+    return { kind: 'retry_later', delaySeconds, note: step.note, next: dueMessage(waiting) };
+  }
   if ((await deps.subscriptions.get(waiting.subscriptionId))?.state !== 'active')
     return { kind: 'done', note: step.note };
-  const dueNow: Delivery = { ...waiting, nextAttemptAt: iso(nowMs) };
-  if (!(await deps.deliveries.write('reschedule', dueNow, expectationOf(waiting))))
-    return { kind: 'done', note: `${step.note}; the row had moved on meanwhile` };
-  return {
-    kind: 'retry_later',
-    delaySeconds: 0,
-    note: 'subscription resumed while its delivery was parked',
-    next: dueMessage(dueNow),
-  };
+  const dueNow: Delivery = { ...waiting, nextAttemptAt: updatedAt };
+  if (!(await deps.deliveries.write('reschedule', dueNow, expectationOf(waiting)))) return moved;
+  const note = 'subscription resumed while its delivery was parked';
+  return { kind: 'retry_later', delaySeconds: 0, note, next: dueMessage(dueNow) };
 }
 
 /**
  * Writes `outcome` as its state-machine action, from the row as expected: with the attempt
- * `made`, or none (a delivery dead-lettered without a POST: its subscription gone, its event
- * body gone). The row as written, or undefined when the row had moved on.
+ * `made` (to its url), or none (a delivery dead-lettered without a POST: its subscription gone, its
+ * event body gone). The row as written, or undefined when the row had moved on.
  */
 async function writeOutcome(
   deps: Pick<RecordDeps, 'deliveries' | 'events' | 'metrics' | 'retention'>,
   { row, expect }: Expected,
   outcome: Outcome,
   nowMs: number,
-  made?: { readonly attempt: InlineAttempt; readonly url: string; readonly result: AttemptResult },
+  made?: { readonly attempt: InlineAttempt; readonly url: string },
 ): Promise<Delivery | undefined> {
   const action = actionFor(outcome);
-  const response = made?.result.kind === 'response' ? made.result : undefined;
+  const attempt = made?.attempt;
+  const written = made
+    ? { attempts: made.attempt.attempt, attemptSeq: made.attempt.seq, lastAttempt: made.attempt, url: made.url }
+    : {};
+  // A retry always follows an attempt: its error is that attempt's, as `describe` put it.
+  const failure = outcome.kind === 'dead' ? outcome.reason : (attempt?.error ?? `HTTP ${attempt?.status}`);
   const next: Delivery = {
     ...row,
-    ...(made
-      ? { attempts: made.attempt.attempt, attemptSeq: made.attempt.seq, lastAttempt: made.attempt, url: made.url }
-      : {}),
+    ...written,
     state: targetOf(action),
     nextAttemptAt: iso(outcome.kind === 'retry' ? outcome.nextAttemptAtMs : nowMs),
-    lastStatus: made ? response?.status : row.lastStatus,
-    lastError:
-      action === 'succeed'
-        ? undefined
-        : outcome.kind === 'dead'
-          ? outcome.reason
-          : made
-            ? describe(made.result)
-            : 'unknown',
+    lastStatus: attempt ? attempt.status : row.lastStatus,
+    lastError: action === 'succeed' ? undefined : failure,
     updatedAt: iso(nowMs),
   };
   // The event's body first outlives the dead letter, so a crash between the two leaves a body kept too long, never a dead letter without one.
@@ -206,43 +155,24 @@ async function writeOutcome(
   return next;
 }
 
-/** What each recorded outcome adds to the delivery metrics (a retry is not an outcome yet). */
-const OUTCOME_METRICS: Readonly<Record<CompletionAction, readonly CountMetric[]>> = {
-  succeed: [METRICS.succeeded],
-  retry: [METRICS.retried],
-  fail_permanently: [METRICS.failed, METRICS.deadLettered],
-  give_up: [METRICS.expired, METRICS.deadLettered],
-};
-
+/** The attempt as the sender handler logs it; only the URL's host is kept (a path or query may carry a token). */
 function attemptReport(
   { row, eventType, subscription }: Attempt,
-  attempt: InlineAttempt,
-  result: AttemptResult,
+  made: InlineAttempt,
   fields: Pick<AttemptReport, 'outcome' | 'state' | 'retryInSeconds'>,
 ): AttemptReport {
+  const { status, error, durationMs } = made;
+  // Stored URLs are normalised at creation; a row that is not one must not fail the recorded attempt.
+  const host = URL.canParse(subscription.url) ? new URL(subscription.url).host : '(invalid URL)';
+  const answer = status !== undefined ? { status } : { error: error! };
   return {
     deliveryId: row.id,
     subscriptionId: row.subscriptionId,
     eventType,
-    host: hostOf(subscription.url),
-    attempt: attempt.attempt,
-    ...(result.kind === 'response' ? { status: result.status } : { error: describe(result) }),
-    durationMs: result.durationMs,
+    host,
+    attempt: made.attempt,
+    ...answer,
+    durationMs,
     ...fields,
   };
-}
-
-/**
- * The attempt report's host, with a one-entry memo: a busy sender reports the same
- * subscription's host many times over, and a URL parse costs about 0.5 µs.
- */
-let lastUrl: string | undefined;
-let lastHost = '';
-function hostOf(url: string): string {
-  if (url !== lastUrl) {
-    // Stored URLs are normalised at creation; a row that is not one must not fail the recorded attempt.
-    lastHost = URL.canParse(url) ? new URL(url).host : '(invalid URL)';
-    lastUrl = url;
-  }
-  return lastHost;
 }

@@ -7,9 +7,6 @@ import type { Attempt, SendOutcome, Step } from '#app/send/outcome.ts';
 import { rateGate } from '#app/send/rate-gate.ts';
 import { record, type RecordDeps } from '#app/send/record.ts';
 
-export type { Receipt } from '#app/send/attempt.ts';
-export type { AttemptReport, SendOutcome } from '#app/send/outcome.ts';
-
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
 export type SendDeps = AttemptDeps & RecordDeps & Pick<Deps, 'http' | 'attemptTimeoutMs' | 'sendRate'>;
 
@@ -19,7 +16,7 @@ export type SendDeps = AttemptDeps & RecordDeps & Pick<Deps, 'http' | 'attemptTi
  * stale), the rate gate (rate-gate.ts), the signed POST, and the one write of whatever that came
  * to, conditional on the expectation (record.ts). Nothing is claimed: two copies of one delivery
  * can both POST, and the second write changes nothing (an at-least-once duplicate the receiver
- * dedupes on `webhook-id`). What becomes of the SQS message is `settle`'s (settle.ts). Each
+ * dedupes on `webhook-id`). What becomes of the SQS message is app/redelivery's. Each
  * stage's failure is tagged with its stage: before or after the POST, nothing was recorded, and
  * the message comes back.
  */
@@ -29,10 +26,6 @@ export async function processDelivery(
   receipt: Receipt,
 ): Promise<SendOutcome> {
   const { deliveryId } = message;
-  // A link of a long wait's chain of delayed messages: sent on, nothing read, until its time.
-  const waitMs = message.notBefore === undefined ? 0 : Date.parse(message.notBefore) - deps.clock.now();
-  if (waitMs > 0)
-    return { kind: 'retry_later', delaySeconds: Math.ceil(waitMs / 1000), note: `waits until ${message.notBefore}` };
   const prepared = await stage('before_attempt', deliveryId, () => prepareAttempt(deps, message, receipt));
   const step = prepared.kind === 'attempt' ? await attemptUnlessHeld(deps, prepared.attempt) : prepared;
   if (step.kind === 'done' || step.kind === 'retry_later') return step;

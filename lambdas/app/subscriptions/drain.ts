@@ -1,6 +1,6 @@
 import { STATE } from '#domain/states.ts';
 import { expectationOf } from '#domain/types.ts';
-import { dueMessage } from '#app/deliveries/due-message.ts';
+import { dueMessage } from '#app/deliveries/delivery-messages.ts';
 import { iso } from '#domain/time.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 import { forEachLimit } from '#app/concurrency.ts';

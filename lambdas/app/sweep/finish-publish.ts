@@ -1,6 +1,6 @@
 import type { Deps } from '#app/deps.ts';
 import { firstDeliveryOf, untouchedSincePublish } from '#app/publish/first-delivery.ts';
-import { dueMessage } from '#app/deliveries/due-message.ts';
+import { dueMessage } from '#app/deliveries/delivery-messages.ts';
 import { iso } from '#domain/time.ts';
 import { expectationOf, NO_ROW, type EventRecord } from '#domain/types.ts';
 import { INGEST_MANIFEST_SHARDS, MANIFEST_SETTLE_SECONDS } from '#config/topology.ts';

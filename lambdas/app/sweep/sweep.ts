@@ -2,7 +2,7 @@ import type { Deps } from '#app/deps.ts';
 import { allows } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
 import { expire } from '#app/deliveries/expire.ts';
-import { dueMessage } from '#app/deliveries/due-message.ts';
+import { dueMessage } from '#app/deliveries/delivery-messages.ts';
 import { expectationOf } from '#domain/types.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 import { finishPublishes, type FinishPublishDeps } from '#app/sweep/finish-publish.ts';

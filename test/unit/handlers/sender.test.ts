@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { STAGE_RETRY_SECONDS } from '#app/send/settle.ts';
+import { STAGE_RETRY_SECONDS } from '#app/redelivery/settle.ts';
 import { MAX_WAIT_LINK_SECONDS } from '#config/topology.ts';
 import type { AttemptResult } from '#domain/classify.ts';
 import { ATTEMPT_LOG_MESSAGE, createSenderHandler } from '#handlers/sender.ts';

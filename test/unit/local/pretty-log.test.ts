@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AttemptReport } from '#app/send/send.ts';
+import type { AttemptReport } from '#app/send/outcome.ts';
 import { ATTEMPT_LOG_MESSAGE } from '#handlers/sender.ts';
 import { prettyLogLine } from '#local/pretty-log.ts';
 

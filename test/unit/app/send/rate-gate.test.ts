@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { processDelivery, type SendDeps, type SendOutcome } from '#app/send/send.ts';
-import { settle } from '#app/send/settle.ts';
+import type { SendOutcome } from '#app/send/outcome.ts';
+import { processDelivery, type SendDeps } from '#app/send/send.ts';
+import { settle } from '#app/redelivery/settle.ts';
 import type { AttemptResult } from '#domain/classify.ts';
 import type { Delivery, InlineAttempt, Subscription } from '#domain/types.ts';
 import type { DueMessage, FreshMessage, RetryMessage } from '#ports/delivery-queue.ts';

@@ -2,8 +2,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DeliveryStageError } from '#app/errors.ts';
 import { firstDelivery } from '#app/publish/first-delivery.ts';
-import { PAUSED_RECHECK_SECONDS } from '#app/send/attempt.ts';
-import { processDelivery, type AttemptReport, type Receipt, type SendDeps } from '#app/send/send.ts';
+import type { Receipt } from '#app/send/attempt.ts';
+import type { AttemptReport } from '#app/send/outcome.ts';
+import { processDelivery, type SendDeps } from '#app/send/send.ts';
+import { PAUSED_RECHECK_SECONDS } from '#config/topology.ts';
 import { attemptLog } from '#domain/attempt-log.ts';
 import type { AttemptResult } from '#domain/classify.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
@@ -396,17 +398,6 @@ describe('processDelivery: deliveries not to attempt now', () => {
 
     assert.equal(stored(w)!.state, 'failed');
     assert.equal(w.deps.subscriptions.items.get('sub_1')!.state, 'disabled');
-  });
-
-  it("a link of a long wait's chain is sent on, nothing read, until its notBefore", async () => {
-    const w = world();
-    w.deps.subscriptions.getCached = () => assert.fail('read before its time');
-
-    assert.deepEqual(await send(w, { kind: 'due', deliveryId: ID, subscriptionId: 'sub_1', notBefore: at(2000) }), {
-      kind: 'retry_later',
-      delaySeconds: 2000,
-      note: `waits until ${at(2000)}`,
-    });
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatheredSends } from '#app/send/gathered-sends.ts';
+import { gatheredSends } from '#app/redelivery/gathered-sends.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
 const m = (n: number): DeliveryMessage => ({

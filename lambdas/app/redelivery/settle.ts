@@ -118,6 +118,16 @@ export function onItsOwn(message: ReceivedDeliveryMessage, delaySeconds: number,
 }
 
 /**
+ * A link of a chain whose wait is not over: sent on, nothing read, until the instant it carries.
+ * Undefined for any other message, which goes on to its attempt.
+ */
+export function stillOnItsWay(message: ReceivedDeliveryMessage, nowMs: number): SendOutcome | undefined {
+  const waitMs = message.notBefore === undefined ? 0 : Date.parse(message.notBefore) - nowMs;
+  if (waitMs <= 0) return undefined;
+  return { kind: 'retry_later', delaySeconds: Math.ceil(waitMs / 1000), note: `waits until ${message.notBefore}` };
+}
+
+/**
  * Whether a received message is finished with: every delivery it carries done, or released to
  * a message of its own. One that is not keeps the whole message; for a pack, its other
  * deliveries, back with it, read their rows and find them settled.

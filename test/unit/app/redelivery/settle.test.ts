@@ -9,8 +9,9 @@ import {
   onItsOwn,
   STAGE_RETRY_SECONDS,
   settle,
+  stillOnItsWay,
   waitFor,
-} from '#app/send/settle.ts';
+} from '#app/redelivery/settle.ts';
 import { MAX_WAIT_LINK_SECONDS } from '#config/topology.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
@@ -285,6 +286,20 @@ describe('how a delivery waits', () => {
       '2024-05-01T13:00:00.000Z',
       'a chain that has ended starts a new one',
     );
+  });
+
+  it('a link of a chain is sent on until its notBefore has come, and any other message goes to its attempt', () => {
+    assert.deepEqual(stillOnItsWay({ ...MESSAGE, notBefore: '2024-05-01T12:33:20.250Z' }, NOW_MS), {
+      kind: 'retry_later',
+      delaySeconds: 2001,
+      note: 'waits until 2024-05-01T12:33:20.250Z',
+    });
+    assert.equal(
+      stillOnItsWay({ ...MESSAGE, notBefore: '2024-05-01T12:00:00.000Z' }, NOW_MS),
+      undefined,
+      'its time has come',
+    );
+    assert.equal(stillOnItsWay(MESSAGE, NOW_MS), undefined, 'not a link');
   });
 
   it('a message is finished when every delivery is done or released to a message of its own; one kept keeps it', () => {
