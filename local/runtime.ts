@@ -125,7 +125,12 @@ export interface Runtime {
 
 /** Dummy credentials for the embedded emulators only; an external endpoint gets the SDK's own chain. */
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
-const LOCAL_SENDER_CONCURRENCY = 4;
+/**
+ * Concurrent sender batches locally: the event source mapping's maxConcurrency (20) would crowd
+ * a laptop, and 4 left a rate-limited backlog short of batches, since a held-back delivery holds
+ * its batch for the part of its wait below a second (app/send/rate-gate.ts).
+ */
+const LOCAL_SENDER_CONCURRENCY = 8;
 
 function loadAdminKey(dataDir: string, given?: string): string {
   if (given) return checkAdminKey(given, { variable: 'HOOKLINE_ADMIN_KEY' });

@@ -28,6 +28,8 @@ export interface SendWindow {
   readonly slot: number;
   /** How many attempts may start in it. */
   readonly quota: number;
+  /** When it begins (epoch ms). */
+  readonly startsAtMs: number;
   /** When it ends (epoch ms). */
   readonly endsAtMs: number;
 }
@@ -56,6 +58,7 @@ export function sendWindowAt(limit: number, nowMs: number): SendWindow {
     second,
     slot,
     quota: quotaAt(limit, slot),
+    startsAtMs: Math.ceil((index * 1000) / perSecond),
     endsAtMs: Math.ceil(((index + 1) * 1000) / perSecond),
   };
 }
@@ -71,23 +74,40 @@ export function maxInAnySecond(limit: number): number {
 }
 
 /*
- * Turns. A delivery the gate holds back comes back through SQS, whose delays are whole seconds,
- * so it comes back at the same phase of a later second: in the sub-window of the same slot. Each
- * slot therefore keeps its own queue of turns, numbered second × quota + j (j < quota): turn n
- * is one of the quota places of that slot in second floor(n / quota). A held-back delivery takes
- * the next free turn, no earlier than the next second, and waits until that second; the queue's
- * length is how far back it is, so it returns about when its place is free instead of every
- * second. A turn is a forecast, never a right: the sub-window count decides on its return too.
+ * Turns. A delivery the gate holds back takes a turn: one queue per subscription and limit,
+ * whose turn n is place n mod L of second floor(n / L), and the places of a second are its
+ * sub-windows' quotas in order. So the turns of a backlog cover every sub-window of every second,
+ * L a second, whatever phase the deliveries were held back at. A turn names the sub-window to
+ * come back in; SQS waits in whole seconds, so the sender holds the rest of the wait itself
+ * (app/send/rate-gate.ts). A turn is a forecast, never a right: the sub-window count decides on
+ * its return too.
  */
 
-/** The earliest turn a delivery held back in `window` may take: the first place of its slot in the next second. */
-export function earliestTurn(window: SendWindow): number {
-  return (window.second + 1) * window.quota;
+/** How many places the slots before `slot` of a second hold (the larger quotas come first). */
+function placesBefore(limit: number, slot: number): number {
+  const perSecond = subWindowsPerSecond(limit);
+  return slot * Math.floor(limit / perSecond) + Math.min(slot, limit % perSecond);
 }
 
-/** Whole seconds from `window` until `turn`'s second (at least 1). */
-export function secondsUntilTurn(window: SendWindow, turn: number): number {
-  return Math.max(1, Math.floor(turn / window.quota) - window.second);
+/** The earliest turn a delivery held back in `window` may take: the first place of the sub-window after it. */
+export function earliestTurn(window: SendWindow): number {
+  const perSecond = subWindowsPerSecond(window.limit);
+  const next = window.index + 1;
+  const second = Math.floor(next / perSecond);
+  return second * window.limit + placesBefore(window.limit, next - second * perSecond);
+}
+
+/** The sub-window turn `turn` of a queue for `limit` comes back in. */
+export function turnWindow(limit: number, turn: number): SendWindow {
+  const perSecond = subWindowsPerSecond(limit);
+  const second = Math.floor(turn / limit);
+  const place = turn - second * limit;
+  const big = Math.floor(limit / perSecond) + 1;
+  const bigSlots = limit % perSecond;
+  // The first `bigSlots` slots hold one place more than the others.
+  const slot =
+    place < bigSlots * big ? Math.floor(place / big) : bigSlots + Math.floor((place - bigSlots * big) / (big - 1));
+  return sendWindowAt(limit, Math.ceil(((second * perSecond + slot) * 1000) / perSecond));
 }
 
 /**

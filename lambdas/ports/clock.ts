@@ -5,4 +5,6 @@ export interface Clock {
   /** Uniform in [0, 1). */
   random(): number;
   randomBytes(size: number): Uint8Array;
+  /** Waits `ms` (at most a second or so: the rate gate's hold for a sub-window). */
+  sleep(ms: number): Promise<void>;
 }

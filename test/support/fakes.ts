@@ -68,6 +68,11 @@ export class FakeClock implements Clock {
   advance(ms: number): void {
     this.nowMs += ms;
   }
+  /** Moves on by `ms` at once, yielding to whatever else is ready. */
+  async sleep(ms: number): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    this.nowMs += Math.max(0, ms);
+  }
   iso(): string {
     return new Date(this.nowMs).toISOString();
   }

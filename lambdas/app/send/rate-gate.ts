@@ -1,7 +1,7 @@
 import type { Deps } from '#app/deps.ts';
 import type { Attempt, SendOutcome, Step } from '#app/send/outcome.ts';
 import { MAX_DELAY_SECONDS } from '#domain/retry-policy.ts';
-import { admits, earliestTurn, secondsUntilTurn, sendWindowAt, type SendWindow } from '#domain/send-rate.ts';
+import { admits, earliestTurn, sendWindowAt, turnWindow, type SendWindow } from '#domain/send-rate.ts';
 
 /** What the gate uses (all of it in the sender's deps): it counts and takes turns, and writes no row. */
 type RateGateDeps = Pick<Deps, 'sendRate' | 'clock' | 'sweepGraceSeconds'>;
@@ -18,65 +18,56 @@ type RateGateDeps = Pick<Deps, 'sendRate' | 'clock' | 'sweepGraceSeconds'>;
 /** How long a sub-window's count is kept after it ends: long enough for a sender whose clock is a little behind. */
 const WINDOW_KEPT_SECONDS = 60;
 
-/** The longest a held-back attempt holds in the sender for the next sub-window before it takes a turn (one sub-window from 10/s up). */
-const HOP_WITHIN_MS = 100;
+/** How often one delivery counts and takes a turn within one message's handling before it leaves through SQS. */
+const ROUNDS = 3;
 
 /**
  * Undefined to go ahead and POST, or what makes the delivery wait for its turn (or expire). It
- * goes only when its sub-window admits it and it still starts there. One that finds its
- * sub-window full (or whose count came back after the sub-window ended) tries the next one,
- * holding for it when it begins within 100 ms, before it takes a turn: that keeps most
- * held-back deliveries to one wait.
+ * goes only when its sub-window admits it and it still starts there. One that does not takes a
+ * turn, which names the sub-window to come back in: within the second, it holds for it here and
+ * is counted again; further on, it holds here for the part of the wait below a whole second
+ * and leaves through SQS for the whole seconds, so it comes back in that sub-window, not just
+ * at the phase it left at. That spreads a backlog over every sub-window, whatever phase its
+ * deliveries arrived at, so it drains at the limit.
  */
 export async function rateGate(deps: RateGateDeps, a: Attempt): Promise<Step | SendOutcome | undefined> {
   const limit = a.subscription.state === 'active' ? a.subscription.rateLimitPerSecond : undefined;
   if (!limit) return undefined;
-  let nowMs = deps.clock.now();
-  for (let tries = 0; tries < 2; tries++) {
-    const window = await countIn(deps, a.subscription.id, limit, nowMs);
+  for (let round = 1; round <= ROUNDS; round++) {
+    const window = await countIn(deps, a.subscription.id, limit);
     if (window && deps.clock.now() < window.endsAtMs) return undefined;
-    const next = sendWindowAt(limit, nowMs).endsAtMs;
-    if (next - deps.clock.now() > HOP_WITHIN_MS) break;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - deps.clock.now())));
-    nowMs = Math.max(deps.clock.now(), next);
+    // Admitted, but its sub-window ended while the count was under way: counted again where it now starts.
+    if (window) continue;
+    const waitMs = await msUntilTurn(deps, a.subscription.id, limit);
+    const wholeSeconds = Math.floor(waitMs / 1000);
+    await deps.clock.sleep(waitMs - wholeSeconds * 1000);
+    if (wholeSeconds > 0)
+      return holdBack(a, deps.clock.now(), Math.min(wholeSeconds, MAX_DELAY_SECONDS), limit, deps.sweepGraceSeconds);
   }
-  return waitForTurn(deps, a, limit, nowMs);
+  // Newcomers took its place each time it was back: it leaves for a second, as any wait does.
+  return holdBack(a, deps.clock.now(), 1, limit, deps.sweepGraceSeconds);
 }
 
-/** Counts one attempt in the sub-window of `nowMs`: the window when within its quota, else undefined. */
-async function countIn(
-  deps: RateGateDeps,
-  subscriptionId: string,
-  limit: number,
-  nowMs: number,
-): Promise<SendWindow | undefined> {
-  const window = sendWindowAt(limit, nowMs);
+/** Counts one attempt in the sub-window it starts in now: the window when within its quota, else undefined. */
+async function countIn(deps: RateGateDeps, subscriptionId: string, limit: number): Promise<SendWindow | undefined> {
+  const window = sendWindowAt(limit, deps.clock.now());
   const count = await deps.sendRate.count(
-    `send#${subscriptionId}#${window.limit}#w${window.index}`,
+    `send#${subscriptionId}#${limit}#w${window.index}`,
     Math.ceil(window.endsAtMs / 1000) + WINDOW_KEPT_SECONDS,
   );
   return admits(window, count) ? window : undefined;
 }
 
-/**
- * Takes the delivery's turn, in the queue of the slot of the second it will come back at (about
- * now plus twice what the count took: the turn's write, then the wait's), and waits until it.
- */
-async function waitForTurn(
-  deps: RateGateDeps,
-  a: Attempt,
-  limit: number,
-  countedFromMs: number,
-): Promise<Step | SendOutcome> {
+/** Takes the subscription's next turn, no earlier than the next sub-window's first place: how long until its sub-window begins. */
+async function msUntilTurn(deps: RateGateDeps, subscriptionId: string, limit: number): Promise<number> {
   const nowMs = deps.clock.now();
-  const window = sendWindowAt(limit, nowMs + 2 * Math.max(0, nowMs - countedFromMs));
   // Kept for twice the longest wait, so a backlog's queue outlives its last turn.
   const turn = await deps.sendRate.takeTurn(
-    `send#${a.subscription.id}#${window.limit}#t${window.slot}`,
-    earliestTurn(window),
+    `send#${subscriptionId}#${limit}#t`,
+    earliestTurn(sendWindowAt(limit, nowMs)),
     Math.ceil(nowMs / 1000) + 2 * MAX_DELAY_SECONDS,
   );
-  return holdBack(a, nowMs, Math.min(secondsUntilTurn(window, turn), MAX_DELAY_SECONDS), limit, deps.sweepGraceSeconds);
+  return Math.max(0, turnWindow(limit, turn).startsAtMs - deps.clock.now());
 }
 
 /**

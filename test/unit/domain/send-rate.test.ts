@@ -6,9 +6,9 @@ import {
   maxInAnySecond,
   mostInAnySecond,
   quotaAt,
-  secondsUntilTurn,
   sendWindowAt,
   subWindowsPerSecond,
+  turnWindow,
 } from '#domain/send-rate.ts';
 
 const LIMITS = [1, 2, 3, 7, 9, 10, 11, 15, 19, 20, 25, 99, 100, 101, 999, 1000, 9973, 10_000];
@@ -70,6 +70,7 @@ describe('send rate windows', () => {
       second: (T0 + 1000) / 1000,
       slot: 2,
       quota: 2,
+      startsAtMs: T0 + 1200,
       endsAtMs: T0 + 1300,
     });
     assert.equal(sendWindowAt(20, T0 + 1999.9).slot, 9);
@@ -118,49 +119,65 @@ describe('send rate windows', () => {
 });
 
 describe('send rate turns', () => {
-  it('starts a held-back delivery no sooner than the next second, at its own slot', () => {
-    const w = sendWindowAt(20, T0 + 340); // slot 3 of second T0, quota 2
-    assert.equal(earliestTurn(w), (T0 / 1000 + 1) * 2);
-    assert.equal(secondsUntilTurn(w, earliestTurn(w)), 1);
-    assert.equal(secondsUntilTurn(w, earliestTurn(w) + 1), 1, 'the second place of the same second');
-    assert.equal(secondsUntilTurn(w, earliestTurn(w) + 2), 2);
-    assert.equal(secondsUntilTurn(w, earliestTurn(w) + 39), 20);
-    assert.equal(secondsUntilTurn(w, 0), 1, 'never less than a second');
+  it('starts a held-back delivery no sooner than the next sub-window, and names the sub-window of each turn', () => {
+    const w = sendWindowAt(20, T0 + 340); // slot 3 of second T0: places 6 and 7 of its second
+    const second = T0 / 1000;
+    assert.equal(earliestTurn(w), second * 20 + 8, 'the first place of slot 4');
+    assert.equal(turnWindow(20, earliestTurn(w)).startsAtMs, T0 + 400);
+    assert.equal(turnWindow(20, earliestTurn(w) + 1).startsAtMs, T0 + 400, 'the second place of the same sub-window');
+    assert.equal(turnWindow(20, earliestTurn(w) + 2).startsAtMs, T0 + 500);
+    assert.equal(turnWindow(20, (second + 1) * 20).startsAtMs, T0 + 1000, 'the next second, from its first sub-window');
+    const last = sendWindowAt(20, T0 + 950);
+    assert.equal(turnWindow(20, earliestTurn(last)).startsAtMs, T0 + 1000, 'after the last slot: the next second');
   });
 
-  /** Second → how many held-back deliveries come back in it, for deliveries held back at `times`. */
+  it('gives every sub-window exactly its quota of turns, for every limit', () => {
+    for (const limit of LIMITS) {
+      const perWindow = new Map<number, number>();
+      const from = (T0 / 1000) * limit;
+      for (let turn = from; turn < from + 3 * limit; turn++) {
+        const w = turnWindow(limit, turn);
+        perWindow.set(w.index, (perWindow.get(w.index) ?? 0) + 1);
+      }
+      assert.equal(perWindow.size, 3 * subWindowsPerSecond(limit), `L=${limit}: every sub-window of 3 s has turns`);
+      for (const [index, n] of perWindow)
+        assert.equal(
+          n,
+          sendWindowAt(limit, Math.ceil((index * 1000) / subWindowsPerSecond(limit))).quota,
+          `L=${limit}`,
+        );
+    }
+  });
+
+  /** Second → how many held-back deliveries come back in it, for deliveries held back at `times`, one queue. */
   function returns(limit: number, times: readonly number[]): Map<number, number> {
-    const queues = new Map<number, number>();
+    let next = 0;
     const back = new Map<number, number>();
     for (const t of times) {
-      const w = sendWindowAt(limit, t);
-      const turn = Math.max(queues.get(w.slot) ?? earliestTurn(w), earliestTurn(w));
-      queues.set(w.slot, turn + 1);
-      const second = w.second + secondsUntilTurn(w, turn);
+      const turn = Math.max(next, earliestTurn(sendWindowAt(limit, t)));
+      next = turn + 1;
+      const second = turnWindow(limit, turn).second;
       back.set(second, (back.get(second) ?? 0) + 1);
     }
     return back;
   }
 
-  it('brings a burst back at L a second: 1,000 held back across one second at 20/s return over 50 s, 20 in each', () => {
-    const back = returns(
-      20,
-      Array.from({ length: 1000 }, (_, i) => T0 + i),
-    );
-    const seconds = [...back.keys()].sort((a, b) => a - b);
-    assert.deepEqual(new Set(back.values()), new Set([20]), JSON.stringify([...back]));
-    assert.equal(seconds.length, 50);
-    assert.equal(seconds[0], T0 / 1000 + 1);
-  });
-
-  it('keeps each delivery at its phase of the second: a burst held back within 500 ms has half the slots, so returns at half the rate', () => {
-    // SQS delays are whole seconds, so a delivery comes back at the phase it left; this is the cost of a burst that arrives faster than a second.
-    const back = returns(
-      20,
-      Array.from({ length: 1000 }, (_, i) => T0 + Math.floor(i / 2)),
-    );
-    assert.deepEqual(new Set(back.values()), new Set([10]));
-    assert.equal(back.size, 100);
+  it('brings a burst back at L a second, whatever phase it was held back at: 1,000 held back within 100 ms at 20/s return over 50 s, 20 in each', () => {
+    // One queue for the subscription: the turns cover every sub-window, so a burst that arrived
+    // faster than a second still comes back spread over all of them.
+    for (const spreadMs of [1, 100, 1000]) {
+      const back = returns(
+        20,
+        Array.from({ length: 1000 }, (_, i) => T0 + Math.floor((i * spreadMs) / 1000)),
+      );
+      const counts = [...back.entries()].sort(([a], [b]) => a - b).map(([, n]) => n);
+      assert.deepEqual(new Set(counts.slice(1, -1)), new Set([20]), `spread ${spreadMs} ms: ${JSON.stringify(counts)}`);
+      assert.equal(
+        counts.reduce((a, b) => a + b, 0),
+        1000,
+      );
+      assert.ok(back.size <= 51, `spread ${spreadMs} ms: ${back.size} seconds`);
+    }
   });
 });
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SendOutcome } from '#app/send/outcome.ts';
 import { processDelivery, type SendDeps } from '#app/send/send.ts';
 import { settle } from '#app/redelivery/settle.ts';
 import type { AttemptResult } from '#domain/classify.ts';
+import { sendWindowAt } from '#domain/send-rate.ts';
 import type { Delivery, InlineAttempt, Subscription } from '#domain/types.ts';
 import type { DueMessage, FreshMessage, RetryMessage } from '#ports/delivery-queue.ts';
 import type { HttpRequest, HttpSender } from '#ports/http-sender.ts';
@@ -88,10 +88,14 @@ const row = (w: World, i: number) => w.deps.deliveries.items.get(`dlv_${i}`);
 const T = NOW_MS / 100;
 /** Takes the place of sub-window `index` at 10/s, as another attempt would. */
 const taken = (w: World, index: number) => w.deps.sendRate.count(`send#sub_1#10#w${index}`, 0);
-/** 1/s with `queued` deliveries ahead in this second's queue of turns: the next turn is that many seconds past the next second. */
-async function backlog(w: World, queued: number): Promise<void> {
-  await w.deps.sendRate.count(`send#sub_1#1#w${NOW_MS / 1000}`, 0);
-  w.deps.sendRate.turns.set('send#sub_1#1#t0', NOW_MS / 1000 + 1 + queued);
+/**
+ * A backlog at `limit`/s: this sub-window full, and `queued` seconds of turns ahead in the
+ * subscription's queue, so the next turn is the first place of the second `queued + 1` s on.
+ */
+async function backlog(w: World, queued: number, limit = 1): Promise<void> {
+  const window = sendWindowAt(limit, w.deps.clock.now());
+  for (let i = 0; i < window.quota; i++) await w.deps.sendRate.count(`send#sub_1#${limit}#w${window.index}`, 0);
+  w.deps.sendRate.turns.set(`send#sub_1#${limit}#t`, (window.second + 1 + queued) * limit);
 }
 
 describe('the rate gate', () => {
@@ -104,40 +108,38 @@ describe('the rate gate', () => {
     assert.equal(w.http.requests.length, 2);
   });
 
-  it('a burst: the quota goes out, the rest wait for their turns with nothing read or written, and no retry counted', async () => {
+  it('a burst: the quota goes out, and one whose turn is within the second holds for it in the sender and goes then', async () => {
     // 2/s: two sub-windows of 500 ms with one place each.
-    const w = world({ rateLimitPerSecond: 2 }, 4);
-    const outcomes: SendOutcome[] = [];
-    for (let i = 0; i < 4; i++) outcomes.push(await processDelivery(w.deps, fresh(i), FIRST));
+    const w = world({ rateLimitPerSecond: 2 }, 3);
+    const postedAt: number[] = [];
+    const post = w.http.post.bind(w.http);
+    w.http.post = async (request) => (postedAt.push(w.deps.clock.now() - NOW_MS), post(request));
 
-    assert.equal(outcomes[0]!.kind, 'done');
-    assert.deepEqual(
-      outcomes.slice(1).map((o) => [o.kind, o.kind === 'retry_later' ? o.delaySeconds : undefined]),
-      [
-        ['retry_later', 1],
-        ['retry_later', 2],
-        ['retry_later', 3],
-      ],
-      'one place per second at this phase: 1, 2, 3 s',
-    );
-    assert.equal(w.http.requests.length, 1);
-    assert.equal(row(w, 0)!.state, 'delivered');
-    for (let i = 1; i < 4; i++) {
-      const outcome = outcomes[i]!;
-      assert.equal(row(w, i), undefined, `dlv_${i}: a short wait keeps its message, no row written`);
-      assert.equal(outcome.attempt, undefined, 'no attempt to log');
-      assert.equal(
-        outcome.kind === 'retry_later' ? outcome.next : 'done',
-        undefined,
-        'its message comes back as it is',
-      );
-    }
-    assert.deepEqual(w.gets, []);
+    for (let i = 0; i < 3; i++) assert.equal((await processDelivery(w.deps, fresh(i), FIRST)).kind, 'done');
+
+    assert.deepEqual(postedAt, [0, 500, 1000], 'one a sub-window: each held for the next one');
     assert.deepEqual(
       w.deps.sendRate.calls.map((c) => c.op),
-      ['count', 'count', 'takeTurn', 'count', 'takeTurn', 'count', 'takeTurn'],
+      ['count', 'count', 'takeTurn', 'count', 'count', 'takeTurn', 'count'],
     );
     assert.equal(w.deps.metrics.counts.DeliveriesRetried, undefined, 'a wait is not a retry');
+  });
+
+  it('a backlog: one whose turn is seconds away holds for the part below a second, then waits the whole seconds through SQS with nothing read or written', async () => {
+    // 10/s, sub-windows of 100 ms with one place each; the turns are taken up to 1.25 s ahead.
+    const w = world({ rateLimitPerSecond: 10 }, 1);
+    await backlog(w, 0, 10);
+    w.deps.sendRate.turns.set('send#sub_1#10#t', (NOW_MS / 1000 + 1) * 10 + 2);
+
+    const held = await processDelivery(w.deps, fresh(0), FIRST);
+
+    assert.deepEqual([held.kind, held.kind === 'retry_later' && held.delaySeconds], ['retry_later', 1]);
+    assert.equal(w.deps.clock.now() - NOW_MS, 200, 'held 200 ms here, so 1 s on it is back at 1.2 s: its turn');
+    assert.equal(row(w, 0), undefined, 'a short wait keeps its message, no row written');
+    assert.equal(held.attempt, undefined, 'no attempt to log');
+    assert.equal(held.kind === 'retry_later' ? held.next : 'done', undefined, 'its message comes back as it is');
+    assert.deepEqual(w.gets, []);
+    assert.equal(w.http.requests.length, 0);
   });
 
   it('a retry held back keeps its row, its attempt count and its backoff untouched; back at its turn it goes, numbered after the earlier attempts', async () => {
@@ -152,8 +154,7 @@ describe('the rate gate', () => {
       nextAttemptAt: NOW,
       previousAttempt: earlier,
     };
-    await taken(w, T);
-    await taken(w, T + 1); // the next sub-window too, so it cannot hop there either
+    await backlog(w, 0, 10); // a full second of turns ahead
     const before = structuredClone(row(w, 0));
 
     const held = await processDelivery(w.deps, retry, FIRST);
@@ -174,22 +175,19 @@ describe('the rate gate', () => {
     assert.deepEqual(w.gets, ['dlv_0']);
   });
 
-  it('one that finds its sub-window full holds (in the sender) for the next one when it begins within 100 ms', async () => {
+  it('one that finds its sub-window full takes a turn, and holds (in the sender) for it when it is within the second', async () => {
     const w = world({ rateLimitPerSecond: 10 }, 1);
     await taken(w, T); // someone came at the same phase
-    const started = performance.now();
 
     assert.equal((await processDelivery(w.deps, fresh(0), FIRST)).kind, 'done');
 
-    assert.ok(
-      performance.now() - started >= 90,
-      'held until the next sub-window (100 ms of the fake clock, slept for real)',
-    );
+    assert.equal(w.deps.clock.now() - NOW_MS, 100, 'held until the next sub-window');
     assert.deepEqual(
       w.deps.sendRate.calls.map((c) => [c.op, c.key]),
       [
         ['count', `send#sub_1#10#w${T}`],
         ['count', `send#sub_1#10#w${T}`],
+        ['takeTurn', 'send#sub_1#10#t'],
         ['count', `send#sub_1#10#w${T + 1}`],
       ],
     );
@@ -241,7 +239,7 @@ describe('the rate gate', () => {
     it('a delivery held back at its deadline expires in its one write, a dead letter like the sweeper makes', async () => {
       const w = world({ rateLimitPerSecond: 10 }, 2);
       await processDelivery(w.deps, fresh(0, NOW), FIRST);
-      await taken(w, T + 1);
+      w.deps.sendRate.turns.set('send#sub_1#10#t', (NOW_MS / 1000 + 2) * 10);
 
       const outcome = await processDelivery(w.deps, fresh(1, NOW), FIRST);
 

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { drainShare, type RateLimitRun, renderRateLimit } from '../../../scripts/bench/rate-limit.ts';
+
+const run = (fields: Partial<RateLimitRun>): RateLimitRun => ({
+  events: 1000,
+  limit: 20,
+  publishedAs: 'batch',
+  maxInOneSecond: 22,
+  drainSeconds: 55,
+  arrivalSpanSeconds: 52,
+  requests: 1000,
+  limited: { 'DynamoDB UpdateItem rateLimits': 2000 },
+  unlimited: {},
+  ...fields,
+});
+
+describe('the rate-limit bench report', () => {
+  it('checks the drain rate against 90 % of the limit and the busiest second against the bound, per way of publishing', () => {
+    const md = renderRateLimit([run({}), run({ publishedAs: 'single', arrivalSpanSeconds: 66.7, maxInOneSecond: 23 })]);
+    const rows = md.split('\n').filter((l) => l.startsWith('| 2'));
+    assert.equal(rows.length, 2);
+    assert.match(rows[0]!, /\| 96 % \(met\) \|/);
+    assert.match(rows[0]!, /100 a request/);
+    assert.match(rows[1]!, /\| 75 % \(\*\*not met\*\*\) \|/);
+    assert.match(rows[1]!, /\| 22 \(\*\*not met\*\*\) \|/);
+    assert.match(rows[1]!, /one a request/);
+    assert.match(md, /`DynamoDB UpdateItem rateLimits` \| 2\.00 \| 0\.00 \| \+2\.00/);
+  });
+
+  it('measures the drain over the span of arrivals', () => {
+    assert.equal(drainShare(run({ events: 300, arrivalSpanSeconds: 15, limit: 20 })), 1);
+  });
+});
