@@ -4,8 +4,8 @@
  * key from $HOOKLINE_ADMIN_KEY or the data folder), or starts one in-process, plus a sample
  * receiver that verifies every signature with the `standardwebhooks` library. Shows a
  * delivery, a retry that succeeds, and a dead letter. Its receiver goes away with it, so it
- * pauses the subscriptions it made on the way out (there is no delete route yet): a later bulk
- * replay then leaves their deliveries waiting instead of sending them to a dead port.
+ * deletes the subscriptions it made on the way out: nothing is sent to a dead port later, and
+ * their deliveries and dead letters stay readable for the retention period.
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,30 +74,30 @@ const run = `demo-${Date.now().toString(36)}`;
 const tenant = run;
 
 const subscriptions: Record<string, string> = {};
-/** Pauses what the demo made, labelled, once: its receiver stops with it. */
+/** Deletes what the demo made, once: its receiver stops with it. */
 let cleaned: Promise<void> | undefined;
 const cleanUp = () =>
   (cleaned ??= (async () => {
     const ids = Object.keys(subscriptions);
     for (const id of ids) {
       const res = await api
-        .post(`/v1/subscriptions/${id}/pause`, { reason: 'demo: its receiver stopped when npm run demo ended' })
+        .delete(`/v1/subscriptions/${id}`)
         .catch((error: unknown) => ({ status: 0, body: String(error) }));
       if (res.status !== 200)
-        console.error(`could not pause demo subscription ${id}: ${res.status} ${JSON.stringify(res.body)}`);
+        console.error(`could not delete demo subscription ${id}: ${res.status} ${JSON.stringify(res.body)}`);
     }
     if (ids.length) {
       console.log(
-        `\nCleaned up: the demo's ${ids.length} subscriptions (description "demo ${run}: …") are paused with reason "demo: …"; there is no delete route yet.`,
+        `\nCleaned up: the demo's ${ids.length} subscriptions (description "demo ${run}: …") are deleted, as its receiver is gone.`,
       );
       console.log(
-        'Paused, they keep their deliveries waiting, so a later bulk replay does not send anything to the demo receiver, which is gone.',
+        'Their deliveries and dead letters stay readable (and the dashboard shows them) for the retention period; nothing more is sent to them.',
       );
     }
     await receiver.stop();
     await runtime?.stop();
   })());
-// Ctrl+C in the middle of the demo still pauses what it made.
+// Ctrl+C in the middle of the demo still deletes what it made.
 process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
 
 try {
@@ -162,7 +162,7 @@ try {
   // With the banner's export lines pasted (or `eval "$(npx hookline env --with-key)"`), as in the README.
   if (dead)
     console.log(
-      `Replay one when the endpoint is fixed (on your own subscriptions; the demo's are paused below):\n  curl -X POST -H "Authorization: Bearer $HOOKLINE_ADMIN_KEY" $HOOKLINE_API_URL/v1/deliveries/${dead.id}/replay\n  (or: npx hookline replay ${dead.id})`,
+      `Replay one when the endpoint is fixed (on your own subscriptions; the demo's are deleted below):\n  curl -X POST -H "Authorization: Bearer $HOOKLINE_ADMIN_KEY" $HOOKLINE_API_URL/v1/deliveries/${dead.id}/replay\n  (or: npx hookline replay ${dead.id})`,
     );
   // The customer's view of the same deliveries: a portal link for the demo's tenant (it works once, for an hour).
   const link = await api.post(`/v1/tenants/${tenant}/portal-sessions`, {});

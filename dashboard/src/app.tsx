@@ -14,6 +14,7 @@ import {
   saveCredential,
   type Credential,
 } from './session.ts';
+import { SearchForm, SearchPage } from './search.tsx';
 import { SubscriptionPage, SubscriptionsPage } from './subscriptions.tsx';
 import { PageTitle, Time } from './ui.tsx';
 
@@ -133,6 +134,7 @@ function Page({ route, session }: { readonly route: Route; readonly session: Ses
   if (first === 'deliveries' && second) return <DeliveryPage key={second} id={second} />;
   if (first === 'events' && second) return <EventPage key={second} id={second} />;
   if (first === 'contract') return <ContractPage />;
+  if (first === 'search') return <SearchPage key={route.query.get('q') ?? ''} q={route.query.get('q') ?? ''} />;
   if (operator && first === 'events') return <EventsPage key={route.query.toString()} route={route} />;
   if (operator && first === 'dead-letters') return <DeadLettersPage />;
   if (operator && first === 'replays') return <BulkReplayPage />;
@@ -183,6 +185,7 @@ function Shell({ session, route }: { readonly session: Session; readonly route: 
             ))}
           </ul>
         </nav>
+        <SearchForm />
         <div class="who">
           {c.kind === 'portal' ? (
             <span class="small">

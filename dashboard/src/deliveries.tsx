@@ -23,6 +23,16 @@ type Attempt = Detail['attemptLog'][number];
 const RESENDABLE = new Set(['failed', 'expired', 'delivered']);
 const FINISHED = new Set(['failed', 'expired', 'delivered']);
 
+/**
+ * "after 1 attempt" counts the current run (it restarts at a resend); the attempt log shows every
+ * run, so a resent delivery says both, never one attempt above two rows.
+ */
+function attemptsSaid(d: Detail): string {
+  const inAll = d.attemptLog.at(-1)?.seq ?? d.attempts;
+  const run = `after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`;
+  return inAll > d.attempts ? `${run} since it was resent (${inAll} in all)` : run;
+}
+
 /** A subscription's deliveries (by state) or dead letters (one subscription's, or every one for the operator), newest first, a page at a time. */
 export function DeliveryTable(props: {
   readonly kind: 'deliveries' | 'dead-letters';
@@ -80,19 +90,20 @@ export function DeliveryTable(props: {
           </caption>
           <thead>
             <tr>
+              {/* What a person scans for first (state, status, when) comes before the long ids. */}
               <th scope="col">Delivery</th>
               {overall && <th scope="col">Subscription</th>}
-              <th scope="col">Event</th>
               <th scope="col">State</th>
-              <th scope="col">Attempts</th>
               <th scope="col">Last status</th>
+              <th scope="col">Attempts</th>
               <th scope="col">{props.kind === 'dead-letters' ? 'Dead-lettered' : 'Updated'}</th>
+              <th scope="col">Event</th>
             </tr>
           </thead>
           <tbody>
             {items.map((d) => (
               <tr key={d.id}>
-                <td>
+                <td class="id">
                   <a href={href(['deliveries', d.id])}>{d.id}</a>
                 </td>
                 {overall && (
@@ -100,16 +111,16 @@ export function DeliveryTable(props: {
                     <a href={href(['subscriptions', d.subscriptionId])}>{d.subscriptionId}</a>
                   </td>
                 )}
-                <td class="wrap">
-                  <a href={href(['events', d.eventId])}>{d.eventId}</a>
-                </td>
                 <td>
                   <StateBadge state={d.state} />
                 </td>
-                <td>{d.attempts}</td>
                 <td>{d.lastStatus ?? (d.lastError ? <span class="small">{d.lastError}</span> : '–')}</td>
+                <td>{d.attempts}</td>
                 <td>
                   <Time iso={d.updatedAt} />
+                </td>
+                <td class="id">
+                  <a href={href(['events', d.eventId])}>{d.eventId}</a>
                 </td>
               </tr>
             ))}
@@ -226,7 +237,7 @@ export function DeliveryPage({ id }: { readonly id: string }) {
         <div>
           <dt>State</dt>
           <dd>
-            <StateBadge state={d.state} /> after {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
+            <StateBadge state={d.state} /> {attemptsSaid(d)}
           </dd>
         </div>
         <div>
@@ -259,12 +270,14 @@ export function DeliveryPage({ id }: { readonly id: string }) {
             </dd>
           </div>
         )}
-        <div>
-          <dt>Gives up at</dt>
-          <dd>
-            <Time iso={d.giveUpAt} />
-          </dd>
-        </div>
+        {!FINISHED.has(d.state) && (
+          <div>
+            <dt>Gives up at</dt>
+            <dd>
+              <Time iso={d.giveUpAt} />
+            </dd>
+          </div>
+        )}
         {(d.lastStatus !== null || d.lastError) && (
           <div>
             <dt>Last result</dt>

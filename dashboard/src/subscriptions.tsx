@@ -41,6 +41,8 @@ export function SubscriptionsPage({ route }: { readonly route: Route }) {
       cursor = page.nextCursor ?? undefined;
       if (!cursor) break;
     }
+    // By name, as a person looks for one (the API pages in its own order).
+    items.sort((a, b) => nameOf(a).localeCompare(nameOf(b), undefined, { numeric: true }) || a.id.localeCompare(b.id));
     return { items, more: cursor !== undefined };
   }, [tenant, pages.length]);
   const [filter, setFilter] = useState(tenant);

@@ -73,6 +73,13 @@ describe('the operator console, in a browser', { timeout: 180_000 }, () => {
     assert.match(all, /acme/);
     assert.match(all, /globex/);
     assert.match(all, /HTTP 4(22|10)/, 'the last failure');
+    const names = await page.locator('table tbody tr td:first-child a').allTextContents();
+    assert.ok(names.length > 1);
+    assert.deepEqual(
+      names,
+      [...names].sort((a, b) => a.localeCompare(b, undefined, { numeric: true })),
+      'listed by name',
+    );
     axeReport.subscriptions = await assertAccessible(page, 'the console subscription list');
     await page.getByLabel('Tenant').fill('acme');
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -241,17 +248,40 @@ describe('the operator console, in a browser', { timeout: 180_000 }, () => {
     axeReport.event = await assertAccessible(page, 'a delivery, linking back to its event');
   });
 
-  it('fits 375 px on every console page', async () => {
+  it('finds an event or a delivery by its id from the header, and says so when nothing matches', async () => {
+    await go('#/subscriptions', 'Subscriptions');
+    const find = async (q: string) => {
+      await page.getByRole('searchbox', { name: 'Event or delivery id' }).fill(q);
+      await page.getByRole('button', { name: 'Find' }).click();
+    };
+    await find('ev-console-acme');
+    await page.getByRole('heading', { name: 'order.shipped', level: 1 }).waitFor();
+    assert.match(new URL(page.url()).hash, /^#\/events\/ev-console-acme$/, 'the event page, in place of the search');
+
+    const dead = deadLetters[0]!.id;
+    await find(` ${dead} `);
+    await page.getByRole('heading', { name: `Delivery ${dead}`, level: 1 }).waitFor();
+
+    await find('no-such-event');
+    await page.getByRole('heading', { name: 'Find “no-such-event”', level: 1 }).waitFor();
+    assert.match(await text('main'), /Nothing found for “no-such-event”/);
+    axeReport.search = await assertAccessible(page, 'a search that found nothing');
+  });
+
+  it('fits 375 px on every console page, a subscription and a delivery too', async () => {
     await page.setViewportSize({ width: 375, height: 800 });
     for (const [hash, heading] of [
       ['#/subscriptions', 'Subscriptions'],
       ['#/events', 'Events'],
       ['#/events/ev-console-acme', 'order.shipped'],
+      [`#/subscriptions/${subs.a}`, 'Acme orders'],
+      [`#/deliveries/${deadLetters[0]!.id}`, `Delivery ${deadLetters[0]!.id}`],
       ['#/dead-letters', 'Dead letters'],
       ['#/replays', 'Bulk replay'],
       ['#/portal-links', 'Customer portal links'],
       ['#/archive', 'Archive and restore'],
       ['#/mail', 'Notice emails'],
+      ['#/search?q=nothing-here', 'Find “nothing-here”'],
     ] as const) {
       await go(hash, heading);
       await page.waitForLoadState('networkidle');

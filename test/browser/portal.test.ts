@@ -36,6 +36,8 @@ const a = { orders: '', billing: '', bulk: '' };
 const BULK = 27;
 let bSubscription = { id: '', secret: '' };
 let bDelivery = '';
+/** An event of tenant A's and one of tenant B's, by id. */
+const events = { a: '', b: '' };
 let billingDeadLetters: string[] = [];
 const axeReport: Record<string, Record<string, number>> = {};
 
@@ -93,6 +95,8 @@ describe('the customer portal, in a browser', { timeout: 240_000 }, () => {
     ]);
     for (const p of published) for (const id of p.deliveryIds) await stack.waitForState(id, ['delivered', 'failed']);
     bDelivery = published[2]!.deliveryIds[0]!;
+    events.a = published[0]!.eventId;
+    events.b = published[2]!.eventId;
     const batch = await stack.api.post('/v1/events/batch', {
       events: Array.from({ length: BULK }, (_, i) => ({ type: 'a.bulk.item', payload: { i }, ...TENANT_A })),
     });
@@ -184,6 +188,9 @@ describe('the customer portal, in a browser', { timeout: 240_000 }, () => {
     );
     assert.equal((await stack.delivery(dead)).state, 'delivered');
     assert.match(await text(page, 'table:has(caption:text("Every attempt"))'), /200/);
+    // The run's count restarts at a resend; the log keeps both runs, and the state line says so.
+    assert.match(await text(page, '.facts'), /delivered after 1 attempt since it was resent \(\d+ in all\)/);
+    assert.doesNotMatch(await text(page, '.facts'), /Gives up at/, 'a finished delivery has no deadline to show');
     assert.deepEqual(problems, []);
     await context.close();
   });
@@ -354,6 +361,29 @@ describe('the customer portal, in a browser', { timeout: 240_000 }, () => {
     await first.page.getByRole('heading', { name: 'Your session has ended' }).waitFor();
     assert.equal(await storedCredential(first.page), null, 'the dead token is dropped');
     await Promise.all([one.context.close(), first.context.close()]);
+  });
+
+  it("finds the tenant's own events and deliveries by id, and nothing of another tenant's", async () => {
+    const { page, context, bodies, problems } = await openPortal((await mintLink('tenant-a')).url);
+    const find = async (q: string) => {
+      await page.getByRole('searchbox', { name: 'Event or delivery id' }).fill(q);
+      await page.getByRole('button', { name: 'Find' }).click();
+    };
+    await page.getByRole('link', { name: 'Billing endpoint' }).waitFor();
+    await find(events.a);
+    await page.getByRole('heading', { name: 'a.order.created', level: 1 }).waitFor();
+    assert.match(await text(page, 'pre'), /"order": 1/);
+    await page.getByRole('link', { name: a.billing }).click();
+    await page.getByRole('heading', { name: /^Delivery dlv_/, level: 1 }).waitFor();
+
+    for (const q of [events.b, bDelivery]) {
+      await find(q);
+      await page.getByRole('heading', { name: `Find “${q}”`, level: 1 }).waitFor();
+      assert.match(await text(page, 'main'), /Nothing found/);
+    }
+    assert.ok(!bodies.join('\n').includes(B_PAYLOAD_MARK), "tenant B's payload never reached the browser");
+    assert.deepEqual(problems, []);
+    await context.close();
   });
 
   it('works at 375 px wide, by keyboard alone', async () => {
