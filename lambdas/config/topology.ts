@@ -588,6 +588,13 @@ export const SCHEDULES = [
  * network), so its one definition is here; the CDK's `senderTimeout` prop defaults to it.
  */
 export const DEFAULT_SENDER_TIMEOUT_MS = 15_000;
+/** Publishes (manifests) and due deliveries the sweeper reads per pass: one page of each store's reads. */
+export const SWEEP_PASS_LIMIT = 1000;
+/**
+ * How long one sweeper run goes on starting passes while they come back full: under its one-minute
+ * schedule (SCHEDULES), so runs never overlap, and well inside its 300 s timeout for the last pass.
+ */
+export const SWEEP_RUN_BUDGET_MS = 45_000;
 /** The sweeper's grace for a pending delivery past due (see HOOKLINE_SWEEP_GRACE_SECONDS); no CDK prop sets it. */
 export const DEFAULT_SWEEP_GRACE_SECONDS = 120;
 /**

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { publishBatch } from '#app/publish/publish.ts';
 import { finishPublishes, nextWatermark } from '#app/sweep/finish-publish.ts';
+import { sweep } from '#app/sweep/sweep.ts';
 import { firstDelivery } from '#app/publish/first-delivery.ts';
 import { NO_ROW } from '#domain/types.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
@@ -244,5 +245,25 @@ describe('nextWatermark', () => {
       checkedBefore: 'T7',
       checked: ['T7#a'],
     });
+  });
+});
+
+describe('a sweeper run over stopped publishes', () => {
+  it('finishes a backlog larger than one pass in one run: three stopped publishes, one a pass', async () => {
+    const deps = fakeDeps();
+    deps.subscriptions.items.set('sub_a', aSubscription({ id: 'sub_a' }));
+    for (const id of ['evt_1', 'evt_2', 'evt_3']) await stoppedPublish(deps, [id]);
+    deps.clock.advance(300_000);
+
+    const report = await sweep(deps, { graceSeconds: 120, limit: 1 });
+
+    assert.deepEqual([report.finishedPublishes, report.finishedDeliveries], [3, 3]);
+    assert.deepEqual(
+      deps.queue
+        .messages()
+        .map((m) => m.deliveryId)
+        .sort(),
+      ['evt_1', 'evt_2', 'evt_3'].map((e) => deliveryIdFor(e, 'sub_a', NOW)).sort(),
+    );
   });
 });

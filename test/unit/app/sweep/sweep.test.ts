@@ -231,21 +231,28 @@ describe('sweep', () => {
     );
   });
 
-  it('looks at no more than `limit` deliveries, oldest first', async () => {
+  it('reads no more than `limit` deliveries a pass, oldest first', async () => {
     const deps = depsWith(
       aDelivery({ id: 'dlv_1', nextAttemptAt: at(-1000), giveUpAt: at(60) }),
       aDelivery({ id: 'dlv_2', nextAttemptAt: at(-900), giveUpAt: at(60) }),
       aDelivery({ id: 'dlv_3', nextAttemptAt: at(-800), giveUpAt: at(60) }),
     );
+    const passes: string[][] = [];
+    const listDue = deps.deliveries.listDue.bind(deps.deliveries);
+    deps.deliveries.listDue = async (before, limit) => {
+      const page = await listDue(before, limit);
+      passes.push(page.map((d) => d.id));
+      return page;
+    };
 
     const report = await sweep(deps, { graceSeconds: GRACE, limit: 2 });
 
-    assert.equal(report.examined, 2);
+    assert.deepEqual(passes, [['dlv_1', 'dlv_2'], ['dlv_3']]);
+    assert.equal(report.examined, 3);
     assert.deepEqual(
       deps.queue.messages().map((m) => m.deliveryId),
-      ['dlv_1', 'dlv_2'],
+      ['dlv_1', 'dlv_2', 'dlv_3'],
     );
-    assert.equal(deps.deliveries.items.get('dlv_3')!.nextAttemptAt, at(-800));
   });
 
   it('changes nothing a sender changed between the listing and the write', async () => {
@@ -284,5 +291,53 @@ describe('sweep', () => {
     );
     assert.deepEqual(deps.queue.messages(), []);
     assert.deepEqual(deps.metrics.counts, {});
+  });
+});
+
+describe('sweep: passes until caught up', () => {
+  const lost = (n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      aDelivery({ id: `dlv_lost_${i}`, subscriptionId: 'sub_1', state: 'pending', nextAttemptAt: at(-600) }),
+    );
+
+  it('works off more than one pass in one run: 25 lost messages, 10 a pass, all sent again', async () => {
+    const deps = depsWith(...lost(25));
+    deps.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1' }));
+
+    const report = await sweep(deps, { graceSeconds: GRACE, limit: 10 });
+
+    assert.equal(report.requeued, 25);
+    assert.equal(report.examined, 25);
+    assert.deepEqual(new Set(deps.queue.messages().map((m) => m.deliveryId)).size, 25);
+  });
+
+  it('stops starting passes once its budget has passed: the next run picks up the rest', async () => {
+    const deps = depsWith(...lost(25));
+    deps.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1' }));
+    // Each pass's read takes 30 s of the clock: the second pass starts at 30 s, inside a 45 s budget; a third would start at 60 s.
+    const listDue = deps.deliveries.listDue.bind(deps.deliveries);
+    deps.deliveries.listDue = async (before, limit) => {
+      deps.clock.advance(30_000);
+      return listDue(before, limit);
+    };
+
+    const first = await sweep(deps, { graceSeconds: GRACE, limit: 10, budgetMs: 45_000 });
+    assert.equal(first.requeued, 20, 'two passes: the second began at 30 s, inside the budget');
+
+    const second = await sweep(deps, { graceSeconds: GRACE, limit: 10, budgetMs: 45_000 });
+    assert.equal(second.requeued, 5);
+  });
+
+  it('does not go round again on a full pass that changed nothing', async () => {
+    // Ten rows due, each moved on by someone else between the read and the write: nothing to do, one pass.
+    const deps = depsWith(...lost(10));
+    let reads = 0;
+    const listDue = deps.deliveries.listDue.bind(deps.deliveries);
+    deps.deliveries.listDue = async (before, limit) => (reads++, listDue(before, limit));
+    deps.deliveries.write = async () => false;
+
+    const report = await sweep(deps, { graceSeconds: GRACE, limit: 10 });
+
+    assert.deepEqual([report.examined, report.requeued, reads], [10, 0, 1]);
   });
 });
