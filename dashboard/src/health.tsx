@@ -22,6 +22,31 @@ export function useStats(subscriptionId: string) {
 const failureText = (f: NonNullable<Stats['lastFailure']>) =>
   f.status !== null ? `HTTP ${f.status}` : (f.error ?? 'failed');
 
+/**
+ * The success rate is over deliveries that finished; while every one is still being retried there
+ * is none to count, and a bare "–" read as "nothing wrong". Say what there is instead.
+ */
+function successText(s: Stats): string {
+  if (s.successRate !== null) return percent(s.successRate);
+  const open = s.open.pending + s.open.inFlight;
+  if (open === 0) return 'no deliveries';
+  return s.failingSince ? `none finished: ${open} still failing` : `none finished yet (${open} on the way)`;
+}
+
+/**
+ * "failing" with since when, whatever the subscription's own state: an active badge over an
+ * endpoint that fails every attempt misleads, so this one stands beside it.
+ */
+export function FailingBadge({ stats }: { readonly stats: Stats | undefined }) {
+  if (!stats?.failingSince) return null;
+  return (
+    <span class="failing">
+      <span class="badge badge-failing">failing</span> <span class="muted">since</span>{' '}
+      <Time iso={stats.failingSince} />
+    </span>
+  );
+}
+
 /** The health columns of a subscriptions table row. */
 export function HealthCells({ subscriptionId }: { readonly subscriptionId: string }) {
   const stats = useStats(subscriptionId);
@@ -35,7 +60,7 @@ export function HealthCells({ subscriptionId }: { readonly subscriptionId: strin
     );
   return (
     <>
-      <td>{percent(s.successRate)}</td>
+      <td>{successText(s)}</td>
       <td>
         {ms(s.latencyMs.average)} / {ms(s.latencyMs.p95)}
       </td>
@@ -49,7 +74,7 @@ export function HealthCells({ subscriptionId }: { readonly subscriptionId: strin
           <span class="muted">none</span>
         )}
       </td>
-      <td>{s.failingSince ? <Time iso={s.failingSince} /> : <span class="muted">not failing</span>}</td>
+      <td>{s.failingSince ? <FailingBadge stats={s} /> : <span class="muted">not failing</span>}</td>
     </>
   );
 }
@@ -63,7 +88,7 @@ export function HealthPanel({ stats }: { readonly stats: Stats }) {
       <dl class="stats">
         <div>
           <dt>Success rate</dt>
-          <dd>{percent(s.successRate)}</dd>
+          <dd>{successText(s)}</dd>
         </div>
         <div>
           <dt>Finished</dt>
@@ -98,7 +123,7 @@ export function HealthPanel({ stats }: { readonly stats: Stats }) {
         </div>
         <div>
           <dt>Failing since</dt>
-          <dd>{s.failingSince ? <Time iso={s.failingSince} /> : 'not failing'}</dd>
+          <dd>{s.failingSince ? <FailingBadge stats={s} /> : 'not failing'}</dd>
         </div>
         <div>
           <dt>Dead-lettering</dt>

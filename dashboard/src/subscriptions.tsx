@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { AnswerOf, ItemOf } from '#client/hookline-client.ts';
 import { isOperator, useSession } from './context.ts';
-import { HealthCells, HealthPanel, useStats } from './health.tsx';
+import { FailingBadge, HealthCells, HealthPanel, useStats } from './health.tsx';
 import { href, navigate, type Route } from './route.ts';
 import {
   ActionError,
@@ -337,7 +337,7 @@ export function SubscriptionPage({ id, route }: { readonly id: string; readonly 
           <dt>State</dt>
           <dd>
             <StateBadge state={s.state} /> {s.stateReason && <span>{s.stateReason}</span>}{' '}
-            <span class="muted">since</span> <Time iso={s.stateChangedAt} />
+            <span class="muted">since</span> <Time iso={s.stateChangedAt} /> <FailingBadge stats={stats.data} />
           </dd>
         </div>
       </dl>

@@ -17,7 +17,7 @@ import { FileMailCatcher } from '#adapters/file-mail-catcher.ts';
 let stack: LocalStack;
 let browser: Browser;
 let page: Page;
-const subs = { a: '', b: '' };
+const subs = { a: '', b: '', down: '' };
 let deadLetters: { id: string; updatedAt: string }[] = [];
 const axeReport: Record<string, Record<string, number>> = {};
 
@@ -40,6 +40,18 @@ describe('the operator console, in a browser', { timeout: 180_000 }, () => {
     }
     deadLetters = (await stack.api.get('/v1/dead-letters')).body.items;
     assert.ok(deadLetters.length >= 4);
+    // An endpoint that is down, its one delivery still being retried (a minute apart): nothing has finished.
+    stack.receiver.script('/down', [], { status: 503, body: 'down' });
+    subs.down = (
+      await stack.subscribe('/down', {
+        tenantId: 'initech',
+        description: 'Initech down',
+        eventTypes: ['outage.*'],
+        retryPolicy: { initialDelaySeconds: 60, multiplier: 1, maxDelaySeconds: 60, jitter: 0, deadlineSeconds: 3600 },
+      })
+    ).id;
+    const [downDelivery] = (await stack.publish('outage.test', {}, undefined, { tenantId: 'initech' })).deliveryIds;
+    await waitFor('its first attempt', async () => (await stack.delivery(downDelivery!)).attempts === 1);
     ({ page } = await openPage(browser));
   });
 
@@ -73,6 +85,11 @@ describe('the operator console, in a browser', { timeout: 180_000 }, () => {
     assert.match(all, /acme/);
     assert.match(all, /globex/);
     assert.match(all, /HTTP 4(22|10)/, 'the last failure');
+    // Failing whatever its state says, and no bare "–" where nothing has finished yet.
+    const down = page.locator('tr:has-text("Initech down")');
+    await waitFor("the down endpoint's health", async () => (await down.textContent())?.includes('none finished'));
+    assert.match((await down.textContent()) ?? '', /active.*none finished: 1 still failing.*failing\s*since/s);
+    await down.locator('.badge-failing').waitFor();
     const names = await page.locator('table tbody tr td:first-child a').allTextContents();
     assert.ok(names.length > 1);
     assert.deepEqual(
