@@ -55,8 +55,16 @@ try {
   const deadLetter = (await stack.api.get(`/v1/dead-letters?subscriptionId=${crm.id}`)).body.items[0].id as string;
   const link = (await stack.api.post('/v1/tenants/acme/portal-sessions', {})).body.url as string;
 
-  const shot = async (page: Page, name: string) => {
+  /** Until nothing on the page says it is loading: an idle network alone can come before the last render. */
+  const loaded = async (page: Page) => {
     await page.waitForLoadState('networkidle');
+    await page
+      .locator('main')
+      .filter({ hasNotText: /loading/i })
+      .waitFor();
+  };
+  const shot = async (page: Page, name: string) => {
+    await loaded(page);
     await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
     console.log(`docs/screenshots/${name}.png`);
   };
@@ -74,6 +82,7 @@ try {
   await portal.page.setViewportSize({ width: 375, height: 740 });
   await portal.page.goto(`${stack.runtime.url}/dashboard#/subscriptions/${orders.id}`);
   await portal.page.getByRole('heading', { name: 'Orders: fulfilment service' }).waitFor();
+  await loaded(portal.page);
   await portal.page.screenshot({ path: join(OUT, 'portal-phone.png') });
   console.log('docs/screenshots/portal-phone.png');
 

@@ -90,6 +90,17 @@ describe('the operator console, in a browser', { timeout: 180_000 }, () => {
     await waitFor("the down endpoint's health", async () => (await down.textContent())?.includes('none finished'));
     assert.match((await down.textContent()) ?? '', /active.*none finished: 1 still failing.*failing\s*since/s);
     await down.locator('.badge-failing').waitFor();
+    await assertNoSidewaysScroll(page, 'the subscription list with a failing badge');
+    await down.getByRole('link', { name: 'Initech down' }).click();
+    await page.getByRole('heading', { name: 'Initech down', level: 1 }).waitFor();
+    await page.locator('.facts .badge-failing').waitFor();
+    await page
+      .locator('main')
+      .filter({ hasNotText: /loading/i })
+      .waitFor();
+    await assertNoSidewaysScroll(page, 'a failing subscription, its badges and health');
+    await go('#/subscriptions', 'Subscriptions');
+    await page.getByRole('cell', { name: '0 %' }).first().waitFor();
     const names = await page.locator('table tbody tr td:first-child a').allTextContents();
     assert.ok(names.length > 1);
     assert.deepEqual(
