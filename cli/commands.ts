@@ -510,17 +510,22 @@ export function dayRange(from: string, to: string): string[] {
  * `portal-link`: mints a customer portal link through the API. The link alone goes to stdout
  * (for a script to mail or paste); when it ends and how to revoke it go to stderr.
  */
-export async function portalLink(ctx: Context, o: { tenant: string; subscription?: string; expiresIn?: number }) {
+export async function portalLink(
+  ctx: Context,
+  o: { tenant: string; subscription?: string; expiresIn?: number; access?: string },
+) {
+  // The level goes as typed: the API refuses an unknown one naming `access`.
   const body = {
     ...(o.subscription ? { subscriptionId: o.subscription } : {}),
     ...(o.expiresIn !== undefined ? { expiresInSeconds: o.expiresIn } : {}),
+    ...(o.access !== undefined ? { access: o.access as 'view' | 'manage' } : {}),
   };
   const link = await ctx.backend.call('POST /v1/tenants/{tenantId}/portal-sessions', {
     params: { tenantId: o.tenant },
     ...(Object.keys(body).length ? { body } : {}),
   });
   ctx.out.progress(
-    line`portal link for tenant ${link.tenantId}${link.subscriptionId ? line`, subscription ${link.subscriptionId} only` : ''}: works once, until ${link.expiresAt} (revoke: DELETE /v1/tenants/${link.tenantId}/portal-sessions/${link.id})`,
+    line`${link.access} portal link for tenant ${link.tenantId}${link.subscriptionId ? line`, subscription ${link.subscriptionId} only` : ''}: works once, until ${link.expiresAt} (revoke: DELETE /v1/tenants/${link.tenantId}/portal-sessions/${link.id})`,
   );
   ctx.out.result(link, () => link.url);
 }

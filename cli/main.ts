@@ -430,8 +430,14 @@ Examples:
     .requiredOption('--tenant <id>', 'tenant id')
     .option('--subscription <id>', 'show this one subscription of the tenant only')
     .option('--expires-in <seconds>', 'how long the link works, 60 to 86400 (default 3600)', seconds)
+    .option(
+      '--access <level>',
+      'view (the default: read, resend, pause, resume, test) or manage (also create, change, delete, rotate endpoints)',
+    )
     .action(
-      action((ctx, o: { tenant: string; subscription?: string; expiresIn?: number }) => commands.portalLink(ctx, o)),
+      action((ctx, o: { tenant: string; subscription?: string; expiresIn?: number; access?: string }) =>
+        commands.portalLink(ctx, o),
+      ),
     );
 
   program

@@ -29,6 +29,7 @@ export const CONTEXT_KEYS = [
   'webAclArn',
   'createApiGatewayCloudWatchRole',
   'senderMaxConcurrency',
+  'reservedConcurrency',
   'senderTimeoutMs',
   'logRetentionDays',
   'retryPolicy',
@@ -93,17 +94,22 @@ export function settingsFromContext(get: (key: ContextKey) => unknown): AppSetti
       `must be a CloudWatch Logs retention (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, ...), got ${logRetentionDays}`,
     );
   }
-  const retryPolicyJson = get('retryPolicy');
-  let retryPolicy: WebhookDeliveryProps['retryPolicy'];
-  if (typeof retryPolicyJson === 'string' && retryPolicyJson !== '') {
-    try {
-      retryPolicy = JSON.parse(retryPolicyJson);
-    } catch (error) {
-      throw new InvalidPropError('context retryPolicy', 'must be a JSON object', { cause: error });
+  // A JSON object: a string from the command line, already parsed from cdk.json. WebhookDelivery validates its fields.
+  const json = <T>(key: ContextKey): T | undefined => {
+    let value = get(key);
+    if (value === undefined || value === null || value === '') return undefined;
+    if (typeof value === 'string') {
+      try {
+        value = JSON.parse(value);
+      } catch (error) {
+        throw new InvalidPropError(`context ${key}`, 'must be a JSON object', { cause: error });
+      }
     }
-  } else if (retryPolicyJson !== undefined && retryPolicyJson !== null) {
-    retryPolicy = retryPolicyJson as WebhookDeliveryProps['retryPolicy'];
-  }
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new InvalidPropError(`context ${key}`, `must be a JSON object, got ${JSON.stringify(value)}`);
+    return value as T;
+  };
+  const retryPolicy = json<WebhookDeliveryProps['retryPolicy']>('retryPolicy');
   const period = num('dlqAlarmPeriodMinutes');
   const senderTimeoutMs = num('senderTimeoutMs');
   const rateLimit = num('apiRateLimit');
@@ -135,6 +141,7 @@ export function settingsFromContext(get: (key: ContextKey) => unknown): AppSetti
       webAclArn: str('webAclArn'),
       createApiGatewayCloudWatchRole: bool('createApiGatewayCloudWatchRole'),
       senderMaxConcurrency: num('senderMaxConcurrency'),
+      reservedConcurrency: json<WebhookDeliveryProps['reservedConcurrency']>('reservedConcurrency'),
       senderTimeout: senderTimeoutMs === undefined ? undefined : Duration.millis(senderTimeoutMs),
       logRetention: logRetentionDays as RetentionDays | undefined,
       retryPolicy,

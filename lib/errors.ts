@@ -29,6 +29,20 @@ export class InvalidPropError extends HooklineConfigError {
   }
 }
 
+/**
+ * A reserved concurrency Lambda would refuse (not a positive whole number), that names no deployed
+ * function, or that would throttle the function's own event source (below its maxConcurrency).
+ */
+export class ReservedConcurrencyError extends InvalidPropError {
+  override name = 'ReservedConcurrencyError';
+  constructor(
+    readonly functionKey: string,
+    message: string,
+  ) {
+    super(`reservedConcurrency.${functionKey}`, message);
+  }
+}
+
 /** topology.ts describes something that cannot work on AWS (e.g. a visibility timeout shorter than 6x the consumer's timeout). */
 export class TopologyError extends HooklineConfigError {
   override name = 'TopologyError';

@@ -28,6 +28,7 @@ import { resolvePauseLimit, resolveRateLimit } from '../lambdas/domain/rate-limi
 import { resolveReplayPolicy } from '../lambdas/domain/replay.ts';
 import { DEFAULT_RETENTION } from '../lambdas/domain/retention.ts';
 import { resolveRetryPolicy, type RetryPolicy } from '../lambdas/domain/retry-policy.ts';
+import { SLOW_LANE } from '../lambdas/domain/slow-lane.ts';
 import { DEFAULT_ALLOWED_PORTS, formatPorts, parseAllowedPorts } from '../lambdas/domain/target-ports.ts';
 import { InvalidPolicyError } from '../lambdas/domain/errors.ts';
 import { HooklineAlarms, type DeadLetterAlarmOptions, type LambdaAlarmSettings } from './constructs/alarms.ts';
@@ -35,6 +36,7 @@ import { HooklineDashboard } from './constructs/dashboard.ts';
 import { HooklineApi, type ApiAuth, type ApiThrottling, type ApiType } from './constructs/api.ts';
 import { ArchiveBucket } from './constructs/archive.ts';
 import { DeliveryArchiver } from './constructs/archiver.ts';
+import { validateReservedConcurrency, type ReservedConcurrency } from './constructs/concurrency.ts';
 import { DEFAULT_LOG_RETENTION } from './constructs/hookline-function.ts';
 import type { EnvironmentValues } from './constructs/environment.ts';
 import type { FunctionConstructProps, SharedFunctionOptions } from './constructs/function-options.ts';
@@ -48,7 +50,7 @@ import { SigningSecretsKey } from './constructs/secrets-key.ts';
 import { HooklineStorage } from './constructs/storage.ts';
 import { DeliverySweeper } from './constructs/sweeper.ts';
 import { FailureNotifier } from './constructs/notifier.ts';
-import { InvalidPropError } from './errors.ts';
+import { InvalidPropError, ReservedConcurrencyError } from './errors.ts';
 
 /** How long finished deliveries stay queryable in DynamoDB, and how long their archive is kept in S3. */
 export interface RetentionProps {
@@ -173,8 +175,23 @@ export interface WebhookDeliveryProps {
   readonly createApiGatewayCloudWatchRole?: boolean;
   /** Cap on concurrent sender batches, i.e. on parallel outbound POSTs / 10. @default 20 (EVENT_SOURCES) */
   readonly senderMaxConcurrency?: number;
+  /**
+   * Cap on concurrent sender batches from the slow lane, where the deliveries of endpoints that
+   * just timed out or answered slowly go (docs/design.md, "Slow endpoints"), in addition to
+   * `senderMaxConcurrency`. @default 10 (EVENT_SOURCES)
+   */
+  readonly senderSlowLaneMaxConcurrency?: number;
   /** Cap on concurrent ingest batches. @default 5 (EVENT_SOURCES) */
   readonly ingestMaxConcurrency?: number;
+  /**
+   * Lambda reserved concurrency by function, e.g. `{ api: 100, authorizer: 20, sender: 30 }`: each
+   * is set aside for its function and caps it, so an API burst cannot take the sender's concurrency
+   * (the sender's own caps are `senderMaxConcurrency` and `senderSlowLaneMaxConcurrency`). The
+   * sender's and ingest's must be at least the sum of their mappings' caps. Lambda refuses reservations that leave under 100 of the account's quota
+   * unreserved, so check `aws lambda get-account-settings` first (docs/aws.md, "Reserved concurrency").
+   * @default none on any function (RESERVED_CONCURRENCY_DEFAULTS)
+   */
+  readonly reservedConcurrency?: ReservedConcurrency;
   /**
    * How long a container reuses a subscription's decrypted signing-key data key
    * (HOOKLINE_SECRETS_CACHE_SECONDS): one KMS Decrypt ($0.03 per 10,000) per subscription per
@@ -185,6 +202,13 @@ export interface WebhookDeliveryProps {
   readonly secretsCacheTtl?: Duration;
   /** Per-attempt HTTP timeout of the sender (HOOKLINE_SENDER_TIMEOUT_MS). @default 15 seconds */
   readonly senderTimeout?: Duration;
+  /**
+   * How long an attempt may go unanswered before its subscription moves to the slow lane for
+   * 10 minutes (HOOKLINE_SLOW_LANE_AFTER_MS; docs/design.md, "Slow endpoints"); half the
+   * `senderTimeout` when that is shorter. `Duration.millis(0)` turns the slow lane off.
+   * @default 5 seconds
+   */
+  readonly senderSlowAfter?: Duration;
   /**
    * Destination ports subscription URLs may use, e.g. `'443'` or `'80,443,8000-8999'`
    * (HOOKLINE_ALLOWED_PORTS), checked when a subscription is created and at every send.
@@ -279,6 +303,7 @@ export class WebhookDelivery extends Construct {
     this.retryPolicy = validateRetryPolicy(props.retryPolicy);
     this.retention = resolveRetention(props.retention);
     const senderTimeoutMs = validateSenderTimeout(props.senderTimeout);
+    const reservedConcurrency = validateReservedConcurrency(props.reservedConcurrency);
     const functionOptions: SharedFunctionOptions = {
       logRetention: props.logRetention ?? DEFAULT_LOG_RETENTION,
       logRemovalPolicy: removalPolicy,
@@ -306,8 +331,10 @@ export class WebhookDelivery extends Construct {
       ...this.secretsKey.environmentValues(),
       [QUEUES.ingest.envVar]: this.ingestQueue.queueUrl,
       [QUEUES.delivery.envVar]: this.deliveryQueue.queueUrl,
+      [QUEUES.slowDelivery.envVar]: this.queues.slowDelivery.queue.queueUrl,
       HOOKLINE_DEFAULT_RETRY_POLICY: JSON.stringify(props.retryPolicy ?? {}),
       HOOKLINE_SENDER_TIMEOUT_MS: String(senderTimeoutMs),
+      HOOKLINE_SLOW_LANE_AFTER_MS: String(validateSenderSlowAfter(props.senderSlowAfter)),
       HOOKLINE_SECRETS_CACHE_SECONDS: String(validateSecretsCacheTtl(props.secretsCacheTtl)),
       HOOKLINE_ALLOWED_PORTS: validateAllowedTargetPorts(props.allowedTargetPorts),
       [BUCKETS.archive.envVar]: this.archive.bucket.bucketName,
@@ -317,7 +344,12 @@ export class WebhookDelivery extends Construct {
       ...recoveryEnvironment(props.recovery),
       ...noticeEnvironment(props.notices),
     };
-    const shared: FunctionConstructProps = { storage: this.storage, environmentValues, functionOptions };
+    const shared: FunctionConstructProps = {
+      storage: this.storage,
+      environmentValues,
+      functionOptions,
+      reservedConcurrency,
+    };
 
     const ingest = new EventIngest(this, 'Ingest', {
       ...shared,
@@ -330,6 +362,8 @@ export class WebhookDelivery extends Construct {
       ...shared,
       deliveryQueue: this.queues.delivery,
       maxConcurrency: props.senderMaxConcurrency,
+      slowLane: this.queues.slowDelivery,
+      slowLaneMaxConcurrency: props.senderSlowLaneMaxConcurrency,
       ...(this.staticEgress ? { staticEgress: this.staticEgress } : {}),
     });
     const sweeper = new DeliverySweeper(this, 'Sweeper', { ...shared, deliveryQueue: this.queues.delivery });
@@ -347,6 +381,9 @@ export class WebhookDelivery extends Construct {
       accessLogFormat: props.apiAccessLog,
       removalPolicy,
     });
+    // With IAM auth there is no authorizer: a reservation for it would be silently dropped.
+    if (reservedConcurrency.authorizer !== undefined && !this.api.authorizerHandler)
+      throw new ReservedConcurrencyError('authorizer', "is set, but only apiAuth 'bearer' deploys an authorizer");
     // Synchronous invokes of the archiver alone (not grantInvoke, which adds every version and alias):
     // the bucket stays the archiver's, and the api can start nothing else.
     this.api.handler.function.addToRolePolicy(
@@ -559,6 +596,18 @@ function validateSecretsCacheTtl(ttl: Duration | undefined): number {
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_SECRETS_CACHE_SECONDS)
     throw new InvalidPropError('secretsCacheTtl', `must be whole seconds between 1 s and 24 h, got ${seconds} s`);
   return seconds;
+}
+
+/** Whole milliseconds, 0 (off) to the sender function's timeout. */
+function validateSenderSlowAfter(after: Duration | undefined): number {
+  const ms = after?.toMilliseconds() ?? SLOW_LANE.slowAfterMs;
+  const functionMs = FUNCTIONS.sender.timeoutSeconds * 1000;
+  if (!Number.isInteger(ms) || ms < 0 || ms > functionMs)
+    throw new InvalidPropError(
+      'senderSlowAfter',
+      `must be whole milliseconds from 0 (off) to ${functionMs / 1000} s, got ${ms} ms`,
+    );
+  return ms;
 }
 
 /** The per-attempt timeout must leave the sender room to record the outcome before Lambda kills it. */

@@ -4,6 +4,7 @@
  * (scripts/openapi.ts) writes it between REFERENCE_START and REFERENCE_END and leaves the
  * hand-written part around the markers as it is; a unit test fails while it is stale.
  */
+import { PORTAL_ACCESS_LEVELS } from '#domain/portal-session.ts';
 import type { OpenApiDocument } from '#handlers/api/openapi.ts';
 
 export const REFERENCE_START = '<!-- reference:start -->';
@@ -109,11 +110,18 @@ function componentSchema(document: OpenApiDocument, name: string): Schema {
 
 function accessText(operation: OperationObject): string {
   if (operation.security?.length === 0) return 'public: no key';
+  const portal: readonly string[] = operation['x-hookline-portal'] ?? [];
   const who =
     operation['x-hookline-access'] === 'admin'
-      ? ['the admin key only']
+      ? [portal.length > 0 ? 'the admin key' : 'the admin key only']
       : ['the admin key', "a tenant key (its own tenant's only)"];
-  if (operation['x-hookline-portal']) who.push('a customer portal session');
+  // Any session, or one of the levels named: a "manage" route is not a view session's.
+  if (portal.length > 0)
+    who.push(
+      portal.length === PORTAL_ACCESS_LEVELS.length
+        ? 'a customer portal session'
+        : `a customer portal session with access ${portal.join(' or ')}`,
+    );
   return who.join(', ');
 }
 

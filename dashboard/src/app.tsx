@@ -189,7 +189,7 @@ function Shell({ session, route }: { readonly session: Session; readonly route: 
         <div class="who">
           {c.kind === 'portal' ? (
             <span class="small">
-              {c.tenantId} · until <Time iso={c.expiresAt} />
+              {c.tenantId} · {c.access === 'manage' ? 'manage' : 'view only'} · until <Time iso={c.expiresAt} />
             </span>
           ) : (
             <span class="small">admin</span>
@@ -233,6 +233,7 @@ export function App() {
               sessionId: s.sessionId,
               tenantId: s.tenantId,
               subscriptionId: s.subscriptionId,
+              access: s.access,
               expiresAt: s.expiresAt,
             };
             saveCredential(portal);

@@ -488,6 +488,7 @@ export function PortalLinksPage() {
   const [tenant, setTenant] = useState('');
   const [subscription, setSubscription] = useState('');
   const [lifetime, setLifetime] = useState(3600);
+  const [access, setAccess] = useState<'view' | 'manage'>('view');
   const [minted, setMinted] = useState<AnswerOf<'POST /v1/tenants/{tenantId}/portal-sessions'>>();
   const [revoked, setRevoked] = useState('');
   const [error, setError] = useState<unknown>();
@@ -498,7 +499,11 @@ export function PortalLinksPage() {
       setMinted(
         await client.call('POST /v1/tenants/{tenantId}/portal-sessions', {
           params: { tenantId: tenant.trim() },
-          body: { expiresInSeconds: lifetime, ...(subscription.trim() ? { subscriptionId: subscription.trim() } : {}) },
+          body: {
+            expiresInSeconds: lifetime,
+            access,
+            ...(subscription.trim() ? { subscriptionId: subscription.trim() } : {}),
+          },
         }),
       );
     } catch (e) {
@@ -523,8 +528,9 @@ export function PortalLinksPage() {
     <>
       <PageTitle>Customer portal links</PageTitle>
       <p>
-        A link shows one tenant its own subscriptions and deliveries (or one subscription), lets them resend, pause and
-        resume, and nothing else. It works once and for a limited time. Your backend mints them with{' '}
+        A link shows one tenant its own subscriptions and deliveries (or one subscription) and lets them resend, pause,
+        resume and send test events; a link with access to manage also lets them add, change, delete and re-key their
+        own endpoints. It works once and for a limited time. Your backend mints them with{' '}
         <code>POST /v1/tenants/{'{tenantId}'}/portal-sessions</code>;{' '}
         <code>npx hookline portal-link --tenant &lt;id&gt;</code> prints one.
       </p>
@@ -561,6 +567,21 @@ export function PortalLinksPage() {
             ))}
           </select>
         </div>
+        <div class="field">
+          <label for="link-access">Access</label>
+          <span id="link-access-hint" class="muted small">
+            view: read, resend, pause, resume, test. manage: also add, change, delete and rotate their endpoints.
+          </span>
+          <select
+            id="link-access"
+            value={access}
+            aria-describedby="link-access-hint"
+            onChange={(e) => setAccess(e.currentTarget.value === 'manage' ? 'manage' : 'view')}
+          >
+            <option value="view">view</option>
+            <option value="manage">manage</option>
+          </select>
+        </div>
         <div class="actions">
           <button type="submit">Create link</button>
         </div>
@@ -571,8 +592,8 @@ export function PortalLinksPage() {
           <h2 id="minted-title">Link for {minted.tenantId}</h2>
           <p>
             Valid until <Time iso={minted.expiresAt} />
-            {minted.subscriptionId ? `, for ${minted.subscriptionId} only` : ''}. Send it to the customer; it is shown
-            only now. Opening it here would end this console session in this tab.
+            {minted.subscriptionId ? `, for ${minted.subscriptionId} only` : ''}, access {minted.access}. Send it to the
+            customer; it is shown only now. Opening it here would end this console session in this tab.
           </p>
           <pre class="command" role="region" tabIndex={0} aria-label="Portal link">
             {minted.url}

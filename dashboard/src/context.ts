@@ -20,3 +20,13 @@ export function useSession(): Session {
 
 /** Whether this tab is the operator's console (the admin key) rather than a customer's portal. */
 export const isOperator = (s: Session) => s.credential.kind === 'admin';
+
+/**
+ * Whether this tab may change endpoints (create, edit, delete, rotate): the operator, or a portal
+ * session minted with access "manage". Only which controls show: the API decides either way.
+ */
+export const mayManage = (s: Session) => s.credential.kind === 'admin' || s.credential.access === 'manage';
+
+/** Whether this tab may add endpoints: a session limited to one endpoint manages that one alone. */
+export const mayCreate = (s: Session) =>
+  mayManage(s) && (s.credential.kind === 'admin' || s.credential.subscriptionId === null);

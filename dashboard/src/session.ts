@@ -13,6 +13,8 @@ export type Credential =
       readonly sessionId: string;
       readonly tenantId: string;
       readonly subscriptionId: string | null;
+      /** What the link was minted for; absent in a tab opened before levels existed, which could only view. */
+      readonly access?: 'view' | 'manage';
       readonly expiresAt: string;
     };
 

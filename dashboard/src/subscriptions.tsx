@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks';
 import type { AnswerOf, ItemOf } from '#client/hookline-client.ts';
-import { isOperator, useSession } from './context.ts';
+import { isOperator, mayCreate, mayManage, useSession } from './context.ts';
+import { endpointName, ManageEndpoint, TestEventForm } from './endpoint-actions.tsx';
+import { EndpointForm } from './endpoint-form.tsx';
 import { FailingBadge, HealthCells, HealthPanel, useStats } from './health.tsx';
 import { href, navigate, type Route } from './route.ts';
 import {
@@ -17,12 +19,11 @@ import {
 } from './ui.tsx';
 import { useAsync } from './use-async.ts';
 import { ContractText } from './contract.tsx';
-import { DeliveryTable } from './deliveries.tsx';
+import { DeliveryList, DeliveryTable, filterFromRoute, filterQuery } from './deliveries.tsx';
 
 type Subscription = ItemOf<'GET /v1/subscriptions'>;
-const DELIVERY_STATES = ['pending', 'in_flight', 'delivered', 'failed', 'expired'] as const;
 
-const nameOf = (s: Subscription) => s.description ?? s.url;
+const nameOf = endpointName;
 
 export function SubscriptionsPage({ route }: { readonly route: Route }) {
   const session = useSession();
@@ -46,6 +47,9 @@ export function SubscriptionsPage({ route }: { readonly route: Route }) {
     return { items, more: cursor !== undefined };
   }, [tenant, pages.length]);
   const [filter, setFilter] = useState(tenant);
+  const [adding, setAdding] = useState(false);
+  const [created, setCreated] = useState<AnswerOf<'POST /v1/subscriptions'>>();
+  const manage = mayCreate(session);
 
   return (
     <>
@@ -70,9 +74,30 @@ export function SubscriptionsPage({ route }: { readonly route: Route }) {
       ) : (
         <p>
           Your webhook endpoints and how they did over the last 24 hours. Open one to see its deliveries, resend them,
-          or pause it.
+          or pause it{mayManage(session) ? ', change it, rotate its secret or delete it' : ''}.
         </p>
       )}
+      {manage && !adding && (
+        <p>
+          <button type="button" class="primary" onClick={() => (setAdding(true), setCreated(undefined))}>
+            New endpoint
+          </button>
+        </p>
+      )}
+      {adding && (
+        <section class="panel" aria-labelledby="new-title">
+          <h2 id="new-title">New endpoint</h2>
+          <EndpointForm
+            onSaved={(saved) => {
+              setAdding(false);
+              setCreated(saved as AnswerOf<'POST /v1/subscriptions'>);
+              list.reload();
+            }}
+            onCancel={() => setAdding(false)}
+          />
+        </section>
+      )}
+      {created && <CreatedNote created={created} />}
       {list.error ? (
         <ErrorNote error={list.error} onRetry={list.reload} />
       ) : !list.data ? (
@@ -85,6 +110,8 @@ export function SubscriptionsPage({ route }: { readonly route: Route }) {
               <code>POST /v1/subscriptions</code> or <code>npx hookline subscriptions create --url https://…</code>
               {tenant ? ', or clear the tenant filter' : ''}.
             </p>
+          ) : manage ? (
+            <p>There are no webhook endpoints set up for you yet. Add one with New endpoint.</p>
           ) : (
             <p>There are no webhook endpoints set up for you yet. Ask the team that sends you webhooks to add one.</p>
           )}
@@ -137,6 +164,23 @@ export function SubscriptionsPage({ route }: { readonly route: Route }) {
         </section>
       )}
     </>
+  );
+}
+
+/** A new endpoint's signing secret, shown here once (it can be revealed again on the endpoint's page). */
+function CreatedNote({ created }: { readonly created: AnswerOf<'POST /v1/subscriptions'> }) {
+  const secret = created.secret ?? created.publicKey;
+  return (
+    <div class="note" role="status">
+      <p>
+        Created <a href={href(['subscriptions', created.id])}>{nameOf(created)}</a>.
+      </p>
+      {secret && (
+        <p>
+          Its signing secret: <code class="secret">{secret}</code> <CopyButton text={secret} label="Copy secret" />
+        </p>
+      )}
+    </div>
   );
 }
 
@@ -267,35 +311,6 @@ function SecretPanel({ subscriptionId }: { readonly subscriptionId: string }) {
   );
 }
 
-function TestEvent({ subscriptionId }: { readonly subscriptionId: string }) {
-  const { client } = useSession();
-  const [sent, setSent] = useState<string>();
-  const [error, setError] = useState<unknown>();
-  const send = async () => {
-    setError(undefined);
-    try {
-      setSent(
-        (await client.call('POST /v1/subscriptions/{subscriptionId}/test', { params: { subscriptionId } })).deliveryId,
-      );
-    } catch (e) {
-      setError(e);
-    }
-  };
-  return (
-    <p>
-      <button type="button" onClick={() => void send()}>
-        Send a test event
-      </button>{' '}
-      {sent && (
-        <span role="status">
-          Sent: <a href={href(['deliveries', sent])}>follow delivery {sent}</a>
-        </span>
-      )}
-      <ActionError error={error} />
-    </p>
-  );
-}
-
 export function SubscriptionPage({ id, route }: { readonly id: string; readonly route: Route }) {
   const session = useSession();
   const sub = useAsync(
@@ -304,7 +319,6 @@ export function SubscriptionPage({ id, route }: { readonly id: string; readonly 
   );
   const stats = useStats(id);
   const tab = route.query.get('tab') === 'dead-letters' ? 'dead-letters' : 'deliveries';
-  const state = route.query.get('state') ?? '';
   if (sub.error) return <ErrorNote error={sub.error} onRetry={sub.reload} />;
   if (!sub.data) return <Loading what="the subscription" />;
   const s = sub.data;
@@ -349,10 +363,14 @@ export function SubscriptionPage({ id, route }: { readonly id: string; readonly 
         <Loading what="health" />
       )}
       <StateActions subscription={s} onChanged={refresh} />
+      <ManageEndpoint subscription={s} onChanged={refresh} />
       <SecretPanel subscriptionId={s.id} />
-      <TestEvent subscriptionId={s.id} />
+      <TestEventForm subscription={s} />
       <nav class="tabs" aria-label="Deliveries of this subscription">
-        <a href={href(['subscriptions', id], { state })} aria-current={tab === 'deliveries' ? 'page' : undefined}>
+        <a
+          href={href(['subscriptions', id], filterQuery(filterFromRoute(route.query)))}
+          aria-current={tab === 'deliveries' ? 'page' : undefined}
+        >
           Deliveries
         </a>
         <a
@@ -365,22 +383,7 @@ export function SubscriptionPage({ id, route }: { readonly id: string; readonly 
       {tab === 'deliveries' ? (
         <section aria-labelledby="deliveries-title">
           <h2 id="deliveries-title">Deliveries</h2>
-          <form class="filters" onSubmit={(e) => e.preventDefault()}>
-            <label for="state-filter">State</label>
-            <select
-              id="state-filter"
-              value={state}
-              onChange={(e) => navigate(href(['subscriptions', id], { state: e.currentTarget.value }))}
-            >
-              <option value="">any state</option>
-              {DELIVERY_STATES.map((st) => (
-                <option key={st} value={st}>
-                  {st.replace('_', ' ')}
-                </option>
-              ))}
-            </select>
-          </form>
-          <DeliveryTable key={`d-${state}`} kind="deliveries" subscriptionId={id} state={state || undefined} />
+          <DeliveryList subscriptionId={id} path={['subscriptions', id]} route={route} eventTypes={s.eventTypes} />
         </section>
       ) : (
         <section aria-labelledby="dead-title">

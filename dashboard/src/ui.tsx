@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { explain, HooklineApiError } from './api.ts';
 import { useSession } from './context.ts';
+import { relativeTime } from './relative-time.ts';
 
 const DATE_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
@@ -12,6 +13,53 @@ export function Time({ iso }: { readonly iso: string | null | undefined }) {
   return (
     <time dateTime={iso} title={iso}>
       {Number.isNaN(at.getTime()) ? iso : DATE_TIME.format(at)}
+    </time>
+  );
+}
+
+const ABSOLUTE = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'long' });
+
+/** Every relative time on the page moves on together, on one timer that runs only while one is shown. */
+const ticking = new Set<(nowMs: number) => void>();
+let ticker: ReturnType<typeof setInterval> | undefined;
+
+function useNow(): number {
+  const [now, setNow] = useState(Date.now);
+  useEffect(() => {
+    ticking.add(setNow);
+    ticker ??= setInterval(() => {
+      const at = Date.now();
+      for (const set of ticking) set(at);
+    }, 15_000);
+    return () => {
+      ticking.delete(setNow);
+      if (ticking.size === 0) {
+        clearInterval(ticker);
+        ticker = undefined;
+      }
+    };
+  }, []);
+  return now;
+}
+
+/** An instant as the viewer reads it: their own zone, to the second, with the zone named. */
+export function absoluteTime(iso: string): string {
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? iso : ABSOLUTE.format(at);
+}
+
+/**
+ * A time in a list, as how long ago it was ("3 min ago", relative-time.ts), kept current; the
+ * absolute time, in the viewer's own zone, on hover, and the exact instant in `datetime`.
+ */
+export function RelativeTime({ iso }: { readonly iso: string | null | undefined }) {
+  const now = useNow();
+  if (!iso) return <span class="muted">–</span>;
+  const said = relativeTime(iso, now);
+  if (said === undefined) return <time dateTime={iso}>{iso}</time>;
+  return (
+    <time dateTime={iso} title={absoluteTime(iso)}>
+      {said}
     </time>
   );
 }

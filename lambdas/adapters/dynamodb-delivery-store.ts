@@ -18,6 +18,7 @@ import {
   type DeliveryAction,
   type DeliveryState,
 } from '#domain/states.ts';
+import { filterVerdict } from '#domain/delivery-filter.ts';
 import { deliveryIdParts, idOfListKey, lastListKeyAt } from '#domain/ids.ts';
 import type { Delivery, Expectation } from '#domain/types.ts';
 import { INDEXES, TABLES } from '#config/topology.ts';
@@ -27,6 +28,7 @@ import {
   type DeliveryStore,
   type DueDelivery,
   type RowAction,
+  type SubscriptionPageRequest,
 } from '#ports/delivery-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import {
@@ -299,15 +301,20 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
 
   /**
    * A page is read from the subscription's partitions of the table, merged in creation order
-   * (whole rows, consistently: no index to lag) and filtered by state.
+   * (whole rows, consistently: no index to lag). The time range is the key condition (the sort
+   * key starts with the creation time), so only rows inside it are read. State and event type
+   * are not in the key: rows are filtered as they are read, which is what a FilterExpression
+   * would cost too (DynamoDB charges for the items read before its filter), and keeps the rule
+   * in filterVerdict alone.
    */
-  async listBySubscription(
-    request: PageRequest & { subscriptionId: string; state?: DeliveryState; order?: 'newest' | 'oldest' },
-  ): Promise<DeliveryPage> {
+  async listBySubscription(request: SubscriptionPageRequest): Promise<DeliveryPage> {
     const index = deliveryIndexes.bySubscription(
       this.table,
       request.subscriptionId,
       request.order === 'oldest' ? 'ascending' : 'descending',
+      request.since !== undefined || request.until !== undefined
+        ? { from: request.since, to: request.until }
+        : undefined,
     );
     // A cursor is a position among one subscription's partitions: another's would read another listing.
     const reader = new ShardedReader(this.db, index, decodePosition(request.cursor, index));
@@ -318,7 +325,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
       for (const { item, position } of await reader.next(request.limit - items.length)) {
         last = encodePosition(position);
         const d = toDelivery(item);
-        if (request.state && d.state !== request.state) continue;
+        if (filterVerdict(d, request) === 'out') continue;
         items.push(d);
         // An item's own position is the cursor that reads on right after it.
         itemCursors.push(last);

@@ -412,6 +412,24 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     }
   }
 
+  async markSlow(id: string, untilIso: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          // Only ever later: a mark is never shortened by a sender that read an older row.
+          UpdateExpression: 'SET #slow = :until',
+          ConditionExpression: 'attribute_exists(id) AND (attribute_not_exists(#slow) OR #slow < :until)',
+          ExpressionAttributeNames: { '#slow': 'slowUntil' },
+          ExpressionAttributeValues: { ':until': untilIso },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
   async sealPlainSecrets(id: string, sealed: SealedSecrets): Promise<boolean> {
     const written = await conditionHeld(
       this.db.send(

@@ -21,6 +21,12 @@ export class SqsDeliveryQueue implements DeliveryQueue {
     private readonly queueUrl: string,
   ) {}
 
+  /** A queue's ARN ends in its name, the last segment of its URL, in AWS and in the local emulators alike. */
+  receivedFrom(eventSourceArn: string | undefined): boolean {
+    const name = this.queueUrl.slice(this.queueUrl.lastIndexOf('/') + 1);
+    return eventSourceArn?.endsWith(`:${name}`) === true;
+  }
+
   /** Deliveries due at the same second are packed (delivery-message-codec.ts); the messages go in batches of 10 within SQS's payload limit. */
   async enqueue(messages: readonly DeliveryMessage[]): Promise<void> {
     const byDelay = new Map<number, DeliveryMessage[]>();

@@ -1,3 +1,4 @@
+import type { PortalAccess } from '#domain/portal-session.ts';
 import type { Delivery, Subscription } from '#domain/types.ts';
 import type { Deps } from '#app/deps.ts';
 import { ForbiddenError, NotFoundError } from '#app/errors.ts';
@@ -21,8 +22,11 @@ export type Principal =
       readonly keyId: string;
       /** The one subscription this principal may see (a portal link limited to it). */
       readonly subscriptionId?: string;
-      /** A customer portal session (app/portal/), not a tenant key: the router allows it fewer routes. */
-      readonly portal?: boolean;
+      /**
+       * A customer portal session (app/portal/), not a tenant key, with the level its link was
+       * minted with: the router allows it the routes of that level (handlers/api/portal-access.ts).
+       */
+      readonly portal?: PortalAccess;
     };
 
 /** The deployment's own key (and IAM-signed callers): sees and may do everything. */

@@ -44,6 +44,8 @@ export interface Deps {
   readonly deliveries: DeliveryStore;
   readonly attempts: AttemptStore;
   readonly queue: DeliveryQueue;
+  /** The slow lane's queue (domain/slow-lane.ts): the sender's only, which alone moves deliveries there. */
+  readonly slowLane: DeliveryQueue;
   readonly replays: ReplayStore;
   readonly recovery: RecoveryStore;
   readonly rateLimiter: RateLimiter;
@@ -65,6 +67,8 @@ export interface Deps {
   readonly sweepGraceSeconds: number;
   /** The longest wait a delivery's message spends in flight; a longer one travels as a delayed message (HOOKLINE_IN_FLIGHT_WAIT_SECONDS). */
   readonly inFlightWaitSeconds: number;
+  /** An attempt unanswered this long marks its subscription slow (HOOKLINE_SLOW_LANE_AFTER_MS; 0: never). */
+  readonly slowAfterMs: number;
   readonly defaultRetryPolicy: RetryPolicy;
   /** Lets subscriptions and sends reach loopback and private addresses (local development only). */
   readonly allowPrivateTargets: boolean;
@@ -123,6 +127,7 @@ export const PROVIDED_BY = {
   deliveries: ['DELIVERIES_TABLE'],
   attempts: ['ATTEMPTS_TABLE'],
   queue: ['DELIVERY_QUEUE_URL'],
+  slowLane: ['SLOW_DELIVERY_QUEUE_URL'],
   replays: ['REPLAYS_TABLE'],
   recovery: ['DELIVERIES_TABLE'],
   rateLimiter: ['RATE_LIMITS_TABLE'],
@@ -138,6 +143,7 @@ export const PROVIDED_BY = {
   attemptTimeoutMs: ['HOOKLINE_SENDER_TIMEOUT_MS'],
   sweepGraceSeconds: ['HOOKLINE_SWEEP_GRACE_SECONDS'],
   inFlightWaitSeconds: ['HOOKLINE_IN_FLIGHT_WAIT_SECONDS'],
+  slowAfterMs: ['HOOKLINE_SLOW_LANE_AFTER_MS'],
   defaultRetryPolicy: ['HOOKLINE_DEFAULT_RETRY_POLICY'],
   allowPrivateTargets: ['HOOKLINE_ALLOW_PRIVATE_TARGETS'],
   allowedPorts: ['HOOKLINE_ALLOWED_PORTS'],

@@ -33,6 +33,14 @@ export function parsePositiveInt(name: string, value: string): number {
   return n;
 }
 
+/** A whole number of zero or more (0 usually meaning "off"). */
+export function parseNonNegativeInt(name: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n))
+    throw new InvalidEnvironmentError(name, `must be a whole number of 0 or more, not '${value}'`);
+  return n;
+}
+
 export function parseRetryPolicyEnv(name: string, value: string): RetryPolicy {
   try {
     return resolveRetryPolicy(JSON.parse(value));

@@ -9,6 +9,7 @@ import { DEFAULT_AUTO_PAUSE_POLICY } from '../domain/auto-pause.ts';
 import { DEFAULT_NOTICE_POLICY } from '../domain/notices.ts';
 import { DEFAULT_CUSTOMER_PAUSE_LIMIT, DEFAULT_CUSTOMER_REPLAY_LIMIT } from '../domain/rate-limit.ts';
 import { DEFAULT_REPLAY_POLICY } from '../domain/replay.ts';
+import { SLOW_LANE } from '../domain/slow-lane.ts';
 import type { CompletionAction } from '../domain/states.ts';
 import { DEFAULT_RETENTION } from '../domain/retention.ts';
 import { DEFAULT_ALLOWED_PORTS } from '../domain/target-ports.ts';
@@ -408,6 +409,9 @@ export const FUNCTIONS = {
       'HOOKLINE_ARCHIVE_DELIVERED',
       // Subscriptions' rateLimitPerSecond: the rate gate's sub-window counts and turns (keys `send#…`).
       'RATE_LIMITS_TABLE',
+      // The slow lane: where deliveries of a subscription marked slow go, and what it consumes beside the delivery queue.
+      'SLOW_DELIVERY_QUEUE_URL',
+      'HOOKLINE_SLOW_LANE_AFTER_MS',
     ],
   },
   sweeper: {
@@ -536,6 +540,17 @@ export const QUEUES = {
     maxReceiveCount: 1000,
     redrive: { localName: 'hookline-delivery-redrive', retentionSeconds: 14 * DAY },
   },
+  // The slow lane (domain/slow-lane.ts): deliveries of subscriptions whose endpoint was just
+  // slow, consumed by the same sender with a concurrency of its own, so they cannot hold the
+  // main lane's batches. Settings as the delivery queue's: the same messages, the same retries.
+  slowDelivery: {
+    envVar: 'SLOW_DELIVERY_QUEUE_URL',
+    localName: 'hookline-delivery-slow',
+    visibilityTimeoutSeconds: 6 * FUNCTIONS.sender.timeoutSeconds,
+    retentionSeconds: 14 * DAY,
+    maxReceiveCount: 1000,
+    redrive: { localName: 'hookline-delivery-slow-redrive', retentionSeconds: 14 * DAY },
+  },
 } as const satisfies Record<string, QueueDef>;
 export type QueueKey = keyof typeof QUEUES;
 
@@ -566,7 +581,30 @@ export const EVENT_SOURCES = [
     reportBatchItemFailures: true,
     maxConcurrency: 20,
   },
+  {
+    queue: 'slowDelivery',
+    function: 'sender',
+    batchSize: 10,
+    maxBatchingWindowSeconds: 0,
+    reportBatchItemFailures: true,
+    // Slow endpoints only: enough to keep trying them, never enough to take the main lane's share.
+    maxConcurrency: 10,
+  },
 ] as const satisfies readonly EventSourceDef[];
+
+/**
+ * Reserved concurrency (Lambda ReservedConcurrentExecutions) per function where the CDK's
+ * `reservedConcurrency` prop sets none: none, on purpose. A reservation is a floor and a cap at
+ * once, and Lambda refuses one that leaves fewer than 100 of the account's concurrent executions
+ * unreserved, so any default here would fail the first deploy on an account still at a low quota
+ * (new accounts may start well below 1,000) and take concurrency from the account's other
+ * workloads. Without one the sender and ingest stay bounded by their event sources'
+ * MaximumConcurrency (EVENT_SOURCES) and the scheduled functions by their schedules; the api
+ * scales with its stage throttle times its duration, so it is the one to cap
+ * (`reservedConcurrency.api`), and a sender reservation of at least its maxConcurrency
+ * guarantees it its batches (docs/aws.md, "Reserved concurrency").
+ */
+export const RESERVED_CONCURRENCY_DEFAULTS: Readonly<Partial<Record<FunctionKey, number>>> = {};
 
 export interface ScheduleDef {
   readonly function: FunctionKey;
@@ -667,6 +705,7 @@ export const ENV_DEFAULTS = {
   ATTEMPTS_TABLE: undefined,
   DELIVERY_QUEUE_URL: undefined,
   INGEST_QUEUE_URL: undefined,
+  SLOW_DELIVERY_QUEUE_URL: undefined,
   HOOKLINE_ADMIN_KEY_SECRET_ID: undefined,
   /** The KMS key (id or ARN) that seals new subscriptions' signing secrets (api: GenerateDataKey); `local` in the local runtime. */
   HOOKLINE_SECRETS_SEAL_KEY_ID: undefined,
@@ -683,6 +722,7 @@ export const ENV_DEFAULTS = {
   HOOKLINE_SWEEP_GRACE_SECONDS: String(DEFAULT_SWEEP_GRACE_SECONDS),
   /** The longest wait a delivery's message spends in flight (visibility); a longer one is sent again as a delayed message. */
   HOOKLINE_IN_FLIGHT_WAIT_SECONDS: String(DEFAULT_IN_FLIGHT_WAIT_SECONDS),
+  HOOKLINE_SLOW_LANE_AFTER_MS: String(SLOW_LANE.slowAfterMs),
   /** JSON partial RetryPolicy merged over the built-in default (DEFAULT_RETRY_POLICY); empty: that default as it is. */
   HOOKLINE_DEFAULT_RETRY_POLICY: '{}',
   REPLAYS_TABLE: undefined,

@@ -47,4 +47,25 @@ export function subscriptionSelects(
   return matchesEventType(subscription.eventTypes, type);
 }
 
+/** The type of the event `POST /v1/subscriptions/{id}/test` sends unless asked for another; every subscription receives it, whatever its event types. */
+export const TEST_EVENT_TYPE = 'hookline.test';
+
+/**
+ * Why a test event of `type` may not go to this subscription, or undefined when it may. The
+ * test type always may. Another of Hookline's own types never: a receiver trusts those to
+ * describe what Hookline did, and a test would make one up. Any other type only when the
+ * subscription receives it (subscriptionSelects), so a test shows what it would really be sent.
+ */
+export function testEventRefusal(
+  subscription: { readonly eventTypes: readonly string[]; readonly tenantId?: string },
+  type: string,
+): string | undefined {
+  if (type === TEST_EVENT_TYPE) return undefined;
+  if (isReservedEventType(type))
+    return `must not start with '${RESERVED_EVENT_TYPE_PREFIX}' other than ${TEST_EVENT_TYPE} (Hookline's own events are never made up)`;
+  if (!subscriptionSelects(subscription, type))
+    return `'${type}' is not a type this subscription receives (its eventTypes: ${subscription.eventTypes.join(', ')})`;
+  return undefined;
+}
+
 export const EVENT_TYPE_PATTERN = /^(\*|[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*(\.\*)?)$/;

@@ -19,6 +19,10 @@ export function endedReason(subscription: Subscription | undefined): string | un
   return undefined;
 }
 
+/** A rotation keeps the old secret signing this long by default, and at most a week. */
+export const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
+export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 86_400;
+
 /** The signing secrets still in use at `nowMs`: a rotated-out one drops out when its overlap ends. */
 export function liveSecretIndexes(
   subscription: Pick<Subscription, 'secretExpiry'>,

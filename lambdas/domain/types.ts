@@ -31,6 +31,8 @@ export interface Subscription {
   readonly lastDeadLetterAt?: string;
   /** Dead letters in the current run. */
   readonly deadLetterStreak?: number;
+  /** While later than now, its deliveries go to the slow lane (domain/slow-lane.ts); the sender sets it, nothing clears it. */
+  readonly slowUntil?: string;
   /**
    * The signing secrets (newest first; more than one while a rotation is in progress), sealed:
    * a subscription read from the store carries no usable secret, and only the sender's
@@ -135,6 +137,12 @@ export interface EventRecord {
 export interface Delivery {
   readonly id: string;
   readonly eventId: string;
+  /**
+   * The event's type, kept on the row so a listing shows and filters by it without reading
+   * the event. Absent on a row an earlier version wrote: its readers take it from the event
+   * (app/deliveries/reads.ts).
+   */
+  readonly eventType?: string;
   readonly subscriptionId: string;
   readonly tenantId?: string;
   readonly url: string;

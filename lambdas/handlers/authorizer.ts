@@ -6,6 +6,7 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { portalAccessOf } from '#domain/portal-session.ts';
 import { portalSession } from '#app/portal/portal-sessions.ts';
 import { tenantKey } from '#app/tenants/tenants.ts';
 import type { ApiKeyStore } from '#ports/api-key-store.ts';
@@ -49,8 +50,9 @@ interface Grant {
  * tenant keys are looked up on every call (no cache here), so only API Gateway's authorizer
  * cache (30 s, lib/constructs/api.ts) delays a revocation. A customer portal session token
  * (`hk_portal_…`, looked up by its session id when `portalSessions` is given) gives `tenant`
- * too, marked `portal` (the router allows it fewer routes) and limited to one subscription
- * when its link was; it ends with its link or its revocation, like a tenant key.
+ * too, marked `portal` with its link's access level (the router allows it that level's routes)
+ * and limited to one subscription when its link was; it ends with its link or its revocation,
+ * like a tenant key.
  */
 export function createAuthorizerHandler(
   keys: KeySource,
@@ -72,14 +74,14 @@ export function createAuthorizerHandler(
       };
     const session = portalSessions ? await portalSession(portalSessions, key, now()) : undefined;
     if (session) {
-      // Context values are strings; an empty subscriptionId is "no limit" (handlers/api/handler.ts principalOf).
+      // Context values are strings: `portal` is the level, an empty subscriptionId is "no limit" (handlers/api/handler.ts principalOf).
       return {
         principalId: `tenant:${session.tenantId}`,
         context: {
           role: 'tenant',
           tenantId: session.tenantId,
           keyId: session.id,
-          portal: 'true',
+          portal: portalAccessOf(session.access),
           subscriptionId: session.subscriptionId ?? '',
         },
       };

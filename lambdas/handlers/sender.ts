@@ -2,6 +2,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Deps } from '#app/deps.ts';
 import type { Receipt } from '#app/send/attempt.ts';
 import { processDelivery, type SendDeps } from '#app/send/send.ts';
+import { divertToSlowLane } from '#app/redelivery/slow-lane.ts';
 import {
   messageFinished,
   type Later,
@@ -33,7 +34,10 @@ export const ATTEMPT_LOG_MESSAGE = 'delivery attempt';
  * failure) unless every delivery in it is done or moved to a message of its own; one whose body
  * cannot be read is kept too.
  */
-export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue' | 'inFlightWaitSeconds'>, obs: Observability) {
+export function createSenderHandler(
+  deps: SendDeps & Pick<Deps, 'queue' | 'slowLane' | 'inFlightWaitSeconds'>,
+  obs: Observability,
+) {
   // Planned retries from every record in flight here go out together (gathered-sends.ts).
   const sendNext = gatheredSends(
     (messages) => deps.queue.enqueue(messages),
@@ -44,10 +48,14 @@ export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue' | 'inFli
     message: ReceivedDeliveryMessage,
     later: Later,
     receipt: Receipt,
+    mainLane: boolean,
   ): Promise<MessageFate> => {
     const fate = await settle(
       later,
-      async () => stillOnItsWay(message, deps.clock.now()) ?? processDelivery(deps, message, receipt),
+      async () =>
+        stillOnItsWay(message, deps.clock.now()) ??
+        (mainLane ? await divertToSlowLane(deps, message) : undefined) ??
+        processDelivery(deps, message, receipt),
     );
     if (fate.attempt)
       obs.logger.info(ATTEMPT_LOG_MESSAGE, { ...fate.attempt, ...emfCount(METRICS.attempts, Date.now()) });
@@ -72,8 +80,12 @@ export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue' | 'inFli
       return false;
     }
     const receipt = { receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1) };
+    // The slow lane's own deliveries are attempted there, whatever their subscription's mark says.
+    const mainLane = !deps.slowLane.receivedFrom(record.eventSourceARN);
     const queue = {
-      setVisibility: (delaySeconds: number) => deps.queue.setVisibility(record.receiptHandle, delaySeconds),
+      // The receipt handle is the queue's it came from.
+      setVisibility: (delaySeconds: number) =>
+        (mainLane ? deps.queue : deps.slowLane).setVisibility(record.receiptHandle, delaySeconds),
       send: (message: DeliveryMessage) => deps.queue.enqueue([message]),
       sendNext,
     };
@@ -82,7 +94,9 @@ export function createSenderHandler(deps: SendDeps & Pick<Deps, 'queue' | 'inFli
       inFlightWaitSeconds: deps.inFlightWaitSeconds,
       now: () => deps.clock.now(),
     };
-    const fates = await Promise.all(messages.map((m) => settleDelivery(m, waitFor(m, options, queue), receipt)));
+    const fates = await Promise.all(
+      messages.map((m) => settleDelivery(m, waitFor(m, options, queue), receipt, mainLane)),
+    );
     return messageFinished(fates);
   };
 

@@ -77,4 +77,6 @@ export interface DeliveryQueue {
   decode(wire: Readonly<Record<string, unknown>>): readonly ReceivedDeliveryMessage[];
   /** Visibility-timeout backoff (short waits only: app/redelivery/settle.ts `waitFor`): the received message comes back after `delaySeconds`. */
   setVisibility(receiptHandle: string, delaySeconds: number): Promise<void>;
+  /** Whether a record whose event source is `eventSourceArn` came from this queue (which lane a sender batch is from). */
+  receivedFrom(eventSourceArn: string | undefined): boolean;
 }

@@ -1,4 +1,5 @@
-import type { DeliveryAction, DeliveryState } from '#domain/states.ts';
+import type { DeliveryFilter } from '#domain/delivery-filter.ts';
+import type { DeliveryAction } from '#domain/states.ts';
 import type { Delivery, Expectation } from '#domain/types.ts';
 import type { Page, PageRequest } from './page.ts';
 
@@ -6,6 +7,12 @@ import type { Page, PageRequest } from './page.ts';
 export interface DeliveryPage extends Page<Delivery> {
   /** `itemCursors[i]` lists what comes after `items[i]`: a caller that stopped part-way through a page resumes there. */
   readonly itemCursors: readonly string[];
+}
+
+/** A page of one subscription's deliveries, in creation order, optionally filtered. */
+export interface SubscriptionPageRequest extends PageRequest, DeliveryFilter {
+  readonly subscriptionId: string;
+  readonly order?: 'newest' | 'oldest';
 }
 
 export interface DueDelivery {
@@ -66,15 +73,11 @@ export interface DeliveryStore {
   /**
    * One subscription's deliveries by creation: newest first, or with `order: 'oldest'` oldest
    * first, which is publish order (a consumer reconciling what it should have received).
-   * Optionally in one state. A cursor of another subscription's listing is refused.
+   * Optionally filtered: the deliveries `filterVerdict` (domain/delivery-filter.ts) lets in,
+   * and those it cannot tell (an earlier version's rows, without their event type), every
+   * page but the last full. A cursor of another subscription's listing is refused.
    */
-  listBySubscription(
-    request: PageRequest & {
-      readonly subscriptionId: string;
-      readonly state?: DeliveryState;
-      readonly order?: 'newest' | 'oldest';
-    },
-  ): Promise<DeliveryPage>;
+  listBySubscription(request: SubscriptionPageRequest): Promise<DeliveryPage>;
   /** failed and expired, newest `updatedAt` first. */
   listDeadLetters(request: PageRequest & { readonly subscriptionId?: string }): Promise<Page<Delivery>>;
   /** Live deliveries whose `nextAttemptAt` is before `beforeIso` (a row an earlier version claimed: its lease's start). */

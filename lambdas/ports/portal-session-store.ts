@@ -1,3 +1,5 @@
+import type { PortalAccess } from '#domain/portal-session.ts';
+
 /**
  * A customer portal link and the session it opens, as stored: the one-time code and the
  * session token only as SHA-256 hashes (hex), never usable values. Both carry the session id,
@@ -9,6 +11,8 @@ export interface PortalSessionRecord {
   readonly tenantId: string;
   /** The one subscription the session may see; absent: all of the tenant's. */
   readonly subscriptionId?: string;
+  /** What the session may do (domain/portal-session.ts); absent on a row written before levels existed, read as `view` (portalAccessOf). */
+  readonly access?: PortalAccess;
   readonly createdAt: string;
   /** When the link, and the session opened with it, stop working. */
   readonly endsAt: string;

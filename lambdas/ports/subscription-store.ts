@@ -90,6 +90,11 @@ export interface SubscriptionStore {
   /** Ends the dead-letter streak (a delivery succeeded, or the subscription was resumed). */
   clearDeadLetterStreak(id: string): Promise<void>;
   /**
+   * Puts the subscription in the slow lane until `untilIso` (domain/slow-lane.ts), unless it is
+   * gone or already marked until then or later: two senders marking at once write the later mark.
+   */
+  markSlow(id: string, untilIso: string): Promise<void>;
+  /**
    * Replaces a row's plain-text secrets (written before sealing) with their sealed form; false
    * when the row is gone or already sealed, so racing migrations write once.
    */

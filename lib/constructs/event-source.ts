@@ -5,20 +5,24 @@ import { EVENT_SOURCES, type FunctionKey } from '../../lambdas/config/topology.t
 import { acknowledgeNag } from '../nag.ts';
 import { InvalidPropError, TopologyError } from '../errors.ts';
 import { markTopology } from '../topology-metadata.ts';
+import { checkEventSourceReservation } from './concurrency.ts';
 import type { HooklineQueue } from './queues.ts';
 
 /**
  * Connects `queue` to `fn` with the EVENT_SOURCES settings for that pair: batch size,
  * batching window, partial batch responses (`ReportBatchItemFailures`) and the
- * MaximumConcurrency cap. `maxConcurrency` overrides the topology's cap. The event source
- * grants the function receive/delete/change-visibility on the queue.
+ * MaximumConcurrency cap. `maxConcurrency` overrides the topology's cap; a reserved concurrency
+ * on `fn` below it, plus `otherMappings` (the caps of the function's other event sources, which
+ * draw on the same reservation), is refused. The event source grants the function
+ * receive/delete/change-visibility on the queue.
  */
 export function connectQueue(
   fn: lambda.Function,
   functionKey: FunctionKey,
   queue: HooklineQueue,
   maxConcurrency?: number,
-): SqsEventSource {
+  otherMappings = 0,
+): { readonly source: SqsEventSource; readonly maxConcurrency: number } {
   const def = EVENT_SOURCES.find((s) => s.queue === queue.queueKey && s.function === functionKey);
   if (!def)
     throw new TopologyError(`EVENT_SOURCES has no entry for queue '${queue.queueKey}' -> function '${functionKey}'`);
@@ -30,6 +34,11 @@ export function connectQueue(
       `must be an integer from 2 to 1000, got ${concurrency}`,
     );
   }
+  checkEventSourceReservation(
+    functionKey,
+    (fn.node.defaultChild as lambda.CfnFunction).reservedConcurrentExecutions,
+    concurrency + otherMappings,
+  );
   const source = new SqsEventSource(queue.queue, {
     batchSize: def.batchSize,
     maxBatchingWindow: Duration.seconds(def.maxBatchingWindowSeconds),
@@ -46,7 +55,7 @@ export function connectQueue(
         "SQS event source mappings do not support on-failure destinations; failed messages go to the queue's own redrive queue (RedrivePolicy with maxReceiveCount), which is alarmed.",
     },
   ]);
-  return source;
+  return { source, maxConcurrency: concurrency };
 }
 
 /** The event source mapping the SqsEventSource just added (the newest one on the function). */

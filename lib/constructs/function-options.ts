@@ -1,3 +1,4 @@
+import type { ReservedConcurrency } from './concurrency.ts';
 import type { EnvironmentValues } from './environment.ts';
 import type { HooklineFunctionProps } from './hookline-function.ts';
 import type { HooklineStorage } from './storage.ts';
@@ -13,4 +14,6 @@ export interface FunctionConstructProps {
   readonly storage: HooklineStorage;
   readonly environmentValues: EnvironmentValues;
   readonly functionOptions?: SharedFunctionOptions;
+  /** Reserved concurrency by function; each construct's functions take their own entry. @default none (RESERVED_CONCURRENCY_DEFAULTS) */
+  readonly reservedConcurrency?: ReservedConcurrency;
 }

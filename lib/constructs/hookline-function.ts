@@ -19,6 +19,7 @@ import {
 } from '../../lambdas/config/topology.ts';
 import { markTopology } from '../topology-metadata.ts';
 import { TABLE_GRANTS } from './access.ts';
+import { reservedConcurrencyOf } from './concurrency.ts';
 import { functionEnvironment, type EnvironmentValues } from './environment.ts';
 import type { FunctionConstructProps } from './function-options.ts';
 import type { HooklineQueue } from './queues.ts';
@@ -52,6 +53,11 @@ export interface HooklineFunctionProps {
   readonly logLevel?: LogLevelName;
   /** Lambda's platform records (START, END, REPORT at INFO). @default OBSERVABILITY_DEFAULTS.platformLogLevel (WARN) */
   readonly platformLogLevel?: PlatformLogLevelName;
+  /**
+   * Lambda reserved concurrency: executions set aside for this function and its cap.
+   * @default RESERVED_CONCURRENCY_DEFAULTS (none: see there why)
+   */
+  readonly reservedConcurrency?: number;
   /** Where the handler sources and package-lock.json are. @default PROJECT_ROOT */
   readonly projectRoot?: string;
   /** Grants the function its TABLE_GRANTS entry on these tables. @default no table access */
@@ -83,6 +89,7 @@ export function functionPropsFrom(key: FunctionKey, props: FunctionConstructProp
     functionKey: key,
     environmentValues: props.environmentValues,
     storage: props.storage,
+    reservedConcurrency: props.reservedConcurrency?.[key],
   };
 }
 
@@ -98,12 +105,15 @@ export class HooklineFunction extends Construct {
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
   readonly functionKey: FunctionKey;
+  /** The function's reserved concurrency, if it has one. */
+  readonly reservedConcurrency?: number;
 
   constructor(scope: Construct, id: string, props: HooklineFunctionProps) {
     super(scope, id);
     const def = FUNCTIONS[props.functionKey];
     const root = props.projectRoot ?? PROJECT_ROOT;
     this.functionKey = props.functionKey;
+    this.reservedConcurrency = reservedConcurrencyOf(props.functionKey, props.reservedConcurrency);
 
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? DEFAULT_LOG_RETENTION,
@@ -129,6 +139,7 @@ export class HooklineFunction extends Construct {
       timeout: Duration.seconds(def.timeoutSeconds),
       memorySize: def.memorySize,
       description: def.description,
+      reservedConcurrentExecutions: this.reservedConcurrency,
       environment: {
         ...functionEnvironment(props.functionKey, props.environmentValues),
         POWERTOOLS_LOG_LEVEL: logLevel,

@@ -80,19 +80,22 @@ function assertConsumerFits(queueKey: QueueKey): void {
   }
 }
 
-/** Both queue pairs from QUEUES. */
+/** Every queue pair from QUEUES. */
 export class HooklineQueues extends Construct {
   readonly ingest: HooklineQueue;
   readonly delivery: HooklineQueue;
+  /** The slow lane (domain/slow-lane.ts): the sender's second source. */
+  readonly slowDelivery: HooklineQueue;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
     this.ingest = new HooklineQueue(this, 'Ingest', { queueKey: 'ingest' });
     this.delivery = new HooklineQueue(this, 'Delivery', { queueKey: 'delivery' });
+    this.slowDelivery = new HooklineQueue(this, 'SlowDelivery', { queueKey: 'slowDelivery' });
   }
 
   /** Every pair by its QUEUES key. */
   get all(): Readonly<Record<QueueKey, HooklineQueue>> {
-    return { ingest: this.ingest, delivery: this.delivery };
+    return { ingest: this.ingest, delivery: this.delivery, slowDelivery: this.slowDelivery };
   }
 }

@@ -14,6 +14,13 @@ export interface DeliverySenderProps extends FunctionConstructProps {
    * @default EVENT_SOURCES entry for the sender
    */
   readonly maxConcurrency?: number;
+  /** The slow lane's queue pair (domain/slow-lane.ts), the sender's second source. */
+  readonly slowLane: HooklineQueue;
+  /**
+   * Cap on concurrent batches from the slow lane: what slow endpoints may hold at most, beside
+   * (not out of) `maxConcurrency`. @default EVENT_SOURCES entry for the slow lane
+   */
+  readonly slowLaneMaxConcurrency?: number;
   /** Send from fixed addresses: the sender runs in this VPC's private subnets behind its NAT gateways. @default no VPC */
   readonly staticEgress?: StaticEgress;
 }
@@ -24,7 +31,8 @@ export interface DeliverySenderProps extends FunctionConstructProps {
  * message's visibility timeout to the delay and reporting it as a batch item failure, so the sender
  * needs ChangeMessageVisibility on top of what the event source grants. A longer wait, or one
  * of a delivery that leaves a pack (several deliveries in one message), is sent as a delayed
- * message of its own instead, out of flight: SendMessage on the same queue.
+ * message of its own instead, out of flight: SendMessage on the same queue. It consumes the slow
+ * lane too, and sends there the deliveries of subscriptions marked slow.
  */
 export class DeliverySender extends Construct {
   readonly handler: HooklineFunction;
@@ -33,13 +41,16 @@ export class DeliverySender extends Construct {
     super(scope, id);
     this.handler = new HooklineFunction(this, 'Sender', {
       ...functionPropsFrom('sender', props),
-      sendsTo: [props.deliveryQueue],
+      sendsTo: [props.deliveryQueue, props.slowLane],
       ...(props.staticEgress ? { placement: props.staticEgress.functionPlacement } : {}),
       noAsyncFailureDestination:
         'Invoked only synchronously by its SQS event source mapping, never asynchronously; delivery outcomes are recorded in DynamoDB and poison messages move to the delivery redrive queue, which is alarmed.',
     });
     const fn = this.handler.function;
     props.deliveryQueue.queue.grant(fn, 'sqs:ChangeMessageVisibility');
-    connectQueue(fn, 'sender', props.deliveryQueue, props.maxConcurrency);
+    props.slowLane.queue.grant(fn, 'sqs:ChangeMessageVisibility');
+    const main = connectQueue(fn, 'sender', props.deliveryQueue, props.maxConcurrency);
+    // The same function drains the slow lane, its concurrency on top of the main lane's.
+    connectQueue(fn, 'sender', props.slowLane, props.slowLaneMaxConcurrency, main.maxConcurrency);
   }
 }

@@ -1,14 +1,24 @@
 /**
  * The areas BENCHMARKS.md holds, in the file's order. Each has a stable key (what a run names it
- * by: the bench's `--only=` names, and `chaos`), the start of the `### ` heading its renderer
+ * by: the bench's `--only=` names, `chaos` and `scale-model`), the start of the `### ` heading its renderer
  * writes (the rest of a heading may carry figures, such as "100,000 subscriptions"), and the
  * headline figures the Trend table keeps of it, read off the rendered section.
  */
-export type AreaKey = 'cost' | 'overhead' | 'e2e' | 'retry' | 'notices' | 'rate-limit' | 'routing' | 'cold' | 'chaos';
+export type AreaKey =
+  | 'cost'
+  | 'overhead'
+  | 'e2e'
+  | 'retry'
+  | 'notices'
+  | 'rate-limit'
+  | 'routing'
+  | 'cold'
+  | 'chaos'
+  | 'scale-model';
 
 export interface Area {
   readonly key: AreaKey;
-  /** How the renderer's heading starts (scripts/bench/report.ts, cost-report.ts, notices.ts, rate-limit.ts, routing.ts; scripts/chaos/report.ts). */
+  /** How the renderer's heading starts (scripts/bench/report.ts, cost-report.ts, notices.ts, rate-limit.ts, routing.ts; scripts/chaos/report.ts; scripts/scale-model/report.ts). */
   readonly heading: string;
   /** The Trend table's column for this area. */
   readonly trendColumn: string;
@@ -167,6 +177,15 @@ export const AREAS: readonly Area[] = [
     heading: '### Chaos',
     trendColumn: 'chaos: lost / duplicates (% of delivered)',
     headline: chaosHeadline,
+  },
+  {
+    key: 'scale-model',
+    heading: '### Scale model',
+    trendColumn: 'scale model, 10,000/s spread: delivered/s / p99 ms',
+    headline: (md) => {
+      const r = row(md, (c) => c.startsWith('10,000 deliveries/s over'));
+      return cell([r?.[1], r?.[3]]);
+    },
   },
 ];
 

@@ -17,12 +17,14 @@ export interface Chart {
   readonly categories: readonly string[];
   readonly series: readonly BarSeries[];
   readonly yAxis: string;
+  /** Bars (the default), or lines for a series over time (the scale model's seconds). */
+  readonly kind?: 'bar' | 'line';
 }
 
 const WIDTH = 880;
 const HEIGHT = 420;
 
-/** One grouped bar chart as an SVG document, rendered server-side by ECharts (no DOM, no network). */
+/** One grouped bar chart (or a line chart, `kind: "line"`) as an SVG document, rendered server-side by ECharts (no DOM, no network). */
 export function renderBarChart(chart: Chart): string {
   const instance = echarts.init(null, null, { renderer: 'svg', ssr: true, width: WIDTH, height: HEIGHT });
   instance.setOption({
@@ -38,7 +40,7 @@ export function renderBarChart(chart: Chart): string {
       type: 'category',
       data: [...chart.categories],
       axisLabel: {
-        interval: 0,
+        interval: chart.kind === 'line' ? 'auto' : 0,
         width: Math.floor((WIDTH - 90) / Math.max(1, chart.categories.length)) - 12,
         overflow: 'break',
         fontSize: 11,
@@ -47,9 +49,13 @@ export function renderBarChart(chart: Chart): string {
     yAxis: { type: 'value', name: chart.yAxis, nameLocation: 'middle', nameGap: 50 },
     series: chart.series.map((s) => ({
       name: s.name,
-      type: 'bar',
+      type: chart.kind ?? 'bar',
       data: [...s.values],
-      label: { show: true, position: 'top', fontSize: 10, formatter: (p: { value: number }) => format(p.value) },
+      ...(chart.kind === 'line'
+        ? { showSymbol: false }
+        : {
+            label: { show: true, position: 'top', fontSize: 10, formatter: (p: { value: number }) => format(p.value) },
+          }),
     })),
   });
   const svg = instance.renderToSVGString();

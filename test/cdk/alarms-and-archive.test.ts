@@ -173,7 +173,7 @@ describe('alarms: redrive queues, sender errors and throttles', () => {
 
   test('every alarm notifies the on-call topic on ALARM and on OK', () => {
     const alarms = resourcesOfType(json, 'AWS::CloudWatch::Alarm');
-    assert.equal(alarms.length, 9);
+    assert.equal(alarms.length, 10);
     for (const [id, alarm] of alarms) {
       assert.deepEqual(alarm.Properties!.AlarmActions, [{ Ref: ids.topic }], id);
       assert.deepEqual(alarm.Properties!.OKActions, [{ Ref: ids.topic }], id);
@@ -192,6 +192,7 @@ describe('alarms: redrive queues, sender errors and throttles', () => {
       'Alarms-NoticesNotSent',
       'Alarms-SenderErrors',
       'Alarms-SenderThrottles',
+      'Alarms-SlowDeliveryRedriveNotEmpty',
       'Alarms-SweeperNotRunning',
       'Alarms-WebhookDLQRateHigh',
     ]);
@@ -291,7 +292,7 @@ describe('alarms: on-call topic', () => {
     const topics = resourcesOfType(json, 'AWS::SNS::Topic').map(([id]) => id);
     assert.equal(topics.length, 1);
     const alarms = resourcesOfType(json, 'AWS::CloudWatch::Alarm');
-    assert.equal(alarms.length, 9);
+    assert.equal(alarms.length, 10);
     for (const [, alarm] of alarms) assert.deepEqual(alarm.Properties!.AlarmActions, [{ Ref: topics[0] }]);
   });
 });

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { REPLAYABLE_STATES, STATE, type DeliveryState } from '#domain/states.ts';
 import { expectationOf, NO_ROW, type Delivery, type InlineAttempt } from '#domain/types.ts';
-import type { DeliveryStore, RowAction } from '#ports/delivery-store.ts';
+import type { DeliveryStore, RowAction, SubscriptionPageRequest } from '#ports/delivery-store.ts';
 import { InvalidCursorError, type Page, type PageRequest } from '#ports/page.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
 import { aDelivery } from './fakes.ts';
@@ -78,7 +78,7 @@ const attemptNo = (seq: number, status = 500): InlineAttempt => ({
 });
 
 /** How many cases the contract has: each opens one store, which the runners check, so a lost case shows. */
-export const CONTRACT_CASES = 41;
+export const CONTRACT_CASES = 43;
 
 export function deliveryStoreContract(label: string, open: OpenStore): void {
   /** Runs `body` on a fresh store, disposing of it whatever happens. */
@@ -644,6 +644,95 @@ export function deliveryStoreContract(label: string, open: OpenStore): void {
               `${order}: a state filter from an item's cursor`,
             );
           }
+        }),
+      );
+
+      const TYPES = [
+        'order.created',
+        'order.paid',
+        'order.created',
+        'order.created',
+        'order.paid',
+        'order.created',
+        'order.paid',
+      ];
+      const typed = rows.map((d, i) => ({ ...d, eventType: TYPES[i]! }));
+      type Filter = Omit<SubscriptionPageRequest, 'subscriptionId' | 'limit' | 'cursor' | 'order'>;
+      /** Every page of the filtered listing, in `order`. */
+      const filtered = (store: DeliveryStore, filter: Filter, order: 'newest' | 'oldest', limit: number) =>
+        allPages((r) => store.listBySubscription({ ...r, ...filter, subscriptionId: 'sub_list', order }), limit);
+
+      it(
+        'filters by event type and by creation time (both ends included), alone and with a state, page by page in either order',
+        withStore(async (store, seed) => {
+          await seed(...typed, { ...other(), eventType: 'order.created' });
+          // What each filter means, spelled out here rather than taken from the domain.
+          const cases: ReadonlyArray<readonly [string, Filter, (d: Delivery) => boolean]> = [
+            ['a type', { eventType: 'order.created' }, (d) => d.eventType === 'order.created'],
+            ['since', { since: at(-980) }, (d) => d.createdAt >= at(-980)],
+            ['until', { until: at(-960) }, (d) => d.createdAt <= at(-960)],
+            [
+              'a range',
+              { since: at(-980), until: at(-960) },
+              (d) => d.createdAt >= at(-980) && d.createdAt <= at(-960),
+            ],
+            [
+              'all four',
+              { state: 'failed', eventType: 'order.created', since: at(-990), until: at(-950) },
+              (d) =>
+                d.state === 'failed' &&
+                d.eventType === 'order.created' &&
+                d.createdAt >= at(-990) &&
+                d.createdAt <= at(-950),
+            ],
+            ['a range with none in it', { since: at(-500) }, () => false],
+            ['a type nobody sent', { eventType: 'order.refunded' }, () => false],
+          ];
+          for (const [what, filter, keeps] of cases) {
+            const expected = typed.filter(keeps).map((d) => d.id);
+            assert.ok(what.includes('none') || what.includes('nobody') || expected.length > 0, `${what} keeps some`);
+            for (const limit of [1, 2, 5]) {
+              assert.deepEqual(
+                await filtered(store, filter, 'oldest', limit),
+                expected,
+                `${what}, oldest, limit ${limit}`,
+              );
+              assert.deepEqual(
+                await filtered(store, filter, 'newest', limit),
+                [...expected].reverse(),
+                `${what}, newest, limit ${limit}`,
+              );
+            }
+          }
+          const range = { eventType: 'order.created', since: at(-1000), until: at(-950) };
+          const whole = await store.listBySubscription({ ...range, subscriptionId: 'sub_list', limit: 100 });
+          for (const [i, cursor] of whole.itemCursors.entries()) {
+            const rest = await store.listBySubscription({ ...range, subscriptionId: 'sub_list', limit: 100, cursor });
+            assert.deepEqual(
+              rest.items.map((d) => d.id),
+              whole.items.slice(i + 1).map((d) => d.id),
+              `a filtered listing after item ${i}`,
+            );
+          }
+        }),
+      );
+
+      it(
+        "lists a row that does not keep its event type (an earlier version's) under any type filter, for its reader to settle",
+        withStore(async (store, seed) => {
+          const earlier = aDelivery({ ...listed('earlier', at(-985)), state: 'delivered' });
+          assert.equal(earlier.eventType, undefined);
+          await seed(...typed, earlier);
+
+          const paid = [...typed.filter((d) => d.eventType === 'order.paid'), earlier]
+            .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+            .map((d) => d.id);
+          assert.deepEqual(await filtered(store, { eventType: 'order.paid' }, 'newest', 2), paid);
+          assert.deepEqual(await filtered(store, { eventType: 'order.paid', state: 'pending' }, 'newest', 2), []);
+          assert.deepEqual(await filtered(store, { eventType: 'order.paid', since: at(-980) }, 'newest', 2), [
+            typed[6]!.id,
+            typed[4]!.id,
+          ]);
         }),
       );
 

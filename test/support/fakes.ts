@@ -9,6 +9,7 @@ import { DEFAULT_RETENTION, eventTtlFor, type RetentionPolicy } from '#domain/re
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '#domain/retry-policy.ts';
 import { STATE } from '#domain/states.ts';
 import { DEFAULT_IN_FLIGHT_WAIT_SECONDS, DEFAULT_SWEEP_GRACE_SECONDS } from '#config/topology.ts';
+import { SLOW_LANE } from '#domain/slow-lane.ts';
 import type {
   AttemptRecord,
   Delivery,
@@ -261,6 +262,11 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
     this.items.set(id, rest);
   }
 
+  async markSlow(id: string, untilIso: string): Promise<void> {
+    const s = this.items.get(id);
+    if (s && !(s.slowUntil !== undefined && s.slowUntil >= untilIso)) this.items.set(id, { ...s, slowUntil: untilIso });
+  }
+
   async sealPlainSecrets(id: string, sealed: SealedSecrets): Promise<boolean> {
     const s = this.items.get(id);
     if (s?.secrets.scheme !== 'plain') return false;
@@ -312,6 +318,13 @@ export class RecordingQueue implements DeliveryQueue {
   async setVisibility(receiptHandle: string, delaySeconds: number): Promise<void> {
     this.retries.push({ receiptHandle, delaySeconds });
     if (this.failSetVisibility) throw this.failSetVisibility;
+  }
+
+  /** `arn`: the event source ARN records of this queue carry, in tests that tell lanes apart. */
+  constructor(readonly arn = 'arn:aws:sqs:us-east-1:000000000000:recording') {}
+
+  receivedFrom(eventSourceArn: string | undefined): boolean {
+    return eventSourceArn === this.arn;
   }
 
   /** Every message enqueued, across calls. */
@@ -381,6 +394,7 @@ export interface FakeDeps
     | 'defaultRetryPolicy'
     | 'sweepGraceSeconds'
     | 'inFlightWaitSeconds'
+    | 'slowAfterMs'
     | 'retention'
     | 'allowPrivateTargets'
     | 'resolver'
@@ -395,6 +409,7 @@ export interface FakeDeps
   readonly deliveries: InMemoryDeliveryStore;
   readonly attempts: InMemoryAttemptStore;
   readonly queue: RecordingQueue;
+  readonly slowLane: RecordingQueue;
   readonly ingestManifests: InMemoryIngestManifestStore;
   readonly sendRate: InMemorySendRateCounters;
   readonly clock: FakeClock;
@@ -412,6 +427,7 @@ export function fakeDeps(overrides: Partial<Mutable<FakeDeps>> = {}): FakeDeps {
     deliveries: new InMemoryDeliveryStore(),
     attempts: new InMemoryAttemptStore(),
     queue: new RecordingQueue(),
+    slowLane: new RecordingQueue('arn:aws:sqs:us-east-1:000000000000:recording-slow'),
     ingestManifests: new InMemoryIngestManifestStore(),
     sendRate: new InMemorySendRateCounters(),
     clock: new FakeClock(),
@@ -419,6 +435,7 @@ export function fakeDeps(overrides: Partial<Mutable<FakeDeps>> = {}): FakeDeps {
     defaultRetryPolicy: DEFAULT_RETRY_POLICY as RetryPolicy,
     sweepGraceSeconds: DEFAULT_SWEEP_GRACE_SECONDS,
     inFlightWaitSeconds: DEFAULT_IN_FLIGHT_WAIT_SECONDS,
+    slowAfterMs: SLOW_LANE.slowAfterMs,
     retention: DEFAULT_RETENTION,
     allowPrivateTargets: false,
     resolver: { resolve: async () => ['93.184.216.34'] },

@@ -6,15 +6,8 @@
  * service that relies on a condition (a write another copy got to first, a raced reschedule) behaves here as against
  * the table. test/support/delivery-store-contract.ts runs the same cases against both.
  */
-import {
-  allows,
-  isDeadLetter,
-  isLive,
-  STATE,
-  targetOf,
-  type DeliveryAction,
-  type DeliveryState,
-} from '#domain/states.ts';
+import { allows, isDeadLetter, isLive, STATE, targetOf, type DeliveryAction } from '#domain/states.ts';
+import { filterVerdict } from '#domain/delivery-filter.ts';
 import type { Delivery, Expectation } from '#domain/types.ts';
 import {
   writtenFields,
@@ -22,6 +15,7 @@ import {
   type DeliveryStore,
   type DueDelivery,
   type RowAction,
+  type SubscriptionPageRequest,
 } from '#ports/delivery-store.ts';
 import { decodeCursor, encodeCursor } from '#ports/page.ts';
 import { InvalidCursorError, type Page, type PageRequest } from '#ports/page.ts';
@@ -144,9 +138,7 @@ export class InMemoryDeliveryStore implements DeliveryStore {
   }
 
   /** Keyset pages like the DynamoDB index's: a cursor is the position (createdAt, id) of the item it continues after. */
-  async listBySubscription(
-    request: PageRequest & { subscriptionId: string; state?: DeliveryState; order?: 'newest' | 'oldest' },
-  ): Promise<DeliveryPage> {
+  async listBySubscription(request: SubscriptionPageRequest): Promise<DeliveryPage> {
     const after = request.cursor
       ? decodeCursor<{ id: string; subscriptionId: string; createdAt: string }>(request.cursor)
       : undefined;
@@ -164,7 +156,7 @@ export class InMemoryDeliveryStore implements DeliveryStore {
       .filter(
         (d) =>
           d.subscriptionId === request.subscriptionId &&
-          (!request.state || d.state === request.state) &&
+          filterVerdict(d, request) !== 'out' &&
           (!after || compare(d, after) > 0),
       )
       .sort(compare);

@@ -1,6 +1,6 @@
 import { InvalidPolicyError } from '#domain/errors.ts';
 import { parseAllowedPorts, type PortRanges } from '#domain/target-ports.ts';
-import { parseFlag, parsePositiveInt, parseRetryPolicyEnv } from '#config/env.ts';
+import { parseFlag, parseNonNegativeInt, parsePositiveInt, parseRetryPolicyEnv } from '#config/env.ts';
 import { InvalidEnvironmentError } from '#config/errors.ts';
 import { NO_SETTING, type EnvName } from '#config/topology.ts';
 import { isEmailAddress } from '#domain/notices.ts';
@@ -25,6 +25,7 @@ type SettingDep =
   | 'attemptTimeoutMs'
   | 'sweepGraceSeconds'
   | 'inFlightWaitSeconds'
+  | 'slowAfterMs'
   | 'defaultRetryPolicy'
   | 'allowPrivateTargets'
   | 'allowedPorts'
@@ -37,6 +38,7 @@ export const SETTING_FACTORIES: Factories<SettingDep> = {
   attemptTimeoutMs: (v) => parsePositiveInt('HOOKLINE_SENDER_TIMEOUT_MS', v.HOOKLINE_SENDER_TIMEOUT_MS),
   sweepGraceSeconds: (v) => parsePositiveInt('HOOKLINE_SWEEP_GRACE_SECONDS', v.HOOKLINE_SWEEP_GRACE_SECONDS),
   inFlightWaitSeconds: (v) => parsePositiveInt('HOOKLINE_IN_FLIGHT_WAIT_SECONDS', v.HOOKLINE_IN_FLIGHT_WAIT_SECONDS),
+  slowAfterMs: (v) => parseNonNegativeInt('HOOKLINE_SLOW_LANE_AFTER_MS', v.HOOKLINE_SLOW_LANE_AFTER_MS),
   defaultRetryPolicy: (v) => parseRetryPolicyEnv('HOOKLINE_DEFAULT_RETRY_POLICY', v.HOOKLINE_DEFAULT_RETRY_POLICY),
   allowPrivateTargets: (v) => parseFlag('HOOKLINE_ALLOW_PRIVATE_TARGETS', v.HOOKLINE_ALLOW_PRIVATE_TARGETS),
   allowedPorts: (v) => allowedPortsFromEnv('HOOKLINE_ALLOWED_PORTS', v.HOOKLINE_ALLOWED_PORTS),

@@ -5,7 +5,7 @@ import { type Principal, visibleDelivery, visibleSubscription } from '#app/acces
 import type { DeadLetterQuery, DeliveryListQuery } from '#app/deliveries/delivery-request.ts';
 import type { Deps } from '#app/deps.ts';
 import { NotFoundError, ValidationError } from '#app/errors.ts';
-import { listSubscriptionDeliveries } from '#app/deliveries/reads.ts';
+import { listSubscriptionDeliveries, withEventTypes } from '#app/deliveries/reads.ts';
 import type { UnwrittenDeps } from '#app/deliveries/unwritten.ts';
 
 /** One delivery's row by id, whoever owns it (operator paths that act on it); NotFoundError when there is none. */
@@ -40,7 +40,8 @@ export async function getDeliveryDetail(
     attemptPage(deps, delivery, { limit: DETAIL_ATTEMPTS }),
   ]);
   return {
-    delivery,
+    // A row an earlier version wrote does not keep its event's type: the event read here says it.
+    delivery: delivery.eventType === undefined && event ? { ...delivery, eventType: event.type } : delivery,
     ...(event ? { event } : {}),
     attempts: attempts.items,
     ...(attempts.nextCursor ? { attemptsNextCursor: attempts.nextCursor } : {}),
@@ -90,8 +91,9 @@ export async function attemptPage(
 }
 
 /**
- * A page of one subscription's deliveries. A tenant key must own the subscription (else
- * NotFoundError); the admin key may list any id, and an unknown one is simply an empty page.
+ * A page of one subscription's deliveries, optionally filtered, each with its event type. A
+ * tenant key must own the subscription (else NotFoundError); the admin key may list any id, and
+ * an unknown one is simply an empty page.
  */
 export async function listDeliveries(
   deps: UnwrittenDeps,
@@ -99,15 +101,17 @@ export async function listDeliveries(
   query: DeliveryListQuery,
 ): Promise<Page<Delivery>> {
   if (principal.role === 'tenant') await visibleSubscription(deps, principal, query.subscriptionId);
-  return listSubscriptionDeliveries(deps, query);
+  const page = await listSubscriptionDeliveries(deps, query);
+  return { items: await withEventTypes(deps, page.items), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
 }
 
 /**
- * A page of dead letters. The admin key may list them across all subscriptions; a tenant key
- * only per subscription, one of its own, since the overall listing is not partitioned by tenant.
+ * A page of dead letters, each with its event type. The admin key may list them across all
+ * subscriptions; a tenant key only per subscription, one of its own, since the overall listing
+ * is not partitioned by tenant.
  */
 export async function listDeadLetters(
-  deps: Pick<Deps, 'deliveries' | 'subscriptions'>,
+  deps: Pick<Deps, 'deliveries' | 'subscriptions' | 'events'>,
   principal: Principal,
   query: DeadLetterQuery,
 ): Promise<Page<Delivery>> {
@@ -119,5 +123,6 @@ export async function listDeadLetters(
       );
     await visibleSubscription(deps, principal, query.subscriptionId);
   }
-  return deps.deliveries.listDeadLetters(query);
+  const page = await deps.deliveries.listDeadLetters(query);
+  return { ...page, items: await withEventTypes(deps, page.items) };
 }

@@ -41,7 +41,7 @@ export function carriedRow(
 ): { readonly row: Delivery; readonly expect: Expectation } {
   const { createdAt, giveUpAt } = m;
   const first = firstDelivery(
-    { id: m.eventId, createdAt },
+    { id: m.eventId, type: m.eventType, createdAt },
     subscription,
     Date.parse(giveUpAt),
     Date.parse(createdAt),

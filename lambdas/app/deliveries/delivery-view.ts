@@ -7,6 +7,7 @@ export function deliveryView(d: Delivery): DeliveryView {
   return {
     id: d.id,
     eventId: d.eventId,
+    eventType: d.eventType ?? null,
     subscriptionId: d.subscriptionId,
     url: d.url,
     state: d.state,

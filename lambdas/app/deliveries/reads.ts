@@ -1,7 +1,9 @@
+import { filterVerdict } from '#domain/delivery-filter.ts';
 import type { Delivery } from '#domain/types.ts';
-import { STATE, type DeliveryState } from '#domain/states.ts';
-import type { DeliveryPage } from '#ports/delivery-store.ts';
-import { decodeCursor, encodeCursor, InvalidCursorError, type PageRequest } from '#ports/page.ts';
+import { STATE } from '#domain/states.ts';
+import type { DeliveryPage, SubscriptionPageRequest } from '#ports/delivery-store.ts';
+import type { Deps } from '#app/deps.ts';
+import { decodeCursor, encodeCursor, InvalidCursorError } from '#ports/page.ts';
 import { listKeyOf } from '#domain/ids.ts';
 import { unwrittenByIds, unwrittenOfSubscription, type UnwrittenDeps } from './unwritten.ts';
 
@@ -33,10 +35,22 @@ export async function readDeliveries(deps: UnwrittenDeps, ids: readonly string[]
   return [...new Set(ids)].flatMap((id) => (found.has(id) ? [found.get(id)!] : []));
 }
 
-export interface SubscriptionListing extends PageRequest {
-  readonly subscriptionId: string;
-  readonly state?: DeliveryState;
-  readonly order?: 'newest' | 'oldest';
+/**
+ * `deliveries` with their event type. A row an earlier version wrote does not keep it: it is
+ * read from the events of those rows alone, in one batch (none at all for rows that keep it),
+ * and stays absent where the event is gone.
+ */
+export async function withEventTypes(
+  deps: Pick<Deps, 'events'>,
+  deliveries: readonly Delivery[],
+): Promise<readonly Delivery[]> {
+  const untyped = [...new Set(deliveries.filter((d) => d.eventType === undefined).map((d) => d.eventId))];
+  if (untyped.length === 0) return deliveries;
+  const types = new Map((await deps.events.getSummaries(untyped)).map((e) => [e.id, e.type]));
+  return deliveries.map((d) => {
+    const eventType = d.eventType ?? types.get(d.eventId);
+    return eventType === d.eventType ? d : { ...d, eventType };
+  });
 }
 
 /**
@@ -60,13 +74,16 @@ function decode(cursor: string | undefined): Position | undefined {
 }
 
 /**
- * A page of one subscription's deliveries, newest first or oldest first, optionally in one
- * state: the store's rows merged with the deliveries not yet written (all pending). Those are
- * read first, then the rows; one written meanwhile is listed once, as its row.
+ * A page of one subscription's deliveries, newest first or oldest first, optionally filtered
+ * (domain/delivery-filter.ts): the store's rows merged with the deliveries not yet written (all
+ * pending). Those are read first, then the rows; one written meanwhile is listed once, as its
+ * row. A row the store could not tell (an earlier version's, without its event type) is
+ * settled from its event here; one that is out leaves its page a row short rather than read
+ * on, so a page with a next cursor may hold fewer than `limit` (even none), never a row twice.
  */
 export async function listSubscriptionDeliveries(
   deps: UnwrittenDeps,
-  request: SubscriptionListing,
+  request: SubscriptionPageRequest,
 ): Promise<DeliveryPage> {
   const at = decode(request.cursor);
   const newest = request.order !== 'oldest';
@@ -80,17 +97,18 @@ export async function listSubscriptionDeliveries(
     ...request,
     ...(at?.c !== undefined ? { cursor: at.c } : { cursor: undefined }),
   });
+  const rows = request.eventType === undefined ? page.items : await withEventTypes(deps, page.items);
   const rowIds = new Set(page.items.map((d) => d.id));
   // With more rows to come, a delivery not yet written that sorts after this page's last row waits for a later page.
   const lastRow = page.items.at(-1);
   const within = (key: string) => !page.nextCursor || lastRow === undefined || !inOrder(listKeyOf(lastRow), key);
   type Entry = { readonly delivery: Delivery; readonly key: string; readonly storeCursor?: string };
   const entries = [
-    ...page.items.map(
-      (delivery, i): Entry => ({ delivery, key: listKeyOf(delivery), storeCursor: page.itemCursors[i]! }),
-    ),
+    ...rows.map((delivery, i): Entry => ({ delivery, key: listKeyOf(delivery), storeCursor: page.itemCursors[i]! })),
     ...unwritten.filter((d) => !rowIds.has(d.id)).map((delivery): Entry => ({ delivery, key: listKeyOf(delivery) })),
   ]
+    // Settled now: a row whose event is gone has no type to match, so a filter by type leaves it out.
+    .filter((e) => filterVerdict(e.delivery, request) === 'in')
     .filter((e) => afterCursor(e.key) && (e.storeCursor !== undefined || within(e.key)))
     .sort((a, b) => (inOrder(a.key, b.key) ? -1 : 1));
   const taken = entries.slice(0, request.limit);

@@ -100,7 +100,7 @@ async function asUnwritten(deps: UnwrittenDeps, listed: readonly Listed[]): Prom
     // The id derives from (event, subscription, createdAt), checked against the stored event above: firstDeliveryOf gives the same.
     out.push(
       firstDeliveryOf(
-        { id: l.eventId, createdAt: l.createdAt },
+        { id: l.eventId, type: event.type, createdAt: l.createdAt },
         subscription,
         deps.defaultRetryPolicy,
         Date.parse(l.createdAt),

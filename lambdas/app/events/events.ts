@@ -5,7 +5,7 @@ import type { Page, PageRequest } from '#ports/page.ts';
 import { canSee, visibleSubscription, type Principal } from '#app/access.ts';
 import type { Deps } from '#app/deps.ts';
 import { NotFoundError } from '#app/errors.ts';
-import { listSubscriptionDeliveries, readDeliveries } from '#app/deliveries/reads.ts';
+import { listSubscriptionDeliveries, readDeliveries, withEventTypes } from '#app/deliveries/reads.ts';
 import type { UnwrittenDeps } from '#app/deliveries/unwritten.ts';
 
 /** An event with its deliveries, as far as the caller may see them. */
@@ -54,7 +54,7 @@ export async function listEvents(
 /** One event a subscription should have received, with its delivery, and where a walk resumes after it. */
 export interface SubscriptionEvent {
   readonly delivery: Delivery;
-  /** Undefined when the event's row is gone (TTL, after its retention). */
+  /** Undefined when neither the delivery's row (an earlier version's) nor the event's (gone by TTL, after its retention) says it. */
   readonly eventType?: string;
   readonly cursor: string;
 }
@@ -72,10 +72,12 @@ export async function listSubscriptionEvents(
 ): Promise<Page<SubscriptionEvent>> {
   await visibleSubscription(deps, principal, subscriptionId);
   const page = await listSubscriptionDeliveries(deps, { ...request, subscriptionId, order: 'oldest' });
-  const types = new Map((await deps.events.getSummaries(page.items.map((d) => d.eventId))).map((e) => [e.id, e.type]));
-  const items = page.items.map((delivery, i): SubscriptionEvent => {
-    const eventType = types.get(delivery.eventId);
-    return { delivery, ...(eventType !== undefined ? { eventType } : {}), cursor: page.itemCursors[i]! };
-  });
+  const items = (await withEventTypes(deps, page.items)).map(
+    (delivery, i): SubscriptionEvent => ({
+      delivery,
+      ...(delivery.eventType !== undefined ? { eventType: delivery.eventType } : {}),
+      cursor: page.itemCursors[i]!,
+    }),
+  );
   return { items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
 }

@@ -1,13 +1,22 @@
 import { z } from 'zod';
-import { PORTAL_LINK_LIFETIME } from '#domain/portal-session.ts';
+import {
+  DEFAULT_PORTAL_ACCESS,
+  PORTAL_ACCESS_LEVELS,
+  PORTAL_LINK_LIFETIME,
+  type PortalAccess,
+} from '#domain/portal-session.ts';
 import { parseBody, parseOptionalBody } from '#app/parse.ts';
 import { fields, rule, subscriptionId } from '#app/schema/common.ts';
 
-/** What `POST /v1/tenants/{tenantId}/portal-sessions` may ask for; an empty body gives a link to every subscription of the tenant, for an hour. */
+/** What `POST /v1/tenants/{tenantId}/portal-sessions` may ask for; an empty body gives a view-only link to every subscription of the tenant, for an hour. */
 export interface MintPortalSessionRequest {
   readonly expiresInSeconds?: number;
   readonly subscriptionId?: string;
+  /** Absent: DEFAULT_PORTAL_ACCESS. */
+  readonly access?: PortalAccess;
 }
+
+const ACCESS_RULE = `must be one of ${PORTAL_ACCESS_LEVELS.map((l) => `"${l}"`).join(', ')}; default "${DEFAULT_PORTAL_ACCESS}"`;
 
 // The bounds are the domain's (PORTAL_LINK_LIFETIME), not restated here.
 const LIFETIME_RULE = `must be a whole number of seconds from ${PORTAL_LINK_LIFETIME.min} to ${PORTAL_LINK_LIFETIME.max} (a day); default ${PORTAL_LINK_LIFETIME.default}`;
@@ -22,6 +31,12 @@ export const mintPortalSessionBody = fields({
     .optional()
     .describe('how long the link, and the session opened with it, work: seconds from now'),
   subscriptionId: subscriptionId.optional().describe("limit the session to this one subscription of the tenant's"),
+  access: z
+    .enum(PORTAL_ACCESS_LEVELS, rule(ACCESS_RULE))
+    .optional()
+    .describe(
+      `what the customer may do: "view" reads, resends, pauses, resumes and sends test events; "manage" also creates, changes, deletes and rotates the secret of the tenant's own endpoints (with subscriptionId: that one only, no creating). Default "${DEFAULT_PORTAL_ACCESS}"`,
+    ),
 });
 
 export function parseMintPortalSessionBody(raw: string | null | undefined): MintPortalSessionRequest {

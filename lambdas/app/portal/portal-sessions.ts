@@ -1,6 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { formatId } from '#domain/ids.ts';
-import { portalSessionStatus, resolvePortalLinkPolicy } from '#domain/portal-session.ts';
+import {
+  DEFAULT_PORTAL_ACCESS,
+  portalAccessOf,
+  portalSessionStatus,
+  resolvePortalLinkPolicy,
+  type PortalAccess,
+} from '#domain/portal-session.ts';
 import { iso } from '#domain/time.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { PortalSessionRecord, PortalSessionStore } from '#ports/portal-session-store.ts';
@@ -44,6 +50,7 @@ export function portalSessionView(r: PortalSessionRecord): PortalSessionView {
     id: r.id,
     tenantId: r.tenantId,
     subscriptionId: r.subscriptionId ?? null,
+    access: portalAccessOf(r.access),
     createdAt: r.createdAt,
     expiresAt: r.endsAt,
     exchangedAt: r.exchangedAt ?? null,
@@ -62,7 +69,8 @@ type MintDeps = PortalDeps & Pick<Deps, 'subscriptions' | 'consoleSettings'>;
 /**
  * Mints a portal link for `tenantId`, living `expiresInSeconds` (default an hour, at most a
  * day), limited to `subscriptionId` when given, which must be one of the tenant's (else a 400
- * naming it). The link opens the dashboard the deployment names (`consoleSettings`, a custom
+ * naming it), at the `access` level asked for (else DEFAULT_PORTAL_ACCESS, stored with the
+ * session, so a later change of the default never changes a link already handed out). The link opens the dashboard the deployment names (`consoleSettings`, a custom
  * domain), else the one of this API as `apiBaseUrl` says the request reached it.
  */
 export async function mintPortalSession(
@@ -86,6 +94,7 @@ export async function mintPortalSession(
     id,
     tenantId,
     ...(request.subscriptionId !== undefined ? { subscriptionId: request.subscriptionId } : {}),
+    access: request.access ?? DEFAULT_PORTAL_ACCESS,
     createdAt: iso(nowMs),
     endsAt: iso(nowMs + lifetimeSeconds * 1000),
     codeHash: sha256(code),
@@ -112,6 +121,8 @@ export interface PortalSessionToken {
   readonly sessionId: string;
   readonly tenantId: string;
   readonly subscriptionId: string | null;
+  /** What the session may do: the page shows the controls of this level only (the API enforces it). */
+  readonly access: PortalAccess;
   readonly expiresAt: string;
 }
 
@@ -148,6 +159,7 @@ export async function exchangePortalCode(deps: PortalDeps, code: string): Promis
     sessionId: exchanged.id,
     tenantId: exchanged.tenantId,
     subscriptionId: exchanged.subscriptionId ?? null,
+    access: portalAccessOf(exchanged.access),
     expiresAt: exchanged.endsAt,
   };
 }

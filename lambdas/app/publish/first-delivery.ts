@@ -17,7 +17,7 @@ export const DELIVERY_HEADERS = Object.freeze({ 'content-type': 'application/jso
  * The sender passes the id its message carries rather than hashing it again.
  */
 export function firstDelivery(
-  event: Pick<EventRecord, 'id' | 'createdAt'>,
+  event: Pick<EventRecord, 'id' | 'type' | 'createdAt'>,
   sub: Subscription,
   giveUpAtMs: number,
   nowMs: number,
@@ -26,6 +26,7 @@ export function firstDelivery(
   return {
     id,
     eventId: event.id,
+    eventType: event.type,
     subscriptionId: sub.id,
     ...(sub.tenantId ? { tenantId: sub.tenantId } : {}),
     url: sub.url,
@@ -46,7 +47,7 @@ export function firstDelivery(
  * the sweeper's rebuild and the read of a delivery not yet written all start from it.
  */
 export function firstDeliveryOf(
-  event: Pick<EventRecord, 'id' | 'createdAt'>,
+  event: Pick<EventRecord, 'id' | 'type' | 'createdAt'>,
   sub: Subscription,
   defaultRetryPolicy: RetryPolicy,
   nowMs: number,

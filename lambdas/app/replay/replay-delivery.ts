@@ -7,6 +7,7 @@ import type { Deps } from '#app/deps.ts';
 import type { UnwrittenDeps } from '#app/deliveries/unwritten.ts';
 import { ConflictError } from '#app/errors.ts';
 import { getDelivery } from '#app/deliveries/deliveries.ts';
+import { withEventTypes } from '#app/deliveries/reads.ts';
 import { takeTenantAction } from '#app/tenants/customer-limit.ts';
 import { dueMessage } from '#app/deliveries/delivery-messages.ts';
 
@@ -70,5 +71,7 @@ export async function replayAs(
     limit: deps.customerReplayLimit,
     subscriptionId: delivery.subscriptionId,
   });
-  return replayDelivery(deps, id);
+  // The answer says the event type an earlier version's row does not keep, as the listings do.
+  const [replayed] = await withEventTypes(deps, [await replayDelivery(deps, id)]);
+  return replayed!;
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DELIVERY_STATES, REPLAYABLE_STATES } from '#domain/states.ts';
 import type { SigningScheme } from '#domain/signing.ts';
 import type { SubscriptionState } from '#domain/types.ts';
+import { PORTAL_ACCESS_LEVELS } from '#domain/portal-session.ts';
 
 /**
  * What every route answers, as zod schemas: the OpenAPI document's response components (via
@@ -169,6 +170,9 @@ export type SubscriptionStatsView = View<typeof subscriptionStats>;
 export const delivery = z.strictObject({
   id: z.string(),
   eventId: z.string(),
+  eventType: z.string().nullable().meta({
+    description: "the event's type; null only for a delivery recorded by an earlier version whose event is gone",
+  }),
   subscriptionId: z.string(),
   url: z.string(),
   state: z.enum(DELIVERY_STATES),
@@ -336,6 +340,10 @@ export const portalSession = z.strictObject({
     .string()
     .nullable()
     .meta({ description: 'the one subscription the session sees; null: every subscription of the tenant' }),
+  access: z.enum(PORTAL_ACCESS_LEVELS).meta({
+    description:
+      'what the session may do: view (read, resend, pause, resume, test) or manage (also create, change, delete, rotate)',
+  }),
   createdAt: instant,
   expiresAt: instant.meta({ description: 'when the link, and the session opened with it, stop working' }),
   exchangedAt: nullableInstant.meta({ description: 'when the link was opened (it works once)' }),
@@ -358,6 +366,7 @@ export const portalSessionToken = z.strictObject({
   sessionId: z.string(),
   tenantId: z.string(),
   subscriptionId: z.string().nullable(),
+  access: z.enum(PORTAL_ACCESS_LEVELS),
   expiresAt: instant,
 });
 

@@ -6,9 +6,10 @@ import { prepareAttempt, type AttemptDeps, type Receipt } from '#app/send/attemp
 import type { Attempt, SendOutcome, Step } from '#app/send/outcome.ts';
 import { rateGate } from '#app/send/rate-gate.ts';
 import { record, type RecordDeps } from '#app/send/record.ts';
+import { postWatchingForSlowness } from '#app/redelivery/slow-lane.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
-export type SendDeps = AttemptDeps & RecordDeps & Pick<Deps, 'http' | 'attemptTimeoutMs' | 'sendRate'>;
+export type SendDeps = AttemptDeps & RecordDeps & Pick<Deps, 'http' | 'attemptTimeoutMs' | 'sendRate' | 'slowAfterMs'>;
 
 /**
  * One delivery message, at most one attempt, one write, in this order: what the attempt needs,
@@ -45,7 +46,9 @@ async function attemptUnlessHeld(deps: SendDeps, attempt: Attempt): Promise<Step
     ...signatureHeaders(secrets, row.eventId, Math.floor(startedAtMs / 1000), body),
   };
   const result = await stage('attempt', row.id, () =>
-    deps.http.post({ url: subscription.url, headers, body, timeoutMs: deps.attemptTimeoutMs }),
+    postWatchingForSlowness(deps, subscription, () =>
+      deps.http.post({ url: subscription.url, headers, body, timeoutMs: deps.attemptTimeoutMs }),
+    ),
   );
   return { kind: 'attempted', attempt, result, startedAtMs };
 }

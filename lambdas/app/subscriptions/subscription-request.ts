@@ -1,19 +1,17 @@
 import { z } from 'zod';
 import { checkCustomHeaders } from '#domain/custom-headers.ts';
 import { InvalidHeaderError, InvalidRetryPolicyError, InvalidSecretError } from '#domain/errors.ts';
-import { EVENT_TYPE_PATTERN } from '#domain/event-types.ts';
+import { EVENT_TYPE_PATTERN, TEST_EVENT_TYPE } from '#domain/event-types.ts';
 import { isEmailAddress, MAX_CONTACT_EMAILS } from '#domain/notices.ts';
 import { resolveRetryPolicy, type RetryPolicy } from '#domain/retry-policy.ts';
+import { DEFAULT_ROTATION_OVERLAP_SECONDS, MAX_ROTATION_OVERLAP_SECONDS } from '#domain/subscription-states.ts';
 import { checkSecret, type SigningScheme } from '#domain/signing.ts';
 import type { PageRequest } from '#ports/page.ts';
 import type { SubscriptionChange } from '#ports/subscription-store.ts';
 import { ValidationError } from '#app/errors.ts';
-import { parseBody, parseOptionalBody, parseQuery, type Query } from '#app/parse.ts';
-import { pageQuery, tenantId } from '#app/schema/common.ts';
-
-/** A rotation keeps the old secret signing this long by default, and at most a week. */
-export const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
-export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 86_400;
+import { parseBody, parseObjectSource, parseOptionalBody, parseQuery, type Query } from '#app/parse.ts';
+import { eventType, fields, pageQuery, rule, tenantId } from '#app/schema/common.ts';
+import { parseWith } from '#app/schema/refuse.ts';
 
 /** The fields of a subscription body, each with the rule its refusal states. */
 export const SUBSCRIPTION_FIELDS = {
@@ -114,6 +112,22 @@ export const ROTATE_SECRET_SCHEMA = z.object({
       error: `must be a whole number of seconds from 0 to ${MAX_ROTATION_OVERLAP_SECONDS}`,
     })
     .optional(),
+});
+
+/** The optional `POST /v1/subscriptions/{id}/test` body: which type to send, with which example payload. */
+export const TEST_EVENT_SCHEMA = fields({
+  type: eventType
+    .optional()
+    .describe(
+      `the event type to send: ${TEST_EVENT_TYPE} (the default, which every subscription receives), or one this subscription's eventTypes select; never another hookline.… type`,
+    ),
+  payload: z
+    .custom<unknown>((value) => value !== undefined, rule('must be a JSON value'))
+    .optional()
+    .meta({
+      description:
+        "an example payload, any JSON value, sent as the webhook body's `data` exactly as written; default a short message naming the subscription",
+    }),
 });
 
 export const PAUSE_SCHEMA = z.object({
@@ -223,6 +237,21 @@ export function checkBroughtSecret(secret: string, scheme: SigningScheme): strin
     if (error instanceof InvalidSecretError) throw new ValidationError('secret', error.message, { cause: error });
     throw error;
   }
+}
+
+/** A test event as asked for: its type and, when given, the payload's JSON text as written (sent byte for byte, like a publish's). */
+export interface TestEventRequest {
+  readonly type: string;
+  readonly payloadJson?: string;
+}
+
+/** `POST /v1/subscriptions/{id}/test`: an optional `{type?, payload?}` body; whether the subscription may get that type is the service's to say. */
+export function parseTestEvent(raw: string | null | undefined): TestEventRequest {
+  if (raw === null || raw === undefined || raw.trim() === '') return { type: TEST_EVENT_TYPE };
+  const { fields: body, sourceOf } = parseObjectSource(raw, Object.keys(TEST_EVENT_SCHEMA.shape));
+  const { type } = parseWith(TEST_EVENT_SCHEMA, body);
+  const payloadJson = sourceOf('payload');
+  return { type: type ?? TEST_EVENT_TYPE, ...(payloadJson !== undefined ? { payloadJson } : {}) };
 }
 
 /** An optional `{reason}` body on pause. */

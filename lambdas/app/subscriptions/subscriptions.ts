@@ -6,24 +6,41 @@ import type { CreatedSubscription, ListedSubscription, SealedSecrets, Subscripti
 import type { Page } from '#ports/page.ts';
 import { limitedSubscriptionListing, type Principal, tenantScope, visibleSubscription } from '#app/access.ts';
 import type { Deps } from '#app/deps.ts';
-import { ConflictError, ValidationError } from '#app/errors.ts';
+import { ConflictError, ForbiddenError, ValidationError } from '#app/errors.ts';
 import type { CreateSubscriptionRequest, SubscriptionListQuery } from '#app/subscriptions/subscription-request.ts';
 import { drainBacklog } from '#app/subscriptions/drain.ts';
 import { takeTenantAction } from '#app/tenants/customer-limit.ts';
 import { routedChange } from '#app/subscriptions/routing.ts';
 
 /**
- * Stores a new, active subscription with a fresh signing secret, once its URL passes the target
- * rules. A URL the rules refuse throws the domain's ForbiddenTargetError, which callers answer
- * as a refusal of `url` (handlers/error-map.ts).
+ * The request as the principal may make it: the admin's for any tenant or none; a tenant's (a
+ * manage portal session) for its own tenant, which it is when it names none. Another tenant is a
+ * ForbiddenError (403), with nothing stored, as for a publish (app/publish/publish-access.ts).
+ */
+function scopeCreate(principal: Principal, request: CreateSubscriptionRequest): CreateSubscriptionRequest {
+  if (principal.role === 'admin') return request;
+  if (request.tenantId !== undefined && request.tenantId !== principal.tenantId)
+    throw new ForbiddenError(
+      `a session of tenant ${principal.tenantId} creates subscriptions for that tenant only, not for tenant ${request.tenantId}`,
+    );
+  return { ...request, tenantId: principal.tenantId };
+}
+
+/**
+ * Stores a new, active subscription with a fresh signing secret, for the tenant the principal
+ * may create for (scopeCreate), once its URL passes the target rules. A URL the rules refuse
+ * throws the domain's ForbiddenTargetError, which callers answer as a refusal of `url`
+ * (handlers/error-map.ts).
  */
 export async function createSubscription(
   deps: Pick<
     Deps,
     'subscriptions' | 'routes' | 'clock' | 'allowPrivateTargets' | 'allowedPorts' | 'resolver' | 'secretSealer'
   >,
-  request: CreateSubscriptionRequest,
+  principal: Principal,
+  asked: CreateSubscriptionRequest,
 ): Promise<CreatedSubscription> {
+  const request = scopeCreate(principal, asked);
   const url = await checkTarget(deps, request.url);
   const now = iso(deps.clock.now());
   const id = formatId('sub', deps.clock.randomBytes(12));

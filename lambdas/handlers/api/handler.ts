@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult } from 'aws-lambda';
+import { portalAccessOf } from '#domain/portal-session.ts';
 import { ADMIN, type Principal } from '#app/access.ts';
 import type { FunctionDeps } from '#app/deps.ts';
 import type { ApiRequest } from './route.ts';
@@ -21,7 +22,7 @@ export function principalOf(authorizer: Record<string, unknown> | null | undefin
     typeof authorizer.tenantId === 'string' &&
     typeof authorizer.keyId === 'string'
   ) {
-    // A portal session (authorizer.ts) adds `portal`, and `subscriptionId` when its link is limited to one.
+    // A portal session (authorizer.ts) adds `portal`, its level, and `subscriptionId` when its link is limited to one.
     const limit =
       typeof authorizer.subscriptionId === 'string' && authorizer.subscriptionId !== ''
         ? { subscriptionId: authorizer.subscriptionId }
@@ -31,7 +32,10 @@ export function principalOf(authorizer: Record<string, unknown> | null | undefin
       tenantId: authorizer.tenantId,
       keyId: authorizer.keyId,
       ...limit,
-      ...(authorizer.portal === 'true' ? { portal: true } : {}),
+      // A level this version does not know (or `'true'`, cached from before levels) reads as the least.
+      ...(typeof authorizer.portal === 'string' && authorizer.portal !== ''
+        ? { portal: portalAccessOf(authorizer.portal) }
+        : {}),
     };
   }
   return undefined;

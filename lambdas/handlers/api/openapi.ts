@@ -15,7 +15,8 @@ import {
   RESPONSE_COMPONENTS,
   type Operation,
 } from './operations.ts';
-import { PORTAL_SESSION_ROUTES } from './portal-access.ts';
+import { portalLevelsFor } from './portal-access.ts';
+import { PORTAL_ACCESS_LEVELS } from '#domain/portal-session.ts';
 import { parameterNames, type Route } from './route.ts';
 
 /**
@@ -101,8 +102,9 @@ export function commonErrors(route: Pick<Route, 'method' | 'path' | 'access'>, o
     // Every authenticated route refuses a query parameter given twice, so 400 is always possible.
     for (const status of [400, 401, 429, 500]) statuses.add(status);
     if (route.access === 'admin') statuses.add(403);
-    // A tenant route a portal session may not call refuses it (portal-access.ts).
-    if (route.access === 'tenant' && !PORTAL_SESSION_ROUTES.has(routeKey(route))) statuses.add(403);
+    // A tenant route some portal session may not call (one of a level that does not open it) refuses it (portal-access.ts).
+    if (route.access === 'tenant' && portalLevelsFor(routeKey(route)).length < PORTAL_ACCESS_LEVELS.length)
+      statuses.add(403);
     if (parameterNames(route.path).length > 0) statuses.add(404);
     if (operation.body) statuses.add(413);
     if (IDEMPOTENCY_KEY_ROUTES.has(routeKey(route))) for (const status of [409, 422]) statuses.add(status);
@@ -192,8 +194,8 @@ function operationObject(
       : route.access === 'tenant'
         ? { 'x-hookline-access': 'tenant' }
         : {}),
-    // The routes a customer portal session may call (portal-access.ts).
-    ...(PORTAL_SESSION_ROUTES.has(key) ? { 'x-hookline-portal': true } : {}),
+    // The portal access levels that may call the route (portal-access.ts).
+    ...(portalLevelsFor(key).length > 0 ? { 'x-hookline-portal': portalLevelsFor(key) } : {}),
     security: route.access === 'public' ? [] : [{ bearerAuth: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.body
@@ -271,7 +273,7 @@ export function openApiDocument(routes: readonly Route[]): OpenApiDocument {
       description:
         'Outbound webhooks: publish events, manage subscriptions, inspect deliveries and dead letters, replay. JSON in and out; ' +
         '`Authorization: Bearer <key>` on everything but GET /health and GET /openapi.json (the admin key, or a tenant key where a route allows it: ' +
-        '`x-hookline-access`). Errors are `{"error": {"code", "message"}}`. Times are ISO 8601; ids carry a prefix (`sub_`, `dlv_`, `rpl_`, `key_`).',
+        '`x-hookline-access`; a customer portal session where `x-hookline-portal` lists its access level, view or manage). Errors are `{"error": {"code", "message"}}`. Times are ISO 8601; ids carry a prefix (`sub_`, `dlv_`, `rpl_`, `key_`).',
       license: { name: packageJson.license, identifier: packageJson.license },
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -303,7 +305,7 @@ export function openApiDocument(routes: readonly Route[]): OpenApiDocument {
           type: 'http',
           scheme: 'bearer',
           description:
-            'the admin key (hk_admin_…), a tenant key (hk_tenant_…) or a portal session token (hk_portal_…, on the routes marked x-hookline-portal)',
+            'the admin key (hk_admin_…), a tenant key (hk_tenant_…) or a portal session token (hk_portal_…, on the routes whose x-hookline-portal lists its access level)',
         },
       },
     },

@@ -21,6 +21,7 @@ import {
   PAUSE_SCHEMA,
   ROTATE_SECRET_SCHEMA,
   SUBSCRIPTION_LIST_QUERY,
+  TEST_EVENT_SCHEMA,
   UPDATE_SUBSCRIPTION_SCHEMA,
 } from '#app/subscriptions/subscription-request.ts';
 import { subscriptionStatsQuery } from '#app/subscriptions/subscription-stats-request.ts';
@@ -76,6 +77,7 @@ export const REQUEST_COMPONENTS = {
   UpdateSubscriptionRequest: UPDATE_SUBSCRIPTION_SCHEMA,
   RotateSecretRequest: ROTATE_SECRET_SCHEMA,
   PauseRequest: PAUSE_SCHEMA,
+  TestEventRequest: TEST_EVENT_SCHEMA,
   PublishRequest: publishEvent,
   PublishBatchRequest: publishBatch,
   BulkReplayRequest: bulkReplayBody,
@@ -163,7 +165,7 @@ export const OPERATIONS = {
     summary: 'Subscribe an endpoint',
     tags: ['Subscriptions'],
     description:
-      "Checks the URL against the target rules and answers with the signing secret, the one time it is shown (v1). eventTypes: '*', exact types, or 'prefix.*'; default ['*'].",
+      "Checks the URL against the target rules and answers with the signing secret, the one time it is shown (v1). eventTypes: '*', exact types, or 'prefix.*'; default ['*']. A manage portal session creates for its own tenant only (another tenantId is a 403), and not when its link is limited to one subscription.",
     body: { schema: CREATE_SUBSCRIPTION_SCHEMA },
     responses: { 201: answer(R.createdSubscription, 'created') },
   },
@@ -219,7 +221,9 @@ export const OPERATIONS = {
     operationId: 'sendTestEvent',
     summary: 'Send a test event',
     tags: ['Subscriptions'],
-    description: 'Publishes a hookline.test event to this subscription alone.',
+    description:
+      'Publishes a hookline.test event to this subscription alone, or, with a body, an event of a type it receives with an example payload (another type is a 400 naming type).',
+    body: { schema: TEST_EVENT_SCHEMA, optional: true },
     responses: { 202: answer(R.testEvent, 'published; its delivery is on its way') },
     errors: [409],
   },
@@ -306,7 +310,8 @@ export const OPERATIONS = {
     operationId: 'listDeliveries',
     summary: "List a subscription's deliveries",
     tags: ['Deliveries'],
-    description: 'Newest first, optionally in one state.',
+    description:
+      'Newest first (by creation), optionally narrowed by state, event type and creation time (`since`, `until`, both included); every filter given applies, and a cursor is passed back with the same filters.',
     query: deliveryListQuery,
     responses: { 200: answer(deliveryPage, 'a page of deliveries') },
     // A tenant's (or portal session's) subscriptionId that is not its own: like one that does not exist.
@@ -429,7 +434,7 @@ export const OPERATIONS = {
     summary: 'Mint a customer portal link',
     tags: ['Portal'],
     description:
-      "A link to the dashboard that shows this tenant's subscriptions (or one, with subscriptionId) and their deliveries, for expiresInSeconds (default 3600, at most 86400). " +
+      "A link to the dashboard that shows this tenant's subscriptions (or one, with subscriptionId) and their deliveries, for expiresInSeconds (default 3600, at most 86400), at an access level: view (the default) or manage (the tenant's own endpoint self-service: create, change, delete, rotate). " +
       'It carries a one-time code in its fragment (#portal=…), which the page trades for a session token (POST /v1/portal-sessions/exchange); the link works once. Shown once.',
     body: { schema: mintPortalSessionBody, optional: true },
     responses: { 201: answer(R.mintedPortalSession, 'minted: hand url to the customer') },
@@ -448,7 +453,7 @@ export const OPERATIONS = {
     tags: ['Portal'],
     description:
       'No key: the code is the credential, and it works once. The session token answered is sent as Authorization: Bearer and ends with the link (expiresAt) or its revocation; ' +
-      'it sees the tenant (or the one subscription) the link was minted for, on the routes marked x-hookline-portal. An unknown, used, revoked or expired code is a 401 saying which.',
+      'it sees the tenant (or the one subscription) the link was minted for, on the routes whose x-hookline-portal lists its access level. An unknown, used, revoked or expired code is a 401 saying which.',
     body: { schema: exchangePortalCodeBody },
     responses: { 200: answer(R.portalSessionToken, 'the session token') },
     errors: [400, 401, 413],

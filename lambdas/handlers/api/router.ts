@@ -3,7 +3,7 @@ import type { FunctionDeps } from '#app/deps.ts';
 import { MethodNotAllowedError, RouteNotFoundError, UnauthorizedError } from '#app/errors.ts';
 import { withIdempotencyKey } from './idempotency.ts';
 import { openApiDocument } from './openapi.ts';
-import { requirePortalRoute } from './portal-access.ts';
+import { isPortalSession, requirePortalRoute } from './portal-access.ts';
 import { ok, parameterNames, patternOf, type ApiRequest, type ApiResponse, type Params, type Route } from './route.ts';
 import { DASHBOARD_ROUTES } from './routes/dashboard.ts';
 import { DELIVERY_ROUTES } from './routes/deliveries.ts';
@@ -51,8 +51,9 @@ export async function route(deps: FunctionDeps<'api'>, req: ApiRequest): Promise
     const params: Params = Object.fromEntries(names.map((name, i) => [name, m[i + 1]!]));
     if (r.access === 'public') return r.run(deps, req, params);
     if (!principal) throw new UnauthorizedError();
-    if (r.access === 'admin') requireAdmin(principal, `${req.method} ${r.path}`);
-    requirePortalRoute(principal, `${r.method} ${r.path}`);
+    // A portal session is held to its level's routes instead (portal-access.ts), which open one admin route: a manage session's create.
+    if (isPortalSession(principal)) requirePortalRoute(principal, `${r.method} ${r.path}`, r.access);
+    else if (r.access === 'admin') requireAdmin(principal, `${req.method} ${r.path}`);
     const authenticated = { ...req, principal };
     return withIdempotencyKey(deps, r, authenticated, () => r.run(deps, authenticated, params));
   }

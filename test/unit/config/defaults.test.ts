@@ -24,6 +24,7 @@ describe('ENV_DEFAULTS read back as the one definition of each default', () => {
       DELIVERIES_TABLE: 'd',
       ATTEMPTS_TABLE: 'a',
       DELIVERY_QUEUE_URL: 'q',
+      SLOW_DELIVERY_QUEUE_URL: 'sq',
       HOOKLINE_SECRETS_OPEN_KEY_ID: 'k',
       RATE_LIMITS_TABLE: 'l',
     });

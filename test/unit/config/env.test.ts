@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseFlag, parsePositiveInt, parseRetryPolicyEnv, readFunctionEnv } from '#config/env.ts';
+import { parseFlag, parseNonNegativeInt, parsePositiveInt, parseRetryPolicyEnv, readFunctionEnv } from '#config/env.ts';
 import { InvalidEnvironmentError, MissingEnvironmentError } from '#config/errors.ts';
 import { ENV_DEFAULTS } from '#config/topology.ts';
 import { DEFAULT_RETRY_POLICY } from '#domain/retry-policy.ts';
@@ -15,6 +15,7 @@ const FULL_ENV = {
   ATTEMPTS_TABLE: 'attempts',
   DELIVERY_QUEUE_URL: 'https://sqs/delivery',
   INGEST_QUEUE_URL: 'https://sqs/ingest',
+  SLOW_DELIVERY_QUEUE_URL: 'https://sqs/delivery-slow',
   HOOKLINE_ADMIN_KEY_SECRET_ID: 'secret-id',
   HOOKLINE_ALLOW_PRIVATE_TARGETS: '1',
   HOOKLINE_SENDER_TIMEOUT_MS: '5000',
@@ -87,9 +88,11 @@ describe('readFunctionEnv', () => {
       'HOOKLINE_SECRETS_CACHE_SECONDS',
       'HOOKLINE_SECRETS_OPEN_KEY_ID',
       'HOOKLINE_SENDER_TIMEOUT_MS',
+      'HOOKLINE_SLOW_LANE_AFTER_MS',
       'HOOKLINE_SWEEP_GRACE_SECONDS',
       'RATE_LIMITS_TABLE',
       'ROUTES_TABLE',
+      'SLOW_DELIVERY_QUEUE_URL',
       'SUBSCRIPTIONS_TABLE',
     ]);
   });
@@ -175,6 +178,7 @@ describe('readFunctionEnv', () => {
       DELIVERIES_TABLE: 'deliveries',
       ATTEMPTS_TABLE: 'attempts',
       DELIVERY_QUEUE_URL: 'https://sqs/delivery',
+      SLOW_DELIVERY_QUEUE_URL: 'https://sqs/delivery-slow',
       HOOKLINE_SECRETS_OPEN_KEY_ID: 'arn:aws:kms:eu-west-1:123456789012:key/k',
       RATE_LIMITS_TABLE: 'limits',
     });
@@ -182,6 +186,7 @@ describe('readFunctionEnv', () => {
     for (const name of [
       'HOOKLINE_ALLOW_PRIVATE_TARGETS',
       'HOOKLINE_SENDER_TIMEOUT_MS',
+      'HOOKLINE_SLOW_LANE_AFTER_MS',
       'HOOKLINE_DEFAULT_RETRY_POLICY',
       'HOOKLINE_AUTO_PAUSE_SECONDS',
     ] as const) {
@@ -294,6 +299,25 @@ describe('parsePositiveInt', () => {
   for (const value of ['', '0', '-1', '1.5', 'abc', '12ms', 'NaN', 'Infinity']) {
     it(`rejects '${value}'`, () => {
       assert.throws(() => parsePositiveInt('HOOKLINE_SENDER_TIMEOUT_MS', value), invalid('HOOKLINE_SENDER_TIMEOUT_MS'));
+    });
+  }
+});
+
+describe('parseNonNegativeInt', () => {
+  for (const [value, n] of [
+    ['0', 0],
+    ['5000', 5000],
+  ] as const) {
+    it(`reads '${value}' as ${n}`, () => {
+      assert.equal(parseNonNegativeInt('HOOKLINE_SLOW_LANE_AFTER_MS', value), n);
+    });
+  }
+  for (const value of ['', '-1', '1.5', 'abc', '5s']) {
+    it(`rejects '${value}'`, () => {
+      assert.throws(
+        () => parseNonNegativeInt('HOOKLINE_SLOW_LANE_AFTER_MS', value),
+        invalid('HOOKLINE_SLOW_LANE_AFTER_MS'),
+      );
     });
   }
 });

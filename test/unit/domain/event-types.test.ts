@@ -1,6 +1,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EVENT_TYPE_PATTERN, isReservedEventType, matchesEventType, subscriptionSelects } from '#domain/event-types.ts';
+import {
+  EVENT_TYPE_PATTERN,
+  isReservedEventType,
+  matchesEventType,
+  subscriptionSelects,
+  TEST_EVENT_TYPE,
+  testEventRefusal,
+} from '#domain/event-types.ts';
 
 describe('matchesEventType()', () => {
   // [patterns, event type, expected]
@@ -90,4 +97,27 @@ describe('EVENT_TYPE_PATTERN', () => {
     it(`accepts ${JSON.stringify(pattern)}`, () => assert.equal(EVENT_TYPE_PATTERN.test(pattern), true));
   for (const pattern of invalid)
     it(`refuses ${JSON.stringify(pattern)}`, () => assert.equal(EVENT_TYPE_PATTERN.test(pattern), false));
+});
+
+describe('testEventRefusal(): which types a test event may have', () => {
+  const subscription = { eventTypes: ['invoice.*', 'customer.created'], tenantId: 'acme' };
+  // [type, refused?]
+  const table: ReadonlyArray<readonly [string, RegExp | undefined]> = [
+    [TEST_EVENT_TYPE, undefined],
+    ['invoice.paid', undefined],
+    ['invoice.line.added', undefined],
+    ['customer.created', undefined],
+    [
+      'customer.deleted',
+      /'customer.deleted' is not a type this subscription receives \(its eventTypes: invoice\.\*, customer\.created\)/,
+    ],
+    ['hookline.subscription.failing', /must not start with 'hookline\.' other than hookline\.test/],
+    ['hookline.other', /must not start with 'hookline\.'/],
+  ];
+  for (const [type, refused] of table)
+    it(`${type}: ${refused ? 'refused' : 'sent'}`, () => {
+      const refusal = testEventRefusal(subscription, type);
+      if (refused) assert.match(refusal ?? '', refused);
+      else assert.equal(refusal, undefined);
+    });
 });

@@ -93,9 +93,14 @@ describe('the generated reference', () => {
     assert.match(section('POST /v1/replays'), /Who may call it: the admin key only\./);
     assert.match(
       section('PATCH /v1/subscriptions/{subscriptionId}'),
-      /Who may call it: the admin key, a tenant key \(its own tenant's only\)\./,
+      /Who may call it: the admin key, a tenant key \(its own tenant's only\), a customer portal session with access manage\./,
     );
     assert.match(section('GET /v1/deliveries'), /a tenant key \(its own tenant's only\), a customer portal session\./);
+    // An admin route a manage session may call: the create.
+    assert.match(
+      section('POST /v1/subscriptions'),
+      /Who may call it: the admin key, a customer portal session with access manage\./,
+    );
   });
 
   it('lists query and body fields with whether each is required, and every answer with its meaning', () => {

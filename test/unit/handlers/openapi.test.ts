@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { IDEMPOTENCY_KEY_ROUTES } from '#handlers/api/idempotency.ts';
+import { portalLevelsFor } from '#handlers/api/portal-access.ts';
 import { openApiDocument, openApiText } from '#handlers/api/openapi.ts';
 import { OPERATIONS, REQUEST_COMPONENTS, RESPONSE_COMPONENTS } from '#handlers/api/operations.ts';
 import { ROUTES, route } from '#handlers/api/router.ts';
@@ -53,6 +54,24 @@ describe('the OpenAPI document', () => {
       if (r.access !== 'public') assert.ok(op.responses['401'], `${keyOf(r)} documents 401`);
       if (r.access === 'admin') assert.ok(op.responses['403'], `${keyOf(r)} documents 403`);
     }
+  });
+
+  it('marks the portal access levels that may call each route (x-hookline-portal), and a 403 where a level may not', () => {
+    const op = (key: string) => {
+      const [method, path] = key.split(' ') as [string, string];
+      return (document.paths[path] as any)[method.toLowerCase()];
+    };
+    for (const r of ROUTES) {
+      const levels = portalLevelsFor(keyOf(r));
+      assert.deepEqual(op(keyOf(r))['x-hookline-portal'], levels.length > 0 ? levels : undefined, keyOf(r));
+      if (r.access !== 'public' && levels.length < 2)
+        assert.ok(op(keyOf(r)).responses['403'], `${keyOf(r)} documents 403`);
+    }
+    assert.deepEqual(op('GET /v1/subscriptions')['x-hookline-portal'], ['view', 'manage']);
+    assert.deepEqual(op('DELETE /v1/subscriptions/{subscriptionId}')['x-hookline-portal'], ['manage']);
+    assert.deepEqual(op('POST /v1/subscriptions')['x-hookline-portal'], ['manage']);
+    assert.equal(op('POST /v1/subscriptions')['x-hookline-access'], 'admin', 'a tenant key still may not create');
+    assert.equal(op('POST /v1/replays')['x-hookline-portal'], undefined);
   });
 
   it('documents the Idempotency-Key header on exactly the routes that take it', () => {

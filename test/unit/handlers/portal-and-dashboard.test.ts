@@ -13,7 +13,7 @@ import {
 import { getEventDetail } from '#app/events/events.ts';
 import { exchangePortalCode, mintPortalSession, revokePortalSession } from '#app/portal/portal-sessions.ts';
 import { createApiHandler, principalOf } from '#handlers/api/handler.ts';
-import { PORTAL_SESSION_ROUTES } from '#handlers/api/portal-access.ts';
+import { NOT_FOR_ONE_SUBSCRIPTION, PORTAL_SESSION_ROUTES, portalLevelsFor } from '#handlers/api/portal-access.ts';
 import { ROUTES, route } from '#handlers/api/router.ts';
 import { DASHBOARD_CSP } from '#handlers/api/routes/dashboard.ts';
 import { createAuthorizerHandler } from '#handlers/authorizer.ts';
@@ -23,8 +23,16 @@ import { InMemoryPortalSessionStore } from '#test/memory-portal-session-store.ts
 import { InMemoryApiKeyStore } from '#test/memory-stores.ts';
 
 const context = { getRemainingTimeInMillis: () => 10_000, awsRequestId: 'r', functionName: 'x' } as unknown as Context;
-const limited: Principal = { role: 'tenant', tenantId: 'acme', keyId: 'psn_1', subscriptionId: 'sub_a', portal: true };
-const portal: Principal = { role: 'tenant', tenantId: 'acme', keyId: 'psn_2', portal: true };
+const limited: Principal = {
+  role: 'tenant',
+  tenantId: 'acme',
+  keyId: 'psn_1',
+  subscriptionId: 'sub_a',
+  portal: 'view',
+};
+const portal: Principal = { role: 'tenant', tenantId: 'acme', keyId: 'psn_2', portal: 'view' };
+const manage: Principal = { role: 'tenant', tenantId: 'acme', keyId: 'psn_3', portal: 'manage' };
+const manageOne: Principal = { ...manage, keyId: 'psn_4', subscriptionId: 'sub_a' };
 const tenantKey: Principal = { role: 'tenant', tenantId: 'acme', keyId: 'key_1' };
 
 async function seeded() {
@@ -95,61 +103,108 @@ describe('a principal limited to one subscription (a portal link for one)', () =
   });
 });
 
-describe('the routes a portal session may call', () => {
-  it('are tenant routes that read, resend, pause, resume or test; never a change of URL, a deletion, a rotation or an admin route', () => {
-    const byKey = new Map(ROUTES.map((r) => [`${r.method} ${r.path}`, r]));
-    for (const key of PORTAL_SESSION_ROUTES) assert.equal(byKey.get(key)?.access, 'tenant', key);
-    for (const refused of [
-      'PATCH /v1/subscriptions/{subscriptionId}',
-      'DELETE /v1/subscriptions/{subscriptionId}',
-      'POST /v1/subscriptions/{subscriptionId}/rotate-secret',
-    ]) {
-      assert.ok(byKey.has(refused) && !PORTAL_SESSION_ROUTES.has(refused), refused);
-    }
+const call = (deps: unknown, principal: Principal, method: string, path: string, body: string | null = null) =>
+  route(deps as never, { method, path, query: {}, body, principal });
+
+describe('the routes a portal session may call, by its access level', () => {
+  const byKey = new Map(ROUTES.map((r) => [`${r.method} ${r.path}`, r]));
+  const SELF_SERVICE = [
+    'POST /v1/subscriptions',
+    'PATCH /v1/subscriptions/{subscriptionId}',
+    'DELETE /v1/subscriptions/{subscriptionId}',
+    'POST /v1/subscriptions/{subscriptionId}/rotate-secret',
+  ];
+
+  it('view: tenant routes that read, resend, pause, resume or test; never a change of URL, a deletion, a rotation or a create', () => {
+    for (const key of PORTAL_SESSION_ROUTES.view) assert.equal(byKey.get(key)?.access, 'tenant', key);
+    for (const refused of SELF_SERVICE)
+      assert.ok(byKey.has(refused) && !PORTAL_SESSION_ROUTES.view.has(refused), refused);
   });
 
-  it('the router refuses a portal session elsewhere with 403, and lets a tenant key through', async () => {
+  it('manage: every view route and the self-service ones; its one admin route is the create, which a one-subscription link may not call', () => {
+    for (const key of PORTAL_SESSION_ROUTES.view) assert.ok(PORTAL_SESSION_ROUTES.manage.has(key), key);
+    for (const key of SELF_SERVICE) assert.ok(PORTAL_SESSION_ROUTES.manage.has(key), key);
+    const admin = [...PORTAL_SESSION_ROUTES.manage].filter((key) => byKey.get(key)?.access !== 'tenant');
+    assert.deepEqual(admin, ['POST /v1/subscriptions'], 'no other admin route, and no route that does not exist');
+    assert.deepEqual([...NOT_FOR_ONE_SUBSCRIPTION], ['POST /v1/subscriptions']);
+    assert.deepEqual(portalLevelsFor('GET /v1/subscriptions'), ['view', 'manage']);
+    assert.deepEqual(portalLevelsFor('DELETE /v1/subscriptions/{subscriptionId}'), ['manage']);
+    assert.deepEqual(portalLevelsFor('POST /v1/replays'), []);
+  });
+
+  it('the router refuses a view session the self-service routes with 403 naming the route and the level that opens it; a tenant key may still change', async () => {
+    const deps = await seeded();
+    for (const [method, path, body] of [
+      ['PATCH', '/v1/subscriptions/sub_a', '{"description":"x"}'],
+      ['POST', '/v1/subscriptions/sub_a/rotate-secret', null],
+      ['DELETE', '/v1/subscriptions/sub_a', null],
+      ['POST', '/v1/subscriptions', '{"url":"https://example.com/hooks"}'],
+    ] as const) {
+      await assert.rejects(
+        call(deps, portal, method, path, body),
+        (e: Error) =>
+          e.name === 'ForbiddenError' &&
+          e.message.startsWith(`${method} /v1/subscriptions`) &&
+          /not open to a "view" portal session; a link minted with access "manage" may call it/.test(e.message),
+        `${method} ${path}`,
+      );
+    }
+    assert.equal((await call(deps, tenantKey, 'PATCH', '/v1/subscriptions/sub_a', '{"description":"x"}')).status, 200);
+    assert.equal((await call(deps, portal, 'GET', '/v1/subscriptions/sub_a')).status, 200);
+    // Nothing changed by the refusals.
+    assert.equal((await deps.subscriptions.get('sub_a'))?.state, 'active');
+    assert.equal((await deps.subscriptions.list({ limit: 10 })).items.length, 3);
+  });
+
+  it('no level opens an admin route other than the create, nor a tenant route outside its set', async () => {
+    const deps = await seeded();
+    await assert.rejects(call(deps, manage, 'GET', '/v1/replays'), /GET \/v1\/replays needs the admin key/);
+    await assert.rejects(
+      call(deps, manage, 'POST', '/v1/tenants/acme/portal-sessions', '{}'),
+      /needs the admin key/,
+      'a session never mints another',
+    );
+    await assert.rejects(call(deps, manage, 'GET', '/v1/events'), { name: 'ForbiddenError' });
+  });
+
+  it('a manage session creates for its own tenant (naming none or itself), never for another; a tenant key still may not create', async () => {
+    const deps = await seeded();
+    const created = await call(deps, manage, 'POST', '/v1/subscriptions', '{"url":"https://example.com/own"}');
+    assert.equal(created.status, 201);
+    const body = created.body as { id: string; tenantId: string; secret: string };
+    assert.equal(body.tenantId, 'acme', "the session's tenant, though the body named none");
+    assert.match(body.secret, /^whsec_/);
+    assert.equal(
+      (await call(deps, manage, 'POST', '/v1/subscriptions', '{"url":"https://example.com/b","tenantId":"acme"}'))
+        .status,
+      201,
+    );
+    const before = (await deps.subscriptions.list({ limit: 50 })).items.length;
+    await assert.rejects(
+      call(deps, manage, 'POST', '/v1/subscriptions', '{"url":"https://example.com/x","tenantId":"globex"}'),
+      (e: Error) => e.name === 'ForbiddenError' && /not for tenant globex/.test(e.message),
+    );
+    await assert.rejects(
+      call(deps, tenantKey, 'POST', '/v1/subscriptions', '{"url":"https://example.com/x"}'),
+      /needs the admin key/,
+    );
+    assert.equal((await deps.subscriptions.list({ limit: 50 })).items.length, before, 'nothing stored');
+  });
+
+  it('a manage session limited to one subscription manages that one, may not create, and sees no other', async () => {
     const deps = await seeded();
     await assert.rejects(
-      route(deps as never, {
-        method: 'PATCH',
-        path: '/v1/subscriptions/sub_a',
-        query: {},
-        body: '{"description":"x"}',
-        principal: portal,
-      }),
-      (e: Error) => e.name === 'ForbiddenError' && /not open to a portal session/.test(e.message),
+      call(deps, manageOne, 'POST', '/v1/subscriptions', '{"url":"https://example.com/x"}'),
+      (e: Error) => e.name === 'ForbiddenError' && /limited to one subscription \(sub_a\)/.test(e.message),
     );
+    const changed = await call(deps, manageOne, 'PATCH', '/v1/subscriptions/sub_a', '{"description":"mine"}');
+    assert.equal((changed.body as { description: string }).description, 'mine');
     await assert.rejects(
-      route(deps as never, {
-        method: 'POST',
-        path: '/v1/subscriptions/sub_a/rotate-secret',
-        query: {},
-        body: null,
-        principal: portal,
-      }),
-      { name: 'ForbiddenError' },
+      call(deps, manageOne, 'PATCH', '/v1/subscriptions/sub_a2', '{"description":"x"}'),
+      /subscription sub_a2 does not exist/,
     );
-    const res = await route(deps as never, {
-      method: 'PATCH',
-      path: '/v1/subscriptions/sub_a',
-      query: {},
-      body: '{"description":"x"}',
-      principal: tenantKey,
-    });
-    assert.equal(res.status, 200);
-    assert.equal(
-      (
-        await route(deps as never, {
-          method: 'GET',
-          path: '/v1/subscriptions/sub_a',
-          query: {},
-          body: null,
-          principal: portal,
-        })
-      ).status,
-      200,
-    );
+    await assert.rejects(call(deps, manage, 'DELETE', '/v1/subscriptions/sub_b'), /subscription sub_b does not exist/);
+    assert.equal((await deps.subscriptions.get('sub_b'))?.state, 'active', "another tenant's is untouched");
   });
 });
 
@@ -246,7 +301,7 @@ describe('the authorizer and portal session tokens', () => {
       role: 'tenant',
       tenantId: 'acme',
       keyId: link.id,
-      portal: 'true',
+      portal: 'view',
       subscriptionId: 'sub_a',
     });
     assert.deepEqual(principalOf(result.context), {
@@ -254,17 +309,26 @@ describe('the authorizer and portal session tokens', () => {
       tenantId: 'acme',
       keyId: link.id,
       subscriptionId: 'sub_a',
-      portal: true,
+      portal: 'view',
     });
-    // An unlimited link: an empty subscriptionId is no limit.
-    const all = await mintPortalSession(deps, 'acme', {}, 'https://x');
+    // An unlimited manage link: an empty subscriptionId is no limit, and the level is carried through.
+    const all = await mintPortalSession(deps, 'acme', { access: 'manage' }, 'https://x');
     const allSession = await exchangePortalCode(deps, all.url.split('#portal=')[1]!);
+    assert.equal(allSession.access, 'manage');
     assert.deepEqual(principalOf((await handler(token(allSession.token), context)).context), {
       role: 'tenant',
       tenantId: 'acme',
       keyId: all.id,
-      portal: true,
+      portal: 'manage',
     });
+    // A decision cached from before levels (`portal: 'true'`), or a level this version does not know, grants the least.
+    assert.deepEqual(
+      ['true', 'admin', 'manage'].map(
+        (old) =>
+          (principalOf({ role: 'tenant', tenantId: 'acme', keyId: all.id, portal: old }) as { portal?: string }).portal,
+      ),
+      ['view', 'view', 'manage'],
+    );
     // The one-time code itself is no bearer credential; a revoked or ended token is refused.
     await assert.rejects(handler(token(link.url.split('#portal=')[1]!), context), /Unauthorized/);
     await revokePortalSession(deps, 'acme', link.id);

@@ -107,6 +107,50 @@ describe('sender handler', () => {
     assert.deepEqual(lines.error, ['delivery message unreadable', 'delivery message unreadable']);
   });
 
+  it('sends a slow subscription’s deliveries from the main lane on to the slow lane, and attempts those the slow lane brings', async () => {
+    const deps = senderWorld({ dlv_main: 200, dlv_slow: 200 });
+    const slowUntil = new Date(deps.clock.now() + 600_000).toISOString();
+    deps.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1', slowUntil }));
+    const { logger } = recordingLogger();
+    const handler = createSenderHandler(deps, { logger });
+    const from = (arn: string, id: string, deliveryId: string) => ({
+      ...record(id, message(deliveryId)),
+      eventSourceARN: arn,
+    });
+
+    const main = await handler({ Records: [from(deps.queue.arn, 'm-main', 'dlv_main')] }, context);
+    const slow = await handler({ Records: [from(deps.slowLane.arn, 'm-slow', 'dlv_slow')] }, context);
+
+    // Both records are finished with: the first moved on, the second delivered.
+    assert.deepEqual(main, { batchItemFailures: [] });
+    assert.deepEqual(slow, { batchItemFailures: [] });
+    assert.deepEqual(
+      deps.slowLane.messages().map((m) => m.deliveryId),
+      ['dlv_main'],
+    );
+    assert.equal(deps.deliveries.items.get('dlv_main')!.state, 'pending', 'not attempted in the main lane');
+    assert.equal(deps.deliveries.items.get('dlv_slow')!.state, 'delivered');
+  });
+
+  it('a wait in flight changes the visibility on the queue its record came from', async () => {
+    const deps = senderWorld({ dlv_wait: 200 });
+    deps.deliveries.put(
+      aDelivery({
+        id: 'dlv_wait',
+        eventId: 'evt_dlv_wait',
+        nextAttemptAt: new Date(deps.clock.now() + 30_000).toISOString(),
+      }),
+    );
+    const { logger } = recordingLogger();
+    const response = await createSenderHandler(deps, { logger })(
+      { Records: [{ ...record('m-wait', message('dlv_wait')), eventSourceARN: deps.slowLane.arn }] },
+      context,
+    );
+    assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-wait' }] });
+    assert.deepEqual(deps.slowLane.retries, [{ receiptHandle: 'rh-m-wait', delaySeconds: 30 }]);
+    assert.deepEqual(deps.queue.retries, []);
+  });
+
   it('the planned retries of one batch go out as one enqueue, each carrying its body and the row as written', async () => {
     const deps = senderWorld({ dlv_a: 503, dlv_b: 500, dlv_c: 200 });
     const { logger } = recordingLogger();

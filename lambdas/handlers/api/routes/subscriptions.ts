@@ -4,6 +4,7 @@ import {
   parseCreateSubscription,
   parsePauseBody,
   parseRotateSecret,
+  parseTestEvent,
   parseSubscriptionListQuery,
   parseUpdateSubscription,
 } from '#app/subscriptions/subscription-request.ts';
@@ -30,9 +31,10 @@ export const SUBSCRIPTION_ROUTES: readonly Route[] = [
     access: 'admin',
     run: async (deps, req) =>
       ok(
-        subscriptionView(await createSubscription(deps, parseCreateSubscription(req.body, deps.defaultRetryPolicy)), {
-          withSecret: true,
-        }),
+        subscriptionView(
+          await createSubscription(deps, req.principal, parseCreateSubscription(req.body, deps.defaultRetryPolicy)),
+          { withSecret: true },
+        ),
         201,
       ),
   },
@@ -93,7 +95,8 @@ export const SUBSCRIPTION_ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/v1/subscriptions/{subscriptionId}/test',
     access: 'tenant',
-    run: async (deps, req, p) => ok(await sendTestEvent(deps, req.principal, p.subscriptionId!), 202),
+    run: async (deps, req, p) =>
+      ok(await sendTestEvent(deps, req.principal, p.subscriptionId!, parseTestEvent(req.body)), 202),
   },
   {
     method: 'GET',

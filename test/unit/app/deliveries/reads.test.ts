@@ -1,8 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { listSubscriptionDeliveries, readDelivery, readDeliveries } from '#app/deliveries/reads.ts';
+import { listSubscriptionDeliveries, readDelivery, readDeliveries, withEventTypes } from '#app/deliveries/reads.ts';
 import { firstDelivery } from '#app/publish/first-delivery.ts';
 import { publishBatch } from '#app/publish/publish.ts';
+import type { DeliveryFilter } from '#domain/delivery-filter.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
 import { STATE } from '#domain/states.ts';
 import { InvalidCursorError } from '#ports/page.ts';
@@ -18,11 +19,16 @@ function withSubscription(): FakeDeps {
 
 /** Publishes one batch of `ids`, then moves the clock a second on (so each batch has its own creation time). */
 async function publishAt(deps: FakeDeps, ...ids: string[]): Promise<string> {
+  return publishTyped(deps, 'a', ...ids);
+}
+
+/** publishAt, the events of `type`. */
+async function publishTyped(deps: FakeDeps, type: string, ...ids: string[]): Promise<string> {
   const at = new Date(deps.clock.now()).toISOString();
   // To every tenant: sub_a is acme's, sub_b has no tenant.
   await publishBatch(
     deps,
-    ids.map((id) => ({ id, type: 'a', audience: 'all' as const, payloadJson: '{}' })),
+    ids.map((id) => ({ id, type, audience: 'all' as const, payloadJson: '{}' })),
   );
   deps.clock.advance(1000);
   return at;
@@ -35,9 +41,10 @@ function attempted(
   createdAt: string,
   state: (typeof STATE)[keyof typeof STATE],
   subscriptionId = 'sub_a',
+  type = 'a',
 ) {
   const row = firstDelivery(
-    { id: eventId, createdAt },
+    { id: eventId, type, createdAt },
     deps.subscriptions.items.get(subscriptionId)!,
     Date.parse(createdAt) + 3 * 86_400_000,
     Date.parse(createdAt),
@@ -83,7 +90,7 @@ describe('deliveries published but not yet written', () => {
     assert.deepEqual(
       unwritten,
       firstDelivery(
-        { id: 'evt_1', createdAt: at },
+        { id: 'evt_1', type: 'a', createdAt: at },
         deps.subscriptions.items.get('sub_a')!,
         Date.parse(at) + 3 * 86_400_000,
         Date.parse(at),
@@ -245,5 +252,109 @@ describe('deliveries published but not yet written', () => {
         cursor,
       );
     }
+  });
+});
+
+/** Every page of sub_a's deliveries under `filter`, newest first; no page holds more than `limit`. */
+async function walkFiltered(deps: FakeDeps, filter: DeliveryFilter, limit: number): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 50; pages++) {
+    const page = await listSubscriptionDeliveries(deps, {
+      subscriptionId: 'sub_a',
+      limit,
+      ...filter,
+      ...(cursor ? { cursor } : {}),
+    });
+    assert.ok(page.items.length <= limit);
+    ids.push(...page.items.map((d) => d.id));
+    if (!page.nextCursor) return ids;
+    cursor = page.nextCursor;
+  }
+  throw new Error('paging does not end');
+}
+
+describe('filtered listings', () => {
+  /** Two batches of order.paid and one of order.created, at t1 < t2 < t3: some written, some not yet. */
+  async function seeded() {
+    const deps = withSubscription();
+    const t1 = await publishTyped(deps, 'order.paid', 'p1', 'p2');
+    const t2 = await publishTyped(deps, 'order.created', 'c1');
+    const t3 = await publishTyped(deps, 'order.paid', 'p3');
+    attempted(deps, 'p1', t1, STATE.delivered, 'sub_a', 'order.paid');
+    attempted(deps, 'c1', t2, STATE.failed, 'sub_a', 'order.created');
+    const id = (e: string, t: string) => deliveryIdFor(e, 'sub_a', t);
+    return { deps, t1, t2, t3, p1: id('p1', t1), p2: id('p2', t1), c1: id('c1', t2), p3: id('p3', t3) };
+  }
+  const byNewest = (ids: readonly string[]) => [...ids].sort((a, b) => (a.slice(4, 13) < b.slice(4, 13) ? 1 : -1));
+
+  it('narrows rows and deliveries not yet written alike, by type, time and state, every page, each once', async () => {
+    const { deps, t1, t2, t3, p1, p2, c1, p3 } = await seeded();
+    const cases: ReadonlyArray<readonly [DeliveryFilter, readonly string[]]> = [
+      [{ eventType: 'order.paid' }, [p1, p2, p3]],
+      [{ eventType: 'order.created' }, [c1]],
+      [{ eventType: 'order.refunded' }, []],
+      [{ since: t2 }, [c1, p3]],
+      [{ until: t2 }, [p1, p2, c1]],
+      [{ since: t2, until: t2 }, [c1]],
+      [{ eventType: 'order.paid', since: t1, until: t3 }, [p1, p2, p3]],
+      [{ eventType: 'order.paid', state: STATE.pending }, [p2, p3]],
+      [{ state: STATE.failed, since: t3 }, []],
+    ];
+    for (const [filter, expected] of cases)
+      for (const limit of [1, 2, 10]) {
+        const ids = await walkFiltered(deps, filter, limit);
+        // The two of t1 share a creation time: their order is the ids', so compare as the listing orders them.
+        assert.deepEqual(new Set(ids), new Set(expected), `${JSON.stringify(filter)}, pages of ${limit}`);
+        assert.equal(ids.length, expected.length, `${JSON.stringify(filter)}, pages of ${limit}: each once`);
+        assert.deepEqual(
+          ids.map((i) => i.slice(4, 13)),
+          byNewest(ids).map((i) => i.slice(4, 13)),
+          'newest first',
+        );
+      }
+    assert.equal((await listSubscriptionDeliveries(deps, { subscriptionId: 'sub_a', limit: 10 })).items.length, 4);
+  });
+
+  it("settles an earlier version's row (no event type kept) from its event: in when it matches, out when not or when the event is gone", async () => {
+    const { deps, t2, p1, c1 } = await seeded();
+    for (const id of [p1, c1]) {
+      const { eventType: _kept, ...earlier } = deps.deliveries.items.get(id)!;
+      deps.deliveries.put(earlier);
+    }
+    assert.equal(deps.deliveries.items.get(p1)!.eventType, undefined);
+
+    assert.deepEqual(new Set(await walkFiltered(deps, { eventType: 'order.created' }, 1)), new Set([c1]));
+    assert.ok((await walkFiltered(deps, { eventType: 'order.paid' }, 1)).includes(p1));
+    const listed = await listSubscriptionDeliveries(deps, {
+      subscriptionId: 'sub_a',
+      limit: 10,
+      eventType: 'order.paid',
+    });
+    assert.equal(listed.items.find((d) => d.id === p1)?.eventType, 'order.paid', 'settled, it says its type');
+
+    deps.events.items.delete('c1');
+    assert.deepEqual(await walkFiltered(deps, { eventType: 'order.created', until: t2 }, 1), []);
+    assert.deepEqual(await walkFiltered(deps, { since: t2, until: t2 }, 1), [c1], 'without a type filter it is listed');
+  });
+
+  it('withEventTypes reads no event when every delivery keeps its type, and only the events of those that do not', async () => {
+    const { deps, p1, c1 } = await seeded();
+    const asked: string[][] = [];
+    const { getSummaries } = deps.events;
+    deps.events.getSummaries = (ids) => (asked.push([...ids]), getSummaries.call(deps.events, ids));
+    const rows = [deps.deliveries.items.get(p1)!, deps.deliveries.items.get(c1)!];
+
+    assert.deepEqual(
+      (await withEventTypes(deps, rows)).map((d) => d.eventType),
+      ['order.paid', 'order.created'],
+    );
+    assert.deepEqual(asked, []);
+    const { eventType: _kept, ...earlier } = rows[1]!;
+    assert.deepEqual(
+      (await withEventTypes(deps, [rows[0]!, earlier])).map((d) => d.eventType),
+      ['order.paid', 'order.created'],
+    );
+    assert.deepEqual(asked, [['c1']]);
   });
 });

@@ -6,9 +6,15 @@ import {
   exchangePortalCode,
   mintPortalSession,
   portalSession,
+  portalSessionView,
   revokePortalSession,
 } from '#app/portal/portal-sessions.ts';
-import { portalSessionStatus, portalSessionTtlSeconds } from '#domain/portal-session.ts';
+import {
+  DEFAULT_PORTAL_ACCESS,
+  portalAccessOf,
+  portalSessionStatus,
+  portalSessionTtlSeconds,
+} from '#domain/portal-session.ts';
 import { aSubscription, FakeClock, InMemorySubscriptionStore } from '#test/fakes.ts';
 import { InMemoryPortalSessionStore } from '#test/memory-portal-session-store.ts';
 
@@ -90,6 +96,42 @@ describe('portal links', () => {
     );
   });
 
+  it('mints at the access level asked for, view when none is (stored with the link, answered on exchange); refuses any other level naming access', async () => {
+    const { deps, portalSessions } = setup();
+    const plain = await mintPortalSession(deps, 'acme', parseMintPortalSessionBody(null), BASE);
+    assert.equal(plain.access, 'view');
+    assert.equal(DEFAULT_PORTAL_ACCESS, 'view');
+    assert.equal(
+      portalSessions.items.get(plain.id)?.access,
+      'view',
+      'the level is stored, not re-derived from the default',
+    );
+    const managed = await mintPortalSession(deps, 'acme', parseMintPortalSessionBody('{"access":"manage"}'), BASE);
+    assert.equal(managed.access, 'manage');
+    assert.equal((await exchangePortalCode(deps, codeOf(managed.url))).access, 'manage');
+    assert.equal((await exchangePortalCode(deps, codeOf(plain.url))).access, 'view');
+    for (const body of ['{"access":"admin"}', '{"access":"MANAGE"}', '{"access":true}'])
+      assert.throws(
+        () => parseMintPortalSessionBody(body),
+        (e: unknown) =>
+          e instanceof ValidationError &&
+          e.field === 'access' &&
+          /must be one of "view", "manage"; default "view"/.test(e.message),
+        body,
+      );
+  });
+
+  it('a stored session without a level (minted before levels existed), or with one this version does not know, reads as view', () => {
+    assert.equal(portalAccessOf(undefined), 'view');
+    assert.equal(portalAccessOf('true'), 'view');
+    assert.equal(portalAccessOf('owner'), 'view');
+    assert.equal(portalAccessOf('manage'), 'manage');
+    assert.equal(
+      portalSessionView({ id: 'psn_old', tenantId: 'acme', createdAt: 'x', endsAt: 'y', codeHash: 'h' }).access,
+      'view',
+    );
+  });
+
   it('trades the code once for a session token that ends with the link', async () => {
     const { deps, portalSessions, clock } = setup();
     const link = await mintPortalSession(deps, 'acme', {}, BASE);
@@ -103,6 +145,7 @@ describe('portal links', () => {
         sessionId: link.id,
         tenantId: 'acme',
         subscriptionId: null,
+        access: 'view',
         expiresAt: link.expiresAt,
       },
     );

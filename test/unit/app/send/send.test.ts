@@ -423,5 +423,11 @@ describe('processDelivery: failures by stage', () => {
 
 /** The world's delivery as its first row: pending, due now, no attempt yet (what a wait before the first attempt writes). */
 function firstRow(w: World): Delivery {
-  return firstDelivery({ id: 'evt_1', createdAt: NOW }, w.subscription, Date.parse(FRESH.giveUpAt), NOW_MS, ID);
+  return firstDelivery(
+    { id: 'evt_1', type: FRESH.eventType, createdAt: NOW },
+    w.subscription,
+    Date.parse(FRESH.giveUpAt),
+    NOW_MS,
+    ID,
+  );
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { publish } from '#app/publish/publish.ts';
 import { processDelivery } from '#app/send/send.ts';
 import { createSubscription } from '#app/subscriptions/subscriptions.ts';
+import { ADMIN } from '#app/access.ts';
 import type { AttemptResult } from '#domain/classify.ts';
 import { ForbiddenTargetError } from '#domain/errors.ts';
 import { DEFAULT_PORT_RANGES, parseAllowedPorts } from '#domain/target-ports.ts';
@@ -21,7 +22,7 @@ describe('createSubscription(): the normalised URL is stored and sent', () => {
   it('stores url.href of what was written, and the POST goes to exactly that', async () => {
     const http = new RecordingHttp();
     const deps = { ...fakeDeps(), allowedPorts: DEFAULT_PORT_RANGES, http, attemptTimeoutMs: 1000 };
-    const sub = await createSubscription(deps, { url: 'HTTP://Example.COM:443/a/../b', eventTypes: ['*'] });
+    const sub = await createSubscription(deps, ADMIN, { url: 'HTTP://Example.COM:443/a/../b', eventTypes: ['*'] });
     assert.equal(sub.url, 'http://example.com:443/b');
     assert.equal(deps.subscriptions.items.get(sub.id)!.url, 'http://example.com:443/b');
 
@@ -40,7 +41,7 @@ describe('createSubscription(): the normalised URL is stored and sent', () => {
   it('refuses a port the deployment does not allow, storing nothing', async () => {
     const deps = { ...fakeDeps(), allowedPorts: parseAllowedPorts('443') };
     await assert.rejects(
-      createSubscription(deps, { url: 'http://example.com/hook', eventTypes: ['*'] }),
+      createSubscription(deps, ADMIN, { url: 'http://example.com/hook', eventTypes: ['*'] }),
       (e: unknown) =>
         e instanceof ForbiddenTargetError && e.message === 'url port 80 is not allowed (allowed ports: 443)',
     );

@@ -14,7 +14,7 @@ const LATER = '2024-05-01T12:05:00.000Z';
 /** The row a first attempt (or a pause) writes for an event published at NOW: publish itself writes none. */
 const firstRow = (deps: FakeDeps, eventId: string, subscriptionId: string) =>
   firstDelivery(
-    { id: eventId, createdAt: NOW },
+    { id: eventId, type: 'a', createdAt: NOW },
     deps.subscriptions.items.get(subscriptionId)!,
     Date.parse('2024-05-04T12:00:00.000Z'),
     Date.parse(NOW),

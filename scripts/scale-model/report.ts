@@ -1,0 +1,121 @@
+import { type Chart, writeCharts } from '../bench/charts.ts';
+import { table } from '../bench/benchmarks-file.ts';
+import { LATENCY } from './model.ts';
+import type { ScenarioResult } from './run-scenario.ts';
+
+/** The DynamoDB limits as the report states them (sim/dynamodb/ holds the figures and their sources). */
+const DYNAMO_LIMITS_SAID =
+  'DynamoDB 1,000 WCU and 3,000 RCU a second per partition key value (GSIs alike), an on-demand table ceiling from its warm throughput, the SDK’s 3 tries with backoff before a throttle surfaces';
+
+const n = (v: number) => Math.round(v).toLocaleString('en-US');
+const s1 = (v: number) => (v >= 100 ? n(v) : v.toFixed(1));
+
+function throttleCell(r: ScenarioResult): string {
+  const tables = Object.entries(r.dynamodb.tables)
+    .filter(([, t]) => t.throttledRequests > 0 || t.throttleEvents > 0)
+    .map(([name, t]) => `${name.replace(/^hookline-/, '')} ${n(t.throttleEvents)} (${n(t.throttledRequests)} failed)`);
+  return tables.length ? tables.join('; ') : '0';
+}
+
+/** What the undelivered came to: dead letters, still on their way (retrying), lost. */
+function notDelivered(r: ScenarioResult): string {
+  if (r.undelivered === 0) return '';
+  const { deadLettered, onItsWay, lost } = r.undeliveredBy;
+  return ` (${n(deadLettered)} dead letters, ${n(onItsWay)} still retrying, ${n(lost)} lost)`;
+}
+
+function hotPartitions(results: readonly ScenarioResult[]): string[] {
+  const lines: string[] = [];
+  for (const r of results)
+    for (const [name, t] of Object.entries(r.dynamodb.tables))
+      for (const p of t.topThrottledPartitions ?? [])
+        lines.push(`- ${r.scenario.key}: ${name} partition \`${p.key}\`: ${n(p.throttles)} refused tries`);
+  return lines;
+}
+
+/** The scale model's section of BENCHMARKS.md: one row per scenario, the limits it enforced, and a chart of delivered/s. */
+export function renderScaleModel(results: readonly ScenarioResult[], scale: 'full' | 'quick'): string {
+  const rows = results.map((r) => [
+    r.scenario.title,
+    `${n(r.scenario.publishSeconds)} + ${n(r.scenario.drainSeconds)}`,
+    s1(r.meanDeliveriesPerSecond),
+    `${n(r.published)} / ${n(r.delivered)} / ${n(r.undelivered)}${notDelivered(r)}${r.duplicates ? `; ${n(r.duplicates)} duplicates` : ''}`,
+    `${n(r.latencyP50Ms)} / ${n(r.latencyP99Ms)}${r.healthyP99Ms !== undefined ? ` (others ${n(r.healthyP50Ms!)} / ${n(r.healthyP99Ms)})` : ''}`,
+    s1(r.queueAgePeakSeconds),
+    `${n(r.inFlightPeak)}${r.overLimitRefusals ? ` (${n(r.overLimitRefusals)} OverLimit)` : ''}`,
+    `${n(r.senderPeakConcurrency)} of ${n(r.scenario.senderMaxConcurrency ?? 20)}`,
+    throttleCell(r),
+    `${r.sweeper.runs} runs, longest ${s1(r.sweeper.longestRunSeconds)} s, ${n(r.sweeper.requeued)} requeued`,
+    `${n(r.wallSeconds)} s`,
+  ]);
+  const chart: Chart = {
+    file: 'scale-model-delivered',
+    title: 'Scale model: deliveries a second over simulated time (10 s means)',
+    kind: 'line',
+    yAxis: 'deliveries / s',
+    categories: buckets(results).map((b) => `${b} s`),
+    series: results.map((r) => ({ name: r.scenario.key, values: perBucket(r) })),
+  };
+  const replay = results.find((r) => r.replay);
+  const errors = results.flatMap((r) =>
+    Object.entries(r.handlerErrors).map(([m, c]) => `- ${r.scenario.key}: "${m}" × ${n(c)}`),
+  );
+  return [
+    `### Scale model${scale === 'quick' ? ' (quick run)' : ''}`,
+    '',
+    'The real handlers and app code (API publish and subscription routes, sender, sweeper, replay,',
+    'notifier), built per execution environment by the same `buildDeps` the Lambda entries call,',
+    'on real SDK clients whose calls a simulated DynamoDB, SQS and Lambda answer on a simulated',
+    'clock (`scripts/scale-model/`). Only the clients below the adapters and the HTTP sender are',
+    'swapped. Latencies: DynamoDB ' +
+      `${LATENCY.dynamodbKeyMs} ms a key operation, ${LATENCY.dynamodbQueryMs} ms a query; SQS ${LATENCY.sqsMs} ms a call; ` +
+      `Lambda INIT ${LATENCY.lambdaInitMs} ms; receivers 40 to 200 ms. Limits enforced: ${DYNAMO_LIMITS_SAID}; SQS 120,000 in flight per queue, ` +
+      'delays to 900 s, 10 per batch; Lambda 1,000 concurrent executions per account, an SQS mapping from 5 batches adding 300 a minute.',
+    '',
+    table(
+      [
+        'scenario',
+        'simulated s (publishing + drain)',
+        'delivered/s while publishing',
+        'accepted / delivered / not delivered',
+        'latency p50 / p99 ms',
+        'queue age peak s',
+        'in flight peak',
+        'sender batches peak',
+        'DynamoDB throttles (refused tries)',
+        'sweeper',
+        'wall time',
+      ],
+      rows,
+    ),
+    '',
+    ...(replay?.replay
+      ? [
+          `Bulk replay: ${n(replay.replay.replayed)} of ${n(replay.scenario.replayDeadLetters ?? 0)} dead letters delivered` +
+            (replay.replay.finishedAfterSeconds !== undefined
+              ? ` within ${s1(replay.replay.finishedAfterSeconds)} s of the request.`
+              : ' by the end of the run.'),
+          '',
+        ]
+      : []),
+    ...(hotPartitions(results).length ? ['Hottest throttled partitions:', '', ...hotPartitions(results), ''] : []),
+    ...(errors.length ? ['Errors the handlers logged:', '', ...errors, ''] : []),
+    writeCharts([chart]),
+  ].join('\n');
+}
+
+const BUCKET_SECONDS = 10;
+
+function buckets(results: readonly ScenarioResult[]): number[] {
+  const longest = Math.max(0, ...results.map((r) => r.samples.length));
+  return Array.from({ length: Math.ceil(longest / BUCKET_SECONDS) }, (_, i) => i * BUCKET_SECONDS);
+}
+
+function perBucket(r: ScenarioResult): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < r.samples.length; i += BUCKET_SECONDS) {
+    const slice = r.samples.slice(i, i + BUCKET_SECONDS);
+    out.push(Math.round(slice.reduce((a, s) => a + s.delivered, 0) / slice.length));
+  }
+  return out;
+}

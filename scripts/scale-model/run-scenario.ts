@@ -1,0 +1,345 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { LatencyHistogram, type SecondSample } from './measures.ts';
+import { apiRequest } from './api-events.ts';
+import { buildModel, type Model } from './model.ts';
+import type { Scenario } from './scenarios.ts';
+import { VirtualTime } from './virtual-time.ts';
+import { localResourceName, TABLES } from '#config/topology.ts';
+
+const START_MS = Date.UTC(2026, 11, 1, 12, 0, 0);
+/**
+ * Subscriptions created at once before a run. Each creation writes the routing index's intent
+ * and status items, two single keys of the routes table (1,000 WCU/s each), so creating faster
+ * than a few hundred a second throttles there (docs/aws.md, "Scale model"); the setup stays under it.
+ */
+const SETUP_CONCURRENCY = 10;
+/** Publish calls at once while making a bulk replay's dead letters. */
+const DEAD_LETTER_SETUP_CONCURRENCY = 50;
+const hostOf = (i: number) => `r${i}.receivers.example`;
+const indexOf = (host: string) => Number(host.slice(1, host.indexOf('.')));
+
+export interface ScenarioResult {
+  readonly scenario: Scenario;
+  readonly simulatedSeconds: number;
+  readonly wallSeconds: number;
+  readonly published: number;
+  readonly publishRefused: Readonly<Record<string, number>>;
+  readonly delivered: number;
+  readonly duplicates: number;
+  /** Accepted events no receiver got by the end (those still retrying against a failing receiver included). */
+  readonly undelivered: number;
+  /** Of those, by what their delivery row says at the end: dead-lettered, still on its way, or lost (no row, or one saying delivered). */
+  readonly undeliveredBy: { readonly deadLettered: number; readonly onItsWay: number; readonly lost: number };
+  readonly latencyP50Ms: number;
+  readonly latencyP99Ms: number;
+  readonly healthyP50Ms?: number;
+  readonly healthyP99Ms?: number;
+  readonly peakDeliveriesPerSecond: number;
+  readonly meanDeliveriesPerSecond: number;
+  readonly queueAgePeakSeconds: number;
+  readonly inFlightPeak: number;
+  readonly overLimitRefusals: number;
+  readonly senderPeakConcurrency: number;
+  readonly lambda: Readonly<
+    Record<string, { invocations: number; throttles: number; peak: number; coldStarts: number }>
+  >;
+  readonly dynamodb: ReturnType<Model['dynamo']['report']>;
+  readonly sweeper: {
+    readonly runs: number;
+    readonly longestRunSeconds: number;
+    readonly requeued: number;
+    readonly expired: number;
+  };
+  readonly replay?: { readonly replayed: number; readonly finishedAfterSeconds?: number };
+  readonly handlerErrors: Readonly<Record<string, number>>;
+  readonly samples: readonly SecondSample[];
+}
+
+/** One scenario, start to finish, on its own fresh model and clock. */
+export async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
+  const wallStart = performance.now();
+  const time = new VirtualTime(START_MS, 7);
+  time.enable();
+  try {
+    return await run(scenario, time, wallStart);
+  } finally {
+    time.disable();
+  }
+}
+
+async function run(scenario: Scenario, time: VirtualTime, wallStart: number): Promise<ScenarioResult> {
+  const totalEvents = Math.ceil(scenario.ratePerSecond * scenario.publishSeconds) + (scenario.replayDeadLetters ?? 0);
+  const publishedAt = new Float64Array(totalEvents);
+  const receipts = new Uint8Array(totalEvents);
+  // 1 for an event the API accepted (202 or 200): the audit looks at these alone.
+  const accepted = new Uint8Array(totalEvents);
+  const latency = new LatencyHistogram();
+  const healthyLatency = new LatencyHistogram();
+  let measuring = false;
+  let measuredFrom = 0;
+  let setupFailing = scenario.replayDeadLetters !== undefined;
+  let deliveredThisSecond = 0;
+  let publishedThisSecond = 0;
+  let delivered = 0;
+  let duplicates = 0;
+  const hanging = new Set<number>();
+  const model = buildModel({
+    time,
+    plan: (host, nowMs) => {
+      const index = indexOf(host);
+      if (setupFailing) return { kind: 'status', status: 400, latencyMs: 30 };
+      const behaviour = scenario.receivers(index, nowMs - measuredFrom, () => time.random());
+      if (behaviour.kind !== 'ok') hanging.add(index);
+      return behaviour;
+    },
+    onReceipt: ({ eventId, host, atMs }) => {
+      const seq = Number(eventId.slice(4));
+      if (!(seq >= 0 && seq < totalEvents)) return;
+      if (receipts[seq]! > 0) duplicates++;
+      receipts[seq] = Math.min(255, receipts[seq]! + 1);
+      if (receipts[seq] !== 1 || !measuring) return;
+      delivered++;
+      deliveredThisSecond++;
+      const ms = atMs - publishedAt[seq]!;
+      latency.add(ms);
+      if (!hanging.has(indexOf(host))) healthyLatency.add(ms);
+    },
+    ...(scenario.senderMaxConcurrency ? { senderMaxConcurrency: scenario.senderMaxConcurrency } : {}),
+    ...(scenario.env ? { env: scenario.env } : {}),
+  });
+
+  const api = async (method: string, path: string, body?: unknown): Promise<APIGatewayProxyResult | 'throttled'> => {
+    const outcome = await model.pools.api.invoke(apiRequest(method, path, body));
+    return outcome.kind === 'throttled' ? 'throttled' : outcome.value;
+  };
+  // A fresh deployment's first sweeper run marks its (empty) routing index built, as the
+  // deployed sweeper does within its first minute; subscriptions created after it are indexed
+  // as they are created, so no publish walks the subscriptions table.
+  await time.runWhile(model.pools.sweeper.invoke(model.scheduledEvent()));
+  const subscriptionIds = await time.runWhile(createSubscriptions(scenario, api));
+  model.senderMapping.start();
+
+  let seq = 0;
+  const refused: Record<string, number> = {};
+  const publish = async (events: { id: string; type: string; tenantId: string; payload: unknown }[]) => {
+    for (const e of events) publishedAt[Number(e.id.slice(4))] = time.now();
+    const answer =
+      events.length === 1 && scenario.eventsPerCall === 1
+        ? await api('POST', '/v1/events', events[0])
+        : await api('POST', '/v1/events/batch', { events });
+    const status = answer === 'throttled' ? 'throttled (429)' : String(answer.statusCode);
+    if (status !== '202' && status !== '200') refused[status] = (refused[status] ?? 0) + events.length;
+    else {
+      publishedThisSecond += events.length;
+      for (const e of events) accepted[Number(e.id.slice(4))] = 1;
+    }
+  };
+  const eventFor = (n: number) => {
+    const index = scenario.target(n, () => time.random());
+    return { id: `evt_${n}`, type: 'order.created', tenantId: `t${index}`, payload: { n, pad: PAD } };
+  };
+
+  if (scenario.replayDeadLetters) {
+    // Dead letters first, published as fast as the API takes them, each failing once (400) and dead-lettered.
+    const calls: Promise<void>[] = [];
+    for (let n = 0; n < scenario.replayDeadLetters; n += 100) {
+      const batch = Array.from({ length: Math.min(100, scenario.replayDeadLetters - n) }, (_, i) => eventFor(n + i));
+      calls.push(publish(batch));
+      if (calls.length >= DEAD_LETTER_SETUP_CONCURRENCY) await time.runWhile(Promise.all(calls.splice(0)));
+    }
+    await time.runWhile(Promise.all(calls));
+    seq = scenario.replayDeadLetters;
+    await time.runWhile(waitUntilDrained(model, time));
+    setupFailing = false;
+    receipts.fill(0);
+  }
+
+  measuring = true;
+  measuredFrom = time.now();
+  const samples: SecondSample[] = [];
+  const sweeper = { runs: 0, longestRunSeconds: 0, requeued: 0, expired: 0 };
+  const schedule = (everyMs: number, job: () => Promise<void>) => {
+    const timer = setInterval(() => void job().catch(() => {}), everyMs);
+    return () => clearInterval(timer);
+  };
+  const stops = [
+    schedule(60_000, async () => {
+      const started = time.now();
+      const outcome = await model.pools.sweeper.invoke(model.scheduledEvent());
+      sweeper.runs++;
+      sweeper.longestRunSeconds = Math.max(sweeper.longestRunSeconds, (time.now() - started) / 1000);
+      if (outcome.kind === 'done') {
+        const report = outcome.value as { requeued?: number; expired?: number };
+        sweeper.requeued += report.requeued ?? 0;
+        sweeper.expired += report.expired ?? 0;
+      }
+    }),
+    schedule(60_000, async () => void (await model.pools.replay.invoke(model.scheduledEvent()))),
+    schedule(300_000, async () => void (await model.pools.notifier.invoke(model.scheduledEvent()))),
+  ];
+
+  let replay: { replayed: number; finishedAfterSeconds?: number } | undefined;
+  if (scenario.replayDeadLetters) {
+    replay = { replayed: 0 };
+    void api('POST', '/v1/replays', {
+      subscriptionId: subscriptionIds[0],
+      states: ['failed'],
+      createdFrom: new Date(START_MS - 3_600_000).toISOString(),
+      createdTo: new Date(time.now()).toISOString(),
+      ...(scenario.replayWindowSeconds !== undefined ? { windowSeconds: scenario.replayWindowSeconds } : {}),
+    });
+  }
+
+  // Publishing: every 10 ms, the calls due by then, each carrying eventsPerCall events.
+  const publishEnd = measuredFrom + scenario.publishSeconds * 1000;
+  const perTick = scenario.ratePerSecond / 100 / scenario.eventsPerCall;
+  let owed = 0;
+  const publisher =
+    scenario.ratePerSecond > 0
+      ? setInterval(() => {
+          if (time.now() >= publishEnd) return;
+          owed += perTick;
+          while (owed >= 1) {
+            owed -= 1;
+            const events = Array.from({ length: scenario.eventsPerCall }, () => eventFor(seq++));
+            void publish(events);
+          }
+        }, 10)
+      : undefined;
+
+  const end = publishEnd + scenario.drainSeconds * 1000;
+  await time.runUntil(end, (nowMs) => {
+    const depth = model.queues.delivery.depth();
+    samples.push({
+      second: Math.round((nowMs - measuredFrom) / 1000),
+      delivered: deliveredThisSecond,
+      published: publishedThisSecond,
+      queueAgeSeconds: model.queues.delivery.oldestAgeMs() / 1000,
+      inFlight: depth.inFlight,
+      senderConcurrency: model.pools.sender.concurrency,
+    });
+    deliveredThisSecond = 0;
+    publishedThisSecond = 0;
+    if (replay && replay.finishedAfterSeconds === undefined && delivered >= (scenario.replayDeadLetters ?? 0))
+      replay.finishedAfterSeconds = (nowMs - measuredFrom) / 1000;
+  });
+  if (publisher) clearInterval(publisher);
+  for (const stop of stops) stop();
+  model.senderMapping.stop();
+  if (replay) replay.replayed = delivered;
+
+  let acceptedCount = 0;
+  let received = 0;
+  for (let i = 0; i < seq; i++) {
+    acceptedCount += accepted[i]!;
+    if (accepted[i] && receipts[i]! > 0) received++;
+  }
+  const undeliveredBy = audit(model, receipts, accepted, seq);
+  const publishing = samples.filter((s) => s.second <= scenario.publishSeconds || scenario.publishSeconds === 0);
+  const queue = model.queues.delivery.stats();
+  return {
+    scenario,
+    simulatedSeconds: (time.now() - measuredFrom) / 1000,
+    wallSeconds: (performance.now() - wallStart) / 1000,
+    published: acceptedCount,
+    publishRefused: refused,
+    delivered,
+    duplicates,
+    undelivered: acceptedCount - received,
+    undeliveredBy,
+    latencyP50Ms: latency.percentile(0.5),
+    latencyP99Ms: latency.percentile(0.99),
+    ...(hanging.size > 0
+      ? { healthyP50Ms: healthyLatency.percentile(0.5), healthyP99Ms: healthyLatency.percentile(0.99) }
+      : {}),
+    peakDeliveriesPerSecond: Math.max(0, ...samples.map((s) => s.delivered)),
+    meanDeliveriesPerSecond: publishing.length
+      ? publishing.reduce((a, s) => a + s.delivered, 0) / publishing.length
+      : 0,
+    queueAgePeakSeconds: Math.max(0, ...samples.map((s) => s.queueAgeSeconds)),
+    inFlightPeak: queue.inFlightPeak,
+    overLimitRefusals: queue.overLimitRefusals,
+    senderPeakConcurrency: model.pools.sender.stats().peakConcurrency,
+    lambda: Object.fromEntries(
+      Object.entries(model.pools).map(([fn, pool]) => {
+        const s = pool.stats();
+        return [
+          fn,
+          { invocations: s.invocations, throttles: s.throttles, peak: s.peakConcurrency, coldStarts: s.coldStarts },
+        ];
+      }),
+    ),
+    dynamodb: model.dynamo.report(),
+    sweeper,
+    ...(replay ? { replay } : {}),
+    handlerErrors: Object.fromEntries(model.logger.errors),
+    samples,
+  };
+}
+
+/** About 1 KB of payload, as the cost bench's events carry. */
+const PAD = 'x'.repeat(900);
+
+async function createSubscriptions(
+  scenario: Scenario,
+  api: (method: string, path: string, body?: unknown) => Promise<APIGatewayProxyResult | 'throttled'>,
+): Promise<string[]> {
+  const ids: string[] = new Array(scenario.subscriptions);
+  let next = 0;
+  const worker = async () => {
+    while (next < scenario.subscriptions) {
+      const i = next++;
+      for (;;) {
+        const answer = await api('POST', '/v1/subscriptions', {
+          url: `https://${hostOf(i)}/hooks`,
+          tenantId: `t${i}`,
+          ...(scenario.retryPolicy ? { retryPolicy: scenario.retryPolicy } : {}),
+        });
+        if (answer !== 'throttled' && answer.statusCode === 201) {
+          ids[i] = (JSON.parse(answer.body) as { id: string }).id;
+          break;
+        }
+        if (answer !== 'throttled' && answer.statusCode < 500 && answer.statusCode !== 429)
+          throw new Error(`creating subscription ${i}: ${answer.statusCode} ${answer.body}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(SETUP_CONCURRENCY, scenario.subscriptions) }, worker));
+  return ids;
+}
+
+/**
+ * What became of each accepted event no receiver got, read from the deliveries table's own
+ * storage at the end: dead-lettered (failed, expired), still on its way (pending, in flight, or
+ * not written yet while the queue holds messages), or lost.
+ */
+function audit(
+  model: Model,
+  receipts: Uint8Array,
+  accepted: Uint8Array,
+  published: number,
+): ScenarioResult['undeliveredBy'] {
+  const stateOf = new Map<number, string>();
+  for (const item of model.dynamo.items(localResourceName(TABLES.deliveries))) {
+    const seq = Number(String(item.eventId).slice(4));
+    if (seq >= 0 && seq < published && receipts[seq] === 0) stateOf.set(seq, String(item.state));
+  }
+  const by = { deadLettered: 0, onItsWay: 0, lost: 0 };
+  const queued = model.queues.delivery.depth().stored + model.queues.slowDelivery.depth().stored > 0;
+  for (let seq = 0; seq < published; seq++) {
+    if (!accepted[seq] || receipts[seq]! > 0) continue;
+    const state = stateOf.get(seq);
+    if (state === 'failed' || state === 'expired') by.deadLettered++;
+    else if (state === 'pending' || state === 'in_flight') by.onItsWay++;
+    // No row yet: the sender writes a batch publish's rows at their first attempt, so while the
+    // queue still holds messages the event is on its way; with the queue empty it is lost.
+    else if (state === undefined && queued) by.onItsWay++;
+    else by.lost++;
+  }
+  return by;
+}
+
+/** Resolves once the delivery queue holds nothing (the setup's dead letters all written). */
+async function waitUntilDrained(model: Model, time: VirtualTime): Promise<void> {
+  while (model.queues.delivery.depth().stored + model.queues.slowDelivery.depth().stored > 0) await time.sleep(1000);
+}

@@ -1,0 +1,128 @@
+import type { Behaviour } from './sim/endpoints.ts';
+
+/** What a scenario's receivers do: the plan for receiver `index` at `elapsedMs` into the measured run. */
+export type ReceiverPlan = (index: number, elapsedMs: number, random: () => number) => Behaviour;
+
+export interface Scenario {
+  readonly key: string;
+  readonly title: string;
+  /** Subscriptions, one per tenant, each with its own receiver. */
+  readonly subscriptions: number;
+  /** Events published a second (fan-out 1: deliveries a second). */
+  readonly ratePerSecond: number;
+  /** 1: single publishes (POST /v1/events); more: POST /v1/events/batch. */
+  readonly eventsPerCall: number;
+  readonly publishSeconds: number;
+  /** Simulated time after publishing stops, for the queue to drain. */
+  readonly drainSeconds: number;
+  /** Which subscription event `seq` goes to. */
+  readonly target: (seq: number, random: () => number) => number;
+  readonly receivers: ReceiverPlan;
+  /** Some receivers fail or hang: their events may end dead-lettered or still retrying, never lost. */
+  readonly failingReceivers?: boolean;
+  /** The sender's event source MaximumConcurrency for this run (the construct's `maxConcurrency`). */
+  readonly senderMaxConcurrency?: number;
+  readonly retryPolicy?: Readonly<Record<string, unknown>>;
+  /** Dead letters made before the measured run and replayed in bulk during it. */
+  readonly replayDeadLetters?: number;
+  readonly replayWindowSeconds?: number;
+  /** Deployment settings for this run (the functions' environment), on top of the defaults. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A receiver answering in 40 to 200 ms (a typical webhook endpoint: a load balancer and an
+ * enqueue), skewed toward the fast end.
+ */
+export const healthyLatency = (random: () => number) => 40 + 160 * random() ** 2;
+const healthy: ReceiverPlan = (_i, _t, random) => ({ kind: 'ok', latencyMs: healthyLatency(random) });
+const uniform = (count: number) => (_seq: number, random: () => number) => Math.floor(random() * count);
+
+/**
+ * The issue's scenarios at full size, and at `scale` (the CI quick run) with rates, counts and
+ * times shrunk so the whole set runs in well under a minute while every mechanism still acts.
+ */
+export function scenarios(scale: 'full' | 'quick', publishMinutes = 10, deadLetters = 1_000_000): readonly Scenario[] {
+  const q = scale === 'quick';
+  const minutes = (n: number) => (q ? Math.max(10, n * 2) : n * 60);
+  const hangingShare = 0.01;
+  const hanging: Scenario = {
+    key: 'hanging',
+    title: `1 % of ${q ? '1,000' : '10,000'} endpoints hanging 15 s, ${q ? '500' : '10,000'} deliveries/s`,
+    subscriptions: q ? 1_000 : 10_000,
+    ratePerSecond: q ? 500 : 10_000,
+    eventsPerCall: 100,
+    publishSeconds: minutes(publishMinutes),
+    drainSeconds: q ? 20 : 120,
+    target: uniform(q ? 1_000 : 10_000),
+    failingReceivers: true,
+    receivers: (i, t, random) =>
+      i < (q ? 1_000 : 10_000) * hangingShare ? { kind: 'hang', ms: 15_000 } : healthy(i, t, random),
+    senderMaxConcurrency: q ? 40 : 400,
+    // Short, so the hanging share's retries happen inside the run.
+    retryPolicy: { maxAttempts: 3, initialDelaySeconds: 5, maxDelaySeconds: 30, deadlineSeconds: 600 },
+  };
+  return [
+    {
+      key: 'spread',
+      title: `${q ? '500' : '10,000'} deliveries/s over ${q ? '2,000' : '100,000'} subscriptions`,
+      subscriptions: q ? 2_000 : 100_000,
+      ratePerSecond: q ? 500 : 10_000,
+      eventsPerCall: 100,
+      publishSeconds: minutes(publishMinutes),
+      drainSeconds: q ? 10 : 60,
+      target: uniform(q ? 2_000 : 100_000),
+      receivers: healthy,
+      senderMaxConcurrency: q ? 40 : 400,
+    },
+    {
+      key: 'one-subscription',
+      title: `${q ? '250' : '5,000'} deliveries/s to one subscription`,
+      subscriptions: 1,
+      ratePerSecond: q ? 250 : 5_000,
+      eventsPerCall: 1,
+      publishSeconds: minutes(publishMinutes),
+      drainSeconds: q ? 10 : 60,
+      target: () => 0,
+      receivers: healthy,
+      senderMaxConcurrency: q ? 20 : 200,
+    },
+    hanging,
+    {
+      ...hanging,
+      key: 'hanging-one-lane',
+      title: `${hanging.title}, without the slow lane (HOOKLINE_SLOW_LANE_AFTER_MS=0)`,
+      env: { HOOKLINE_SLOW_LANE_AFTER_MS: '0' },
+    },
+    {
+      key: 'down-an-hour',
+      title: `one of 100 endpoints down ${q ? '40 s' : 'for an hour'}, then back; ${q ? '50' : '100'} deliveries/s`,
+      subscriptions: 100,
+      ratePerSecond: q ? 50 : 100,
+      eventsPerCall: 1,
+      publishSeconds: q ? 60 : 75 * 60,
+      drainSeconds: q ? 60 : 30 * 60,
+      target: uniform(100),
+      failingReceivers: true,
+      receivers: (i, t, random) =>
+        i === 0 && t < (q ? 40_000 : 3_600_000)
+          ? { kind: 'status', status: 503, latencyMs: 20 }
+          : healthy(i, t, random),
+    },
+    {
+      key: 'bulk-replay',
+      title: `bulk replay of ${q ? '2,000' : deadLetters.toLocaleString('en-US')} dead letters`,
+      subscriptions: 1,
+      ratePerSecond: 0,
+      eventsPerCall: 100,
+      publishSeconds: 0,
+      drainSeconds: q ? 60 : 10 * 60,
+      target: () => 0,
+      receivers: healthy,
+      replayDeadLetters: q ? 2_000 : deadLetters,
+      // The replay's spread window (the API's windowSeconds): the full run keeps the default 300 s.
+      replayWindowSeconds: q ? 20 : 300,
+      senderMaxConcurrency: q ? 20 : 200,
+    },
+  ];
+}
