@@ -132,6 +132,10 @@ export class Backend {
       ? this.invoke('replay', { deliveryId: id })
       : this.call('POST /v1/deliveries/{deliveryId}/replay', { params: { deliveryId: id } });
   }
+  /** Retry now goes through the API in both modes, like pause and resume: the replay function has no such action. */
+  retry(id: string): Promise<Json> {
+    return this.call('POST /v1/deliveries/{deliveryId}/retry', { params: { deliveryId: id } });
+  }
   replayBulk(body: Record<string, unknown>): Promise<Json> {
     return this.aws
       ? this.invoke('replay', body)

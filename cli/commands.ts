@@ -324,6 +324,11 @@ export async function replayOne(ctx: Context, id: string) {
   ctx.out.result(d, () => line`${d.id} is ${d.state} again (attempts ${d.attempts}, gives up at ${d.giveUpAt})`);
 }
 
+export async function retryOne(ctx: Context, id: string) {
+  const d = await ctx.backend.retry(id);
+  ctx.out.result(d, () => line`${d.id} is due now (attempts ${d.attempts}, gives up at ${d.giveUpAt})`);
+}
+
 export interface BulkOptions {
   readonly from: string;
   readonly to: string;

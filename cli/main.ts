@@ -342,6 +342,12 @@ Examples:
     .action(action((ctx, id: string) => commands.replayOne(ctx, id)));
 
   program
+    .command('retry')
+    .description('attempt one pending delivery now instead of after its backoff (attempts restart, fresh deadline)')
+    .argument('<deliveryId>', 'delivery id (dlv_…)')
+    .action(action((ctx, id: string) => commands.retryOne(ctx, id)));
+
+  program
     .command('replay-bulk')
     .description('replay every matching delivery, re-attempts spread over a window; audited (see `replays list`)')
     .requiredOption('--from <time>', 'created at or after: ISO 8601 time with zone, or a day (YYYY-MM-DD)')
@@ -432,7 +438,7 @@ Examples:
     .option('--expires-in <seconds>', 'how long the link works, 60 to 86400 (default 3600)', seconds)
     .option(
       '--access <level>',
-      'view (the default: read, resend, pause, resume, test) or manage (also create, change, delete, rotate endpoints)',
+      'view (the default: read, resend, retry now, pause, resume, test) or manage (also create, change, delete, rotate endpoints)',
     )
     .action(
       action((ctx, o: { tenant: string; subscription?: string; expiresIn?: number; access?: string }) =>

@@ -189,11 +189,11 @@ function reachableQueues(queues: ProvisionedQueues, endpoint: string): Provision
   return { ...queues, urls: map(queues.urls), redriveUrls: map(queues.redriveUrls) };
 }
 
-/** What EventBridge hands a scheduled function. */
-function scheduledEvent(): ScheduledEvent {
+/** What EventBridge hands a scheduled function (the scale model hands its own the same). */
+export function scheduledEvent(id = 'local'): ScheduledEvent {
   return {
     version: '0',
-    id: 'local',
+    id,
     'detail-type': 'Scheduled Event',
     source: 'aws.events',
     account: '000000000000',

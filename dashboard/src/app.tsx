@@ -5,6 +5,7 @@ import { SessionContext, type Session } from './context.ts';
 import { ContractPage } from './contract.tsx';
 import { DeliveryPage } from './deliveries.tsx';
 import { EventPage, EventsPage } from './events.tsx';
+import { FailingNowPage } from './failing.tsx';
 import { href, navigate, useRoute, type Route } from './route.ts';
 import {
   clearCredential,
@@ -137,6 +138,7 @@ function Page({ route, session }: { readonly route: Route; readonly session: Ses
   if (first === 'search') return <SearchPage key={route.query.get('q') ?? ''} q={route.query.get('q') ?? ''} />;
   if (operator && first === 'events') return <EventsPage key={route.query.toString()} route={route} />;
   if (operator && first === 'dead-letters') return <DeadLettersPage />;
+  if (operator && first === 'failing') return <FailingNowPage />;
   if (operator && first === 'replays') return <BulkReplayPage />;
   if (operator && first === 'archive') return <ArchivePage />;
   if (operator && first === 'portal-links') return <PortalLinksPage />;
@@ -153,6 +155,7 @@ function Shell({ session, route }: { readonly session: Session; readonly route: 
     c.kind === 'admin'
       ? [
           [href(['subscriptions']), 'Subscriptions'],
+          [href(['failing']), 'Failing now'],
           [href(['events']), 'Events'],
           [href(['dead-letters']), 'Dead letters'],
           [href(['replays']), 'Bulk replay'],

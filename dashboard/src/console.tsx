@@ -570,7 +570,8 @@ export function PortalLinksPage() {
         <div class="field">
           <label for="link-access">Access</label>
           <span id="link-access-hint" class="muted small">
-            view: read, resend, pause, resume, test. manage: also add, change, delete and rotate their endpoints.
+            view: read, resend, retry now, pause, resume, test. manage: also add, change, delete and rotate their
+            endpoints.
           </span>
           <select
             id="link-access"

@@ -26,13 +26,13 @@ const RESENDABLE = new Set(['failed', 'expired', 'delivered']);
 const FINISHED = new Set(['failed', 'expired', 'delivered']);
 
 /**
- * "after 1 attempt" counts the current run (it restarts at a resend); the attempt log shows every
- * run, so a resent delivery says both, never one attempt above two rows.
+ * "after 1 attempt" counts the current run (it restarts at a resend or a Retry now); the attempt
+ * log shows every run, so such a delivery says both, never one attempt above two rows.
  */
 function attemptsSaid(d: Detail): string {
   const inAll = d.attemptLog.at(-1)?.seq ?? d.attempts;
   const run = `after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`;
-  return inAll > d.attempts ? `${run} since it was resent (${inAll} in all)` : run;
+  return inAll > d.attempts ? `${run} since it was last resent or retried (${inAll} in all)` : run;
 }
 
 /** The delivery states, as the API spells them (the `state` filter). */
@@ -418,46 +418,85 @@ function AttemptRows({ attempts }: { readonly attempts: readonly Attempt[] }) {
   );
 }
 
-/** Resend, then follow the delivery until it settles again (a second a poll, for a minute). */
-function Resend({ detail, onChanged }: { readonly detail: Detail; readonly onChanged: () => void }) {
+/**
+ * The two ways to send a delivery ahead of its schedule: Retry now while it waits out its
+ * backoff, Resend once it has finished. Either is followed until its attempt is recorded (a
+ * second a poll, for a minute); the page is reloaded to show it. Whether a retry is allowed
+ * is the API's to say: a refusal (not attempted yet, due now, a paused subscription, the
+ * limit) is shown as it answers.
+ */
+function DeliveryActions({ detail, onChanged }: { readonly detail: Detail; readonly onChanged: () => void }) {
   const { client } = useSession();
   const [error, setError] = useState<unknown>();
   const [said, setSaid] = useState('');
   const [busy, setBusy] = useState(false);
-  const resend = async () => {
+  const params = { params: { deliveryId: detail.id } };
+  const follow = async (settled: (d: Detail) => boolean, outcome: (d: Detail) => string) => {
+    onChanged();
+    for (let i = 0; i < 60; i++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const now = await client.call('GET /v1/deliveries/{deliveryId}', params);
+      if (settled(now)) {
+        setSaid(outcome(now));
+        break;
+      }
+    }
+    onChanged();
+  };
+  const act = (run: () => Promise<void>) => async () => {
     setBusy(true);
     setError(undefined);
     setSaid('');
     try {
-      await client.call('POST /v1/deliveries/{deliveryId}/replay', { params: { deliveryId: detail.id } });
-      setSaid('Resent: it is pending again and will be attempted in a moment.');
-      onChanged();
-      for (let i = 0; i < 60; i++) {
-        await new Promise((r) => setTimeout(r, 1000));
-        const now = await client.call('GET /v1/deliveries/{deliveryId}', { params: { deliveryId: detail.id } });
-        if (FINISHED.has(now.state)) {
-          setSaid(
-            now.state === 'delivered'
-              ? 'Resent and delivered.'
-              : `Resent; it ended ${now.state} again: see the newest attempt below.`,
-          );
-          break;
-        }
-      }
-      onChanged();
+      await run();
     } catch (e) {
       setError(e);
     } finally {
       setBusy(false);
     }
   };
+  const resend = act(async () => {
+    await client.call('POST /v1/deliveries/{deliveryId}/replay', params);
+    setSaid('Resent: it is pending again and will be attempted in a moment.');
+    await follow(
+      (d) => FINISHED.has(d.state),
+      (d) =>
+        d.state === 'delivered'
+          ? 'Resent and delivered.'
+          : `Resent; it ended ${d.state} again: see the newest attempt below.`,
+    );
+  });
+  const retryNow = act(async () => {
+    await client.call('POST /v1/deliveries/{deliveryId}/retry', params);
+    setSaid('Retrying now: its next attempt is on its way.');
+    // Retry now restarts the run's count at 0: the attempt it hurries makes it 1, or finishes the delivery.
+    await follow(
+      (d) => d.state !== 'pending' || d.attempts > 0,
+      (d) =>
+        d.state === 'delivered'
+          ? 'Retried and delivered.'
+          : `Retried; it ${d.state === 'pending' ? 'failed again and waits for its next attempt' : `ended ${d.state}`}: see the newest attempt below.`,
+    );
+  });
   const resendable = RESENDABLE.has(detail.state);
   return (
     <div class="actions">
+      {/* Resend stays the first primary button whatever the state: the portal tests find it there. */}
       <button type="button" class="primary" disabled={busy || !resendable} onClick={() => void resend()}>
         Resend
       </button>
-      {!resendable && !busy && <span class="muted">It can be resent once it is delivered, failed or expired.</span>}
+      {detail.state === 'pending' && (
+        <button type="button" class="primary" disabled={busy} onClick={() => void retryNow()}>
+          Retry now
+        </button>
+      )}
+      {!resendable && !busy && (
+        <span class="muted">
+          {detail.state === 'pending'
+            ? 'Retry now makes its next attempt at once instead of after the backoff. It can be resent once it is delivered, failed or expired.'
+            : 'It can be resent once it is delivered, failed or expired.'}
+        </span>
+      )}
       {said && <Status>{said}</Status>}
       <ActionError error={error} />
     </div>
@@ -548,7 +587,7 @@ export function DeliveryPage({ id }: { readonly id: string }) {
           </div>
         )}
       </dl>
-      <Resend detail={d} onChanged={detail.reload} />
+      <DeliveryActions detail={d} onChanged={detail.reload} />
       <section class="panel" aria-labelledby="body-title">
         <h2 id="body-title">Request body</h2>
         {d.body === null ? (

@@ -1,4 +1,5 @@
 import type { AnswerOf } from '#client/hookline-client.ts';
+import { failingNow } from '#domain/failing-now.ts';
 import { useSession } from './context.ts';
 import { href } from './route.ts';
 import { ms, percent, Time } from './ui.tsx';
@@ -82,6 +83,8 @@ export function HealthCells({ subscriptionId }: { readonly subscriptionId: strin
 /** The health panel of one subscription. */
 export function HealthPanel({ stats }: { readonly stats: Stats }) {
   const s = stats;
+  // The console's Failing now list reads the same rule, so the two cannot disagree.
+  const deadLettering = failingNow(s);
   return (
     <section aria-labelledby="health-title" class="panel">
       <h2 id="health-title">Health, last {s.window.hours} h</h2>
@@ -128,9 +131,9 @@ export function HealthPanel({ stats }: { readonly stats: Stats }) {
         <div>
           <dt>Dead-lettering</dt>
           <dd>
-            {s.deadLetteringSince ? (
+            {deadLettering ? (
               <>
-                {s.deadLetterStreak} in a row since <Time iso={s.deadLetteringSince} />
+                {deadLettering.deadLetters} in a row since <Time iso={deadLettering.since} />
               </>
             ) : (
               'no'

@@ -430,6 +430,24 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     }
   }
 
+  async markRetriedNow(id: string, atIso: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          // Only ever later, as markSlow: an older mark would let a message made in between go unread.
+          UpdateExpression: 'SET #mark = :at',
+          ConditionExpression: 'attribute_exists(id) AND (attribute_not_exists(#mark) OR #mark < :at)',
+          ExpressionAttributeNames: { '#mark': 'retriedNowAt' },
+          ExpressionAttributeValues: { ':at': atIso },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
   async sealPlainSecrets(id: string, sealed: SealedSecrets): Promise<boolean> {
     const written = await conditionHeld(
       this.db.send(

@@ -19,7 +19,7 @@ export const resolvePortalLinkPolicy = PORTAL_LINK_POLICY.resolve;
 
 /**
  * What a portal link lets its customer do, chosen when it is minted. `view`: read the tenant's
- * subscriptions, their health, deliveries and signing secret; resend, pause, resume and send a
+ * subscriptions, their health, deliveries and signing secret; resend, retry now, pause, resume and send a
  * test event. `manage`: that, and the tenant's own endpoint self-service (create, change, delete,
  * rotate the secret), like Svix's app portal. Which routes each level opens is
  * handlers/api/portal-access.ts.

@@ -53,6 +53,7 @@ export type DeliveryAction =
   | 'expire'
   | 'release'
   | 'reschedule'
+  | 'retry_now'
   | 'replay';
 
 /** The actions that record an attempt's outcome. */
@@ -77,6 +78,8 @@ const EDGES: Readonly<Record<DeliveryAction, { readonly from: readonly DeliveryS
     release: { from: [STATE.inFlight], to: STATE.pending },
     // A waiting delivery's next attempt moves (paused subscription, lost message, a long rate-limit wait, a drain).
     reschedule: { from: [STATE.pending], to: STATE.pending },
+    // Someone asked for the next attempt at once (Retry now): due now, the backoff and deadline started afresh.
+    retry_now: { from: [STATE.pending], to: STATE.pending },
     replay: { from: REPLAYABLE_STATES, to: STATE.pending },
   };
 

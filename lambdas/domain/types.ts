@@ -34,6 +34,11 @@ export interface Subscription {
   /** While later than now, its deliveries go to the slow lane (domain/slow-lane.ts); the sender sets it, nothing clears it. */
   readonly slowUntil?: string;
   /**
+   * The latest Retry now of one of its deliveries (domain/retry-now.ts): a retry message made
+   * before it may carry a row that moved, so it reads the row first. Nothing clears it; a later one replaces it.
+   */
+  readonly retriedNowAt?: string;
+  /**
    * The signing secrets (newest first; more than one while a rotation is in progress), sealed:
    * a subscription read from the store carries no usable secret, and only the sender's
    * SecretOpener turns this into the strings `signatureHeaders` needs (docs/design.md, "Secrets at rest").

@@ -25,8 +25,8 @@ export type RowAction = Exclude<DeliveryAction, 'replay' | 'release'>;
 
 /**
  * What `write` sets on a row it finds (every store alike; the rest of the row stays, a restore's
- * marker included): an outcome its attempt's fields, a reschedule its due time, an expiry its
- * reason, and each its `updatedAt`. An outcome's inline attempt replaces the response an earlier
+ * marker included): an outcome its attempt's fields, a reschedule its due time, a Retry now its
+ * due time, attempt count and deadline, an expiry its reason, and each its `updatedAt`. An outcome's inline attempt replaces the response an earlier
  * version stored beside it, and any write ends an earlier version's hold (`leaseUntil`).
  * `undefined` removes the attribute.
  */
@@ -36,6 +36,8 @@ export function writtenFields(
 ): { readonly [K in keyof Delivery]?: Delivery[K] | undefined } {
   const common = { updatedAt: row.updatedAt, leaseUntil: undefined };
   if (action === 'reschedule') return { ...common, nextAttemptAt: row.nextAttemptAt };
+  if (action === 'retry_now')
+    return { ...common, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt, giveUpAt: row.giveUpAt };
   if (action === 'expire') return { ...common, lastError: row.lastError };
   const { attempts, attemptSeq, nextAttemptAt, lastStatus, lastError, lastAttempt, url } = row;
   return {

@@ -95,6 +95,12 @@ export interface SubscriptionStore {
    */
   markSlow(id: string, untilIso: string): Promise<void>;
   /**
+   * Marks a Retry now of one of its deliveries at `atIso` (`retriedNowAt`), unless it is gone or
+   * already marked then or later: the retry messages made before it read their rows first
+   * (domain/retry-now.ts). Changes nothing else (not `updatedAt`, not the routing).
+   */
+  markRetriedNow(id: string, atIso: string): Promise<void>;
+  /**
    * Replaces a row's plain-text secrets (written before sealing) with their sealed form; false
    * when the row is gone or already sealed, so racing migrations write once.
    */

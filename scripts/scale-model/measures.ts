@@ -33,3 +33,24 @@ export interface SecondSample {
   readonly inFlight: number;
   readonly senderConcurrency: number;
 }
+
+export interface RateLimitFigures {
+  readonly limit: number;
+  readonly drainRate: number;
+  readonly mostInOneSecond: number;
+}
+
+/**
+ * A rate-limited run's figures from when each POST began (ms, in order): the mean rate from the
+ * first to the last (the backlog never ran dry in between: the scenario sends over the limit)
+ * and the most that began in any window of 1 s, sliding, not only whole seconds.
+ */
+export function rateLimitFigures(limit: number, times: readonly number[]): RateLimitFigures {
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[i]! - times[j]! >= 1000) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  const spanSeconds = times.length > 1 ? (times.at(-1)! - times[0]!) / 1000 : 0;
+  return { limit, drainRate: spanSeconds > 0 ? (times.length - 1) / spanSeconds : 0, mostInOneSecond: most };
+}

@@ -25,7 +25,7 @@ import { createReplayHandler } from '#handlers/replay.ts';
 import { createSenderHandler } from '#handlers/sender.ts';
 import { createSweeperHandler } from '#handlers/sweeper.ts';
 import type { Invoke } from '#local/lambda-context.ts';
-import { localEnv } from '#local/runtime.ts';
+import { localEnv, scheduledEvent } from '#local/runtime.ts';
 import { noMetrics } from '#ports/metrics.ts';
 import { SimDynamoDB } from './sim/dynamodb/sim-dynamodb.ts';
 import type { DynamoLimits } from './sim/dynamodb/capacity.ts';
@@ -80,17 +80,7 @@ class CountingLogger extends Logger {
   }
 }
 
-const scheduled = (): ScheduledEvent => ({
-  version: '0',
-  id: 'model',
-  'detail-type': 'Scheduled Event',
-  source: 'aws.events',
-  account: '000000000000',
-  time: new Date().toISOString(),
-  region: 'us-east-1',
-  resources: [],
-  detail: {},
-});
+const scheduled = () => scheduledEvent('model');
 
 /**
  * The scale model's one wiring point: the real handlers, built per execution environment by

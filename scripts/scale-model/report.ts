@@ -45,7 +45,7 @@ export function renderScaleModel(results: readonly ScenarioResult[], scale: 'ful
     `${n(r.inFlightPeak)}${r.overLimitRefusals ? ` (${n(r.overLimitRefusals)} OverLimit)` : ''}`,
     `${n(r.senderPeakConcurrency)} of ${n(r.scenario.senderMaxConcurrency ?? 20)}`,
     throttleCell(r),
-    `${r.sweeper.runs} runs, longest ${s1(r.sweeper.longestRunSeconds)} s, ${n(r.sweeper.requeued)} requeued`,
+    `${r.sweeper.runs} runs, longest ${s1(r.sweeper.longestRunSeconds)} s, lag ≤ ${s1(r.sweeper.lagPeakSeconds)} s, ${n(r.sweeper.requeued)} requeued`,
     `${n(r.wallSeconds)} s`,
   ]);
   const chart: Chart = {
@@ -57,6 +57,7 @@ export function renderScaleModel(results: readonly ScenarioResult[], scale: 'ful
     series: results.map((r) => ({ name: r.scenario.key, values: perBucket(r) })),
   };
   const replay = results.find((r) => r.replay);
+  const limited = results.filter((r) => r.rateLimit);
   const errors = results.flatMap((r) =>
     Object.entries(r.handlerErrors).map(([m, c]) => `- ${r.scenario.key}: "${m}" × ${n(c)}`),
   );
@@ -98,6 +99,12 @@ export function renderScaleModel(results: readonly ScenarioResult[], scale: 'ful
           '',
         ]
       : []),
+    ...limited.map(
+      (r) =>
+        `Rate limit (${r.scenario.key}): ${r.rateLimit!.limit}/s; POSTs began at ${r.rateLimit!.drainRate.toFixed(1)}/s from the first to the last ` +
+        `(${((100 * r.rateLimit!.drainRate) / r.rateLimit!.limit).toFixed(0)} % of the limit), at most ${r.rateLimit!.mostInOneSecond} in any 1 s window ` +
+        `(the bound: ${r.rateLimit!.limit + Math.ceil(r.rateLimit!.limit / 10)}).\n`,
+    ),
     ...(hotPartitions(results).length ? ['Hottest throttled partitions:', '', ...hotPartitions(results), ''] : []),
     ...(errors.length ? ['Errors the handlers logged:', '', ...errors, ''] : []),
     writeCharts([chart]),

@@ -1,10 +1,10 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { LatencyHistogram, type SecondSample } from './measures.ts';
+import { LatencyHistogram, type RateLimitFigures, rateLimitFigures, type SecondSample } from './measures.ts';
 import { apiRequest } from './api-events.ts';
 import { buildModel, type Model } from './model.ts';
 import type { Scenario } from './scenarios.ts';
 import { VirtualTime } from './virtual-time.ts';
-import { localResourceName, TABLES } from '#config/topology.ts';
+import { INGEST_MANIFEST_SHARDS, localResourceName, TABLES } from '#config/topology.ts';
 
 const START_MS = Date.UTC(2026, 11, 1, 12, 0, 0);
 /**
@@ -35,6 +35,12 @@ export interface ScenarioResult {
   readonly healthyP50Ms?: number;
   readonly healthyP99Ms?: number;
   readonly peakDeliveriesPerSecond: number;
+  /**
+   * For a rate-limited scenario: the mean rate from the first delivery until the backlog was
+   * gone (while it lasted, the subscription had more waiting than its limit), and the most
+   * deliveries that began in any 1 s window (the rate gate's bound is L + ceil(L/10)).
+   */
+  readonly rateLimit?: RateLimitFigures;
   readonly meanDeliveriesPerSecond: number;
   readonly queueAgePeakSeconds: number;
   readonly inFlightPeak: number;
@@ -46,6 +52,8 @@ export interface ScenarioResult {
   readonly dynamodb: ReturnType<Model['dynamo']['report']>;
   readonly sweeper: {
     readonly runs: number;
+    /** The most any shard's watermark trailed the clock at the end of a run: how far behind the sweeper's check of publishes is. */
+    readonly lagPeakSeconds: number;
     readonly longestRunSeconds: number;
     readonly requeued: number;
     readonly expired: number;
@@ -157,7 +165,7 @@ async function run(scenario: Scenario, time: VirtualTime, wallStart: number): Pr
   measuring = true;
   measuredFrom = time.now();
   const samples: SecondSample[] = [];
-  const sweeper = { runs: 0, longestRunSeconds: 0, requeued: 0, expired: 0 };
+  const sweeper = { runs: 0, longestRunSeconds: 0, requeued: 0, expired: 0, lagPeakSeconds: 0 };
   const schedule = (everyMs: number, job: () => Promise<void>) => {
     const timer = setInterval(() => void job().catch(() => {}), everyMs);
     return () => clearInterval(timer);
@@ -168,6 +176,7 @@ async function run(scenario: Scenario, time: VirtualTime, wallStart: number): Pr
       const outcome = await model.pools.sweeper.invoke(model.scheduledEvent());
       sweeper.runs++;
       sweeper.longestRunSeconds = Math.max(sweeper.longestRunSeconds, (time.now() - started) / 1000);
+      sweeper.lagPeakSeconds = Math.max(sweeper.lagPeakSeconds, sweeperLagSeconds(model, time.now(), measuredFrom));
       if (outcome.kind === 'done') {
         const report = outcome.value as { requeued?: number; expired?: number };
         sweeper.requeued += report.requeued ?? 0;
@@ -253,6 +262,9 @@ async function run(scenario: Scenario, time: VirtualTime, wallStart: number): Pr
       ? { healthyP50Ms: healthyLatency.percentile(0.5), healthyP99Ms: healthyLatency.percentile(0.99) }
       : {}),
     peakDeliveriesPerSecond: Math.max(0, ...samples.map((s) => s.delivered)),
+    ...(scenario.rateLimitPerSecond
+      ? { rateLimit: rateLimitFigures(scenario.rateLimitPerSecond, model.endpoints.startTimes) }
+      : {}),
     meanDeliveriesPerSecond: publishing.length
       ? publishing.reduce((a, s) => a + s.delivered, 0) / publishing.length
       : 0,
@@ -294,6 +306,7 @@ async function createSubscriptions(
           url: `https://${hostOf(i)}/hooks`,
           tenantId: `t${i}`,
           ...(scenario.retryPolicy ? { retryPolicy: scenario.retryPolicy } : {}),
+          ...(scenario.rateLimitPerSecond ? { rateLimitPerSecond: scenario.rateLimitPerSecond } : {}),
         });
         if (answer !== 'throttled' && answer.statusCode === 201) {
           ids[i] = (JSON.parse(answer.body) as { id: string }).id;
@@ -306,6 +319,20 @@ async function createSubscriptions(
   };
   await Promise.all(Array.from({ length: Math.min(SETUP_CONCURRENCY, scenario.subscriptions) }, worker));
   return ids;
+}
+
+/**
+ * How far the sweeper's check of publish manifests trails the clock: the oldest shard watermark
+ * (`checkedBefore`, a manifest key led by its instant), read from the manifests table's
+ * watermark partition. The watermark never passes a key younger than MANIFEST_SETTLE_SECONDS,
+ * so that much lag is the design; more is a sweeper falling behind.
+ */
+function sweeperLagSeconds(model: Model, nowMs: number, publishingSinceMs: number): number {
+  const marks = [...model.dynamo.items(localResourceName(TABLES.ingestManifests), 'checked')];
+  // A shard without a watermark has had nothing checked since publishing began.
+  let oldest = marks.length < INGEST_MANIFEST_SHARDS ? publishingSinceMs : nowMs;
+  for (const w of marks) oldest = Math.min(oldest, Date.parse(String(w.checkedBefore).slice(0, 24)));
+  return Math.max(0, nowMs - oldest) / 1000;
 }
 
 /**

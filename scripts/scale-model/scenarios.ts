@@ -23,6 +23,8 @@ export interface Scenario {
   /** The sender's event source MaximumConcurrency for this run (the construct's `maxConcurrency`). */
   readonly senderMaxConcurrency?: number;
   readonly retryPolicy?: Readonly<Record<string, unknown>>;
+  /** Every subscription's `rateLimitPerSecond`. */
+  readonly rateLimitPerSecond?: number;
   /** Dead letters made before the measured run and replayed in bulk during it. */
   readonly replayDeadLetters?: number;
   readonly replayWindowSeconds?: number;
@@ -62,6 +64,19 @@ export function scenarios(scale: 'full' | 'quick', publishMinutes = 10, deadLett
     // Short, so the hanging share's retries happen inside the run.
     retryPolicy: { maxAttempts: 3, initialDelaySeconds: 5, maxDelaySeconds: 30, deadlineSeconds: 600 },
   };
+  const rateLimited: Scenario = {
+    key: 'rate-limited',
+    title: `one subscription limited to ${q ? '20' : '100'}/s, sent ${q ? '30' : '150'}/s of single publishes`,
+    subscriptions: 1,
+    ratePerSecond: q ? 30 : 150,
+    eventsPerCall: 1,
+    publishSeconds: q ? 20 : 60,
+    // Long enough for the backlog (a third of what was sent) to drain at the limit.
+    drainSeconds: q ? 30 : 60,
+    target: () => 0,
+    receivers: healthy,
+    rateLimitPerSecond: q ? 20 : 100,
+  };
   return [
     {
       key: 'spread',
@@ -93,6 +108,13 @@ export function scenarios(scale: 'full' | 'quick', publishMinutes = 10, deadLett
       key: 'hanging-one-lane',
       title: `${hanging.title}, without the slow lane (HOOKLINE_SLOW_LANE_AFTER_MS=0)`,
       env: { HOOKLINE_SLOW_LANE_AFTER_MS: '0' },
+    },
+    rateLimited,
+    {
+      ...rateLimited,
+      key: 'rate-limited-batches',
+      title: `${rateLimited.title.replace('single publishes', 'publish batches of 10')}`,
+      eventsPerCall: 10,
     },
     {
       key: 'down-an-hour',

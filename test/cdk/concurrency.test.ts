@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
 import {
   EVENT_SOURCES,
   FUNCTIONS,
@@ -9,12 +8,11 @@ import {
   type FunctionKey,
 } from '../../lambdas/config/topology.ts';
 import { connectQueue } from '../../lib/constructs/event-source.ts';
-import { HooklineQueues } from '../../lib/constructs/queues.ts';
 import { settingsFromContext } from '../../lib/context.ts';
 import { InvalidPropError, ReservedConcurrencyError } from '../../lib/errors.ts';
 import { findTopologyResource } from '../../lib/topology-metadata.ts';
 import { WebhookDelivery, type WebhookDeliveryProps } from '../../lib/webhook-delivery.ts';
-import { bareStack, defaultHookline, synthHookline } from './helpers/synth.ts';
+import { bareStack, defaultHookline, queuesAndFunction, synthHookline } from './helpers/synth.ts';
 
 const FUNCTION_KEYS = Object.keys(FUNCTIONS) as FunctionKey[];
 const reservationOf = (json: ReturnType<typeof defaultHookline>['json'], key: FunctionKey) =>
@@ -168,17 +166,8 @@ describe('reserved concurrency: refused at synth time with ReservedConcurrencyEr
 });
 
 describe('connectQueue checks the function it connects, whoever set its reservation', () => {
-  function reservedFunction(reservedConcurrentExecutions: number) {
-    const stack = bareStack();
-    const queues = new HooklineQueues(stack, 'Queues');
-    const fn = new lambda.Function(stack, 'Fn', {
-      runtime: lambda.Runtime.NODEJS_22_X,
-      handler: 'index.handler',
-      code: lambda.Code.fromInline('export const handler = async () => {}'),
-      reservedConcurrentExecutions,
-    });
-    return { stack, queues, fn };
-  }
+  const reservedFunction = (reservedConcurrentExecutions: number) =>
+    queuesAndFunction({ reservedConcurrentExecutions });
 
   test('below the cap: refused', () => {
     const { queues, fn } = reservedFunction(10);

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { Duration } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import {
   EVENT_SOURCES,
@@ -17,10 +16,9 @@ import {
 import { TABLE_GRANTS } from '../../lib/constructs/access.ts';
 import { connectQueue } from '../../lib/constructs/event-source.ts';
 import { DEFAULT_LOG_RETENTION, HooklineFunction } from '../../lib/constructs/hookline-function.ts';
-import { HooklineQueues } from '../../lib/constructs/queues.ts';
 import { InvalidPropError } from '../../lib/errors.ts';
 import { findTopologyResource } from '../../lib/topology-metadata.ts';
-import { bareStack, defaultHookline, resourcesOfType, synthHookline } from './helpers/synth.ts';
+import { bareStack, defaultHookline, queuesAndFunction, resourcesOfType, synthHookline } from './helpers/synth.ts';
 import { actionsOf, allowedActionsOn, resourcesOf, statementsOf } from './helpers/template.ts';
 
 const FUNCTION_KEYS = Object.keys(FUNCTIONS) as FunctionKey[];
@@ -384,16 +382,7 @@ describe('event source mappings', () => {
     });
   }
 
-  function plainFunction() {
-    const stack = bareStack();
-    const queues = new HooklineQueues(stack, 'Queues');
-    const fn = new lambda.Function(stack, 'Fn', {
-      runtime: lambda.Runtime.NODEJS_22_X,
-      handler: 'index.handler',
-      code: lambda.Code.fromInline('export const handler = async () => {}'),
-    });
-    return { stack, queues, fn };
-  }
+  const plainFunction = () => queuesAndFunction();
 
   test('the sender concurrency cap is overridable', () => {
     const { stack, queues, fn } = plainFunction();

@@ -155,7 +155,7 @@ describe('the hookline CLI against the local runtime', () => {
     assert.match(resumed.stdout, /is active; 0 pending deliveries are due again/);
   });
 
-  it('dead-letters list, deliveries show, replay (exit 3 for an unknown id, 4 for a pending one)', async () => {
+  it('dead-letters list, deliveries show, replay (exit 3 for an unknown id, 4 for a pending one), retry refusals (exit 4)', async () => {
     for (let i = 0; i < 6; i++)
       failedIds.push(...(await stack.publish('cli.test', { i }, undefined, { tenantId: 'cli-tenant' })).deliveryIds);
     await Promise.all(failedIds.map((id) => stack.waitForState(id, ['failed'])));
@@ -183,6 +183,9 @@ describe('the hookline CLI against the local runtime', () => {
     assert.equal(replayed.code, 0, replayed.stderr);
     assert.equal(replayed.json().state, 'pending');
     await stack.waitForState(failedIds[0]!, ['delivered']);
+    const finished = await hookline(['retry', failedIds[0]!]);
+    assert.equal(finished.code, 4, 'retry: a delivered delivery is replayed instead');
+    assert.match(finished.stderr, /is delivered: it waits for no retry; replay it instead/);
 
     const unknown = await hookline(['replay', 'dlv_unknown0000000000000000']);
     assert.equal(unknown.code, 3);
@@ -201,6 +204,9 @@ describe('the hookline CLI against the local runtime', () => {
     const conflict = await hookline(['replay', pendingId]);
     assert.equal(conflict.code, 4);
     assert.match(conflict.stderr, /is pending/);
+    const notYet = await hookline(['retry', pendingId]);
+    assert.equal(notYet.code, 4, 'retry: a delivery of a paused subscription waits for its resume');
+    assert.match(notYet.stderr, /is paused; resume it/);
     await hookline(['subscriptions', 'resume', subId]);
     await stack.waitForState(pendingId, ['delivered']);
   });

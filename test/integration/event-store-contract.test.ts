@@ -1,149 +1,22 @@
 /**
  * The EventStore contract (test/support/event-store-contract.ts) against the DynamoDB adapter on
  * a real DynamoDB API (AWS_ENDPOINT_URL_DYNAMODB when set, else an in-process dynalite), plus
- * what only the table shows: the compressed attributes, rows written before compression, and a
- * body whose bytes no longer match their sha256.
+ * what only the table shows (event-row-contract.ts).
  */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
-import { GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { documentClient } from '#adapters/dynamodb.ts';
-import { DynamoDbEventStore } from '#adapters/dynamodb-event-store.ts';
-import { BodyIntegrityError } from '#adapters/errors.ts';
-import { TABLES } from '#config/topology.ts';
-import { DEFAULT_RETENTION, eventTtlFor, type RetentionPolicy } from '#domain/retention.ts';
+import { after } from 'node:test';
 import { contractTables } from '#test/contract-table.ts';
-import { anEvent, EVENT_CONTRACT_CASES, eventStoreContract } from '#test/event-store-contract.ts';
+import { eventContractSubject, eventRowContract } from '#test/event-row-contract.ts';
+import { EVENT_CONTRACT_CASES, eventStoreContract } from '#test/event-store-contract.ts';
 
 const tables = contractTables('event-contract');
-
-async function openTable(retention?: RetentionPolicy) {
-  const { table, dispose } = await tables.open(TABLES.events);
-  const store = new DynamoDbEventStore(documentClient(tables.client()), table, retention ? { retention } : {});
-  const raw = async (id: string) =>
-    (await tables.client().send(new GetItemCommand({ TableName: table, Key: { id: { S: id } }, ConsistentRead: true })))
-      .Item;
-  return { table, store, raw, dispose };
-}
 
 let opened = 0;
 eventStoreContract('DynamoDB', async (retention) => {
   opened++;
-  const { store, raw, dispose } = await openTable(retention);
-  return {
-    store,
-    expiresAt: async (id) => {
-      const n = (await raw(id))?.expiresAt?.N;
-      return n === undefined ? undefined : Number(n);
-    },
-    dispose,
-  };
+  return eventContractSubject(tables, retention);
 });
 // Not vacuous: every case of the contract ran against a table of its own.
 after(() => assert.equal(opened, EVENT_CONTRACT_CASES));
 
-describe('DynamoDbEventStore rows', () => {
-  it('stores the body as deflate-raw bytes (B) with its sha256, no text copy, the TTL from the default retention', async () => {
-    const { store, raw, dispose } = await openTable();
-    try {
-      const e = anEvent();
-      await store.putIfAbsent(e);
-      const item = (await raw(e.id))!;
-      assert.ok(item.bodyZ?.B instanceof Uint8Array && item.bodyZ.B.length > 0);
-      assert.match(item.bodySha256?.S ?? '', /^[A-Za-z0-9_-]{43}$/);
-      assert.equal(item.body, undefined);
-      assert.equal(Number(item.expiresAt?.N), eventTtlFor(Date.parse(e.createdAt), DEFAULT_RETENTION));
-      assert.deepEqual(Object.keys(item).sort(), [
-        'bodySha256',
-        'bodyZ',
-        'createdAt',
-        'deliveryIds',
-        'expiresAt',
-        'id',
-        'subscriptionIds',
-        'type',
-      ]);
-    } finally {
-      await dispose();
-    }
-  });
-
-  it('reads a row written before bodies were compressed (plain `body` text), and extends it alike', async () => {
-    const { table, store, raw, dispose } = await openTable();
-    try {
-      const e = anEvent({ id: 'evt_legacy', tenantId: 'ten_1' });
-      await tables.client().send(
-        new PutItemCommand({
-          TableName: table,
-          Item: {
-            id: { S: e.id },
-            type: { S: e.type },
-            body: { S: e.body },
-            tenantId: { S: 'ten_1' },
-            subscriptionIds: { L: e.subscriptionIds.map((S) => ({ S })) },
-            deliveryIds: { L: e.deliveryIds.map((S) => ({ S })) },
-            createdAt: { S: e.createdAt },
-            expiresAt: { N: '1800000000' },
-          },
-        }),
-      );
-      assert.deepEqual(await store.get(e.id), e);
-      assert.deepEqual(await store.putIfAbsent(e), { kind: 'exists', existing: e });
-      await store.extendRetention(e.id, 1900000000);
-      assert.equal((await raw(e.id))?.expiresAt?.N, '1900000000');
-    } finally {
-      await dispose();
-    }
-  });
-
-  it('refuses a body whose bytes do not match their sha256 (BodyIntegrityError), never answering altered text', async () => {
-    const { table, store, dispose } = await openTable();
-    try {
-      await store.putIfAbsent(anEvent({ id: 'evt_a', body: '{"a":1}' }));
-      await store.putIfAbsent(anEvent({ id: 'evt_b', body: '{"b":2}' }));
-      const b = (await tables.client().send(new GetItemCommand({ TableName: table, Key: { id: { S: 'evt_b' } } })))
-        .Item!;
-      // evt_a's sha256 now sits beside evt_b's bytes.
-      await tables.client().send(
-        new UpdateItemCommand({
-          TableName: table,
-          Key: { id: { S: 'evt_a' } },
-          UpdateExpression: 'SET bodyZ = :z',
-          ExpressionAttributeValues: { ':z': b.bodyZ! },
-        }),
-      );
-      await assert.rejects(store.get('evt_a'), BodyIntegrityError);
-      await assert.rejects(
-        store.putIfAbsent(anEvent({ id: 'evt_a' })),
-        BodyIntegrityError,
-        'the duplicate check reads it too',
-      );
-      assert.equal((await store.get('evt_b'))?.body, '{"b":2}');
-    } finally {
-      await dispose();
-    }
-  });
-
-  it('the extension condition leaves a row without a TTL without one (kept for ever stays kept for ever)', async () => {
-    const { table, store, raw, dispose } = await openTable();
-    try {
-      await tables.client().send(
-        new PutItemCommand({
-          TableName: table,
-          Item: {
-            id: { S: 'evt_forever' },
-            type: { S: 't' },
-            body: { S: '{}' },
-            subscriptionIds: { L: [] },
-            deliveryIds: { L: [] },
-            createdAt: { S: '2024-05-01T00:00:00.000Z' },
-          },
-        }),
-      );
-      await store.extendRetention('evt_forever', 1900000000);
-      assert.equal((await raw('evt_forever'))?.expiresAt, undefined);
-    } finally {
-      await dispose();
-    }
-  });
-});
+eventRowContract('DynamoDB', tables);

@@ -89,6 +89,8 @@ describe('external endpoints and resource prefixes', () => {
       assert.deepEqual(queues, [
         'run-b-hookline-delivery',
         'run-b-hookline-delivery-redrive',
+        'run-b-hookline-delivery-slow',
+        'run-b-hookline-delivery-slow-redrive',
         'run-b-hookline-ingest',
         'run-b-hookline-ingest-redrive',
       ]);

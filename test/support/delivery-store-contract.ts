@@ -78,7 +78,7 @@ const attemptNo = (seq: number, status = 500): InlineAttempt => ({
 });
 
 /** How many cases the contract has: each opens one store, which the runners check, so a lost case shows. */
-export const CONTRACT_CASES = 43;
+export const CONTRACT_CASES = 44;
 
 export function deliveryStoreContract(label: string, open: OpenStore): void {
   /** Runs `body` on a fresh store, disposing of it whatever happens. */
@@ -351,6 +351,36 @@ export function deliveryStoreContract(label: string, open: OpenStore): void {
             await store.listDue(at(3601), 10),
             [{ id: row.id, nextAttemptAt: at(3600) }],
             "in the sweeper's view at its new time",
+          );
+        }),
+      );
+
+      it(
+        'retry_now makes the row due with its backoff and deadline afresh, its attempt number and last attempt kept; not once the row moved on',
+        withStore(async (store, seed) => {
+          const row = retrying(dlv('hurry'), 3, { nextAttemptAt: at(600) });
+          const moved = retrying(dlv('moved'), 4);
+          const done = aDelivery({ id: dlv('done-now'), state: STATE.delivered, attemptSeq: 3 });
+          await seed(row, moved, done);
+          const retried = (d: Delivery) => ({
+            ...d,
+            attempts: 0,
+            nextAttemptAt: NOW,
+            giveUpAt: at(3600),
+            updatedAt: NOW,
+          });
+
+          assert.equal(await store.write('retry_now', retried(row), expectationOf(row)), true);
+          assert.equal(await store.write('retry_now', retried(moved), { row: 'as', attemptSeq: 3 }), false);
+          assert.equal(await store.write('retry_now', retried(done), expectationOf(done)), false, 'not from delivered');
+
+          assert.deepEqual(await store.get(row.id), { ...retried(row), lastResponse: 'answer 3' });
+          assert.deepEqual(await store.get(moved.id), { ...moved, lastResponse: 'answer 4' });
+          assert.equal((await store.get(done.id))?.state, 'delivered');
+          assert.deepEqual(
+            (await store.listDue(at(1), 10)).map((d) => d.id).sort(),
+            [row.id, moved.id].sort(),
+            "in the sweeper's view, due now",
           );
         }),
       );

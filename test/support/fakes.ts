@@ -267,6 +267,12 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
     if (s && !(s.slowUntil !== undefined && s.slowUntil >= untilIso)) this.items.set(id, { ...s, slowUntil: untilIso });
   }
 
+  async markRetriedNow(id: string, atIso: string): Promise<void> {
+    const s = this.items.get(id);
+    if (s && !(s.retriedNowAt !== undefined && s.retriedNowAt >= atIso))
+      this.items.set(id, { ...s, retriedNowAt: atIso });
+  }
+
   async sealPlainSecrets(id: string, sealed: SealedSecrets): Promise<boolean> {
     const s = this.items.get(id);
     if (s?.secrets.scheme !== 'plain') return false;

@@ -35,7 +35,7 @@ export const mintPortalSessionBody = fields({
     .enum(PORTAL_ACCESS_LEVELS, rule(ACCESS_RULE))
     .optional()
     .describe(
-      `what the customer may do: "view" reads, resends, pauses, resumes and sends test events; "manage" also creates, changes, deletes and rotates the secret of the tenant's own endpoints (with subscriptionId: that one only, no creating). Default "${DEFAULT_PORTAL_ACCESS}"`,
+      `what the customer may do: "view" reads, resends, retries now, pauses, resumes and sends test events; "manage" also creates, changes, deletes and rotates the secret of the tenant's own endpoints (with subscriptionId: that one only, no creating). Default "${DEFAULT_PORTAL_ACCESS}"`,
     ),
 });
 

@@ -53,9 +53,15 @@ function notReplayable(id: string, state: string): ConflictError {
 }
 
 /**
+ * What a tenant's replays and Retry nows (app/replay/retry-now.ts) are counted as: one count per
+ * subscription and window, since either sends a delivery ahead of its backoff.
+ */
+export const SEND_NOW_ACTION = { key: 'replay', what: 'replays and retries' } as const;
+
+/**
  * The customer's resend button: a tenant may replay its own deliveries, at most
- * `customerReplayLimit` per window and subscription (the 101st in a minute gets 429 with
- * Retry-After). The admin key is not limited.
+ * `customerReplayLimit` per window and subscription, Retry nows included (the 101st in a minute
+ * gets 429 with Retry-After). The admin key is not limited.
  */
 export async function replayAs(
   deps: ReplayDeliveryDeps & UnwrittenDeps & Pick<Deps, 'rateLimiter' | 'customerReplayLimit'>,
@@ -66,8 +72,7 @@ export async function replayAs(
   // Not yet written (published, not yet attempted): pending, so not replayable, as its row will be.
   if (!allows('replay', delivery.state)) throw notReplayable(id, delivery.state);
   await takeTenantAction(deps, principal, {
-    key: 'replay',
-    what: 'replays',
+    ...SEND_NOW_ACTION,
     limit: deps.customerReplayLimit,
     subscriptionId: delivery.subscriptionId,
   });

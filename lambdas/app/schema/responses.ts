@@ -342,7 +342,7 @@ export const portalSession = z.strictObject({
     .meta({ description: 'the one subscription the session sees; null: every subscription of the tenant' }),
   access: z.enum(PORTAL_ACCESS_LEVELS).meta({
     description:
-      'what the session may do: view (read, resend, pause, resume, test) or manage (also create, change, delete, rotate)',
+      'what the session may do: view (read, resend, retry now, pause, resume, test) or manage (also create, change, delete, rotate)',
   }),
   createdAt: instant,
   expiresAt: instant.meta({ description: 'when the link, and the session opened with it, stop working' }),

@@ -2,6 +2,7 @@ import { carriedRow } from '#app/deliveries/delivery-messages.ts';
 import { openSecrets } from '#app/secrets/open-secrets.ts';
 import type { Deps } from '#app/deps.ts';
 import type { Attempt, Expected, SendOutcome, Step } from '#app/send/outcome.ts';
+import { madeBeforeRetryNow } from '#domain/retry-now.ts';
 import { STATE } from '#domain/states.ts';
 import { endedReason, liveSecretIndexes } from '#domain/subscription-states.ts';
 import { expectationOf, type Delivery, type Subscription } from '#domain/types.ts';
@@ -56,8 +57,9 @@ export async function prepareAttempt(
 
 /**
  * The row the attempt starts from and its expectation. A fresh or retry message carries both;
- * when it may be stale (received before, sent on after a failure, or due so long that the
- * sweeper may send it again before this attempt's outcome is written) the row is read, and the
+ * when it may be stale (received before, sent on after a failure, a retry made before a Retry
+ * now of its subscription, or due so long that the sweeper may send it again before this
+ * attempt's outcome is written) the row is read, and the
  * message goes on only while the row is still as it expects (else whoever moved the row sent the
  * message that carries it now). A due message reads the row and goes with it as it stands.
  */
@@ -72,7 +74,11 @@ async function expected(
   const dueSinceMs =
     m.kind === 'fresh' ? Date.parse(m.createdAt) : m.kind === 'retry' ? Date.parse(m.nextAttemptAt) : 0;
   const safeForMs = deps.sweepGraceSeconds * 1000 - longestHandlingMs(deps.attemptTimeoutMs);
-  const stale = m.reread === true || receipt.receiveCount > 1 || deps.clock.now() - dueSinceMs >= safeForMs;
+  const stale =
+    m.reread === true ||
+    receipt.receiveCount > 1 ||
+    deps.clock.now() - dueSinceMs >= safeForMs ||
+    (m.kind === 'retry' && madeBeforeRetryNow(subscription, m.previousAttempt));
   if (carried && !stale) return carried;
   const row = await deps.deliveries.get(m.deliveryId);
   return carried ? stillAsCarried(row, carried) : asItStands(deps, row, m.kind === 'due' ? m.attemptSeq : undefined);

@@ -263,12 +263,33 @@ export function parsePauseBody(raw: string | null | undefined): { reason?: strin
 /** A page of subscriptions, optionally of one tenant (a tenant key is limited to its own whatever it asks). */
 export interface SubscriptionListQuery extends PageRequest {
   readonly tenantId?: string;
+  /** Only those failing now (domain/failing-now.ts). */
+  readonly failing?: boolean;
 }
 
-export const SUBSCRIPTION_LIST_QUERY = pageQuery.extend({ tenantId: tenantId.optional() });
+/**
+ * How many subscriptions one `failing=true` page may read before it answers with what it found
+ * and a cursor: a bound on one request's time and read units however few are failing.
+ */
+export const FAILING_SCAN_ROWS = 1000;
 
-/** The `GET /v1/subscriptions` query: `limit`, `cursor`, `tenantId`. */
+export const SUBSCRIPTION_LIST_QUERY = pageQuery.extend({
+  tenantId: tenantId.optional(),
+  failing: z
+    .enum(['true', 'false'], rule('must be true or false'))
+    .optional()
+    .meta({
+      description: `true: only the subscriptions failing now (in a dead-letter streak, whatever their state but deleted), from at most ${FAILING_SCAN_ROWS} read a request, so a page may hold fewer than limit, even none, and still have a nextCursor`,
+    }),
+});
+
+/** The `GET /v1/subscriptions` query: `limit`, `cursor`, `tenantId`, `failing`. */
 export function parseSubscriptionListQuery(query: Query): SubscriptionListQuery {
-  const { limit, cursor, tenantId: tenant } = parseQuery(SUBSCRIPTION_LIST_QUERY, query);
-  return { limit, ...(cursor ? { cursor } : {}), ...(tenant !== undefined ? { tenantId: tenant } : {}) };
+  const { limit, cursor, tenantId: tenant, failing } = parseQuery(SUBSCRIPTION_LIST_QUERY, query);
+  return {
+    limit,
+    ...(cursor ? { cursor } : {}),
+    ...(tenant !== undefined ? { tenantId: tenant } : {}),
+    ...(failing === 'true' ? { failing: true } : {}),
+  };
 }

@@ -1,3 +1,4 @@
+import { failingNow } from '#domain/failing-now.ts';
 import { formatId } from '#domain/ids.ts';
 import { formatSecret, formatSigningKey, publicKeyOf, type SigningScheme } from '#domain/signing.ts';
 import { checkTargetUrl, isForbiddenAddress } from '#domain/targets.ts';
@@ -7,7 +8,11 @@ import type { Page } from '#ports/page.ts';
 import { limitedSubscriptionListing, type Principal, tenantScope, visibleSubscription } from '#app/access.ts';
 import type { Deps } from '#app/deps.ts';
 import { ConflictError, ForbiddenError, ValidationError } from '#app/errors.ts';
-import type { CreateSubscriptionRequest, SubscriptionListQuery } from '#app/subscriptions/subscription-request.ts';
+import {
+  FAILING_SCAN_ROWS,
+  type CreateSubscriptionRequest,
+  type SubscriptionListQuery,
+} from '#app/subscriptions/subscription-request.ts';
 import { drainBacklog } from '#app/subscriptions/drain.ts';
 import { takeTenantAction } from '#app/tenants/customer-limit.ts';
 import { routedChange } from '#app/subscriptions/routing.ts';
@@ -105,13 +110,44 @@ export async function listSubscriptions(
 ): Promise<Page<ListedSubscription>> {
   // A portal session limited to one subscription lists that one alone (app/access.ts).
   const limited = await limitedSubscriptionListing(deps, principal);
-  if (limited) return limited;
+  if (limited) return query.failing ? { items: limited.items.filter((s) => failingNow(s)) } : limited;
   const tenantId = tenantScope(principal) ?? query.tenantId;
-  return deps.subscriptions.list({
+  const request = {
     limit: query.limit,
     ...(query.cursor ? { cursor: query.cursor } : {}),
     ...(tenantId ? { tenantId } : {}),
-  });
+  };
+  return query.failing ? failingPage(deps, request) : deps.subscriptions.list(request);
+}
+
+/**
+ * A page of the failing ones. Nothing marks a failing subscription in an index, so this reads the
+ * listing's own pages (every subscription's row, or a tenant's index entries) and keeps those
+ * failing now: its cost is that of listing every subscription (or the tenant's), paid in read
+ * units whether one is failing or none, at most FAILING_SCAN_ROWS rows a request. Each store page is asked for no more than the page still lacks, so its cursor
+ * never skips a row that was read but not kept.
+ */
+async function failingPage(
+  deps: Pick<Deps, 'subscriptions'>,
+  request: { readonly limit: number; readonly cursor?: string; readonly tenantId?: string },
+): Promise<Page<ListedSubscription>> {
+  const { cursor: first, ...scope } = request;
+  const items: ListedSubscription[] = [];
+  let cursor = first;
+  let read = 0;
+  do {
+    const page = await deps.subscriptions.list({
+      ...scope,
+      limit: Math.min(request.limit - items.length, FAILING_SCAN_ROWS - read),
+      ...(cursor ? { cursor } : {}),
+    });
+    read += page.items.length;
+    items.push(...page.items.filter((s) => failingNow(s)));
+    cursor = page.nextCursor;
+    // An empty page with a cursor would never end the loop: the store answers at least one row or none left.
+    if (page.items.length === 0) break;
+  } while (cursor && items.length < request.limit && read < FAILING_SCAN_ROWS);
+  return cursor ? { items, nextCursor: cursor } : { items };
 }
 
 /** One subscription the principal may see; another tenant's is NotFoundError, like one that does not exist. */

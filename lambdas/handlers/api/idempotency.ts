@@ -15,6 +15,7 @@ export const IDEMPOTENCY_KEY_ROUTES: ReadonlySet<string> = new Set([
   'POST /v1/subscriptions/{subscriptionId}/test',
   'POST /v1/replays',
   'POST /v1/deliveries/{deliveryId}/replay',
+  'POST /v1/deliveries/{deliveryId}/retry',
   'POST /v1/tenants/{tenantId}/keys',
 ]);
 

@@ -173,7 +173,8 @@ export const OPERATIONS = {
     operationId: 'listSubscriptions',
     summary: 'List subscriptions',
     tags: ['Subscriptions'],
-    description: "A tenant key sees its own tenant's only, whatever tenantId it asks for.",
+    description:
+      "A tenant key sees its own tenant's only, whatever tenantId it asks for. failing=true reads the same pages as the whole listing and keeps the failing ones: page on while there is a nextCursor.",
     query: SUBSCRIPTION_LIST_QUERY,
     responses: { 200: answer(subscriptionPage, 'a page of subscriptions') },
   },
@@ -338,6 +339,15 @@ export const OPERATIONS = {
     tags: ['Deliveries'],
     description: 'A failed, expired or delivered delivery is sent again (attempts restart, a fresh deadline).',
     responses: { 202: answer(R.delivery, 'pending again') },
+    errors: [409],
+  },
+  'POST /v1/deliveries/{deliveryId}/retry': {
+    operationId: 'retryDeliveryNow',
+    summary: 'Retry a waiting delivery now',
+    tags: ['Deliveries'],
+    description:
+      'A pending delivery waiting out its backoff is attempted at once (attempts restart, a fresh deadline); a tenant counts it with its replays. 409 when there is nothing to hurry: finished (replay it instead), not attempted yet, due now, or its subscription paused, disabled or deleted.',
+    responses: { 202: answer(R.delivery, 'due now: its next attempt is on its way') },
     errors: [409],
   },
   'GET /v1/dead-letters': {

@@ -5,7 +5,7 @@ import { ForbiddenError } from '#app/errors.ts';
 /**
  * What a `view` portal session may call: what the portal shows and does without changing an
  * endpoint (read subscriptions, their health, deliveries and dead letters, the signing secret;
- * resend, pause, resume, send a test event). Keyed like ROUTES (`METHOD /template`).
+ * resend, retry now, pause, resume, send a test event). Keyed like ROUTES (`METHOD /template`).
  */
 const VIEW_ROUTES = [
   'GET /v1/subscriptions',
@@ -21,6 +21,7 @@ const VIEW_ROUTES = [
   'GET /v1/deliveries/{deliveryId}',
   'GET /v1/deliveries/{deliveryId}/attempts',
   'POST /v1/deliveries/{deliveryId}/replay',
+  'POST /v1/deliveries/{deliveryId}/retry',
   'GET /v1/dead-letters',
 ] as const;
 

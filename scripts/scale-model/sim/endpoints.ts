@@ -28,6 +28,8 @@ export class SimEndpoints implements HttpSender {
   readonly posts = { total: 0, ok: 0, failed: 0, timedOut: 0 };
   private concurrent = 0;
   peakConcurrent = 0;
+  /** When each POST began (simulated ms), in order: what a rate limit bounds. */
+  readonly startTimes: number[] = [];
 
   constructor(
     private readonly time: SimTime,
@@ -38,6 +40,7 @@ export class SimEndpoints implements HttpSender {
   async post(request: HttpRequest): Promise<AttemptResult> {
     const host = new URL(request.url).hostname;
     const start = this.time.now();
+    this.startTimes.push(start);
     const behaviour = this.plan(host, start);
     this.posts.total++;
     this.concurrent++;

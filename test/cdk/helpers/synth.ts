@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NagPack } from 'cdk-nag';
 import { PROJECT_ROOT } from '../../../lib/constructs/hookline-function.ts';
+import { HooklineQueues } from '../../../lib/constructs/queues.ts';
 import { HooklineStack } from '../../../lib/hookline-stack.ts';
 import { createNagPacks } from '../../../lib/nag.ts';
 import type { TemplateJson } from '../../../lib/topology-metadata.ts';
@@ -37,6 +39,19 @@ export function testApp(extraContext: Record<string, unknown> = {}): App {
 /** A bare stack for testing one construct without bundling any function. */
 export function bareStack(id = 'Test'): Stack {
   return new Stack(testApp(), id, { env: TEST_ENV });
+}
+
+/** A plain inline Lambda function beside Hookline's queue pairs, on a bare stack: for connecting queues by hand. */
+export function queuesAndFunction(functionProps: Partial<lambda.FunctionProps> = {}) {
+  const stack = bareStack();
+  const queues = new HooklineQueues(stack, 'Queues');
+  const fn = new lambda.Function(stack, 'Fn', {
+    runtime: lambda.Runtime.NODEJS_22_X,
+    handler: 'index.handler',
+    code: lambda.Code.fromInline('export const handler = async () => {}'),
+    ...functionProps,
+  });
+  return { stack, queues, fn };
 }
 
 export interface SynthesizedHookline {

@@ -26,12 +26,13 @@ const ACTIONS: readonly DeliveryAction[] = [
   'expire',
   'release',
   'reschedule',
+  'retry_now',
   'replay',
 ];
 
 /**
  * Every edge of the docs/design.md diagram: an attempt's outcome from pending (nothing is
- * claimed), the sweeper's and the rate gate's expire and reschedule, replay, and the release
+ * claimed), the sweeper's and the rate gate's expire and reschedule, Retry now, replay, and the release
  * of a row an earlier version left in flight.
  */
 const ALLOWED: ReadonlyArray<readonly [DeliveryState, DeliveryAction, DeliveryState]> = [
@@ -42,6 +43,7 @@ const ALLOWED: ReadonlyArray<readonly [DeliveryState, DeliveryAction, DeliverySt
   ['pending', 'expire', 'expired'],
   ['in_flight', 'release', 'pending'],
   ['pending', 'reschedule', 'pending'],
+  ['pending', 'retry_now', 'pending'],
   ['failed', 'replay', 'pending'],
   ['expired', 'replay', 'pending'],
   ['delivered', 'replay', 'pending'],
@@ -49,8 +51,8 @@ const ALLOWED: ReadonlyArray<readonly [DeliveryState, DeliveryAction, DeliverySt
 
 /** Every other (state, action) pair, written out so the table does not derive from the code. */
 const FORBIDDEN: ReadonlyArray<readonly [DeliveryState, DeliveryAction]> = [
-  ...(['succeed', 'fail_permanently', 'retry', 'give_up', 'expire', 'reschedule'] as const).flatMap((action) =>
-    (['in_flight', 'delivered', 'failed', 'expired'] as const).map((state) => [state, action] as const),
+  ...(['succeed', 'fail_permanently', 'retry', 'give_up', 'expire', 'reschedule', 'retry_now'] as const).flatMap(
+    (action) => (['in_flight', 'delivered', 'failed', 'expired'] as const).map((state) => [state, action] as const),
   ),
   ['pending', 'release'],
   ['delivered', 'release'],
@@ -150,6 +152,7 @@ describe('statesAllowing()', () => {
     ['expire', ['pending']],
     ['release', ['in_flight']],
     ['reschedule', ['pending']],
+    ['retry_now', ['pending']],
     ['replay', ['delivered', 'expired', 'failed']],
   ];
   for (const [action, states] of expected) {

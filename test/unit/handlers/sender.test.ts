@@ -64,16 +64,17 @@ function senderWorld(statusById: Record<string, number>) {
   return { ...deps, http, attemptTimeoutMs: 15_000 };
 }
 
+/** The delivery's row says its next attempt is 30 s away: the sender waits it out in flight. */
+function notDueFor30s(deps: ReturnType<typeof senderWorld>, id: string) {
+  deps.deliveries.put(
+    aDelivery({ id, eventId: `evt_${id}`, nextAttemptAt: new Date(deps.clock.now() + 30_000).toISOString() }),
+  );
+}
+
 describe('sender handler', () => {
   it('reports as batch item failures exactly the records that are not done, logging a retry at DEBUG and a failure at ERROR', async () => {
     const deps = senderWorld({ dlv_ok: 200, dlv_busy: 503, dlv_wait: 200 });
-    deps.deliveries.put(
-      aDelivery({
-        id: 'dlv_wait',
-        eventId: 'evt_dlv_wait',
-        nextAttemptAt: new Date(deps.clock.now() + 30_000).toISOString(),
-      }),
-    );
+    notDueFor30s(deps, 'dlv_wait');
     const { logger, lines } = recordingLogger();
     const handler = createSenderHandler(deps, { logger });
     const event: SQSEvent = {
@@ -134,13 +135,7 @@ describe('sender handler', () => {
 
   it('a wait in flight changes the visibility on the queue its record came from', async () => {
     const deps = senderWorld({ dlv_wait: 200 });
-    deps.deliveries.put(
-      aDelivery({
-        id: 'dlv_wait',
-        eventId: 'evt_dlv_wait',
-        nextAttemptAt: new Date(deps.clock.now() + 30_000).toISOString(),
-      }),
-    );
+    notDueFor30s(deps, 'dlv_wait');
     const { logger } = recordingLogger();
     const response = await createSenderHandler(deps, { logger })(
       { Records: [{ ...record('m-wait', message('dlv_wait')), eventSourceARN: deps.slowLane.arn }] },
@@ -333,13 +328,7 @@ describe('sender handler', () => {
 
   it('a wait longer than the in-flight bound: the delivery leaves its message as a delayed one of its own, and the record is finished', async () => {
     const deps = { ...senderWorld({ dlv_wait: 200 }), inFlightWaitSeconds: 5 };
-    deps.deliveries.put(
-      aDelivery({
-        id: 'dlv_wait',
-        eventId: 'evt_dlv_wait',
-        nextAttemptAt: new Date(deps.clock.now() + 30_000).toISOString(),
-      }),
-    );
+    notDueFor30s(deps, 'dlv_wait');
     const { logger } = recordingLogger();
 
     const response = await createSenderHandler(deps, { logger })(

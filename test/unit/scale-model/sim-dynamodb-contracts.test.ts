@@ -4,25 +4,22 @@
  * the simulator's semantics drift from DynamoDB's where Hookline relies on them, these fail.
  */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
-import { GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { after } from 'node:test';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '#adapters/dynamodb.ts';
 import { DynamoDbAttemptStore } from '#adapters/dynamodb-attempt-store.ts';
 import { DynamoDbDeliveryStore, rowAttributes } from '#adapters/dynamodb-delivery-store.ts';
-import { DynamoDbEventStore } from '#adapters/dynamodb-event-store.ts';
 import { DynamoDbIdempotencyStore } from '#adapters/dynamodb-idempotency-store.ts';
 import { DynamoDbIngestManifestStore } from '#adapters/dynamodb-ingest-manifest-store.ts';
 import { DynamoDbNoticeStore } from '#adapters/dynamodb-notice-store.ts';
 import { DynamoDbRouteStore } from '#adapters/dynamodb-route-store.ts';
 import { DynamoDbSubscriptionStore } from '#adapters/dynamodb-subscription-store.ts';
-import { BodyIntegrityError } from '#adapters/errors.ts';
 import { TABLES } from '#config/topology.ts';
-import { DEFAULT_RETENTION, eventTtlFor, type RetentionPolicy } from '#domain/retention.ts';
 import type { Delivery } from '#domain/types.ts';
 import { ATTEMPT_CONTRACT_CASES, attemptStoreContract } from '#test/attempt-store-contract.ts';
 import { CONTRACT_CASES, deliveryStoreContract } from '#test/delivery-store-contract.ts';
-import { anEvent, EVENT_CONTRACT_CASES, eventStoreContract } from '#test/event-store-contract.ts';
+import { eventContractSubject, eventRowContract } from '#test/event-row-contract.ts';
+import { EVENT_CONTRACT_CASES, eventStoreContract } from '#test/event-store-contract.ts';
 import { IDEMPOTENCY_CONTRACT_CASES, idempotencyStoreContract } from '#test/idempotency-store-contract.ts';
 import { ingestManifestStoreContract, MANIFEST_CONTRACT_CASES } from '#test/ingest-manifest-store-contract.ts';
 import { NOTICE_CONTRACT_CASES, noticeStoreContract } from '#test/notice-store-contract.ts';
@@ -43,26 +40,9 @@ deliveryStoreContract('simulated DynamoDB', async () => {
   return { store: new DynamoDbDeliveryStore(db, table), seed, dispose };
 });
 
-async function openEvents(retention?: RetentionPolicy) {
-  const { table, dispose } = await tables.open(TABLES.events);
-  const store = new DynamoDbEventStore(documentClient(tables.client()), table, retention ? { retention } : {});
-  const raw = async (id: string) =>
-    (await tables.client().send(new GetItemCommand({ TableName: table, Key: { id: { S: id } }, ConsistentRead: true })))
-      .Item;
-  return { table, store, raw, dispose };
-}
-
 eventStoreContract('simulated DynamoDB', async (retention) => {
   opened.event++;
-  const { store, raw, dispose } = await openEvents(retention);
-  return {
-    store,
-    expiresAt: async (id) => {
-      const n = (await raw(id))?.expiresAt?.N;
-      return n === undefined ? undefined : Number(n);
-    },
-    dispose,
-  };
+  return eventContractSubject(tables, retention);
 });
 
 attemptStoreContract('simulated DynamoDB', async () => {
@@ -106,74 +86,8 @@ routingContract('simulated DynamoDB', async () => {
   };
 });
 
-// The raw-AttributeValue checks of test/integration/event-store-contract.test.ts: they exercise
-// the simulator's marshalled path (GetItem/PutItem/UpdateItem on the base client).
-describe('DynamoDbEventStore rows on the simulator', () => {
-  it('stores the body as deflate-raw bytes (B) with its sha256, no text copy, the TTL from the default retention', async () => {
-    const { store, raw, dispose } = await openEvents();
-    try {
-      const e = anEvent();
-      await store.putIfAbsent(e);
-      const item = (await raw(e.id))!;
-      assert.ok(item.bodyZ?.B instanceof Uint8Array && item.bodyZ.B.length > 0);
-      assert.match(item.bodySha256?.S ?? '', /^[A-Za-z0-9_-]{43}$/);
-      assert.equal(item.body, undefined);
-      assert.equal(Number(item.expiresAt?.N), eventTtlFor(Date.parse(e.createdAt), DEFAULT_RETENTION));
-    } finally {
-      await dispose();
-    }
-  });
-
-  it('reads a row written before bodies were compressed, and extends it alike', async () => {
-    const { table, store, raw, dispose } = await openEvents();
-    try {
-      const e = anEvent({ id: 'evt_legacy', tenantId: 'ten_1' });
-      await tables.client().send(
-        new PutItemCommand({
-          TableName: table,
-          Item: {
-            id: { S: e.id },
-            type: { S: e.type },
-            body: { S: e.body },
-            tenantId: { S: 'ten_1' },
-            subscriptionIds: { L: e.subscriptionIds.map((S) => ({ S })) },
-            deliveryIds: { L: e.deliveryIds.map((S) => ({ S })) },
-            createdAt: { S: e.createdAt },
-            expiresAt: { N: '1800000000' },
-          },
-        }),
-      );
-      assert.deepEqual(await store.get(e.id), e);
-      assert.deepEqual(await store.putIfAbsent(e), { kind: 'exists', existing: e });
-      await store.extendRetention(e.id, 1900000000);
-      assert.equal((await raw(e.id))?.expiresAt?.N, '1900000000');
-    } finally {
-      await dispose();
-    }
-  });
-
-  it('refuses a body whose bytes do not match their sha256', async () => {
-    const { table, store, dispose } = await openEvents();
-    try {
-      await store.putIfAbsent(anEvent({ id: 'evt_a', body: '{"a":1}' }));
-      await store.putIfAbsent(anEvent({ id: 'evt_b', body: '{"b":2}' }));
-      const b = (await tables.client().send(new GetItemCommand({ TableName: table, Key: { id: { S: 'evt_b' } } })))
-        .Item!;
-      await tables.client().send(
-        new UpdateItemCommand({
-          TableName: table,
-          Key: { id: { S: 'evt_a' } },
-          UpdateExpression: 'SET bodyZ = :z',
-          ExpressionAttributeValues: { ':z': b.bodyZ! },
-        }),
-      );
-      await assert.rejects(store.get('evt_a'), BodyIntegrityError);
-      assert.equal((await store.get('evt_b'))?.body, '{"b":2}');
-    } finally {
-      await dispose();
-    }
-  });
-});
+// What only the events table shows: the simulator's marshalled path (GetItem/PutItem/UpdateItem on the base client).
+eventRowContract('simulated DynamoDB', tables);
 
 // Not vacuous: every case of every contract ran against tables of its own.
 after(() =>

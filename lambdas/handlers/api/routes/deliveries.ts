@@ -4,9 +4,10 @@ import { attemptView, deliveryView } from '#app/deliveries/delivery-view.ts';
 import { getDeliveryDetail, listAttempts, listDeadLetters, listDeliveries } from '#app/deliveries/deliveries.ts';
 import { parsePageRequest } from '#app/parse.ts';
 import { replayAs } from '#app/replay/replay-delivery.ts';
+import { retryNowAs } from '#app/replay/retry-now.ts';
 import { listed, ok, type Route } from '../route.ts';
 
-/** Deliveries, their attempts and dead letters, and the replay of one. */
+/** Deliveries, their attempts and dead letters, the replay of one, and Retry now of a waiting one. */
 export const DELIVERY_ROUTES: readonly Route[] = [
   {
     method: 'GET',
@@ -33,6 +34,12 @@ export const DELIVERY_ROUTES: readonly Route[] = [
     path: '/v1/deliveries/{deliveryId}/replay',
     access: 'tenant',
     run: async (deps, req, p) => ok(deliveryView(await replayAs(deps, req.principal, p.deliveryId!)), 202),
+  },
+  {
+    method: 'POST',
+    path: '/v1/deliveries/{deliveryId}/retry',
+    access: 'tenant',
+    run: async (deps, req, p) => ok(deliveryView(await retryNowAs(deps, req.principal, p.deliveryId!)), 202),
   },
   {
     method: 'GET',

@@ -715,9 +715,11 @@ export class SimDynamoDB {
 
   // ---- report ----
 
-  /** Every item of a table, as stored: the end-of-run audit reads state straight from storage, free of charge. */
-  *items(name: string): IterableIterator<Readonly<Record<string, unknown>>> {
-    for (const entries of this.table(name).store.partitions.values()) for (const e of entries) yield e.item;
+  /** Every item of a table (or of one partition, by its key value as a string), as stored: the model's own audits read storage free of charge. */
+  *items(name: string, partitionKey?: string): IterableIterator<Readonly<Record<string, unknown>>> {
+    const { partitions } = this.table(name).store;
+    const chosen = partitionKey === undefined ? partitions.values() : [partitions.get(partitionKey) ?? []];
+    for (const entries of chosen) for (const e of entries) yield e.item;
   }
 
   report(): DynamoReport {
