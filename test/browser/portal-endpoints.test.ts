@@ -93,6 +93,8 @@ describe('endpoint self-service in the customer portal, in a browser', { timeout
     await edit.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('Saved: the next deliveries use these settings.').waitFor();
     const settings = page.getByRole('region', { name: 'Endpoint settings' });
+    // The panel re-reads the subscription after the save: wait for the new values, not just the notice.
+    await settings.locator('.facts').getByText('ops@shop.example').waitFor();
     assert.match(await text(settings.locator('.facts')), /x-team: shop.*20 a second.*ops@shop\.example/s);
     const edited = (await stack.api.get(`/v1/subscriptions/${id}`)).body;
     assert.deepEqual(
