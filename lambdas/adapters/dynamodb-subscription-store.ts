@@ -412,34 +412,26 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     }
   }
 
-  async markSlow(id: string, untilIso: string): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { id },
-          // Only ever later: a mark is never shortened by a sender that read an older row.
-          UpdateExpression: 'SET #slow = :until',
-          ConditionExpression: 'attribute_exists(id) AND (attribute_not_exists(#slow) OR #slow < :until)',
-          ExpressionAttributeNames: { '#slow': 'slowUntil' },
-          ExpressionAttributeValues: { ':until': untilIso },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+  markSlow(id: string, untilIso: string): Promise<void> {
+    // A mark is never shortened by a sender that read an older row.
+    return this.moveLater(id, 'slowUntil', untilIso);
   }
 
-  async markRetriedNow(id: string, atIso: string): Promise<void> {
+  markRetriedNow(id: string, atIso: string): Promise<void> {
+    // An older mark would let a message made in between go unread.
+    return this.moveLater(id, 'retriedNowAt', atIso);
+  }
+
+  /** Sets an instant attribute of a row that exists, only ever later: a write carrying an earlier instant changes nothing. */
+  private async moveLater(id: string, attribute: 'slowUntil' | 'retriedNowAt', atIso: string): Promise<void> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { id },
-          // Only ever later, as markSlow: an older mark would let a message made in between go unread.
-          UpdateExpression: 'SET #mark = :at',
-          ConditionExpression: 'attribute_exists(id) AND (attribute_not_exists(#mark) OR #mark < :at)',
-          ExpressionAttributeNames: { '#mark': 'retriedNowAt' },
+          UpdateExpression: 'SET #at = :at',
+          ConditionExpression: 'attribute_exists(id) AND (attribute_not_exists(#at) OR #at < :at)',
+          ExpressionAttributeNames: { '#at': attribute },
           ExpressionAttributeValues: { ':at': atIso },
         }),
       );

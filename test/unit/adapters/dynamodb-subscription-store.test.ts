@@ -137,37 +137,41 @@ describe('DynamoDbSubscriptionStore.noteDeadLetter', () => {
   });
 });
 
-describe('DynamoDbSubscriptionStore.markRetriedNow', () => {
+describe('DynamoDbSubscriptionStore.markRetriedNow and markSlow', () => {
   const newStore = () =>
     new DynamoDbSubscriptionStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), TABLE);
   beforeEach(() => ddbMock.reset());
   after(() => ddbMock.restore());
 
-  it('sets the mark only on a row that is there and not marked as late already; a later mark that lost is no error', async () => {
-    const conditionFailed = Object.assign(new Error('The conditional request failed'), {
-      name: 'ConditionalCheckFailedException',
+  for (const [method, attribute] of [
+    ['markRetriedNow', 'retriedNowAt'],
+    ['markSlow', 'slowUntil'],
+  ] as const)
+    it(`${method} sets ${attribute} only on a row that is there and not marked as late already; a later mark that lost is no error`, async () => {
+      const conditionFailed = Object.assign(new Error('The conditional request failed'), {
+        name: 'ConditionalCheckFailedException',
+      });
+      ddbMock.on(UpdateCommand).resolvesOnce({}).rejectsOnce(conditionFailed).rejects(new Error('throttled'));
+      const store = newStore();
+
+      await store[method]('sub_1', '2026-12-01T12:00:00.000Z');
+      await store[method]('sub_1', '2026-12-01T11:00:00.000Z');
+      await assert.rejects(store[method]('sub_1', '2026-12-01T12:00:01.000Z'), /throttled/);
+
+      const [first] = ddbMock.commandCalls(UpdateCommand).map((c) => c.args[0].input as UpdateCommandInput);
+      assert.deepEqual(
+        {
+          update: first!.UpdateExpression,
+          condition: first!.ConditionExpression,
+          names: first!.ExpressionAttributeNames,
+          values: first!.ExpressionAttributeValues,
+        },
+        {
+          update: 'SET #at = :at',
+          condition: 'attribute_exists(id) AND (attribute_not_exists(#at) OR #at < :at)',
+          names: { '#at': attribute },
+          values: { ':at': '2026-12-01T12:00:00.000Z' },
+        },
+      );
     });
-    ddbMock.on(UpdateCommand).resolvesOnce({}).rejectsOnce(conditionFailed).rejects(new Error('throttled'));
-    const store = newStore();
-
-    await store.markRetriedNow('sub_1', '2026-12-01T12:00:00.000Z');
-    await store.markRetriedNow('sub_1', '2026-12-01T11:00:00.000Z');
-    await assert.rejects(store.markRetriedNow('sub_1', '2026-12-01T12:00:01.000Z'), /throttled/);
-
-    const [first] = ddbMock.commandCalls(UpdateCommand).map((c) => c.args[0].input as UpdateCommandInput);
-    assert.deepEqual(
-      {
-        update: first!.UpdateExpression,
-        condition: first!.ConditionExpression,
-        names: first!.ExpressionAttributeNames,
-        values: first!.ExpressionAttributeValues,
-      },
-      {
-        update: 'SET #mark = :at',
-        condition: 'attribute_exists(id) AND (attribute_not_exists(#mark) OR #mark < :at)',
-        names: { '#mark': 'retriedNowAt' },
-        values: { ':at': '2026-12-01T12:00:00.000Z' },
-      },
-    );
-  });
 });
