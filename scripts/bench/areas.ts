@@ -183,8 +183,9 @@ export const AREAS: readonly Area[] = [
     heading: '### Scale model',
     trendColumn: 'scale model, 10,000/s spread: delivered/s / p99 ms',
     headline: (md) => {
+      // Columns: scenario, simulated time, delivered/s, counts, latency "p50 / p99".
       const r = row(md, (c) => c.startsWith('10,000 deliveries/s over'));
-      return cell([r?.[1], r?.[3]]);
+      return cell([r?.[2], r?.[4]?.split(' / ')[1]]);
     },
   },
 ];
