@@ -7,12 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after } from 'node:test';
-import { documentClient } from '#adapters/dynamodb.ts';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoDbDeliveryStore, rowAttributes } from '#adapters/dynamodb-delivery-store.ts';
-import type { Delivery } from '#domain/types.ts';
-import { TABLES } from '#config/topology.ts';
 import { contractTables } from '#test/contract-table.ts';
+import { deliveryContractSubject } from '#test/dynamodb-contract-subjects.ts';
 import { CONTRACT_CASES, deliveryStoreContract } from '#test/delivery-store-contract.ts';
 
 const tables = contractTables('contract');
@@ -20,14 +16,7 @@ const tables = contractTables('contract');
 let opened = 0;
 deliveryStoreContract('DynamoDB', async () => {
   opened++;
-  const { table, dispose } = await tables.open(TABLES.deliveries);
-  const db = documentClient(tables.client());
-  // A fixture row as a store would keep it: its key and the index attributes of its state.
-  const seed = async (d: Delivery) =>
-    void (await db.send(
-      new PutCommand({ TableName: table, Item: { ...d, ...rowAttributes(d, d.state, d.updatedAt) } }),
-    ));
-  return { store: new DynamoDbDeliveryStore(db, table), seed, dispose };
+  return deliveryContractSubject(tables);
 });
 
 // Not vacuous: every case of the contract ran against a table of its own.

@@ -5,17 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after } from 'node:test';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '#adapters/dynamodb.ts';
 import { DynamoDbAttemptStore } from '#adapters/dynamodb-attempt-store.ts';
-import { DynamoDbDeliveryStore, rowAttributes } from '#adapters/dynamodb-delivery-store.ts';
 import { DynamoDbIdempotencyStore } from '#adapters/dynamodb-idempotency-store.ts';
 import { DynamoDbIngestManifestStore } from '#adapters/dynamodb-ingest-manifest-store.ts';
 import { DynamoDbNoticeStore } from '#adapters/dynamodb-notice-store.ts';
-import { DynamoDbRouteStore } from '#adapters/dynamodb-route-store.ts';
-import { DynamoDbSubscriptionStore } from '#adapters/dynamodb-subscription-store.ts';
 import { TABLES } from '#config/topology.ts';
-import type { Delivery } from '#domain/types.ts';
 import { ATTEMPT_CONTRACT_CASES, attemptStoreContract } from '#test/attempt-store-contract.ts';
 import { CONTRACT_CASES, deliveryStoreContract } from '#test/delivery-store-contract.ts';
 import { eventContractSubject, eventRowContract } from '#test/event-row-contract.ts';
@@ -24,6 +19,7 @@ import { IDEMPOTENCY_CONTRACT_CASES, idempotencyStoreContract } from '#test/idem
 import { ingestManifestStoreContract, MANIFEST_CONTRACT_CASES } from '#test/ingest-manifest-store-contract.ts';
 import { NOTICE_CONTRACT_CASES, noticeStoreContract } from '#test/notice-store-contract.ts';
 import { ROUTING_CONTRACT_CASES, routingContract } from '#test/routing-contract.ts';
+import { deliveryContractSubject, routingContractSubject } from '#test/dynamodb-contract-subjects.ts';
 import { simContractTables } from './sim-contract-tables.ts';
 
 const tables = simContractTables('sim');
@@ -31,13 +27,7 @@ const opened = { delivery: 0, event: 0, attempt: 0, idempotency: 0, manifest: 0,
 
 deliveryStoreContract('simulated DynamoDB', async () => {
   opened.delivery++;
-  const { table, dispose } = await tables.open(TABLES.deliveries);
-  const db = documentClient(tables.client());
-  const seed = async (d: Delivery) =>
-    void (await db.send(
-      new PutCommand({ TableName: table, Item: { ...d, ...rowAttributes(d, d.state, d.updatedAt) } }),
-    ));
-  return { store: new DynamoDbDeliveryStore(db, table), seed, dispose };
+  return deliveryContractSubject(tables);
 });
 
 eventStoreContract('simulated DynamoDB', async (retention) => {
@@ -71,19 +61,7 @@ noticeStoreContract('simulated DynamoDB', async () => {
 
 routingContract('simulated DynamoDB', async () => {
   opened.routing++;
-  const routesTable = await tables.open(TABLES.routes);
-  const subscriptionsTable = await tables.open(TABLES.subscriptions);
-  const db = documentClient(tables.client());
-  return {
-    routes: new DynamoDbRouteStore(db, routesTable.table, 0),
-    subscriptions: new DynamoDbSubscriptionStore(db, subscriptionsTable.table, 0),
-    seedRowFromBefore: async (s) =>
-      void (await db.send(new PutCommand({ TableName: subscriptionsTable.table, Item: s }))),
-    dispose: async () => {
-      await routesTable.dispose();
-      await subscriptionsTable.dispose();
-    },
-  };
+  return routingContractSubject(tables);
 });
 
 // What only the events table shows: the simulator's marshalled path (GetItem/PutItem/UpdateItem on the base client).
