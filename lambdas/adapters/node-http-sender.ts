@@ -11,6 +11,9 @@ import type { HttpRequest, HttpSender } from '#ports/http-sender.ts';
 import { ForbiddenAddressError } from './errors.ts';
 import { setBounded } from '#domain/bounded-map.ts';
 
+/** How a kept-alive socket closed under a request shows: reset, or written to after the close. */
+const STALE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
 const TLS_CODES = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|HOSTNAME_MISMATCH/i;
 
 /**
@@ -140,9 +143,9 @@ export class NodeHttpSender implements HttpSender {
         if (!this.own.has(name.toLowerCase())) headers.push(name, request.headers[name]!);
       headers.push('content-length', String(Buffer.byteLength(request.body)));
       if (this.options.userAgent) headers.push('user-agent', this.options.userAgent);
-      const req = (target.https ? https : http).request({ ...target.options, headers });
       // Set once the status line and headers are in: from then on the attempt is that response.
       let responded: (() => void) | undefined;
+      let req: http.ClientRequest;
       const timer = setTimeout(() => {
         // A body still trickling in does not undo a status already received: a 2xx is delivered
         // (retrying it would deliver twice), any other status is judged as it is.
@@ -150,7 +153,25 @@ export class NodeHttpSender implements HttpSender {
         else finish({ kind: 'timeout', durationMs: elapsed(), message: `no response within ${request.timeoutMs} ms` });
         req.destroy();
       }, request.timeoutMs);
-      req.on('response', (res) => {
+      const send = (isRetry: boolean) => {
+        req = (target.https ? https : http).request({ ...target.options, headers });
+        req.on('response', (res) => onResponse(res));
+        req.on('error', (error: NodeJS.ErrnoException) => {
+          if (error instanceof ForbiddenAddressError)
+            return finish({ kind: 'forbidden_target', durationMs: elapsed(), message: error.message });
+          const code = error.code ?? '';
+          // A kept-alive socket the receiver closed (its idle timeout) as this POST went out on it:
+          // nothing of the response came, and the receiver most likely read nothing. Sent once
+          // more on a new socket, inside the same timeout, rather than spending an attempt on a
+          // race the receiver did not choose. At worst a repeat, which webhook-id dedupes.
+          if (!isRetry && !responded && !settled && req.reusedSocket && STALE_SOCKET_CODES.has(code)) return send(true);
+          const kind = TLS_CODES.test(code) || TLS_CODES.test(error.message) ? 'tls' : 'network';
+          finish({ kind, durationMs: elapsed(), message: `${code ? `${code}: ` : ''}${error.message}`.slice(0, 300) });
+        });
+        // A string body goes out in one write with the header, as a raw POST's does.
+        req.end(request.body, 'utf8');
+      };
+      const onResponse = (res: http.IncomingMessage) => {
         const chunks: Buffer[] = [];
         let size = 0;
         // Most receivers answer with no body or one chunk: no concatenation then.
@@ -182,16 +203,8 @@ export class NodeHttpSender implements HttpSender {
         });
         res.on('end', done);
         res.on('error', done);
-      });
-      req.on('error', (error: NodeJS.ErrnoException) => {
-        if (error instanceof ForbiddenAddressError)
-          return finish({ kind: 'forbidden_target', durationMs: elapsed(), message: error.message });
-        const code = error.code ?? '';
-        const kind = TLS_CODES.test(code) || TLS_CODES.test(error.message) ? 'tls' : 'network';
-        finish({ kind, durationMs: elapsed(), message: `${code ? `${code}: ` : ''}${error.message}`.slice(0, 300) });
-      });
-      // A string body goes out in one write with the header, as a raw POST's does.
-      req.end(request.body, 'utf8');
+      };
+      send(false);
     });
   }
 

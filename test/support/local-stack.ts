@@ -16,6 +16,12 @@ export const FAST_RETRY_POLICY = {
   deadlineSeconds: 30,
 };
 
+/** How a delivery's latest attempt ended, for a timeout's message: its status or its error. */
+function lastAttempt(log: readonly { status: number | null; error: string | null }[] | undefined): string {
+  const a = log?.at(-1);
+  return a ? (a.error ?? `HTTP ${a.status}`) : 'none';
+}
+
 export interface LocalStack {
   readonly runtime: Runtime;
   readonly api: ApiClient;
@@ -87,7 +93,14 @@ export async function startLocalStack(options: Partial<RuntimeOptions> = {}): Pr
       });
     },
     waitForState(id, states, timeoutMs = 20_000) {
-      let last: { state?: string; attempts?: number; nextAttemptAt?: string } | undefined;
+      let last:
+        | {
+            state?: string;
+            attempts?: number;
+            nextAttemptAt?: string;
+            attemptLog?: { status: number | null; error: string | null }[];
+          }
+        | undefined;
       // A timeout says where the delivery stood, so a failure on a loaded CI machine can be read.
       return waitFor(
         `${id} to be ${states.join('|')}`,
@@ -99,7 +112,7 @@ export async function startLocalStack(options: Partial<RuntimeOptions> = {}): Pr
         timeoutMs,
       ).catch((error: Error) => {
         throw new Error(
-          `${error.message} (last seen: ${last ? `${last.state}, ${last.attempts} attempts, next ${last.nextAttemptAt}` : 'never read'})`,
+          `${error.message} (last seen: ${last ? `${last.state}, ${last.attempts} attempts, next ${last.nextAttemptAt}, last attempt ${lastAttempt(last.attemptLog)}` : 'never read'})`,
         );
       });
     },

@@ -183,4 +183,42 @@ describe('NodeHttpSender', () => {
     const result = await sender.post(request(r.url('/tls').replace('http:', 'https:'), 1000));
     assert.ok(result.kind === 'tls' || result.kind === 'network', JSON.stringify(result));
   });
+
+  it('a kept-alive socket the receiver closed as it was reused is retried once on a new one, not failed', async () => {
+    // The race a receiver's keep-alive timeout makes: the socket is closed as the POST goes out on
+    // it, before the receiver read a byte. Here the second request on a socket is dropped unread.
+    const served = new WeakMap<object, number>();
+    const seen: string[] = [];
+    r.set((req, res) => {
+      const n = (served.get(req.socket) ?? 0) + 1;
+      served.set(req.socket, n);
+      seen.push(`${req.url} #${n}`);
+      if (req.url === '/stale' && n === 2) return req.socket.destroy();
+      res.end('ok');
+    });
+    const first = await sender.post(request(r.url('/stale'), 1000));
+    assert.equal(first.kind === 'response' && first.status, 200, JSON.stringify(first));
+    const connectionsBefore = r.connections;
+    const second = await sender.post(request(r.url('/stale'), 1000));
+    assert.equal(second.kind === 'response' && second.status, 200, JSON.stringify(second));
+    assert.equal(r.connections, connectionsBefore + 1, 'the retry went out on a new connection');
+    assert.deepEqual(seen.slice(-3), ['/stale #1', '/stale #2', '/stale #1']);
+  });
+
+  it('a new socket closed before the response is a network error, not retried', async () => {
+    let requests = 0;
+    r.set((req) => {
+      requests++;
+      req.socket.destroy();
+    });
+    // A fresh agent: no kept-alive socket to reuse, so the first socket is a new one.
+    const fresh = new NodeHttpSender({ allowPrivate: true });
+    try {
+      const result = await fresh.post(request(r.url('/reset'), 1000));
+      assert.equal(result.kind, 'network', JSON.stringify(result));
+      assert.equal(requests, 1);
+    } finally {
+      fresh.close();
+    }
+  });
 });
