@@ -19,6 +19,9 @@ let browser: Browser;
 let page: Page;
 const subs = { a: '', b: '', down: '' };
 let deadLetters: { id: string; updatedAt: string }[] = [];
+/** A laptop's width and a phone's: every screen is checked at both. */
+const WIDE = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
 const axeReport: Record<string, Record<string, number>> = {};
 
 const text = async (selector: string) => (await page.locator(selector).allTextContents()).join(' ');
@@ -52,7 +55,7 @@ describe('the operator console, in a browser', { timeout: 180_000 }, () => {
     ).id;
     const [downDelivery] = (await stack.publish('outage.test', {}, undefined, { tenantId: 'initech' })).deliveryIds;
     await waitFor('its first attempt', async () => (await stack.delivery(downDelivery!)).attempts === 1);
-    ({ page } = await openPage(browser));
+    ({ page } = await openPage(browser, WIDE));
   });
 
   after(async () => {
@@ -65,6 +68,10 @@ describe('the operator console, in a browser', { timeout: 180_000 }, () => {
     await page.goto(`${stack.runtime.url}/dashboard`);
     await page.getByRole('heading', { name: 'Hookline console' }).waitFor();
     axeReport.signIn = await assertAccessible(page, 'the sign-in page');
+    await page.setViewportSize(PHONE);
+    await assertNoSidewaysScroll(page, 'the sign-in page at 390 px');
+    axeReport.signInPhone = await assertAccessible(page, 'the sign-in page at 390 px');
+    await page.setViewportSize(WIDE);
     await page.getByLabel('Admin key').fill('hk_admin_not-the-key-at-all-000000');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').getByText('That is not the admin key').waitFor();
@@ -296,28 +303,33 @@ describe('the operator console, in a browser', { timeout: 180_000 }, () => {
     axeReport.search = await assertAccessible(page, 'a search that found nothing');
   });
 
-  it('fits 375 px on every console page, a subscription and a delivery too', async () => {
-    await page.setViewportSize({ width: 375, height: 800 });
-    for (const [hash, heading] of [
-      ['#/subscriptions', 'Subscriptions'],
-      ['#/events', 'Events'],
-      ['#/events/ev-console-acme', 'order.shipped'],
-      [`#/subscriptions/${subs.a}`, 'Acme orders'],
-      [`#/deliveries/${deadLetters[0]!.id}`, `Delivery ${deadLetters[0]!.id}`],
-      ['#/dead-letters', 'Dead letters'],
-      ['#/replays', 'Bulk replay'],
-      ['#/portal-links', 'Customer portal links'],
-      ['#/archive', 'Archive and restore'],
-      ['#/mail', 'Notice emails'],
-      ['#/search?q=nothing-here', 'Find “nothing-here”'],
-    ] as const) {
-      await go(hash, heading);
-      await page.waitForLoadState('networkidle');
-      await assertNoSidewaysScroll(page, `${hash} at 375 px`);
-      axeReport[`narrow ${hash}`] = await assertAccessible(page, `${hash} at 375 px`);
-    }
-    await page.setViewportSize({ width: 1200, height: 900 });
-  });
+  for (const viewport of [WIDE, PHONE]) {
+    it(`every console page at ${viewport.width} px: no sideways scroll, no serious or critical axe finding`, async () => {
+      await page.setViewportSize(viewport);
+      for (const [hash, heading] of [
+        ['#/subscriptions', 'Subscriptions'],
+        ['#/failing', 'Failing now'],
+        ['#/events', 'Events'],
+        ['#/events/ev-console-acme', 'order.shipped'],
+        [`#/subscriptions/${subs.a}`, 'Acme orders'],
+        [`#/deliveries/${deadLetters[0]!.id}`, `Delivery ${deadLetters[0]!.id}`],
+        ['#/dead-letters', 'Dead letters'],
+        ['#/replays', 'Bulk replay'],
+        ['#/portal-links', 'Customer portal links'],
+        ['#/archive', 'Archive and restore'],
+        ['#/mail', 'Notice emails'],
+        ['#/contract', 'How delivery works'],
+        ['#/search?q=nothing-here', 'Find “nothing-here”'],
+      ] as const) {
+        await go(hash, heading);
+        await page.waitForLoadState('networkidle');
+        const where = `${hash} at ${viewport.width} px`;
+        await assertNoSidewaysScroll(page, where);
+        axeReport[where] = await assertAccessible(page, where);
+      }
+      await page.setViewportSize(WIDE);
+    });
+  }
 
   it('signs out: the key leaves the tab', async () => {
     await go('#/subscriptions', 'Subscriptions');

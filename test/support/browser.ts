@@ -32,7 +32,7 @@ export interface Watched {
  * evaluation, which the page's CSP does not govern, so the check needs no inline script the
  * CSP would rightly refuse); every response body and every CSP complaint is recorded.
  */
-export async function openPage(browser: Browser, viewport = { width: 1200, height: 900 }): Promise<Watched> {
+export async function openPage(browser: Browser, viewport = { width: 1280, height: 900 }): Promise<Watched> {
   const context = await browser.newContext({ viewport });
   await context.addInitScript({ content: AXE_SOURCE });
   const page = await context.newPage();
