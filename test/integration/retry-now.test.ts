@@ -85,7 +85,7 @@ describe('Retry now', () => {
     assert.equal(refused.body.error.code, 'rate_limited');
     assert.match(
       refused.body.error.message,
-      new RegExp(`at most ${LIMIT} replays and retries per 86400 s for subscription ${far.id}`),
+      new RegExp(`at most ${LIMIT} replays, retries and test events per 86400 s for subscription ${far.id}`),
     );
     assert.ok(Number(refused.headers.get('retry-after')) >= 1);
     const thirdAfter = await stack.delivery(third!);

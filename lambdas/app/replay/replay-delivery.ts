@@ -8,7 +8,7 @@ import type { UnwrittenDeps } from '#app/deliveries/unwritten.ts';
 import { ConflictError } from '#app/errors.ts';
 import { getDelivery } from '#app/deliveries/deliveries.ts';
 import { withEventTypes } from '#app/deliveries/reads.ts';
-import { takeTenantAction } from '#app/tenants/customer-limit.ts';
+import { SEND_NOW_ACTION, takeTenantAction } from '#app/tenants/customer-limit.ts';
 import { dueMessage } from '#app/deliveries/delivery-messages.ts';
 
 /**
@@ -51,12 +51,6 @@ function notReplayable(id: string, state: string): ConflictError {
     `delivery ${id} is ${state}; only ${REPLAYABLE_STATES.join(', ')} deliveries can be replayed`,
   );
 }
-
-/**
- * What a tenant's replays and Retry nows (app/replay/retry-now.ts) are counted as: one count per
- * subscription and window, since either sends a delivery ahead of its backoff.
- */
-export const SEND_NOW_ACTION = { key: 'replay', what: 'replays and retries' } as const;
 
 /**
  * The customer's resend button: a tenant may replay its own deliveries, at most

@@ -7,8 +7,8 @@ import { dueMessage } from '#app/deliveries/delivery-messages.ts';
 import { withEventTypes } from '#app/deliveries/reads.ts';
 import type { UnwrittenDeps } from '#app/deliveries/unwritten.ts';
 import { ConflictError } from '#app/errors.ts';
-import { takeTenantAction } from '#app/tenants/customer-limit.ts';
-import { SEND_NOW_ACTION, type ReplayDeliveryDeps } from './replay-delivery.ts';
+import { SEND_NOW_ACTION, takeTenantAction } from '#app/tenants/customer-limit.ts';
+import type { ReplayDeliveryDeps } from './replay-delivery.ts';
 
 /** What Retry now uses: a single replay's, and the tenant limit it shares with it. */
 export type RetryNowDeps = ReplayDeliveryDeps & UnwrittenDeps & Pick<Deps, 'rateLimiter' | 'customerReplayLimit'>;

@@ -4,6 +4,12 @@ import type { Deps } from '#app/deps.ts';
 import { RateLimitedError } from '#app/errors.ts';
 
 /**
+ * What a tenant's replays, Retry nows (app/replay/retry-now.ts) and test events are counted as:
+ * one count per subscription and window, since each sends something now, ahead of any backoff.
+ */
+export const SEND_NOW_ACTION = { key: 'replay', what: 'replays, retries and test events' } as const;
+
+/**
  * Counts one action of a tenant key against `limit`, per subscription and kind of action
  * (`replays`, `pauses and resumes`), before anything is changed: over the limit it is a
  * RateLimitedError (429 with Retry-After) and nothing happens. The admin key is not limited:

@@ -1,16 +1,20 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Principal } from '#app/access.ts';
-import { ValidationError } from '#app/errors.ts';
+import { ADMIN, type Principal } from '#app/access.ts';
+import { RateLimitedError, ValidationError } from '#app/errors.ts';
 import { parseTestEvent } from '#app/subscriptions/subscription-request.ts';
 import { sendTestEvent } from '#app/subscriptions/test-event.ts';
 import { TEST_EVENT_TYPE } from '#domain/event-types.ts';
 import { aSubscription, fakeDeps } from '#test/fakes.ts';
+import { InMemoryRateLimiter } from '#test/memory-stores.ts';
 
 const ACME: Principal = { role: 'tenant', tenantId: 'acme', keyId: 'psn_1', portal: 'view' };
 
+/** Two test events a minute per subscription, for a tenant: the third is refused. */
+const LIMIT = { limit: 2, windowSeconds: 60 };
+
 function seeded() {
-  const deps = fakeDeps();
+  const deps = { ...fakeDeps(), rateLimiter: new InMemoryRateLimiter(), customerReplayLimit: LIMIT };
   deps.subscriptions.items.set(
     'sub_1',
     aSubscription({ id: 'sub_1', tenantId: 'acme', eventTypes: ['invoice.*', 'customer.created'] }),
@@ -19,7 +23,7 @@ function seeded() {
 }
 
 /** The one event the test stored: its type and body as the receiver will get them. */
-async function storedEvent(deps: ReturnType<typeof fakeDeps>, eventId: string) {
+async function storedEvent(deps: ReturnType<typeof seeded>, eventId: string) {
   const event = await deps.events.get(eventId);
   assert.ok(event, `event ${eventId} is stored`);
   return event;
@@ -85,5 +89,18 @@ describe('sendTestEvent()', () => {
         e instanceof ValidationError && e.field === 'type' && /its eventTypes: invoice\.\*/.test(e.message),
     );
     assert.equal(deps.events.items.size, 0);
+  });
+
+  it("counts a tenant's test events against the resend limit: over it a 429 naming it, nothing stored; the admin key is not limited", async () => {
+    const deps = seeded();
+    for (let i = 0; i < LIMIT.limit; i++) await sendTestEvent(deps, ACME, 'sub_1');
+    await assert.rejects(
+      sendTestEvent(deps, ACME, 'sub_1'),
+      (e: unknown) =>
+        e instanceof RateLimitedError && /at most 2 replays, retries and test events per 60 s/.test(e.message),
+    );
+    assert.equal(deps.events.items.size, LIMIT.limit);
+    await sendTestEvent(deps, ADMIN, 'sub_1');
+    assert.equal(deps.events.items.size, LIMIT.limit + 1);
   });
 });
