@@ -46,6 +46,9 @@ import { conditionHeld, ifConditionHolds } from './dynamodb.ts';
 import { decodePosition, encodePosition, ShardedReader, type ShardedIndex } from './sharded-query.ts';
 import { updateExpression } from './update-expression.ts';
 
+/** BatchGets one getMany has in flight: quick for a sweeper pass, without a burst that throttles the table. */
+const BATCH_GETS_IN_FLIGHT = 4;
+
 type Key = Record<string, string | number>;
 
 const TABLE_KEYS = [TABLES.deliveries.partitionKey.name, TABLES.deliveries.sortKey!.name] as const;
@@ -235,17 +238,24 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     // Each id once, in the order first asked: BatchGetItem refuses duplicate keys and answers in no order. An id no row can have is skipped.
     const unique = [...new Set(ids)].filter((id) => deliveryKey(id) !== undefined);
     const found: Delivery[] = [];
-    for (let i = 0; i < unique.length; i += 100) {
-      let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((id) => ({ ...deliveryKey(id)! }));
-      for (let round = 0; keys && keys.length > 0; round++) {
-        if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** round)));
-        const out: BatchGetCommandOutput = await this.db.send(
-          new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }),
-        );
-        found.push(...(out.Responses?.[this.table] ?? []).map(toDelivery));
-        keys = out.UnprocessedKeys?.[this.table]?.Keys;
+    const chunks: string[][] = [];
+    for (let i = 0; i < unique.length; i += 100) chunks.push(unique.slice(i, i + 100));
+    // A few BatchGets at once: a sweeper pass reads thousands of rows, one call after another would take seconds.
+    let next = 0;
+    const reader = async () => {
+      while (next < chunks.length) {
+        let keys: Record<string, unknown>[] | undefined = chunks[next++]!.map((id) => ({ ...deliveryKey(id)! }));
+        for (let round = 0; keys && keys.length > 0; round++) {
+          if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** round)));
+          const out: BatchGetCommandOutput = await this.db.send(
+            new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }),
+          );
+          found.push(...(out.Responses?.[this.table] ?? []).map(toDelivery));
+          keys = out.UnprocessedKeys?.[this.table]?.Keys;
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(BATCH_GETS_IN_FLIGHT, chunks.length) }, reader));
     const order = new Map(unique.map((id, i) => [id, i]));
     return found.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   }

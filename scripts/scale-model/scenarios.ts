@@ -112,6 +112,18 @@ export function scenarios(scale: 'full' | 'quick', publishMinutes = 10, deadLett
     rateLimited,
     {
       ...rateLimited,
+      key: 'rate-limited-replay',
+      title: `one subscription limited to ${q ? '20' : '100'}/s, ${q ? '400' : '6,000'} of its dead letters replayed in bulk at once`,
+      ratePerSecond: 0,
+      publishSeconds: 0,
+      eventsPerCall: 100,
+      replayDeadLetters: q ? 400 : 6_000,
+      // All due at once: the rate gate alone paces them, so the backlog never runs dry.
+      replayWindowSeconds: 0,
+      drainSeconds: q ? 30 : 75,
+    },
+    {
+      ...rateLimited,
       key: 'rate-limited-batches',
       title: `${rateLimited.title.replace('single publishes', 'publish batches of 10')}`,
       eventsPerCall: 10,

@@ -18,6 +18,8 @@ export interface FinishReport {
   readonly manifests: number;
   /** Deliveries of theirs not attempted yet, enqueued again (their row written first where it was missing). */
   readonly deliveries: number;
+  /** Some shard had `limit` or more to check: there may be more behind them. */
+  readonly full: boolean;
 }
 
 /**
@@ -29,6 +31,10 @@ export interface FinishReport {
  * row still as first written is put in the sweeper's view, due now, and either is enqueued. A fresh message older than the
  * grace (counted, like this, from the publish) reads its row before it is attempted
  * (app/send/attempt.ts), so one still on its way when this runs finds the row and stops.
+ *
+ * Every shard is checked at once, up to `limit` manifests each, and a shard's manifests share
+ * their row reads (BatchGets of 100 keys, not one per manifest): single publishes make one
+ * manifest each, so checking them one at a time could not keep up with a few hundred a second.
  *
  * The manifests stay (they are the event log, until TTL takes them): each shard's watermark
  * says how far this got, shard by shard, oldest first, and moves once per shard and run, not
@@ -43,32 +49,38 @@ export async function finishPublishes(
 ): Promise<FinishReport> {
   const settled = iso(deps.clock.now() - MANIFEST_SETTLE_SECONDS * 1000);
   const marks = new Map((await deps.ingestManifests.watermarks()).map((w) => [w.shard, w]));
-  let manifests = 0;
-  let deliveries = 0;
-  // Each run starts at another shard, so a backlog larger than one run's limit is worked off in every shard alike.
-  const first = Math.floor(deps.clock.now() / 60_000) % INGEST_MANIFEST_SHARDS;
-  for (let n = 0; n < INGEST_MANIFEST_SHARDS && manifests < limit; n++) {
-    const shard = `m${(first + n) % INGEST_MANIFEST_SHARDS}`;
-    const mark = marks.get(shard);
-    const seen = new Set(mark?.checked ?? []);
-    const budget = limit - manifests;
-    // The keys remembered beyond the watermark come back in this read too; they are skipped, not counted.
-    const listed = await deps.ingestManifests.listAfter(
-      shard,
-      mark?.checkedBefore ?? '',
-      beforeIso,
-      budget + seen.size,
-    );
-    const due = listed.filter((m) => !seen.has(m.key)).slice(0, budget);
-    if (due.length === 0) continue;
-    for (const manifest of due) deliveries += await finishOne(deps, manifest);
-    manifests += due.length;
-    await deps.ingestManifests.setWatermark(
-      nextWatermark(shard, mark, due, { beforeIso, settled, complete: due.length < budget }),
-      mark,
-    );
-  }
-  return { manifests, deliveries };
+  const shards = Array.from({ length: INGEST_MANIFEST_SHARDS }, (_, i) => `m${i}`);
+  const reports = await Promise.all(
+    shards.map((shard) => finishShard(deps, shard, marks.get(shard), { beforeIso, settled, limit })),
+  );
+  return {
+    manifests: reports.reduce((n, r) => n + r.manifests, 0),
+    deliveries: reports.reduce((n, r) => n + r.deliveries, 0),
+    full: reports.some((r) => r.full),
+  };
+}
+
+/** One shard's check: up to `limit` manifests past its watermark, then the watermark moved past them. */
+async function finishShard(
+  deps: FinishPublishDeps,
+  shard: string,
+  mark: ManifestWatermark | undefined,
+  at: { readonly beforeIso: string; readonly settled: string; readonly limit: number },
+): Promise<FinishReport> {
+  const seen = new Set(mark?.checked ?? []);
+  // The keys remembered beyond the watermark come back in this read too; they are skipped, not counted.
+  const listed = await deps.ingestManifests.listAfter(
+    shard,
+    mark?.checkedBefore ?? '',
+    at.beforeIso,
+    at.limit + seen.size,
+  );
+  const due = listed.filter((m) => !seen.has(m.key)).slice(0, at.limit);
+  if (due.length === 0) return { manifests: 0, deliveries: 0, full: false };
+  const deliveries = await finishMany(deps, due);
+  const complete = due.length < at.limit;
+  await deps.ingestManifests.setWatermark(nextWatermark(shard, mark, due, { ...at, complete }), mark);
+  return { manifests: due.length, deliveries, full: !complete };
 }
 
 /**
@@ -88,9 +100,9 @@ export function nextWatermark(
   return { shard, checkedBefore, checked: [...keys].filter((k) => k >= checkedBefore).sort() };
 }
 
-/** One batch's check: the deliveries enqueued again. */
-async function finishOne(deps: FinishPublishDeps, manifest: IngestManifest): Promise<number> {
-  const rows = await deps.deliveries.getMany(manifest.deliveryIds);
+/** Manifests' check, their rows read together: the deliveries enqueued again. */
+async function finishMany(deps: FinishPublishDeps, manifests: readonly IngestManifest[]): Promise<number> {
+  const rows = await deps.deliveries.getMany(manifests.flatMap((m) => m.deliveryIds));
   const nowIso = iso(deps.clock.now());
   const messages: DeliveryMessage[] = [];
   // A row an earlier version wrote before any attempt, out of the sweeper's index: due now, and in view.
@@ -105,8 +117,15 @@ async function finishOne(deps: FinishPublishDeps, manifest: IngestManifest): Pro
       messages.push(dueMessage(row));
   }
   const written = new Set(rows.map((d) => d.id));
-  if (written.size < new Set(manifest.deliveryIds).size)
-    messages.push(...(await writeMissing(deps, manifest.eventIds, written)));
+  const short = manifests.filter((m) => m.deliveryIds.some((id) => !written.has(id)));
+  if (short.length > 0)
+    messages.push(
+      ...(await writeMissing(
+        deps,
+        short.flatMap((m) => m.eventIds),
+        written,
+      )),
+    );
   await deps.queue.enqueue(messages);
   return messages.length;
 }

@@ -68,7 +68,7 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
     const finished = await finishPublishes(deps, cutoff(), limit);
     finishedPublishes += finished.manifests;
     finishedDeliveries += finished.deliveries;
-    full = finished.manifests >= limit;
+    full = finished.full;
   }
   const totals = { examined: 0, expired: 0, requeued: 0, released: 0 };
   let more = true;

@@ -209,6 +209,22 @@ describe('SimDynamoDB limits', () => {
 });
 
 describe('SimDynamoDB queries', () => {
+  it("items() answers one partition's items by its key value, as the model's audits read them", async () => {
+    const { db, sim } = open();
+    for (const [pk, sk] of [
+      ['m0', 1],
+      ['m0', 2],
+      ['m1', 1],
+    ] as const)
+      await db.send(new PutCommand({ TableName: 't', Item: { pk, sk } }));
+    assert.deepEqual(
+      [...sim.items('t', 'm0')].map((i) => i.sk),
+      [1, 2],
+    );
+    assert.equal([...sim.items('t', 'none')].length, 0);
+    assert.equal([...sim.items('t')].length, 3);
+  });
+
   it('pages with Limit and LastEvaluatedKey, both directions, and key conditions', async () => {
     const { db } = open();
     for (let i = 0; i < 10; i++) await db.send(new PutCommand({ TableName: 't', Item: { pk: 'p', sk: i * 10 } }));

@@ -715,10 +715,10 @@ export class SimDynamoDB {
 
   // ---- report ----
 
-  /** Every item of a table (or of one partition, by its key value as a string), as stored: the model's own audits read storage free of charge. */
-  *items(name: string, partitionKey?: string): IterableIterator<Readonly<Record<string, unknown>>> {
+  /** Every item of a table (or of one partition, by its key value), as stored: the model's own audits read storage free of charge. */
+  *items(name: string, partitionKey?: string | number): IterableIterator<Readonly<Record<string, unknown>>> {
     const { partitions } = this.table(name).store;
-    const chosen = partitionKey === undefined ? partitions.values() : [partitions.get(partitionKey) ?? []];
+    const chosen = partitionKey === undefined ? partitions.values() : [partitions.get(keyString(partitionKey)) ?? []];
     for (const entries of chosen) for (const e of entries) yield e.item;
   }
 

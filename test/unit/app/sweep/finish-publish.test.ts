@@ -45,7 +45,7 @@ describe('finishPublishes', () => {
 
     const report = await finishPublishes(deps, LATER, 100);
 
-    assert.deepEqual(report, { manifests: 1, deliveries: 4 });
+    assert.deepEqual(report, { manifests: 1, deliveries: 4, full: false });
     assert.deepEqual(
       deps.queue
         .messages()
@@ -59,7 +59,7 @@ describe('finishPublishes', () => {
     );
     assert.deepEqual(
       await finishPublishes(deps, LATER, 100),
-      { manifests: 0, deliveries: 0 },
+      { manifests: 0, deliveries: 0, full: false },
       'checked once: the next run starts past it',
     );
     assert.equal(deps.ingestManifests.items.size, 1, 'kept: it is the event log until TTL takes it');
@@ -109,11 +109,11 @@ describe('finishPublishes', () => {
 
     assert.deepEqual(
       await finishPublishes(deps, NOW, 100),
-      { manifests: 0, deliveries: 0 },
+      { manifests: 0, deliveries: 0, full: false },
       'nothing older than the cut-off',
     );
     deps.clock.advance(300_000);
-    assert.deepEqual(await finishPublishes(deps, LATER, 100), { manifests: 2, deliveries: 0 });
+    assert.deepEqual(await finishPublishes(deps, LATER, 100), { manifests: 2, deliveries: 0, full: false });
     assert.deepEqual(deps.queue.messages(), []);
   });
 
@@ -126,8 +126,8 @@ describe('finishPublishes', () => {
 
     assert.equal(deps.ingestManifests.items.size, 1);
     deps.clock.advance(300_000);
-    assert.deepEqual(await finishPublishes(deps, LATER, 100), { manifests: 1, deliveries: 0 });
-    assert.deepEqual(await finishPublishes(deps, LATER, 100), { manifests: 0, deliveries: 0 });
+    assert.deepEqual(await finishPublishes(deps, LATER, 100), { manifests: 1, deliveries: 0, full: false });
+    assert.deepEqual(await finishPublishes(deps, LATER, 100), { manifests: 0, deliveries: 0, full: false });
     assert.deepEqual(deps.queue.messages(), []);
   });
 });
@@ -147,22 +147,22 @@ describe('finishPublishes: the per-shard watermark', () => {
     for (const key of [`${at(1)}#a`, `${at(2)}#b`, `${at(3)}#c`]) await deps.ingestManifests.put(manifest(key));
     deps.clock.advance(600_000);
 
-    assert.deepEqual(await finishPublishes(deps, at(300), 2), { manifests: 2, deliveries: 0 });
+    assert.deepEqual(await finishPublishes(deps, at(300), 2), { manifests: 2, deliveries: 0, full: true });
     assert.deepEqual(deps.ingestManifests.marks.get('m0'), {
       shard: 'm0',
       checkedBefore: `${at(2)}#b`,
       checked: [`${at(2)}#b`],
     });
-    assert.deepEqual(await finishPublishes(deps, at(300), 2), { manifests: 1, deliveries: 0 });
+    assert.deepEqual(await finishPublishes(deps, at(300), 2), { manifests: 1, deliveries: 0, full: false });
     assert.deepEqual(deps.ingestManifests.marks.get('m0'), { shard: 'm0', checkedBefore: at(300), checked: [] });
-    assert.deepEqual(await finishPublishes(deps, at(300), 2), { manifests: 0, deliveries: 0 });
+    assert.deepEqual(await finishPublishes(deps, at(300), 2), { manifests: 0, deliveries: 0, full: false });
   });
 
   it('never passes a key younger than the settle time: with a short grace it remembers what it checked there, and still checks a manifest that lands late', async () => {
     const deps = fakeDeps();
     await deps.ingestManifests.put(manifest(`${at(-30)}#young`));
     // A 10 s grace: the manifest is past it, but a publish could still be writing one as old.
-    assert.deepEqual(await finishPublishes(deps, at(-10), 100), { manifests: 1, deliveries: 0 });
+    assert.deepEqual(await finishPublishes(deps, at(-10), 100), { manifests: 1, deliveries: 0, full: false });
     assert.deepEqual(deps.ingestManifests.marks.get('m0'), {
       shard: 'm0',
       checkedBefore: at(-60),
@@ -172,12 +172,16 @@ describe('finishPublishes: the per-shard watermark', () => {
     await deps.ingestManifests.put(manifest(`${at(-40)}#late`));
     assert.deepEqual(
       await finishPublishes(deps, at(-10), 100),
-      { manifests: 1, deliveries: 0 },
+      { manifests: 1, deliveries: 0, full: false },
       'the late one only, not the one already checked',
     );
     deps.clock.advance(120_000);
     await deps.ingestManifests.put(manifest(`${at(50)}#next`));
-    assert.deepEqual(await finishPublishes(deps, at(110), 100), { manifests: 1, deliveries: 0 }, 'the new one only');
+    assert.deepEqual(
+      await finishPublishes(deps, at(110), 100),
+      { manifests: 1, deliveries: 0, full: false },
+      'the new one only',
+    );
     assert.deepEqual(
       deps.ingestManifests.marks.get('m0'),
       { shard: 'm0', checkedBefore: at(60), checked: [] },
@@ -185,24 +189,25 @@ describe('finishPublishes: the per-shard watermark', () => {
     );
   });
 
-  it("works a backlog larger than a run's limit off in every shard, not the first ones first", async () => {
+  it("works a backlog larger than a call's limit off in every shard at once, each up to the limit", async () => {
     const deps = fakeDeps();
     for (const key of [`${at(1)}#a`, `${at(2)}#b`, `${at(3)}#c`]) await deps.ingestManifests.put(manifest(key, 'm0'));
     await deps.ingestManifests.put(manifest(`${at(1)}#z`, 'm15'));
     deps.clock.advance(600_000);
 
-    for (let run = 0; run < 2; run++) {
-      assert.deepEqual(await finishPublishes(deps, at(300), 1), { manifests: 1, deliveries: 0 });
-      deps.clock.advance(60_000);
-    }
-    assert.ok(deps.ingestManifests.marks.has('m15'), 'the last shard had its turn within two runs');
+    // m0 gives its oldest, m15 its only one: full, since a shard that filled its limit may have more.
+    assert.deepEqual(await finishPublishes(deps, at(300), 1), { manifests: 2, deliveries: 0, full: true });
+    assert.deepEqual(deps.ingestManifests.marks.get('m15')?.checkedBefore, `${at(1)}#z`);
+    assert.deepEqual(await finishPublishes(deps, at(300), 1), { manifests: 1, deliveries: 0, full: true });
+    assert.deepEqual(await finishPublishes(deps, at(300), 1), { manifests: 1, deliveries: 0, full: true });
+    assert.deepEqual(await finishPublishes(deps, at(300), 1), { manifests: 0, deliveries: 0, full: false });
   });
 
   it('keeps each shard apart, and leaves a shard with nothing to check unwritten', async () => {
     const deps = fakeDeps();
     await deps.ingestManifests.put(manifest(`${at(1)}#a`, 'm3'));
     deps.clock.advance(600_000);
-    assert.deepEqual(await finishPublishes(deps, at(300), 100), { manifests: 1, deliveries: 0 });
+    assert.deepEqual(await finishPublishes(deps, at(300), 100), { manifests: 1, deliveries: 0, full: false });
     assert.deepEqual([...deps.ingestManifests.marks.keys()], ['m3']);
   });
 
@@ -217,7 +222,7 @@ describe('finishPublishes: the per-shard watermark', () => {
       await deps.ingestManifests.setWatermark(racing, undefined);
       return read;
     };
-    assert.deepEqual(await finishPublishes(deps, at(300), 100), { manifests: 1, deliveries: 0 });
+    assert.deepEqual(await finishPublishes(deps, at(300), 100), { manifests: 1, deliveries: 0, full: false });
     assert.deepEqual(deps.ingestManifests.marks.get('m0'), racing);
   });
 });
