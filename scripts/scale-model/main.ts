@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { recordRun, reportRecorded, runLines, utcMinute, type Run } from '../bench/benchmarks-file.ts';
 import { commandLine, currentCommit, describeMachine } from '../bench/machine.ts';
 import { renderScaleModel } from './report.ts';
@@ -49,7 +51,13 @@ for (const scenario of chosen) {
       `${result.undelivered} not delivered (${result.undeliveredBy.deadLettered} dead letters, ${result.undeliveredBy.lost} lost), ${result.duplicates} duplicates, wall ${result.wallSeconds.toFixed(0)} s`,
   );
 }
-const markdown = renderScaleModel(results, quick ? 'quick' : 'full');
+const recording = !quick && !only;
+// A run that records nothing leaves benchmarks/ as it is: its chart goes to the temporary directory.
+const markdown = renderScaleModel(
+  results,
+  quick ? 'quick' : 'full',
+  recording ? undefined : join(tmpdir(), 'hookline-scale-model'),
+);
 const run: Run = {
   date: utcMinute(),
   commit: currentCommit(),
@@ -57,7 +65,7 @@ const run: Run = {
   machine: describeMachine(),
 };
 console.log(`\n${runLines(run).join('\n')}\n\n${markdown}\n`);
-if (!quick && !only) reportRecorded(recordRun(run, [{ key: 'scale-model', markdown }]));
+if (recording) reportRecorded(recordRun(run, [{ key: 'scale-model', markdown }]));
 // A scenario that lost an event fails the run (CI's quick run among them). The exit is explicit:
 // a handler's leftover handle (a keep-alive agent, an unreffed timer) must not keep a finished
 // model alive.

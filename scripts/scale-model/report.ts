@@ -34,7 +34,12 @@ function hotPartitions(results: readonly ScenarioResult[]): string[] {
 }
 
 /** The scale model's section of BENCHMARKS.md: one row per scenario, the limits it enforced, and a chart of delivered/s. */
-export function renderScaleModel(results: readonly ScenarioResult[], scale: 'full' | 'quick'): string {
+export function renderScaleModel(
+  results: readonly ScenarioResult[],
+  scale: 'full' | 'quick',
+  /** Where the chart goes: benchmarks/ (the default) for a recorded run, elsewhere for one that records nothing. */
+  chartDir?: string,
+): string {
   const rows = results.map((r) => [
     r.scenario.title,
     `${n(r.scenario.publishSeconds)} + ${n(r.scenario.drainSeconds)}`,
@@ -107,7 +112,7 @@ export function renderScaleModel(results: readonly ScenarioResult[], scale: 'ful
     ),
     ...(hotPartitions(results).length ? ['Hottest throttled partitions:', '', ...hotPartitions(results), ''] : []),
     ...(errors.length ? ['Errors the handlers logged:', '', ...errors, ''] : []),
-    writeCharts([chart]),
+    writeCharts([chart], chartDir),
   ].join('\n');
 }
 
