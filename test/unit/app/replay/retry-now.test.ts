@@ -228,7 +228,8 @@ describe('retryNowAs: a waiting delivery attempted at once', () => {
 
     await assert.rejects(
       retryNowAs(w.deps, ACME, ID),
-      (e: unknown) => e instanceof RateLimitedError && /at most 1 replays, retries and test events per 60 s/.test(e.message),
+      (e: unknown) =>
+        e instanceof RateLimitedError && /at most 1 replays, retries and test events per 60 s/.test(e.message),
     );
     assert.deepEqual(stored(w), before);
     assert.equal(w.deps.queue.messages().length, sent);
