@@ -5,6 +5,13 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { Backend } from './backend.ts';
 import * as commands from './commands.ts';
 import { environment } from './environment.ts';
+import {
+  eventTypesDelete,
+  eventTypesGet,
+  eventTypesList,
+  eventTypesPut,
+  type PutEventTypeOptions,
+} from './event-types.ts';
 import { CliError, EXIT, ServiceCallError, type ExitCode } from './errors.ts';
 import { Output } from './output.ts';
 import { completionScript } from './completion.ts';
@@ -132,6 +139,7 @@ Examples:
   npx hookline replay-bulk --from 2024-05-01 --to 2024-05-02 --dry-run
   npx hookline --aws --stack Hookline replay-bulk --from 2024-05-01T00:00:00Z --to 2024-05-01T06:00:00Z
   npx hookline archive run && npx hookline restore --from 2024-02-01 --to 2024-02-03
+  npx hookline event-types put order.created --description 'an order was placed' --schema-file order.schema.json
   npx hookline portal-link --tenant acme --expires-in 900
   npx hookline mail list && npx hookline mail show <id>`,
   );
@@ -369,6 +377,38 @@ Examples:
       3600,
     )
     .action(action((ctx, o: commands.BulkOptions) => commands.replayBulk(ctx, o)));
+
+  const eventTypes = program
+    .command('event-types')
+    .description(
+      'the event-type catalog: the types producers publish, with a description, a JSON Schema and an example',
+    );
+  eventTypes
+    .command('list')
+    .description('every registered type, in name order')
+    .action(action((ctx) => eventTypesList(ctx)));
+  eventTypes
+    .command('get')
+    .description('one type: its description, schema and example')
+    .argument('<name>', 'the event type, e.g. order.created')
+    .action(action((ctx, name: string) => eventTypesGet(ctx, name)));
+  eventTypes
+    .command('put')
+    .description('register a type, or replace it whole (a schema or example left out is removed; admin key)')
+    .argument('<name>', 'the event type, e.g. order.created (one type, not a pattern; not hookline.…)')
+    .requiredOption('--description <text>', 'what an event of this type means (1-1000 characters)')
+    .option(
+      '--schema-file <file>',
+      'a JSON Schema (draft 2020-12, or draft-07 with its $schema) its payloads must match',
+    )
+    .option('--example-file <file>', 'an example payload (JSON); with a schema it must match it')
+    .option('--deprecated', 'still accepted, with a warning when the deployment checks events')
+    .action(action((ctx, name: string, o: PutEventTypeOptions) => eventTypesPut(ctx, name, o)));
+  eventTypes
+    .command('delete')
+    .description('remove a type from the catalog (admin key)')
+    .argument('<name>', 'the event type')
+    .action(action((ctx, name: string) => eventTypesDelete(ctx, name)));
 
   const replays = program.command('replays').description('the bulk replay audit trail');
   replays

@@ -82,6 +82,8 @@ export async function publish(ctx: Context, o: PublishOptions) {
   }
   const { status, body: answer } = await ctx.backend.publish(body);
   const duplicate = status === 200;
+  // Accepted, with what the event-type catalog found (a deployment that checks events): on stderr, beside the result.
+  for (const warning of answer.warnings ?? []) ctx.out.progress(line`warning: ${warning.message}`);
   ctx.out.result({ ...answer, duplicate }, () => {
     const ids: string[] = answer.deliveryIds;
     if (duplicate)

@@ -3,6 +3,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { DeadLetterAlarmPreset } from './constructs/alarms.ts';
 import { API_TYPES, DEFAULT_API_THROTTLING, type ApiAuth } from './constructs/api.ts';
 import { InvalidPropError } from './errors.ts';
+import { EVENT_TYPE_CHECKS, type EventTypeCheck } from '../lambdas/domain/event-type-catalog.ts';
 import type { WebhookDeliveryProps } from './webhook-delivery.ts';
 import {
   API_ACCESS_LOG_FORMATS,
@@ -29,6 +30,8 @@ export const CONTEXT_KEYS = [
   'webAclArn',
   'createApiGatewayCloudWatchRole',
   'senderMaxConcurrency',
+  'senderSlowLaneMaxConcurrency',
+  'senderSlowAfterMs',
   'reservedConcurrency',
   'senderTimeoutMs',
   'logRetentionDays',
@@ -50,6 +53,7 @@ export const CONTEXT_KEYS = [
   'noticeFromAddress',
   'noticeSupportEmail',
   'noticeConsoleUrl',
+  'eventTypeCheck',
 ] as const;
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
 
@@ -112,6 +116,7 @@ export function settingsFromContext(get: (key: ContextKey) => unknown): AppSetti
   const retryPolicy = json<WebhookDeliveryProps['retryPolicy']>('retryPolicy');
   const period = num('dlqAlarmPeriodMinutes');
   const senderTimeoutMs = num('senderTimeoutMs');
+  const senderSlowAfterMs = num('senderSlowAfterMs');
   const rateLimit = num('apiRateLimit');
   const burstLimit = num('apiBurstLimit');
   const removal = oneOf('removalPolicy', ['retain', 'destroy'] as const);
@@ -141,6 +146,8 @@ export function settingsFromContext(get: (key: ContextKey) => unknown): AppSetti
       webAclArn: str('webAclArn'),
       createApiGatewayCloudWatchRole: bool('createApiGatewayCloudWatchRole'),
       senderMaxConcurrency: num('senderMaxConcurrency'),
+      senderSlowLaneMaxConcurrency: num('senderSlowLaneMaxConcurrency'),
+      senderSlowAfter: senderSlowAfterMs === undefined ? undefined : Duration.millis(senderSlowAfterMs),
       reservedConcurrency: json<WebhookDeliveryProps['reservedConcurrency']>('reservedConcurrency'),
       senderTimeout: senderTimeoutMs === undefined ? undefined : Duration.millis(senderTimeoutMs),
       logRetention: logRetentionDays as RetentionDays | undefined,
@@ -162,6 +169,7 @@ export function settingsFromContext(get: (key: ContextKey) => unknown): AppSetti
       staticEgress: natGateways === undefined ? undefined : { natGateways },
       deliveryQueueMaxAge: maxAgeMinutes === undefined ? undefined : Duration.minutes(maxAgeMinutes),
       apiServerErrorPercent: num('apiServerErrorPercent'),
+      eventTypeCheck: oneOf<EventTypeCheck>('eventTypeCheck', EVENT_TYPE_CHECKS),
       notices: {
         emailIdentity: str('noticeEmailIdentity'),
         fromAddress: str('noticeFromAddress'),

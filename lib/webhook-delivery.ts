@@ -30,6 +30,12 @@ import { DEFAULT_RETENTION } from '../lambdas/domain/retention.ts';
 import { resolveRetryPolicy, type RetryPolicy } from '../lambdas/domain/retry-policy.ts';
 import { SLOW_LANE } from '../lambdas/domain/slow-lane.ts';
 import { DEFAULT_ALLOWED_PORTS, formatPorts, parseAllowedPorts } from '../lambdas/domain/target-ports.ts';
+import {
+  DEFAULT_EVENT_TYPE_CHECK,
+  EVENT_TYPE_CHECKS,
+  isEventTypeCheck,
+  type EventTypeCheck,
+} from '../lambdas/domain/event-type-catalog.ts';
 import { InvalidPolicyError } from '../lambdas/domain/errors.ts';
 import { HooklineAlarms, type DeadLetterAlarmOptions, type LambdaAlarmSettings } from './constructs/alarms.ts';
 import { HooklineDashboard } from './constructs/dashboard.ts';
@@ -215,6 +221,16 @@ export interface WebhookDeliveryProps {
    * Validated at synth time. @default '80,443,1024-65535'
    */
   readonly allowedTargetPorts?: string;
+  /**
+   * What publish (the api and ingest functions) does with an event whose type is not in the
+   * event-type catalog, or whose payload its type's JSON Schema refuses
+   * (HOOKLINE_EVENT_TYPE_CHECK; docs/design.md, "The event-type catalog"): `allow` publishes it
+   * and never reads the catalog; `warn` publishes it with `warnings` in the answer (the ingest
+   * queue logs them); `refuse` answers 400 naming `type` or `payload` (an ingest message goes to
+   * the redrive queue). Either of the two reads the catalog once per container every 30 s and
+   * validates each payload with a schema. @default 'allow'
+   */
+  readonly eventTypeCheck?: EventTypeCheck;
   /** Retention of every function log group and the API access logs. @default RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
   /**
@@ -337,6 +353,7 @@ export class WebhookDelivery extends Construct {
       HOOKLINE_SLOW_LANE_AFTER_MS: String(validateSenderSlowAfter(props.senderSlowAfter)),
       HOOKLINE_SECRETS_CACHE_SECONDS: String(validateSecretsCacheTtl(props.secretsCacheTtl)),
       HOOKLINE_ALLOWED_PORTS: validateAllowedTargetPorts(props.allowedTargetPorts),
+      HOOKLINE_EVENT_TYPE_CHECK: validateEventTypeCheck(props.eventTypeCheck),
       [BUCKETS.archive.envVar]: this.archive.bucket.bucketName,
       HOOKLINE_RETENTION_DELIVERED_DAYS: String(this.retention.deliveredDays),
       HOOKLINE_RETENTION_DEAD_LETTER_DAYS: String(this.retention.deadLetterDays),
@@ -586,6 +603,14 @@ function resolveRetention(props: RetentionProps = {}): ResolvedRetention {
       );
   }
   return resolved;
+}
+
+/** The eventTypeCheck prop as the publishing functions read it; a JavaScript caller's typo fails the synth, not the cold start. */
+function validateEventTypeCheck(check: EventTypeCheck | undefined): EventTypeCheck {
+  const value = check ?? DEFAULT_EVENT_TYPE_CHECK;
+  if (!isEventTypeCheck(value))
+    throw new InvalidPropError('eventTypeCheck', `must be one of ${EVENT_TYPE_CHECKS.join(', ')}, got '${value}'`);
+  return value;
 }
 
 /** Longest a decrypted data key may be reused: a day bounds how long a revoked grant goes on signing. */

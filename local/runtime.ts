@@ -266,6 +266,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     clients: { dynamodb, sqs, s3 },
     metrics,
     subscriptionCacheMs: options.subscriptionCacheMs ?? 0,
+    // The api registers types and ingest checks against them in one process: neither waits out a cache.
+    eventTypeCacheMs: 0,
     localSecretsKey,
     localMail: { dir: mailDir, ...(smtpUrl ? { smtpUrl } : {}) },
   };

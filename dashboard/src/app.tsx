@@ -5,6 +5,7 @@ import { SessionContext, type Session } from './context.ts';
 import { ContractPage } from './contract.tsx';
 import { DeliveryPage } from './deliveries.tsx';
 import { EventPage, EventsPage } from './events.tsx';
+import { EventTypesPage } from './event-types.tsx';
 import { FailingNowPage } from './failing.tsx';
 import { href, navigate, useRoute, type Route } from './route.ts';
 import {
@@ -135,6 +136,7 @@ function Page({ route, session }: { readonly route: Route; readonly session: Ses
   if (first === 'deliveries' && second) return <DeliveryPage key={second} id={second} />;
   if (first === 'events' && second) return <EventPage key={second} id={second} />;
   if (first === 'contract') return <ContractPage />;
+  if (first === 'event-types') return <EventTypesPage />;
   if (first === 'search') return <SearchPage key={route.query.get('q') ?? ''} q={route.query.get('q') ?? ''} />;
   if (operator && first === 'events') return <EventsPage key={route.query.toString()} route={route} />;
   if (operator && first === 'dead-letters') return <DeadLettersPage />;
@@ -157,6 +159,7 @@ function Shell({ session, route }: { readonly session: Session; readonly route: 
           [href(['subscriptions']), 'Subscriptions'],
           [href(['failing']), 'Failing now'],
           [href(['events']), 'Events'],
+          [href(['event-types']), 'Event types'],
           [href(['dead-letters']), 'Dead letters'],
           [href(['replays']), 'Bulk replay'],
           [href(['portal-links']), 'Portal links'],
@@ -166,6 +169,7 @@ function Shell({ session, route }: { readonly session: Session; readonly route: 
         ]
       : [
           [href(['subscriptions']), c.subscriptionId ? 'Your endpoint' : 'Your endpoints'],
+          [href(['event-types']), 'Event types'],
           [href(['contract']), 'How delivery works'],
         ];
   const current = `#${route.path}`;

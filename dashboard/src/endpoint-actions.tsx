@@ -1,5 +1,6 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AnswerOf } from '#client/hookline-client.ts';
+import { useCatalogChoices } from './catalog.ts';
 import { mayManage, useSession } from './context.ts';
 import { EndpointForm, FieldError, FormError, FormField, refusalOf, type FormRefusal } from './endpoint-form.tsx';
 import {
@@ -7,10 +8,10 @@ import {
   examplePayload,
   OVERLAP_CHOICES,
   overlapUntil,
-  suggestedTestTypes,
   TEST_EVENT_TYPE,
   testEventBodyText,
 } from './endpoint-model.ts';
+import { catalogExample, testTypeChoices } from './event-type-model.ts';
 import { href } from './route.ts';
 import { CopyButton, Status, Time } from './ui.tsx';
 
@@ -154,12 +155,18 @@ export function DeleteEndpoint({
 }
 
 /**
- * Send a test event: the test type, or a type the endpoint receives, with an example payload
- * the person may edit. The API says whether the endpoint receives the type and whether the
- * payload is JSON; the answer links to the delivery.
+ * Send a test event: the test type, or a type the endpoint receives (the catalog's, when it has
+ * any), with an example payload the person may edit: the registered type's own example, else a
+ * made-up one. The API says whether the endpoint receives the type and whether the payload is
+ * JSON; the answer links to the delivery.
  */
 export function TestEventForm({ subscription }: { readonly subscription: Subscription }) {
   const { client } = useSession();
+  const catalog = useCatalogChoices();
+  const exampleOf = (value: string) => {
+    const chosen = value.trim() || TEST_EVENT_TYPE;
+    return catalogExample(catalog, chosen) ?? examplePayload(chosen, subscription.id);
+  };
   const [type, setType] = useState(TEST_EVENT_TYPE);
   const [payload, setPayload] = useState(() => examplePayload(TEST_EVENT_TYPE, subscription.id));
   // An example follows the type until the person edits it; then it is theirs.
@@ -167,9 +174,13 @@ export function TestEventForm({ subscription }: { readonly subscription: Subscri
   const [sent, setSent] = useState<string>();
   const [refusal, setRefusal] = useState<FormRefusal>();
   const [busy, setBusy] = useState(false);
+  // The catalog may arrive after a type was chosen: its example then replaces the made-up one, unless edited.
+  useEffect(() => {
+    if (!edited) setPayload(exampleOf(type));
+  }, [catalog]);
   const chooseType = (value: string) => {
     setType(value);
-    if (!edited) setPayload(examplePayload(value.trim() || TEST_EVENT_TYPE, subscription.id));
+    if (!edited) setPayload(exampleOf(value));
   };
   const send = async () => {
     setBusy(true);
@@ -189,7 +200,10 @@ export function TestEventForm({ subscription }: { readonly subscription: Subscri
       setBusy(false);
     }
   };
-  const suggestions = suggestedTestTypes(subscription.eventTypes);
+  const suggestions = testTypeChoices(subscription, catalog);
+  const described = new Map(
+    catalog.map((t) => [t.name, t.deprecated ? `${t.description} (deprecated)` : t.description]),
+  );
   return (
     <section class="panel" aria-labelledby="test-title">
       <h2 id="test-title">Send a test event</h2>
@@ -214,7 +228,7 @@ export function TestEventForm({ subscription }: { readonly subscription: Subscri
         />
         <datalist id="test-type-suggestions">
           {suggestions.map((t) => (
-            <option key={t} value={t} />
+            <option key={t} value={t} label={described.get(t)} />
           ))}
         </datalist>
         <FormField
@@ -238,7 +252,7 @@ export function TestEventForm({ subscription }: { readonly subscription: Subscri
           <button
             type="button"
             onClick={() => {
-              setPayload(examplePayload(type.trim() || TEST_EVENT_TYPE, subscription.id));
+              setPayload(exampleOf(type));
               setEdited(false);
             }}
           >

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { AnswerOf } from '#client/hookline-client.ts';
 import { HooklineApiError } from './api.ts';
+import { type EventType, useCatalogChoices } from './catalog.ts';
 import { isOperator, useSession } from './context.ts';
 import {
   changeBody,
@@ -10,9 +11,11 @@ import {
   ENDPOINT_FIELDS,
   refusedField,
   type EndpointDraft,
+  listOf,
   type EndpointLike,
 } from './endpoint-model.ts';
-import { ActionError } from './ui.tsx';
+import { coveringPattern, pickedTypes, toggleType } from './event-type-model.ts';
+import { ActionError, StateBadge } from './ui.tsx';
 
 /**
  * A refusal the form shows beside the field the API named (`field`), or below the form when it
@@ -108,6 +111,58 @@ export function FormField(props: {
   );
 }
 
+/**
+ * The catalog's types as checkboxes under an event-types field: ticking one adds its name as a
+ * line of the field, unticking takes it out, and whatever else was typed (`*`, `prefix.*`, a
+ * type not registered) stays. A type a pattern already selects says which.
+ */
+function CatalogPicks({
+  id,
+  catalog,
+  value,
+  onChange,
+}: {
+  readonly id: string;
+  readonly catalog: readonly EventType[];
+  readonly value: string;
+  readonly onChange: (value: string) => void;
+}) {
+  const picked = pickedTypes(value);
+  const patterns = listOf(value);
+  return (
+    <fieldset class="field catalog-picks" aria-describedby={`${id}-hint`}>
+      <legend>Pick from the catalog</legend>
+      <span id={`${id}-hint`} class="muted small">
+        Tick a registered type to add it above; type * or a prefix.* there by hand.
+      </span>
+      <ul>
+        {catalog.map((t, i) => {
+          const covered = coveringPattern(patterns, t.name);
+          return (
+            <li key={t.name}>
+              <label class="check">
+                <input
+                  type="checkbox"
+                  checked={picked.has(t.name)}
+                  aria-describedby={`${id}-${i}-about`}
+                  onChange={(e) => onChange(toggleType(value, t.name, e.currentTarget.checked))}
+                />
+                <span class="pick-name">
+                  <code>{t.name}</code> {t.deprecated && <StateBadge state="deprecated" />}
+                </span>
+              </label>{' '}
+              <span id={`${id}-${i}-about`} class="muted small">
+                {t.description}
+                {covered && ` (already selected by ${covered})`}
+              </span>
+            </li>
+          );
+        })}
+      </ul>
+    </fieldset>
+  );
+}
+
 type Created = AnswerOf<'POST /v1/subscriptions'>;
 type Changed = AnswerOf<'PATCH /v1/subscriptions/{subscriptionId}'>;
 
@@ -127,6 +182,7 @@ export function EndpointForm({
   readonly onCancel: () => void;
 }) {
   const session = useSession();
+  const catalog = useCatalogChoices();
   const [draft, setDraft] = useState<EndpointDraft>(() => (endpoint ? draftOf(endpoint) : EMPTY_DRAFT));
   const [refusal, setRefusal] = useState<FormRefusal>();
   const [busy, setBusy] = useState(false);
@@ -187,6 +243,14 @@ export function EndpointForm({
         hint="One per line: an exact type (invoice.paid), a prefix (invoice.*) or * for every event."
         {...field('eventTypes')}
       />
+      {catalog.length > 0 && (
+        <CatalogPicks
+          id={`${prefix}-catalog`}
+          catalog={catalog}
+          value={draft.eventTypes}
+          onChange={set('eventTypes')}
+        />
+      )}
       <FormField
         id={`${prefix}-headers`}
         label="Custom headers (optional)"

@@ -2,7 +2,10 @@ import type { AnswerOf } from '#client/hookline-client.ts';
 import { failingNow } from '#domain/failing-now.ts';
 import { useSession } from './context.ts';
 import { href } from './route.ts';
-import { ms, percent, Time } from './ui.tsx';
+import { useState } from 'preact/hooks';
+import { HealthCharts } from './health-chart.tsx';
+import { HEALTH_CHART_WINDOWS, windowName } from './health-chart-model.ts';
+import { ErrorNote, Loading, ms, percent, Time } from './ui.tsx';
 import { useAsync } from './use-async.ts';
 
 export type Stats = AnswerOf<'GET /v1/subscriptions/{subscriptionId}/stats'>;
@@ -10,15 +13,11 @@ export type Stats = AnswerOf<'GET /v1/subscriptions/{subscriptionId}/stats'>;
 /** A subscription's last 24 h, worked out by the API from what it keeps anyway (no write per delivery). */
 export function useStats(subscriptionId: string) {
   const { client } = useSession();
-  return useAsync(
-    () =>
-      client.call('GET /v1/subscriptions/{subscriptionId}/stats', {
-        params: { subscriptionId },
-        query: { windowHours: 24 },
-      }),
-    [subscriptionId],
-  );
+  return useAsync(() => statsOf(client, subscriptionId, 24), [subscriptionId]);
 }
+
+const statsOf = (client: ReturnType<typeof useSession>['client'], subscriptionId: string, windowHours: number) =>
+  client.call('GET /v1/subscriptions/{subscriptionId}/stats', { params: { subscriptionId }, query: { windowHours } });
 
 const failureText = (f: NonNullable<Stats['lastFailure']>) =>
   f.status !== null ? `HTTP ${f.status}` : (f.error ?? 'failed');
@@ -80,14 +79,48 @@ export function HealthCells({ subscriptionId }: { readonly subscriptionId: strin
   );
 }
 
-/** The health panel of one subscription. */
+/**
+ * The health panel of one subscription: the page's own stats (its last 24 h, also behind the
+ * badge beside its state), or another window's, read when the toggle asks for it and again
+ * whenever the page reloads its own.
+ */
 export function HealthPanel({ stats }: { readonly stats: Stats }) {
+  const { client } = useSession();
+  const [hours, setHours] = useState<number>(stats.window.hours);
+  const other = useAsync(
+    () => (hours === stats.window.hours ? Promise.resolve(stats) : statsOf(client, stats.subscriptionId, hours)),
+    [stats, hours],
+  );
+  const shown = hours === stats.window.hours ? stats : other.data?.window.hours === hours ? other.data : undefined;
+  return (
+    <section aria-labelledby="health-title" class="panel">
+      <div class="panel-head">
+        <h2 id="health-title">Health, last {windowName(hours)}</h2>
+        <div class="segmented" role="group" aria-label="Health window">
+          {HEALTH_CHART_WINDOWS.map((w) => (
+            <button key={w.hours} type="button" aria-pressed={hours === w.hours} onClick={() => setHours(w.hours)}>
+              {w.label}
+            </button>
+          ))}
+        </div>
+      </div>
+      {shown ? (
+        <HealthFigures stats={shown} />
+      ) : other.error ? (
+        <ErrorNote error={other.error} onRetry={other.reload} />
+      ) : (
+        <Loading what={`the last ${windowName(hours)}`} />
+      )}
+    </section>
+  );
+}
+
+function HealthFigures({ stats }: { readonly stats: Stats }) {
   const s = stats;
   // The console's Failing now list reads the same rule, so the two cannot disagree.
   const deadLettering = failingNow(s);
   return (
-    <section aria-labelledby="health-title" class="panel">
-      <h2 id="health-title">Health, last {s.window.hours} h</h2>
+    <>
       <dl class="stats">
         <div>
           <dt>Success rate</dt>
@@ -144,6 +177,7 @@ export function HealthPanel({ stats }: { readonly stats: Stats }) {
       {s.sampled && (
         <p class="muted">Worked out from the newest {s.examined} deliveries: older ones in the window were left out.</p>
       )}
-    </section>
+      <HealthCharts stats={s} />
+    </>
   );
 }

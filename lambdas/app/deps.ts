@@ -1,5 +1,6 @@
 import type { ArchivePolicy } from '#domain/archive.ts';
 import type { AutoPausePolicy } from '#domain/auto-pause.ts';
+import type { EventTypeCheck } from '#domain/event-type-catalog.ts';
 import type { NoticePolicy } from '#domain/notices.ts';
 import type { RateLimit } from '#domain/rate-limit.ts';
 import type { ReplayPolicy } from '#domain/replay.ts';
@@ -15,6 +16,7 @@ import type { Clock } from '#ports/clock.ts';
 import type { DeliveryQueue } from '#ports/delivery-queue.ts';
 import type { DeliveryStore } from '#ports/delivery-store.ts';
 import type { EventStore } from '#ports/event-store.ts';
+import type { EventTypeStore } from '#ports/event-type-store.ts';
 import type { IngestManifestStore } from '#ports/ingest-manifest-store.ts';
 import type { HostResolver } from '#ports/host-resolver.ts';
 import type { IdempotencyStore } from '#ports/idempotency-store.ts';
@@ -26,6 +28,7 @@ import type { DeliveryMetrics } from '#ports/metrics.ts';
 import type { RateLimiter } from '#ports/rate-limiter.ts';
 import type { RecoveryStore } from '#ports/recovery-store.ts';
 import type { ReplayStore } from '#ports/replay-store.ts';
+import type { SchemaValidator } from '#ports/schema-validator.ts';
 import type { SecretOpener, SecretSealer } from '#ports/secret-sealer.ts';
 import type { SendRateCounters } from '#ports/send-rate-counters.ts';
 import type { SubscriptionStore } from '#ports/subscription-store.ts';
@@ -61,6 +64,12 @@ export interface Deps {
   readonly idempotency: IdempotencyStore;
   /** Customer portal links and the sessions they open (the api only). */
   readonly portalSessions: PortalSessionStore;
+  /** The event-type catalog: registered through the api, read by publish (api, ingest) under a `warn` or `refuse` check. */
+  readonly eventTypes: EventTypeStore;
+  /** JSON Schema checks of the catalog's schemas, examples and the payloads published under them. */
+  readonly schemaValidator: SchemaValidator;
+  /** What publish does with an unregistered type or a payload its schema refuses (HOOKLINE_EVENT_TYPE_CHECK). */
+  readonly eventTypeCheck: EventTypeCheck;
   readonly http: HttpSender;
   readonly attemptTimeoutMs: number;
   /** How long past due (or past its publish) a delivery may wait before the sweeper steps in (HOOKLINE_SWEEP_GRACE_SECONDS). */
@@ -139,6 +148,10 @@ export const PROVIDED_BY = {
   archiver: ['ARCHIVER_FUNCTION_NAME'],
   idempotency: ['IDEMPOTENCY_KEYS_TABLE'],
   portalSessions: ['PORTAL_SESSIONS_TABLE'],
+  eventTypes: ['EVENT_TYPES_TABLE'],
+  // Only the functions that hold the catalog check schemas: ajv is in their bundles alone.
+  schemaValidator: ['EVENT_TYPES_TABLE'],
+  eventTypeCheck: ['HOOKLINE_EVENT_TYPE_CHECK'],
   http: ['HOOKLINE_SENDER_TIMEOUT_MS', 'HOOKLINE_ALLOW_PRIVATE_TARGETS', 'HOOKLINE_ALLOWED_PORTS'],
   attemptTimeoutMs: ['HOOKLINE_SENDER_TIMEOUT_MS'],
   sweepGraceSeconds: ['HOOKLINE_SWEEP_GRACE_SECONDS'],

@@ -33,7 +33,7 @@ export class ValidationError extends ServiceError {
 export class NotFoundError extends ServiceError {
   override name = 'NotFoundError';
   constructor(
-    readonly kind: 'subscription' | 'delivery' | 'event' | 'replay' | 'key' | 'portal session',
+    readonly kind: 'subscription' | 'delivery' | 'event' | 'replay' | 'key' | 'portal session' | 'event type',
     readonly id: string,
   ) {
     super(`${kind} ${id} does not exist`);

@@ -7,6 +7,7 @@
 import { DEFAULT_ARCHIVE_POLICY } from '../domain/archive.ts';
 import { DEFAULT_AUTO_PAUSE_POLICY } from '../domain/auto-pause.ts';
 import { DEFAULT_NOTICE_POLICY } from '../domain/notices.ts';
+import { DEFAULT_EVENT_TYPE_CHECK } from '../domain/event-type-catalog.ts';
 import { DEFAULT_CUSTOMER_PAUSE_LIMIT, DEFAULT_CUSTOMER_REPLAY_LIMIT } from '../domain/rate-limit.ts';
 import { DEFAULT_REPLAY_POLICY } from '../domain/replay.ts';
 import { SLOW_LANE } from '../domain/slow-lane.ts';
@@ -192,6 +193,9 @@ export const TABLES = {
   }),
   // The archiver's write-ahead manifests of unfinished batches (empty after a clean run) and its run lock.
   archiveBatches: table('ARCHIVE_BATCHES_TABLE', 'hookline-archive-batches', 'objectKey'),
+  // The event-type catalog (lambdas/app/event-types/): one small item per registered type, its schema and example as
+  // JSON text. Read whole (it is bounded: EVENT_TYPE_LIMITS), by the listing and by publish when it checks events.
+  eventTypes: table('EVENT_TYPES_TABLE', 'hookline-event-types', 'name'),
 } as const satisfies Record<string, TableDef>;
 export type TableKey = keyof typeof TABLES;
 
@@ -350,6 +354,9 @@ export const FUNCTIONS = {
       'ARCHIVER_FUNCTION_NAME',
       // Where portal links point when the dashboard is served elsewhere (a custom domain); `none`: this API's own.
       'HOOKLINE_CONSOLE_URL',
+      // The event-type catalog: registered here, and what publish checks events against (unless the check is `allow`).
+      'EVENT_TYPES_TABLE',
+      'HOOKLINE_EVENT_TYPE_CHECK',
     ],
   },
   authorizer: {
@@ -378,6 +385,9 @@ export const FUNCTIONS = {
       'HOOKLINE_RETENTION_DELIVERED_DAYS',
       'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
       'HOOKLINE_ARCHIVE_DELIVERED',
+      // Read only, and only when the check is `warn` or `refuse`: the catalog its events are checked against.
+      'EVENT_TYPES_TABLE',
+      'HOOKLINE_EVENT_TYPE_CHECK',
     ],
   },
   sender: {
@@ -661,6 +671,12 @@ export const DEFAULT_IN_FLIGHT_WAIT_SECONDS = 60;
  * subscriptions, 5 minutes costs about $2.30 a million deliveries in Decrypts, an hour $0.45.
  */
 export const DEFAULT_SECRETS_CACHE_SECONDS = 3600;
+/**
+ * How long a publishing container (api, ingest) reuses the event-type catalog it read, under a
+ * `warn` or `refuse` check: one Scan of the (small) catalog per container per this, and how long
+ * a registration, change or deletion takes to reach publish (the api's own writes: at once).
+ */
+export const EVENT_TYPE_CATALOG_CACHE_MS = 30_000;
 /** SQS's longest message delay. */
 export const MAX_MESSAGE_DELAY_SECONDS = 900;
 /**
@@ -732,6 +748,9 @@ export const ENV_DEFAULTS = {
   INGEST_MANIFESTS_TABLE: undefined,
   IDEMPOTENCY_KEYS_TABLE: undefined,
   PORTAL_SESSIONS_TABLE: undefined,
+  EVENT_TYPES_TABLE: undefined,
+  /** What publish does with an unregistered type or a payload its schema refuses: `allow`, `warn` or `refuse` (domain/event-type-catalog.ts). */
+  HOOKLINE_EVENT_TYPE_CHECK: DEFAULT_EVENT_TYPE_CHECK,
   ARCHIVE_BUCKET: undefined,
   /** The archiver function's name: the api invokes it for the console's archive runs and restores. */
   ARCHIVER_FUNCTION_NAME: undefined,

@@ -7,6 +7,7 @@ import { createApiHandler } from '#handlers/api/handler.ts';
 import { awsObservability } from '#handlers/observability.ts';
 import { DYNAMODB_FACTORIES } from '#adapters/deps/dynamodb-factories.ts';
 import { LAMBDA_FACTORIES } from '#adapters/deps/lambda-factories.ts';
+import { SCHEMA_FACTORIES } from '#adapters/deps/schema-factories.ts';
 import { SECRETS_FACTORIES } from '#adapters/deps/secrets-factories.ts';
 import { SETTING_FACTORIES } from '#adapters/deps/setting-factories.ts';
 import { SQS_FACTORIES } from '#adapters/deps/sqs-factories.ts';
@@ -16,7 +17,14 @@ const deps = buildDeps(
   'api',
   process.env,
   { metrics: powertoolsMetrics(obs.metrics!) },
-  { ...DYNAMODB_FACTORIES, ...SQS_FACTORIES, ...SECRETS_FACTORIES, ...SETTING_FACTORIES, ...LAMBDA_FACTORIES },
+  {
+    ...DYNAMODB_FACTORIES,
+    ...SQS_FACTORIES,
+    ...SECRETS_FACTORIES,
+    ...SETTING_FACTORIES,
+    ...LAMBDA_FACTORIES,
+    ...SCHEMA_FACTORIES,
+  },
 );
 // The dashboard's files sit next to this bundle: the CDK builds them into it (lib/constructs/api.ts).
 // No mailbox: on AWS notices go to SES and are not kept.

@@ -2,7 +2,12 @@ import { buildDeps } from '#adapters/function-deps.ts';
 import { powertoolsMetrics } from '#adapters/powertools-metrics.ts';
 import { createIngestHandler } from '#handlers/ingest.ts';
 import { awsObservability } from '#handlers/observability.ts';
-import { ENGINE_STORE_FACTORIES, MANIFEST_STORE_FACTORIES } from '#adapters/deps/engine-store-factories.ts';
+import {
+  CATALOG_STORE_FACTORIES,
+  ENGINE_STORE_FACTORIES,
+  MANIFEST_STORE_FACTORIES,
+} from '#adapters/deps/engine-store-factories.ts';
+import { SCHEMA_FACTORIES } from '#adapters/deps/schema-factories.ts';
 import { SETTING_FACTORIES } from '#adapters/deps/setting-factories.ts';
 import { SQS_FACTORIES } from '#adapters/deps/sqs-factories.ts';
 
@@ -12,7 +17,14 @@ export const handler = createIngestHandler(
     'ingest',
     process.env,
     { metrics: powertoolsMetrics(obs.metrics!) },
-    { ...ENGINE_STORE_FACTORIES, ...MANIFEST_STORE_FACTORIES, ...SQS_FACTORIES, ...SETTING_FACTORIES },
+    {
+      ...ENGINE_STORE_FACTORIES,
+      ...MANIFEST_STORE_FACTORIES,
+      ...CATALOG_STORE_FACTORIES,
+      ...SQS_FACTORIES,
+      ...SETTING_FACTORIES,
+      ...SCHEMA_FACTORIES,
+    },
   ),
   obs,
 );

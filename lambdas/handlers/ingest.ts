@@ -50,13 +50,21 @@ export function createIngestHandler(deps: PublishDeps, obs: Observability) {
                 };
           obs.logger.warn('ingest message rejected', { messageId, ...why });
           failed.push(messageId);
-        } else
+        } else {
+          // Accepted as the catalog's `warn` check (or a deprecated type) has it: the producer is told only here.
+          if (result.warnings)
+            obs.logger.warn('ingest event accepted with warnings', {
+              messageId,
+              eventId: result.eventId,
+              warnings: result.warnings,
+            });
           obs.logger.debug('event ingested', {
             messageId,
             eventId: result.eventId,
             kind: result.kind,
             deliveries: result.deliveryIds.length,
           });
+        }
       });
     } catch (error) {
       obs.logger.error('ingest batch failed', { messages: valid.length, error: error as Error });

@@ -28,12 +28,15 @@ export const TABLE_GRANTS = {
     idempotencyKeys: 'readWrite',
     // Portal links: minted, exchanged (one conditional write) and revoked.
     portalSessions: 'readWrite',
+    // The event-type catalog: registered, replaced and deleted here; read whole by publish under a warn or refuse check.
+    eventTypes: 'readWrite',
   },
   // Looks tenant keys up by hash and portal session tokens by session id; never writes.
   authorizer: { apiKeys: 'read', portalSessions: 'read' },
   // Fan-out looks subscriptions up in the routing index (never a scan) and reads those a publish names;
   // stores the event once and the batch's manifest (no delivery row: a delivery's first attempt writes it).
-  ingest: { subscriptions: 'read', routes: 'read', events: 'readWrite', ingestManifests: 'write' },
+  // Reads the event-type catalog (never writes it) when the deployment checks events against it.
+  ingest: { subscriptions: 'read', routes: 'read', events: 'readWrite', ingestManifests: 'write', eventTypes: 'read' },
   // Reads the subscription (and disables it on 410 Gone) and the stored body; writes each
   // attempt's outcome in one conditional write of its delivery; puts the attempt it replaces
   // to attempts (conditional PutItem, never reads them back).

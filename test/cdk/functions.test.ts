@@ -181,10 +181,18 @@ describe('functions: least-privilege IAM', () => {
       ingestManifests: 'readWrite',
       idempotencyKeys: 'readWrite',
       portalSessions: 'readWrite',
+      eventTypes: 'readWrite',
     },
     authorizer: { apiKeys: 'read', portalSessions: 'read' },
     // No deliveries: publish writes no delivery row (a delivery's first attempt does).
-    ingest: { subscriptions: 'read', routes: 'read', events: 'readWrite', ingestManifests: 'write' },
+    // The event-type catalog: read only, for the warn and refuse checks.
+    ingest: {
+      subscriptions: 'read',
+      routes: 'read',
+      events: 'readWrite',
+      ingestManifests: 'write',
+      eventTypes: 'read',
+    },
     sender: {
       subscriptions: 'readWrite',
       routes: 'readWrite',

@@ -276,6 +276,7 @@ describe('WebhookDelivery with every prop set', () => {
       'archiveBatches',
       'attempts',
       'deliveries',
+      'eventTypes',
       'events',
       'idempotencyKeys',
       'ingestManifests',
@@ -315,6 +316,8 @@ describe('bin context: `-c key=value` settings', () => {
       dlqAlarmPeriodMinutes: '15',
       apiAuth: 'iam',
       senderMaxConcurrency: '40',
+      senderSlowLaneMaxConcurrency: '12',
+      senderSlowAfterMs: '0',
       logRetentionDays: '90',
       removalPolicy: 'destroy',
       retryPolicy: '{"maxAttempts":6}',
@@ -335,6 +338,8 @@ describe('bin context: `-c key=value` settings', () => {
     assert.equal(s.delivery.apiAuth, 'iam');
     assert.equal(s.delivery.apiType, 'rest');
     assert.equal(s.delivery.senderMaxConcurrency, 40);
+    assert.equal(s.delivery.senderSlowLaneMaxConcurrency, 12);
+    assert.equal(s.delivery.senderSlowAfter?.toMilliseconds(), 0, 'the slow lane turned off');
     assert.equal(s.delivery.logRetention, RetentionDays.THREE_MONTHS);
     assert.equal(s.delivery.removalPolicy, RemovalPolicy.DESTROY);
     assert.deepEqual(s.delivery.retryPolicy, { maxAttempts: 6 });
@@ -353,6 +358,8 @@ describe('bin context: `-c key=value` settings', () => {
     ['apiAuth', 'basic'],
     ['apiType', 'websocket'],
     ['senderMaxConcurrency', 'many'],
+    ['senderSlowLaneMaxConcurrency', 'ten'],
+    ['senderSlowAfterMs', '5s'],
     ['logRetentionDays', '31'],
     ['removalPolicy', 'snapshot'],
     ['retryPolicy', '{nope'],

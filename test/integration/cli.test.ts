@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -92,6 +92,11 @@ describe('the hookline CLI against the local runtime', () => {
       ['events', 'show'],
       ['completion'],
       ['portal-link'],
+      ['event-types'],
+      ['event-types', 'list'],
+      ['event-types', 'get'],
+      ['event-types', 'put'],
+      ['event-types', 'delete'],
     ];
     const runs = await Promise.all(paths.map((p) => hookline([...p, '--help'])));
     for (const [i, run] of runs.entries()) {
@@ -332,6 +337,96 @@ describe('the hookline CLI against the local runtime', () => {
     const noRuntime = await hookline(['--data-dir', join(dataDir, 'nowhere'), 'archive', 'run']);
     assert.equal(noRuntime.code, 7);
     assert.match(noRuntime.stderr, /no local runtime found/);
+  });
+
+  it('event-types put, list, get and delete (human and --json); bad input exits 2 before sending, a tenant key 6, an unknown type 3', async () => {
+    const schemaFile = join(dataDir, 'order.schema.json');
+    const exampleFile = join(dataDir, 'order.example.json');
+    writeFileSync(
+      schemaFile,
+      '{"type": "object", "properties": {"amount": {"type": "number"}}, "required": ["amount"]}',
+    );
+    writeFileSync(exampleFile, '{"amount": 12.5}');
+    const put = await hookline([
+      'event-types',
+      'put',
+      'cli.order.created',
+      '--description',
+      'an order was placed',
+      '--schema-file',
+      schemaFile,
+      '--example-file',
+      exampleFile,
+    ]);
+    assert.equal(put.code, 0, put.stderr);
+    assert.match(put.stdout, /^registered cli\.order\.created\n/);
+    assert.match(put.stdout, /"amount": 12\.5/);
+    const again = await hookline([
+      '--json',
+      'event-types',
+      'put',
+      'cli.order.created',
+      '--description',
+      'old',
+      '--deprecated',
+    ]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual([again.json().description, again.json().deprecated, again.json().schema], ['old', true, null]);
+    assert.match(
+      (await hookline(['event-types', 'put', 'cli.order.created', '--description', 'x'])).stdout,
+      /^replaced /,
+    );
+
+    const listed = await hookline(['event-types', 'list']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /^NAME\s+STATE\s+SCHEMA\s+DESCRIPTION\n/);
+    assert.match(listed.stdout, /cli\.order\.created\s+x/);
+    const listedJson = await hookline(['--json', 'event-types', 'list']);
+    assert.ok(listedJson.json().items.some((t: { name: string }) => t.name === 'cli.order.created'));
+    const got = await hookline(['--json', 'event-types', 'get', 'cli.order.created']);
+    assert.equal(got.json().name, 'cli.order.created');
+
+    // Refused before anything is sent, naming the flag.
+    writeFileSync(join(dataDir, 'broken.json'), '{"type":');
+    const broken = await hookline([
+      'event-types',
+      'put',
+      'cli.x',
+      '--description',
+      'x',
+      '--schema-file',
+      join(dataDir, 'broken.json'),
+    ]);
+    assert.equal(broken.code, 2);
+    assert.match(broken.stderr, /--schema-file is not valid JSON/);
+    // Refused by the API (exit 2 for its 400, naming the field).
+    const mismatch = await hookline([
+      'event-types',
+      'put',
+      'cli.x',
+      '--description',
+      'x',
+      '--schema-file',
+      schemaFile,
+      '--example-file',
+      schemaFile,
+    ]);
+    assert.equal(mismatch.code, 2, mismatch.stderr);
+    assert.match(mismatch.stderr, /example: does not match the schema/);
+    assert.equal((await hookline(['event-types', 'put', 'cli.*', '--description', 'x'])).code, 2);
+    const tenantKey = (await hookline(['--json', 'tenants', 'create-key', 'cli-tenant'])).json().key;
+    assert.equal(
+      (await hookline(['--key', tenantKey, 'event-types', 'list'])).code,
+      0,
+      'a tenant key reads the catalog',
+    );
+    assert.equal((await hookline(['--key', tenantKey, 'event-types', 'delete', 'cli.order.created'])).code, 6);
+
+    const deleted = await hookline(['event-types', 'delete', 'cli.order.created']);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.match(deleted.stdout, /^deleted cli\.order\.created from the catalog/);
+    assert.equal((await hookline(['event-types', 'get', 'cli.order.created'])).code, 3);
+    assert.equal((await hookline(['event-types', 'delete', 'cli.order.created'])).code, 3);
   });
 
   it('--aws drives the replay and archiver functions through the Lambda Invoke API (here: the local stand-in)', async () => {

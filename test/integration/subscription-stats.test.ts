@@ -7,8 +7,38 @@ import { waitFor } from '#test/wait.ts';
 /** Two tries a second apart: a 500 endpoint expires its delivery in about a second, not after the 30 s deadline. */
 const TWO_TRIES = { ...FAST_RETRY_POLICY, maxAttempts: 2 };
 
-/** Nearest rank, as the API defines p95. */
-const p95 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.ceil(0.95 * values.length) - 1];
+/** Nearest rank, as the API defines p50 and p95. */
+const nearestRank = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.ceil((p / 100) * values.length) - 1];
+const p95 = (values: number[]) => nearestRank(values, 95);
+
+interface Bucket {
+  from: string;
+  to: string;
+  attempts: number;
+  succeeded: number;
+  failed: number;
+  successRate: number | null;
+  latencyMs: { p50: number | null; p95: number | null };
+  deadLettered: number;
+  sampled: boolean;
+}
+
+/** The series covers the window in `count` buckets of `minutes`, oldest first, each starting where the last ended. */
+function assertCovers(
+  stats: { window: { from: string; to: string }; series: { bucketMinutes: number; buckets: Bucket[] } },
+  minutes: number,
+  count: number,
+) {
+  const { bucketMinutes, buckets } = stats.series;
+  assert.deepEqual([bucketMinutes, buckets.length], [minutes, count]);
+  assert.equal(buckets[0]!.from, stats.window.from);
+  assert.equal(buckets.at(-1)!.to, stats.window.to);
+  for (const [i, b] of buckets.entries()) {
+    assert.equal(Date.parse(b.to) - Date.parse(b.from), minutes * 60_000, `bucket ${i}'s length`);
+    if (i > 0) assert.equal(b.from, buckets[i - 1]!.to);
+  }
+}
 
 describe('GET /v1/subscriptions/{id}/stats on the local runtime', () => {
   let stack: LocalStack;
@@ -72,12 +102,39 @@ describe('GET /v1/subscriptions/{id}/stats on the local runtime', () => {
     assert.equal(s.deadLetterStreak, 2);
     assert.deepEqual([s.sampled, s.examined, s.attemptsExamined], [false, 4, 5]);
     assert.deepEqual(s.limits, { deliveries: 1000, attemptsPerDelivery: 50 });
+    // By the hour: everything happened within the last hour, so in the newest bucket; the rest are empty, with null rates.
+    assertCovers(s, 60, 24);
+    const newest = {
+      attempts: 5,
+      succeeded: 2,
+      failed: 3,
+      successRate: 0.4,
+      latencyMs: { p50: nearestRank(durations, 50), p95: p95(durations) },
+      deadLettered: 2,
+      sampled: false,
+    };
+    const { from: _from, to: _to, ...lastHour } = s.series.buckets.at(-1) as Bucket;
+    assert.deepEqual(lastHour, newest);
+    for (const b of s.series.buckets.slice(0, -1) as Bucket[])
+      assert.deepEqual(
+        [b.attempts, b.successRate, b.latencyMs, b.deadLettered],
+        [0, null, { p50: null, p95: null }, 0],
+      );
 
     const admin = await stack.api.get(`/v1/subscriptions/${sub.id}/stats?windowHours=168`);
     assert.equal(admin.status, 200);
     assert.deepEqual(
       [admin.body.window.hours, admin.body.finished, admin.body.latencyMs],
       [168, s.finished, s.latencyMs],
+    );
+    // A week in six-hour buckets, the same attempts in its newest.
+    assertCovers(admin.body, 360, 28);
+    const { from: _weekFrom, to: _weekTo, ...lastSixHours } = admin.body.series.buckets.at(-1) as Bucket;
+    assert.deepEqual(lastSixHours, newest);
+    assert.equal(
+      (admin.body.series.buckets as Bucket[]).reduce((n, b) => n + b.attempts, 0),
+      5,
+      'every attempt in exactly one bucket',
     );
 
     const globex = apiClient(stack.runtime.url, (await stack.api.post('/v1/tenants/globex/keys')).body.key);
@@ -102,6 +159,9 @@ describe('GET /v1/subscriptions/{id}/stats on the local runtime', () => {
       [null, { attempts: 0, average: null, p95: null }, null, null],
     );
     assert.deepEqual([res.body.sampled, res.body.examined], [false, 0]);
+    // One hour in two-minute buckets, every one empty: null rates, never 0 %.
+    assertCovers(res.body, 2, 30);
+    assert.ok((res.body.series.buckets as Bucket[]).every((b) => b.attempts === 0 && b.successRate === null));
   });
 
   it('refuses a bad windowHours with a 400 naming it', async () => {

@@ -40,6 +40,8 @@ export function apiClient(baseUrl: string, key?: string) {
       call<T>('POST', path, body, headers),
     patch: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
       call<T>('PATCH', path, body, headers),
+    put: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+      call<T>('PUT', path, body, headers),
     delete: <T = any>(path: string, headers?: Record<string, string>) => call<T>('DELETE', path, undefined, headers),
     raw: call,
   };

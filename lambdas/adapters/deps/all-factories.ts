@@ -3,6 +3,7 @@ import { LAMBDA_FACTORIES } from './lambda-factories.ts';
 import { MAIL_FACTORIES } from './mail-factories.ts';
 import type { Factories } from './factory.ts';
 import { S3_FACTORIES } from './s3-factories.ts';
+import { SCHEMA_FACTORIES } from './schema-factories.ts';
 import { SECRETS_FACTORIES } from './secrets-factories.ts';
 import { HTTP_FACTORIES, SETTING_FACTORIES } from './setting-factories.ts';
 import { SQS_FACTORIES } from './sqs-factories.ts';
@@ -20,4 +21,5 @@ export const ALL_FACTORIES: Factories = {
   ...HTTP_FACTORIES,
   ...MAIL_FACTORIES,
   ...LAMBDA_FACTORIES,
+  ...SCHEMA_FACTORIES,
 };

@@ -4,7 +4,7 @@ import { DynamoDbIdempotencyStore } from '../dynamodb-idempotency-store.ts';
 import { DynamoDbNoticeStore } from '../dynamodb-notice-store.ts';
 import { DynamoDbPortalSessionStore } from '../dynamodb-portal-session-store.ts';
 import { DynamoDbReplayStore } from '../dynamodb-replay-store.ts';
-import { ENGINE_STORE_FACTORIES, MANIFEST_STORE_FACTORIES } from './engine-store-factories.ts';
+import { CATALOG_STORE_FACTORIES, ENGINE_STORE_FACTORIES, MANIFEST_STORE_FACTORIES } from './engine-store-factories.ts';
 import type { Factories } from './factory.ts';
 
 /** The control plane's DynamoDB stores: replays, keys, archive batches, idempotency, notices, portal sessions. */
@@ -23,5 +23,6 @@ export const CONTROL_STORE_FACTORIES: Factories<
 export const DYNAMODB_FACTORIES = {
   ...ENGINE_STORE_FACTORIES,
   ...MANIFEST_STORE_FACTORIES,
+  ...CATALOG_STORE_FACTORIES,
   ...CONTROL_STORE_FACTORIES,
 };

@@ -1,6 +1,7 @@
 import { DynamoDbAttemptStore } from '../dynamodb-attempt-store.ts';
 import { DynamoDbDeliveryStore } from '../dynamodb-delivery-store.ts';
 import { DynamoDbEventStore } from '../dynamodb-event-store.ts';
+import { DynamoDbEventTypeStore } from '../dynamodb-event-type-store.ts';
 import { DynamoDbIngestManifestStore } from '../dynamodb-ingest-manifest-store.ts';
 import { DynamoDbRateLimiter } from '../dynamodb-rate-limiter.ts';
 import { DynamoDbRecoveryStore } from '../dynamodb-recovery-store.ts';
@@ -8,6 +9,7 @@ import { DynamoDbSendRateCounters } from '../dynamodb-send-rate-counters.ts';
 import { DynamoDbSubscriptionStore } from '../dynamodb-subscription-store.ts';
 import { DynamoDbRouteStore } from '../dynamodb-route-store.ts';
 import { POLICIES_FROM_ENV } from '../policy-env.ts';
+import { EVENT_TYPE_CATALOG_CACHE_MS } from '#config/topology.ts';
 import type { Factories } from './factory.ts';
 
 /**
@@ -42,4 +44,15 @@ export const ENGINE_STORE_FACTORIES: Factories<
 /** The publish manifests (the sweeper's check, the event log, the deliveries not yet written): publish, sweep and the read paths. */
 export const MANIFEST_STORE_FACTORIES: Factories<'ingestManifests'> = {
   ingestManifests: (v, s) => new DynamoDbIngestManifestStore(s.db, v.INGEST_MANIFESTS_TABLE),
+};
+
+/** The event-type catalog: the api registers types in it, and publish (api, ingest) reads it whole, cached, under a `warn` or `refuse` check. */
+export const CATALOG_STORE_FACTORIES: Factories<'eventTypes'> = {
+  eventTypes: (v, s) =>
+    new DynamoDbEventTypeStore(
+      s.db,
+      v.EVENT_TYPES_TABLE,
+      s.options.eventTypeCacheMs ?? EVENT_TYPE_CATALOG_CACHE_MS,
+      s.clock.now,
+    ),
 };

@@ -25,6 +25,8 @@ export interface BuildOptions {
   readonly clock?: Clock;
   /** How long fan-out may serve subscriptions from memory (ms). */
   readonly subscriptionCacheMs?: number;
+  /** How long publish may check events against the event-type catalog it read (ms); default EVENT_TYPE_CATALOG_CACHE_MS. */
+  readonly eventTypeCacheMs?: number;
   /** The local runtime's secrets key (local-key-secret-cipher.ts), used where HOOKLINE_SECRETS_*_KEY_ID is `local`. */
   readonly localSecretsKey?: Uint8Array;
   /** The local runtime's mail: an SMTP URL (HOOKLINE_SMTP_URL), else the catcher's folder; used where HOOKLINE_MAIL_TRANSPORT is `local`. */

@@ -4,6 +4,7 @@ import { parseFlag, parseNonNegativeInt, parsePositiveInt, parseRetryPolicyEnv }
 import { InvalidEnvironmentError } from '#config/errors.ts';
 import { NO_SETTING, type EnvName } from '#config/topology.ts';
 import { isEmailAddress } from '#domain/notices.ts';
+import { EVENT_TYPE_CHECKS, isEventTypeCheck, type EventTypeCheck } from '#domain/event-type-catalog.ts';
 import { NodeHttpSender } from '../node-http-sender.ts';
 import { POLICIES_FROM_ENV, type PolicyDep } from '../policy-env.ts';
 import type { Factories } from './factory.ts';
@@ -31,7 +32,8 @@ type SettingDep =
   | 'allowedPorts'
   | PolicyDep
   | 'noticeSettings'
-  | 'consoleSettings';
+  | 'consoleSettings'
+  | 'eventTypeCheck';
 
 /** Settings parsed from the environment (no client behind them). */
 export const SETTING_FACTORIES: Factories<SettingDep> = {
@@ -57,7 +59,18 @@ export const SETTING_FACTORIES: Factories<SettingDep> = {
       'consoleUrl',
       (u) => /^https?:\/\/[^\s]+$/.test(u) || 'must be an http(s) URL',
     ),
+  eventTypeCheck: (v) => eventTypeCheckFromEnv(v.HOOKLINE_EVENT_TYPE_CHECK),
 };
+
+/** HOOKLINE_EVENT_TYPE_CHECK, checked: a bad value stops the function at cold start, naming the variable. */
+function eventTypeCheckFromEnv(value: string): EventTypeCheck {
+  if (!isEventTypeCheck(value))
+    throw new InvalidEnvironmentError(
+      'HOOKLINE_EVENT_TYPE_CHECK',
+      `must be one of ${EVENT_TYPE_CHECKS.join(', ')}, not '${value}'`,
+    );
+  return value;
+}
 
 /** An optional setting: absent when it says `none`, else checked (`check` answers true or why not). */
 function optional<K extends string>(

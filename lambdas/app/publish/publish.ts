@@ -1,4 +1,5 @@
 import { sameAudience } from '#domain/audience.ts';
+import type { EventTypeVerdict, EventTypeWarning } from '#domain/event-type-catalog.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
 import type { RouteTarget } from '#domain/routing.ts';
 import type { EventRecord, Subscription } from '#domain/types.ts';
@@ -7,6 +8,7 @@ import type { Deps } from '#app/deps.ts';
 import { TemporarilyUnavailableError, ValidationError } from '#app/errors.ts';
 import type { PublishRequest } from '#app/publish/publish-request.ts';
 import { audienceTargets, type AudiencePlan } from '#app/publish/audience-targets.ts';
+import { catalogVerdicts, type CatalogCheckDeps } from '#app/event-types/publish-check.ts';
 import { requireRoutesBuilt } from '#app/subscriptions/routing.ts';
 import { eventTtlFor } from '#domain/retention.ts';
 import { iso } from '#domain/time.ts';
@@ -25,17 +27,23 @@ export type PublishDeps = Pick<
   | 'metrics'
   | 'defaultRetryPolicy'
   | 'retention'
->;
+> &
+  CatalogCheckDeps;
 
 /** How long a publish may spend building the routing index of a deployment from before it (requireRoutesBuilt) before it answers 503. */
 const PUBLISH_ROUTE_BUILD_BUDGET_MS = 5000;
 
+/** What the event-type catalog said of an event it let through (HOOKLINE_EVENT_TYPE_CHECK); absent when nothing. */
+interface Warned {
+  readonly warnings?: readonly EventTypeWarning[];
+}
+
 export type PublishResult =
-  | { readonly kind: 'accepted'; readonly eventId: string; readonly deliveryIds: readonly string[] }
+  | ({ readonly kind: 'accepted'; readonly eventId: string; readonly deliveryIds: readonly string[] } & Warned)
   /** The id was seen before: the original delivery ids, nothing new sent. */
-  | { readonly kind: 'duplicate'; readonly eventId: string; readonly deliveryIds: readonly string[] }
+  | ({ readonly kind: 'duplicate'; readonly eventId: string; readonly deliveryIds: readonly string[] } & Warned)
   /** The id names an event stored with another type, payload or audience: nothing stored or sent (the API answers 422). */
-  | { readonly kind: 'conflict'; readonly eventId: string; readonly deliveryIds: readonly string[] }
+  | ({ readonly kind: 'conflict'; readonly eventId: string; readonly deliveryIds: readonly string[] } & Warned)
   /** The event names a subscription outside its audience (`subscriptionIds`): nothing stored or sent (the API answers 400). */
   | { readonly kind: 'refused'; readonly error: ValidationError };
 
@@ -49,7 +57,7 @@ export function webhookBody(id: string, type: string, timestamp: string, payload
 }
 
 export interface PublishOptions {
-  /** Fan out to this one subscription alone (a test event), still by its state and event types. */
+  /** Fan out to this one subscription alone (a test event), still by its state and event types; the catalog is not asked. */
   readonly only?: Subscription;
   /**
    * Any refused event refuses the whole batch, naming it (`events[3].subscriptionIds[0]`), before
@@ -97,8 +105,12 @@ export async function publishBatch(
   if (requests.length === 0) return [];
   if (!options.only) await requireRoutesBuilt(deps, PUBLISH_ROUTE_BUILD_BUDGET_MS);
   const nowMs = deps.clock.now();
-  // Every audience is settled before anything is stored: a refused event stores nothing.
-  const planned = await Promise.all(requests.map((request) => audienceTargets(deps, request, options.only)));
+  // Every audience and the catalog's verdicts are settled before anything is stored: a refused event stores nothing.
+  const [audiences, verdicts] = await Promise.all([
+    Promise.all(requests.map((request) => audienceTargets(deps, request, options.only))),
+    options.only ? undefined : catalogVerdicts(deps, requests),
+  ]);
+  const planned = audiences.map((plan, i) => judged(plan, verdicts?.[i]));
   if (options.wholeOrNothing) {
     const i = planned.findIndex((p) => p.kind === 'refused');
     const refused = planned[i];
@@ -116,9 +128,27 @@ export async function publishBatch(
   await deps.queue.enqueue(stored.flatMap((r) => r.messages));
   for (const r of stored) if (r.result.kind === 'accepted') deps.metrics.count(METRICS.eventsPublished);
   const byIndex = new Map(stored.map((r) => [r.index, r.result]));
-  return planned.map(
-    (plan, i): PublishResult => (plan.kind === 'refused' ? { kind: 'refused', error: plan.error } : byIndex.get(i)!),
-  );
+  return planned.map((plan, i): PublishResult => {
+    if (plan.kind === 'refused') return { kind: 'refused', error: plan.error };
+    const result = byIndex.get(i)!;
+    return plan.warnings.length > 0 && result.kind !== 'refused' ? { ...result, warnings: plan.warnings } : result;
+  });
+}
+
+/** An event's plan once the catalog has judged it: whom it reaches and what to tell the producer, or why it is refused. */
+type JudgedPlan =
+  | {
+      readonly kind: 'targets';
+      readonly targets: readonly RouteTarget[];
+      readonly warnings: readonly EventTypeWarning[];
+    }
+  | { readonly kind: 'refused'; readonly error: ValidationError };
+
+/** The audience's refusal first (it names the event's own fields), then the catalog's (`type`, `payload`). */
+function judged(plan: AudiencePlan, verdict: EventTypeVerdict | undefined): JudgedPlan {
+  if (plan.kind === 'refused') return plan;
+  if (verdict?.kind === 'refuse') return { kind: 'refused', error: new ValidationError(verdict.field, verdict.rule) };
+  return { ...plan, warnings: verdict?.warnings ?? [] };
 }
 
 /** An event about to be stored: its request's place in the batch, the record and the subscriptions it goes to. */
@@ -133,7 +163,7 @@ interface NewEvent {
 function newEvents(
   deps: Pick<PublishDeps, 'clock'>,
   requests: readonly PublishRequest[],
-  planned: readonly AudiencePlan[],
+  planned: readonly JudgedPlan[],
   createdAt: string,
 ): NewEvent[] {
   return planned.flatMap((plan, index) => {

@@ -157,6 +157,36 @@ export const subscriptionStats = z.strictObject({
   failingSince: nullableInstant,
   deadLetteringSince: nullableInstant,
   deadLetterStreak: z.number().int(),
+  series: z
+    .strictObject({
+      bucketMinutes: z.number().int().meta({ description: 'the length of each bucket (the oldest may be shorter)' }),
+      buckets: z.array(
+        z.strictObject({
+          from: instant,
+          to: instant.meta({ description: 'exclusive, except for the newest bucket, which ends with the window' }),
+          attempts: z.number().int().meta({ description: 'attempts started in the bucket' }),
+          succeeded: z.number().int(),
+          failed: z.number().int(),
+          successRate: z
+            .number()
+            .nullable()
+            .meta({ description: 'succeeded ÷ attempts, 4 decimals; null with no attempt in the bucket' }),
+          latencyMs: z.strictObject({ p50: z.number().nullable(), p95: z.number().nullable() }),
+          deadLettered: z
+            .number()
+            .int()
+            .meta({ description: 'deliveries that became dead letters (failed or expired) in the bucket' }),
+          sampled: z.boolean().meta({
+            description:
+              'older than the newest `limits.deliveries` deliveries: drawn from a sample of those created in the bucket (up to `limits.deliveries` ÷ the bucket count)',
+          }),
+        }),
+      ),
+    })
+    .meta({
+      description:
+        'the same reads in equal buckets over the window, oldest first (24 h: 24 of an hour; 7 d: 28 of six hours); `sampled` applies to it too',
+    }),
   sampled: z.boolean(),
   examined: z.number().int(),
   attemptsExamined: z.number().int(),
@@ -214,7 +244,27 @@ export type DeliveryDetailView = View<typeof deliveryDetail>;
 // ---------------------------------------------------------------------------------------------
 // Publishing
 
-export const published = z.strictObject({ eventId: z.string(), deliveryIds: z.array(z.string()) });
+/** What the event-type catalog says of an event it accepted (HOOKLINE_EVENT_TYPE_CHECK `warn`, or a deprecated type under `refuse`). */
+const publishWarnings = z
+  .array(
+    z.strictObject({
+      field: z.enum(['type', 'payload']),
+      message: z.string().meta({
+        description:
+          'e.g. "type order.shipped is not registered in the event-type catalog", "payload does not match the schema of order.created: /amount must be number"',
+      }),
+    }),
+  )
+  .optional()
+  .meta({
+    description: 'present only when the event-type catalog has something to say about the event; it was accepted',
+  });
+
+export const published = z.strictObject({
+  eventId: z.string(),
+  deliveryIds: z.array(z.string()),
+  warnings: publishWarnings,
+});
 export const publishedBatch = z.strictObject({
   items: z.array(
     z.strictObject({
@@ -228,6 +278,7 @@ export const publishedBatch = z.strictObject({
         .strictObject({ code: z.enum(ERROR_CODES), message: z.string() })
         .optional()
         .meta({ description: 'why a conflict was not stored' }),
+      warnings: publishWarnings,
     }),
   ),
 });
@@ -268,6 +319,21 @@ export const eventSummary = z.strictObject({
   audience: z.literal('all').optional().meta({ description: 'present when it was published to every tenant at once' }),
   deliveries: z.number().int().meta({ description: 'how many deliveries it fanned out to' }),
 });
+
+/** A registered event type (`GET /v1/event-types`, `PUT /v1/event-types/{name}`, …). */
+export const eventType = z.strictObject({
+  name: z.string(),
+  description: z.string(),
+  schema: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .meta({ description: 'the JSON Schema its payloads are checked against (draft 2020-12, or draft-07); null: none' }),
+  example: z.unknown().meta({ description: 'an example payload (any JSON value); null: none' }),
+  deprecated: z.boolean(),
+  createdAt: instant,
+  updatedAt: instant,
+});
+export type EventTypeView = View<typeof eventType>;
 
 /** An item of `GET /v1/subscriptions/{subscriptionId}/events`: `cursor` continues the walk after it. */
 export const subscriptionEvent = z.strictObject({

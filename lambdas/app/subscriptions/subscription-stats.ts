@@ -1,3 +1,5 @@
+import { healthSeries, seriesSpans, type HealthSeries } from '#domain/health-series.ts';
+import { iso } from '#domain/time.ts';
 import { HEALTH_SAMPLE, summarizeHealth, type AttemptFacts, type HealthFigures } from '#domain/subscription-health.ts';
 import type { Delivery, Subscription } from '#domain/types.ts';
 import { type Principal, visibleSubscription } from '#app/access.ts';
@@ -17,6 +19,8 @@ export interface SubscriptionStats {
   readonly fromMs: number;
   readonly toMs: number;
   readonly figures: HealthFigures;
+  /** The same reads in equal buckets over the window, for a chart. */
+  readonly series: HealthSeries;
   /** Deliveries read (created since `fromMs` minus the retry deadline), at most HEALTH_SAMPLE.deliveries. */
   readonly examined: number;
   /** Attempts read for the deliveries touched in the window. */
@@ -51,7 +55,9 @@ export async function getSubscriptionStats(
   const deadlineSeconds = (subscription.retryPolicy ?? deps.defaultRetryPolicy).deadlineSeconds;
   const { deliveries, cut } = await recentDeliveries(deps, id, fromMs - deadlineSeconds * 1000);
 
-  const touched = deliveries.filter((d) => Date.parse(d.updatedAt) >= fromMs);
+  // A bound that cut the read short leaves the window's older buckets unread: each gets a sample of its own.
+  const older = cut ? await earlierSample(deps, id, { fromMs, toMs }, Date.parse(deliveries.at(-1)!.createdAt)) : NONE;
+  const touched = [...deliveries, ...older.deliveries].filter((d) => Date.parse(d.updatedAt) >= fromMs);
   const attempts: AttemptFacts[] = [];
   let attemptsCut = false;
   await forEachLimit(touched, ATTEMPT_READS_IN_FLIGHT, async (d) => {
@@ -63,16 +69,57 @@ export async function getSubscriptionStats(
     if (page.nextCursor && oldest && Date.parse(oldest.startedAt) >= fromMs) attemptsCut = true;
   });
 
+  // The window's figures are the newest deliveries' (their attempts among all those read); the chart's older buckets the samples'.
+  const newest = new Set(deliveries.map((d) => d.id));
+  const read = { fromMs, toMs, deliveries, attempts: attempts.filter((a) => newest.has(a.deliveryId)) };
+  const all = { fromMs, toMs, deliveries: [...deliveries, ...older.deliveries], attempts };
   return {
     subscription,
     windowHours: query.windowHours,
     fromMs,
     toMs,
-    figures: summarizeHealth({ fromMs, toMs, deliveries, attempts }),
+    figures: summarizeHealth(read),
+    series: healthSeries(all, older.sampled),
     examined: deliveries.length,
     attemptsExamined: attempts.length,
     sampled: cut || attemptsCut,
   };
+}
+
+const NONE: { deliveries: readonly Delivery[]; sampled: ReadonlySet<number> } = { deliveries: [], sampled: new Set() };
+/** Bucket samples read at once. */
+const SAMPLE_READS_IN_FLIGHT = 4;
+
+/**
+ * For each of the window's chart buckets (domain/health-series.ts) that begins before
+ * `beforeMs` (the oldest delivery the newest read reached), the newest deliveries created in it
+ * and before `beforeMs`, up to HEALTH_SAMPLE.deliveries ÷ the bucket count: a chart of a busy
+ * endpoint then spans the whole window, not only its last minutes, for at most twice the reads.
+ * A bucket whose read stopped at that bound is `sampled`.
+ */
+async function earlierSample(
+  deps: Pick<Deps, 'deliveries'>,
+  subscriptionId: string,
+  window: { readonly fromMs: number; readonly toMs: number },
+  beforeMs: number,
+): Promise<{ deliveries: readonly Delivery[]; sampled: ReadonlySet<number> }> {
+  const { spans } = seriesSpans(window.fromMs, window.toMs);
+  const perBucket = Math.ceil(HEALTH_SAMPLE.deliveries / spans.length);
+  const deliveries: Delivery[] = [];
+  const sampled = new Set<number>();
+  const reached = spans.map((span, index) => ({ span, index })).filter(({ span }) => span.fromMs < beforeMs);
+  await forEachLimit(reached, SAMPLE_READS_IN_FLIGHT, async ({ span, index }) => {
+    const page = await deps.deliveries.listBySubscription({
+      subscriptionId,
+      limit: perBucket,
+      since: iso(span.fromMs),
+      // `until` is inclusive: the millisecond before the bucket's end, or before the newest read's oldest.
+      until: iso(Math.min(span.toMs, beforeMs) - 1),
+    });
+    deliveries.push(...page.items);
+    if (page.nextCursor) sampled.add(index);
+  });
+  return { deliveries, sampled };
 }
 
 /**

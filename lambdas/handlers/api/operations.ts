@@ -2,12 +2,14 @@ import { z } from 'zod';
 import { deadLetterQuery, deliveryListQuery } from '#app/deliveries/delivery-request.ts';
 import { eventListQuery, subscriptionEventsQuery } from '#app/events/event-request.ts';
 import { publishBatch, publishEvent } from '#app/publish/publish-request.ts';
+import { putEventTypeBody } from '#app/event-types/event-type-request.ts';
 import { archiveRunBody, restoreBody } from '#app/archive/archive-request.ts';
 import { mailQuery } from '#app/notices/mail-request.ts';
 import { bulkReplayBody } from '#app/replay/replay-request.ts';
 import {
   deliveryId,
   eventId,
+  eventType,
   keyId,
   pageQuery,
   portalSessionId,
@@ -69,6 +71,7 @@ export const PATH_PARAMETER_SCHEMAS = {
   sessionId: portalSessionId,
   eventId,
   tenantId,
+  name: eventType,
 } as const satisfies Record<PathParameter, z.ZodType>;
 
 /** The schemas the document names as components (`#/components/schemas/<name>`); every operation's body and answers are among them. */
@@ -86,6 +89,7 @@ export const REQUEST_COMPONENTS = {
   MintKeyRequest: mintKeyBody,
   MintPortalSessionRequest: mintPortalSessionBody,
   ExchangePortalCodeRequest: exchangePortalCodeBody,
+  PutEventTypeRequest: putEventTypeBody,
 } as const;
 
 const subscriptionPage = R.page(R.subscription);
@@ -95,6 +99,7 @@ const replayPage = R.page(R.replay);
 const tenantKeyList = R.page(R.tenantKey);
 const eventPage = R.page(R.eventSummary);
 const subscriptionEventPage = R.page(R.subscriptionEvent);
+const eventTypePage = R.page(R.eventType);
 /** The document itself: an OpenAPI 3.1 object (validated against the specification in the unit tests). */
 const openApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) });
 
@@ -119,6 +124,8 @@ export const RESPONSE_COMPONENTS = {
   EventPage: eventPage,
   SubscriptionEvent: R.subscriptionEvent,
   SubscriptionEventPage: subscriptionEventPage,
+  EventType: R.eventType,
+  EventTypePage: eventTypePage,
   Delivery: R.delivery,
   DeliveryPage: deliveryPage,
   DeliveryDetail: R.deliveryDetail,
@@ -223,7 +230,7 @@ export const OPERATIONS = {
     summary: 'Send a test event',
     tags: ['Subscriptions'],
     description:
-      'Publishes a hookline.test event to this subscription alone, or, with a body, an event of a type it receives with an example payload (another type is a 400 naming type).',
+      'Publishes a hookline.test event to this subscription alone, or, with a body, an event of a type it receives with an example payload (another type is a 400 naming type). A tenant counts it with its replays and Retry nows.',
     body: { schema: TEST_EVENT_SCHEMA, optional: true },
     responses: { 202: answer(R.testEvent, 'published; its delivery is on its way') },
     errors: [409],
@@ -232,11 +239,13 @@ export const OPERATIONS = {
     operationId: 'getSubscriptionStats',
     summary: 'Delivery health over a window',
     tags: ['Subscriptions'],
+    description:
+      'Worked out when asked, from the deliveries and attempts Hookline keeps anyway (nothing is counted while sending), at most `limits.deliveries` of them: `sampled` says when that bound left some out. `series` splits the window into 24 to 48 equal buckets for a chart: 24 h into hours, 168 h into six hours.',
     query: subscriptionStatsQuery,
     responses: {
       200: answer(
         R.subscriptionStats,
-        'outcomes, success rate, latency and the last failure over [now - windowHours, now]',
+        'outcomes, success rate, latency and the last failure over [now - windowHours, now], and the same in equal buckets',
       ),
     },
   },
@@ -263,7 +272,7 @@ export const OPERATIONS = {
     summary: 'Publish an event',
     tags: ['Events'],
     description:
-      'Fans the event out to the subscriptions of its audience whose event types match: its tenant\'s (`tenantId`), those without a tenant (none), or every tenant\'s (`audience: "all"`, the admin key only), narrowed to `subscriptionIds` when given. A tenant key publishes for its own tenant only (403 otherwise). The same id again publishes nothing new and answers 200 with the same deliveries.',
+      'Fans the event out to the subscriptions of its audience whose event types match: its tenant\'s (`tenantId`), those without a tenant (none), or every tenant\'s (`audience: "all"`, the admin key only), narrowed to `subscriptionIds` when given. A tenant key publishes for its own tenant only (403 otherwise). The same id again publishes nothing new and answers 200 with the same deliveries. Where the deployment checks events against the event-type catalog (HOOKLINE_EVENT_TYPE_CHECK), an unregistered type or a payload its schema refuses is answered with `warnings` (warn) or refused, 400 naming type or payload (refuse); a deprecated type always with a warning.',
     body: { schema: publishEvent },
     // A publish that stalled past the sweeper's settle time stores nothing and asks to be sent again.
     errors: [503],
@@ -277,7 +286,7 @@ export const OPERATIONS = {
     summary: 'Publish up to 100 events',
     tags: ['Events'],
     description:
-      'The same rules per event; one bad event refuses the whole batch, naming it (events[3].type, events[1].subscriptionIds[0]).',
+      'The same rules per event; one bad event refuses the whole batch, naming it (events[3].type, events[1].subscriptionIds[0], events[2].payload under the refuse check); warnings are per item.',
     body: { schema: publishBatch },
     errors: [503],
     responses: { 200: answer(R.publishedBatch, 'one result per event, in order') },
@@ -305,6 +314,44 @@ export const OPERATIONS = {
     description: "Pass an item's cursor (or the page's nextCursor) as `after` to continue after it.",
     query: subscriptionEventsQuery,
     responses: { 200: answer(subscriptionEventPage, 'a page of the events sent to this subscription') },
+  },
+
+  'GET /v1/event-types': {
+    operationId: 'listEventTypes',
+    summary: 'List the event-type catalog',
+    tags: ['Event types'],
+    description:
+      'Every registered type, in name order: what producers may publish and subscriptions may pick (any key, and portal sessions of both levels, may read it).',
+    query: pageQuery,
+    responses: { 200: answer(eventTypePage, 'a page of event types') },
+  },
+  'GET /v1/event-types/{name}': {
+    operationId: 'getEventType',
+    summary: 'Read an event type',
+    tags: ['Event types'],
+    responses: { 200: answer(R.eventType, 'the registered type') },
+  },
+  'PUT /v1/event-types/{name}': {
+    operationId: 'putEventType',
+    summary: 'Register or replace an event type',
+    tags: ['Event types'],
+    description:
+      "The type whole: a description, optionally a JSON Schema (draft 2020-12, or draft-07 with its $schema; it must compile) and an example (which must match the schema). The name is one type (not a pattern) and not Hookline's own (hookline.…). " +
+      "Whether publish checks events against it is the deployment's setting (HOOKLINE_EVENT_TYPE_CHECK: allow, the default; warn; refuse). 409 when a new type would pass the catalog's 500.",
+    body: { schema: putEventTypeBody },
+    responses: {
+      201: answer(R.eventType, 'registered'),
+      200: answer(R.eventType, 'replaced (createdAt kept)'),
+    },
+    errors: [409],
+  },
+  'DELETE /v1/event-types/{name}': {
+    operationId: 'deleteEventType',
+    summary: 'Delete an event type',
+    tags: ['Event types'],
+    description:
+      'Events of the type are then unregistered ones (refused or warned about when the deployment checks them).',
+    responses: { 200: answer(R.eventType, 'deleted: the type as it was') },
   },
 
   'GET /v1/deliveries': {

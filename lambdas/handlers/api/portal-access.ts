@@ -5,7 +5,8 @@ import { ForbiddenError } from '#app/errors.ts';
 /**
  * What a `view` portal session may call: what the portal shows and does without changing an
  * endpoint (read subscriptions, their health, deliveries and dead letters, the signing secret;
- * resend, retry now, pause, resume, send a test event). Keyed like ROUTES (`METHOD /template`).
+ * resend, retry now, pause, resume, send a test event; read the event-type catalog). Keyed like
+ * ROUTES (`METHOD /template`).
  */
 const VIEW_ROUTES = [
   'GET /v1/subscriptions',
@@ -23,6 +24,9 @@ const VIEW_ROUTES = [
   'POST /v1/deliveries/{deliveryId}/replay',
   'POST /v1/deliveries/{deliveryId}/retry',
   'GET /v1/dead-letters',
+  // The catalog the portal's forms pick event types from; no level changes it.
+  'GET /v1/event-types',
+  'GET /v1/event-types/{name}',
 ] as const;
 
 /**

@@ -57,6 +57,8 @@ export const PATH_PARAMETERS = {
   eventId: '([^/]{1,384})',
   // A tenant id is at most 128 characters; percent-encoded, each can take 3.
   tenantId: '([^/]{1,384})',
+  // A registered event type's name: at most 256 characters (a `:` percent-encoded takes 3).
+  name: '([^/]{1,768})',
 } as const;
 
 export type PathParameter = keyof typeof PATH_PARAMETERS;

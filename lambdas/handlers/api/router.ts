@@ -8,6 +8,7 @@ import { ok, parameterNames, patternOf, type ApiRequest, type ApiResponse, type 
 import { DASHBOARD_ROUTES } from './routes/dashboard.ts';
 import { DELIVERY_ROUTES } from './routes/deliveries.ts';
 import { EVENT_ROUTES } from './routes/events.ts';
+import { EVENT_TYPE_ROUTES } from './routes/event-types.ts';
 import { OPERATOR_ROUTES } from './routes/operator.ts';
 import { PORTAL_ROUTES } from './routes/portal.ts';
 import { REPLAY_ROUTES } from './routes/replays.ts';
@@ -23,6 +24,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/openapi.json', access: 'public', run: async () => ok(openApiDocument(ROUTES)) },
   ...SUBSCRIPTION_ROUTES,
   ...EVENT_ROUTES,
+  ...EVENT_TYPE_ROUTES,
   ...DELIVERY_ROUTES,
   ...REPLAY_ROUTES,
   ...OPERATOR_ROUTES,

@@ -94,7 +94,8 @@ describe('hookline completion', () => {
     assert.equal(sub.status, 0, sub.stderr);
     assert.equal(sub.stdout.trim(), 'rotate-secret');
     assert.equal(complete(['hookline', '--json', 'deliveries', 'list', '--sub']).stdout.trim(), '--subscription');
-    assert.equal(complete(['hookline', 'ev']).stdout.trim(), 'events');
+    assert.equal(complete(['hookline', 'ev']).stdout.trim(), 'events event-types');
+    assert.equal(complete(['hookline', 'event-types', 'p']).stdout.trim(), 'put');
   });
 
   it('refuses another shell (exit 2)', async () => {

@@ -2,8 +2,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { AjvSchemaValidator } from '#adapters/ajv-schema-validator.ts';
+import type { EventTypeCheck } from '#domain/event-type-catalog.ts';
 import { createIngestHandler } from '#handlers/ingest.ts';
 import { aSubscription, fakeDeps } from '#test/fakes.ts';
+import { InMemoryEventTypeStore } from '#test/memory-event-type-store.ts';
 
 const context = {
   getRemainingTimeInMillis: () => 60_000,
@@ -136,5 +139,59 @@ describe('ingest handler', () => {
     );
     assert.equal(deps.events.items.size, 2);
     assert.ok(deps.events.items.has('evt_own'));
+  });
+
+  describe('checked against the event-type catalog', () => {
+    const checked = async (check: EventTypeCheck) => {
+      const eventTypes = new InMemoryEventTypeStore();
+      await eventTypes.put(
+        { name: 'order.created', description: 'x', schemaJson: '{"required":["amount"]}', deprecated: false },
+        '2024-05-01T00:00:00.000Z',
+      );
+      const deps = { ...fakeDeps(), eventTypes, schemaValidator: new AjvSchemaValidator(), eventTypeCheck: check };
+      deps.subscriptions.items.set('sub_a', aSubscription({ id: 'sub_a' }));
+      const { logger, lines } = recordingLogger();
+      const response = await createIngestHandler(deps, { logger })(
+        {
+          Records: [
+            record('m-ok', '{"type":"order.created","payload":{"amount":1}}'),
+            record('m-unknown', '{"type":"order.shipped","payload":{}}'),
+            record('m-bad', '{"type":"order.created","payload":{}}'),
+          ],
+        },
+        context,
+      );
+      return { deps, response, lines };
+    };
+
+    it('warn: every message is accepted, and each warning is logged with its message and event', async () => {
+      const { deps, response, lines } = await checked('warn');
+      assert.deepEqual(response, { batchItemFailures: [] });
+      assert.equal(deps.events.items.size, 3);
+      assert.deepEqual(
+        lines.warn.map(([message, a]) => [
+          message,
+          a.messageId,
+          (a.warnings as { field: string }[]).map((w) => w.field),
+        ]),
+        [
+          ['ingest event accepted with warnings', 'm-unknown', ['type']],
+          ['ingest event accepted with warnings', 'm-bad', ['payload']],
+        ],
+      );
+    });
+
+    it('refuse: the refused messages stay on the queue (for the redrive queue), as any refusal; the others are stored', async () => {
+      const { deps, response, lines } = await checked('refuse');
+      assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm-unknown' }, { itemIdentifier: 'm-bad' }] });
+      assert.equal(deps.events.items.size, 1);
+      assert.deepEqual(
+        lines.warn.map(([message, a]) => [message, a.messageId, a.field]),
+        [
+          ['ingest message rejected', 'm-unknown', 'type'],
+          ['ingest message rejected', 'm-bad', 'payload'],
+        ],
+      );
+    });
   });
 });

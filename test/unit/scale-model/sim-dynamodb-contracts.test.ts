@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after } from 'node:test';
 import { documentClient } from '#adapters/dynamodb.ts';
 import { DynamoDbAttemptStore } from '#adapters/dynamodb-attempt-store.ts';
+import { DynamoDbEventTypeStore } from '#adapters/dynamodb-event-type-store.ts';
 import { DynamoDbIdempotencyStore } from '#adapters/dynamodb-idempotency-store.ts';
 import { DynamoDbIngestManifestStore } from '#adapters/dynamodb-ingest-manifest-store.ts';
 import { DynamoDbNoticeStore } from '#adapters/dynamodb-notice-store.ts';
@@ -15,6 +16,7 @@ import { ATTEMPT_CONTRACT_CASES, attemptStoreContract } from '#test/attempt-stor
 import { CONTRACT_CASES, deliveryStoreContract } from '#test/delivery-store-contract.ts';
 import { eventContractSubject, eventRowContract } from '#test/event-row-contract.ts';
 import { EVENT_CONTRACT_CASES, eventStoreContract } from '#test/event-store-contract.ts';
+import { EVENT_TYPE_CONTRACT_CASES, eventTypeStoreContract } from '#test/event-type-store-contract.ts';
 import { IDEMPOTENCY_CONTRACT_CASES, idempotencyStoreContract } from '#test/idempotency-store-contract.ts';
 import { ingestManifestStoreContract, MANIFEST_CONTRACT_CASES } from '#test/ingest-manifest-store-contract.ts';
 import { NOTICE_CONTRACT_CASES, noticeStoreContract } from '#test/notice-store-contract.ts';
@@ -23,7 +25,16 @@ import { deliveryContractSubject, routingContractSubject } from '#test/dynamodb-
 import { simContractTables } from './sim-contract-tables.ts';
 
 const tables = simContractTables('sim');
-const opened = { delivery: 0, event: 0, attempt: 0, idempotency: 0, manifest: 0, notice: 0, routing: 0 };
+const opened = {
+  delivery: 0,
+  event: 0,
+  attempt: 0,
+  idempotency: 0,
+  manifest: 0,
+  notice: 0,
+  routing: 0,
+  eventType: 0,
+};
 
 deliveryStoreContract('simulated DynamoDB', async () => {
   opened.delivery++;
@@ -59,6 +70,12 @@ noticeStoreContract('simulated DynamoDB', async () => {
   return { store: new DynamoDbNoticeStore(documentClient(tables.client()), table), dispose };
 });
 
+eventTypeStoreContract('simulated DynamoDB', async () => {
+  opened.eventType++;
+  const { table, dispose } = await tables.open(TABLES.eventTypes);
+  return { store: new DynamoDbEventTypeStore(documentClient(tables.client()), table), dispose };
+});
+
 routingContract('simulated DynamoDB', async () => {
   opened.routing++;
   return routingContractSubject(tables);
@@ -77,5 +94,6 @@ after(() =>
     manifest: MANIFEST_CONTRACT_CASES,
     notice: NOTICE_CONTRACT_CASES,
     routing: ROUTING_CONTRACT_CASES,
+    eventType: EVENT_TYPE_CONTRACT_CASES,
   }),
 );

@@ -11,6 +11,9 @@ import { listed, ok, type Route } from '../route.ts';
 const reused = (eventId: string) =>
   `event ${eventId} was already published with another type, payload or audience; an event id (or Idempotency-Key) names one event, so publish a new one under a new id`;
 
+/** What the event-type catalog said of an accepted event, when it said anything (HOOKLINE_EVENT_TYPE_CHECK). */
+const warned = (r: Exclude<PublishResult, { kind: 'refused' }>) => (r.warnings ? { warnings: r.warnings } : {});
+
 /** A batch item: a conflict says why nothing was stored, like the single publish's 422 would (a refusal refuses the whole batch first). */
 const batchItem = (r: Exclude<PublishResult, { kind: 'refused' }>) =>
   r.kind === 'conflict'
@@ -20,7 +23,7 @@ const batchItem = (r: Exclude<PublishResult, { kind: 'refused' }>) =>
         deliveryIds: [],
         error: { code: 'idempotency_key_reused', message: reused(r.eventId) },
       }
-    : { eventId: r.eventId, kind: r.kind, deliveryIds: r.deliveryIds };
+    : { eventId: r.eventId, kind: r.kind, deliveryIds: r.deliveryIds, ...warned(r) };
 
 /** Publishing events, one or a batch; reading them back, and a subscription's events for reconciliation. */
 export const EVENT_ROUTES: readonly Route[] = [
@@ -39,7 +42,10 @@ export const EVENT_ROUTES: readonly Route[] = [
         ),
       );
       if (result.kind === 'conflict') throw new IdempotencyKeyReusedError(reused(result.eventId));
-      return ok({ eventId: result.eventId, deliveryIds: result.deliveryIds }, result.kind === 'accepted' ? 202 : 200);
+      return ok(
+        { eventId: result.eventId, deliveryIds: result.deliveryIds, ...warned(result) },
+        result.kind === 'accepted' ? 202 : 200,
+      );
     },
   },
   {

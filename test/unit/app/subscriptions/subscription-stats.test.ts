@@ -102,6 +102,28 @@ describe('getSubscriptionStats', () => {
     assert.equal(view.failingSince, ago(2 * HOUR));
     assert.equal(view.deadLetteringSince, ago(2 * HOUR));
     assert.deepEqual([view.sampled, view.examined, view.attemptsExamined], [false, 4, 3]);
+    // The same reads by the hour: the newest bucket is [now - 1 h, now], so the attempt 1 h ago opens it.
+    assert.equal(view.series.bucketMinutes, 60);
+    assert.equal(view.series.buckets.length, 24);
+    assert.deepEqual(view.series.buckets[0], {
+      from: ago(24 * HOUR),
+      to: ago(23 * HOUR),
+      attempts: 0,
+      succeeded: 0,
+      failed: 0,
+      successRate: null,
+      latencyMs: { p50: null, p95: null },
+      deadLettered: 1,
+      sampled: false,
+    });
+    const busy = view.series.buckets.flatMap((b, i) =>
+      b.attempts ? [[i, b.succeeded, b.failed, b.deadLettered]] : [],
+    );
+    assert.deepEqual(busy, [
+      [21, 1, 0, 0],
+      [22, 0, 1, 1],
+      [23, 0, 1, 0],
+    ]);
     assert.equal(deliveries.writes, 0);
   });
 
@@ -124,6 +146,35 @@ describe('getSubscriptionStats', () => {
       [stats.sampled, stats.examined, stats.figures.finished.delivered],
       [true, HEALTH_SAMPLE.deliveries, HEALTH_SAMPLE.deliveries],
     );
+  });
+
+  it("spreads the chart of a busy endpoint over the whole window: each bucket older than the bound's reach gets its own sample", async () => {
+    const { deps, deliveries } = setup();
+    const put = (id: string, at: string, state: typeof STATE.delivered | typeof STATE.failed) =>
+      deliveries.put(aDelivery({ id, subscriptionId: 'sub_1', state, createdAt: at, updatedAt: at }));
+    // The newest read's worth in the last 1,005 s, and 60 dead letters an hour from 2 h to 23 h ago.
+    for (let i = 0; i < HEALTH_SAMPLE.deliveries + 5; i++)
+      put(`dlv_n${String(i).padStart(5, '0')}`, ago(i * 1000), STATE.delivered);
+    for (let hour = 2; hour <= 22; hour++)
+      for (let m = 0; m < 60; m++) put(`dlv_h${hour}_${m}`, ago(hour * HOUR + m * 60_000 + 1000), STATE.failed);
+
+    const stats = await getSubscriptionStats(deps, ADMIN, 'sub_1', DAY_WINDOW);
+    const perBucket = Math.ceil(HEALTH_SAMPLE.deliveries / 24);
+    const buckets = stats.series.buckets;
+    // Bucket i spans [now - (24 - i) h, now - (23 - i) h): the hour k h ago is bucket 23 - k.
+    assert.deepEqual(
+      buckets.map((b) => b.sampled),
+      buckets.map((_, i) => i >= 1 && i <= 21),
+      'the sampled hours, each with more than its share',
+    );
+    assert.ok(
+      buckets.slice(1, 22).every((b) => b.deadLettered === perBucket),
+      'each older hour drawn from its own sample',
+    );
+    assert.equal(buckets[22]!.deadLettered, 0, 'an hour with nothing created in it stays empty');
+    assert.equal(stats.figures.finished.delivered, HEALTH_SAMPLE.deliveries, "the window's figures: the newest read's");
+    assert.equal(stats.figures.finished.failed, 0, 'the samples count in the chart only');
+    assert.equal(stats.sampled, true);
   });
 
   it('is not sampled when the deliveries past the bound are all older than the look-back', async () => {
