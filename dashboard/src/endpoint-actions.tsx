@@ -13,7 +13,7 @@ import {
 } from './endpoint-model.ts';
 import { catalogExample, testTypeChoices } from './event-type-model.ts';
 import { href } from './route.ts';
-import { CopyButton, Status, Time } from './ui.tsx';
+import { ConfirmDialog, CopyButton, Status, Time } from './ui.tsx';
 
 type Subscription = AnswerOf<'GET /v1/subscriptions/{subscriptionId}'>;
 
@@ -135,21 +135,17 @@ export function DeleteEndpoint({
         Delete endpoint…
       </button>
       <FormError refusal={refusal} />
-      <dialog ref={dialog} aria-labelledby="delete-title" aria-describedby="delete-text">
-        <h2 id="delete-title">Delete endpoint “{name}”?</h2>
-        <p id="delete-text" class="wrap">
-          {subscription.url} will receive nothing more, and its waiting deliveries become dead letters. This cannot be
-          undone.
-        </p>
-        <div class="actions">
-          <button type="button" onClick={() => dialog.current?.close()}>
-            Keep it
-          </button>
-          <button type="button" class="danger" disabled={busy} onClick={() => void remove()}>
-            Delete “{name}”
-          </button>
-        </div>
-      </dialog>
+      <ConfirmDialog
+        dialogRef={dialog}
+        id="delete"
+        title={`Delete endpoint “${name}”?`}
+        confirm={`Delete “${name}”`}
+        busy={busy}
+        onConfirm={() => void remove()}
+      >
+        {subscription.url} will receive nothing more, and its waiting deliveries become dead letters. This cannot be
+        undone.
+      </ConfirmDialog>
     </div>
   );
 }

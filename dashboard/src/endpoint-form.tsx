@@ -15,7 +15,7 @@ import {
   type EndpointLike,
 } from './endpoint-model.ts';
 import { coveringPattern, pickedTypes, toggleType } from './event-type-model.ts';
-import { ActionError, StateBadge } from './ui.tsx';
+import { ActionError, FormActions, StateBadge } from './ui.tsx';
 
 /**
  * A refusal the form shows beside the field the API named (`field`), or below the form when it
@@ -287,14 +287,7 @@ export function EndpointForm({
           {...field('tenantId')}
         />
       )}
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
-          {endpoint ? 'Save changes' : 'Create endpoint'}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit={endpoint ? 'Save changes' : 'Create endpoint'} busy={busy} onCancel={onCancel} />
       <FormError refusal={refusal} />
     </form>
   );

@@ -11,7 +11,7 @@ import {
   unparsedField,
   type EventTypeDraft,
 } from './event-type-model.ts';
-import { ErrorNote, Loading, PageTitle, RelativeTime, Status, TableWrap } from './ui.tsx';
+import { ConfirmDialog, ErrorNote, FormActions, Loading, PageTitle, RelativeTime, Status, TableWrap } from './ui.tsx';
 
 /** "deprecated", as a word with a colour that is never the only signal. */
 export function DeprecatedBadge() {
@@ -148,14 +148,7 @@ function EventTypeForm({
         </span>
         <FieldError id={`${prefix}-deprecated`} refusal={refusal} field="deprecated" />
       </div>
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
-          {type ? 'Save event type' : 'Register event type'}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit={type ? 'Save event type' : 'Register event type'} busy={busy} onCancel={onCancel} />
       <FormError refusal={refusal} />
     </form>
   );
@@ -350,21 +343,17 @@ export function EventTypesPage() {
         <CatalogList types={catalog.data} />
       )}
       {operator && (
-        <dialog ref={dialog} aria-labelledby="delete-type-title" aria-describedby="delete-type-text">
-          <h2 id="delete-type-title">Delete event type “{deleting?.name}”?</h2>
-          <p id="delete-type-text">
-            It leaves the catalog: the portal and the subscription forms no longer offer it, and its events are
-            published as an unregistered type from then on. Subscriptions that name it are not changed.
-          </p>
-          <div class="actions">
-            <button type="button" onClick={() => dialog.current?.close()}>
-              Keep it
-            </button>
-            <button type="button" class="danger" disabled={busy} onClick={() => void remove()}>
-              Delete “{deleting?.name}”
-            </button>
-          </div>
-        </dialog>
+        <ConfirmDialog
+          dialogRef={dialog}
+          id="delete-type"
+          title={`Delete event type “${deleting?.name}”?`}
+          confirm={`Delete “${deleting?.name}”`}
+          busy={busy}
+          onConfirm={() => void remove()}
+        >
+          It leaves the catalog: the portal and the subscription forms no longer offer it, and its events are published
+          as an unregistered type from then on. Subscriptions that name it are not changed.
+        </ConfirmDialog>
       )}
     </>
   );

@@ -214,3 +214,49 @@ export function pretty(text: string | null): string {
     return text;
   }
 }
+
+/**
+ * A confirmation for something that cannot be undone: a modal `<dialog>` (opened by the caller
+ * through `dialogRef`) with its title and text as its accessible name and description, "Keep it"
+ * and the danger button that says what it does.
+ */
+export function ConfirmDialog(props: {
+  readonly dialogRef: { readonly current: HTMLDialogElement | null };
+  readonly id: string;
+  readonly title: ComponentChildren;
+  readonly children: ComponentChildren;
+  readonly confirm: ComponentChildren;
+  readonly busy: boolean;
+  readonly onConfirm: () => void;
+}) {
+  return (
+    <dialog ref={props.dialogRef} aria-labelledby={`${props.id}-title`} aria-describedby={`${props.id}-text`}>
+      <h2 id={`${props.id}-title`}>{props.title}</h2>
+      <p id={`${props.id}-text`} class="wrap">
+        {props.children}
+      </p>
+      <div class="actions">
+        <button type="button" onClick={() => props.dialogRef.current?.close()}>
+          Keep it
+        </button>
+        <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>
+          {props.confirm}
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+/** A form's submit and Cancel buttons. */
+export function FormActions(props: { readonly submit: string; readonly busy: boolean; readonly onCancel: () => void }) {
+  return (
+    <div class="actions">
+      <button type="submit" class="primary" disabled={props.busy}>
+        {props.submit}
+      </button>
+      <button type="button" onClick={props.onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}
