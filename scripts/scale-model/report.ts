@@ -61,7 +61,7 @@ export function renderScaleModel(
     categories: buckets(results).map((b) => `${b} s`),
     series: results.map((r) => ({ name: r.scenario.key, values: perBucket(r) })),
   };
-  const replay = results.find((r) => r.replay);
+  const replays = results.filter((r) => r.replay);
   const limited = results.filter((r) => r.rateLimit);
   const errors = results.flatMap((r) =>
     Object.entries(r.handlerErrors).map(([m, c]) => `- ${r.scenario.key}: "${m}" × ${n(c)}`),
@@ -95,15 +95,13 @@ export function renderScaleModel(
       rows,
     ),
     '',
-    ...(replay?.replay
-      ? [
-          `Bulk replay: ${n(replay.replay.replayed)} of ${n(replay.scenario.replayDeadLetters ?? 0)} dead letters delivered` +
-            (replay.replay.finishedAfterSeconds !== undefined
-              ? ` within ${s1(replay.replay.finishedAfterSeconds)} s of the request.`
-              : ' by the end of the run.'),
-          '',
-        ]
-      : []),
+    ...replays.flatMap((r) => [
+      `Bulk replay (${r.scenario.key}): ${n(r.replay!.replayed)} of ${n(r.scenario.replayDeadLetters ?? 0)} dead letters delivered` +
+        (r.replay!.finishedAfterSeconds !== undefined
+          ? ` within ${s1(r.replay!.finishedAfterSeconds)} s of the request.`
+          : ' by the end of the run.'),
+      '',
+    ]),
     ...limited.map(
       (r) =>
         `Rate limit (${r.scenario.key}): ${r.rateLimit!.limit}/s; POSTs began at ${r.rateLimit!.drainRate.toFixed(1)}/s from the first to the last ` +
