@@ -19,6 +19,7 @@ import {
 } from './ui.tsx';
 import { useAsync } from './use-async.ts';
 import { ContractText } from './contract.tsx';
+import { retryWords } from './contract-model.ts';
 import { DeliveryList, DeliveryTable, filterFromRoute, filterQuery } from './deliveries.tsx';
 
 type Subscription = ItemOf<'GET /v1/subscriptions'>;
@@ -346,6 +347,18 @@ export function SubscriptionPage({ id, route }: { readonly id: string; readonly 
         <div>
           <dt>Event types</dt>
           <dd>{s.eventTypes.join(', ')}</dd>
+        </div>
+        <div>
+          <dt>Retries</dt>
+          <dd>
+            {s.retryPolicy ? (
+              <>its own policy: {retryWords(s.retryPolicy)}</>
+            ) : (
+              <>
+                the deployment's default (<a href={href(['contract'])}>How delivery works</a>)
+              </>
+            )}
+          </dd>
         </div>
         <div>
           <dt>State</dt>

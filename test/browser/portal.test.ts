@@ -15,6 +15,7 @@ import {
 } from '#test/browser.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 import { waitFor } from '#test/wait.ts';
+import { retryWords } from '../../dashboard/src/contract-model.ts';
 
 /** A string only tenant B's payload holds: seeing it anywhere in the browser would be a leak (short words occur in the bundle itself). */
 const B_PAYLOAD_MARK = 'tenant-b-private-7f3a9c';
@@ -111,6 +112,36 @@ describe('the customer portal, in a browser', { timeout: 240_000 }, () => {
     await browser?.close();
     await stack?.stop();
     if (process.env.HOOKLINE_AXE_REPORT) console.log(`axe violations by impact: ${JSON.stringify(axeReport)}`);
+  });
+
+  it("states this deployment's own delivery figures, and an endpoint's own retry policy on its page", async () => {
+    const policy = (await stack.api.get('/v1/delivery-policy')).body;
+    assert.deepEqual(
+      policy.customerReplayLimit,
+      { limit: RESEND_LIMIT, windowSeconds: 60 },
+      'the figures of this stack',
+    );
+    // Its own tenant, so the other tests' counts of tenant A's endpoints stay as they are.
+    const own = await stack.subscribe('/c-own-policy', {
+      tenantId: 'tenant-c',
+      eventTypes: ['c.own.*'],
+      description: 'Own policy endpoint',
+      retryPolicy: { initialDelaySeconds: 30, multiplier: 1.5, maxDelaySeconds: 600, jitter: 0, deadlineSeconds: 3600 },
+    });
+    const { page, context, problems } = await openPortal((await mintLink('tenant-c')).url);
+    await page.evaluate("location.hash = '#/contract'");
+    await page.getByRole('heading', { name: 'How delivery works', level: 1 }).waitFor();
+    await page.getByText(`up to ${RESEND_LIMIT} resends per 60 s per endpoint`).waitFor();
+    const stated = `Failures are retried ${retryWords(policy.retryPolicy)}`;
+    assert.ok((await text(page, 'main')).includes(stated), stated);
+    await page.evaluate(`location.hash = '#/subscriptions/${own.id}'`);
+    await page.getByRole('heading', { name: 'Own policy endpoint', level: 1 }).waitFor();
+    assert.match(
+      await text(page, 'dl.facts'),
+      /its own policy: for 1 h, waiting longer each time \(30 s, ×1\.5 each time up to 10 min\)/,
+    );
+    assert.deepEqual(problems, []);
+    await context.close();
   });
 
   it('opens a portal link: the code leaves the URL at once, the session lives in sessionStorage only, and the page shows the tenant its own endpoints with their health', async () => {

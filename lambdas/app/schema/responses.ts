@@ -76,6 +76,16 @@ export const retryPolicy = z.strictObject({
   maxAttempts: z.number().int().optional(),
 });
 
+/** The deployment's delivery contract in figures (GET /v1/delivery-policy). */
+export const deliveryPolicy = z.strictObject({
+  retryPolicy: retryPolicy.meta({ description: "the default; a subscription's own `retryPolicy` overrides it" }),
+  customerReplayLimit: z
+    .strictObject({ limit: z.number().int(), windowSeconds: z.number().int() })
+    .meta({ description: 'resends, Retry nows and test events a tenant may make per subscription and window' }),
+  deadLetterRetentionDays: z.number().meta({ description: 'how long a dead letter stays to be seen and replayed' }),
+});
+export type DeliveryPolicyView = View<typeof deliveryPolicy>;
+
 export const subscription = z.strictObject({
   id: z.string(),
   url: z.string(),

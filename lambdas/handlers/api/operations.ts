@@ -117,6 +117,7 @@ export const RESPONSE_COMPONENTS = {
   RotatedSecret: R.rotatedSecret,
   TestEvent: R.testEvent,
   SubscriptionStats: R.subscriptionStats,
+  DeliveryPolicy: R.deliveryPolicy,
   Published: R.published,
   PublishedBatch: R.publishedBatch,
   EventDetail: R.eventDetail,
@@ -234,6 +235,14 @@ export const OPERATIONS = {
     body: { schema: TEST_EVENT_SCHEMA, optional: true },
     responses: { 202: answer(R.testEvent, 'published; its delivery is on its way') },
     errors: [409],
+  },
+  'GET /v1/delivery-policy': {
+    operationId: 'getDeliveryPolicy',
+    summary: 'The delivery contract in figures',
+    tags: ['Subscriptions'],
+    description:
+      "This deployment's default retry policy (a subscription's own `retryPolicy` overrides it), the tenant resend limit and how long dead letters stay: what the portal's \"How delivery works\" states. Any key, and portal sessions of both levels, may read it.",
+    responses: { 200: answer(R.deliveryPolicy, 'the figures') },
   },
   'GET /v1/subscriptions/{subscriptionId}/stats': {
     operationId: 'getSubscriptionStats',

@@ -27,6 +27,8 @@ const VIEW_ROUTES = [
   // The catalog the portal's forms pick event types from; no level changes it.
   'GET /v1/event-types',
   'GET /v1/event-types/{name}',
+  // The figures "How delivery works" states.
+  'GET /v1/delivery-policy',
 ] as const;
 
 /**

@@ -1,4 +1,5 @@
 import { deleteSubscription } from '#app/subscriptions/delete-subscription.ts';
+import { deliveryPolicyView } from '#app/subscriptions/delivery-policy-view.ts';
 import { readSecrets, rotateSecret } from '#app/subscriptions/rotate-secret.ts';
 import {
   parseCreateSubscription,
@@ -23,7 +24,7 @@ import {
 } from '#app/subscriptions/subscriptions.ts';
 import { listed, ok, type Route } from '../route.ts';
 
-/** Subscriptions: create, read, list, update, delete, stats, pause and resume, secrets, a test event. */
+/** Subscriptions: create, read, list, update, delete, stats, pause and resume, secrets, a test event; the delivery contract's figures. */
 export const SUBSCRIPTION_ROUTES: readonly Route[] = [
   {
     method: 'POST',
@@ -97,6 +98,12 @@ export const SUBSCRIPTION_ROUTES: readonly Route[] = [
     access: 'tenant',
     run: async (deps, req, p) =>
       ok(await sendTestEvent(deps, req.principal, p.subscriptionId!, parseTestEvent(req.body)), 202),
+  },
+  {
+    method: 'GET',
+    path: '/v1/delivery-policy',
+    access: 'tenant',
+    run: async (deps) => ok(deliveryPolicyView(deps)),
   },
   {
     method: 'GET',
