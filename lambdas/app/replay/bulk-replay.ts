@@ -135,6 +135,20 @@ interface Progress {
   cursor?: string;
 }
 
+/** The counts and position a checkpoint records. */
+function savedProgress(
+  record: ReplayRecord,
+  progress: Progress,
+): Pick<ReplayProgress, 'matched' | 'replayed' | 'skipped' | 'sample' | 'cursor'> {
+  return {
+    matched: progress.matched,
+    replayed: progress.replayed,
+    skipped: progress.skipped,
+    ...(record.dryRun ? { sample: progress.sample } : {}),
+    ...(progress.cursor ? { cursor: progress.cursor } : {}),
+  };
+}
+
 /**
  * How far back a bulk replay may reach: the longest retention, plus the longest retry deadline
  * (a delivery is created up to that long before it dead-letters and its retention starts).
@@ -161,13 +175,30 @@ async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, bu
   for (;;) {
     const page = await readPage(walk, progress.cursor, deps.replayPolicy.pageSize);
     const matches = page.items.filter((d) => matchesCriteria(d, record.criteria, record.startedAt));
-    progress.matched += matches.length;
     if (record.dryRun) {
+      progress.matched += matches.length;
       progress.sample.push(...matches.slice(0, DRY_RUN_SAMPLE - progress.sample.length).map((d) => d.id));
     } else {
-      const messages = await replayPage(deps, matches, record.windowSeconds, subscriptions);
-      progress.replayed += messages.length;
-      progress.skipped += matches.length - messages.length;
+      const outcome = await replayPage(deps, matches, record.windowSeconds, subscriptions);
+      if (outcome.failure !== undefined) {
+        // Still refused after its retries (a throttled table): checkpoint what the page did, at
+        // the page's own cursor, and hand the lease back at once, so the resume schedule
+        // retries the page at its next tick instead of after the lease runs out. What the page
+        // replayed is no longer a dead letter, so the retry neither replays nor counts it again.
+        progress.matched += outcome.replayed;
+        progress.replayed += outcome.replayed;
+        const nowMs = deps.clock.now();
+        await deps.replays.checkpoint(record.id, owner, {
+          ...savedProgress(record, progress),
+          status: 'running',
+          leaseUntil: iso(nowMs),
+          updatedAt: iso(nowMs),
+        });
+        throw outcome.failure;
+      }
+      progress.matched += matches.length;
+      progress.replayed += outcome.replayed;
+      progress.skipped += matches.length - outcome.replayed;
     }
     if (page.nextCursor) progress.cursor = page.nextCursor;
     else delete progress.cursor;
@@ -176,11 +207,7 @@ async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, bu
     const done = page.nextCursor === undefined;
     const outOfTime = !done && nowMs >= budget.deadlineMs;
     const saved: ReplayProgress = {
-      matched: progress.matched,
-      replayed: progress.replayed,
-      skipped: progress.skipped,
-      ...(record.dryRun ? { sample: progress.sample } : {}),
-      ...(progress.cursor ? { cursor: progress.cursor } : {}),
+      ...savedProgress(record, progress),
       status: done ? 'completed' : 'running',
       ...(done ? { finishedAt: iso(nowMs) } : {}),
       // Out of time: hand the lease back at once so the resume schedule continues at its next tick.
@@ -198,32 +225,70 @@ async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, bu
  * the window and a fresh deadline counted from that attempt, then one message per delivery,
  * delayed to its slot. A crash between the two leaves pending deliveries without a message,
  * which the sweeper re-enqueues once they are overdue.
+ *
+ * A delivery whose writes are refused (a throttled partition, after the SDK's own retries) is
+ * tried again, alone, after a pause; the rest of the page is not held up. What still fails
+ * after the last pause is the page's `failure`; what succeeded is enqueued either way.
  */
 async function replayPage(
   deps: BulkReplayDeps,
   matches: readonly Delivery[],
   windowSeconds: number,
   subscriptions: Map<string, Promise<Subscription | undefined>>,
-): Promise<DeliveryMessage[]> {
+): Promise<PageOutcome> {
   const messages: DeliveryMessage[] = [];
-  await forEachLimit(matches, REPLAY_CONCURRENCY, async (d) => {
-    if (!subscriptions.has(d.subscriptionId))
-      subscriptions.set(d.subscriptionId, deps.subscriptions.get(d.subscriptionId));
-    const subscription = await subscriptions.get(d.subscriptionId);
-    // A disabled endpoint answered 410 Gone, a deleted subscription is history: a replay would only dead-letter again. Counted as skipped.
-    if (subscription?.state === 'disabled' || subscription?.state === 'deleted') return;
-    const policy = subscription?.retryPolicy ?? deps.defaultRetryPolicy;
-    const nowMs = deps.clock.now();
-    const delaySeconds = spreadDelaySeconds(windowSeconds, deps.clock.random());
-    const dueMs = nowMs + delaySeconds * 1000;
-    const giveUpAtMs = dueMs + policy.deadlineSeconds * 1000;
-    // The body must outlive the replayed delivery, even one that dead-letters at its new deadline.
-    await deps.events.extendRetention(d.eventId, deadLetterEventTtl(giveUpAtMs, deps.retention));
-    const replayed = await deps.deliveries.replay(d.id, iso(nowMs), iso(giveUpAtMs), iso(dueMs));
-    if (replayed) messages.push(dueMessage(replayed, delaySeconds));
-  });
+  let pending = matches;
+  let failure: unknown;
+  for (let round = 0; pending.length > 0; round++) {
+    if (round > 0) await deps.clock.sleep(REPLAY_RETRY_PAUSE_MS * 2 ** (round - 1));
+    const refused: Delivery[] = [];
+    await forEachLimit(pending, REPLAY_CONCURRENCY, async (d) => {
+      try {
+        const message = await replayOne(deps, d, windowSeconds, subscriptions);
+        if (message) messages.push(message);
+      } catch (error) {
+        refused.push(d);
+        failure = error;
+      }
+    });
+    pending = refused;
+    if (round === REPLAY_RETRY_ROUNDS) break;
+  }
   await deps.queue.enqueue(messages);
-  return messages;
+  return pending.length > 0 ? { replayed: messages.length, failure } : { replayed: messages.length };
+}
+
+/** A page's result: how many deliveries it replayed, and why it stopped short if it did. */
+interface PageOutcome {
+  readonly replayed: number;
+  readonly failure?: unknown;
+}
+
+/** Retries of a page's refused writes, after pauses of 0.5, 1 and 2 s: longer than the SDK's own backoff, so a throttled partition has refilled. */
+const REPLAY_RETRY_ROUNDS = 3;
+const REPLAY_RETRY_PAUSE_MS = 500;
+
+/** One delivery back to pending; its message, or nothing when it is skipped or no longer a dead letter. */
+async function replayOne(
+  deps: BulkReplayDeps,
+  d: Delivery,
+  windowSeconds: number,
+  subscriptions: Map<string, Promise<Subscription | undefined>>,
+): Promise<DeliveryMessage | undefined> {
+  if (!subscriptions.has(d.subscriptionId))
+    subscriptions.set(d.subscriptionId, deps.subscriptions.get(d.subscriptionId));
+  const subscription = await subscriptions.get(d.subscriptionId);
+  // A disabled endpoint answered 410 Gone, a deleted subscription is history: a replay would only dead-letter again. Counted as skipped.
+  if (subscription?.state === 'disabled' || subscription?.state === 'deleted') return undefined;
+  const policy = subscription?.retryPolicy ?? deps.defaultRetryPolicy;
+  const nowMs = deps.clock.now();
+  const delaySeconds = spreadDelaySeconds(windowSeconds, deps.clock.random());
+  const dueMs = nowMs + delaySeconds * 1000;
+  const giveUpAtMs = dueMs + policy.deadlineSeconds * 1000;
+  // The body must outlive the replayed delivery, even one that dead-letters at its new deadline.
+  await deps.events.extendRetention(d.eventId, deadLetterEventTtl(giveUpAtMs, deps.retention));
+  const replayed = await deps.deliveries.replay(d.id, iso(nowMs), iso(giveUpAtMs), iso(dueMs));
+  return replayed ? dueMessage(replayed, delaySeconds) : undefined;
 }
 
 /** One index range the replay reads, named by a token; tokens sort in walk order. */

@@ -1,0 +1,130 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { resumeBulkReplay, startBulkReplay } from '#app/replay/bulk-replay.ts';
+import { DEFAULT_REPLAY_POLICY } from '#domain/replay.ts';
+import { DEFAULT_RETENTION } from '#domain/retention.ts';
+import { isDeadLetter, STATE } from '#domain/states.ts';
+import type { Delivery } from '#domain/types.ts';
+import type { RecoveryStore } from '#ports/recovery-store.ts';
+import { aDelivery, aSubscription, fakeDeps, InMemoryDeliveryStore } from '#test/fakes.ts';
+import { InMemoryReplayStore } from '#test/memory-stores.ts';
+
+/** A throttled partition as the SDK reports it once its own retries are spent. */
+class ThrottledError extends Error {
+  override readonly name = 'ProvisionedThroughputExceededException';
+}
+
+/** Refuses `replay` of the ids in `refusing` while they are in it; every refusal is counted. */
+class RefusingDeliveryStore extends InMemoryDeliveryStore {
+  readonly refusing = new Map<string, number>();
+  refusals = 0;
+  override async replay(id: string, nowIso: string, giveUpAtIso: string, nextAttemptAtIso?: string) {
+    const left = this.refusing.get(id) ?? 0;
+    if (left > 0) {
+      this.refusing.set(id, left - 1);
+      this.refusals++;
+      throw new ThrottledError('Throughput exceeds the current capacity');
+    }
+    return super.replay(id, nowIso, giveUpAtIso, nextAttemptAtIso);
+  }
+}
+
+/** The dead-letter index over the store: keyset pages in id order, a dead letter only while it is one. */
+function deadLetterIndex(store: InMemoryDeliveryStore): RecoveryStore {
+  return {
+    async listDeadLettersChanged(request) {
+      const all = [...store.items.values()]
+        .filter((d) => isDeadLetter(d.state) && (!request.cursor || d.id > request.cursor))
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
+      const items = all.slice(0, request.limit);
+      return items.length < all.length ? { items, nextCursor: items.at(-1)!.id } : { items };
+    },
+    listCreated: async () => ({ items: [] }),
+    deleteArchived: async () => false,
+    restore: async () => false,
+  };
+}
+
+function replayDeps(count: number, pageSize: number) {
+  const deliveries = new RefusingDeliveryStore();
+  const base = fakeDeps({ deliveries });
+  base.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1' }));
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = `dlv_${String(i).padStart(3, '0')}`;
+    ids.push(id);
+    deliveries.put(
+      aDelivery({
+        id,
+        state: STATE.failed,
+        attempts: 1,
+        createdAt: '2024-05-01T10:00:00.000Z',
+        updatedAt: '2024-05-01T11:00:00.000Z',
+      }),
+    );
+  }
+  const deps = {
+    ...base,
+    replays: new InMemoryReplayStore(),
+    recovery: deadLetterIndex(deliveries),
+    replayPolicy: { ...DEFAULT_REPLAY_POLICY, pageSize },
+    retention: DEFAULT_RETENTION,
+  };
+  return { deps, deliveries, ids };
+}
+
+const request = {
+  criteria: { states: [STATE.failed], createdFrom: '2024-05-01T00:00:00.000Z', createdTo: '2024-05-01T12:00:00.000Z' },
+  dryRun: false,
+  operator: 'op',
+  principal: 'admin',
+};
+
+const enqueuedIds = (batches: readonly (readonly { deliveryId: string }[])[]) =>
+  batches
+    .flat()
+    .map((m) => m.deliveryId)
+    .sort();
+const pendingIds = (items: Map<string, Delivery>) =>
+  [...items.values()].filter((d) => d.state === STATE.pending).map((d) => d.id);
+
+describe('bulk replay: a refused write', () => {
+  it('is tried again after a pause, and the replay completes with every delivery replayed once', async () => {
+    const { deps, deliveries, ids } = replayDeps(5, 2);
+    deliveries.refusing.set('dlv_002', 2);
+    const startedMs = deps.clock.now();
+
+    const record = await startBulkReplay(deps, request, { deadlineMs: startedMs + 60_000 });
+
+    assert.equal(deliveries.refusals, 2);
+    assert.equal(record.status, 'completed');
+    assert.deepEqual([record.matched, record.replayed, record.skipped], [5, 5, 0]);
+    assert.deepEqual(enqueuedIds(deps.queue.enqueued), ids);
+    // Paused 0.5 s, then 1 s, before the third try went through.
+    assert.equal(deps.clock.now() - startedMs, 1500);
+  });
+
+  it('still refused after its retries: the page is checkpointed, the lease handed back, and a resume finishes it', async () => {
+    const { deps, deliveries, ids } = replayDeps(5, 2);
+    deliveries.refusing.set('dlv_003', 10);
+    const budget = () => ({ deadlineMs: deps.clock.now() + 60_000 });
+
+    await assert.rejects(startBulkReplay(deps, request, budget()), ThrottledError);
+
+    assert.equal(deliveries.refusals, 4, 'one try and three retries');
+    const [stalled] = [...deps.replays.items.values()];
+    assert.equal(stalled!.status, 'running');
+    assert.equal(stalled!.leaseUntil, deps.clock.iso(), 'free for the next resume tick, not in 60 s');
+    // The first page (000, 001) and the half of the second that went through (002).
+    assert.deepEqual([stalled!.matched, stalled!.replayed, stalled!.skipped], [3, 3, 0]);
+    assert.deepEqual(enqueuedIds(deps.queue.enqueued), ['dlv_000', 'dlv_001', 'dlv_002']);
+
+    deliveries.refusing.clear();
+    const resumed = await resumeBulkReplay(deps, stalled!.id, budget());
+
+    assert.equal(resumed.status, 'completed');
+    assert.deepEqual([resumed.matched, resumed.replayed, resumed.skipped], [5, 5, 0]);
+    assert.deepEqual(enqueuedIds(deps.queue.enqueued), ids, 'each delivery enqueued exactly once');
+    assert.deepEqual(pendingIds(deliveries.items).sort(), ids);
+  });
+});
