@@ -17,7 +17,11 @@ import { conditionHeld, ifConditionHolds, isConditionFailure } from './dynamodb.
 import { updateExpression } from './update-expression.ts';
 import { setBounded } from '#domain/bounded-map.ts';
 
-const SEALED_SCHEMES: ReadonlySet<string | undefined> = new Set<SealedSecrets['scheme']>(['kms-v1', 'local-v1']);
+const SEALED_SCHEMES: ReadonlySet<string | undefined> = new Set<SealedSecrets['scheme']>([
+  'kms-v2',
+  'kms-v1',
+  'local-v1',
+]);
 
 /**
  * A stored row as the domain sees it. `secrets` is the sealed map; a row written before

@@ -168,7 +168,7 @@ export const PROVIDED_BY = {
   archivePolicy: ['HOOKLINE_ARCHIVE_BATCH_SIZE', 'HOOKLINE_RESTORE_HOLD_DAYS', 'HOOKLINE_ARCHIVE_LOCK_SECONDS'],
   // Two names for the one key, so sealing and opening are separate dependencies a function's
   // environment grants one at a time, as its IAM policy does.
-  secretSealer: ['HOOKLINE_SECRETS_SEAL_KEY_ID'],
+  secretSealer: ['HOOKLINE_SECRETS_SEAL_KEY_ID', 'KEYRING_TABLE'],
   secretOpener: ['HOOKLINE_SECRETS_OPEN_KEY_ID'],
   notices: ['NOTICES_TABLE'],
   mailer: ['HOOKLINE_MAIL_TRANSPORT', 'HOOKLINE_MAIL_FROM'],

@@ -196,6 +196,9 @@ export const TABLES = {
   // The event-type catalog (lambdas/app/event-types/): one small item per registered type, its schema and example as
   // JSON text. Read whole (it is bounded: EVENT_TYPE_LIMITS), by the listing and by publish when it checks events.
   eventTypes: table('EVENT_TYPES_TABLE', 'hookline-event-types', 'name'),
+  // The signing-secrets keyring (lambdas/adapters/kms-secret-cipher.ts): each month's shared data key, KMS-encrypted,
+  // so every container seals with the same one. Only sealing reads it; a sealed blob carries its own encrypted key.
+  keyring: table('KEYRING_TABLE', 'hookline-keyring', 'ring'),
 } as const satisfies Record<string, TableDef>;
 export type TableKey = keyof typeof TABLES;
 
@@ -342,6 +345,8 @@ export const FUNCTIONS = {
       'HOOKLINE_RETENTION_DEAD_LETTER_DAYS',
       'HOOKLINE_ARCHIVE_DELIVERED',
       'HOOKLINE_SECRETS_SEAL_KEY_ID',
+      // The month's shared data key that seals with it.
+      'KEYRING_TABLE',
       // A rotation re-seals the old secret beside the new one, and GET .../secret shows them.
       'HOOKLINE_SECRETS_OPEN_KEY_ID',
       'HOOKLINE_SECRETS_CACHE_SECONDS',
@@ -727,7 +732,7 @@ export const ENV_DEFAULTS = {
   HOOKLINE_SECRETS_SEAL_KEY_ID: undefined,
   /** The same key, for opening them to sign (sender: Decrypt); `local` in the local runtime. */
   HOOKLINE_SECRETS_OPEN_KEY_ID: undefined,
-  /** How long a container reuses a subscription's decrypted data key (one KMS Decrypt per subscription per this). */
+  /** How long a container reuses a decrypted data key (one KMS Decrypt per ring, or per subscription sealed before the keyring, per this). */
   HOOKLINE_SECRETS_CACHE_SECONDS: String(DEFAULT_SECRETS_CACHE_SECONDS),
   /** '1' lets deliveries reach loopback/private addresses: local development only. */
   HOOKLINE_ALLOW_PRIVATE_TARGETS: '0',
@@ -749,6 +754,7 @@ export const ENV_DEFAULTS = {
   IDEMPOTENCY_KEYS_TABLE: undefined,
   PORTAL_SESSIONS_TABLE: undefined,
   EVENT_TYPES_TABLE: undefined,
+  KEYRING_TABLE: undefined,
   /** What publish does with an unregistered type or a payload its schema refuses: `allow`, `warn` or `refuse` (domain/event-type-catalog.ts). */
   HOOKLINE_EVENT_TYPE_CHECK: DEFAULT_EVENT_TYPE_CHECK,
   ARCHIVE_BUCKET: undefined,

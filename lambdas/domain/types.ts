@@ -98,13 +98,16 @@ export type ListedSubscription = Pick<Subscription, (typeof LISTED_SUBSCRIPTION_
 
 /**
  * Signing secrets encrypted with AES-256-GCM under a data key, bound to their subscription's
- * id. `kms-v1`: the data key comes from KMS GenerateDataKey and `key` is its encrypted form;
- * `local-v1`: the data key is the local runtime's key file, so there is no `key`.
- * Binary fields are base64.
+ * id. `kms-v2`: the data key is the keyring's key of `ring` (a month), shared by every
+ * subscription sealed then, and `key` is its KMS-encrypted form; `kms-v1` (sealed before the
+ * keyring, still opened): a data key of the subscription's own; `local-v1`: the data key is
+ * the local runtime's key file, so there is no `key`. Binary fields are base64.
  */
 export interface SealedSecrets {
-  readonly scheme: 'kms-v1' | 'local-v1';
+  readonly scheme: 'kms-v2' | 'kms-v1' | 'local-v1';
   readonly key?: string;
+  /** `kms-v2`: the ring whose data key sealed it, part of that key's KMS encryption context. */
+  readonly ring?: string;
   readonly iv: string;
   readonly tag: string;
   readonly data: string;

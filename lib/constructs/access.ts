@@ -30,6 +30,8 @@ export const TABLE_GRANTS = {
     portalSessions: 'readWrite',
     // The event-type catalog: registered, replaced and deleted here; read whole by publish under a warn or refuse check.
     eventTypes: 'readWrite',
+    // Sealing reads the month's shared data key, or stores it (one conditional put a month).
+    keyring: 'readWrite',
   },
   // Looks tenant keys up by hash and portal session tokens by session id; never writes.
   authorizer: { apiKeys: 'read', portalSessions: 'read' },

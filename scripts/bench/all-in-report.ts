@@ -1,13 +1,13 @@
 import { OBSERVABILITY_DEFAULTS } from '#config/topology.ts';
 import { DATA_KEY_CACHE_DEFAULTS } from '#adapters/kms-secret-cipher.ts';
-import { type AllIn, allInPerMillion, LATENCY_MS } from './all-in.ts';
+import { type AllIn, allInPerMillion, kmsDecryptsPerAttempt, LATENCY_MS } from './all-in.ts';
 import { TRAFFIC } from './traffic.ts';
 import { staticEgressPerMillion } from './all-in-background.ts';
 import type { BackgroundCost } from './background.ts';
 import { table } from './benchmarks-file.ts';
 import type { CostRun } from './cost.ts';
 import type { PerDelivery } from './cost-model.ts';
-import type { StorageCost } from './storage.ts';
+import { DAYS_PER_MONTH, type StorageCost } from './storage.ts';
 import { ALL_IN_TARGETS, verdict, verdictText } from './targets.ts';
 
 export interface AllInRow {
@@ -80,7 +80,7 @@ export function renderAllIn(rows: readonly AllInRow[]): string {
       : []),
     'What is measured and what is modelled:',
     '- Measured: every DynamoDB, SQS and S3 call and its units, Lambda invocations, API requests (as above); the bytes the handlers log at the default level (the real Powertools logger, serialised as on Lambda, counted instead of printed); the archiver, sweeper, replay and notifier runs, metered the same way; the rows left behind (storage, and PITR on the same GB-months); process CPU per delivery. The requests column is the table above without its Lambda GB-seconds (the local wall time the duration column replaces). Storage, PITR and the archive come from the first-try ingest run and are charged to every scenario alike: a dead letter stays 90 days, not 30, so they are understated where deliveries fail.',
-    `- Modelled: Lambda duration from in-region round trips (DynamoDB ${LATENCY_MS.dynamodb} ms, SQS ${LATENCY_MS.sqs} ms), a receiver answering in ${LATENCY_MS.receiver} ms, the run's CPU per delivery (an upper bound: the emulators and the receiver run in the same process), and an INIT of ${LATENCY_MS.init} ms per container start (cold start area: 110 to 262 ms of module init); the deployed function names and X-Ray trace id each record carries; Lambda's START, END and REPORT lines (written only at a platform log level below WARN) and one Powertools EMF document per invocation; the access log record per API request (rendered from API_ACCESS_LOG_FORMATS); X-Ray at Lambda's fixed sampling (1 a second, then 5 %) at the stated rate; KMS Decrypts from the data-key cache (${DATA_KEY_CACHE_DEFAULTS.ttlMs / 60_000} min, ${DATA_KEY_CACHE_DEFAULTS.maxKeys} keys) at the stated rate and subscriptions; CloudWatch Logs storage on raw bytes (it bills compressed bytes: an upper bound).`,
+    `- Modelled: Lambda duration from in-region round trips (DynamoDB ${LATENCY_MS.dynamodb} ms, SQS ${LATENCY_MS.sqs} ms), a receiver answering in ${LATENCY_MS.receiver} ms, the run's CPU per delivery (an upper bound: the emulators and the receiver run in the same process), and an INIT of ${LATENCY_MS.init} ms per container start (cold start area: 110 to 262 ms of module init); the deployed function names and X-Ray trace id each record carries; Lambda's START, END and REPORT lines (written only at a platform log level below WARN) and one Powertools EMF document per invocation; the access log record per API request (rendered from API_ACCESS_LOG_FORMATS); X-Ray at Lambda's fixed sampling (1 a second, then 5 %) at the stated rate; KMS Decrypts from the data-key cache (${DATA_KEY_CACHE_DEFAULTS.ttlMs / 60_000} min, ${DATA_KEY_CACHE_DEFAULTS.maxKeys} keys) at the stated rate, over ${TRAFFIC.ringsInUse} shared data keys (the keyring's one a month; a key per subscription, as before the keyring, would be ${kmsDecryptsPerAttempt(TRAFFIC.deliveriesPerMonth / (DAYS_PER_MONTH * 86_400), TRAFFIC.subscriptions).toFixed(3)} Decrypts a first-try delivery here); CloudWatch Logs storage on raw bytes (it bills compressed bytes: an upper bound).`,
     `- Not in the total: NAT when egress is static (off by default): ${nat ? `${usd(nat.dollars)} per million first-try deliveries, ${nat.how}` : 'not computed'}. The authorizer: API Gateway caches its answer per key. Empty receives: a fixed $0.26 a month per queue.`,
   ].join('\n');
 }

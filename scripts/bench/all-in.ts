@@ -59,17 +59,18 @@ export function xraySampledShare(perSecond: number): number {
 }
 
 /**
- * KMS Decrypts per attempt: each sender container decrypts a subscription's data key the first
- * time it serves it within the cache lifetime, and again after an eviction when it serves more
- * subscriptions than the cache holds. Deliveries spread evenly over the subscriptions.
+ * KMS Decrypts per attempt: each sender container decrypts a data key the first time it needs
+ * it within the cache lifetime, and again after an eviction when it needs more keys than the
+ * cache holds. `keys` is how many data keys the subscriptions' secrets are sealed under: the
+ * keyring's rings (TRAFFIC.ringsInUse); before the keyring it was one per subscription.
+ * Deliveries spread evenly over the keys.
  */
-export function kmsDecryptsPerAttempt(attemptsPerSecond: number): number {
-  const { subscriptions, senderContainers } = TRAFFIC;
-  const perWindow = (attemptsPerSecond * (DATA_KEY_CACHE_DEFAULTS.ttlMs / 1000)) / senderContainers;
+export function kmsDecryptsPerAttempt(attemptsPerSecond: number, keys: number = TRAFFIC.ringsInUse): number {
+  const perWindow = (attemptsPerSecond * (DATA_KEY_CACHE_DEFAULTS.ttlMs / 1000)) / TRAFFIC.senderContainers;
   if (perWindow <= 0) return 0;
-  const distinct = subscriptions * (1 - Math.exp(-perWindow / subscriptions));
+  const distinct = keys * (1 - Math.exp(-perWindow / keys));
   const lifetimeMisses = distinct / perWindow;
-  const evictionMisses = Math.max(0, 1 - DATA_KEY_CACHE_DEFAULTS.maxKeys / subscriptions);
+  const evictionMisses = Math.max(0, 1 - DATA_KEY_CACHE_DEFAULTS.maxKeys / keys);
   return Math.min(1, Math.max(lifetimeMisses, evictionMisses));
 }
 
@@ -157,7 +158,7 @@ export function allInPerMillion(input: AllInInputs): AllIn {
       service: 'KMS',
       dollars: MILLION * decrypts * PRICES.kmsRequest,
       basis: 'modelled',
-      how: `${decrypts.toFixed(3)} Decrypts (data keys cached ${DATA_KEY_CACHE_DEFAULTS.ttlMs / 60_000} min, ${DATA_KEY_CACHE_DEFAULTS.maxKeys} per container)`,
+      how: `${decrypts.toFixed(4)} Decrypts (${TRAFFIC.ringsInUse} shared data keys, one a month, each cached ${DATA_KEY_CACHE_DEFAULTS.ttlMs / 60_000} min per container)`,
     },
     ...backgroundParts(input),
   ];

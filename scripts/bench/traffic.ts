@@ -1,7 +1,7 @@
 /**
  * The traffic the fixed and traffic-shaped costs are spread over, stated because the answer
  * depends on it: the scheduled functions' runs are a monthly cost, X-Ray samples a share that
- * falls as the rate grows, and KMS is called once per subscription per cache lifetime.
+ * falls as the rate grows, and KMS is called once per data key per cache lifetime.
  */
 export const TRAFFIC = {
   deliveriesPerMonth: 10_000_000,
@@ -9,6 +9,11 @@ export const TRAFFIC = {
   subscriptions: 1000,
   /** Warm sender containers sharing the deliveries (at about 4 a second, batches of 10, one or two). */
   senderContainers: 2,
+  /**
+   * Data keys the subscriptions' secrets are sealed under: the keyring's one a month
+   * (lambdas/adapters/kms-secret-cipher.ts), so a year of creations and rotations is 12.
+   */
+  ringsInUse: 12,
   /** How long a Lambda container lives before it is replaced (not published by AWS; an assumption). */
   containerLifetimeHours: 2,
 } as const;

@@ -182,6 +182,7 @@ describe('functions: least-privilege IAM', () => {
       idempotencyKeys: 'readWrite',
       portalSessions: 'readWrite',
       eventTypes: 'readWrite',
+      keyring: 'readWrite',
     },
     authorizer: { apiKeys: 'read', portalSessions: 'read' },
     // No deliveries: publish writes no delivery row (a delivery's first attempt does).

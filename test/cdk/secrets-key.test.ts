@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FUNCTIONS, type FunctionKey } from '../../lambdas/config/topology.ts';
+import { Match } from 'aws-cdk-lib/assertions';
+import { FUNCTIONS, TABLES, type FunctionKey } from '../../lambdas/config/topology.ts';
 import { findTopologyResource } from '../../lib/topology-metadata.ts';
 import { defaultHookline, resourcesOfType, TEST_ENV } from './helpers/synth.ts';
 import { actionsOf, allowedActionsOn, arn, statementsOf } from './helpers/template.ts';
@@ -85,6 +86,39 @@ describe('the signing-secrets KMS key', () => {
         key === 'sender' || key === 'api' ? arn(keyId) : undefined,
         `${key} open`,
       );
+    }
+  });
+});
+
+describe('the signing-secrets keyring table', () => {
+  const table = findTopologyResource(json, 'table/keyring');
+
+  test('keyed on the ring alone, on demand, recoverable, protected, with no index or TTL', () => {
+    assert.equal(TABLES.keyring.partitionKey.name, 'ring');
+    template.hasResource('AWS::DynamoDB::Table', {
+      Properties: Match.objectEquals({
+        KeySchema: [{ AttributeName: 'ring', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'ring', AttributeType: 'S' }],
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: true,
+      }),
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+    assert.equal(table.properties.GlobalSecondaryIndexes, undefined);
+    assert.equal(table.properties.TimeToLiveSpecification, undefined);
+  });
+
+  test('only the sealing function knows it and may touch it: the api; the sender opens without it', () => {
+    for (const key of FUNCTION_KEYS) {
+      const vars = (
+        findTopologyResource(json, `function/${key}`).properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
+      assert.deepEqual(vars.KEYRING_TABLE, key === 'api' ? { Ref: table.logicalId } : undefined, key);
+      const actions = allowedActionsOn(json, key, table.logicalId);
+      if (key === 'api') for (const a of ['dynamodb:GetItem', 'dynamodb:PutItem']) assert.ok(actions.has(a), a);
+      else assert.equal(actions.size, 0, key);
     }
   });
 });

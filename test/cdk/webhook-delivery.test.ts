@@ -280,6 +280,7 @@ describe('WebhookDelivery with every prop set', () => {
       'events',
       'idempotencyKeys',
       'ingestManifests',
+      'keyring',
       'notices',
       'portalSessions',
       'rateLimits',

@@ -4,6 +4,7 @@ import { InvalidEnvironmentError } from '#config/errors.ts';
 import { parsePositiveInt } from '#config/env.ts';
 import { KmsSecretOpener, KmsSecretSealer } from '../kms-secret-cipher.ts';
 import { LocalKeySecretCipher } from '../local-key-secret-cipher.ts';
+import { DynamoDbKeyringStore } from '../dynamodb-keyring-store.ts';
 import type { Factories, Shared, Vars } from './factory.ts';
 
 /** The value of HOOKLINE_SECRETS_*_KEY_ID that means "the local key file", never a KMS key. */
@@ -29,7 +30,15 @@ function secretsCipher<T>(
 /** Sealing (the api) and opening (the sender) signing secrets: only those two bundles carry the KMS client. */
 export const SECRETS_FACTORIES: Factories<'secretSealer' | 'secretOpener'> = {
   secretSealer: (v, s) =>
-    secretsCipher('HOOKLINE_SECRETS_SEAL_KEY_ID', v, s, (kms, keyId) => new KmsSecretSealer(kms, keyId)),
+    secretsCipher(
+      'HOOKLINE_SECRETS_SEAL_KEY_ID',
+      v,
+      s,
+      (kms, keyId) =>
+        new KmsSecretSealer(kms, keyId, new DynamoDbKeyringStore(s.db, v.KEYRING_TABLE), {
+          ttlMs: parsePositiveInt('HOOKLINE_SECRETS_CACHE_SECONDS', v.HOOKLINE_SECRETS_CACHE_SECONDS) * 1000,
+        }),
+    ),
   secretOpener: (v, s) =>
     secretsCipher(
       'HOOKLINE_SECRETS_OPEN_KEY_ID',

@@ -24,7 +24,8 @@ function same(e: Entry, subscriptionId: string, s: SealedSecrets): boolean {
     t.data === s.data &&
     t.iv === s.iv &&
     t.scheme === s.scheme &&
-    t.key === s.key
+    t.key === s.key &&
+    t.ring === s.ring
   );
 }
 

@@ -79,13 +79,21 @@ describe('all-in cost: every service a deployment is billed for', () => {
     assert.ok(xraySampledShare(1000) < 0.06);
   });
 
-  it('KMS: under one Decrypt an attempt, fewer as the traffic grows against the same subscriptions', () => {
-    const slow = kmsDecryptsPerAttempt(0.1);
+  it('KMS: under one Decrypt an attempt, fewer as the traffic grows against the same data keys', () => {
+    const slow = kmsDecryptsPerAttempt(0.001);
     const fast = kmsDecryptsPerAttempt(100);
     assert.ok(slow <= 1 && slow > fast && fast > 0);
     assert.equal(kmsDecryptsPerAttempt(0), 0);
-    // At 100 a second each of the 2 containers sees every one of the 1,000 subscriptions in an hour: 2,000 of 360,000.
-    assert.ok(Math.abs(fast - (TRAFFIC.senderContainers * TRAFFIC.subscriptions) / (100 * 3600)) < 1e-3);
+    // At 100 a second each of the 2 containers needs each of the 12 rings' keys once an hour: 24 of 360,000.
+    assert.ok(Math.abs(fast - (TRAFFIC.senderContainers * TRAFFIC.ringsInUse) / (100 * 3600)) < 1e-6);
+  });
+
+  it('KMS: the keyring needs a Decrypt per ring, where a key per subscription needed one per subscription', () => {
+    const rate = 4;
+    const ring = kmsDecryptsPerAttempt(rate);
+    const perSubscription = kmsDecryptsPerAttempt(rate, TRAFFIC.subscriptions);
+    assert.ok(perSubscription > 0.1, `a key per subscription: ${perSubscription}`);
+    assert.ok(ring < 0.005, `the keyring: ${ring}`);
   });
 
   it('the lean access log record is shorter than the standard one, and an EMF document is a few hundred bytes', () => {

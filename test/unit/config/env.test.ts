@@ -27,6 +27,7 @@ const FULL_ENV = {
   HOOKLINE_SECRETS_OPEN_KEY_ID: 'open-key',
   PORTAL_SESSIONS_TABLE: 'portal-sessions',
   EVENT_TYPES_TABLE: 'event-types',
+  KEYRING_TABLE: 'keyring',
   PATH: '/usr/bin',
   AWS_REGION: 'eu-west-1',
 };
@@ -136,6 +137,7 @@ describe('readFunctionEnv', () => {
         'HOOKLINE_SECRETS_SEAL_KEY_ID',
         'IDEMPOTENCY_KEYS_TABLE',
         'INGEST_MANIFESTS_TABLE',
+        'KEYRING_TABLE',
         'PORTAL_SESSIONS_TABLE',
         'RATE_LIMITS_TABLE',
         'REPLAYS_TABLE',

@@ -9,6 +9,7 @@ import { OpenedSecretsCache } from '#app/secrets/opened-secrets-cache.ts';
 import type { SealedSecrets } from '#domain/types.ts';
 import type { SecretOpener } from '#ports/secret-sealer.ts';
 import { aSubscription } from '#test/fakes.ts';
+import { InMemoryKeyringStore } from '#test/memory-keyring-store.ts';
 
 const A = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const B = 'whsec_bGVnYWN5IHNlY3JldCBmcm9tIGJlZm9yZSBzZWFsaW5n';
@@ -164,7 +165,7 @@ describe('openSecrets goes through the cache on both paths', () => {
     const opener: SecretOpener = { open: (id, sealed) => (calls.push(id), kms.open(id, sealed)) };
     const sub = aSubscription({
       id: 'sub_kms',
-      secrets: await new KmsSecretSealer(client, KEY_ARN).seal('sub_kms', [A]),
+      secrets: await new KmsSecretSealer(client, KEY_ARN, new InMemoryKeyringStore()).seal('sub_kms', [A]),
     });
     for (let i = 0; i < 3; i++) assert.deepEqual(await openSecrets({ secretOpener: opener }, sub), [A]);
     assert.equal(calls.length, 1);
