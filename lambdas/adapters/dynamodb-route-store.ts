@@ -9,13 +9,23 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Audience } from '#domain/audience.ts';
 import { patternSegment, type RouteEntry, type RouteTarget } from '#domain/routing.ts';
-import { INDEXES } from '#config/topology.ts';
+import { INDEXES, ROUTE_INTENT_SHARDS } from '#config/topology.ts';
+import { shardOf } from './delivery-keys.ts';
 import type { RouteIndexStatus, RouteIntent, RouteStore } from '#ports/route-store.ts';
 import { conditionHeld } from './dynamodb.ts';
 
 /** A tombstone (an entry no longer live) stays this long, far beyond any writer that could still hold an older version. */
 const TOMBSTONE_TTL_SECONDS = 7 * 86_400;
+/**
+ * The intents' partitions: `#intent#0` … `#15`, by a hash of the subscription id, so a bulk import
+ * is not held to one partition's 1,000 writes a second. `#intent` alone is where a version before
+ * the shards noted them: still read, and an intent found there is cleared there.
+ */
 const INTENTS = '#intent';
+const intentPartition = (subscriptionId: string) => `${INTENTS}#${shardOf(subscriptionId, ROUTE_INTENT_SHARDS)}`;
+const INTENT_PARTITIONS = [INTENTS, ...Array.from({ length: ROUTE_INTENT_SHARDS }, (_, k) => `${INTENTS}#${k}`)];
+/** Marks, in its key, an intent read from the unsharded partition, so clearIntent deletes it there. */
+const UNSHARDED = 'unsharded:';
 const STATUS = '#status';
 /** The key of the index's build status item. */
 export const ROUTE_STATUS_KEY = { route: STATUS, entry: STATUS } as const;
@@ -150,31 +160,50 @@ export class DynamoDbRouteStore implements RouteStore {
   async noteIntent(subscriptionId: string, nowIso: string): Promise<RouteIntent> {
     const intent: RouteIntent = { subscriptionId, key: randomUUID(), at: nowIso };
     await this.db.send(
-      new PutCommand({ TableName: this.table, Item: { route: INTENTS, entry: intentKey(intent), ...intent } }),
+      new PutCommand({
+        TableName: this.table,
+        Item: { route: intentPartition(subscriptionId), entry: intentKey(intent), ...intent },
+      }),
     );
     return intent;
   }
 
   async clearIntent(intent: RouteIntent): Promise<void> {
-    await this.db.send(new DeleteCommand({ TableName: this.table, Key: { route: INTENTS, entry: intentKey(intent) } }));
+    const unsharded = intent.key.startsWith(UNSHARDED);
+    const stored = unsharded ? { ...intent, key: intent.key.slice(UNSHARDED.length) } : intent;
+    const route = unsharded ? INTENTS : intentPartition(intent.subscriptionId);
+    await this.db.send(new DeleteCommand({ TableName: this.table, Key: { route, entry: intentKey(stored) } }));
   }
 
+  /** Every partition read at once, each up to `limit`, merged oldest first. */
   async intents(beforeIso: string, limit: number): Promise<readonly RouteIntent[]> {
-    const out = await this.db.send(
-      new QueryCommand({
-        TableName: this.table,
-        KeyConditionExpression: '#k = :k AND #e < :before',
-        ExpressionAttributeNames: { '#k': 'route', '#e': 'entry' },
-        ExpressionAttributeValues: { ':k': INTENTS, ':before': beforeIso },
-        ConsistentRead: true,
-        Limit: limit,
+    const pages = await Promise.all(
+      INTENT_PARTITIONS.map(async (route) => {
+        const out = await this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            KeyConditionExpression: '#k = :k AND #e < :before',
+            ExpressionAttributeNames: { '#k': 'route', '#e': 'entry' },
+            ExpressionAttributeValues: { ':k': route, ':before': beforeIso },
+            ConsistentRead: true,
+            Limit: limit,
+          }),
+        );
+        return (out.Items ?? []).map((i) => ({
+          entry: i.entry as string,
+          intent: {
+            subscriptionId: i.subscriptionId as string,
+            key: `${route === INTENTS ? UNSHARDED : ''}${i.key as string}`,
+            at: i.at as string,
+          },
+        }));
       }),
     );
-    return (out.Items ?? []).map((i) => ({
-      subscriptionId: i.subscriptionId as string,
-      key: i.key as string,
-      at: i.at as string,
-    }));
+    return pages
+      .flat()
+      .sort((a, b) => (a.entry < b.entry ? -1 : a.entry > b.entry ? 1 : 0))
+      .slice(0, limit)
+      .map((p) => p.intent);
   }
 
   async status(): Promise<RouteIndexStatus | undefined> {

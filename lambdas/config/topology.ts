@@ -280,6 +280,12 @@ export const DEAD_LETTER_SHARDS = 32;
 /** Shards of the ingest manifests table: every publish batch writes one item there, kept as the event log. */
 export const INGEST_MANIFEST_SHARDS = 16;
 /**
+ * Partitions of the routes table's intents (lambdas/adapters/dynamodb-route-store.ts): a
+ * subscription change writes its intent and deletes it, two writes on one partition key, so one
+ * partition took about 500 changes a second; 16 take 8,000 (a bulk import).
+ */
+export const ROUTE_INTENT_SHARDS = 16;
+/**
  * The manifests a read of deliveries not yet written takes from each shard at most, from its
  * watermark on (app/deliveries/unwritten.ts): with the default grace of 2 minutes and batches of
  * 100, 1,000 a shard is 1.6 million deliveries published within the grace. Past it the newest

@@ -36,7 +36,7 @@ export interface RoutingUnderTest {
 }
 
 /** How many cases the contract has: each opens its own stores, which the runners check, so a lost case shows. */
-export const ROUTING_CONTRACT_CASES = 9;
+export const ROUTING_CONTRACT_CASES = 10;
 
 const entry = (id: string, pattern: string, version: number, over: Partial<Subscription> = {}): RouteEntry => ({
   pattern,
@@ -135,6 +135,23 @@ export function routingContract(label: string, open: () => Promise<RoutingUnderT
         assert.deepEqual(await routes.intents('2024-05-01T12:00:02.000Z', 1), [first]);
         await routes.clearIntent(first);
         assert.deepEqual(await routes.intents('2024-05-01T12:00:02.000Z', 10), [second]);
+      }),
+    );
+
+    it(
+      "lists many subscriptions' intents oldest first however they are stored, at most `limit`, and clears each",
+      withStores(async ({ routes }) => {
+        // Noted out of time order, over more subscriptions than a store has partitions.
+        const noted = await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            routes.noteIntent(`sub_${i}`, `2024-05-01T12:00:${String((i * 7) % 40).padStart(2, '0')}.000Z`),
+          ),
+        );
+        const oldestFirst = [...noted].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+        assert.deepEqual(await routes.intents('2024-05-01T12:01:00.000Z', 5), oldestFirst.slice(0, 5));
+        assert.deepEqual(await routes.intents('2024-05-01T12:01:00.000Z', 100), oldestFirst);
+        for (const intent of noted) await routes.clearIntent(intent);
+        assert.deepEqual(await routes.intents('9999', 100), []);
       }),
     );
 
