@@ -144,6 +144,15 @@ function HealthFigures({ stats }: { readonly stats: Stats }) {
             {ms(s.latencyMs.average)} / {ms(s.latencyMs.p95)} over {s.latencyMs.attempts} attempts
           </dd>
         </div>
+        {s.slowLaneUntil && (
+          <div>
+            <dt>Slow lane</dt>
+            <dd>
+              answers slowly: its deliveries go through the slow lane, apart from other endpoints', until{' '}
+              <Time iso={s.slowLaneUntil} />
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Last failure</dt>
           <dd>

@@ -49,12 +49,15 @@ describe('slow endpoints take the slow lane', () => {
     const first = await stack.publish('lane.test', { n: 1 });
     const firstSlow = await stack.deliveryIdOf(first.eventId, slow.id);
     await stack.waitForState(firstSlow, ['delivered']);
-    // The mark is on the subscription's row (the API does not show it).
+    // The mark is on the subscription's row, and its health says so: why its latency may be higher.
     const row = await DynamoDBDocumentClient.from(stack.runtime.clients.dynamodb).send(
       new GetCommand({ TableName: stack.runtime.env.SUBSCRIPTIONS_TABLE, Key: { id: slow.id } }),
     );
     const slowUntil = row.Item?.slowUntil as string | undefined;
     assert.ok(slowUntil && Date.parse(slowUntil) > Date.now(), `marked slow: ${slowUntil}`);
+    const health = await stack.api.get(`/v1/subscriptions/${slow.id}/stats`);
+    assert.equal(health.status, 200);
+    assert.equal(health.body.slowLaneUntil, slowUntil);
 
     const second = await stack.publish('lane.test', { n: 2 });
     const secondSlow = await stack.deliveryIdOf(second.eventId, slow.id);
@@ -63,12 +66,13 @@ describe('slow endpoints take the slow lane', () => {
     assert.equal(sentTo(slowUrl, secondSlow), 1, 'sent on to the slow lane');
     assert.equal(sentTo(slowUrl, firstSlow), 0, 'the delivery that showed it slow was not moved');
 
-    const secondFast = await stack.deliveryIdOf(
-      second.eventId,
-      (await stack.api.get('/v1/subscriptions')).body.items.find((s: { url: string }) => s.url.endsWith('/fast')).id,
-    );
+    const fastId = (await stack.api.get('/v1/subscriptions')).body.items.find((s: { url: string }) =>
+      s.url.endsWith('/fast'),
+    ).id;
+    const secondFast = await stack.deliveryIdOf(second.eventId, fastId);
     await stack.waitForState(secondFast, ['delivered']);
     assert.equal(sentTo(slowUrl, secondFast), 0, 'the fast endpoint stays in the main lane');
+    assert.equal((await stack.api.get(`/v1/subscriptions/${fastId}/stats`)).body.slowLaneUntil, null);
     // Every request the receiver got is signed and verifies with standardwebhooks.
     const requests = stack.receiver.distinct('/slow');
     assert.equal(requests.length, 2);

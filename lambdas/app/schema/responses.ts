@@ -167,6 +167,10 @@ export const subscriptionStats = z.strictObject({
   failingSince: nullableInstant,
   deadLetteringSince: nullableInstant,
   deadLetterStreak: z.number().int(),
+  slowLaneUntil: nullableInstant.meta({
+    description:
+      'while the endpoint is marked slow (an attempt answered after the slow-lane threshold), when the mark ends: its deliveries go through the slow lane until then; null otherwise',
+  }),
   series: z
     .strictObject({
       bucketMinutes: z.number().int().meta({ description: 'the length of each bucket (the oldest may be shorter)' }),

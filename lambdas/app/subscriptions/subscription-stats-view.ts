@@ -1,5 +1,6 @@
 import { HEALTH_SAMPLE } from '#domain/subscription-health.ts';
 import { iso } from '#domain/time.ts';
+import { inSlowLane } from '#domain/slow-lane.ts';
 import type { SubscriptionStats } from '#app/subscriptions/subscription-stats.ts';
 
 /** `GET /v1/subscriptions/{id}/stats` as JSON (docs/api.md, "Subscription stats"). Absent values are null. */
@@ -26,6 +27,8 @@ export function subscriptionStatsView(stats: SubscriptionStats) {
     failingSince: f.failingSince ?? null,
     deadLetteringSince: s.deadLetteringSince ?? null,
     deadLetterStreak: s.deadLetterStreak ?? 0,
+    // Its deliveries go through the slow lane until then (domain/slow-lane.ts): why their latency may be higher.
+    slowLaneUntil: inSlowLane(s, stats.toMs) ? s.slowUntil! : null,
     series: {
       bucketMinutes: stats.series.bucketMinutes,
       buckets: stats.series.buckets.map((b) => ({

@@ -229,6 +229,18 @@ describe('getSubscriptionStats', () => {
     assert.deepEqual([stats.sampled, stats.attemptsExamined], [true, HEALTH_SAMPLE.attemptsPerDelivery]);
   });
 
+  it('shows the slow-lane mark while it lasts, and null once it has run out', async () => {
+    const { deps } = setup();
+    const later = new Date(NOW + 10 * 60_000).toISOString();
+    deps.subscriptions.items.set('sub_1', { ...deps.subscriptions.items.get('sub_1')!, slowUntil: later });
+    const marked = subscriptionStatsView(await getSubscriptionStats(deps, ADMIN, 'sub_1', DAY_WINDOW));
+    assert.equal(marked.slowLaneUntil, later);
+
+    deps.clock.nowMs = NOW + 10 * 60_000;
+    const ended = subscriptionStatsView(await getSubscriptionStats(deps, ADMIN, 'sub_1', DAY_WINDOW));
+    assert.equal(ended.slowLaneUntil, null);
+  });
+
   it("answers another tenant's subscription as NotFoundError, like an unknown id", async () => {
     const { deps } = setup();
     const globex: Principal = { role: 'tenant', tenantId: 'globex', keyId: 'key_globex' };
