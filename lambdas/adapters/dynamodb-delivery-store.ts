@@ -234,7 +234,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     return out.Item ? toDelivery(out.Item) : undefined;
   }
 
-  async getMany(ids: readonly string[]): Promise<readonly Delivery[]> {
+  async getMany(ids: readonly string[], read: 'consistent' | 'eventual' = 'consistent'): Promise<readonly Delivery[]> {
     // Each id once, in the order first asked: BatchGetItem refuses duplicate keys and answers in no order. An id no row can have is skipped.
     const unique = [...new Set(ids)].filter((id) => deliveryKey(id) !== undefined);
     const found: Delivery[] = [];
@@ -248,7 +248,9 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
         for (let round = 0; keys && keys.length > 0; round++) {
           if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** round)));
           const out: BatchGetCommandOutput = await this.db.send(
-            new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }),
+            new BatchGetCommand({
+              RequestItems: { [this.table]: { Keys: keys, ConsistentRead: read === 'consistent' } },
+            }),
           );
           found.push(...(out.Responses?.[this.table] ?? []).map(toDelivery));
           keys = out.UnprocessedKeys?.[this.table]?.Keys;

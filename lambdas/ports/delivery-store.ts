@@ -64,7 +64,12 @@ export interface DeliveryStore {
    */
   write(action: RowAction, row: Delivery, expect: Expectation): Promise<boolean>;
   get(id: string): Promise<Delivery | undefined>;
-  getMany(ids: readonly string[]): Promise<readonly Delivery[]>;
+  /**
+   * The rows of `ids` that exist, in the order asked. `eventual` reads at half the price and
+   * may miss a write of the last second or so: for a caller whose every action on what it read
+   * is a conditional write (the sweeper's manifest check), a stale read costs a refused write.
+   */
+  getMany(ids: readonly string[], read?: 'consistent' | 'eventual'): Promise<readonly Delivery[]>;
   /**
    * `replay`: failed | expired | delivered → pending with attempts 0 and a fresh deadline; undefined when not
    * replayable. `nextAttemptAtIso` (default: now) lets a bulk replay spread its re-attempts.

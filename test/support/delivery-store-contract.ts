@@ -161,6 +161,11 @@ export function deliveryStoreContract(label: string, open: OpenStore): void {
             [dlv('c'), dlv('a')],
           );
           assert.deepEqual(await store.getMany([]), []);
+          // An eventually consistent read answers the same once the writes have settled (here at once).
+          assert.deepEqual(
+            (await store.getMany([dlv('b'), dlv('a')], 'eventual')).map((d) => d.id),
+            [dlv('b'), dlv('a')],
+          );
         }),
       );
     });

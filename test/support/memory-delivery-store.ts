@@ -94,7 +94,8 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     return d && withLastResponse(copyOf(d));
   }
 
-  async getMany(ids: readonly string[]): Promise<readonly Delivery[]> {
+  /** Every read is consistent here: `read` only matters to DynamoDB's price. */
+  async getMany(ids: readonly string[], _read?: 'consistent' | 'eventual'): Promise<readonly Delivery[]> {
     return [...new Set(ids)].flatMap((id) => {
       const d = this.items.get(id);
       return d ? [withLastResponse(copyOf(d))] : [];

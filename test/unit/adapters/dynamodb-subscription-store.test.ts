@@ -46,6 +46,26 @@ describe('DynamoDbSubscriptionStore.getCached', () => {
     assert.equal(reads(), 2, 'read again once the cache time has passed');
   });
 
+  it('reads eventually consistent (half the units); a miss is read again consistently, so a new subscription is not taken for deleted', async () => {
+    const consistency = () => ddbMock.commandCalls(GetCommand).map((c) => c.args[0].input.ConsistentRead);
+    ddbMock.on(GetCommand).resolves({ Item: ITEM });
+    await newStore().getCached('sub_1');
+    assert.deepEqual(consistency(), [false]);
+
+    ddbMock.reset();
+    // Not replicated yet to the copy the eventual read asked; the consistent read has it.
+    ddbMock
+      .on(GetCommand)
+      .callsFake(async (input: { ConsistentRead?: boolean }) => (input.ConsistentRead ? { Item: ITEM } : {}));
+    assert.equal((await newStore().getCached('sub_1'))?.id, 'sub_1');
+    assert.deepEqual(consistency(), [false, true]);
+
+    ddbMock.reset();
+    ddbMock.on(GetCommand).resolves({});
+    assert.equal(await newStore().getCached('sub_gone'), undefined, 'gone in both reads: gone');
+    assert.deepEqual(consistency(), [false, true]);
+  });
+
   it('a failed read is not kept: the next caller reads again', async () => {
     ddbMock.on(GetCommand).rejectsOnce(new Error('throttled')).resolves({ Item: ITEM });
     const store = newStore();
