@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Locator, Page } from 'playwright-core';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { assertAccessible, assertNoSidewaysScroll, launchBrowser, openPage } from '#test/browser.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 
@@ -135,6 +136,40 @@ describe('endpoint health charts, in a browser', { timeout: 180_000 }, () => {
         await label(chart),
         / Based on a sample: the newest 1000 deliveries; older buckets may be missing some\.$/,
       );
+  });
+
+  it('says when the endpoint is in the slow lane, and until when, accessible at 390 px', async () => {
+    // The sender marks a slow endpoint on its row (test/integration/slow-lane.test.ts makes one for real); here the mark is set.
+    const until = new Date(Date.now() + 10 * 60_000).toISOString();
+    const db = DynamoDBDocumentClient.from(stack.runtime.clients.dynamodb);
+    const mark = (value: string | null) =>
+      db.send(
+        new UpdateCommand({
+          TableName: stack.runtime.env.SUBSCRIPTIONS_TABLE,
+          Key: { id: subscriptionId },
+          ...(value
+            ? { UpdateExpression: 'SET slowUntil = :u', ExpressionAttributeValues: { ':u': value } }
+            : { UpdateExpression: 'REMOVE slowUntil' }),
+        }),
+      );
+    await mark(until);
+    try {
+      const { page, problems } = await openPage(browser, PHONE);
+      await page.goto((await stack.api.post(`/v1/tenants/${TENANT}/portal-sessions`, {})).body.url as string);
+      await page.getByRole('button', { name: 'Close session' }).waitFor();
+      await openEndpoint(page);
+      const slow = page.locator('dt', { hasText: 'Slow lane' }).locator('xpath=following-sibling::dd[1]');
+      assert.match(
+        await slow.innerText(),
+        /^answers slowly: its deliveries go through the slow lane, apart from other endpoints', until /,
+      );
+      assert.equal(await slow.locator('time').getAttribute('datetime'), until);
+      await assertNoSidewaysScroll(page, 'portal: slow lane at 390 px');
+      axeReport['portal slow lane phone'] = await assertAccessible(page, 'portal: slow lane at 390 px');
+      assert.deepEqual(problems, [], 'no CSP refusal, no page error');
+    } finally {
+      await mark(null);
+    }
   });
 
   it('shows the operator the same charts on the console’s endpoint page', async () => {
