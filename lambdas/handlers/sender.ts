@@ -38,12 +38,11 @@ export function createSenderHandler(
   deps: SendDeps & Pick<Deps, 'queue' | 'slowLane' | 'inFlightWaitSeconds'>,
   obs: Observability,
 ) {
-  // Planned retries from every record in flight here go out together (gathered-sends.ts).
-  const sendNext = gatheredSends(
-    (messages) => deps.queue.enqueue(messages),
-    RETRY_GATHER_MS,
-    RETRIES_PER_GATHERED_SEND,
-  );
+  // Planned retries from every record in flight here go out together (gathered-sends.ts), a gathering per lane.
+  const sendNext = {
+    main: gatheredSends((messages) => deps.queue.enqueue(messages), RETRY_GATHER_MS, RETRIES_PER_GATHERED_SEND),
+    slow: gatheredSends((messages) => deps.slowLane.enqueue(messages), RETRY_GATHER_MS, RETRIES_PER_GATHERED_SEND),
+  };
   const settleDelivery = async (
     message: ReceivedDeliveryMessage,
     later: Later,
@@ -82,12 +81,15 @@ export function createSenderHandler(
     const receipt = { receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1) };
     // The slow lane's own deliveries are attempted there, whatever their subscription's mark says.
     const mainLane = !deps.slowLane.receivedFrom(record.eventSourceARN);
+    // A delivery's next message stays in the lane it came from: a slow endpoint's retries and long
+    // waits do not pass through the main lane only to be sent on from there (a send, a receive and
+    // a main-lane slot each time), and deciding reads nothing.
+    const lane = mainLane ? deps.queue : deps.slowLane;
     const queue = {
       // The receipt handle is the queue's it came from.
-      setVisibility: (delaySeconds: number) =>
-        (mainLane ? deps.queue : deps.slowLane).setVisibility(record.receiptHandle, delaySeconds),
-      send: (message: DeliveryMessage) => deps.queue.enqueue([message]),
-      sendNext,
+      setVisibility: (delaySeconds: number) => lane.setVisibility(record.receiptHandle, delaySeconds),
+      send: (message: DeliveryMessage) => lane.enqueue([message]),
+      sendNext: sendNext[mainLane ? 'main' : 'slow'],
     };
     const options = {
       alone: messages.length === 1,

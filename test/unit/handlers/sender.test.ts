@@ -146,6 +146,34 @@ describe('sender handler', () => {
     assert.deepEqual(deps.queue.retries, []);
   });
 
+  it("a slow-lane delivery's next message stays in the slow lane: a planned retry and a long wait, nothing sent through the main lane", async () => {
+    const deps = { ...senderWorld({ dlv_retry: 503, dlv_wait: 200 }), inFlightWaitSeconds: 5 };
+    notDueFor30s(deps, 'dlv_wait');
+    const { logger } = recordingLogger();
+    const fromSlowLane = (id: string, deliveryId: string) => ({
+      ...record(id, message(deliveryId)),
+      eventSourceARN: deps.slowLane.arn,
+    });
+
+    const response = await createSenderHandler(deps, { logger })(
+      { Records: [fromSlowLane('m-retry', 'dlv_retry'), fromSlowLane('m-wait', 'dlv_wait')] },
+      context,
+    );
+
+    assert.deepEqual(response, { batchItemFailures: [] });
+    assert.deepEqual(deps.queue.messages(), [], 'nothing through the main lane');
+    assert.deepEqual(
+      deps.slowLane
+        .messages()
+        .map((m) => [m.kind, m.deliveryId])
+        .sort(),
+      [
+        ['due', 'dlv_wait'],
+        ['retry', 'dlv_retry'],
+      ],
+    );
+  });
+
   it('the planned retries of one batch go out as one enqueue, each carrying its body and the row as written', async () => {
     const deps = senderWorld({ dlv_a: 503, dlv_b: 500, dlv_c: 200 });
     const { logger } = recordingLogger();
