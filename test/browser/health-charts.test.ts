@@ -160,7 +160,7 @@ describe('endpoint health charts, in a browser', { timeout: 180_000 }, () => {
       await openEndpoint(page);
       const slow = page.locator('dt', { hasText: 'Slow lane' }).locator('xpath=following-sibling::dd[1]');
       assert.match(
-        await slow.innerText(),
+        (await slow.textContent()) ?? '',
         /^answers slowly: its deliveries go through the slow lane, apart from other endpoints', until /,
       );
       assert.equal(await slow.locator('time').getAttribute('datetime'), until);
