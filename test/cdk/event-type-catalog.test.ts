@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Template } from 'aws-cdk-lib/assertions';
 import { FUNCTIONS, type FunctionKey, TABLES } from '../../lambdas/config/topology.ts';
 import type { EventTypeCheck } from '../../lambdas/domain/event-type-catalog.ts';
 import { settingsFromContext } from '../../lib/context.ts';
@@ -11,7 +11,7 @@ import { InvalidPropError } from '../../lib/errors.ts';
 import { HooklineStack } from '../../lib/hookline-stack.ts';
 import { findTopologyResource, type TemplateJson } from '../../lib/topology-metadata.ts';
 import { TEST_ENV, defaultHookline, testApp } from './helpers/synth.ts';
-import { allowedActionsOn } from './helpers/template.ts';
+import { allowedActionsOn, assertPlainKeyTable } from './helpers/template.ts';
 
 const FUNCTION_KEYS = Object.keys(FUNCTIONS) as FunctionKey[];
 const READS = ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
@@ -34,19 +34,7 @@ describe('the event-type catalog table', () => {
 
   test('keyed on the type name alone, on demand, recoverable, protected, with no index or TTL', () => {
     assert.equal(TABLES.eventTypes.partitionKey.name, 'name');
-    template.hasResource('AWS::DynamoDB::Table', {
-      Properties: Match.objectEquals({
-        KeySchema: [{ AttributeName: 'name', KeyType: 'HASH' }],
-        AttributeDefinitions: [{ AttributeName: 'name', AttributeType: 'S' }],
-        BillingMode: 'PAY_PER_REQUEST',
-        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-        DeletionProtectionEnabled: true,
-      }),
-      DeletionPolicy: 'Retain',
-      UpdateReplacePolicy: 'Retain',
-    });
-    assert.equal(table.properties.GlobalSecondaryIndexes, undefined);
-    assert.equal(table.properties.TimeToLiveSpecification, undefined);
+    assertPlainKeyTable(template, json, 'eventTypes');
   });
 
   test('only the publishing functions know the table and the check (allow by default): the api and ingest', () => {

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Match } from 'aws-cdk-lib/assertions';
 import { FUNCTIONS, TABLES, type FunctionKey } from '../../lambdas/config/topology.ts';
 import { findTopologyResource } from '../../lib/topology-metadata.ts';
 import { defaultHookline, resourcesOfType, TEST_ENV } from './helpers/synth.ts';
-import { actionsOf, allowedActionsOn, arn, statementsOf } from './helpers/template.ts';
+import { actionsOf, allowedActionsOn, arn, assertPlainKeyTable, statementsOf } from './helpers/template.ts';
 
 /**
  * Signing secrets are envelope-encrypted under their own customer-managed key: only the api
@@ -95,19 +94,7 @@ describe('the signing-secrets keyring table', () => {
 
   test('keyed on the ring alone, on demand, recoverable, protected, with no index or TTL', () => {
     assert.equal(TABLES.keyring.partitionKey.name, 'ring');
-    template.hasResource('AWS::DynamoDB::Table', {
-      Properties: Match.objectEquals({
-        KeySchema: [{ AttributeName: 'ring', KeyType: 'HASH' }],
-        AttributeDefinitions: [{ AttributeName: 'ring', AttributeType: 'S' }],
-        BillingMode: 'PAY_PER_REQUEST',
-        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-        DeletionProtectionEnabled: true,
-      }),
-      DeletionPolicy: 'Retain',
-      UpdateReplacePolicy: 'Retain',
-    });
-    assert.equal(table.properties.GlobalSecondaryIndexes, undefined);
-    assert.equal(table.properties.TimeToLiveSpecification, undefined);
+    assertPlainKeyTable(template, json, 'keyring');
   });
 
   test('only the sealing function knows it and may touch it: the api; the sender opens without it', () => {

@@ -1,4 +1,6 @@
-import type { FunctionKey } from '../../../lambdas/config/topology.ts';
+import assert from 'node:assert/strict';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { type FunctionKey, TABLES, type TableKey } from '../../../lambdas/config/topology.ts';
 import { findTopologyResource, type TemplateJson } from '../../../lib/topology-metadata.ts';
 
 export interface Statement {
@@ -48,3 +50,26 @@ export function allowedActionsOn(json: TemplateJson, fn: FunctionKey, logicalId:
 
 export const ref = (logicalId: string) => ({ Ref: logicalId });
 export const arn = (logicalId: string) => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
+
+/**
+ * A table keyed on one string attribute alone, on demand, recoverable and protected, with no
+ * index or TTL: the shape of the small control tables (the event-type catalog, the keyring).
+ */
+export function assertPlainKeyTable(template: Template, json: TemplateJson, key: TableKey): void {
+  const attribute = TABLES[key].partitionKey.name;
+  const table = findTopologyResource(json, `table/${key}`);
+  assert.deepEqual(table.properties.KeySchema, [{ AttributeName: attribute, KeyType: 'HASH' }], key);
+  template.hasResource('AWS::DynamoDB::Table', {
+    Properties: Match.objectEquals({
+      KeySchema: [{ AttributeName: attribute, KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: attribute, AttributeType: 'S' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      DeletionProtectionEnabled: true,
+    }),
+    DeletionPolicy: 'Retain',
+    UpdateReplacePolicy: 'Retain',
+  });
+  assert.equal(table.properties.GlobalSecondaryIndexes, undefined, key);
+  assert.equal(table.properties.TimeToLiveSpecification, undefined, key);
+}
