@@ -5,6 +5,6 @@ export interface Clock {
   /** Uniform in [0, 1). */
   random(): number;
   randomBytes(size: number): Uint8Array;
-  /** Waits `ms` (at most a second or so: the rate gate's hold for a sub-window). */
+  /** Waits `ms` (a few seconds at most: the rate gate's hold for a sub-window, a pause before a refused write is tried again). */
   sleep(ms: number): Promise<void>;
 }

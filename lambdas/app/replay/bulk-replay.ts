@@ -7,6 +7,7 @@ import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { ReplayProgress } from '#ports/replay-store.ts';
 import { forEachLimit } from '#app/concurrency.ts';
+import { REFUSED_WRITE_PAUSES_MS } from '#app/patience.ts';
 import type { Budget } from '#app/budget.ts';
 import type { Deps } from '#app/deps.ts';
 import { NotFoundError, ValidationError } from '#app/errors.ts';
@@ -227,8 +228,9 @@ async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, bu
  * which the sweeper re-enqueues once they are overdue.
  *
  * A delivery whose writes are refused (a throttled partition, after the SDK's own retries) is
- * tried again, alone, after a pause; the rest of the page is not held up. What still fails
- * after the last pause is the page's `failure`; what succeeded is enqueued either way.
+ * tried again, alone, after each of REFUSED_WRITE_PAUSES_MS; the rest of the page is not held
+ * up. What still fails after the last pause is the page's `failure`; what succeeded is enqueued
+ * either way.
  */
 async function replayPage(
   deps: BulkReplayDeps,
@@ -240,7 +242,7 @@ async function replayPage(
   let pending = matches;
   let failure: unknown;
   for (let round = 0; pending.length > 0; round++) {
-    if (round > 0) await deps.clock.sleep(REPLAY_RETRY_PAUSE_MS * 2 ** (round - 1));
+    if (round > 0) await deps.clock.sleep(REFUSED_WRITE_PAUSES_MS[round - 1]!);
     const refused: Delivery[] = [];
     await forEachLimit(pending, REPLAY_CONCURRENCY, async (d) => {
       try {
@@ -252,7 +254,7 @@ async function replayPage(
       }
     });
     pending = refused;
-    if (round === REPLAY_RETRY_ROUNDS) break;
+    if (round === REFUSED_WRITE_PAUSES_MS.length) break;
   }
   await deps.queue.enqueue(messages);
   return pending.length > 0 ? { replayed: messages.length, failure } : { replayed: messages.length };
@@ -263,10 +265,6 @@ interface PageOutcome {
   readonly replayed: number;
   readonly failure?: unknown;
 }
-
-/** Retries of a page's refused writes, after pauses of 0.5, 1 and 2 s: longer than the SDK's own backoff, so a throttled partition has refilled. */
-const REPLAY_RETRY_ROUNDS = 3;
-const REPLAY_RETRY_PAUSE_MS = 500;
 
 /** One delivery back to pending; its message, or nothing when it is skipped or no longer a dead letter. */
 async function replayOne(

@@ -11,6 +11,7 @@ import { expire } from '#app/deliveries/expire.ts';
 import type { Attempt, AttemptReport, Expected, SendOutcome, Step } from '#app/send/outcome.ts';
 import { recordHealth } from '#app/subscriptions/dead-letter-streak.ts';
 import { routedChange } from '#app/subscriptions/routing.ts';
+import { patiently } from '#app/patience.ts';
 
 export type RecordDeps = Pick<
   Deps,
@@ -60,9 +61,13 @@ async function recordAttempt(
   const decision = { result, attempts: row.attempts + 1, policy, nowMs, giveUpAtMs: Date.parse(row.giveUpAt) };
   const outcome = decide({ ...decision, random: deps.clock.random() });
   const made = attemptMade(row, startedAtMs, result);
-  if (row.lastAttempt && a.expect.row === 'as') await deps.attempts.put({ deliveryId: row.id, ...row.lastAttempt });
+  // The POST is made: a refused write now would have the endpoint sent it again, so they are tried patiently.
+  if (row.lastAttempt && a.expect.row === 'as')
+    await patiently(deps.clock, () => deps.attempts.put({ deliveryId: row.id, ...row.lastAttempt! }));
   deps.metrics.latency(result.durationMs);
-  const written = await writeOutcome(deps, a, outcome, nowMs, { attempt: made, url: subscription.url });
+  const written = await patiently(deps.clock, () =>
+    writeOutcome(deps, a, outcome, nowMs, { attempt: made, url: subscription.url }),
+  );
   const action = actionFor(outcome);
   const state = targetOf(action);
   const retryIn = outcome.kind === 'retry' ? { retryInSeconds: outcome.delaySeconds } : {};

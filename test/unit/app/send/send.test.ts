@@ -418,6 +418,25 @@ describe('processDelivery: failures by stage', () => {
     };
     await assert.rejects(send(after), (e: unknown) => e instanceof DeliveryStageError && e.stage === 'after_attempt');
     assert.equal(stored(after), undefined);
+    // The outcome's write was tried once and after each pause (0.5, 1, 2 s) before it was given up.
+    assert.equal(after.deps.clock.now() - NOW_MS, 3500);
+  });
+
+  it('an outcome write refused after the POST is tried again after a pause: recorded, and the endpoint not sent it twice', async () => {
+    const w = world({ script: [response(200)] });
+    const write = w.deps.deliveries.write.bind(w.deps.deliveries);
+    let refusals = 2;
+    w.deps.deliveries.write = async (...args) => {
+      if (refusals-- > 0) throw new Error('ProvisionedThroughputExceededException');
+      return write(...args);
+    };
+
+    const outcome = await send(w);
+
+    assert.equal(outcome.kind, 'done');
+    assert.equal(stored(w)?.state, 'delivered');
+    assert.equal(w.http.requests.length, 1, 'one POST');
+    assert.equal(w.deps.clock.now() - NOW_MS, 1500, 'after pauses of 0.5 and 1 s');
   });
 });
 
