@@ -104,10 +104,13 @@ if (wanted('notices')) {
   sections.push({ key: 'notices', markdown: renderNotices([await measureNotices(plan.noticeDeliveries)]) });
 }
 if (wanted('rate-limit')) {
-  progress(`rate limit: a burst of ${plan.rateLimitEvents} events at 20/s, in batches, then by single publishes`);
+  progress(
+    `rate limit: a burst of ${plan.rateLimitEvents} events at 20/s, in batches, by single publishes, then as a bulk replay`,
+  );
   const runs = [
     await measureRateLimit(plan.rateLimitEvents, 20, 'batch', { withUnlimited: true }),
     await measureRateLimit(plan.rateLimitEvents, 20, 'single', { withUnlimited: false }),
+    await measureRateLimit(plan.rateLimitEvents, 20, 'replay', { withUnlimited: false }),
   ];
   sections.push({ key: 'rate-limit', markdown: renderRateLimit(runs) });
 }

@@ -5,12 +5,17 @@ import { table } from './benchmarks-file.ts';
 import { BATCH_SIZE } from './plan.ts';
 import { startBenchStack } from './bench-stack.ts';
 import { fmt } from './stats.ts';
+import { METRICS } from '#config/topology.ts';
 
 /** Calls by `Service Operation target` (a table or queue name). */
 export type CallCounts = Readonly<Record<string, number>>;
 
-/** How the burst was published: POST /v1/events/batch, 100 a request, or POST /v1/events, one a request. */
-export type PublishedAs = 'batch' | 'single';
+/**
+ * How the burst reached the sender: published by POST /v1/events/batch, 100 a request, or by
+ * POST /v1/events, one a request; or replayed in bulk (POST /v1/replays, all due at once) after
+ * every event had dead-lettered.
+ */
+export type PublishedAs = 'batch' | 'single' | 'replay';
 
 /** The share of the limit a backlog must drain at (issue: ≥ 90 % of `rateLimitPerSecond`). */
 export const DRAIN_TARGET = 0.9;
@@ -31,6 +36,9 @@ export interface RateLimitRun {
   readonly limited: CallCounts;
   readonly unlimited?: CallCounts;
 }
+
+/** How long the replay waits after setting the limit: past the sender's 5 s subscription cache (bench-stack.ts). */
+const SUBSCRIPTION_CACHE_WAIT_MS = 6000;
 
 /** Single publishes, 8 requests at a time: about what one producer's HTTP client sends. */
 const SINGLE_PUBLISH_CONCURRENCY = 8;
@@ -62,18 +70,46 @@ function countCalls(dynamodb: DynamoDBClient, sqs: SQSClient): { counts: Record<
 
 /** One burst of `events` (published as `publishedAs`, as fast as the API takes them) to one subscription, with `limit` or none. */
 async function burst(events: number, limit: number | undefined, timeoutMs: number, publishedAs: PublishedAs) {
-  const stack = await startBenchStack();
+  // A replay's burst is made of dead letters first: the endpoint refuses every event (400), then takes them.
+  let refusing = publishedAs === 'replay';
+  const stack = await startBenchStack({ answer: () => ({ status: refusing ? 400 : 200 }) });
   try {
-    const res = await stack.api.post('/v1/subscriptions', {
+    const subscription = {
       url: `${stack.receiver.url}/s0`,
       eventTypes: ['bench.rate'],
       ...(limit ? { rateLimitPerSecond: limit } : {}),
-    });
+    };
+    // Dead letters are made without the limit (at its pace they would take as long as the replay); it is set before the replay.
+    const res = await stack.api.post(
+      '/v1/subscriptions',
+      refusing ? { ...subscription, rateLimitPerSecond: undefined } : subscription,
+    );
     if (res.status !== 201) throw new Error(`subscribe failed: ${res.status} ${JSON.stringify(res.body)}`);
+    const from = new Date(Date.now() - 60_000).toISOString();
+    if (refusing) {
+      await stack.publishBatch(events, BATCH_SIZE, 'bench.rate');
+      await stack.waitCount(METRICS.deadLettered, events, timeoutMs);
+      const limited = await stack.api.patch(`/v1/subscriptions/${res.body.id}`, { rateLimitPerSecond: limit ?? null });
+      if (limited.status !== 200)
+        throw new Error(`setting the limit failed: ${limited.status} ${JSON.stringify(limited.body)}`);
+      refusing = false;
+      stack.receiver.reset();
+      // The sender serves the subscription from its 5 s cache, as on Lambda: the new limit reaches it within that.
+      await new Promise((r) => setTimeout(r, SUBSCRIPTION_CACHE_WAIT_MS));
+    }
     const meter = countCalls(stack.runtime.clients.dynamodb, stack.runtime.clients.sqs);
     const started = performance.timeOrigin + performance.now();
     if (publishedAs === 'batch') await stack.publishBatch(events, BATCH_SIZE, 'bench.rate');
-    else await stack.publishHttp(events, SINGLE_PUBLISH_CONCURRENCY, 'bench.rate');
+    else if (publishedAs === 'single') await stack.publishHttp(events, SINGLE_PUBLISH_CONCURRENCY, 'bench.rate');
+    else {
+      const replay = await stack.api.post('/v1/replays', {
+        states: ['failed'],
+        createdFrom: from,
+        createdTo: new Date(Date.now() + 1000).toISOString(),
+        windowSeconds: 0,
+      });
+      if (replay.status >= 300) throw new Error(`replay failed: ${replay.status} ${JSON.stringify(replay.body)}`);
+    }
     await stack.waitDelivered(events, timeoutMs);
     const arrivals = [...stack.receiver.seen.values()].flat();
     return { arrivals, started, requests: stack.receiver.requests, calls: { ...meter.counts } };
@@ -117,6 +153,8 @@ export function drainShare(run: RateLimitRun): number {
 const PUBLISHED_AS: Readonly<Record<PublishedAs, string>> = {
   batch: `${BATCH_SIZE} a request (POST /v1/events/batch)`,
   single: `one a request, ${SINGLE_PUBLISH_CONCURRENCY} at a time (POST /v1/events)`,
+  replay:
+    'as dead letters (a 400 each), then replayed in bulk, all due at once (POST /v1/replays, windowSeconds 0), the limit set 6 s before',
 };
 
 /** The bursts' figures, one row each (batch first: the trend column reads the first row), and the calls of the first. */
@@ -133,7 +171,7 @@ export function renderRateLimit(runs: readonly RateLimitRun[]): string {
   return [
     '### Rate limit',
     '',
-    `A burst of ${first.events} events to one subscription with \`rateLimitPerSecond: ${first.limit}\`, on the local runtime (sender concurrency as \`npm start\`), measured at the receiver, once published in batches and once by single publishes; the same burst without a limit, on a fresh runtime, for the calls. The bound is on when attempts start; the receiver sees that plus the loopback's jitter.`,
+    `A burst of ${first.events} events to one subscription with \`rateLimitPerSecond: ${first.limit}\`, on the local runtime (sender concurrency as \`npm start\`), measured at the receiver, once published in batches, once by single publishes and once replayed in bulk as dead letters; the same burst without a limit, on a fresh runtime, for the calls. The bound is on when attempts start; the receiver sees that plus the loopback's jitter.`,
     '',
     table(
       [

@@ -28,6 +28,13 @@ describe('the rate-limit bench report', () => {
     assert.match(md, /`DynamoDB UpdateItem rateLimits` \| 2\.00 \| 0\.00 \| \+2\.00/);
   });
 
+  it('has a row for a bulk replay of dead letters, said as such', () => {
+    const md = renderRateLimit([run({}), run({ publishedAs: 'replay', arrivalSpanSeconds: 51 })]);
+    const rows = md.split('\n').filter((l) => l.startsWith('| 2'));
+    assert.match(rows[1]!, /\| 98 % \(met\) \|/);
+    assert.match(rows[1]!, /as dead letters \(a 400 each\), then replayed in bulk/);
+  });
+
   it('measures the drain over the span of arrivals', () => {
     assert.equal(drainShare(run({ events: 300, arrivalSpanSeconds: 15, limit: 20 })), 1);
   });
