@@ -121,9 +121,14 @@ async function run(scenario: Scenario, time: VirtualTime, wallStart: number): Pr
     ...(scenario.env ? { env: scenario.env } : {}),
   });
 
+  /** One API call as a client sees it: Lambda's throttle, the function's answer, or its failure (a timeout, a crash) as the 502 API Gateway would give. */
   const api = async (method: string, path: string, body?: unknown): Promise<APIGatewayProxyResult | 'throttled'> => {
-    const outcome = await model.pools.api.invoke(apiRequest(method, path, body));
-    return outcome.kind === 'throttled' ? 'throttled' : outcome.value;
+    try {
+      const outcome = await model.pools.api.invoke(apiRequest(method, path, body));
+      return outcome.kind === 'throttled' ? 'throttled' : outcome.value;
+    } catch {
+      return { statusCode: 502, body: '{"message":"Internal Server Error"}' };
+    }
   };
   // A fresh deployment's first sweeper run marks its (empty) routing index built, as the
   // deployed sweeper does within its first minute; subscriptions created after it are indexed

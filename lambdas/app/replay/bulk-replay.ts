@@ -180,7 +180,7 @@ async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, bu
       progress.matched += matches.length;
       progress.sample.push(...matches.slice(0, DRY_RUN_SAMPLE - progress.sample.length).map((d) => d.id));
     } else {
-      const outcome = await replayPage(deps, matches, record.windowSeconds, subscriptions);
+      const outcome = await replayPage(deps, matches, record.windowSeconds, subscriptions, budget);
       if (outcome.failure !== undefined) {
         // Still refused after its retries (a throttled table): checkpoint what the page did, at
         // the page's own cursor, and hand the lease back at once, so the resume schedule
@@ -228,21 +228,27 @@ async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, bu
  * which the sweeper re-enqueues once they are overdue.
  *
  * A delivery whose writes are refused (a throttled partition, after the SDK's own retries) is
- * tried again, alone, after each of REFUSED_WRITE_PAUSES_MS; the rest of the page is not held
- * up. What still fails after the last pause is the page's `failure`; what succeeded is enqueued
- * either way.
+ * tried again, alone, after each of REFUSED_WRITE_PAUSES_MS (while the budget allows); the rest
+ * of the page is not held up. What still fails after the last pause is the page's `failure`;
+ * what succeeded is enqueued either way.
  */
 async function replayPage(
   deps: BulkReplayDeps,
   matches: readonly Delivery[],
   windowSeconds: number,
   subscriptions: Map<string, Promise<Subscription | undefined>>,
+  budget: Budget,
 ): Promise<PageOutcome> {
   const messages: DeliveryMessage[] = [];
   let pending = matches;
   let failure: unknown;
   for (let round = 0; pending.length > 0; round++) {
-    if (round > 0) await deps.clock.sleep(REFUSED_WRITE_PAUSES_MS[round - 1]!);
+    if (round > 0) {
+      const pause = REFUSED_WRITE_PAUSES_MS[round - 1]!;
+      // Never past the budget: the function would time out mid-page; the page is left to the resume schedule instead.
+      if (deps.clock.now() + pause >= budget.deadlineMs) break;
+      await deps.clock.sleep(pause);
+    }
     const refused: Delivery[] = [];
     await forEachLimit(pending, REPLAY_CONCURRENCY, async (d) => {
       try {

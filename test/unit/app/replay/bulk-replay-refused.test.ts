@@ -104,6 +104,20 @@ describe('bulk replay: a refused write', () => {
     assert.equal(deps.clock.now() - startedMs, 1500);
   });
 
+  it('pauses only while the budget allows: near its end, a refused write stops the page at once, for the resume schedule', async () => {
+    const { deps, deliveries } = replayDeps(5, 5);
+    deliveries.refusing.set('dlv_001', 10);
+    const startedMs = deps.clock.now();
+
+    await assert.rejects(startBulkReplay(deps, request, { deadlineMs: startedMs + 1200 }), ThrottledError);
+
+    assert.equal(deliveries.refusals, 2, 'one try, and one after the 0.5 s pause; the 1 s pause would pass the budget');
+    assert.ok(deps.clock.now() < startedMs + 1200, 'never past the budget');
+    const [stalled] = [...deps.replays.items.values()];
+    assert.equal(stalled!.leaseUntil, deps.clock.iso());
+    assert.equal(stalled!.replayed, 4);
+  });
+
   it('still refused after its retries: the page is checkpointed, the lease handed back, and a resume finishes it', async () => {
     const { deps, deliveries, ids } = replayDeps(5, 2);
     deliveries.refusing.set('dlv_003', 10);
