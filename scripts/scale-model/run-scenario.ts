@@ -188,12 +188,22 @@ async function run(scenario: Scenario, time: VirtualTime, wallStart: number): Pr
   const firstMeasuredPost = model.endpoints.startTimes.length;
   const samples: SecondSample[] = [];
   const sweeper = { runs: 0, longestRunSeconds: 0, requeued: 0, expired: 0, lagPeakSeconds: 0 };
-  const schedule = (everyMs: number, job: () => Promise<void>) => {
-    const timer = setInterval(() => void job().catch(() => {}), everyMs);
+  // A scheduled run that fails is counted and its first error told, not swallowed: a schedule
+  // that never completes (a sweeper past its timeout) is a finding, not a quiet run.
+  const failedRuns: Record<string, { count: number; first: string }> = {};
+  const schedule = (name: string, everyMs: number, job: () => Promise<void>) => {
+    const timer = setInterval(
+      () =>
+        void job().catch((error: unknown) => {
+          const failed = (failedRuns[name] ??= { count: 0, first: String((error as Error)?.message ?? error) });
+          failed.count++;
+        }),
+      everyMs,
+    );
     return () => clearInterval(timer);
   };
   const stops = [
-    schedule(60_000, async () => {
+    schedule('sweeper', 60_000, async () => {
       const started = time.now();
       const outcome = await model.pools.sweeper.invoke(model.scheduledEvent());
       sweeper.runs++;
@@ -205,8 +215,8 @@ async function run(scenario: Scenario, time: VirtualTime, wallStart: number): Pr
         sweeper.expired += report.expired ?? 0;
       }
     }),
-    schedule(60_000, async () => void (await model.pools.replay.invoke(model.scheduledEvent()))),
-    schedule(300_000, async () => void (await model.pools.notifier.invoke(model.scheduledEvent()))),
+    schedule('replay', 60_000, async () => void (await model.pools.replay.invoke(model.scheduledEvent()))),
+    schedule('notifier', 300_000, async () => void (await model.pools.notifier.invoke(model.scheduledEvent()))),
   ];
 
   let replay: { replayed: number; finishedAfterSeconds?: number } | undefined;
@@ -256,6 +266,10 @@ async function run(scenario: Scenario, time: VirtualTime, wallStart: number): Pr
   });
   if (publisher) clearInterval(publisher);
   for (const stop of stops) stop();
+  for (const [name, failed] of Object.entries(failedRuns))
+    console.error(
+      `[scale-model] ${scenario.key}: ${failed.count} scheduled ${name} runs failed; the first: ${failed.first}`,
+    );
   model.senderMapping.stop();
   if (replay) replay.replayed = delivered;
 
