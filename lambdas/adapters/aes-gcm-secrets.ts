@@ -57,9 +57,14 @@ export function decryptSecrets(key: Uint8Array, sealed: SealedSecrets, subscript
 }
 
 /** Refuses a blob of another scheme than the adapter's (e.g. a local-sealed row read on AWS). */
-export function expectScheme(sealed: SealedSecrets, scheme: SealedSecrets['scheme'], subscriptionId: string): void {
-  if (sealed.scheme !== scheme)
+export function expectScheme(
+  sealed: SealedSecrets,
+  schemes: SealedSecrets['scheme'] | readonly SealedSecrets['scheme'][],
+  subscriptionId: string,
+): void {
+  const opened: readonly SealedSecrets['scheme'][] = typeof schemes === 'string' ? [schemes] : schemes;
+  if (!opened.includes(sealed.scheme))
     throw new SealedSecretsError(
-      `the secrets of ${subscriptionId} are sealed with ${sealed.scheme}, this function opens ${scheme}`,
+      `the secrets of ${subscriptionId} are sealed with ${sealed.scheme}, this function opens ${opened.join(' or ')}`,
     );
 }

@@ -20,7 +20,7 @@ function hash(text: string): number {
   return h;
 }
 
-/** Which of `shards` a delivery falls in: the same every time, for every index it is in. */
+/** Which of `shards` an id falls in (a delivery, for every index it is in; a subscription, for its routing intents): the same every time. */
 export function shardOf(deliveryId: string, shards: number): number {
   return hash(deliveryId) % shards;
 }

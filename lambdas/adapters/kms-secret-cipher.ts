@@ -129,7 +129,7 @@ export class KmsSecretOpener implements SecretOpener {
   }
 
   async open(subscriptionId: string, sealed: SealedSecrets): Promise<readonly string[]> {
-    if (sealed.scheme !== 'kms-v2') expectScheme(sealed, 'kms-v1', subscriptionId);
+    expectScheme(sealed, ['kms-v2', 'kms-v1'], subscriptionId);
     const encryptedKey = sealed.key;
     if (!encryptedKey) throw new SealedSecretsError(`the secrets of ${subscriptionId} carry no encrypted data key`);
     if (sealed.scheme === 'kms-v2' && !sealed.ring)

@@ -11,7 +11,7 @@ import {
   stillOnItsWay,
   waitFor,
 } from '#app/redelivery/settle.ts';
-import type { DeliveryMessage, ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
+import type { DeliveryMessage, DeliveryQueue, ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
 import { METRICS, RETRIES_PER_GATHERED_SEND, RETRY_GATHER_MS } from '#config/topology.ts';
 import { gatheredSends } from '#app/redelivery/gathered-sends.ts';
 import { emfCount } from './emf.ts';
@@ -38,11 +38,12 @@ export function createSenderHandler(
   deps: SendDeps & Pick<Deps, 'queue' | 'slowLane' | 'inFlightWaitSeconds'>,
   obs: Observability,
 ) {
-  // Planned retries from every record in flight here go out together (gathered-sends.ts), a gathering per lane.
-  const sendNext = {
-    main: gatheredSends((messages) => deps.queue.enqueue(messages), RETRY_GATHER_MS, RETRIES_PER_GATHERED_SEND),
-    slow: gatheredSends((messages) => deps.slowLane.enqueue(messages), RETRY_GATHER_MS, RETRIES_PER_GATHERED_SEND),
-  };
+  // Each lane's queue, and its planned retries from every record in flight here gathered into one send (gathered-sends.ts).
+  const laneOf = (queue: DeliveryQueue) => ({
+    queue,
+    sendNext: gatheredSends((messages) => queue.enqueue(messages), RETRY_GATHER_MS, RETRIES_PER_GATHERED_SEND),
+  });
+  const lanes = { main: laneOf(deps.queue), slow: laneOf(deps.slowLane) };
   const settleDelivery = async (
     message: ReceivedDeliveryMessage,
     later: Later,
@@ -84,12 +85,12 @@ export function createSenderHandler(
     // A delivery's next message stays in the lane it came from: a slow endpoint's retries and long
     // waits do not pass through the main lane only to be sent on from there (a send, a receive and
     // a main-lane slot each time), and deciding reads nothing.
-    const lane = mainLane ? deps.queue : deps.slowLane;
+    const lane = mainLane ? lanes.main : lanes.slow;
     const queue = {
       // The receipt handle is the queue's it came from.
-      setVisibility: (delaySeconds: number) => lane.setVisibility(record.receiptHandle, delaySeconds),
-      send: (message: DeliveryMessage) => lane.enqueue([message]),
-      sendNext: sendNext[mainLane ? 'main' : 'slow'],
+      setVisibility: (delaySeconds: number) => lane.queue.setVisibility(record.receiptHandle, delaySeconds),
+      send: (message: DeliveryMessage) => lane.queue.enqueue([message]),
+      sendNext: lane.sendNext,
     };
     const options = {
       alone: messages.length === 1,

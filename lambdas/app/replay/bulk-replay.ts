@@ -7,7 +7,7 @@ import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { ReplayProgress } from '#ports/replay-store.ts';
 import { forEachLimit } from '#app/concurrency.ts';
-import { REFUSED_WRITE_PAUSES_MS } from '#app/patience.ts';
+import { patiently } from '#app/patience.ts';
 import type { Budget } from '#app/budget.ts';
 import type { Deps } from '#app/deps.ts';
 import { NotFoundError, ValidationError } from '#app/errors.ts';
@@ -181,7 +181,7 @@ async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, bu
       progress.sample.push(...matches.slice(0, DRY_RUN_SAMPLE - progress.sample.length).map((d) => d.id));
     } else {
       const outcome = await replayPage(deps, matches, record.windowSeconds, subscriptions, budget);
-      if (outcome.failure !== undefined) {
+      if (outcome.failure) {
         // Still refused after its retries (a throttled table): checkpoint what the page did, at
         // the page's own cursor, and hand the lease back at once, so the resume schedule
         // retries the page at its next tick instead of after the lease runs out. What the page
@@ -195,7 +195,7 @@ async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, bu
           leaseUntil: iso(nowMs),
           updatedAt: iso(nowMs),
         });
-        throw outcome.failure;
+        throw outcome.failure.error;
       }
       progress.matched += matches.length;
       progress.replayed += outcome.replayed;
@@ -228,9 +228,9 @@ async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, bu
  * which the sweeper re-enqueues once they are overdue.
  *
  * A delivery whose writes are refused (a throttled partition, after the SDK's own retries) is
- * tried again, alone, after each of REFUSED_WRITE_PAUSES_MS (while the budget allows); the rest
- * of the page is not held up. What still fails after the last pause is the page's `failure`;
- * what succeeded is enqueued either way.
+ * tried again patiently (app/patience.ts), within the budget, holding one of the page's workers
+ * while the others go on. What is still refused is the page's `failure`; what succeeded is
+ * enqueued either way.
  */
 async function replayPage(
   deps: BulkReplayDeps,
@@ -240,36 +240,27 @@ async function replayPage(
   budget: Budget,
 ): Promise<PageOutcome> {
   const messages: DeliveryMessage[] = [];
-  let pending = matches;
-  let failure: unknown;
-  for (let round = 0; pending.length > 0; round++) {
-    if (round > 0) {
-      const pause = REFUSED_WRITE_PAUSES_MS[round - 1]!;
-      // Never past the budget: the function would time out mid-page; the page is left to the resume schedule instead.
-      if (deps.clock.now() + pause >= budget.deadlineMs) break;
-      await deps.clock.sleep(pause);
+  let failure: { readonly error: unknown } | undefined;
+  await forEachLimit(matches, REPLAY_CONCURRENCY, async (d) => {
+    try {
+      const message = await patiently(
+        deps.clock,
+        () => replayOne(deps, d, windowSeconds, subscriptions),
+        budget.deadlineMs,
+      );
+      if (message) messages.push(message);
+    } catch (error) {
+      failure ??= { error };
     }
-    const refused: Delivery[] = [];
-    await forEachLimit(pending, REPLAY_CONCURRENCY, async (d) => {
-      try {
-        const message = await replayOne(deps, d, windowSeconds, subscriptions);
-        if (message) messages.push(message);
-      } catch (error) {
-        refused.push(d);
-        failure = error;
-      }
-    });
-    pending = refused;
-    if (round === REFUSED_WRITE_PAUSES_MS.length) break;
-  }
+  });
   await deps.queue.enqueue(messages);
-  return pending.length > 0 ? { replayed: messages.length, failure } : { replayed: messages.length };
+  return failure ? { replayed: messages.length, failure } : { replayed: messages.length };
 }
 
-/** A page's result: how many deliveries it replayed, and why it stopped short if it did. */
+/** A page's result: how many deliveries it replayed, and what refused one if a write was still refused. */
 interface PageOutcome {
   readonly replayed: number;
-  readonly failure?: unknown;
+  readonly failure?: { readonly error: unknown };
 }
 
 /** One delivery back to pending; its message, or nothing when it is skipped or no longer a dead letter. */

@@ -30,4 +30,20 @@ describe('patiently', () => {
     assert.equal(await patiently(clock, async () => (asked++, false)), false);
     assert.equal(asked, 1);
   });
+
+  it('does not pause past the deadline: the error is handed back instead', async () => {
+    const clock = new FakeClock(0);
+    let tries = 0;
+    await assert.rejects(
+      patiently(
+        clock,
+        async () => {
+          throw new Error(`refused ${++tries}`);
+        },
+        1200,
+      ),
+      /refused 2/,
+    );
+    assert.equal(clock.now(), 500, 'paused 0.5 s; the 1 s pause would have reached the deadline');
+  });
 });
