@@ -167,13 +167,14 @@ export interface WebhookDeliveryProps {
   /** Prefix of every alarm name. @default `${stackName}-` */
   readonly alarmNamePrefix?: string;
   /**
-   * `http` (API Gateway HTTP API, $1.00 per million requests) or `rest` (REST API, $3.50 per
-   * million; needed for `webAclArn`). @default 'http'
+   * `url` (the api function's Lambda Function URL, no per-request charge; the api checks keys
+   * itself), `http` (API Gateway HTTP API, $1.00 per million requests) or `rest` (REST API, $3.50
+   * per million; needed for `webAclArn`). @default 'url'
    */
   readonly apiType?: ApiType;
-  /** `bearer` (admin key in Secrets Manager, Lambda authorizer) or `iam` (SigV4). @default 'bearer' */
+  /** `bearer` (admin key in Secrets Manager, checked by the api or a Lambda authorizer) or `iam` (SigV4). @default 'bearer' */
   readonly apiAuth?: ApiAuth;
-  /** API stage throttling. @default 100 requests/s, burst 200 */
+  /** API Gateway stage throttling (`apiType` `http` or `rest`). @default 100 requests/s, burst 200 */
   readonly apiThrottling?: ApiThrottling;
   /** Regional WAFv2 web ACL to associate with the API stage. Needs `apiType: 'rest'`. */
   readonly webAclArn?: string;
@@ -398,9 +399,12 @@ export class WebhookDelivery extends Construct {
       accessLogFormat: props.apiAccessLog,
       removalPolicy,
     });
-    // With IAM auth there is no authorizer: a reservation for it would be silently dropped.
+    // With IAM auth or a Function URL there is no authorizer: a reservation for it would be silently dropped.
     if (reservedConcurrency.authorizer !== undefined && !this.api.authorizerHandler)
-      throw new ReservedConcurrencyError('authorizer', "is set, but only apiAuth 'bearer' deploys an authorizer");
+      throw new ReservedConcurrencyError(
+        'authorizer',
+        "is set, but only apiAuth 'bearer' behind API Gateway (apiType 'http' or 'rest') deploys an authorizer",
+      );
     // Synchronous invokes of the archiver alone (not grantInvoke, which adds every version and alias):
     // the bucket stays the archiver's, and the api can start nothing else.
     this.api.handler.function.addToRolePolicy(
@@ -453,7 +457,8 @@ export class WebhookDelivery extends Construct {
         'Publish Hookline events (ingest queue SendMessage, and POST /v1/events with IAM auth); nothing else',
       statements: [
         new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.ingestQueue.queueArn] }),
-        ...(this.api.auth === 'iam'
+        // A Function URL's IAM permission is the whole API, not one route: it has no place in a publish-only policy.
+        ...(this.api.auth === 'iam' && this.api.apiType !== 'url'
           ? [
               new iam.PolicyStatement({
                 actions: ['execute-api:Invoke'],
@@ -472,7 +477,7 @@ export class WebhookDelivery extends Construct {
     });
   }
 
-  /** The API stage's base URL. */
+  /** The API's base URL (the Function URL, or the API Gateway stage's). */
   get apiUrl(): string {
     return this.api.url;
   }

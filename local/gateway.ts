@@ -17,7 +17,12 @@ const MAX_BODY_BYTES = 1024 * 1024;
 export interface GatewayOptions {
   readonly port: number;
   readonly api: Invoke<APIGatewayProxyEventV2, APIGatewayProxyResult>;
-  readonly authorizer: Invoke<APIGatewayRequestAuthorizerEventV2, SimpleAuthorizerResult>;
+  /**
+   * API Gateway's authorizer (the stack's `apiType: 'http'`), run before the api on every route
+   * but the public ones. Without it the gateway stands in for a Function URL (the stack's default):
+   * every request reaches the api, which checks the key itself.
+   */
+  readonly authorizer?: Invoke<APIGatewayRequestAuthorizerEventV2, SimpleAuthorizerResult>;
   readonly onError: (error: unknown) => void;
 }
 
@@ -40,7 +45,7 @@ const errorResult = (statusCode: number, code: string, message: string): APIGate
 const refused = () => errorResult(401, 'unauthorized', 'a valid Authorization: Bearer <key> header is required');
 
 /** What the authorizer and the API both see of a request, as HTTP API (payload 2.0) spells it. */
-function requestParts(req: IncomingMessage, url: URL) {
+function requestParts(req: IncomingMessage, url: URL, behindGateway: boolean) {
   const method = req.method ?? 'GET';
   const path = url.pathname;
   const headers = Object.fromEntries(
@@ -55,8 +60,14 @@ function requestParts(req: IncomingMessage, url: URL) {
   const query = names.length
     ? Object.fromEntries(names.map((k) => [k, url.searchParams.getAll(k).join(',')]))
     : undefined;
-  const routeKey =
-    path === '/health' && method === 'GET' ? 'GET /health' : path.startsWith('/v1/') ? 'ANY /v1/{proxy+}' : '$default';
+  // A Function URL has one route, `$default`; API Gateway names the one it matched.
+  const routeKey = !behindGateway
+    ? '$default'
+    : path === '/health' && method === 'GET'
+      ? 'GET /health'
+      : path.startsWith('/v1/')
+        ? 'ANY /v1/{proxy+}'
+        : '$default';
   const now = new Date();
   return {
     version: '2.0',
@@ -89,22 +100,27 @@ function requestParts(req: IncomingMessage, url: URL) {
 }
 
 /**
- * The local stand-in for API Gateway (HTTP API, the stack's default): the same REQUEST
- * authorizer runs first (except on the public routes, as in the stack) on a payload 2.0 event, then the
- * API handler gets a real APIGatewayProxyEventV2 with the authorizer's context under
- * `authorizer.lambda`. The key is checked before a byte of the body is read (a client that asks
- * for `100 Continue` gets it only then), and a refused or oversized request is answered at once
- * and its connection closed, so an unauthenticated client cannot make it read megabytes.
- * Refusals answer 401 in Hookline's error shape; on AWS, HTTP API answers a missing header 401
- * and a refused key 403, each as `{"message": ...}` (clients treat both alike).
+ * The local stand-in for what serves the API on AWS, with a payload 2.0 event either way.
+ *
+ * - A Function URL (the stack's default, no `authorizer`): every request reaches the api handler,
+ *   which checks the key itself (handlers/api/in-process-auth.ts) and answers 401 in Hookline's
+ *   error shape.
+ * - API Gateway's HTTP API (`apiType: 'http'`): the same REQUEST authorizer runs first (except on
+ *   the public routes, as in the stack), then the api gets the authorizer's context under
+ *   `authorizer.lambda`. The key is checked before a byte of the body is read (a client that asks
+ *   for `100 Continue` gets it only then), and a refused request is answered at once and its
+ *   connection closed. Refusals answer 401 in Hookline's error shape; on AWS, HTTP API answers a
+ *   missing header 401 and a refused key 403, each as `{"message": ...}` (clients treat both alike).
+ *
+ * An oversized body is refused at once either way, and its connection closed.
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const handle = async (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
-      const parts = requestParts(req, url);
+      const parts = requestParts(req, url, options.authorizer !== undefined);
       let authorizer: { lambda: Record<string, string> } | undefined;
-      if (!PUBLIC_ROUTES.has(`${req.method ?? 'GET'} ${url.pathname}`)) {
+      if (options.authorizer && !PUBLIC_ROUTES.has(`${req.method ?? 'GET'} ${url.pathname}`)) {
         const authorization = req.headers.authorization;
         // HTTP API refuses a request without its identity source before invoking the authorizer.
         if (!authorization) return send(res, refused(), CLOSING);

@@ -31,6 +31,9 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { createApiHandler } from '#handlers/api/handler.ts';
 import { createArchiverHandler } from '#handlers/archiver.ts';
 import { createAuthorizerHandler } from '#handlers/authorizer.ts';
+import { inProcessAuthenticator } from '#handlers/api/in-process-auth.ts';
+import { bearerGrants } from '#app/credentials/bearer-grants.ts';
+import { InvalidEnvironmentError } from '#config/errors.ts';
 import { createIngestHandler } from '#handlers/ingest.ts';
 import type { Observability } from '#handlers/observability.ts';
 import { createReplayHandler } from '#handlers/replay.ts';
@@ -95,6 +98,22 @@ export interface RuntimeOptions {
   readonly resourcePrefix?: string;
   /** Where notice emails go: this SMTP server (e.g. `smtp://127.0.0.1:1025`); default HOOKLINE_SMTP_URL, else the mail catcher in `<dataDir>/mail`. */
   readonly smtpUrl?: string;
+  /**
+   * What serves the API, as the stack's `apiType`: `url` (a Function URL: the api checks keys
+   * itself) or `http` (API Gateway's HTTP API: the authorizer checks them first). Default:
+   * HOOKLINE_API_TYPE, else `url`, the stack's default.
+   */
+  readonly apiType?: LocalApiType;
+}
+
+/** The stack's API entries the local gateway can stand in for (REST differs from `http` only on AWS's side). */
+export type LocalApiType = 'url' | 'http';
+
+/** The API entry to run: the option, else HOOKLINE_API_TYPE, else the stack's default; anything else is refused by name. */
+export function localApiType(value: string | undefined): LocalApiType {
+  if (value === undefined || value === '') return 'url';
+  if (value === 'url' || value === 'http') return value;
+  throw new InvalidEnvironmentError('HOOKLINE_API_TYPE', `must be 'url' or 'http', not '${value}'`);
 }
 
 export interface Runtime {
@@ -216,8 +235,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
   const localSecretsKey = loadLocalSecretsKey(dataDir);
-  // Before anything starts: a refused key (under 24 characters) leaves nothing running.
+  // Before anything starts: a refused key (under 24 characters) or entry leaves nothing running.
   const adminKey = loadAdminKey(dataDir, options.adminKey ?? process.env.HOOKLINE_ADMIN_KEY);
+  const apiType = options.apiType ?? localApiType(process.env.HOOKLINE_API_TYPE);
   const logger =
     options.logger ??
     localLogger(
@@ -352,6 +372,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     throw error;
   }
 
+  // Where bearer credentials are looked up, by the api (a Function URL) or the authorizer (API Gateway).
+  const credentials = {
+    adminKey: new StaticKeySource(adminKey),
+    tenantKeys: new DynamoDbApiKeyStore(documentClient(dynamodb), env.API_KEYS_TABLE!),
+    portalSessions: new DynamoDbPortalSessionStore(documentClient(dynamodb), env.PORTAL_SESSIONS_TABLE!),
+  };
   let gateway: Gateway;
   try {
     gateway = await listening('api', ports.api, () =>
@@ -363,18 +389,24 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
             dashboard: localDashboardAssets(),
             // Caught notice emails, when they are caught here (not handed to an SMTP server).
             ...(env.HOOKLINE_MAIL_TRANSPORT === 'local' && !smtpUrl ? { mailbox: new FileMailbox(mailDir) } : {}),
+            // A Function URL: the api checks keys itself; nothing is cached here, so a revocation is immediate.
+            ...(apiType === 'url' ? { authenticate: inProcessAuthenticator(bearerGrants(credentials), 0) } : {}),
           }),
         ),
-        authorizer: wrap(
-          'authorizer',
-          createAuthorizerHandler(
-            new StaticKeySource(adminKey),
-            obs,
-            new DynamoDbApiKeyStore(documentClient(dynamodb), env.API_KEYS_TABLE!),
-            Date.now,
-            new DynamoDbPortalSessionStore(documentClient(dynamodb), env.PORTAL_SESSIONS_TABLE!),
-          ),
-        ),
+        ...(apiType === 'http'
+          ? {
+              authorizer: wrap(
+                'authorizer',
+                createAuthorizerHandler(
+                  credentials.adminKey,
+                  obs,
+                  credentials.tenantKeys,
+                  Date.now,
+                  credentials.portalSessions,
+                ),
+              ),
+            }
+          : {}),
         onError,
       }),
     );

@@ -368,6 +368,9 @@ export const FUNCTIONS = {
       // The event-type catalog: registered here, and what publish checks events against (unless the check is `allow`).
       'EVENT_TYPES_TABLE',
       'HOOKLINE_EVENT_TYPE_CHECK',
+      // Behind a Function URL (the default API entry) the api checks bearer keys itself, against this admin key.
+      'HOOKLINE_API_ADMIN_KEY_SECRET_ID',
+      'HOOKLINE_AUTH_CACHE_SECONDS',
     ],
   },
   authorizer: {
@@ -724,6 +727,13 @@ export const MANIFEST_SETTLE_SECONDS = Math.max(FUNCTIONS.api.timeoutSeconds, FU
  * default is derived from its one definition (a domain DEFAULT_* or a constant above), never
  * restated: the handlers, the local runtime and the CDK all fall back to these strings.
  */
+/**
+ * How long a granted bearer credential is trusted without a new lookup: API Gateway's authorizer
+ * cache (the `authorizerCacheTtl` prop), or the api's own when it checks keys itself. A revoked or
+ * expired tenant key, or an ended portal session, stops working within it.
+ */
+export const DEFAULT_AUTH_CACHE_SECONDS = 30;
+
 export const ENV_DEFAULTS = {
   SUBSCRIPTIONS_TABLE: undefined,
   ROUTES_TABLE: undefined,
@@ -734,6 +744,14 @@ export const ENV_DEFAULTS = {
   INGEST_QUEUE_URL: undefined,
   SLOW_DELIVERY_QUEUE_URL: undefined,
   HOOKLINE_ADMIN_KEY_SECRET_ID: undefined,
+  /**
+   * The admin key the api checks bearer credentials against itself, when its entry is a Function
+   * URL with bearer auth (handlers/api/in-process-auth.ts); `none`: API Gateway's authorizer (or
+   * IAM) has checked the caller before the api runs.
+   */
+  HOOKLINE_API_ADMIN_KEY_SECRET_ID: 'none',
+  /** How long the api keeps a granted credential when it checks them itself: API Gateway's authorizer cache, in its place. */
+  HOOKLINE_AUTH_CACHE_SECONDS: String(DEFAULT_AUTH_CACHE_SECONDS),
   /** The KMS key (id or ARN) that seals new subscriptions' signing secrets (api: GenerateDataKey); `local` in the local runtime. */
   HOOKLINE_SECRETS_SEAL_KEY_ID: undefined,
   /** The same key, for opening them to sign (sender: Decrypt); `local` in the local runtime. */
@@ -862,6 +880,17 @@ export const ARCHIVE_LIFECYCLE_DEFAULTS = Object.freeze({
  * REST stage's standard JSON fields (about 320 B a request); `lean` keeps what ties a request to
  * its function's records and says how it ended (about 170 B).
  */
+/**
+ * What serves the HTTP API (the CDK's `apiType`; docs/aws.md, "API type"): the api function's
+ * own Lambda Function URL (`url`, no per-request charge; the api checks bearer keys itself), an
+ * API Gateway HTTP API (`http`, $1.00 a million, with a stage throttle and access logs) or a REST
+ * API (`rest`, $3.50 a million, for WAF).
+ */
+export const API_TYPES = ['url', 'http', 'rest'] as const;
+export type ApiType = (typeof API_TYPES)[number];
+/** The entry a deployment gets unless it names one: the one with no per-request charge. */
+export const DEFAULT_API_TYPE: ApiType = 'url';
+
 export const API_ACCESS_LOG_FORMATS = {
   standard: {
     requestId: '$context.requestId',

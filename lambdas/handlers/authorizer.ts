@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayRequestAuthorizerEventV2,
@@ -6,26 +5,19 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { portalAccessOf } from '#domain/portal-session.ts';
-import { portalSession } from '#app/portal/portal-sessions.ts';
-import { tenantKey } from '#app/tenants/tenants.ts';
+import { bearerGrants, type GrantContext } from '#app/credentials/bearer-grants.ts';
 import type { ApiKeyStore } from '#ports/api-key-store.ts';
 import type { PortalSessionStore } from '#ports/portal-session-store.ts';
 import type { KeySource } from '#ports/key-source.ts';
 import { withObservability, type Observability } from './observability.ts';
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
-/** Compares keys through fixed-length digests so timing says nothing about the key. */
-export function keyMatches(offered: string, expected: string): boolean {
-  return expected.length > 0 && timingSafeEqual(digest(offered), digest(expected));
-}
+export { keyMatches } from '#app/credentials/bearer-grants.ts';
 
 /** "Unauthorized" is the message a REST API TOKEN authorizer throws for API Gateway to answer 401. */
 export const UNAUTHORIZED = 'Unauthorized';
 
 /** What the API handler reads back as the principal (handlers/api/handler.ts principalOf). */
-export type AuthorizerContext = Readonly<Record<string, string>>;
+export type AuthorizerContext = GrantContext;
 /** An HTTP API simple response: `context` reaches the API as `requestContext.authorizer.lambda`. */
 export type SimpleAuthorizerResult = APIGatewaySimpleAuthorizerResult & { readonly context?: AuthorizerContext };
 export type AuthorizerEvent = APIGatewayTokenAuthorizerEvent | APIGatewayRequestAuthorizerEventV2;
@@ -37,22 +29,11 @@ export interface AuthorizerHandler {
   (event: APIGatewayRequestAuthorizerEventV2, context: Context): Promise<SimpleAuthorizerResult>;
 }
 
-interface Grant {
-  readonly principalId: string;
-  readonly context: AuthorizerContext;
-}
-
 /**
- * API Gateway Lambda authorizer: `Authorization: Bearer <key>` → principal with a role. The
- * deployment's admin key gives `admin`; a key minted for a tenant (`hk_tenant_…`, looked up by
- * its hash when `tenantKeys` is given) gives `tenant` with its tenant id, and the API scopes
- * every route to that tenant. A revoked or expired tenant key is refused like an unknown one;
- * tenant keys are looked up on every call (no cache here), so only API Gateway's authorizer
- * cache (30 s, lib/constructs/api.ts) delays a revocation. A customer portal session token
- * (`hk_portal_…`, looked up by its session id when `portalSessions` is given) gives `tenant`
- * too, marked `portal` with its link's access level (the router allows it that level's routes)
- * and limited to one subscription when its link was; it ends with its link or its revocation,
- * like a tenant key.
+ * API Gateway Lambda authorizer: `Authorization: Bearer <key>` → principal with a role, by the
+ * one rule of app/credentials/bearer-grants.ts. Tenant keys are looked up on every call (no
+ * cache here), so only API Gateway's authorizer cache (30 s, lib/constructs/api.ts) delays a
+ * revocation.
  */
 export function createAuthorizerHandler(
   keys: KeySource,
@@ -61,33 +42,12 @@ export function createAuthorizerHandler(
   now: () => number = Date.now,
   portalSessions?: PortalSessionStore,
 ): AuthorizerHandler {
-  const grantFor = async (authorization: string | undefined): Promise<Grant | undefined> => {
-    const match = /^Bearer ([\x21-\x7e]{1,512})$/i.exec(authorization ?? '');
-    if (!match) return undefined;
-    const key = match[1]!;
-    if (keyMatches(key, await keys.adminKey())) return { principalId: 'admin', context: { role: 'admin' } };
-    const tenant = tenantKeys ? await tenantKey(tenantKeys, key, now()) : undefined;
-    if (tenant)
-      return {
-        principalId: `tenant:${tenant.tenantId}`,
-        context: { role: 'tenant', tenantId: tenant.tenantId, keyId: tenant.keyId },
-      };
-    const session = portalSessions ? await portalSession(portalSessions, key, now()) : undefined;
-    if (session) {
-      // Context values are strings: `portal` is the level, an empty subscriptionId is "no limit" (handlers/api/handler.ts principalOf).
-      return {
-        principalId: `tenant:${session.tenantId}`,
-        context: {
-          role: 'tenant',
-          tenantId: session.tenantId,
-          keyId: session.id,
-          portal: portalAccessOf(session.access),
-          subscriptionId: session.subscriptionId ?? '',
-        },
-      };
-    }
-    return undefined;
-  };
+  const grantFor = bearerGrants({
+    adminKey: keys,
+    now,
+    ...(tenantKeys ? { tenantKeys } : {}),
+    ...(portalSessions ? { portalSessions } : {}),
+  });
 
   // A refusal is an answer, not a failure: HTTP API turns a thrown error into a 500.
   const simple = async (event: APIGatewayRequestAuthorizerEventV2): Promise<SimpleAuthorizerResult> => {

@@ -3,14 +3,24 @@ import {
   API_ACCESS_LOG_FORMATS,
   COMMON_ENVIRONMENT,
   METRICS,
+  DEFAULT_API_TYPE,
   OBSERVABILITY_DEFAULTS,
   type ApiAccessLogFormat,
+  type ApiType,
 } from '#config/topology.ts';
 
 // What Lambda and API Gateway write beside the handlers' own records, rendered from their formats.
 
 /** Bytes of Lambda's platform records per invocation (START, END, REPORT; XRAY with tracing), written at INFO only. */
 export const PLATFORM_LINES_BYTES = { base: 61 + 52 + 140, xray: 100 } as const;
+
+/**
+ * The access log bytes one API request writes at the stack's default entry: none behind a
+ * Function URL (it keeps no access log), the HTTP API's record otherwise.
+ */
+export function entryAccessLogBytes(apiType: ApiType = DEFAULT_API_TYPE): number {
+  return apiType === 'url' ? 0 : accessLogRecordBytes();
+}
 
 /** One access log record as the HTTP API writes it, with typical values. */
 export function accessLogRecordBytes(format: ApiAccessLogFormat = OBSERVABILITY_DEFAULTS.apiAccessLog): number {

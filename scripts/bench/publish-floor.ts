@@ -1,3 +1,4 @@
+import { DEFAULT_API_TYPE } from '#config/topology.ts';
 import { API_REQUEST_PRICE, PRICES } from './prices.ts';
 
 export interface FloorPart {
@@ -18,7 +19,10 @@ export interface FloorPart {
 export function singlePublishFloor(): { readonly parts: readonly FloorPart[]; readonly total: number } {
   const million = 1e6;
   const parts: FloorPart[] = [
-    { what: 'the API request (HTTP API)', dollars: API_REQUEST_PRICE * million },
+    {
+      what: `the API request (the default entry, ${DEFAULT_API_TYPE === 'url' ? 'a Function URL' : 'API Gateway'})`,
+      dollars: API_REQUEST_PRICE * million,
+    },
     { what: "the API function's invocation", dollars: PRICES.lambdaRequest * million },
     { what: "the event's conditional write (idempotency, 1 WRU)", dollars: PRICES.dynamodbWriteRequestUnit * million },
     { what: 'the hand-off to the sender (one SQS request)', dollars: PRICES.sqsRequest * million },

@@ -12,7 +12,15 @@ import { HooklineStack } from '../../lib/hookline-stack.ts';
 import { findTopologyResource, type TemplateJson } from '../../lib/topology-metadata.ts';
 import { API_ACCESS_LOG_FORMATS, PUBLIC_API_ROUTES } from '../../lambdas/config/topology.ts';
 import { DASHBOARD_FILES } from '../../lambdas/ports/dashboard-assets.ts';
-import { TEST_ENV, bareStack, defaultHookline, resourcesOfType, synthHookline, testApp } from './helpers/synth.ts';
+import {
+  TEST_ENV,
+  bareStack,
+  defaultHookline,
+  gatewayHookline,
+  resourcesOfType,
+  synthHookline,
+  testApp,
+} from './helpers/synth.ts';
 import { allowedActionsOn } from './helpers/template.ts';
 
 const WEB_ACL = 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/hooks/abc';
@@ -39,11 +47,74 @@ function assertInvokedOnlyBy(template: Template, functionIds: readonly string[],
   }
 }
 
-describe('API Gateway HTTP API (the default, bearer auth)', () => {
+describe('the Function URL (the default entry, bearer auth)', () => {
   const { template, json, outdir } = defaultHookline();
   const apiFn = findTopologyResource(json, 'function/api').logicalId;
-  const authorizerFn = findTopologyResource(json, 'function/authorizer').logicalId;
-  const httpApiId = resourcesOfType(json, 'AWS::ApiGatewayV2::Api')[0]![0];
+  const urlId = resourcesOfType(json, 'AWS::Lambda::Url')[0]![0];
+  const apiEnv = () =>
+    (findTopologyResource(json, 'function/api').properties.Environment as { Variables: Record<string, unknown> })
+      .Variables;
+
+  test("one URL, the api function's own, open to the internet (the api checks keys itself), buffered", () => {
+    template.resourceCountIs('AWS::Lambda::Url', 1);
+    template.hasResourceProperties('AWS::Lambda::Url', {
+      TargetFunctionArn: { 'Fn::GetAtt': [apiFn, 'Arn'] },
+      AuthType: 'NONE',
+      InvokeMode: 'BUFFERED',
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunctionUrl',
+      Principal: '*',
+      FunctionName: { 'Fn::GetAtt': [apiFn, 'Arn'] },
+      FunctionUrlAuthType: 'NONE',
+    });
+  });
+
+  test('no API Gateway at all: no API, stage, authorizer, access log group or authorizer function', () => {
+    for (const type of [
+      'AWS::ApiGatewayV2::Api',
+      'AWS::ApiGatewayV2::Stage',
+      'AWS::ApiGatewayV2::Authorizer',
+      'AWS::ApiGateway::RestApi',
+      'AWS::ApiGateway::Account',
+    ])
+      template.resourceCountIs(type, 0);
+    assert.throws(() => findTopologyResource(json, 'function/authorizer'), /found 0/);
+    template.resourcePropertiesCountIs('AWS::Lambda::Permission', { Principal: 'apigateway.amazonaws.com' }, 0);
+  });
+
+  test('the api gets the admin key secret and the grant cache (30 s), and may read the key', () => {
+    const secretId = resourcesOfType(json, 'AWS::SecretsManager::Secret')[0]![0];
+    assert.deepEqual(apiEnv().HOOKLINE_API_ADMIN_KEY_SECRET_ID, { Ref: secretId });
+    assert.equal(apiEnv().HOOKLINE_AUTH_CACHE_SECONDS, '30');
+    assert.ok(allowedActionsOn(json, 'api', secretId).has('secretsmanager:GetSecretValue'));
+    for (const fn of ['ingest', 'sender', 'sweeper', 'replay', 'archiver', 'notifier'] as const)
+      assert.equal(allowedActionsOn(json, fn, secretId).size, 0, `${fn} reads the key`);
+  });
+
+  test('ApiUrl is the Function URL, ConsoleUrl the dashboard under it', () => {
+    assert.deepEqual(json.Outputs!.ApiUrl!.Value, { 'Fn::GetAtt': [urlId, 'FunctionUrl'] });
+    const value = JSON.stringify(json.Outputs!.ConsoleUrl!.Value);
+    assert.match(value, new RegExp(`"${urlId}","FunctionUrl"`));
+    assert.match(value, /dashboard"/);
+  });
+
+  test("ApiServerErrors divides the URL's 5xx by its requests (Lambda's Url metrics of the api function)", () => {
+    const metric = (name: string) =>
+      Match.objectLike({
+        MetricStat: Match.objectLike({
+          Metric: {
+            Namespace: 'AWS/Lambda',
+            MetricName: name,
+            Dimensions: [{ Name: 'FunctionName', Value: { Ref: apiFn } }],
+          },
+        }),
+      });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'Hookline-ApiServerErrors',
+      Metrics: Match.arrayWith([metric('UrlRequestCount'), metric('Url5xxCount')]),
+    });
+  });
 
   test("the api function's bundle carries the web dashboard's files beside index.mjs, where the handler reads them; no other function's does", () => {
     const dirOf = (key: 'api' | 'sender') => {
@@ -60,6 +131,13 @@ describe('API Gateway HTTP API (the default, bearer auth)', () => {
     );
     assert.equal(existsSync(path.join(dirOf('sender'), 'dashboard')), false);
   });
+});
+
+describe("API Gateway HTTP API (apiType: 'http', bearer auth)", () => {
+  const { template, json } = gatewayHookline();
+  const apiFn = findTopologyResource(json, 'function/api').logicalId;
+  const authorizerFn = findTopologyResource(json, 'function/authorizer').logicalId;
+  const httpApiId = resourcesOfType(json, 'AWS::ApiGatewayV2::Api')[0]![0];
 
   test('ConsoleUrl: the dashboard under the API URL', () => {
     const value = JSON.stringify(json.Outputs!.ConsoleUrl!.Value);
@@ -157,7 +235,7 @@ describe('API Gateway HTTP API (the default, bearer auth)', () => {
       );
     assert.deepEqual(format(json), Object.keys(API_ACCESS_LOG_FORMATS.lean));
     assert.ok(!format(json).includes('httpMethod'));
-    const standard = synthHookline({ apiAccessLog: 'standard' }, 'HooklineStandardLog').json;
+    const standard = synthHookline({ apiType: 'http', apiAccessLog: 'standard' }, 'HooklineStandardLog').json;
     assert.deepEqual(format(standard), Object.keys(API_ACCESS_LOG_FORMATS.standard));
   });
 
@@ -199,6 +277,11 @@ describe('API Gateway HTTP API (the default, bearer auth)', () => {
       findTopologyResource(json, 'function/authorizer').properties.Environment as { Variables: Record<string, unknown> }
     ).Variables;
     assert.deepEqual(env.HOOKLINE_ADMIN_KEY_SECRET_ID, { Ref: secretId });
+    // Behind API Gateway the api trusts the authorizer's context: it has no key of its own to check against.
+    const apiEnv = (
+      findTopologyResource(json, 'function/api').properties.Environment as { Variables: Record<string, unknown> }
+    ).Variables;
+    assert.equal(apiEnv.HOOKLINE_API_ADMIN_KEY_SECRET_ID, 'none');
     const actions = allowedActionsOn(json, 'authorizer', secretId);
     assert.ok(actions.has('secretsmanager:GetSecretValue'));
     for (const fn of ['api', 'ingest', 'sender', 'sweeper'] as const)
@@ -357,7 +440,7 @@ describe('HTTP API with IAM auth and custom throttling', () => {
   const app = testApp();
   const stack = new HooklineStack(app, 'HooklineIam', {
     env: TEST_ENV,
-    delivery: { apiAuth: 'iam', apiThrottling: { rateLimit: 50, burstLimit: 80 } },
+    delivery: { apiType: 'http', apiAuth: 'iam', apiThrottling: { rateLimit: 50, burstLimit: 80 } },
   });
   const caller = new iam.Role(stack, 'Caller', { assumedBy: new iam.AccountRootPrincipal() });
   stack.delivery.grantInvokeApi(caller);
@@ -462,8 +545,8 @@ describe('REST API with IAM auth, custom throttling and a WAF web ACL', () => {
 });
 
 describe('API type choices refused at synth time', () => {
-  test("webAclArn without apiType: 'rest' says to choose it: WAF cannot attach to an HTTP API", () => {
-    for (const apiType of [undefined, 'http'] as const) {
+  test("webAclArn without apiType: 'rest' says to choose it: WAF cannot attach to an HTTP API or a Function URL", () => {
+    for (const apiType of [undefined, 'url', 'http'] as const) {
       assert.throws(
         () => new HooklineStack(testApp(), 'HooklineWaf', { env: TEST_ENV, delivery: { apiType, webAclArn: WEB_ACL } }),
         (e: unknown) =>
@@ -488,15 +571,71 @@ describe('API type choices refused at synth time', () => {
 
   test('a stage name is REST-only: the HTTP API serves $default at its root', () => {
     assert.throws(
-      apiWith({ stageName: 'v1' }),
+      apiWith({ apiType: 'http', stageName: 'v1' }),
       (e: unknown) => e instanceof InvalidPropError && e.prop === 'stageName' && /apiType: 'rest'/.test(e.message),
     );
+  });
+
+  test('what only API Gateway has is refused with the Function URL entry, naming the prop and what to use', () => {
+    const cases = [
+      [{ throttling: { rateLimit: 10, burstLimit: 20 } }, 'apiThrottling', /reservedConcurrency\.api/],
+      [{ accessLogFormat: 'standard' }, 'apiAccessLog', /apiType 'http'/],
+      [{ createCloudWatchRole: false }, 'createApiGatewayCloudWatchRole', /apiType 'rest'/],
+      [{ stageName: 'v1' }, 'stageName', /Function URL/],
+    ] as const;
+    for (const [props, prop, message] of cases)
+      for (const apiType of [undefined, 'url'] as const)
+        assert.throws(
+          apiWith({ apiType, ...props }),
+          (e: unknown) => e instanceof InvalidPropError && e.prop === prop && message.test(e.message),
+          prop,
+        );
   });
 
   test('an unknown apiType is refused', () => {
     assert.throws(
       apiWith({ apiType: 'websocket' as never }),
       (e: unknown) => e instanceof InvalidPropError && e.prop === 'apiType',
+    );
+  });
+});
+
+describe('the Function URL with IAM auth', () => {
+  const app = testApp({ 'aws:cdk:bundling-stacks': [] });
+  const stack = new HooklineStack(app, 'HooklineUrlIam', { env: TEST_ENV, delivery: { apiAuth: 'iam' } });
+  const caller = new iam.Role(stack, 'Caller', { assumedBy: new iam.AccountRootPrincipal() });
+  stack.delivery.grantInvokeApi(caller);
+  const t = Template.fromStack(stack);
+  const json = t.toJSON() as TemplateJson;
+  const apiFn = findTopologyResource(json, 'function/api').logicalId;
+
+  test('AWS_IAM on the URL: Lambda checks the signature; no admin key, no key check in the api', () => {
+    t.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'AWS_IAM' });
+    t.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    t.resourcePropertiesCountIs('AWS::Lambda::Permission', { Principal: '*' }, 0);
+    const env = (
+      findTopologyResource(json, 'function/api').properties.Environment as { Variables: Record<string, unknown> }
+    ).Variables;
+    assert.equal(env.HOOKLINE_API_ADMIN_KEY_SECRET_ID, 'none');
+  });
+
+  test('grantInvokeApi allows lambda:InvokeFunctionUrl on the api function', () => {
+    t.hasResourceProperties('AWS::IAM::Policy', {
+      Roles: [{ Ref: Match.stringLikeRegexp('^Caller') }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Action: 'lambda:InvokeFunctionUrl', Resource: { 'Fn::GetAtt': [apiFn, 'Arn'] } }),
+        ]),
+      },
+    });
+  });
+
+  test("the producer policy keeps to the ingest queue: a URL's IAM permission would be the whole API", () => {
+    const producer = resourcesOfType(json, 'AWS::IAM::ManagedPolicy').find(([id]) => id.includes('ProducerPolicy'))!;
+    const statements = (producer[1].Properties!.PolicyDocument as { Statement: { Action: string }[] }).Statement;
+    assert.deepEqual(
+      statements.map((s) => s.Action),
+      ['sqs:SendMessage'],
     );
   });
 });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { defaultHookline, synthHookline, type SynthesizedHookline } from './helpers/synth.ts';
+import { defaultHookline, gatewayHookline, synthHookline, type SynthesizedHookline } from './helpers/synth.ts';
 
 const cfnLintVersion = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
 const haveCfnLint = !cfnLintVersion.error && cfnLintVersion.status === 0;
@@ -57,7 +57,8 @@ describe('cfn-lint over the synthesized template', { skip: haveCfnLint ? false :
           'HooklineLintVariant',
         ),
     ],
-    ['HTTP API, IAM auth', () => synthHookline({ apiAuth: 'iam' }, 'HooklineLintHttpIam')],
+    ['HTTP API, bearer auth', gatewayHookline],
+    ['HTTP API, IAM auth', () => synthHookline({ apiType: 'http', apiAuth: 'iam' }, 'HooklineLintHttpIam')],
   ];
   for (const [name, synth] of variants) {
     test(`${name}: exit code 0, no errors, no warnings (${cfnLintVersion.stdout?.trim()})`, () => {

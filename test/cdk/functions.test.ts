@@ -18,15 +18,28 @@ import { connectQueue } from '../../lib/constructs/event-source.ts';
 import { DEFAULT_LOG_RETENTION, HooklineFunction } from '../../lib/constructs/hookline-function.ts';
 import { InvalidPropError } from '../../lib/errors.ts';
 import { findTopologyResource } from '../../lib/topology-metadata.ts';
-import { bareStack, defaultHookline, queuesAndFunction, resourcesOfType, synthHookline } from './helpers/synth.ts';
+import {
+  bareStack,
+  defaultHookline,
+  everyDeployedFunction,
+  gatewayHookline,
+  queuesAndFunction,
+  resourcesOfType,
+  synthHookline,
+  type SynthesizedHookline,
+} from './helpers/synth.ts';
 import { actionsOf, allowedActionsOn, resourcesOf, statementsOf } from './helpers/template.ts';
 
 const FUNCTION_KEYS = Object.keys(FUNCTIONS) as FunctionKey[];
-const { template, json, outdir } = defaultHookline();
+const { template, json, stack } = defaultHookline();
+/** The default stack's functions: every FUNCTIONS entry but the authorizer, which only an API Gateway entry has. */
+const DEPLOYED_KEYS = Object.keys(stack.delivery.functions) as FunctionKey[];
 
 describe('functions: runtime, packaging, logs', () => {
-  test('one Lambda function per FUNCTIONS entry', () => {
-    template.resourceCountIs('AWS::Lambda::Function', FUNCTION_KEYS.length);
+  test('one Lambda function per FUNCTIONS entry, but the authorizer: the default Function URL entry checks keys in the api', () => {
+    assert.deepEqual(DEPLOYED_KEYS.sort(), FUNCTION_KEYS.filter((k) => k !== 'authorizer').sort());
+    template.resourceCountIs('AWS::Lambda::Function', DEPLOYED_KEYS.length);
+    Template.fromJSON(gatewayHookline().json).resourceCountIs('AWS::Lambda::Function', FUNCTION_KEYS.length);
   });
 
   test('every function runs Node.js 22 on arm64, untraced by default (OBSERVABILITY_DEFAULTS.tracing)', () => {
@@ -57,7 +70,10 @@ describe('functions: runtime, packaging, logs', () => {
     });
   });
 
-  for (const key of FUNCTION_KEYS) {
+  for (const {
+    key,
+    synth: { json, outdir },
+  } of everyDeployedFunction()) {
     test(`${key}: bundled locally into a minified ESM file with a source map`, () => {
       const { resource } = findTopologyResource(json, `function/${key}`);
       const assetPath = resource.Metadata?.['aws:asset:path'] as string;
@@ -160,9 +176,10 @@ describe('functions: least-privilege IAM', () => {
     }
   });
 
-  const tableIds = Object.fromEntries(
-    (Object.keys(TABLES) as TableKey[]).map((k) => [k, findTopologyResource(json, `table/${k}`).logicalId]),
-  ) as Record<TableKey, string>;
+  const tableIdsOf = (json: SynthesizedHookline['json']) =>
+    Object.fromEntries(
+      (Object.keys(TABLES) as TableKey[]).map((k) => [k, findTopologyResource(json, `table/${k}`).logicalId]),
+    ) as Record<TableKey, string>;
   const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
   const reads = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:BatchGetItem'];
 
@@ -233,7 +250,11 @@ describe('functions: least-privilege IAM', () => {
     assert.deepEqual(TABLE_GRANTS, EXPECTED_ACCESS);
   });
 
-  for (const key of FUNCTION_KEYS) {
+  for (const {
+    key,
+    synth: { json },
+  } of everyDeployedFunction()) {
+    const tableIds = tableIdsOf(json);
     test(`${key}: DynamoDB access in the template is exactly ${JSON.stringify(EXPECTED_ACCESS[key])}`, () => {
       const grants = EXPECTED_ACCESS[key];
       for (const table of Object.keys(TABLES) as TableKey[]) {
@@ -269,7 +290,10 @@ describe('functions: least-privilege IAM', () => {
     archiver: [],
     notifier: [],
   };
-  for (const key of FUNCTION_KEYS) {
+  for (const {
+    key,
+    synth: { json },
+  } of everyDeployedFunction()) {
     test(`${key}: KMS actions are exactly ${JSON.stringify(EXPECTED_KMS[key])} (only the api seals secrets; the api, for a rotation or to show them, and the sender open them)`, () => {
       assert.deepEqual(
         statementsOf(json, key)
@@ -297,7 +321,7 @@ describe('functions: least-privilege IAM', () => {
   });
 
   test('only the sender consumes the delivery queue, only ingest consumes the ingest queue', () => {
-    for (const key of FUNCTION_KEYS) {
+    for (const key of DEPLOYED_KEYS) {
       assert.equal(
         allowedActionsOn(json, key, deliveryQueue).has('sqs:ReceiveMessage'),
         key === 'sender',
@@ -313,8 +337,20 @@ describe('functions: least-privilege IAM', () => {
     }
   });
 
-  test('authorizer: reads the admin key secret and looks tenant keys up, nothing else of the data plane', () => {
+  test('api: behind the Function URL, reads the admin key secret to check bearer keys itself', () => {
     const secretId = resourcesOfType(json, 'AWS::SecretsManager::Secret')[0]![0];
+    assert.ok(allowedActionsOn(json, 'api', secretId).has('secretsmanager:GetSecretValue'));
+  });
+
+  test('authorizer (API Gateway entry): reads the admin key secret and looks tenant keys up, nothing else of the data plane', () => {
+    const { json } = gatewayHookline();
+    const tableIds = tableIdsOf(json);
+    const secretId = resourcesOfType(json, 'AWS::SecretsManager::Secret')[0]![0];
+    assert.equal(
+      allowedActionsOn(json, 'api', secretId).size,
+      0,
+      'behind API Gateway the api never reads the admin key',
+    );
     const actions = allowedActionsOn(json, 'authorizer', secretId);
     assert.ok(actions.has('secretsmanager:GetSecretValue'));
     const other = statementsOf(json, 'authorizer')
@@ -326,7 +362,7 @@ describe('functions: least-privilege IAM', () => {
 
   const archiveBucket = findTopologyResource(json, 'bucket/archive').logicalId;
   test('only the archiver touches the archive bucket: put, get, delete under deliveries/ and list that prefix', () => {
-    for (const key of FUNCTION_KEYS) {
+    for (const key of DEPLOYED_KEYS) {
       const s3 = statementsOf(json, key).filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
       if (key !== 'archiver') {
         assert.deepEqual(s3, [], key);
@@ -348,7 +384,7 @@ describe('functions: least-privilege IAM', () => {
 
   test("only the api invokes another function, and only the archiver (the console's archive runs and restores), by its ARN", () => {
     const archiverId = findTopologyResource(json, 'function/archiver').logicalId;
-    for (const key of FUNCTION_KEYS) {
+    for (const key of DEPLOYED_KEYS) {
       const invokes = statementsOf(json, key).filter((s) => actionsOf(s).some((a) => a.startsWith('lambda:')));
       if (key !== 'api') {
         assert.deepEqual(invokes, [], key);
@@ -452,7 +488,7 @@ describe('stack outputs', () => {
       'IngestQueueUrl',
       'OnCallTopicArn',
       'AdminKeySecretArn',
-      ...FUNCTION_KEYS.map((k) => `${k[0]!.toUpperCase()}${k.slice(1)}FunctionName`),
+      ...DEPLOYED_KEYS.map((k) => `${k[0]!.toUpperCase()}${k.slice(1)}FunctionName`),
     ]) {
       assert.ok(outputs.includes(name), `missing output ${name}`);
     }

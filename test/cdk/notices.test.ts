@@ -59,12 +59,9 @@ describe('the notifier function', () => {
       ],
       ['off', ENV_DEFAULTS.HOOKLINE_MAIL_FROM, 'none', '3600', '1'],
     );
-    const api = Object.entries(json.Resources).find(([, r]) => r.Type === 'AWS::ApiGatewayV2::Api')![0];
+    const url = Object.entries(json.Resources).find(([, r]) => r.Type === 'AWS::Lambda::Url')![0];
     assert.deepEqual(vars.HOOKLINE_CONSOLE_URL, {
-      'Fn::Join': [
-        '',
-        ['https://', { Ref: api }, `.execute-api.${TEST_ENV.region}.`, { Ref: 'AWS::URLSuffix' }, '/dashboard'],
-      ],
+      'Fn::Join': ['', [{ 'Fn::GetAtt': [url, 'FunctionUrl'] }, 'dashboard']],
     });
   });
 

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { Match } from 'aws-cdk-lib/assertions';
 import { InvalidPropError } from '../../lib/errors.ts';
 import { METRICS } from '../../lambdas/config/topology.ts';
-import { defaultHookline, resourcesOfType, synthHookline } from './helpers/synth.ts';
+import { defaultHookline, gatewayHookline, resourcesOfType, synthHookline } from './helpers/synth.ts';
 
 /** The dashboard body is a JSON document CloudFormation assembles with Fn::Join; its literal parts are enough to read. */
 function dashboardBody(json: ReturnType<typeof defaultHookline>['json']): string {
@@ -52,8 +52,20 @@ describe('the CloudWatch dashboard', () => {
 
   // The two API types name their metrics differently; the dashboard plots whichever is deployed.
   const apiMetrics = (b: string) => [...b.matchAll(/AWS\/ApiGateway\\",\\"([A-Za-z0-9]+)\\"/g)].map((m) => m[1]).sort();
-  test('plots the HTTP API (the default) requests, 4xx, 5xx and latency', () => {
-    assert.deepEqual(apiMetrics(dashboardBody(json)), ['4xx', '5xx', 'Count', 'Latency', 'Latency']);
+  const urlMetrics = (b: string) => [...b.matchAll(/AWS\/Lambda\\",\\"(Url[A-Za-z0-9]+)\\"/g)].map((m) => m[1]).sort();
+  test("plots the Function URL's (the default) requests, 4xx, 5xx and latency, Lambda's Url metrics", () => {
+    assert.deepEqual(urlMetrics(dashboardBody(json)), [
+      'Url4xxCount',
+      'Url5xxCount',
+      'UrlRequestCount',
+      'UrlRequestLatency',
+      'UrlRequestLatency',
+    ]);
+    assert.deepEqual(apiMetrics(dashboardBody(json)), []);
+  });
+
+  test("plots the HTTP API's requests, 4xx, 5xx and latency with apiType: 'http'", () => {
+    assert.deepEqual(apiMetrics(dashboardBody(gatewayHookline().json)), ['4xx', '5xx', 'Count', 'Latency', 'Latency']);
   });
 
   test("plots the REST API's metrics with apiType: 'rest'", () => {
@@ -134,7 +146,7 @@ describe('static egress', () => {
       assert.equal(fn.Properties?.VpcConfig, undefined);
   });
 
-  const egress = synthHookline({ staticEgress: { natGateways: 2 }, apiAuth: 'iam' }, 'HooklineEgress');
+  const egress = synthHookline({ staticEgress: { natGateways: 2 }, apiType: 'http', apiAuth: 'iam' }, 'HooklineEgress');
 
   test('on: NAT gateways each with an Elastic IP, the IPs as an output, DynamoDB through a gateway endpoint', () => {
     egress.template.resourceCountIs('AWS::EC2::VPC', 1);
@@ -164,7 +176,7 @@ describe('static egress', () => {
     });
   });
 
-  test('with IAM auth the producer policy also allows POST /v1/events on the API, and nothing else', () => {
+  test('with IAM auth behind API Gateway the producer policy also allows POST /v1/events on the API, and nothing else', () => {
     const [[, policy]] = resourcesOfType(egress.json, 'AWS::IAM::ManagedPolicy') as unknown as [
       [string, { Properties: { PolicyDocument: { Statement: { Action: string }[] } } }],
     ];

@@ -20,7 +20,13 @@ import {
 } from '../../lambdas/config/topology.ts';
 import { TABLE_GRANTS } from '../../lib/constructs/access.ts';
 import { findTopologyResource, TOPOLOGY_METADATA_KEY } from '../../lib/topology-metadata.ts';
-import { defaultHookline, resourcesOfType, TEST_ENV } from './helpers/synth.ts';
+import {
+  defaultHookline,
+  everyDeployedFunction,
+  resourcesOfType,
+  TEST_ENV,
+  type SynthesizedHookline,
+} from './helpers/synth.ts';
 
 /**
  * topology.ts is the one description of tables, indexes, queues, event source mappings,
@@ -172,9 +178,14 @@ describe('parity: schedules', () => {
 });
 
 describe('parity: functions and their environment', () => {
-  test('the template holds exactly the FUNCTIONS functions', () => {
+  test('the template holds exactly the FUNCTIONS functions, but the authorizer, which only an API Gateway entry has', () => {
     const marked = resourcesOfType(json, 'AWS::Lambda::Function').map(([, r]) => r.Metadata?.[TOPOLOGY_METADATA_KEY]);
-    assert.deepEqual(marked.sort(), FUNCTION_KEYS.map((k) => `function/${k}`).sort());
+    assert.deepEqual(
+      marked.sort(),
+      FUNCTION_KEYS.filter((k) => k !== 'authorizer')
+        .map((k) => `function/${k}`)
+        .sort(),
+    );
   });
 
   const tableIdByEnv = Object.fromEntries(
@@ -187,9 +198,10 @@ describe('parity: functions and their environment', () => {
     BUCKET_KEYS.map((k) => [BUCKETS[k].envVar, findTopologyResource(json, `bucket/${k}`).logicalId]),
   );
 
-  for (const key of FUNCTION_KEYS) {
+  for (const { key, synth } of everyDeployedFunction()) {
     const def = FUNCTIONS[key];
     const declared = def.environment as readonly EnvName[];
+    const { json } = synth;
 
     test(`${key}: timeout ${def.timeoutSeconds}s, ${def.memorySize} MB, description`, () => {
       const { properties: p } = findTopologyResource(json, `function/${key}`);
@@ -217,7 +229,8 @@ describe('parity: functions and their environment', () => {
       for (const name of declared) {
         if (tableIdByEnv[name]) assert.deepEqual(vars[name], { Ref: tableIdByEnv[name] }, name);
         else if (queueIdByEnv[name]) assert.deepEqual(vars[name], { Ref: queueIdByEnv[name] }, name);
-        else if (name === 'HOOKLINE_ADMIN_KEY_SECRET_ID')
+        // The admin key: the authorizer's, or the api's own behind the default Function URL.
+        else if (name === 'HOOKLINE_ADMIN_KEY_SECRET_ID' || name === 'HOOKLINE_API_ADMIN_KEY_SECRET_ID')
           assert.deepEqual(vars[name], { Ref: resourcesOfType(json, 'AWS::SecretsManager::Secret')[0]![0] });
         else if (name === 'HOOKLINE_SECRETS_SEAL_KEY_ID' || name === 'HOOKLINE_SECRETS_OPEN_KEY_ID')
           assert.equal(
@@ -230,7 +243,9 @@ describe('parity: functions and their environment', () => {
         else if (name === 'HOOKLINE_CONSOLE_URL' && key === 'notifier')
           assert.match(
             JSON.stringify(vars[name]),
-            new RegExp(`"Ref":"${resourcesOfType(json, 'AWS::ApiGatewayV2::Api')[0]![0]}".*dashboard`),
+            new RegExp(
+              `"Fn::GetAtt":\\["${resourcesOfType(json, 'AWS::Lambda::Url')[0]![0]}","FunctionUrl"\\].*dashboard`,
+            ),
             name,
           );
         // The api invokes the archiver for the console's archive runs and restores.
@@ -254,7 +269,7 @@ describe('parity: functions and their environment', () => {
  * configuration at module scope, so a missing or malformed variable throws at import.
  */
 describe('parity: every bundle loads with the environment the stack gives it', () => {
-  function fakeValue(name: string, value: unknown): string {
+  function fakeValue(json: SynthesizedHookline['json'], name: string, value: unknown): string {
     if (typeof value === 'string') return value;
     if (name === 'HOOKLINE_CONSOLE_URL') return `https://abc123.execute-api.${TEST_ENV.region}.amazonaws.com/dashboard`;
     const id =
@@ -271,7 +286,8 @@ describe('parity: every bundle loads with the environment the stack gives it', (
     throw new Error(`no fake value for ${name} -> ${JSON.stringify(value)} (${type})`);
   }
 
-  for (const key of FUNCTION_KEYS) {
+  for (const { key, synth } of everyDeployedFunction()) {
+    const { json, outdir } = synth;
     test(`${key}: index.mjs imports and exports a handler function`, () => {
       const { resource, properties } = findTopologyResource(json, `function/${key}`);
       const assetPath = resource.Metadata!['aws:asset:path'] as string;
@@ -288,7 +304,7 @@ describe('parity: every bundle loads with the environment the stack gives it', (
         AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
         // Anything that tries the network at import time fails fast instead of hanging.
         AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
-        ...Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, fakeValue(name, value)])),
+        ...Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, fakeValue(json, name, value)])),
       };
       const script = `const m = await import(${JSON.stringify(`file://${bundle}`)}); if (typeof m.handler !== 'function') { console.error('handler is ' + typeof m.handler); process.exit(3); }`;
       const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
@@ -311,7 +327,7 @@ describe('parity: every bundle loads with the environment the stack gives it', (
       ...Object.fromEntries(
         Object.entries(vars)
           .filter(([n]) => n !== 'DELIVERIES_TABLE')
-          .map(([n, v]) => [n, fakeValue(n, v)]),
+          .map(([n, v]) => [n, fakeValue(json, n, v)]),
       ),
     };
     const run = spawnSync(

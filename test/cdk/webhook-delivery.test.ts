@@ -266,8 +266,10 @@ describe('WebhookDelivery with every prop set', () => {
 
   test('exposes queues, tables, functions and topic', () => {
     const d = stack.delivery;
-    for (const key of ['api', 'authorizer', 'ingest', 'sender', 'sweeper', 'replay', 'archiver', 'notifier'] as const)
+    for (const key of ['api', 'ingest', 'sender', 'sweeper', 'replay', 'archiver', 'notifier'] as const)
       assert.ok(d.functions[key], key);
+    // The default Function URL entry checks keys in the api: no authorizer function.
+    assert.equal(d.functions.authorizer, undefined);
     assert.ok(
       d.ingestQueue && d.deliveryQueue && d.ingestRedriveQueue && d.deliveryRedriveQueue && d.topic && d.archive.bucket,
     );

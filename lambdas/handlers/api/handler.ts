@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult } from 'aws-lambda';
-import { portalAccessOf } from '#domain/portal-session.ts';
 import { ADMIN, type Principal } from '#app/access.ts';
 import type { FunctionDeps } from '#app/deps.ts';
 import type { ApiRequest } from './route.ts';
@@ -7,39 +6,16 @@ import { rejectRepeatedParameters } from '#app/parse.ts';
 import { withObservability, type Observability } from '../observability.ts';
 import { errorResponse, json } from './http.ts';
 import { route } from './router.ts';
+import type { Authenticate } from './in-process-auth.ts';
+import { principalOf } from './principal.ts';
+
+export { principalOf } from './principal.ts';
 
 /** Time kept back from the Lambda's remaining time to write the last checkpoint and answer. */
 const RESPONSE_MARGIN_MS = 5000;
 
 /** A REST API (payload 1.0) or HTTP API (payload 2.0) proxy event; v2 is told apart by `version: '2.0'`. */
 export type ApiGatewayEvent = APIGatewayProxyEvent | APIGatewayProxyEventV2;
-
-/** The principal the authorizer put in the request context (API Gateway passes context values as strings). */
-export function principalOf(authorizer: Record<string, unknown> | null | undefined): Principal | undefined {
-  if (authorizer?.role === 'admin') return ADMIN;
-  if (
-    authorizer?.role === 'tenant' &&
-    typeof authorizer.tenantId === 'string' &&
-    typeof authorizer.keyId === 'string'
-  ) {
-    // A portal session (authorizer.ts) adds `portal`, its level, and `subscriptionId` when its link is limited to one.
-    const limit =
-      typeof authorizer.subscriptionId === 'string' && authorizer.subscriptionId !== ''
-        ? { subscriptionId: authorizer.subscriptionId }
-        : {};
-    return {
-      role: 'tenant',
-      tenantId: authorizer.tenantId,
-      keyId: authorizer.keyId,
-      ...limit,
-      // A level this version does not know (or `'true'`, cached from before levels) reads as the least.
-      ...(typeof authorizer.portal === 'string' && authorizer.portal !== ''
-        ? { portal: portalAccessOf(authorizer.portal) }
-        : {}),
-    };
-  }
-  return undefined;
-}
 
 /** What either payload version carries for the router, before any check. */
 interface GatewayRequest {
@@ -116,6 +92,21 @@ function fromHttp(event: APIGatewayProxyEventV2): GatewayRequest {
   };
 }
 
+/**
+ * The request with the principal the api's own check establishes (a Function URL entry): the
+ * IAM caller Lambda has checked, else the bearer credential's, and never an authorizer context,
+ * which no authorizer wrote here.
+ */
+async function authenticated(
+  req: GatewayRequest,
+  event: ApiGatewayEvent,
+  authenticate: Authenticate,
+): Promise<GatewayRequest> {
+  const iam = (event.requestContext as { authorizer?: { iam?: { userArn?: string } | null } } | undefined)?.authorizer
+    ?.iam;
+  return { ...req, principal: iam?.userArn ? ADMIN : await authenticate(req.headers.authorization) };
+}
+
 const isHttpApi = (event: ApiGatewayEvent): event is APIGatewayProxyEventV2 =>
   (event as { version?: string }).version === '2.0';
 
@@ -128,12 +119,20 @@ const isHttpApi = (event: ApiGatewayEvent): event is APIGatewayProxyEventV2 =>
  * What a deployment hands the api beyond its deps: the dashboard's files, and the caught mail,
  * which only the local runtime keeps (no variable of the api's environment provides it).
  */
-export type ApiHandlerOptions = Pick<ApiRequest, 'dashboard' | 'mailbox'>;
+export interface ApiHandlerOptions extends Pick<ApiRequest, 'dashboard' | 'mailbox'> {
+  /**
+   * The api checks bearer credentials itself (its entry is a Lambda Function URL, with no API
+   * Gateway authorizer in front): the principal comes from this and never from the request
+   * context, except an IAM caller's, whom Lambda has checked (a Function URL with AWS_IAM auth).
+   */
+  readonly authenticate?: Authenticate;
+}
 
 export function createApiHandler(deps: FunctionDeps<'api'>, obs: Observability, options: ApiHandlerOptions = {}) {
   return withObservability(async (event: ApiGatewayEvent, context): Promise<APIGatewayProxyResult> => {
-    const req = isHttpApi(event) ? fromHttp(event) : fromRest(event);
+    const parsed = isHttpApi(event) ? fromHttp(event) : fromRest(event);
     try {
+      const req = options.authenticate ? await authenticated(parsed, event, options.authenticate) : parsed;
       // Only once a caller is established, so an unauthenticated one still gets the 401 and learns nothing else.
       if (req.principal) rejectRepeatedParameters(req.parameters);
       const deadlineMs = Date.now() + Math.max(0, context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS);
@@ -158,7 +157,8 @@ export function createApiHandler(deps: FunctionDeps<'api'>, obs: Observability, 
       return json(res.status, res.body);
     } catch (error) {
       const { response, unexpected } = errorResponse(error);
-      if (unexpected) obs.logger.error('request failed', { path: req.path, method: req.method, error: error as Error });
+      if (unexpected)
+        obs.logger.error('request failed', { path: parsed.path, method: parsed.method, error: error as Error });
       return response;
     }
   }, obs);

@@ -5,6 +5,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NagPack } from 'cdk-nag';
+import { FUNCTIONS, type FunctionKey } from '../../../lambdas/config/topology.ts';
 import { PROJECT_ROOT } from '../../../lib/constructs/hookline-function.ts';
 import { HooklineQueues } from '../../../lib/constructs/queues.ts';
 import { HooklineStack } from '../../../lib/hookline-stack.ts';
@@ -83,4 +84,28 @@ export function defaultHookline(): SynthesizedHookline {
 /** Resources of one type as [logicalId, resource] pairs. */
 export function resourcesOfType(json: TemplateJson, type: string) {
   return Object.entries(json.Resources).filter(([, r]) => r.Type === type);
+}
+
+let gatewayStack: SynthesizedHookline | undefined;
+/**
+ * The stack with an API Gateway HTTP API in front of the api (`apiType: 'http'`), synthesized once
+ * per process: the only default-auth stack with the `authorizer` function, which the default
+ * Function URL entry does without.
+ */
+export function gatewayHookline(): SynthesizedHookline {
+  gatewayStack ??= synthHookline({ apiType: 'http' });
+  return gatewayStack;
+}
+
+/**
+ * Each function key with the stack that deploys it: the default stack's functions, and the
+ * authorizer from the gateway stack. Tests that check every FUNCTIONS entry walk this.
+ */
+export function everyDeployedFunction(): readonly { readonly key: FunctionKey; readonly synth: SynthesizedHookline }[] {
+  const synth = defaultHookline();
+  const deployed = Object.keys(synth.stack.delivery.functions) as FunctionKey[];
+  return (Object.keys(FUNCTIONS) as FunctionKey[]).map((key) => ({
+    key,
+    synth: deployed.includes(key) ? synth : gatewayHookline(),
+  }));
 }

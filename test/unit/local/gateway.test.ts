@@ -196,6 +196,47 @@ describe('local gateway: an authorizer that fails', () => {
   });
 });
 
+describe('local gateway as a Function URL (no authorizer: the api checks keys itself)', () => {
+  let gateway: Gateway;
+  const apiCalls: APIGatewayProxyEventV2[] = [];
+  before(async () => {
+    gateway = await startGateway({
+      port: 0,
+      api: async (event) => {
+        apiCalls.push(event);
+        return {
+          statusCode: 401,
+          body: JSON.stringify({ error: { code: 'unauthorized', message: 'judged by the api' } }),
+        };
+      },
+      onError: () => {},
+    });
+  });
+  after(() => gateway.close());
+
+  it('hands every request to the api, with or without a key, as a payload 2.0 event with no authorizer context', async () => {
+    for (const headers of [{}, { authorization: GOOD }, { authorization: 'Bearer nope' }] as Record<string, string>[]) {
+      const res = await fetch(`${gateway.url}/v1/subscriptions?a=1`, { headers });
+      assert.equal(res.status, 401);
+      assert.equal(((await res.json()) as { error: { message: string } }).error.message, 'judged by the api');
+      const event = apiCalls.at(-1)!;
+      assert.equal(authorizerOf(event), undefined);
+      assert.equal(event.routeKey, '$default', 'a Function URL has one route');
+      assert.equal(event.rawPath, '/v1/subscriptions');
+      assert.equal(event.headers.authorization, headers.authorization);
+    }
+    assert.equal(apiCalls.length, 3);
+  });
+
+  it('still refuses a body over the cap at once, before reading it', async () => {
+    const calls = apiCalls.length;
+    const answer = await rawPost(gateway.url, {}, 2 * 1024 * 1024, 1024);
+    assert.match(answer.head, /^HTTP\/1\.1 413 /);
+    assert.equal(answer.sentWhenAnswered, 1024);
+    assert.equal(apiCalls.length, calls);
+  });
+});
+
 /** An authenticated POST with Expect: 100-continue that sends its body only once told to continue. */
 function rawContinue(url: string): Promise<string> {
   const { port } = new URL(url);
