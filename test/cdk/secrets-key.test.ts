@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FUNCTIONS, TABLES, type FunctionKey } from '../../lambdas/config/topology.ts';
+import { TABLES, type FunctionKey } from '../../lambdas/config/topology.ts';
 import { findTopologyResource } from '../../lib/topology-metadata.ts';
 import { defaultHookline, resourcesOfType, TEST_ENV } from './helpers/synth.ts';
 import { actionsOf, allowedActionsOn, arn, assertPlainKeyTable, statementsOf } from './helpers/template.ts';
@@ -10,8 +10,9 @@ import { actionsOf, allowedActionsOn, arn, assertPlainKeyTable, statementsOf } f
  * may create data keys (it seals at creation and rotation), only the api (rotation, reading
  * the secret) and the sender (it signs) may decrypt them, and no other function may use the key at all.
  */
-const { template, json } = defaultHookline();
-const FUNCTION_KEYS = Object.keys(FUNCTIONS) as FunctionKey[];
+const { template, json, stack } = defaultHookline();
+/** The default stack's functions: every FUNCTIONS entry but the authorizer, which only an API Gateway entry has. */
+const FUNCTION_KEYS = Object.keys(stack.delivery.functions) as FunctionKey[];
 const keys = resourcesOfType(json, 'AWS::KMS::Key').filter(
   ([, r]) => r.Properties?.Description === 'Hookline subscription signing secrets (envelope encryption)',
 );
