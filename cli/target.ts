@@ -71,9 +71,12 @@ export interface AwsClients {
   readonly sqs?: SQSClient;
 }
 
-/** The region in an AWS URL (`sqs.eu-west-1.amazonaws.com`, `abc.execute-api.eu-west-1.amazonaws.com`), if any. */
+/**
+ * The region in an AWS URL (`sqs.eu-west-1.amazonaws.com`, `abc.execute-api.eu-west-1.amazonaws.com`,
+ * or a Function URL, the stack's default API entry: `abc.lambda-url.eu-west-1.on.aws`), if any.
+ */
 export function regionOfUrl(url: string | undefined): string | undefined {
-  return url ? /\.([a-z]{2}(?:-[a-z]+)+-\d)\.amazonaws\.com/.exec(url)?.[1] : undefined;
+  return url ? /\.([a-z]{2}(?:-[a-z]+)+-\d)\.(?:amazonaws\.com|on\.aws)\b/.exec(url)?.[1] : undefined;
 }
 
 /** The CloudWatch console page of a dashboard. */

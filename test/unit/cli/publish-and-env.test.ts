@@ -119,6 +119,8 @@ describe('hookline env and publish --sqs with --aws: the stack outputs', () => {
   it('reads regions from AWS URLs and nothing else', () => {
     assert.equal(regionOfUrl('https://sqs.ap-southeast-2.amazonaws.com/1/q'), 'ap-southeast-2');
     assert.equal(regionOfUrl('https://x.execute-api.us-gov-west-1.amazonaws.com/prod'), 'us-gov-west-1');
+    assert.equal(regionOfUrl('https://abc123.lambda-url.eu-central-1.on.aws/'), 'eu-central-1');
+    assert.equal(regionOfUrl('https://example.com/on.aws'), undefined);
     assert.equal(regionOfUrl('http://127.0.0.1:3002/000000000000/q'), undefined);
     assert.equal(
       dashboardUrl('us-east-1', 'a b'),
