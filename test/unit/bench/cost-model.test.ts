@@ -1,17 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { naivePerMillion, perDelivery } from '../../../scripts/bench/cost-model.ts';
-import { PRICES } from '../../../scripts/bench/prices.ts';
+import { API_REQUEST_PRICE, PRICES } from '../../../scripts/bench/prices.ts';
 import { call, usage } from './usage-fixture.ts';
 
 const close = (actual: number, expected: number) =>
   assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
 
 describe('cost model', () => {
-  it('prices API requests as HTTP API requests by default: one per delivery is $1.00 per million', () => {
+  it("prices API requests at the default entry, a Function URL: nothing per request; $1.00 per million at an HTTP API's price", () => {
     const p = perDelivery(usage({}), {}, 10, 10);
-    close(p.dollarsPerMillion.apiGateway, 1.0);
-    close(p.dollarsPerMillion.total, 1.0);
+    close(p.dollarsPerMillion.apiGateway, 0);
+    close(p.dollarsPerMillion.total, 0);
+    close(perDelivery(usage({}), {}, 10, 10, PRICES.apiGatewayHttpRequest).dollarsPerMillion.apiGateway, 1.0);
   });
 
   it('takes another API price when given one (REST, $3.50 per million)', () => {
@@ -19,7 +20,7 @@ describe('cost model', () => {
   });
 
   it('a batch of 100 events in one request costs a hundredth of an API request per delivery', () => {
-    const p = perDelivery(usage({}), {}, 100, 1);
+    const p = perDelivery(usage({}), {}, 100, 1, PRICES.apiGatewayHttpRequest);
     close(p.apiRequests, 0.01);
     close(p.dollarsPerMillion.apiGateway, 0.01);
   });
@@ -47,8 +48,9 @@ describe('cost model', () => {
 
   it('models the straightforward design with the publish path: HTTP per request, batched HTTP, or the ingest queue', () => {
     const base = naivePerMillion(1, 1, 0, 'sqs') - 3 * 0.4 - 0.2;
-    close(naivePerMillion(1, 1, 0, 'http'), base + 1.0 + 0.2);
-    close(naivePerMillion(1, 1, 0, 'http-batch', 100), base + 0.01 + 0.002);
+    close(naivePerMillion(1, 1, 0, 'http'), base + API_REQUEST_PRICE * 1e6 + 0.2);
+    close(naivePerMillion(1, 1, 0, 'http', 1, PRICES.apiGatewayHttpRequest), base + 1.0 + 0.2);
+    close(naivePerMillion(1, 1, 0, 'http-batch', 100, PRICES.apiGatewayHttpRequest), base + 0.01 + 0.002);
     close(naivePerMillion(1, 1, 0, 'http', 1, PRICES.apiGatewayRestRequest), base + 3.5 + 0.2);
   });
 });

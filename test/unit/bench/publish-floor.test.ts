@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PRICES } from '../../../scripts/bench/prices.ts';
+import { API_REQUEST_PRICE, PRICES } from '../../../scripts/bench/prices.ts';
 import { singlePublishFloor } from '../../../scripts/bench/publish-floor.ts';
 
 describe('the floor of a single publish over HTTP', () => {
@@ -8,10 +8,12 @@ describe('the floor of a single publish over HTTP', () => {
     const floor = singlePublishFloor();
     assert.equal(floor.parts.length, 6);
     const expected =
-      (PRICES.apiGatewayHttpRequest + PRICES.lambdaRequest + 3 * PRICES.dynamodbWriteRequestUnit + PRICES.sqsRequest) *
-      1e6;
+      (API_REQUEST_PRICE + PRICES.lambdaRequest + 3 * PRICES.dynamodbWriteRequestUnit + PRICES.sqsRequest) * 1e6;
     assert.ok(Math.abs(floor.total - expected) < 1e-9, `${floor.total} ≠ ${expected}`);
-    assert.ok(Math.abs(floor.total - 3.475) < 1e-9);
+    // The default entry, a Function URL, charges nothing per request: $1.00 less than behind an HTTP API.
+    assert.equal(API_REQUEST_PRICE, 0);
+    assert.match(floor.parts[0]!.what, /Function URL/);
+    assert.ok(Math.abs(floor.total - 2.475) < 1e-9);
     assert.equal(floor.parts.filter((p) => /1 WRU/.test(p.what)).length, 3);
   });
 });
