@@ -1,4 +1,5 @@
 import { numericPolicy } from './policy.ts';
+import { earliestTurn, sendWindowAt, turnWindow } from './send-rate.ts';
 import { DEAD_LETTER_STATES, REPLAYABLE_STATES, type DeliveryState } from './states.ts';
 
 export type ReplayableState = (typeof REPLAYABLE_STATES)[number];
@@ -68,6 +69,25 @@ export function matchesCriteria(d: ReplayCandidate, criteria: ReplayCriteria, st
 export function spreadDelaySeconds(windowSeconds: number, random: number): number {
   if (windowSeconds <= 0) return 0;
   return Math.min(windowSeconds - 1, Math.floor(random * windowSeconds));
+}
+
+/**
+ * How long after a replay run's start its pace begins: time for its first page to be written and
+ * its messages sent (a page's rows are written before its messages go), so that its first turns
+ * have not passed when they arrive (a second and more for 200 on the local emulator).
+ */
+export const PACE_START_MS = 2000;
+
+/**
+ * When the `k`-th delivery (0-based) that a replay run started at `startedAtMs` replays to a
+ * subscription limited to `limit` a second is due: the start of the sub-window of its own turn,
+ * the k-th of the pace (domain/send-rate.ts), so that its dead letters come due at the limit's
+ * pace, L a second over every sub-window. All due at once, they would only take turns at the
+ * rate gate, and the burst of first attempts would hold up the deliveries back for theirs
+ * (docs/design.md, "Rate limits"). A turn is a forecast: the gate's count still decides.
+ */
+export function pacedDueMs(limit: number, startedAtMs: number, k: number): number {
+  return turnWindow(limit, earliestTurn(sendWindowAt(limit, startedAtMs + PACE_START_MS)) + k).startsAtMs;
 }
 
 export type ReplayStatus = 'running' | 'completed';

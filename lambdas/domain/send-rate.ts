@@ -110,6 +110,26 @@ export function turnWindow(limit: number, turn: number): SendWindow {
   return sendWindowAt(limit, Math.ceil(((second * perSecond + slot) * 1000) / perSecond));
 }
 
+/*
+ * The count's lead. An attempt must start in the sub-window that admitted it, so a count that
+ * comes back after its sub-window ended wastes a place there (the attempt is counted again
+ * where it now starts). When counts take a while (a busy table: on the local emulator, a bulk
+ * replay's writes took them from 5 ms to 300 ms, past the 100 ms sub-windows of 20/s), the gate
+ * counts in the sub-window a count's lead from now and holds for it if back early.
+ */
+
+/** The most a count's lead can be: a second, beyond which a count that slow is a stage error's business. */
+const MAX_COUNT_LEAD_MS = 1000;
+
+/**
+ * How far ahead the next count aims (ms), from the previous lead and how long the latest count
+ * took: as long as the slowest recent count (it rises to a slower one at once, and eases off by a
+ * tenth a count), so that a count comes back before the sub-window it counted in has ended.
+ */
+export function countLead(previousMs: number, latestMs: number): number {
+  return Math.min(MAX_COUNT_LEAD_MS, Math.max(latestMs, previousMs * 0.9));
+}
+
 /**
  * The most of `times` (epoch ms, any order) in any half-open 1 s window [a, a + 1000): what the
  * bound above promises, measured the way a receiver sees it.

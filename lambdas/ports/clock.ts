@@ -5,6 +5,6 @@ export interface Clock {
   /** Uniform in [0, 1). */
   random(): number;
   randomBytes(size: number): Uint8Array;
-  /** Waits `ms` (a few seconds at most: the rate gate's hold for a sub-window, a pause before a refused write is tried again). */
+  /** Waits `ms` (none when not above 0), never less as `now()` counts it (a few seconds at most: the hold for a rate-limit turn's sub-window, a pause before a refused write is tried again). */
   sleep(ms: number): Promise<void>;
 }

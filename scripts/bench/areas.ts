@@ -147,7 +147,7 @@ export const AREAS: readonly Area[] = [
     heading: '### Rate limit',
     trendColumn: 'rate limit: most in 1 s / bound',
     headline: (md) => {
-      const r = rowUnder(md, 'most in any 1 s window');
+      const r = rowUnder(md, 'most attempts started in any 1 s window');
       return cell([r?.[0], firstWord(r?.[1])]);
     },
   },

@@ -29,11 +29,12 @@ export type MessageFate =
  * How a delivery comes back after `delaySeconds`: `kept`, its received message's visibility set
  * to the delay; `moved`, a message of its own sent with that delay: `next` when the outcome
  * names the message to come back as, the received one otherwise, `reread` when the delivery may
- * have been written since (after a stage error: its row is read first when it comes back).
+ * have been written since (after a stage error: its row is read first when it comes back),
+ * carrying `until` when the wait is for that instant (a rate-limit turn, epoch ms).
  */
 export type Later = (
   delaySeconds: number,
-  how?: { readonly next?: ReceivedDeliveryMessage; readonly reread?: true },
+  how?: { readonly next?: ReceivedDeliveryMessage; readonly reread?: true; readonly until?: number },
 ) => Promise<'kept' | 'moved'>;
 
 /**
@@ -57,7 +58,10 @@ export async function settle(later: Later, run: () => Promise<SendOutcome>): Pro
   if (outcome.kind === 'done') return { kind: 'done', note: outcome.note, ...attempt };
   let how: 'kept' | 'moved';
   try {
-    how = await later(outcome.delaySeconds, outcome.next ? { next: outcome.next } : {});
+    how = await later(outcome.delaySeconds, {
+      ...(outcome.next ? { next: outcome.next } : {}),
+      ...(outcome.until !== undefined ? { until: outcome.until } : {}),
+    });
   } catch (error) {
     // The delay was not set: the message comes back after the queue's visibility timeout instead.
     return { kind: 'error', error, released: false, ...attempt };
@@ -90,6 +94,12 @@ export function waitFor(
   },
 ): Later {
   return async (delaySeconds, how = {}) => {
+    if (how.until !== undefined) {
+      // Sent at once, not gathered: a send held back would bring it back late for its instant.
+      const next = { ...(how.next ?? message), notBefore: iso(how.until) };
+      await queue.send(onItsOwn(next, delaySeconds, options.now()));
+      return 'moved';
+    }
     if (how.next) {
       await queue.sendNext(onItsOwn(how.next, delaySeconds, options.now()));
       return 'moved';
@@ -108,22 +118,38 @@ export function waitFor(
  * A delivery in a message of its own, due in `delaySeconds`. A wait past MAX_WAIT_LINK_SECONDS
  * (14 minutes) goes as far as that, carrying `notBefore`: the sender sends it on, reading
  * nothing, until that instant has come. A link sent on keeps the instant it carries (the whole
- * seconds of each delay would otherwise push it later at every link).
+ * seconds of each delay would otherwise push it later at every link). The last link keeps it
+ * only when its delay falls short of it (a wait for an instant: `wholeSecondsToward`), for the
+ * sender to hold the rest.
  */
 export function onItsOwn(message: ReceivedDeliveryMessage, delaySeconds: number, nowMs: number): DeliveryMessage {
   const { notBefore: carried, ...rest } = message;
-  if (delaySeconds <= MAX_WAIT_LINK_SECONDS) return { ...rest, delaySeconds };
+  if (delaySeconds <= MAX_WAIT_LINK_SECONDS)
+    return carried !== undefined && Date.parse(carried) > nowMs + delaySeconds * 1000
+      ? { ...rest, delaySeconds, notBefore: carried }
+      : { ...rest, delaySeconds };
   const notBefore = carried !== undefined && Date.parse(carried) > nowMs ? carried : iso(nowMs + delaySeconds * 1000);
   return { ...rest, delaySeconds: MAX_WAIT_LINK_SECONDS, notBefore };
 }
 
 /**
- * A link of a chain whose wait is not over: sent on, nothing read, until the instant it carries.
+ * The SQS delay of a wait for the instant `untilMs` (a rate-limit turn): its whole seconds, so
+ * that the message is back a little before it, never after (SQS delays are whole seconds); the
+ * message carries the instant (`notBefore`), and the rate gate holds the rest, under a second,
+ * right before the attempt (app/send/rate-gate.ts). At least a second.
+ */
+export function wholeSecondsToward(untilMs: number, nowMs: number): number {
+  return Math.max(1, Math.floor((untilMs - nowMs) / 1000));
+}
+
+/**
+ * A link of a chain whose wait is not over: sent on, nothing read, until the instant it carries
+ * is less than a second away (the rate gate holds that rest before the attempt: app/send/rate-gate.ts).
  * Undefined for any other message, which goes on to its attempt.
  */
 export function stillOnItsWay(message: ReceivedDeliveryMessage, nowMs: number): SendOutcome | undefined {
   const waitMs = message.notBefore === undefined ? 0 : Date.parse(message.notBefore) - nowMs;
-  if (waitMs <= 0) return undefined;
+  if (waitMs < 1000) return undefined;
   return { kind: 'retry_later', delaySeconds: Math.ceil(waitMs / 1000), note: `waits until ${message.notBefore}` };
 }
 

@@ -1,6 +1,12 @@
 import { formatId } from '#domain/ids.ts';
 import { dueMessage } from '#app/deliveries/delivery-messages.ts';
-import { matchesCriteria, spreadDelaySeconds, type ReplayCriteria, type ReplayRecord } from '#domain/replay.ts';
+import {
+  matchesCriteria,
+  pacedDueMs,
+  spreadDelaySeconds,
+  type ReplayCriteria,
+  type ReplayRecord,
+} from '#domain/replay.ts';
 import { isDeadLetter, STATE } from '#domain/states.ts';
 import type { Delivery, Subscription } from '#domain/types.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
@@ -172,6 +178,7 @@ async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, bu
     ...(record.cursor ? { cursor: record.cursor } : {}),
   };
   const subscriptions = new Map<string, Promise<Subscription | undefined>>();
+  const pace: Pace = { startedAtMs: deps.clock.now(), replayed: new Map() };
   const walk = await sourcesOf(deps, record, budget);
   for (;;) {
     const page = await readPage(walk, progress.cursor, deps.replayPolicy.pageSize);
@@ -180,7 +187,7 @@ async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, bu
       progress.matched += matches.length;
       progress.sample.push(...matches.slice(0, DRY_RUN_SAMPLE - progress.sample.length).map((d) => d.id));
     } else {
-      const outcome = await replayPage(deps, matches, record.windowSeconds, subscriptions, budget);
+      const outcome = await replayPage(deps, matches, record.windowSeconds, subscriptions, pace, budget);
       if (outcome.failure) {
         // Still refused after its retries (a throttled table): checkpoint what the page did, at
         // the page's own cursor, and hand the lease back at once, so the resume schedule
@@ -237,6 +244,7 @@ async function replayPage(
   matches: readonly Delivery[],
   windowSeconds: number,
   subscriptions: Map<string, Promise<Subscription | undefined>>,
+  pace: Pace,
   budget: Budget,
 ): Promise<PageOutcome> {
   const messages: DeliveryMessage[] = [];
@@ -245,7 +253,7 @@ async function replayPage(
     try {
       const message = await patiently(
         deps.clock,
-        () => replayOne(deps, d, windowSeconds, subscriptions),
+        () => replayOne(deps, d, windowSeconds, subscriptions, pace),
         budget.deadlineMs,
       );
       if (message) messages.push(message);
@@ -263,12 +271,31 @@ interface PageOutcome {
   readonly failure?: { readonly error: unknown };
 }
 
+/**
+ * A run's pace for rate-limited subscriptions: when it started, and how many deliveries it has
+ * replayed to each (a resumed run starts a pace of its own; the rate gate sees to any overlap).
+ */
+interface Pace {
+  readonly startedAtMs: number;
+  readonly replayed: Map<string, number>;
+}
+
+/** When a delivery replayed to `subscription` is due at the earliest: for a rate-limited one, its turn in the run's pace (domain/replay.ts). */
+function pacedDue(pace: Pace, subscription: Subscription | undefined): number | undefined {
+  const limit = subscription?.rateLimitPerSecond;
+  if (!subscription || !limit) return undefined;
+  const k = pace.replayed.get(subscription.id) ?? 0;
+  pace.replayed.set(subscription.id, k + 1);
+  return pacedDueMs(limit, pace.startedAtMs, k);
+}
+
 /** One delivery back to pending; its message, or nothing when it is skipped or no longer a dead letter. */
 async function replayOne(
   deps: BulkReplayDeps,
   d: Delivery,
   windowSeconds: number,
   subscriptions: Map<string, Promise<Subscription | undefined>>,
+  pace: Pace,
 ): Promise<DeliveryMessage | undefined> {
   if (!subscriptions.has(d.subscriptionId))
     subscriptions.set(d.subscriptionId, deps.subscriptions.get(d.subscriptionId));
@@ -277,13 +304,18 @@ async function replayOne(
   if (subscription?.state === 'disabled' || subscription?.state === 'deleted') return undefined;
   const policy = subscription?.retryPolicy ?? deps.defaultRetryPolicy;
   const nowMs = deps.clock.now();
-  const delaySeconds = spreadDelaySeconds(windowSeconds, deps.clock.random());
-  const dueMs = nowMs + delaySeconds * 1000;
+  const spreadMs = nowMs + spreadDelaySeconds(windowSeconds, deps.clock.random()) * 1000;
+  // A paced one's message carries its turn: SQS's whole seconds bring it back up to a second early, and the gate holds the rest.
+  const turnMs = pacedDue(pace, subscription);
+  const paced = turnMs !== undefined && turnMs > spreadMs;
+  const dueMs = paced ? turnMs : spreadMs;
+  const delaySeconds = Math.max(0, Math.floor((dueMs - nowMs) / 1000));
   const giveUpAtMs = dueMs + policy.deadlineSeconds * 1000;
   // The body must outlive the replayed delivery, even one that dead-letters at its new deadline.
   await deps.events.extendRetention(d.eventId, deadLetterEventTtl(giveUpAtMs, deps.retention));
   const replayed = await deps.deliveries.replay(d.id, iso(nowMs), iso(giveUpAtMs), iso(dueMs));
-  return replayed ? dueMessage(replayed, delaySeconds) : undefined;
+  if (!replayed) return undefined;
+  return paced ? { ...dueMessage(replayed, delaySeconds), notBefore: iso(dueMs) } : dueMessage(replayed, delaySeconds);
 }
 
 /** One index range the replay reads, named by a token; tokens sort in walk order. */

@@ -36,6 +36,8 @@ export type SendOutcome =
       readonly attempt?: AttemptReport;
       /** The message the delivery comes back as, in place of the one received (a retry's, a wait that wrote the row). */
       readonly next?: ReceivedDeliveryMessage;
+      /** The instant (epoch ms) a rate-limit wait is for: its message carries it (redelivery/settle.ts). */
+      readonly until?: number;
     };
 
 /** The row a message's attempt starts from (carried, or read), and the expectation its one write holds on. */

@@ -12,6 +12,7 @@ import type { Attempt, AttemptReport, Expected, SendOutcome, Step } from '#app/s
 import { recordHealth } from '#app/subscriptions/dead-letter-streak.ts';
 import { routedChange } from '#app/subscriptions/routing.ts';
 import { patiently } from '#app/patience.ts';
+import { wholeSecondsToward } from '#app/redelivery/settle.ts';
 
 export type RecordDeps = Pick<
   Deps,
@@ -113,8 +114,8 @@ async function recordWait(
   const waiting: Delivery = { ...step.at.row, state: STATE.pending, nextAttemptAt: iso(step.untilMs), updatedAt };
   if (!(await deps.deliveries.write('reschedule', waiting, step.at.expect))) return moved;
   if (!step.paused) {
-    const delaySeconds = Math.max(1, Math.ceil((step.untilMs - nowMs) / 1000));
-    return { kind: 'retry_later', delaySeconds, note: step.note, next: dueMessage(waiting) };
+    const delaySeconds = wholeSecondsToward(step.untilMs, nowMs);
+    return { kind: 'retry_later', delaySeconds, until: step.untilMs, note: step.note, next: dueMessage(waiting) };
   }
   if ((await deps.subscriptions.get(waiting.subscriptionId))?.state !== 'active')
     return { kind: 'done', note: step.note };

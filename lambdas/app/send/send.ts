@@ -26,16 +26,16 @@ export async function processDelivery(
   message: ReceivedDeliveryMessage,
   receipt: Receipt,
 ): Promise<SendOutcome> {
-  const { deliveryId } = message;
+  const { deliveryId, notBefore } = message;
   const prepared = await stage('before_attempt', deliveryId, () => prepareAttempt(deps, message, receipt));
-  const step = prepared.kind === 'attempt' ? await attemptUnlessHeld(deps, prepared.attempt) : prepared;
+  const step = prepared.kind === 'attempt' ? await attemptUnlessHeld(deps, prepared.attempt, notBefore) : prepared;
   if (step.kind === 'done' || step.kind === 'retry_later') return step;
   return stage('after_attempt', deliveryId, () => record(deps, step));
 }
 
-/** The rate gate, then the signed POST: the attempt made, or what holds it back. */
-async function attemptUnlessHeld(deps: SendDeps, attempt: Attempt): Promise<Step | SendOutcome> {
-  const held = await stage('before_attempt', attempt.row.id, () => rateGate(deps, attempt));
+/** The rate gate (given the turn a message back from a wait carries), then the signed POST: the attempt made, or what holds it back. */
+async function attemptUnlessHeld(deps: SendDeps, attempt: Attempt, notBefore?: string): Promise<Step | SendOutcome> {
+  const held = await stage('before_attempt', attempt.row.id, () => rateGate(deps, attempt, notBefore));
   if (held) return held;
   const startedAtMs = deps.clock.now();
   const { row, subscription, body, secrets } = attempt;

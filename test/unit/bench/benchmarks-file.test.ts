@@ -260,6 +260,7 @@ describe('BENCHMARKS.md: one section per area', () => {
             events: 1000,
             limit: 20,
             publishedAs: 'batch',
+            maxStartsInOneSecond: 21,
             maxInOneSecond: 21,
             drainSeconds: 66,
             arrivalSpanSeconds: 65.5,

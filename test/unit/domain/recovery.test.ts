@@ -14,7 +14,14 @@ import {
 import { autoPauseVerdict } from '#domain/auto-pause.ts';
 import { ArchiveFormatError } from '#domain/errors.ts';
 import { fixedWindow, retryAfterSeconds } from '#domain/rate-limit.ts';
-import { matchesCriteria, spreadDelaySeconds, type ReplayCandidate, type ReplayCriteria } from '#domain/replay.ts';
+import {
+  matchesCriteria,
+  PACE_START_MS,
+  pacedDueMs,
+  spreadDelaySeconds,
+  type ReplayCandidate,
+  type ReplayCriteria,
+} from '#domain/replay.ts';
 import type { DeliveryState } from '#domain/states.ts';
 
 const T0 = '2024-05-01T12:00:00.000Z';
@@ -65,6 +72,20 @@ describe('bulk replay: which deliveries a replay takes', () => {
     const counts = Array(10).fill(0);
     for (let i = 0; i < 10_000; i++) counts[Math.floor(spreadDelaySeconds(10, i / 10_000))]++;
     assert.deepEqual(counts, Array(10).fill(1000), 'uniform random draws give a flat spread');
+  });
+
+  it("paces a rate-limited subscription's replayed deliveries at its limit: the k-th at the start of the pace's k-th turn", () => {
+    const start = Date.parse('2024-05-01T12:00:00.030Z'); // in the first 100 ms sub-window of its second
+    const pace = start - 30 + PACE_START_MS;
+    // 20/s: two places a sub-window, from the sub-window after the pace's start on.
+    assert.deepEqual(
+      [0, 1, 2, 17, 18, 19, 999].map((k) => pacedDueMs(20, start, k) - pace),
+      [100, 100, 200, 900, 1000, 1000, 50_000],
+    );
+    assert.deepEqual(
+      [0, 1, 2].map((k) => pacedDueMs(1, start, k) - pace),
+      [1000, 2000, 3000],
+    );
   });
 });
 

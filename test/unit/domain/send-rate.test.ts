@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   admits,
+  countLead,
   earliestTurn,
   maxInAnySecond,
   mostInAnySecond,
@@ -193,5 +194,17 @@ describe('mostInAnySecond: the figure the bound is checked with', () => {
       ...Array.from({ length: 10 }, (_, i) => 1400 + i),
     ];
     assert.equal(mostInAnySecond(straddle), 20);
+  });
+});
+
+describe("the count's lead: how far ahead a count aims, so that it is back before its sub-window ends", () => {
+  it('rises at once to a slower count, eases off by a tenth a count, and stops at a second', () => {
+    assert.equal(countLead(0, 5), 5);
+    assert.equal(countLead(5, 300), 300, 'a busy table: the next counts aim 300 ms ahead');
+    assert.equal(countLead(300, 5), 270);
+    let lead = 300;
+    for (let i = 0; i < 60; i++) lead = countLead(lead, 5);
+    assert.equal(lead, 5, 'back to what counts take once the table is quiet');
+    assert.equal(countLead(0, 5_000), 1000);
   });
 });

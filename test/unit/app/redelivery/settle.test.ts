@@ -11,6 +11,7 @@ import {
   settle,
   stillOnItsWay,
   waitFor,
+  wholeSecondsToward,
 } from '#app/redelivery/settle.ts';
 import { MAX_WAIT_LINK_SECONDS } from '#config/topology.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
@@ -256,6 +257,40 @@ describe('how a delivery waits', () => {
     });
   });
 
+  it('a wait for an instant (a rate-limit turn): a message of its own at once, even alone, carrying the instant its whole seconds fall short of', async () => {
+    const until = NOW_MS + 3_400;
+
+    assert.deepEqual(await wait(MESSAGE, true, wholeSecondsToward(until, NOW_MS), { until }), {
+      how: 'moved',
+      visibility: [],
+      sent: [{ ...OWN, delaySeconds: 3, notBefore: '2024-05-01T12:00:03.400Z' }],
+      gathered: [],
+    });
+    const next = { kind: 'due', deliveryId: 'dlv_1', subscriptionId: 'sub_1' } as const;
+    assert.deepEqual(
+      (await wait(MESSAGE, true, 200, { next, until: NOW_MS + 200_250 })).sent,
+      [{ ...next, delaySeconds: 200, notBefore: '2024-05-01T12:03:20.250Z' }],
+      'a wait written into the row: its due message, sent at once (a gathered send could make it late)',
+    );
+  });
+
+  it('wholeSecondsToward: the whole seconds before an instant, at least one', () => {
+    assert.equal(wholeSecondsToward(NOW_MS + 3_999, NOW_MS), 3);
+    assert.equal(wholeSecondsToward(NOW_MS + 3_000, NOW_MS), 3);
+    assert.equal(wholeSecondsToward(NOW_MS + 400, NOW_MS), 1);
+  });
+
+  it('hands the instant of a wait for one to later', async () => {
+    const { later } = recordingLater(undefined, 'moved');
+    const asked: unknown[] = [];
+    const fate = await settle(
+      async (d, how) => (asked.push(how?.until), later(d, how)),
+      async () => ({ kind: 'retry_later', delaySeconds: 2, until: NOW_MS + 2_500, note: 'rate limit' }),
+    );
+    assert.deepEqual(asked, [NOW_MS + 2_500]);
+    assert.equal(fate.kind === 'retry' && fate.released, true);
+  });
+
   it('after a failure, a message sent on of its own is marked to have its row read first', async () => {
     assert.deepEqual(await wait(MESSAGE, false, 10, { reread: true }), {
       how: 'moved',
@@ -286,6 +321,11 @@ describe('how a delivery waits', () => {
       '2024-05-01T13:00:00.000Z',
       'a chain that has ended starts a new one',
     );
+    assert.deepEqual(
+      onItsOwn({ ...MESSAGE, notBefore: '2024-05-01T12:00:10.400Z' }, 10, NOW_MS),
+      { ...OWN, delaySeconds: 10, notBefore: '2024-05-01T12:00:10.400Z' },
+      'a last link whose delay falls short of its instant keeps it, for the sender to hold the rest',
+    );
   });
 
   it('a link of a chain is sent on until its notBefore has come, and any other message goes to its attempt', () => {
@@ -300,6 +340,11 @@ describe('how a delivery waits', () => {
       'its time has come',
     );
     assert.equal(stillOnItsWay(MESSAGE, NOW_MS), undefined, 'not a link');
+    assert.equal(
+      stillOnItsWay({ ...MESSAGE, notBefore: '2024-05-01T12:00:00.999Z' }, NOW_MS),
+      undefined,
+      'under a second left: back for a rate-limit turn, which the gate holds for',
+    );
   });
 
   it('a message is finished when every delivery is done or released to a message of its own; one kept keeps it', () => {

@@ -125,7 +125,7 @@ describe('the rate gate', () => {
     assert.equal(w.deps.metrics.counts.DeliveriesRetried, undefined, 'a wait is not a retry');
   });
 
-  it('a backlog: one whose turn is seconds away holds for the part below a second, then waits the whole seconds through SQS with nothing read or written', async () => {
+  it('a backlog: one whose turn is seconds away leaves at once for the whole seconds, carrying its turn, with nothing read or written', async () => {
     // 10/s, sub-windows of 100 ms with one place each; the turns are taken up to 1.25 s ahead.
     const w = world({ rateLimitPerSecond: 10 }, 1);
     await backlog(w, 0, 10);
@@ -134,12 +134,35 @@ describe('the rate gate', () => {
     const held = await processDelivery(w.deps, fresh(0), FIRST);
 
     assert.deepEqual([held.kind, held.kind === 'retry_later' && held.delaySeconds], ['retry_later', 1]);
-    assert.equal(w.deps.clock.now() - NOW_MS, 200, 'held 200 ms here, so 1 s on it is back at 1.2 s: its turn');
-    assert.equal(row(w, 0), undefined, 'a short wait keeps its message, no row written');
+    assert.equal(held.kind === 'retry_later' && held.until, NOW_MS + 1200, 'its turn: the sub-window at 1.2 s');
+    assert.equal(
+      w.deps.clock.now(),
+      NOW_MS,
+      'not held here: a hold would keep its whole sender batch, and a burst behind it in the queue',
+    );
+    assert.equal(row(w, 0), undefined, 'a short wait writes no row');
     assert.equal(held.attempt, undefined, 'no attempt to log');
     assert.equal(held.kind === 'retry_later' ? held.next : 'done', undefined, 'its message comes back as it is');
     assert.deepEqual(w.gets, []);
     assert.equal(w.http.requests.length, 0);
+  });
+
+  it('one back early for its turn (SQS delays are whole seconds) holds for its sub-window and is counted there', async () => {
+    const w = world({ rateLimitPerSecond: 10 }, 1);
+    let startedIn = -1;
+    const post = w.http.post.bind(w.http);
+    w.http.post = async (request) => ((startedIn = Math.floor(w.deps.clock.now() / 100)), post(request));
+
+    // Back 800 ms before its turn, the sub-window at 0.8 s.
+    const back = await processDelivery(w.deps, { ...fresh(0), notBefore: at(0.8) }, FIRST);
+
+    assert.equal(back.kind, 'done');
+    assert.deepEqual(
+      w.deps.sendRate.calls.map((c) => c.key),
+      [`send#sub_1#10#w${T + 8}`],
+      'counted in its turn, not in the sub-window it came back in (that is another turn)',
+    );
+    assert.equal(startedIn, T + 8);
   });
 
   it('a retry held back keeps its row, its attempt count and its backoff untouched; back at its turn it goes, numbered after the earlier attempts', async () => {
@@ -194,7 +217,7 @@ describe('the rate gate', () => {
     assert.equal(row(w, 0)!.state, 'delivered');
   });
 
-  it('one whose count came back after its sub-window ended is counted again where it now starts: it never starts in a sub-window that did not admit it', async () => {
+  it('one whose count came back after its sub-window ended is counted again, as far ahead as a count now takes, and holds for that sub-window: it never starts in a sub-window that did not admit it', async () => {
     const w = world({ rateLimitPerSecond: 10 }, 1);
     // The first count takes 100 ms of the fake clock: it admits the attempt into a sub-window that has ended.
     const count = w.deps.sendRate.count.bind(w.deps.sendRate);
@@ -210,11 +233,12 @@ describe('the rate gate', () => {
 
     assert.equal((await processDelivery(w.deps, fresh(0), FIRST)).kind, 'done');
 
+    // Counts take 100 ms now: counted in T + 1 as it began, it would be back when T + 1 ends and waste its place again.
     assert.deepEqual(
       w.deps.sendRate.calls.map((c) => c.key),
-      [`send#sub_1#10#w${T}`, `send#sub_1#10#w${T + 1}`],
+      [`send#sub_1#10#w${T}`, `send#sub_1#10#w${T + 2}`],
     );
-    assert.equal(startedIn, T + 1);
+    assert.equal(startedIn, T + 2);
   });
 
   it('counts per limit: a changed limit starts its own windows and turns', async () => {
