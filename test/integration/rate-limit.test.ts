@@ -20,7 +20,10 @@ describe('a subscription rate limit under a burst', () => {
   let publishedAt = 0;
 
   before(async () => {
-    stack = await startLocalStack();
+    // A sender timeout no CPU stall on this 2-core machine reaches: the receiver answers at once, so an
+    // attempt timed out here would be the test's own machine starving it (the POST still arrives, a
+    // second attempt follows: an at-least-once duplicate), not the rate gate this file is about.
+    stack = await startLocalStack({ env: { HOOKLINE_SENDER_TIMEOUT_MS: '10000' } });
     // A deadline well past the drain: the wait never extends it, and the stack's fast policy gives only 30 s.
     limited = await stack.subscribe('/limited', {
       eventTypes: ['burst.*'],
