@@ -3,27 +3,11 @@ import assert from 'node:assert/strict';
 import { startBulkReplay } from '#app/replay/bulk-replay.ts';
 import { DEFAULT_REPLAY_POLICY, PACE_START_MS } from '#domain/replay.ts';
 import { DEFAULT_RETENTION } from '#domain/retention.ts';
-import { isDeadLetter, STATE } from '#domain/states.ts';
+import { STATE } from '#domain/states.ts';
 import type { Subscription } from '#domain/types.ts';
-import type { RecoveryStore } from '#ports/recovery-store.ts';
-import { aDelivery, aSubscription, fakeDeps, type InMemoryDeliveryStore } from '#test/fakes.ts';
+import { aDelivery, aSubscription, fakeDeps } from '#test/fakes.ts';
 import { InMemoryReplayStore } from '#test/memory-stores.ts';
-
-/** The dead-letter index over the store: keyset pages in id order. */
-function deadLetterIndex(store: InMemoryDeliveryStore): RecoveryStore {
-  return {
-    async listDeadLettersChanged(request) {
-      const all = [...store.items.values()]
-        .filter((d) => isDeadLetter(d.state) && (!request.cursor || d.id > request.cursor))
-        .sort((a, b) => (a.id < b.id ? -1 : 1));
-      const items = all.slice(0, request.limit);
-      return items.length < all.length ? { items, nextCursor: items.at(-1)!.id } : { items };
-    },
-    listCreated: async () => ({ items: [] }),
-    deleteArchived: async () => false,
-    restore: async () => false,
-  };
-}
+import { deadLetterIndex } from '#test/dead-letter-index.ts';
 
 /** `count` dead letters of sub_1, replayed all due at once (window 0) in pages of 25. */
 async function replayAll(count: number, subscription: Partial<Subscription>) {

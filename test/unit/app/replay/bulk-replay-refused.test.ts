@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { resumeBulkReplay, startBulkReplay } from '#app/replay/bulk-replay.ts';
 import { DEFAULT_REPLAY_POLICY } from '#domain/replay.ts';
 import { DEFAULT_RETENTION } from '#domain/retention.ts';
-import { isDeadLetter, STATE } from '#domain/states.ts';
+import { STATE } from '#domain/states.ts';
 import type { Delivery } from '#domain/types.ts';
-import type { RecoveryStore } from '#ports/recovery-store.ts';
 import { aDelivery, aSubscription, fakeDeps, InMemoryDeliveryStore } from '#test/fakes.ts';
 import { InMemoryReplayStore } from '#test/memory-stores.ts';
+import { deadLetterIndex } from '#test/dead-letter-index.ts';
 
 /** A throttled partition as the SDK reports it once its own retries are spent. */
 class ThrottledError extends Error {
@@ -27,22 +27,6 @@ class RefusingDeliveryStore extends InMemoryDeliveryStore {
     }
     return super.replay(id, nowIso, giveUpAtIso, nextAttemptAtIso);
   }
-}
-
-/** The dead-letter index over the store: keyset pages in id order, a dead letter only while it is one. */
-function deadLetterIndex(store: InMemoryDeliveryStore): RecoveryStore {
-  return {
-    async listDeadLettersChanged(request) {
-      const all = [...store.items.values()]
-        .filter((d) => isDeadLetter(d.state) && (!request.cursor || d.id > request.cursor))
-        .sort((a, b) => (a.id < b.id ? -1 : 1));
-      const items = all.slice(0, request.limit);
-      return items.length < all.length ? { items, nextCursor: items.at(-1)!.id } : { items };
-    },
-    listCreated: async () => ({ items: [] }),
-    deleteArchived: async () => false,
-    restore: async () => false,
-  };
 }
 
 function replayDeps(count: number, pageSize: number) {
