@@ -44,3 +44,13 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, Math.ceil((at - nowMs) / 1000));
 }
+
+/**
+ * The SQS delay of a wait for the instant `untilMs` (a rate-limit turn): its whole seconds, so
+ * that the message is back a little before it, never after (SQS delays are whole seconds); the
+ * message carries the instant (`notBefore`), and the rate gate holds the rest, under a second,
+ * right before the attempt (app/send/rate-gate.ts). At least a second.
+ */
+export function wholeSecondsToward(untilMs: number, nowMs: number): number {
+  return Math.max(1, Math.floor((untilMs - nowMs) / 1000));
+}

@@ -1,4 +1,4 @@
-import { DEFAULT_API_TYPE, FUNCTIONS, OBSERVABILITY_DEFAULTS, type FunctionKey } from '#config/topology.ts';
+import { FUNCTIONS, OBSERVABILITY_DEFAULTS, type FunctionKey } from '#config/topology.ts';
 import { DATA_KEY_CACHE_DEFAULTS } from '#adapters/kms-secret-cipher.ts';
 import { backgroundParts } from './all-in-background.ts';
 import type { BackgroundCost } from './background.ts';
@@ -7,7 +7,7 @@ import type { PerDelivery } from './cost-model.ts';
 import type { LogUsage } from './log-meter.ts';
 import { DEPLOYED_NAME_EXTRA_BYTES, XRAY_TRACE_ID_BYTES } from './log-meter.ts';
 import { emfDocumentBytes, entryAccessLogBytes, PLATFORM_LINES_BYTES } from './log-records.ts';
-import { PRICES } from './prices.ts';
+import { API_REQUEST_PRICE, DEFAULT_API_ENTRY, PRICES } from './prices.ts';
 import { DAYS_PER_MONTH, GB, type StorageCost } from './storage.ts';
 import { TRAFFIC } from './traffic.ts';
 
@@ -125,10 +125,10 @@ export function allInPerMillion(input: AllInInputs): AllIn {
       how: `${p.sqsRequests.toFixed(2)} requests`,
     },
     {
-      service: DEFAULT_API_TYPE === 'url' ? 'API entry (Function URL)' : 'API Gateway',
+      service: `API entry (${DEFAULT_API_ENTRY})`,
       dollars: p.dollarsPerMillion.apiGateway,
       basis: 'measured',
-      how: `${p.apiRequests.toFixed(2)} requests${DEFAULT_API_TYPE === 'url' ? ', no per-request charge' : ''}`,
+      how: `${p.apiRequests.toFixed(2)} requests at $${(API_REQUEST_PRICE * MILLION).toFixed(2)} a million`,
     },
     {
       service: 'Lambda requests',
@@ -146,7 +146,7 @@ export function allInPerMillion(input: AllInInputs): AllIn {
       service: 'CloudWatch Logs',
       dollars: MILLION * logBytes * logDollarsPerByte,
       basis: 'measured × modelled',
-      how: `${logBytes.toFixed(0)} B: handlers ${handlerLogBytes.toFixed(0)} (${(input.logs.lines / p.deliveries).toFixed(2)} records, measured at ${OBSERVABILITY_DEFAULTS.logLevel}), platform and EMF ${(p.lambdaInvocations * perInvocationLogBytes).toFixed(0)}, access log ${(p.apiRequests * entryAccessLogBytes()).toFixed(0)} (${DEFAULT_API_TYPE === 'url' ? 'a Function URL keeps none' : 'the HTTP API'}); ${OBSERVABILITY_DEFAULTS.logRetentionDays} days kept`,
+      how: `${logBytes.toFixed(0)} B: handlers ${handlerLogBytes.toFixed(0)} (${(input.logs.lines / p.deliveries).toFixed(2)} records, measured at ${OBSERVABILITY_DEFAULTS.logLevel}), platform and EMF ${(p.lambdaInvocations * perInvocationLogBytes).toFixed(0)}, access log ${(p.apiRequests * entryAccessLogBytes()).toFixed(0)} (${DEFAULT_API_ENTRY}); ${OBSERVABILITY_DEFAULTS.logRetentionDays} days kept`,
     },
     {
       service: 'X-Ray',

@@ -60,4 +60,13 @@ export const API_REQUEST_PRICES: Readonly<Record<ApiType, number>> = {
  */
 export const API_REQUEST_PRICE = API_REQUEST_PRICES[DEFAULT_API_TYPE];
 
+/** What serves the API, per `apiType`, as the figures name it. */
+const API_ENTRY_NAMES: Readonly<Record<ApiType, string>> = {
+  url: 'a Function URL',
+  http: 'an API Gateway HTTP API',
+  rest: 'an API Gateway REST API',
+};
+/** The stack's default entry, as the figures name it. */
+export const DEFAULT_API_ENTRY = API_ENTRY_NAMES[DEFAULT_API_TYPE];
+
 export const PRICE_TABLE_MARKDOWN = `Prices (public list prices, ${PRICES.region}, as of ${PRICES.asOf}): DynamoDB on-demand $0.625 per million write request units and $0.125 per million read request units, Standard storage $0.25 per GB-month; SQS standard $0.40 per million requests (each 64 KB of payload one request); Lambda $0.20 per million requests plus $0.0000133334 per GB-second on arm64; API requests **at the default entry, a Lambda Function URL: no charge beyond the api function's invocation**, beside API Gateway's HTTP API $1.00 per million requests (each 512 KB one request, \`apiType: 'http'\`) and REST API $3.50 per million (\`apiType: 'rest'\`); EventBridge $1.00 per million custom events plus $0.20 per million API destination invocations. The all-in figures add: CloudWatch Logs $0.50 per GB ingested and $0.03 per GB-month stored; X-Ray $5.00 per million traces recorded; KMS $0.03 per 10,000 requests; DynamoDB point-in-time recovery $0.20 per GB-month; S3 $0.005 per 1,000 PUTs, $0.0004 per 1,000 GETs, $0.023 per GB-month (Standard) and $0.004 (Glacier Instant Retrieval); NAT gateway $0.045 per hour and per GB.`;

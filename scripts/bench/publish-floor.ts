@@ -1,5 +1,4 @@
-import { DEFAULT_API_TYPE } from '#config/topology.ts';
-import { API_REQUEST_PRICE, PRICES } from './prices.ts';
+import { API_REQUEST_PRICE, DEFAULT_API_ENTRY, PRICES } from './prices.ts';
 
 export interface FloorPart {
   readonly what: string;
@@ -20,7 +19,7 @@ export function singlePublishFloor(): { readonly parts: readonly FloorPart[]; re
   const million = 1e6;
   const parts: FloorPart[] = [
     {
-      what: `the API request (the default entry, ${DEFAULT_API_TYPE === 'url' ? 'a Function URL' : 'API Gateway'})`,
+      what: `the API request (the default entry, ${DEFAULT_API_ENTRY})`,
       dollars: API_REQUEST_PRICE * million,
     },
     { what: "the API function's invocation", dollars: PRICES.lambdaRequest * million },

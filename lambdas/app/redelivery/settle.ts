@@ -133,16 +133,6 @@ export function onItsOwn(message: ReceivedDeliveryMessage, delaySeconds: number,
 }
 
 /**
- * The SQS delay of a wait for the instant `untilMs` (a rate-limit turn): its whole seconds, so
- * that the message is back a little before it, never after (SQS delays are whole seconds); the
- * message carries the instant (`notBefore`), and the rate gate holds the rest, under a second,
- * right before the attempt (app/send/rate-gate.ts). At least a second.
- */
-export function wholeSecondsToward(untilMs: number, nowMs: number): number {
-  return Math.max(1, Math.floor((untilMs - nowMs) / 1000));
-}
-
-/**
  * A link of a chain whose wait is not over: sent on, nothing read, until the instant it carries
  * is less than a second away (the rate gate holds that rest before the attempt: app/send/rate-gate.ts).
  * Undefined for any other message, which goes on to its attempt.

@@ -1,7 +1,7 @@
 import type { Deps } from '#app/deps.ts';
 import type { Attempt, SendOutcome, Step } from '#app/send/outcome.ts';
 import { MAX_DELAY_SECONDS } from '#domain/retry-policy.ts';
-import { wholeSecondsToward } from '#app/redelivery/settle.ts';
+import { wholeSecondsToward } from '#domain/backoff.ts';
 import { admits, countLead, earliestTurn, sendWindowAt, turnWindow, type SendWindow } from '#domain/send-rate.ts';
 
 /** What the gate uses (all of it in the sender's deps): it counts and takes turns, and writes no row. */

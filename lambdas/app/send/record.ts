@@ -12,7 +12,7 @@ import type { Attempt, AttemptReport, Expected, SendOutcome, Step } from '#app/s
 import { recordHealth } from '#app/subscriptions/dead-letter-streak.ts';
 import { routedChange } from '#app/subscriptions/routing.ts';
 import { patiently } from '#app/patience.ts';
-import { wholeSecondsToward } from '#app/redelivery/settle.ts';
+import { wholeSecondsToward } from '#domain/backoff.ts';
 
 export type RecordDeps = Pick<
   Deps,

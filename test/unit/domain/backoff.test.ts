@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { baseDelaySeconds, nextDelaySeconds, parseRetryAfter } from '#domain/backoff.ts';
+import { baseDelaySeconds, nextDelaySeconds, parseRetryAfter, wholeSecondsToward } from '#domain/backoff.ts';
 import { DEFAULT_RETRY_POLICY, RETRY_PRESETS, type RetryPolicy } from '#domain/retry-policy.ts';
 
 const NOW = Date.parse('2025-03-01T12:00:00.000Z');
@@ -105,5 +105,13 @@ describe('parseRetryAfter()', () => {
       if (saved === undefined) delete process.env.TZ;
       else process.env.TZ = saved;
     }
+  });
+});
+
+describe('wholeSecondsToward()', () => {
+  it('is the whole seconds before an instant, so the message is back before it, never after; at least one', () => {
+    assert.equal(wholeSecondsToward(NOW + 3_999, NOW), 3);
+    assert.equal(wholeSecondsToward(NOW + 3_000, NOW), 3);
+    assert.equal(wholeSecondsToward(NOW + 400, NOW), 1);
   });
 });

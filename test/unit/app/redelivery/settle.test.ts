@@ -11,9 +11,9 @@ import {
   settle,
   stillOnItsWay,
   waitFor,
-  wholeSecondsToward,
 } from '#app/redelivery/settle.ts';
 import { MAX_WAIT_LINK_SECONDS } from '#config/topology.ts';
+import { wholeSecondsToward } from '#domain/backoff.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
 const DELIVERY = 'dlv_abc';
@@ -272,12 +272,6 @@ describe('how a delivery waits', () => {
       [{ ...next, delaySeconds: 200, notBefore: '2024-05-01T12:03:20.250Z' }],
       'a wait written into the row: its due message, sent at once (a gathered send could make it late)',
     );
-  });
-
-  it('wholeSecondsToward: the whole seconds before an instant, at least one', () => {
-    assert.equal(wholeSecondsToward(NOW_MS + 3_999, NOW_MS), 3);
-    assert.equal(wholeSecondsToward(NOW_MS + 3_000, NOW_MS), 3);
-    assert.equal(wholeSecondsToward(NOW_MS + 400, NOW_MS), 1);
   });
 
   it('hands the instant of a wait for one to later', async () => {
