@@ -22,11 +22,15 @@ export function startEmulatorThread(
       (message: { endpoints?: Emulators['endpoints']; error?: { name: string; message: string } }) => {
         if (message.error) {
           worker.removeAllListeners('exit');
-          void worker.terminate();
-          reject(
+          const error =
             message.error.name === 'PortError'
               ? new PortError(message.error.message)
-              : Object.assign(new Error(message.error.message), { name: message.error.name }),
+              : Object.assign(new Error(message.error.message), { name: message.error.name });
+          // Rejected once the thread is gone: an emulator half started may still be writing to the
+          // data folder, and a caller that removes the folder on failure would race it.
+          void worker.terminate().then(
+            () => reject(error),
+            () => reject(error),
           );
           return;
         }

@@ -1,5 +1,5 @@
 import { chmodSync, mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
@@ -76,6 +76,9 @@ export async function startEmulators(
   try {
     if (services.has('dynamodb')) {
       ownerOnlyFolder(join(dataDir, 'dynamodb'));
+      // dynalite opens its LevelDB folder when created, and a server that never listened cannot
+      // close it: a taken port is found first, so it leaves nothing writing to the data folder.
+      if (ports.dynamodb !== 0) await listening('dynamodb', ports.dynamodb, () => portFree(ports.dynamodb));
       const dynamo = dynalite({
         path: join(dataDir, 'dynamodb'),
         createTableMs: 0,
@@ -111,4 +114,13 @@ export async function startEmulators(
     throw error;
   }
   return { endpoints, stop };
+}
+
+/** Resolves once a listener could take `port` on loopback (and has let it go); rejects as listen does. */
+function portFree(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+  });
 }

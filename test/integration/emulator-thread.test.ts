@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +51,8 @@ describe('the emulators on a thread of their own', () => {
           e instanceof PortError &&
           e.message.includes(`the DynamoDB emulator (dynalite) cannot listen on 127.0.0.1:${port}: the port is in use`),
       );
+      // Nothing opened the store: no database is left writing to a folder its caller may remove.
+      assert.deepEqual(readdirSync(join(dir, 'dynamodb')), []);
     } finally {
       taken.close();
       rmSync(dir, { recursive: true, force: true });
