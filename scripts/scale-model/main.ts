@@ -1,5 +1,6 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { recordRun, reportRecorded, runLines, utcMinute, type Run } from '../bench/benchmarks-file.ts';
 import { commandLine, currentCommit, describeMachine } from '../bench/machine.ts';
 import { renderScaleModel } from './report.ts';
@@ -46,9 +47,13 @@ const results: ScenarioResult[] = [];
 for (const scenario of chosen) {
   const result = await runScenario(scenario);
   results.push(result);
+  // Every figure of the run, for a look past the report: DynamoDB's use by caller and by minute among them.
+  const details = join(tmpdir(), 'hookline-scale-model', `${scenario.key}.json`);
+  mkdirSync(dirname(details), { recursive: true });
+  writeFileSync(details, JSON.stringify({ ...result, samples: undefined }, null, 1));
   console.log(
     `[scale-model] ${scenario.key}: ${result.meanDeliveriesPerSecond.toFixed(0)}/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, ` +
-      `${result.undelivered} not delivered (${result.undeliveredBy.deadLettered} dead letters, ${result.undeliveredBy.lost} lost), ${result.duplicates} duplicates, wall ${result.wallSeconds.toFixed(0)} s`,
+      `${result.undelivered} not delivered (${result.undeliveredBy.deadLettered} dead letters, ${result.undeliveredBy.lost} lost), ${result.duplicates} duplicates, wall ${result.wallSeconds.toFixed(0)} s; details in ${details}`,
   );
 }
 const recording = !quick && !only;

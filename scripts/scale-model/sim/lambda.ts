@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { FunctionKey } from '#config/topology.ts';
 import { lambdaContext, type Invoke } from '#local/lambda-context.ts';
+import { currentCaller } from './caller.ts';
 import type { SimQueue } from './sqs.ts';
 import type { SimTime } from './time.ts';
 
@@ -91,7 +92,8 @@ export class FunctionPool<E, R> {
         handler = this.options.make();
       }
       try {
-        return { kind: 'done', value: await handler(event, lambdaContext(this.fn)) };
+        const run = handler;
+        return { kind: 'done', value: await currentCaller.run(this.fn, () => run(event, lambdaContext(this.fn))) };
       } catch (error) {
         this.counts.errors++;
         throw error;

@@ -14,7 +14,8 @@ import { SimDynamoError, validation } from './errors.ts';
 import { applyUpdate, evaluate, type Placeholders, project } from './expression-eval.ts';
 import { type Condition, parseCondition, parseProjection, parseUpdate, type PathNode } from './expression-parser.ts';
 import { itemSize, MAX_ITEM_BYTES } from './item-size.ts';
-import { type Entry, type SimIndex, SimTable, type UsageStats } from './table.ts';
+import { callerName } from '../caller.ts';
+import { type CapacityUse, type Entry, type SimIndex, SimTable, type UsageStats } from './table.ts';
 import { compareScalars, compareStrings, copyItem, type Item, keyString } from './values.ts';
 
 /**
@@ -75,6 +76,9 @@ export interface UsageReport {
   readonly peakRcuPerSecond: number;
   readonly peakWcuPerSecond: number;
   readonly topThrottledPartitions: readonly { readonly key: string; readonly throttles: number }[];
+  /** By `<function> <command>` and by minute of simulated time: where the capacity went, and when. */
+  readonly byCaller: Record<string, CapacityUse>;
+  readonly byMinute: Record<string, CapacityUse>;
 }
 export interface TableReport extends UsageReport {
   readonly table: string;
@@ -106,6 +110,8 @@ export class SimDynamoDB {
   private readonly accountRead = new Meter();
   private readonly accountWrite = new Meter();
   private readonly handlers: Record<string, Handler>;
+  /** The `<function> <command>` of the call being answered (handlers run synchronously), for the usage by caller. */
+  private caller = 'setup';
 
   constructor(options: SimDynamoOptions) {
     this.time = options.time;
@@ -186,11 +192,13 @@ export class SimDynamoDB {
     const handler = this.handlers[command];
     if (!handler) throw new SimDynamoError('UnknownOperationException', `The simulator does not implement ${command}`);
     this.countCall(command, input);
+    const caller = `${callerName()} ${command}`;
     const latency = this.latencyMs(command);
     let retryCost: number | undefined;
     for (let attempt = 1; ; attempt++) {
       let output: Output;
       try {
+        this.caller = caller;
         output = handler(input);
       } catch (error) {
         if (latency > 0) await this.time.sleep(latency);
@@ -199,6 +207,7 @@ export class SimDynamoDB {
           throw error;
         }
         error.stats.throttleEvents++;
+        error.stats.note(caller, this.time.now(), { refused: 1 });
         if (error.limit === 'partition')
           error.stats.keyThrottles.set(error.key, (error.stats.keyThrottles.get(error.key) ?? 0) + 1);
         if (attempt < SDK_RETRY.maxAttempts && retry.capacity >= SDK_RETRY.throttlingCost) {
@@ -260,6 +269,7 @@ export class SimDynamoDB {
       for (const [key, units] of keys) {
         (write ? stats.partitionWrite : stats.partitionRead).get(key, now).consume(now, units);
         (write ? stats.write : stats.read).consume(now, units);
+        stats.note(this.caller, now, write ? { wcu: units } : { rcu: units });
       }
     }
     (write ? this.accountWrite : this.accountRead).consume(now, all);
@@ -758,6 +768,8 @@ function usage(s: UsageStats): UsageReport {
       .sort((a, b) => b[1] - a[1])
       .slice(0, 5)
       .map(([key, throttles]) => ({ key: key.slice(1), throttles })),
+    byCaller: Object.fromEntries([...s.byCaller].sort((a, b) => b[1].rcu + b[1].wcu - a[1].rcu - a[1].wcu)),
+    byMinute: Object.fromEntries(s.byMinute),
   };
 }
 

@@ -38,6 +38,28 @@ export class UsageStats {
   throttledRequests = 0;
   throttleEvents = 0;
   readonly keyThrottles = new Map<string, number>();
+  /** Units used and tries refused, by `<function> <command>`: which call spends the capacity. */
+  readonly byCaller = new Map<string, CapacityUse>();
+  /** Units used and tries refused, by minute of simulated time. */
+  readonly byMinute = new Map<number, CapacityUse>();
+  note(caller: string, nowMs: number, use: Partial<CapacityUse>): void {
+    addUse(this.byCaller, caller, use);
+    addUse(this.byMinute, Math.floor(nowMs / 60_000), use);
+  }
+}
+
+export interface CapacityUse {
+  rcu: number;
+  wcu: number;
+  refused: number;
+}
+
+function addUse<K>(map: Map<K, CapacityUse>, key: K, use: Partial<CapacityUse>): void {
+  let row = map.get(key);
+  if (!row) map.set(key, (row = { rcu: 0, wcu: 0, refused: 0 }));
+  row.rcu += use.rcu ?? 0;
+  row.wcu += use.wcu ?? 0;
+  row.refused += use.refused ?? 0;
 }
 
 /** Sorted partitions: the table's own storage, and each GSI's. */
