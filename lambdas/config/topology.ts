@@ -657,6 +657,16 @@ export const SWEEP_PASS_LIMIT = 1000;
  * schedule (SCHEDULES), so runs never overlap, and well inside its 300 s timeout for the last pass.
  */
 export const SWEEP_RUN_BUDGET_MS = 45_000;
+/**
+ * Delivery rows a sweeper run reads a second at most (app/read-pace.ts), over all its shards:
+ * 16,000 eventually consistent reads of rows under 4 KB are 8,000 read units, two thirds of a
+ * new on-demand table's warm 12,000, the rest left to the senders and the API. At 45 s of every
+ * minute it keeps up with 12,000 published deliveries a second; raise the table's warm
+ * throughput before raising this.
+ */
+export const SWEEP_READ_ROWS_PER_SECOND = 16_000;
+/** Rows the publish check reads between two checkpoints of a shard's progress: a throttle costs at most this much done again. */
+export const SWEEP_READ_SLICE_ROWS = 1_000;
 /** The sweeper's grace for a pending delivery past due (see HOOKLINE_SWEEP_GRACE_SECONDS); no CDK prop sets it. */
 export const DEFAULT_SWEEP_GRACE_SECONDS = 120;
 /**

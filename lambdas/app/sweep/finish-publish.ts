@@ -3,7 +3,13 @@ import { firstDeliveryOf, untouchedSincePublish } from '#app/publish/first-deliv
 import { dueMessage } from '#app/deliveries/delivery-messages.ts';
 import { iso } from '#domain/time.ts';
 import { expectationOf, NO_ROW, type EventRecord } from '#domain/types.ts';
-import { INGEST_MANIFEST_SHARDS, MANIFEST_SETTLE_SECONDS } from '#config/topology.ts';
+import {
+  INGEST_MANIFEST_SHARDS,
+  MANIFEST_SETTLE_SECONDS,
+  SWEEP_READ_ROWS_PER_SECOND,
+  SWEEP_READ_SLICE_ROWS,
+} from '#config/topology.ts';
+import { ReadPace } from '#app/read-pace.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 import type { IngestManifest, ManifestWatermark } from '#ports/ingest-manifest-store.ts';
 
@@ -35,6 +41,10 @@ export interface FinishReport {
  * Every shard is checked at once, up to `limit` manifests each, and a shard's manifests share
  * their row reads (BatchGets of 100 keys, not one per manifest): single publishes make one
  * manifest each, so checking them one at a time could not keep up with a few hundred a second.
+ * The reads go at `pace` (SWEEP_READ_ROWS_PER_SECOND over all shards), a slice of about
+ * SWEEP_READ_SLICE_ROWS rows at a time; a slice refused by the table (throttled past the SDK's
+ * retries) ends its shard's check with the watermark past the slices done, and the error goes up
+ * once every shard has finished.
  *
  * The manifests stay (they are the event log, until TTL takes them): each shard's watermark
  * says how far this got, shard by shard, oldest first, and moves once per shard and run, not
@@ -46,13 +56,17 @@ export async function finishPublishes(
   deps: FinishPublishDeps,
   beforeIso: string,
   limit: number,
+  pace: ReadPace = new ReadPace(deps.clock, SWEEP_READ_ROWS_PER_SECOND),
 ): Promise<FinishReport> {
   const settled = iso(deps.clock.now() - MANIFEST_SETTLE_SECONDS * 1000);
   const marks = new Map((await deps.ingestManifests.watermarks()).map((w) => [w.shard, w]));
   const shards = Array.from({ length: INGEST_MANIFEST_SHARDS }, (_, i) => `m${i}`);
-  const reports = await Promise.all(
-    shards.map((shard) => finishShard(deps, shard, marks.get(shard), { beforeIso, settled, limit })),
+  const settledShards = await Promise.allSettled(
+    shards.map((shard) => finishShard(deps, shard, marks.get(shard), { beforeIso, settled, limit }, pace)),
   );
+  const refused = settledShards.find((r) => r.status === 'rejected');
+  if (refused) throw refused.reason;
+  const reports = settledShards.map((r) => (r as PromiseFulfilledResult<FinishReport>).value);
   return {
     manifests: reports.reduce((n, r) => n + r.manifests, 0),
     deliveries: reports.reduce((n, r) => n + r.deliveries, 0),
@@ -66,6 +80,7 @@ async function finishShard(
   shard: string,
   mark: ManifestWatermark | undefined,
   at: { readonly beforeIso: string; readonly settled: string; readonly limit: number },
+  pace: ReadPace,
 ): Promise<FinishReport> {
   const seen = new Set(mark?.checked ?? []);
   // The keys remembered beyond the watermark come back in this read too; they are skipped, not counted.
@@ -77,10 +92,41 @@ async function finishShard(
   );
   const due = listed.filter((m) => !seen.has(m.key)).slice(0, at.limit);
   if (due.length === 0) return { manifests: 0, deliveries: 0, full: false };
-  const deliveries = await finishMany(deps, due);
+  let deliveries = 0;
+  let checked = 0;
+  try {
+    for (const slice of slices(due, SWEEP_READ_SLICE_ROWS)) {
+      await pace.take(slice.reduce((n, m) => n + m.deliveryIds.length, 0));
+      deliveries += await finishMany(deps, slice);
+      checked += slice.length;
+    }
+  } catch (error) {
+    // What was checked stays checked: the next run goes on from there instead of reading it all again.
+    if (checked > 0)
+      await deps.ingestManifests.setWatermark(
+        nextWatermark(shard, mark, due.slice(0, checked), { ...at, complete: false }),
+        mark,
+      );
+    throw error;
+  }
   const complete = due.length < at.limit;
   await deps.ingestManifests.setWatermark(nextWatermark(shard, mark, due, { ...at, complete }), mark);
   return { manifests: due.length, deliveries, full: !complete };
+}
+
+/** Manifests in order, cut into runs of about `rows` deliveries (a manifest larger than that alone). */
+function slices(manifests: readonly IngestManifest[], rows: number): IngestManifest[][] {
+  const out: IngestManifest[][] = [];
+  let size = Number.POSITIVE_INFINITY;
+  for (const m of manifests) {
+    if (size + m.deliveryIds.length > rows) {
+      out.push([]);
+      size = 0;
+    }
+    out.at(-1)!.push(m);
+    size += m.deliveryIds.length;
+  }
+  return out;
 }
 
 /**

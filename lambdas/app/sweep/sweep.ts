@@ -7,7 +7,8 @@ import { expectationOf } from '#domain/types.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 import { finishPublishes, type FinishPublishDeps } from '#app/sweep/finish-publish.ts';
 import { buildRoutes, repairRoutes } from '#app/subscriptions/routing.ts';
-import { SWEEP_PASS_LIMIT, SWEEP_RUN_BUDGET_MS } from '#config/topology.ts';
+import { SWEEP_PASS_LIMIT, SWEEP_READ_ROWS_PER_SECOND, SWEEP_RUN_BUDGET_MS } from '#config/topology.ts';
+import { ReadPace } from '#app/read-pace.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
 export type SweepDeps = Pick<
@@ -61,31 +62,42 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
   const cutoff = () => iso(deps.clock.now() - options.graceSeconds * 1000);
   const routesRepaired = await repairRoutes(deps);
   await buildRoutes(deps, ROUTE_BUILD_BUDGET_MS);
+  // One pace for the whole run: its passes, publish checks and due rows alike, share the read rate.
+  const pace = new ReadPace(deps.clock, SWEEP_READ_ROWS_PER_SECOND);
   let finishedPublishes = 0;
   let finishedDeliveries = 0;
   let full = true;
+  let refused: { readonly error: unknown } | undefined;
   while (full && inBudget()) {
-    const finished = await finishPublishes(deps, cutoff(), limit);
-    finishedPublishes += finished.manifests;
-    finishedDeliveries += finished.deliveries;
-    full = finished.full;
+    try {
+      const finished = await finishPublishes(deps, cutoff(), limit, pace);
+      finishedPublishes += finished.manifests;
+      finishedDeliveries += finished.deliveries;
+      full = finished.full;
+    } catch (error) {
+      // A throttled check keeps what it did (finish-publish.ts); the due deliveries are still swept, and the run then fails.
+      refused = { error };
+      break;
+    }
   }
   const totals = { examined: 0, expired: 0, requeued: 0, released: 0 };
   let more = true;
   while (more && inBudget()) {
-    const pass = await sweepDue(deps, cutoff(), limit);
+    const pass = await sweepDue(deps, cutoff(), limit, pace);
     for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += pass[k];
     // A full pass that changed something: there may be more; one that changed nothing would read the same rows again.
     more = pass.examined >= limit && pass.expired + pass.requeued + pass.released > 0;
   }
+  if (refused) throw refused.error;
   return { ...totals, finishedPublishes, finishedDeliveries, routesRepaired };
 }
 
 /** One pass over up to `limit` pending deliveries due before `cutoff`. */
-async function sweepDue(deps: SweepDeps, cutoff: string, limit: number): Promise<PassReport> {
+async function sweepDue(deps: SweepDeps, cutoff: string, limit: number, pace: ReadPace): Promise<PassReport> {
+  const due = await deps.deliveries.listDue(cutoff, limit);
+  await pace.take(due.length);
   const nowMs = deps.clock.now();
   const now = iso(nowMs);
-  const due = await deps.deliveries.listDue(cutoff, limit);
   const deliveries = await deps.deliveries.getMany(due.map((d) => d.id));
   let expired = 0;
   let released = 0;

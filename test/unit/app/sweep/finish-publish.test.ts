@@ -227,6 +227,59 @@ describe('finishPublishes: the per-shard watermark', () => {
   });
 });
 
+describe('finishPublishes: paced reads, progress kept', () => {
+  const at = (seconds: number) => new Date(Date.parse(NOW) + seconds * 1000).toISOString();
+  /** A manifest of `rows` deliveries; at 600, each is a read slice of its own (SWEEP_READ_SLICE_ROWS is 1,000). */
+  const big = (key: string, rows = 600, shard = 'm0') => ({
+    shard,
+    key,
+    createdAt: key.split('#')[0]!,
+    eventIds: [],
+    deliveryIds: Array.from({ length: rows }, (_, i) => deliveryIdFor(`evt_${key}_${i}`, 'sub_a', NOW)),
+  });
+
+  it('a slice the table refuses ends the check with the watermark past the slices done; the next run reads only the rest', async () => {
+    const deps = fakeDeps();
+    for (const key of [`${at(1)}#a`, `${at(2)}#b`, `${at(3)}#c`]) await deps.ingestManifests.put(big(key));
+    deps.clock.advance(600_000);
+    const getMany = deps.deliveries.getMany.bind(deps.deliveries);
+    const read: number[] = [];
+    deps.deliveries.getMany = async (ids, consistency) => {
+      read.push(ids.length);
+      if (read.length === 2)
+        throw new Error('Throughput exceeds the current throughput limit for your table or index.');
+      return getMany(ids, consistency);
+    };
+
+    await assert.rejects(finishPublishes(deps, at(300), 100), /Throughput exceeds/);
+    assert.deepEqual(read, [600, 600], 'one slice read, the second refused, the third never asked');
+    assert.equal(deps.ingestManifests.marks.get('m0')?.checkedBefore, `${at(1)}#a`, 'past the slice done');
+
+    assert.deepEqual(await finishPublishes(deps, at(300), 100), { manifests: 2, deliveries: 0, full: false });
+    assert.deepEqual(read, [600, 600, 600, 600], 'the refused slice and the one after it, not the first again');
+  });
+
+  it('reads at SWEEP_READ_ROWS_PER_SECOND over every shard: 16 shards of 2,000 rows take 2 s of the clock', async () => {
+    const deps = fakeDeps();
+    for (let shard = 0; shard < 16; shard++)
+      for (const key of [`${at(1)}#a${shard}`, `${at(2)}#b${shard}`])
+        await deps.ingestManifests.put(big(key, 1_000, `m${shard}`));
+    deps.clock.advance(600_000);
+    const started = deps.clock.now();
+    const waits: number[] = [];
+    const sleep = deps.clock.sleep.bind(deps.clock);
+    deps.clock.sleep = async (ms) => {
+      waits.push(ms);
+      await sleep(0);
+    };
+
+    assert.deepEqual(await finishPublishes(deps, at(300), 100), { manifests: 32, deliveries: 0, full: false });
+    // 32 slices of 1,000 rows at 16,000 a second: the last one waits 31/16 s from the first.
+    assert.equal(Math.max(...waits), (31 * 1000) / 16);
+    assert.equal(deps.clock.now(), started, 'the waits were asked of the clock, not taken from it here');
+  });
+});
+
 describe('nextWatermark', () => {
   const m = (key: string) => ({ shard: 'm0', key, createdAt: key, eventIds: [], deliveryIds: [] });
   it('goes to the cut-off after a complete read, to the last checked after a partial one, never past the settle time nor back', () => {

@@ -311,6 +311,17 @@ describe('sweep: passes until caught up', () => {
     assert.deepEqual(new Set(deps.queue.messages().map((m) => m.deliveryId)).size, 25);
   });
 
+  it('a publish check the table refuses does not stop the due deliveries from being swept; the run then fails', async () => {
+    const deps = depsWith(...lost(3));
+    deps.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1' }));
+    deps.ingestManifests.watermarks = async () => {
+      throw new Error('Throughput exceeds the current throughput limit for your table or index.');
+    };
+
+    await assert.rejects(sweep(deps, { graceSeconds: GRACE }), /Throughput exceeds/);
+    assert.equal(deps.queue.messages().length, 3, 'the lost messages were sent again all the same');
+  });
+
   it('stops starting passes once its budget has passed: the next run picks up the rest', async () => {
     const deps = depsWith(...lost(25));
     deps.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1' }));
