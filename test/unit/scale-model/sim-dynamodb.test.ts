@@ -18,6 +18,7 @@ import type { TableDef } from '#config/topology.ts';
 import type { DynamoLimits } from '../../../scripts/scale-model/sim/dynamodb/capacity.ts';
 import { SimDynamoDB } from '../../../scripts/scale-model/sim/dynamodb/sim-dynamodb.ts';
 import type { SimTime } from '../../../scripts/scale-model/sim/time.ts';
+import { currentCaller } from '../../../scripts/scale-model/sim/caller.ts';
 
 /** A clock that stands still until something sleeps; a sleep moves it forward at once (calls here run one at a time). */
 function steppedTime(): SimTime & { slept: number[] } {
@@ -55,6 +56,24 @@ function open(limits: Partial<DynamoLimits> = {}, random = () => 0) {
 }
 
 const pad = (bytes: number) => 'x'.repeat(bytes);
+
+describe('SimDynamoDB usage by caller', () => {
+  it('counts units and refused tries under the function that made the call, and by minute', async () => {
+    const { db, table } = open({ partitionWcu: 1 });
+    await currentCaller.run('sender', () => db.send(new PutCommand({ TableName: 't', Item: { pk: 'a', sk: 1 } })));
+    await db.send(new GetCommand({ TableName: 't', Key: { pk: 'a', sk: 1 }, ConsistentRead: true }));
+    // A second write to the key in that second: refused at each of the SDK's 3 tries (no backoff with random 0).
+    await assert.rejects(
+      currentCaller.run('sweeper', () => db.send(new PutCommand({ TableName: 't', Item: { pk: 'a', sk: 2 } }))),
+      /configured provisioned throughput/,
+    );
+    const { byCaller, byMinute } = table();
+    assert.deepEqual(byCaller['sender PutItem'], { rcu: 0, wcu: 1, refused: 0 });
+    assert.deepEqual(byCaller['setup GetItem'], { rcu: 1, wcu: 0, refused: 0 });
+    assert.deepEqual(byCaller['sweeper PutItem'], { rcu: 0, wcu: 0, refused: 3 });
+    assert.deepEqual(Object.values(byMinute), [{ rcu: 1, wcu: 1, refused: 3 }]);
+  });
+});
 
 describe('SimDynamoDB limits', () => {
   it('throttles the 1,001st write to one partition key in a second, and throws after the SDK retries', async () => {
