@@ -41,10 +41,11 @@ export interface FinishReport {
  * Every shard is checked at once, up to `limit` manifests each, and a shard's manifests share
  * their row reads (BatchGets of 100 keys, not one per manifest): single publishes make one
  * manifest each, so checking them one at a time could not keep up with a few hundred a second.
- * The reads go at `pace` (SWEEP_READ_ROWS_PER_SECOND over all shards), a slice of about
- * SWEEP_READ_SLICE_ROWS rows at a time; a slice refused by the table (throttled past the SDK's
- * retries) ends its shard's check with the watermark past the slices done, and the error goes up
- * once every shard has finished.
+ * The reads go at the run's pace (SWEEP_READ_ROWS_PER_SECOND over all shards), a slice of about
+ * SWEEP_READ_SLICE_ROWS rows at a time, and no slice starts past the run's budget: at that pace a
+ * pass of 16 full shards would read for minutes. A slice refused by the table (throttled past the
+ * SDK's retries), or the budget, ends a shard's check with the watermark past the slices done;
+ * a refusal goes up once every shard has finished.
  *
  * The manifests stay (they are the event log, until TTL takes them): each shard's watermark
  * says how far this got, shard by shard, oldest first, and moves once per shard and run, not
@@ -56,13 +57,13 @@ export async function finishPublishes(
   deps: FinishPublishDeps,
   beforeIso: string,
   limit: number,
-  pace: ReadPace = new ReadPace(deps.clock, SWEEP_READ_ROWS_PER_SECOND),
+  run: CheckRun = { pace: new ReadPace(deps.clock, SWEEP_READ_ROWS_PER_SECOND), deadlineMs: Infinity },
 ): Promise<FinishReport> {
   const settled = iso(deps.clock.now() - MANIFEST_SETTLE_SECONDS * 1000);
   const marks = new Map((await deps.ingestManifests.watermarks()).map((w) => [w.shard, w]));
   const shards = Array.from({ length: INGEST_MANIFEST_SHARDS }, (_, i) => `m${i}`);
   const settledShards = await Promise.allSettled(
-    shards.map((shard) => finishShard(deps, shard, marks.get(shard), { beforeIso, settled, limit }, pace)),
+    shards.map((shard) => finishShard(deps, shard, marks.get(shard), { beforeIso, settled, limit }, run)),
   );
   const refused = settledShards.find((r) => r.status === 'rejected');
   if (refused) throw refused.reason;
@@ -80,7 +81,7 @@ async function finishShard(
   shard: string,
   mark: ManifestWatermark | undefined,
   at: { readonly beforeIso: string; readonly settled: string; readonly limit: number },
-  pace: ReadPace,
+  run: CheckRun,
 ): Promise<FinishReport> {
   const seen = new Set(mark?.checked ?? []);
   // The keys remembered beyond the watermark come back in this read too; they are skipped, not counted.
@@ -96,7 +97,9 @@ async function finishShard(
   let checked = 0;
   try {
     for (const slice of slices(due, SWEEP_READ_SLICE_ROWS)) {
-      await pace.take(slice.reduce((n, m) => n + m.deliveryIds.length, 0));
+      // Past the run's budget: the rest waits for the next run, as a pass not started would.
+      if (checked > 0 && deps.clock.now() >= run.deadlineMs) break;
+      await run.pace.take(slice.reduce((n, m) => n + m.deliveryIds.length, 0));
       deliveries += await finishMany(deps, slice);
       checked += slice.length;
     }
@@ -109,9 +112,16 @@ async function finishShard(
       );
     throw error;
   }
-  const complete = due.length < at.limit;
-  await deps.ingestManifests.setWatermark(nextWatermark(shard, mark, due, { ...at, complete }), mark);
-  return { manifests: due.length, deliveries, full: !complete };
+  const done = due.slice(0, checked);
+  const complete = checked === due.length && due.length < at.limit;
+  await deps.ingestManifests.setWatermark(nextWatermark(shard, mark, done, { ...at, complete }), mark);
+  return { manifests: done.length, deliveries, full: !complete };
+}
+
+/** A sweeper run's check: the read pace its shards share, and when it stops starting slices (its budget). */
+export interface CheckRun {
+  readonly pace: ReadPace;
+  readonly deadlineMs: number;
 }
 
 /** Manifests in order, cut into runs of about `rows` deliveries (a manifest larger than that alone). */

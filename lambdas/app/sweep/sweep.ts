@@ -56,8 +56,8 @@ const ROUTE_BUILD_BUDGET_MS = 120_000;
  * with any publish rate its passes can read, instead of a fixed 1,000 publishes a minute.
  */
 export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<SweepReport> {
-  const startedMs = deps.clock.now();
-  const inBudget = () => deps.clock.now() - startedMs < (options.budgetMs ?? SWEEP_RUN_BUDGET_MS);
+  const deadlineMs = deps.clock.now() + (options.budgetMs ?? SWEEP_RUN_BUDGET_MS);
+  const inBudget = () => deps.clock.now() < deadlineMs;
   const limit = options.limit ?? SWEEP_PASS_LIMIT;
   const cutoff = () => iso(deps.clock.now() - options.graceSeconds * 1000);
   const routesRepaired = await repairRoutes(deps);
@@ -70,7 +70,7 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
   let refused: { readonly error: unknown } | undefined;
   while (full && inBudget()) {
     try {
-      const finished = await finishPublishes(deps, cutoff(), limit, pace);
+      const finished = await finishPublishes(deps, cutoff(), limit, { pace, deadlineMs });
       finishedPublishes += finished.manifests;
       finishedDeliveries += finished.deliveries;
       full = finished.full;

@@ -2,6 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { publishBatch } from '#app/publish/publish.ts';
 import { finishPublishes, nextWatermark } from '#app/sweep/finish-publish.ts';
+import { ReadPace } from '#app/read-pace.ts';
+import { SWEEP_READ_ROWS_PER_SECOND } from '#config/topology.ts';
 import { sweep } from '#app/sweep/sweep.ts';
 import { firstDelivery } from '#app/publish/first-delivery.ts';
 import { NO_ROW } from '#domain/types.ts';
@@ -257,6 +259,17 @@ describe('finishPublishes: paced reads, progress kept', () => {
 
     assert.deepEqual(await finishPublishes(deps, at(300), 100), { manifests: 2, deliveries: 0, full: false });
     assert.deepEqual(read, [600, 600, 600, 600], 'the refused slice and the one after it, not the first again');
+  });
+
+  it('starts no slice past the run budget but the first: the watermark is past what was read, and the rest is left full for the next run', async () => {
+    const deps = fakeDeps();
+    for (const key of [`${at(1)}#a`, `${at(2)}#b`, `${at(3)}#c`]) await deps.ingestManifests.put(big(key));
+    deps.clock.advance(600_000);
+    const run = { pace: new ReadPace(deps.clock, SWEEP_READ_ROWS_PER_SECOND), deadlineMs: deps.clock.now() };
+
+    assert.deepEqual(await finishPublishes(deps, at(300), 100, run), { manifests: 1, deliveries: 0, full: true });
+    assert.equal(deps.ingestManifests.marks.get('m0')?.checkedBefore, `${at(1)}#a`);
+    assert.deepEqual(await finishPublishes(deps, at(300), 100), { manifests: 2, deliveries: 0, full: false });
   });
 
   it('reads at SWEEP_READ_ROWS_PER_SECOND over every shard: 16 shards of 2,000 rows take 2 s of the clock', async () => {
