@@ -900,6 +900,12 @@ export const API_TYPES = ['url', 'http', 'rest'] as const;
 export type ApiType = (typeof API_TYPES)[number];
 /** The entry a deployment gets unless it names one: the one with no per-request charge. */
 export const DEFAULT_API_TYPE: ApiType = 'url';
+/** What serves the API for each `apiType`, as messages and figures name it. */
+export const API_ENTRY_NAMES: Readonly<Record<ApiType, string>> = {
+  url: 'a Function URL',
+  http: 'an API Gateway HTTP API',
+  rest: 'an API Gateway REST API',
+};
 
 export const API_ACCESS_LOG_FORMATS = {
   standard: {

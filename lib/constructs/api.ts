@@ -14,6 +14,7 @@ import type { ApiDashboardMetrics } from './dashboard.ts';
 import {
   API_ACCESS_LOG_FORMATS,
   type ApiAccessLogFormat,
+  API_ENTRY_NAMES,
   API_TYPES,
   type ApiType,
   DASHBOARD_PATH,
@@ -150,13 +151,13 @@ export class HooklineApi extends Construct implements ApiDashboardMetrics {
     if (this.apiType !== 'rest' && props.webAclArn !== undefined) {
       throw new InvalidPropError(
         'webAclArn',
-        `needs apiType: 'rest': AWS WAF attaches only to REST APIs, not to ${this.apiType === 'url' ? 'a Function URL' : 'an HTTP API'} (-c apiType=rest)`,
+        `needs apiType: 'rest': AWS WAF attaches only to REST APIs, not to ${API_ENTRY_NAMES[this.apiType]} (-c apiType=rest)`,
       );
     }
     if (this.apiType !== 'rest' && props.stageName !== undefined) {
       throw new InvalidPropError(
         'stageName',
-        `needs apiType: 'rest': ${this.apiType === 'url' ? 'a Function URL' : 'the HTTP API'} serves at the root of its URL`,
+        `needs apiType: 'rest': ${API_ENTRY_NAMES[this.apiType]} serves at the root of its URL`,
       );
     }
     if (this.apiType === 'url') rejectGatewayOnly(props);

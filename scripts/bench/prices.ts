@@ -1,4 +1,4 @@
-import { DEFAULT_API_TYPE, type ApiType } from '#config/topology.ts';
+import { API_ENTRY_NAMES, DEFAULT_API_TYPE, type ApiType } from '#config/topology.ts';
 
 /**
  * Public AWS list prices, us-east-1, as of the date below. Benchmarks multiply measured request
@@ -60,12 +60,6 @@ export const API_REQUEST_PRICES: Readonly<Record<ApiType, number>> = {
  */
 export const API_REQUEST_PRICE = API_REQUEST_PRICES[DEFAULT_API_TYPE];
 
-/** What serves the API, per `apiType`, as the figures name it. */
-const API_ENTRY_NAMES: Readonly<Record<ApiType, string>> = {
-  url: 'a Function URL',
-  http: 'an API Gateway HTTP API',
-  rest: 'an API Gateway REST API',
-};
 /** The stack's default entry, as the figures name it. */
 export const DEFAULT_API_ENTRY = API_ENTRY_NAMES[DEFAULT_API_TYPE];
 

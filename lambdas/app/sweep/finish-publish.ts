@@ -10,6 +10,7 @@ import {
   SWEEP_READ_SLICE_ROWS,
 } from '#config/topology.ts';
 import { ReadPace } from '#app/read-pace.ts';
+import type { Clock } from '#ports/clock.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 import type { IngestManifest, ManifestWatermark } from '#ports/ingest-manifest-store.ts';
 
@@ -57,7 +58,7 @@ export async function finishPublishes(
   deps: FinishPublishDeps,
   beforeIso: string,
   limit: number,
-  run: CheckRun = { pace: new ReadPace(deps.clock, SWEEP_READ_ROWS_PER_SECOND), deadlineMs: Infinity },
+  run: CheckRun = checkRun(deps.clock),
 ): Promise<FinishReport> {
   const settled = iso(deps.clock.now() - MANIFEST_SETTLE_SECONDS * 1000);
   const marks = new Map((await deps.ingestManifests.watermarks()).map((w) => [w.shard, w]));
@@ -122,6 +123,11 @@ async function finishShard(
 export interface CheckRun {
   readonly pace: ReadPace;
   readonly deadlineMs: number;
+}
+
+/** A run reading at SWEEP_READ_ROWS_PER_SECOND until `deadlineMs` (none: a check called on its own). */
+export function checkRun(clock: Clock, deadlineMs = Number.POSITIVE_INFINITY): CheckRun {
+  return { pace: new ReadPace(clock, SWEEP_READ_ROWS_PER_SECOND), deadlineMs };
 }
 
 /** Manifests in order, cut into runs of about `rows` deliveries (a manifest larger than that alone). */

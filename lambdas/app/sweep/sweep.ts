@@ -5,10 +5,10 @@ import { expire } from '#app/deliveries/expire.ts';
 import { dueMessage } from '#app/deliveries/delivery-messages.ts';
 import { expectationOf } from '#domain/types.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
-import { finishPublishes, type FinishPublishDeps } from '#app/sweep/finish-publish.ts';
+import { checkRun, finishPublishes, type FinishPublishDeps } from '#app/sweep/finish-publish.ts';
 import { buildRoutes, repairRoutes } from '#app/subscriptions/routing.ts';
-import { SWEEP_PASS_LIMIT, SWEEP_READ_ROWS_PER_SECOND, SWEEP_RUN_BUDGET_MS } from '#config/topology.ts';
-import { ReadPace } from '#app/read-pace.ts';
+import { SWEEP_PASS_LIMIT, SWEEP_RUN_BUDGET_MS } from '#config/topology.ts';
+import type { ReadPace } from '#app/read-pace.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
 export type SweepDeps = Pick<
@@ -63,14 +63,14 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
   const routesRepaired = await repairRoutes(deps);
   await buildRoutes(deps, ROUTE_BUILD_BUDGET_MS);
   // One pace for the whole run: its passes, publish checks and due rows alike, share the read rate.
-  const pace = new ReadPace(deps.clock, SWEEP_READ_ROWS_PER_SECOND);
+  const run = checkRun(deps.clock, deadlineMs);
   let finishedPublishes = 0;
   let finishedDeliveries = 0;
   let full = true;
   let refused: { readonly error: unknown } | undefined;
   while (full && inBudget()) {
     try {
-      const finished = await finishPublishes(deps, cutoff(), limit, { pace, deadlineMs });
+      const finished = await finishPublishes(deps, cutoff(), limit, run);
       finishedPublishes += finished.manifests;
       finishedDeliveries += finished.deliveries;
       full = finished.full;
@@ -83,7 +83,7 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
   const totals = { examined: 0, expired: 0, requeued: 0, released: 0 };
   let more = true;
   while (more && inBudget()) {
-    const pass = await sweepDue(deps, cutoff(), limit, pace);
+    const pass = await sweepDue(deps, cutoff(), limit, run.pace);
     for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += pass[k];
     // A full pass that changed something: there may be more; one that changed nothing would read the same rows again.
     more = pass.examined >= limit && pass.expired + pass.requeued + pass.released > 0;

@@ -1,9 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { publishBatch } from '#app/publish/publish.ts';
-import { finishPublishes, nextWatermark } from '#app/sweep/finish-publish.ts';
-import { ReadPace } from '#app/read-pace.ts';
-import { SWEEP_READ_ROWS_PER_SECOND } from '#config/topology.ts';
+import { checkRun, finishPublishes, nextWatermark } from '#app/sweep/finish-publish.ts';
 import { sweep } from '#app/sweep/sweep.ts';
 import { firstDelivery } from '#app/publish/first-delivery.ts';
 import { NO_ROW } from '#domain/types.ts';
@@ -265,9 +263,11 @@ describe('finishPublishes: paced reads, progress kept', () => {
     const deps = fakeDeps();
     for (const key of [`${at(1)}#a`, `${at(2)}#b`, `${at(3)}#c`]) await deps.ingestManifests.put(big(key));
     deps.clock.advance(600_000);
-    const run = { pace: new ReadPace(deps.clock, SWEEP_READ_ROWS_PER_SECOND), deadlineMs: deps.clock.now() };
-
-    assert.deepEqual(await finishPublishes(deps, at(300), 100, run), { manifests: 1, deliveries: 0, full: true });
+    assert.deepEqual(await finishPublishes(deps, at(300), 100, checkRun(deps.clock, deps.clock.now())), {
+      manifests: 1,
+      deliveries: 0,
+      full: true,
+    });
     assert.equal(deps.ingestManifests.marks.get('m0')?.checkedBefore, `${at(1)}#a`);
     assert.deepEqual(await finishPublishes(deps, at(300), 100), { manifests: 2, deliveries: 0, full: false });
   });
