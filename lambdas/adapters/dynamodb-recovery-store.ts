@@ -11,12 +11,19 @@ import { DEFAULT_RETENTION } from '#domain/retention.ts';
 import { isTerminal } from '#domain/states.ts';
 import type { Delivery, EventRecord, RestoreMarker } from '#domain/types.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
-import type { RecoveryStore } from '#ports/recovery-store.ts';
+import type { AnyOrder, RecoveryStore } from '#ports/recovery-store.ts';
 import { deliveryKey } from './delivery-keys.ts';
 import { deliveryIndexes, DynamoDbDeliveryStore, rowAttributes } from './dynamodb-delivery-store.ts';
 import { DynamoDbEventStore, eventItem } from './dynamodb-event-store.ts';
 import { conditionHeld, isConditionFailure } from './dynamodb.ts';
-import { decodePosition, encodePosition, ShardedReader, type ShardedIndex } from './sharded-query.ts';
+import {
+  continuesWalkAcross,
+  decodePosition,
+  encodePosition,
+  readAcrossPartitions,
+  ShardedReader,
+  type ShardedIndex,
+} from './sharded-query.ts';
 
 type Key = Record<string, string | number>;
 
@@ -46,7 +53,7 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
   }
 
   async listCreated(
-    request: PageRequest & { subscriptionId: string; createdFrom?: string; createdTo: string },
+    request: PageRequest & AnyOrder & { subscriptionId: string; createdFrom?: string; createdTo: string },
   ): Promise<Page<Delivery>> {
     const index = deliveryIndexes.bySubscription(this.tables.deliveries, request.subscriptionId, 'ascending', {
       from: request.createdFrom,
@@ -56,7 +63,7 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
   }
 
   async listDeadLettersChanged(
-    request: PageRequest & { subscriptionId?: string; changedFrom: string; changedTo: string },
+    request: PageRequest & AnyOrder & { subscriptionId?: string; changedFrom: string; changedTo: string },
   ): Promise<Page<Delivery>> {
     const index = deliveryIndexes.deadLetters(
       this.tables.deliveries,
@@ -69,7 +76,12 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
   }
 
   /** A page of a sharded listing read as ids, then fetched with consistent reads (the current version of each row). */
-  private async readIds(index: ShardedIndex, request: PageRequest): Promise<Page<Delivery>> {
+  private async readIds(index: ShardedIndex, request: PageRequest & AnyOrder): Promise<Page<Delivery>> {
+    if (request.anyOrder && continuesWalkAcross(request.cursor)) {
+      const page = await readAcrossPartitions(this.db, index, request.cursor, request.limit);
+      const items = await this.deliveries.getMany(page.items.map((i) => i.id as string));
+      return page.nextCursor ? { items, nextCursor: page.nextCursor } : { items };
+    }
     const reader = new ShardedReader(this.db, index, decodePosition(request.cursor, index));
     const page = await reader.next(request.limit);
     const items = await this.deliveries.getMany(page.map((m) => m.item.id as string));

@@ -139,31 +139,9 @@ export class ShardedReader {
         shard.exhausted = true;
         return;
       }
-      const { table, indexName, partitionAttribute, sortAttribute, tableKeys, keysOnly } = this.index;
-      const startKey = shard.startKey;
-      // Keys only: the table's and the index's key attributes, and the id.
-      const projected = keysOnly ? [...new Set(['id', ...tableKeys, partitionAttribute, sortAttribute])] : [];
-      const out = await fromCursor(startKey, () =>
-        this.db.send(
-          new QueryCommand({
-            TableName: table,
-            ...(indexName ? { IndexName: indexName } : { ConsistentRead: true }),
-            KeyConditionExpression: `#pk = :pk${condition ? ` AND ${condition.expression}` : ''}`,
-            ExpressionAttributeNames: {
-              '#pk': partitionAttribute,
-              ...(condition ? { '#sk': sortAttribute } : {}),
-              ...Object.fromEntries(projected.map((name, i) => [`#p${i}`, name])),
-            },
-            ExpressionAttributeValues: { ':pk': shard.pk, ...(condition ? condition.values : {}) },
-            ...(keysOnly ? { ProjectionExpression: projected.map((_, i) => `#p${i}`).join(', ') } : {}),
-            ScanIndexForward: this.index.order === 'ascending',
-            Limit: Math.max(1, limit),
-            ExclusiveStartKey: startKey,
-          }),
-        ),
-      );
+      const out = await queryPartition(this.db, this.index, shard.pk, condition, limit, shard.startKey);
       for (const item of out.Items ?? []) {
-        if (shard.skipTie !== undefined && item[sortAttribute] === shard.skipTie) continue;
+        if (shard.skipTie !== undefined && item[this.index.sortAttribute] === shard.skipTie) continue;
         shard.skipTie = undefined;
         shard.buffer.push(item);
       }
@@ -173,7 +151,7 @@ export class ShardedReader {
   }
 
   /** The sort-key half of a partition's key condition: the listing's range, narrowed by the position's bound. */
-  private sortCondition(shard: Shard): { expression: string; values: Record<string, string> } | undefined | 'empty' {
+  private sortCondition(shard: Shard): SortCondition | undefined | 'empty' {
     const ascending = this.index.order === 'ascending';
     let from = this.index.range?.from;
     let to = this.index.range?.to;
@@ -181,10 +159,142 @@ export class ShardedReader {
       if (ascending) from = from === undefined || shard.bound > from ? shard.bound : from;
       else to = to === undefined || shard.bound < to ? shard.bound : to;
     }
-    if (from !== undefined && to !== undefined)
-      return from > to ? 'empty' : { expression: '#sk BETWEEN :from AND :to', values: { ':from': from, ':to': to } };
-    if (from !== undefined) return { expression: '#sk >= :from', values: { ':from': from } };
-    if (to !== undefined) return { expression: '#sk <= :to', values: { ':to': to } };
-    return undefined;
+    return rangeCondition(from, to);
   }
+}
+
+interface SortCondition {
+  readonly expression: string;
+  readonly values: Record<string, string>;
+}
+
+/** The sort-key condition of the range [from, to] (either end open), or 'empty' when it holds nothing. */
+function rangeCondition(from: string | undefined, to: string | undefined): SortCondition | undefined | 'empty' {
+  if (from !== undefined && to !== undefined)
+    return from > to ? 'empty' : { expression: '#sk BETWEEN :from AND :to', values: { ':from': from, ':to': to } };
+  if (from !== undefined) return { expression: '#sk >= :from', values: { ':from': from } };
+  if (to !== undefined) return { expression: '#sk <= :to', values: { ':to': to } };
+  return undefined;
+}
+
+/** One Query of one partition of a sharded listing, from `startKey` (a caller's cursor: a bad one is an InvalidCursorError). */
+function queryPartition(
+  db: DynamoDBDocumentClient,
+  index: ShardedIndex,
+  pk: string,
+  condition: SortCondition | undefined,
+  limit: number,
+  startKey: Key | undefined,
+) {
+  const { table, indexName, partitionAttribute, sortAttribute, tableKeys, keysOnly } = index;
+  // Keys only: the table's and the index's key attributes, and the id.
+  const projected = keysOnly ? [...new Set(['id', ...tableKeys, partitionAttribute, sortAttribute])] : [];
+  return fromCursor(startKey, () =>
+    db.send(
+      new QueryCommand({
+        TableName: table,
+        ...(indexName ? { IndexName: indexName } : { ConsistentRead: true }),
+        KeyConditionExpression: `#pk = :pk${condition ? ` AND ${condition.expression}` : ''}`,
+        ExpressionAttributeNames: {
+          '#pk': partitionAttribute,
+          ...(condition ? { '#sk': sortAttribute } : {}),
+          ...Object.fromEntries(projected.map((name, i) => [`#p${i}`, name])),
+        },
+        ExpressionAttributeValues: { ':pk': pk, ...(condition ? condition.values : {}) },
+        ...(keysOnly ? { ProjectionExpression: projected.map((_, i) => `#p${i}`).join(', ') } : {}),
+        ScanIndexForward: index.order === 'ascending',
+        Limit: Math.max(1, limit),
+        ExclusiveStartKey: startKey,
+      }),
+    ),
+  );
+}
+
+/**
+ * Where a walk across partitions stands, partition by partition: `null` once a partition is read
+ * to its end, `0` before its first item, else the index key it resumes after (without the
+ * partition attribute, which its place implies). Longer than a listing's cursor (32 keys), so it
+ * has its own bound: it is kept on a replay's record, never handed to an API caller.
+ */
+type PartitionPositions = (Key | 0 | null)[];
+
+/** Longest cursor a walk across partitions accepts: 32 positions of a few hundred characters. */
+const MAX_WALK_CURSOR_CHARS = 32_768;
+
+/**
+ * True when `cursor` starts or continues a walk across partitions. A merged listing's cursor
+ * (a replay checkpointed by a version before this walk) is not one: that walk goes on in the
+ * merged order.
+ */
+export function continuesWalkAcross(cursor: string | undefined): boolean {
+  return cursor === undefined || cursor === '' || cursor.startsWith(WALK_CURSOR_MARK);
+}
+
+/** Marks a walk's cursor apart from a merged listing's (base64url JSON, which never holds a '.'). */
+const WALK_CURSOR_MARK = 'w.';
+
+function encodeWalk(positions: PartitionPositions): string {
+  return WALK_CURSOR_MARK + Buffer.from(JSON.stringify(positions)).toString('base64url');
+}
+
+function decodeWalk(cursor: string | undefined, index: ShardedIndex): PartitionPositions {
+  if (cursor === undefined || cursor === '') return index.partitions.map(() => 0);
+  try {
+    if (cursor.length > MAX_WALK_CURSOR_CHARS || !cursor.startsWith(WALK_CURSOR_MARK)) throw new Error('not a walk');
+    const value: unknown = JSON.parse(Buffer.from(cursor.slice(WALK_CURSOR_MARK.length), 'base64url').toString('utf8'));
+    if (!Array.isArray(value) || value.length !== index.partitions.length) throw new Error('not one per partition');
+    for (const p of value) {
+      if (p === null || p === 0) continue;
+      if (typeof p !== 'object' || Array.isArray(p) || typeof p[index.sortAttribute] !== 'string')
+        throw new Error('bad position');
+      for (const v of Object.values(p)) if (typeof v !== 'string' && typeof v !== 'number') throw new Error('bad key');
+    }
+    return value as PartitionPositions;
+  } catch (cause) {
+    throw new InvalidCursorError({ cause });
+  }
+}
+
+/**
+ * A page of a sharded listing in no overall order: every partition not yet read to its end is
+ * queried at once for its share of the page (at most `limit` items in all), and each goes on
+ * from where its own query stopped.
+ * One round of queries a page, where the merged order (ShardedReader) queries again each time a
+ * partition runs dry before the page is full; and a page holds about as many items of each
+ * partition, so a walk that changes what it reads (a bulk replay, which takes each dead letter
+ * out of its index) spreads its writes over every partition instead of one at a time. For a walk
+ * that needs every item once and no order.
+ */
+export async function readAcrossPartitions(
+  db: DynamoDBDocumentClient,
+  index: ShardedIndex,
+  cursor: string | undefined,
+  limit: number,
+): Promise<{ readonly items: readonly Item[]; readonly nextCursor?: string }> {
+  const positions = decodeWalk(cursor, index);
+  const condition = rangeCondition(index.range?.from, index.range?.to);
+  const open = positions.flatMap((p, j) => (p === null ? [] : [j]));
+  if (condition === 'empty' || open.length === 0) return { items: [] };
+  // Shares that add up to the page: a page smaller than the partitions left asks the first of them for one each.
+  const base = Math.floor(limit / open.length);
+  const asked = open.map((j, n) => ({ j, share: base + (n < limit % open.length ? 1 : 0) })).filter((a) => a.share > 0);
+  const pages = await Promise.all(
+    asked.map(async ({ j, share }) => {
+      const pk = index.partitions[j]!;
+      const at = positions[j];
+      const startKey = at ? { ...at, [index.partitionAttribute]: pk } : undefined;
+      return { j, out: await queryPartition(db, index, pk, condition, share, startKey) };
+    }),
+  );
+  const items: Item[] = [];
+  for (const { j, out } of pages) {
+    items.push(...(out.Items ?? []));
+    const last = out.LastEvaluatedKey as Key | undefined;
+    if (!last) positions[j] = null;
+    else {
+      const { [index.partitionAttribute]: _implied, ...rest } = last;
+      positions[j] = rest;
+    }
+  }
+  return positions.every((p) => p === null) ? { items } : { items, nextCursor: encodeWalk(positions) };
 }

@@ -6,25 +6,37 @@ import type { Page, PageRequest } from './page.ts';
  * What bulk replay and the archiver need from the tables beyond the delivery engine's
  * `DeliveryStore`: range reads in oldest-first order, archive-safe deletes and restores.
  */
+/**
+ * A range read for a walk that needs every match once and no order (a bulk replay): its pages
+ * may come in any order, which lets a sharded listing read one shard after another instead of
+ * merging them. Its cursors are its own: an ordered read's cursor is refused, and the reverse.
+ */
+export interface AnyOrder {
+  readonly anyOrder?: boolean;
+}
+
 export interface RecoveryStore {
-  /** One subscription's deliveries created in [createdFrom, createdTo], oldest first, read consistently. */
+  /** One subscription's deliveries created in [createdFrom, createdTo], oldest first (or in any order), read consistently. */
   listCreated(
-    request: PageRequest & {
-      readonly subscriptionId: string;
-      readonly createdFrom?: string;
-      readonly createdTo: string;
-    },
+    request: PageRequest &
+      AnyOrder & {
+        readonly subscriptionId: string;
+        readonly createdFrom?: string;
+        readonly createdTo: string;
+      },
   ): Promise<Page<Delivery>>;
   /**
    * Dead letters last changed in [changedFrom, changedTo], oldest first, optionally of one
-   * subscription. A page reads each dead-letter shard once at least, however wide the range.
+   * subscription. A page reads each dead-letter shard once at least, however wide the range;
+   * in any order, one shard after another.
    */
   listDeadLettersChanged(
-    request: PageRequest & {
-      readonly subscriptionId?: string;
-      readonly changedFrom: string;
-      readonly changedTo: string;
-    },
+    request: PageRequest &
+      AnyOrder & {
+        readonly subscriptionId?: string;
+        readonly changedFrom: string;
+        readonly changedTo: string;
+      },
   ): Promise<Page<Delivery>>;
   /**
    * Deletes an archived delivery and its attempt log, unless the delivery changed after

@@ -225,7 +225,9 @@ describe('replay', () => {
       { deadlineMs: 0 },
     );
     assert.equal(cut.status, 'running');
-    assert.deepEqual([cut.matched, cut.replayed], [5, 5]);
+    // One page: at most 5, one from each of the first shards (a shard without one of these adds none).
+    assert.equal(cut.replayed, cut.matched);
+    assert.ok(cut.matched >= 1 && cut.matched <= 5, `${cut.matched} replayed in the one page`);
     assert.ok(cut.cursor, 'the checkpoint holds where to continue');
 
     await stack.runtime.runSchedule('replay');

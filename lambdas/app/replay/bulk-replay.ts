@@ -12,7 +12,7 @@ import type { Delivery, Subscription } from '#domain/types.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { ReplayProgress } from '#ports/replay-store.ts';
-import { forEachLimit } from '#app/concurrency.ts';
+import { Slots } from '#app/concurrency.ts';
 import { patiently } from '#app/patience.ts';
 import type { Budget } from '#app/budget.ts';
 import type { Deps } from '#app/deps.ts';
@@ -99,25 +99,40 @@ export async function startBulkReplay(
   return run(deps, record, owner, budget);
 }
 
-/** Continues a running replay if no live worker holds it; returns the record as it stands. */
-export async function resumeBulkReplay(deps: BulkReplayDeps, id: string, budget: Budget): Promise<ReplayRecord> {
+/**
+ * Continues a running replay if no live worker holds it; returns the record as it stands.
+ * `slots`: the writes in flight it shares with replays resumed beside it.
+ */
+export async function resumeBulkReplay(
+  deps: BulkReplayDeps,
+  id: string,
+  budget: Budget,
+  slots = new Slots(REPLAY_CONCURRENCY),
+): Promise<ReplayRecord> {
   const current = await getReplay(deps, id);
   if (current.status !== 'running') return current;
   const nowMs = deps.clock.now();
   const owner = workerId(deps);
   const acquired = await deps.replays.acquire(id, owner, iso(nowMs + REPLAY_LEASE_SECONDS * 1000), iso(nowMs));
-  return acquired ? run(deps, acquired, owner, budget) : current;
+  return acquired ? run(deps, acquired, owner, budget, slots) : current;
 }
 
-/** The resume schedule: every running replay whose worker stopped (lease expired) is continued. */
+/** Stalled replays one resume call takes on. */
+const RESUMED_AT_ONCE = 25;
+
+/**
+ * The resume schedule: every running replay whose worker stopped (lease expired) is continued,
+ * side by side, sharing one REPLAY_CONCURRENCY of writes in flight: a small replay is not held
+ * up behind a big one, and the table sees no more than one replay's load. A replay that fails
+ * does not stop the others; the call then fails with its error, once they have all checkpointed.
+ */
 export async function resumeStalledReplays(deps: BulkReplayDeps, budget: Budget): Promise<readonly ReplayRecord[]> {
-  const ids = await deps.replays.listStalled(iso(deps.clock.now()), 25);
-  const resumed: ReplayRecord[] = [];
-  for (const id of ids) {
-    if (deps.clock.now() >= budget.deadlineMs) break;
-    resumed.push(await resumeBulkReplay(deps, id, budget));
-  }
-  return resumed;
+  const ids = await deps.replays.listStalled(iso(deps.clock.now()), RESUMED_AT_ONCE);
+  const slots = new Slots(REPLAY_CONCURRENCY);
+  const outcomes = await Promise.allSettled(ids.map((id) => resumeBulkReplay(deps, id, budget, slots)));
+  const failed = outcomes.find((o) => o.status === 'rejected');
+  if (failed) throw failed.reason;
+  return outcomes.map((o) => (o as PromiseFulfilledResult<ReplayRecord>).value);
 }
 
 export async function getReplay(deps: Pick<Deps, 'replays'>, id: string): Promise<ReplayRecord> {
@@ -169,7 +184,37 @@ export function earliestCreatedFrom(nowMs: number, retention: RetentionPolicy): 
 
 const DAY_MS = 86_400_000;
 
-async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, budget: Budget): Promise<ReplayRecord> {
+/**
+ * Pages started and not yet checkpointed, at most (and the next page's read under way): the walk
+ * reads on while a page's writes are in flight, and the pages' writes share REPLAY_CONCURRENCY
+ * slots, so no page waits for the one before it to end (a page read, its writes, its sends and
+ * its checkpoint one after another put back about 1,200 dead letters a second in the scale
+ * model). It bounds what a run holds: four pages.
+ */
+const READ_AHEAD_PAGES = 3;
+
+/** A page read and started: its matches, where the walk goes on after it, and its writes. */
+interface PageInFlight {
+  readonly matches: readonly Delivery[];
+  readonly nextCursor: string | undefined;
+  readonly outcome: Promise<PageOutcome>;
+}
+
+/** A read that failed is kept as its error, so a read ahead never rejects unobserved. */
+type PageRead = { readonly page: Page<Delivery> } | { readonly error: unknown };
+
+/** What stops work not yet started: a write still refused, a lease lost. */
+interface Stop {
+  requested: boolean;
+}
+
+async function run(
+  deps: BulkReplayDeps,
+  record: ReplayRecord,
+  owner: string,
+  budget: Budget,
+  slots = new Slots(REPLAY_CONCURRENCY),
+): Promise<ReplayRecord> {
   const progress: Progress = {
     matched: record.matched,
     replayed: record.replayed,
@@ -177,24 +222,50 @@ async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, bu
     sample: [...(record.sample ?? [])],
     ...(record.cursor ? { cursor: record.cursor } : {}),
   };
-  const subscriptions = new Map<string, Promise<Subscription | undefined>>();
-  const pace: Pace = { startedAtMs: deps.clock.now(), replayed: new Map() };
+  const page: PageContext = {
+    deps,
+    windowSeconds: record.windowSeconds,
+    subscriptions: new Map(),
+    pace: { startedAtMs: deps.clock.now(), replayed: new Map() },
+    budget,
+    slots,
+    stop: { requested: false },
+  };
   const walk = await sourcesOf(deps, record, budget);
+  const read = (cursor: string | undefined): Promise<PageRead> =>
+    readPage(walk, cursor, deps.replayPolicy.pageSize).then(
+      (p) => ({ page: p }),
+      (error: unknown) => ({ error }),
+    );
+  const inFlight: PageInFlight[] = [];
+  let reading: Promise<PageRead> | undefined = read(progress.cursor);
+  let readFailure: { readonly error: unknown } | undefined;
+  let handedBack = false;
   for (;;) {
-    const page = await readPage(walk, progress.cursor, deps.replayPolicy.pageSize);
-    const matches = page.items.filter((d) => matchesCriteria(d, record.criteria, record.startedAt));
-    if (record.dryRun) {
-      progress.matched += matches.length;
-      progress.sample.push(...matches.slice(0, DRY_RUN_SAMPLE - progress.sample.length).map((d) => d.id));
-    } else {
-      const outcome = await replayPage(deps, matches, record.windowSeconds, subscriptions, pace, budget);
-      if (outcome.failure) {
-        // Still refused after its retries (a throttled table): checkpoint what the page did, at
-        // the page's own cursor, and hand the lease back at once, so the resume schedule
-        // retries the page at its next tick instead of after the lease runs out. What the page
-        // replayed is no longer a dead letter, so the retry neither replays nor counts it again.
-        progress.matched += outcome.replayed;
-        progress.replayed += outcome.replayed;
+    while (reading && inFlight.length < READ_AHEAD_PAGES) {
+      const result = await reading;
+      reading = undefined;
+      if ('error' in result) {
+        // The pages already read are finished and checkpointed first; the error then fails the run.
+        readFailure = { error: result.error };
+        break;
+      }
+      const matches = result.page.items.filter((d) => matchesCriteria(d, record.criteria, record.startedAt));
+      const { nextCursor } = result.page;
+      inFlight.push({
+        matches,
+        nextCursor,
+        outcome: record.dryRun ? Promise.resolve({ replayed: 0 }) : replayPage(page, matches),
+      });
+      // No read starts past the budget: the pages in flight end, and the resume schedule goes on.
+      if (nextCursor && deps.clock.now() < budget.deadlineMs) reading = read(nextCursor);
+    }
+    const head = inFlight.shift();
+    if (!head) {
+      // A read failed with nothing left in flight. Unless the last checkpoint did, hand the lease
+      // back at once, so the resume schedule retries at its next tick.
+      const failure = readFailure as { readonly error: unknown };
+      if (!handedBack) {
         const nowMs = deps.clock.now();
         await deps.replays.checkpoint(record.id, owner, {
           ...savedProgress(record, progress),
@@ -202,30 +273,74 @@ async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, bu
           leaseUntil: iso(nowMs),
           updatedAt: iso(nowMs),
         });
-        throw outcome.failure.error;
       }
-      progress.matched += matches.length;
-      progress.replayed += outcome.replayed;
-      progress.skipped += matches.length - outcome.replayed;
+      throw failure.error;
     }
-    if (page.nextCursor) progress.cursor = page.nextCursor;
+    const outcome = await head.outcome;
+    if (outcome.failure) {
+      // Still refused after its retries (a throttled table): nothing more starts; the pages
+      // behind it end what they started. Checkpoint at the cursor before this page, counting
+      // what was replayed (no longer a dead letter, so the retry neither replays nor counts it
+      // again), and hand the lease back at once, so the resume schedule retries at its next
+      // tick instead of after the lease runs out.
+      page.stop.requested = true;
+      let replayed = outcome.replayed;
+      for (const later of inFlight) replayed += (await later.outcome).replayed;
+      progress.matched += replayed;
+      progress.replayed += replayed;
+      const nowMs = deps.clock.now();
+      await deps.replays.checkpoint(record.id, owner, {
+        ...savedProgress(record, progress),
+        status: 'running',
+        leaseUntil: iso(nowMs),
+        updatedAt: iso(nowMs),
+      });
+      throw outcome.failure.error;
+    }
+    if (record.dryRun) {
+      progress.matched += head.matches.length;
+      progress.sample.push(...head.matches.slice(0, DRY_RUN_SAMPLE - progress.sample.length).map((d) => d.id));
+    } else {
+      progress.matched += head.matches.length;
+      progress.replayed += outcome.replayed;
+      progress.skipped += head.matches.length - outcome.replayed;
+    }
+    if (head.nextCursor) progress.cursor = head.nextCursor;
     else delete progress.cursor;
 
     const nowMs = deps.clock.now();
-    const done = page.nextCursor === undefined;
-    const outOfTime = !done && nowMs >= budget.deadlineMs;
+    const done = head.nextCursor === undefined;
+    // Nothing more this run (out of time, or a read failed): the lease goes back at once, so
+    // the resume schedule continues at its next tick.
+    const handBack = !done && inFlight.length === 0 && !reading;
+    handedBack = handBack;
     const saved: ReplayProgress = {
       ...savedProgress(record, progress),
       status: done ? 'completed' : 'running',
       ...(done ? { finishedAt: iso(nowMs) } : {}),
-      // Out of time: hand the lease back at once so the resume schedule continues at its next tick.
-      leaseUntil: iso(outOfTime ? nowMs : nowMs + REPLAY_LEASE_SECONDS * 1000),
+      leaseUntil: iso(handBack ? nowMs : nowMs + REPLAY_LEASE_SECONDS * 1000),
       updatedAt: iso(nowMs),
     };
-    // Lost the lease (this worker stalled and another resumed): stop; the other one carries on from its checkpoint.
-    if (!(await deps.replays.checkpoint(record.id, owner, saved))) return getReplay(deps, record.id);
-    if (done || outOfTime) return { ...record, ...saved, leaseOwner: owner };
+    if (!(await deps.replays.checkpoint(record.id, owner, saved))) {
+      // Lost the lease (this worker stalled and another resumed): stop; the pages in flight end
+      // what they started, and the other worker carries on from its checkpoint.
+      page.stop.requested = true;
+      await Promise.all(inFlight.map((p) => p.outcome));
+      return getReplay(deps, record.id);
+    }
+    if (done || (handBack && !readFailure)) return { ...record, ...saved, leaseOwner: owner };
   }
+}
+
+/** What every page of one run shares. */
+interface PageContext {
+  readonly deps: BulkReplayDeps;
+  readonly windowSeconds: number;
+  readonly subscriptions: Map<string, Promise<Subscription | undefined>>;
+  readonly pace: Pace;
+  readonly budget: Budget;
+  readonly slots: Slots;
+  readonly stop: Stop;
 }
 
 /**
@@ -235,32 +350,28 @@ async function run(deps: BulkReplayDeps, record: ReplayRecord, owner: string, bu
  * which the sweeper re-enqueues once they are overdue.
  *
  * A delivery whose writes are refused (a throttled partition, after the SDK's own retries) is
- * tried again patiently (app/patience.ts), within the budget, holding one of the page's workers
- * while the others go on. What is still refused is the page's `failure`; what succeeded is
- * enqueued either way.
+ * tried again patiently (app/patience.ts), within the budget, holding one of the run's slots
+ * while the others go on. What is still refused is the page's `failure`, and stops the run's
+ * deliveries not yet started; what succeeded is enqueued either way.
  */
-async function replayPage(
-  deps: BulkReplayDeps,
-  matches: readonly Delivery[],
-  windowSeconds: number,
-  subscriptions: Map<string, Promise<Subscription | undefined>>,
-  pace: Pace,
-  budget: Budget,
-): Promise<PageOutcome> {
+async function replayPage(ctx: PageContext, matches: readonly Delivery[]): Promise<PageOutcome> {
+  const { deps, budget, stop } = ctx;
   const messages: DeliveryMessage[] = [];
   let failure: { readonly error: unknown } | undefined;
-  await forEachLimit(matches, REPLAY_CONCURRENCY, async (d) => {
-    try {
-      const message = await patiently(
-        deps.clock,
-        () => replayOne(deps, d, windowSeconds, subscriptions, pace),
-        budget.deadlineMs,
-      );
-      if (message) messages.push(message);
-    } catch (error) {
-      failure ??= { error };
-    }
-  });
+  await Promise.all(
+    matches.map((d) =>
+      ctx.slots.run(async () => {
+        if (stop.requested) return;
+        try {
+          const message = await patiently(deps.clock, () => replayOne(ctx, d), budget.deadlineMs);
+          if (message) messages.push(message);
+        } catch (error) {
+          failure ??= { error };
+          stop.requested = true;
+        }
+      }),
+    ),
+  );
   await deps.queue.enqueue(messages);
   return failure ? { replayed: messages.length, failure } : { replayed: messages.length };
 }
@@ -290,13 +401,8 @@ function pacedDue(pace: Pace, subscription: Subscription | undefined): number | 
 }
 
 /** One delivery back to pending; its message, or nothing when it is skipped or no longer a dead letter. */
-async function replayOne(
-  deps: BulkReplayDeps,
-  d: Delivery,
-  windowSeconds: number,
-  subscriptions: Map<string, Promise<Subscription | undefined>>,
-  pace: Pace,
-): Promise<DeliveryMessage | undefined> {
+async function replayOne(ctx: PageContext, d: Delivery): Promise<DeliveryMessage | undefined> {
+  const { deps, windowSeconds, subscriptions, pace } = ctx;
   if (!subscriptions.has(d.subscriptionId))
     subscriptions.set(d.subscriptionId, deps.subscriptions.get(d.subscriptionId));
   const subscription = await subscriptions.get(d.subscriptionId);
@@ -341,6 +447,8 @@ async function sourcesOf(deps: BulkReplayDeps, record: ReplayRecord, _budget: Bu
     : [];
   const scoped = c.subscriptionId ? [c.subscriptionId] : listed;
   const sources: Source[] = [];
+  // A replay needs every match once, in no order: a sharded range is read a shard at a time.
+  const walk = { anyOrder: true } as const;
   if (c.states.some((s) => isDeadLetter(s))) {
     const range = { changedFrom: c.createdFrom, changedTo: record.startedAt };
     if (c.subscriptionId || c.tenantId !== undefined) {
@@ -348,14 +456,20 @@ async function sourcesOf(deps: BulkReplayDeps, record: ReplayRecord, _budget: Bu
         sources.push({
           token: `dl:${subscriptionId}`,
           read: (cursor, limit) =>
-            deps.recovery.listDeadLettersChanged({ ...range, subscriptionId, limit, ...(cursor ? { cursor } : {}) }),
+            deps.recovery.listDeadLettersChanged({
+              ...range,
+              ...walk,
+              subscriptionId,
+              limit,
+              ...(cursor ? { cursor } : {}),
+            }),
         });
       }
     } else {
       sources.push({
         token: 'dl:*',
         read: (cursor, limit) =>
-          deps.recovery.listDeadLettersChanged({ ...range, limit, ...(cursor ? { cursor } : {}) }),
+          deps.recovery.listDeadLettersChanged({ ...range, ...walk, limit, ...(cursor ? { cursor } : {}) }),
       });
     }
   }
@@ -366,6 +480,7 @@ async function sourcesOf(deps: BulkReplayDeps, record: ReplayRecord, _budget: Bu
         token: `dv:${subscriptionId}`,
         read: (cursor, limit) =>
           deps.recovery.listCreated({
+            ...walk,
             subscriptionId,
             createdFrom: c.createdFrom,
             createdTo,

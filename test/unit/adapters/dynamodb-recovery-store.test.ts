@@ -17,6 +17,7 @@ import { decodeBody } from '#adapters/body-codec.ts';
 import { DynamoDbRecoveryStore } from '#adapters/dynamodb-recovery-store.ts';
 import type { ArchiveRecord } from '#domain/archive.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
+import { InvalidCursorError } from '#ports/page.ts';
 
 const ddbMock = mockClient(DynamoDBDocumentClient);
 after(() => ddbMock.restore());
@@ -75,6 +76,116 @@ describe('DynamoDbRecoveryStore.listDeadLettersChanged: the dead-letter shards',
       queried.map((q) => [q.IndexName, q.ExpressionAttributeNames?.['#pk'], q.ExpressionAttributeValues?.[':pk']]),
       Array.from({ length: 16 }, (_, k) => ['deadLettersBySubscriptionShard', 'dlSubscriptionShard', `sub_1#${k}`]),
     );
+  });
+});
+
+describe('DynamoDbRecoveryStore.listDeadLettersChanged in any order: every shard at once', () => {
+  const store = () =>
+    new DynamoDbRecoveryStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), {
+      deliveries: 'deliveries',
+    });
+  const range = { changedFrom: '2024-05-01T00:00:00.000Z', changedTo: '2024-05-01T12:00:00.000Z' };
+  /** Index entries by shard: dl#0 holds 5, dl#1 holds 2, the other 30 none. */
+  const shardItems = (pk: string) =>
+    Array.from({ length: pk === 'dl#0' ? 5 : pk === 'dl#1' ? 2 : 0 }, (_, i) => ({
+      id: `dlv_${pk}_${i}`,
+      dlShard: pk,
+      updatedAt: `2024-05-01T10:00:0${i}.000Z`,
+      subscriptionShard: 'sub_1#0',
+      listKey: `k${i}`,
+    }));
+  let queried: QueryCommandInput[] = [];
+  let returned: string[] = [];
+
+  beforeEach(() => {
+    ddbMock.reset();
+    queried = [];
+    // A partition read as DynamoDB pages it: Limit items from after ExclusiveStartKey, with a LastEvaluatedKey when it stopped at Limit.
+    ddbMock.on(QueryCommand).callsFake((input: QueryCommandInput) => {
+      queried.push(input);
+      const all = shardItems(String(input.ExpressionAttributeValues?.[':pk']));
+      const start = input.ExclusiveStartKey ? all.findIndex((i) => i.id === input.ExclusiveStartKey!.id) + 1 : 0;
+      const items = all.slice(start, start + (input.Limit ?? all.length));
+      const stopped = start + items.length < all.length || items.length === input.Limit;
+      returned.push(...items.map((i) => i.id));
+      return { Items: items, ...(stopped && items.length ? { LastEvaluatedKey: items.at(-1) } : {}) };
+    });
+  });
+
+  /** Walks the listing to its end in pages of `limit`: each page's queries and the ids its queries returned. */
+  async function walk(limit: number) {
+    const pages: { queries: [unknown, number | undefined, unknown][]; ids: string[] }[] = [];
+    let cursor: string | undefined;
+    do {
+      queried = [];
+      returned = [];
+      const page = await store().listDeadLettersChanged({
+        ...range,
+        anyOrder: true,
+        limit,
+        ...(cursor ? { cursor } : {}),
+      });
+      pages.push({
+        queries: queried.map((q) => [q.ExpressionAttributeValues?.[':pk'], q.Limit, q.ExclusiveStartKey?.updatedAt]),
+        ids: returned,
+      });
+      cursor = page.nextCursor;
+    } while (cursor);
+    return pages;
+  }
+
+  it('queries every shard at once for its share of the page, and each goes on from where its own query stopped', async () => {
+    const pages = await walk(64);
+    assert.deepEqual(
+      pages.map((p) => p.queries.length),
+      [32, 2],
+      'all 32 shards for the first page (two items each), then only the two not read to their end',
+    );
+    assert.deepEqual(pages[1]!.queries, [
+      ['dl#0', 32, '2024-05-01T10:00:01.000Z'],
+      ['dl#1', 32, '2024-05-01T10:00:01.000Z'],
+    ]);
+    assert.deepEqual(
+      pages.flatMap((p) => p.ids).sort(),
+      [...shardItems('dl#0'), ...shardItems('dl#1')].map((i) => i.id).sort(),
+    );
+  });
+
+  it('never reads more than the page: a page smaller than the shards asks the first shards left for one each', async () => {
+    const pages = await walk(4);
+    assert.deepEqual(pages[0]!.queries, [
+      ['dl#0', 1, undefined],
+      ['dl#1', 1, undefined],
+      ['dl#2', 1, undefined],
+      ['dl#3', 1, undefined],
+    ]);
+    for (const p of pages) assert.ok(p.ids.length <= 4, `${p.ids.length} items in a page of 4`);
+    const ids = pages.flatMap((p) => p.ids);
+    assert.equal(new Set(ids).size, ids.length, 'each item once');
+    assert.equal(ids.length, 7);
+  });
+
+  it('refuses a cursor that is not one position per shard', async () => {
+    const forged = `w.${Buffer.from(JSON.stringify([0, null])).toString('base64url')}`;
+    await assert.rejects(
+      store().listDeadLettersChanged({ ...range, anyOrder: true, limit: 4, cursor: forged }),
+      InvalidCursorError,
+    );
+    assert.equal(queried.length, 0);
+  });
+
+  it('goes on in the merged order from a merged listing’s cursor (a replay checkpointed before the walk by shard)', async () => {
+    const ordered = await store().listDeadLettersChanged({ ...range, limit: 1 });
+    assert.ok(ordered.nextCursor);
+    queried = [];
+    const next = await store().listDeadLettersChanged({
+      ...range,
+      anyOrder: true,
+      limit: 1,
+      cursor: ordered.nextCursor!,
+    });
+    assert.equal(queried.length, 32, 'every shard queried, as the merged order does');
+    assert.ok(next.nextCursor && 'p' in JSON.parse(Buffer.from(next.nextCursor, 'base64url').toString()));
   });
 });
 
