@@ -5,13 +5,16 @@ import { recordRun, reportRecorded, runLines, utcMinute, type Run } from '../ben
 import { commandLine, currentCommit, describeMachine } from '../bench/machine.ts';
 import { renderScaleModel } from './report.ts';
 import { runScenario, type ScenarioResult } from './run-scenario.ts';
-import { scenarios } from './scenarios.ts';
+import { FULL_DEAD_LETTERS, FULL_PUBLISH_MINUTES, scenarios } from './scenarios.ts';
+import { storedResults, storeResult, type StoredResult } from './stored-results.ts';
 
 /**
  * `npm run scale-model [-- --quick] [-- --only=spread,hanging] [-- --minutes=10] [-- --dead-letters=1000000]`:
  * every scenario on its own model,
- * one after another; prints each as it ends and records the full run as the scale-model area
- * of BENCHMARKS.md (a quick run, CI's, records nothing).
+ * one after another; prints each as it ends. At full size (the default minutes and dead letters)
+ * each scenario is recorded as it ends (stored-results.ts), and the scale-model area of
+ * BENCHMARKS.md is rendered from every scenario's last full-size run, so `--only` runs add up to
+ * the whole; a smaller run, and the quick run (CI's), record nothing.
  */
 const quick = process.argv.includes('--quick');
 const only = process.argv
@@ -30,8 +33,17 @@ function numberOption(name: string, fallback: number): number {
 }
 // The steady-load scenarios' publishing time in simulated minutes (the issue's 10 by default),
 // and the bulk replay's dead letters (1,000,000): a full-size run takes hours on a small machine.
-const publishMinutes = numberOption('minutes', 10);
-const deadLetters = numberOption('dead-letters', 1_000_000);
+const publishMinutes = numberOption('minutes', FULL_PUBLISH_MINUTES);
+const deadLetters = numberOption('dead-letters', FULL_DEAD_LETTERS);
+const fullSize = !quick && publishMinutes === FULL_PUBLISH_MINUTES && deadLetters === FULL_DEAD_LETTERS;
+// Taken before the first scenario: a commit made while a long run goes on is not the code it ran.
+const commit = currentCommit();
+const runOf = (): Run => ({
+  date: utcMinute(),
+  commit,
+  command: commandLine('scale-model'),
+  machine: describeMachine(),
+});
 const chosen = scenarios(quick ? 'quick' : 'full', publishMinutes, deadLetters).filter(
   (s) => !only || only.includes(s.key),
 );
@@ -44,9 +56,12 @@ if (only && chosen.length !== only.length) {
   process.exit(2);
 }
 const results: ScenarioResult[] = [];
+const thisRun: StoredResult[] = [];
 for (const scenario of chosen) {
   const result = await runScenario(scenario);
   results.push(result);
+  thisRun.push({ run: runOf(), result });
+  if (fullSize) storeResult(thisRun.at(-1)!);
   // Every figure of the run, for a look past the report: DynamoDB's use by caller and by minute among them.
   const details = join(tmpdir(), 'hookline-scale-model', `${scenario.key}.json`);
   mkdirSync(dirname(details), { recursive: true });
@@ -56,21 +71,16 @@ for (const scenario of chosen) {
       `${result.undelivered} not delivered (${result.undeliveredBy.deadLettered} dead letters, ${result.undeliveredBy.lost} lost), ${result.duplicates} duplicates, wall ${result.wallSeconds.toFixed(0)} s; details in ${details}`,
   );
 }
-const recording = !quick && !only;
-// A run that records nothing leaves benchmarks/ as it is: its chart goes to the temporary directory.
-const markdown = renderScaleModel(
-  results,
-  quick ? 'quick' : 'full',
-  recording ? undefined : join(tmpdir(), 'hookline-scale-model'),
+const run = runOf();
+// This run's own rows, printed; a run that records nothing leaves benchmarks/ as it is (its chart goes to the temporary directory).
+console.log(
+  `\n${runLines(run).join('\n')}\n\n${renderScaleModel(thisRun, quick ? 'quick' : fullSize ? 'full' : 'smaller', join(tmpdir(), 'hookline-scale-model'))}\n`,
 );
-const run: Run = {
-  date: utcMinute(),
-  commit: currentCommit(),
-  command: commandLine('scale-model'),
-  machine: describeMachine(),
-};
-console.log(`\n${runLines(run).join('\n')}\n\n${markdown}\n`);
-if (recording) reportRecorded(recordRun(run, [{ key: 'scale-model', markdown }]));
+if (fullSize) {
+  const all = scenarios('full').map((s) => s.key);
+  const markdown = renderScaleModel(storedResults(all), 'full', undefined, all);
+  reportRecorded(recordRun(run, [{ key: 'scale-model', markdown }]));
+}
 // A scenario that lost an event fails the run (CI's quick run among them). The exit is explicit:
 // a handler's leftover handle (a keep-alive agent, an unreffed timer) must not keep a finished
 // model alive.

@@ -2,6 +2,7 @@ import { type Chart, writeCharts } from '../bench/charts.ts';
 import { table } from '../bench/benchmarks-file.ts';
 import { LATENCY } from './model.ts';
 import type { ScenarioResult } from './run-scenario.ts';
+import type { StoredResult } from './stored-results.ts';
 
 /** The DynamoDB limits as the report states them (sim/dynamodb/ holds the figures and their sources). */
 const DYNAMO_LIMITS_SAID =
@@ -33,14 +34,29 @@ function hotPartitions(results: readonly ScenarioResult[]): string[] {
   return lines;
 }
 
-/** The scale model's section of BENCHMARKS.md: one row per scenario, the limits it enforced, and a chart of delivered/s. */
+/** Which run a row comes from: its date, commit and the command's options. */
+function runCell(run: StoredResult['run']): string {
+  const options = run.command.replace(/^npm run scale-model( -- )?/, '');
+  return `${run.date.replace(/ UTC$/, '')}, ${run.commit}${options ? `, \`${options}\`` : ''}`;
+}
+
+/**
+ * The scale model's section of BENCHMARKS.md: one row per scenario, each from its own run, the
+ * limits it enforced, and a chart of delivered/s. `expected`: every scenario's key, for the line
+ * naming those not recorded yet.
+ */
 export function renderScaleModel(
-  results: readonly ScenarioResult[],
-  scale: 'full' | 'quick',
+  stored: readonly StoredResult[],
+  /** full: the issue's size; smaller: a run with fewer minutes or dead letters; quick: CI's. */
+  scale: 'full' | 'smaller' | 'quick',
   /** Where the chart goes: benchmarks/ (the default) for a recorded run, elsewhere for one that records nothing. */
   chartDir?: string,
+  expected: readonly string[] = [],
 ): string {
-  const rows = results.map((r) => [
+  const results = stored.map((s) => s.result);
+  const missing = expected.filter((key) => !results.some((r) => r.scenario.key === key));
+  const charted = results.filter((r) => r.samples.length > 0);
+  const rows = stored.map(({ run, result: r }) => [
     r.scenario.title,
     `${n(r.scenario.publishSeconds)} + ${n(r.scenario.drainSeconds)}`,
     s1(r.meanDeliveriesPerSecond),
@@ -52,14 +68,15 @@ export function renderScaleModel(
     throttleCell(r),
     `${r.sweeper.runs} runs, longest ${s1(r.sweeper.longestRunSeconds)} s, lag ≤ ${s1(r.sweeper.lagPeakSeconds)} s, ${n(r.sweeper.requeued)} requeued`,
     `${n(r.wallSeconds)} s`,
+    runCell(run),
   ]);
   const chart: Chart = {
     file: 'scale-model-delivered',
     title: 'Scale model: deliveries a second over simulated time (10 s means)',
     kind: 'line',
     yAxis: 'deliveries / s',
-    categories: buckets(results).map((b) => `${b} s`),
-    series: results.map((r) => ({ name: r.scenario.key, values: perBucket(r) })),
+    categories: buckets(charted).map((b) => `${b} s`),
+    series: charted.map((r) => ({ name: r.scenario.key, values: perBucket(r) })),
   };
   const replays = results.filter((r) => r.replay);
   const limited = results.filter((r) => r.rateLimit);
@@ -67,7 +84,7 @@ export function renderScaleModel(
     Object.entries(r.handlerErrors).map(([m, c]) => `- ${r.scenario.key}: "${m}" × ${n(c)}`),
   );
   return [
-    `### Scale model${scale === 'quick' ? ' (quick run)' : ''}`,
+    `### Scale model${scale === 'quick' ? ' (quick run)' : scale === 'smaller' ? ' (smaller run)' : ''}`,
     '',
     'The real handlers and app code (API publish and subscription routes, sender, sweeper, replay,',
     'notifier), built per execution environment by the same `buildDeps` the Lambda entries call,',
@@ -77,6 +94,14 @@ export function renderScaleModel(
       `${LATENCY.dynamodbKeyMs} ms a key operation, ${LATENCY.dynamodbQueryMs} ms a query; SQS ${LATENCY.sqsMs} ms a call; ` +
       `Lambda INIT ${LATENCY.lambdaInitMs} ms; receivers 40 to 200 ms. Limits enforced: ${DYNAMO_LIMITS_SAID}; SQS 120,000 in flight per queue, ` +
       'delays to 900 s, 10 per batch; Lambda 1,000 concurrent executions per account, an SQS mapping from 5 batches adding 300 a minute.',
+    ...(scale === 'full'
+      ? [
+          '',
+          'Each row is its scenario’s last run at full size (10 simulated minutes of publishing, 1,000,000 dead',
+          'letters replayed), recorded as it ended: `npm run scale-model -- --only=<scenario>` records one, and the',
+          'date and commit above are those of the run that last rendered this section.',
+        ]
+      : []),
     '',
     table(
       [
@@ -91,10 +116,21 @@ export function renderScaleModel(
         'DynamoDB throttles (refused tries)',
         'sweeper',
         'wall time',
+        'run (UTC, commit, options)',
       ],
       rows,
     ),
     '',
+    ...(missing.length ? [`Not recorded at full size yet: ${missing.join(', ')}.`, ''] : []),
+    ...(charted.length < results.length
+      ? [
+          `Not in the chart (recorded without per-second samples): ${results
+            .filter((r) => r.samples.length === 0)
+            .map((r) => r.scenario.key)
+            .join(', ')}.`,
+          '',
+        ]
+      : []),
     ...replays.flatMap((r) => [
       `Bulk replay (${r.scenario.key}): ${n(r.replay!.replayed)} of ${n(r.scenario.replayDeadLetters ?? 0)} dead letters delivered` +
         (r.replay!.finishedAfterSeconds !== undefined

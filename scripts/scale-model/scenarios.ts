@@ -44,7 +44,15 @@ const uniform = (count: number) => (_seq: number, random: () => number) => Math.
  * The issue's scenarios at full size, and at `scale` (the CI quick run) with rates, counts and
  * times shrunk so the whole set runs in well under a minute while every mechanism still acts.
  */
-export function scenarios(scale: 'full' | 'quick', publishMinutes = 10, deadLetters = 1_000_000): readonly Scenario[] {
+/** The issue's size: 10 simulated minutes of publishing, a bulk replay of 1,000,000 dead letters. */
+export const FULL_PUBLISH_MINUTES = 10;
+export const FULL_DEAD_LETTERS = 1_000_000;
+
+export function scenarios(
+  scale: 'full' | 'quick',
+  publishMinutes = FULL_PUBLISH_MINUTES,
+  deadLetters = FULL_DEAD_LETTERS,
+): readonly Scenario[] {
   const q = scale === 'quick';
   const minutes = (n: number) => (q ? Math.max(10, n * 2) : n * 60);
   const hangingShare = 0.01;
