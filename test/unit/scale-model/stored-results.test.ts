@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { renderScaleModel } from '../../../scripts/scale-model/report.ts';
+import type { ScenarioResult } from '../../../scripts/scale-model/run-scenario.ts';
+import { storedResults, storeResult, type StoredResult } from '../../../scripts/scale-model/stored-results.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'hookline-stored-results-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A scenario's figures, as a run records them (only what the report reads is filled in). */
+function aResult(key: string, delivered: number, withSamples = true): ScenarioResult {
+  return {
+    scenario: { key, title: `scenario ${key}`, publishSeconds: 600, drainSeconds: 60 },
+    published: delivered,
+    delivered,
+    duplicates: 0,
+    undelivered: 0,
+    undeliveredBy: { deadLettered: 0, onItsWay: 0, lost: 0 },
+    latencyP50Ms: 150,
+    latencyP99Ms: 900,
+    meanDeliveriesPerSecond: delivered / 600,
+    queueAgePeakSeconds: 1,
+    inFlightPeak: 10,
+    overLimitRefusals: 0,
+    senderPeakConcurrency: 4,
+    dynamodb: { tables: {} },
+    sweeper: { runs: 11, lagPeakSeconds: 120, longestRunSeconds: 0.2, requeued: 0, expired: 0 },
+    handlerErrors: {},
+    samples: withSamples
+      ? Array.from({ length: 20 }, (_, second) => ({
+          second,
+          delivered: 100,
+          published: 100,
+          queueAgeSeconds: 0,
+          inFlight: 0,
+          senderConcurrency: 1,
+        }))
+      : [],
+  } as unknown as ScenarioResult;
+}
+
+const runAt = (date: string, options: string): StoredResult['run'] => ({
+  date,
+  commit: 'abc1234',
+  command: `npm run scale-model -- ${options}`,
+  machine: 'test',
+});
+
+describe('the scale model’s stored results', () => {
+  it('keeps each scenario’s last run, and renders a row per scenario from its own run', () => {
+    storeResult({ run: runAt('2026-12-06 10:00 UTC', '--only=spread'), result: aResult('spread', 1000) }, dir);
+    storeResult({ run: runAt('2026-12-06 12:00 UTC', '--only=spread'), result: aResult('spread', 6_000_000) }, dir);
+    storeResult({ run: runAt('2026-12-06 11:00 UTC', '--only=bulk-replay'), result: aResult('bulk-replay', 9) }, dir);
+
+    const stored = storedResults(['spread', 'one-subscription', 'bulk-replay'], dir);
+
+    assert.deepEqual(
+      stored.map((s) => [s.result.scenario.key, s.result.delivered, s.run.date]),
+      [
+        ['spread', 6_000_000, '2026-12-06 12:00 UTC'],
+        ['bulk-replay', 9, '2026-12-06 11:00 UTC'],
+      ],
+    );
+    const markdown = renderScaleModel(stored, 'full', dir, ['spread', 'one-subscription', 'bulk-replay']);
+    assert.match(markdown, /\| scenario spread \|.*\| 2026-12-06 12:00, abc1234, `--only=spread` \|/);
+    assert.match(markdown, /\| scenario bulk-replay \|.*\| 2026-12-06 11:00, abc1234, `--only=bulk-replay` \|/);
+    assert.match(markdown, /Not recorded at full size yet: one-subscription\./);
+  });
+
+  it('reads a record without samples as one the chart leaves out, its row kept', () => {
+    const file = join(dir, 'hanging.json');
+    const { samples: _dropped, ...figures } = aResult('hanging', 5);
+    writeFileSync(file, JSON.stringify({ run: runAt('2026-12-06 13:00 UTC', '--only=hanging'), result: figures }));
+
+    const stored = storedResults(['hanging', 'spread'], dir);
+    assert.deepEqual(stored[0]!.result.samples, []);
+    const markdown = renderScaleModel(stored, 'full', dir, ['hanging', 'spread']);
+    assert.match(markdown, /\| scenario hanging \|/);
+    assert.match(markdown, /Not in the chart \(recorded without per-second samples\): hanging\./);
+    const chart = readFileSync(join(dir, 'scale-model-delivered.svg'), 'utf8');
+    assert.ok(chart.includes('spread') && !chart.includes('hanging'), 'the chart draws spread alone');
+  });
+});
