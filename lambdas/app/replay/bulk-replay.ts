@@ -241,6 +241,17 @@ async function run(
   let reading: Promise<PageRead> | undefined = read(progress.cursor);
   let readFailure: { readonly error: unknown } | undefined;
   let handedBack = false;
+  // Checkpoints where the run stands and hands the lease back at once, so the resume schedule
+  // goes on at its next tick instead of after the lease runs out.
+  const handBack = async () => {
+    const nowMs = deps.clock.now();
+    await deps.replays.checkpoint(record.id, owner, {
+      ...savedProgress(record, progress),
+      status: 'running',
+      leaseUntil: iso(nowMs),
+      updatedAt: iso(nowMs),
+    });
+  };
   for (;;) {
     while (reading && inFlight.length < READ_AHEAD_PAGES) {
       const result = await reading;
@@ -262,46 +273,28 @@ async function run(
     }
     const head = inFlight.shift();
     if (!head) {
-      // A read failed with nothing left in flight. Unless the last checkpoint did, hand the lease
-      // back at once, so the resume schedule retries at its next tick.
-      const failure = readFailure as { readonly error: unknown };
-      if (!handedBack) {
-        const nowMs = deps.clock.now();
-        await deps.replays.checkpoint(record.id, owner, {
-          ...savedProgress(record, progress),
-          status: 'running',
-          leaseUntil: iso(nowMs),
-          updatedAt: iso(nowMs),
-        });
-      }
-      throw failure.error;
+      // A read failed with nothing left in flight (the last checkpoint may have handed the lease back already).
+      if (!handedBack) await handBack();
+      throw (readFailure as { readonly error: unknown }).error;
     }
     const outcome = await head.outcome;
     if (outcome.failure) {
       // Still refused after its retries (a throttled table): nothing more starts; the pages
       // behind it end what they started. Checkpoint at the cursor before this page, counting
       // what was replayed (no longer a dead letter, so the retry neither replays nor counts it
-      // again), and hand the lease back at once, so the resume schedule retries at its next
-      // tick instead of after the lease runs out.
+      // again).
       page.stop.requested = true;
       let replayed = outcome.replayed;
       for (const later of inFlight) replayed += (await later.outcome).replayed;
       progress.matched += replayed;
       progress.replayed += replayed;
-      const nowMs = deps.clock.now();
-      await deps.replays.checkpoint(record.id, owner, {
-        ...savedProgress(record, progress),
-        status: 'running',
-        leaseUntil: iso(nowMs),
-        updatedAt: iso(nowMs),
-      });
+      await handBack();
       throw outcome.failure.error;
     }
-    if (record.dryRun) {
-      progress.matched += head.matches.length;
+    progress.matched += head.matches.length;
+    if (record.dryRun)
       progress.sample.push(...head.matches.slice(0, DRY_RUN_SAMPLE - progress.sample.length).map((d) => d.id));
-    } else {
-      progress.matched += head.matches.length;
+    else {
       progress.replayed += outcome.replayed;
       progress.skipped += head.matches.length - outcome.replayed;
     }
@@ -310,15 +303,13 @@ async function run(
 
     const nowMs = deps.clock.now();
     const done = head.nextCursor === undefined;
-    // Nothing more this run (out of time, or a read failed): the lease goes back at once, so
-    // the resume schedule continues at its next tick.
-    const handBack = !done && inFlight.length === 0 && !reading;
-    handedBack = handBack;
+    // Nothing more this run (out of time, or a read failed): the lease goes back with this checkpoint.
+    handedBack = !done && inFlight.length === 0 && !reading;
     const saved: ReplayProgress = {
       ...savedProgress(record, progress),
       status: done ? 'completed' : 'running',
       ...(done ? { finishedAt: iso(nowMs) } : {}),
-      leaseUntil: iso(handBack ? nowMs : nowMs + REPLAY_LEASE_SECONDS * 1000),
+      leaseUntil: iso(handedBack ? nowMs : nowMs + REPLAY_LEASE_SECONDS * 1000),
       updatedAt: iso(nowMs),
     };
     if (!(await deps.replays.checkpoint(record.id, owner, saved))) {
@@ -328,7 +319,7 @@ async function run(
       await Promise.all(inFlight.map((p) => p.outcome));
       return getReplay(deps, record.id);
     }
-    if (done || (handBack && !readFailure)) return { ...record, ...saved, leaseOwner: owner };
+    if (done || (handedBack && !readFailure)) return { ...record, ...saved, leaseOwner: owner };
   }
 }
 
