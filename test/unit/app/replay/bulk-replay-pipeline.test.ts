@@ -5,9 +5,9 @@ import { DEFAULT_REPLAY_POLICY } from '#domain/replay.ts';
 import { DEFAULT_RETENTION } from '#domain/retention.ts';
 import { STATE } from '#domain/states.ts';
 import type { RecoveryStore } from '#ports/recovery-store.ts';
-import { aDelivery, aSubscription, fakeDeps, InMemoryDeliveryStore } from '#test/fakes.ts';
+import { fakeDeps, InMemoryDeliveryStore } from '#test/fakes.ts';
 import { InMemoryReplayStore } from '#test/memory-stores.ts';
-import { deadLetterIndex } from '#test/dead-letter-index.ts';
+import { deadLetterIndex, putDeadLetters } from '#test/dead-letter-index.ts';
 
 /** Holds every `replay` write until released, and counts how many are in flight at once. */
 class HeldDeliveryStore extends InMemoryDeliveryStore {
@@ -52,22 +52,7 @@ function countedIndex(deliveries: InMemoryDeliveryStore, failing: Set<number>) {
 function pipelineDeps(count: number, pageSize: number, failingReads: readonly number[] = [], subscriptions = 1) {
   const deliveries = new HeldDeliveryStore();
   const base = fakeDeps({ deliveries });
-  for (let n = 1; n <= subscriptions; n++) base.subscriptions.items.set(`sub_${n}`, aSubscription({ id: `sub_${n}` }));
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const id = `dlv_${String(i).padStart(3, '0')}`;
-    ids.push(id);
-    deliveries.put(
-      aDelivery({
-        id,
-        subscriptionId: `sub_${(i % subscriptions) + 1}`,
-        state: STATE.failed,
-        attempts: 1,
-        createdAt: '2024-05-01T10:00:00.000Z',
-        updatedAt: '2024-05-01T11:00:00.000Z',
-      }),
-    );
-  }
+  const ids = putDeadLetters(deliveries, base.subscriptions, count, subscriptions);
   const { recovery, reads } = countedIndex(deliveries, new Set(failingReads));
   const deps = {
     ...base,

@@ -5,9 +5,9 @@ import { DEFAULT_REPLAY_POLICY } from '#domain/replay.ts';
 import { DEFAULT_RETENTION } from '#domain/retention.ts';
 import { STATE } from '#domain/states.ts';
 import type { Delivery } from '#domain/types.ts';
-import { aDelivery, aSubscription, fakeDeps, InMemoryDeliveryStore } from '#test/fakes.ts';
+import { fakeDeps, InMemoryDeliveryStore } from '#test/fakes.ts';
 import { InMemoryReplayStore } from '#test/memory-stores.ts';
-import { deadLetterIndex } from '#test/dead-letter-index.ts';
+import { deadLetterIndex, putDeadLetters } from '#test/dead-letter-index.ts';
 
 /** A throttled partition as the SDK reports it once its own retries are spent. */
 class ThrottledError extends Error {
@@ -32,21 +32,7 @@ class RefusingDeliveryStore extends InMemoryDeliveryStore {
 function replayDeps(count: number, pageSize: number) {
   const deliveries = new RefusingDeliveryStore();
   const base = fakeDeps({ deliveries });
-  base.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1' }));
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const id = `dlv_${String(i).padStart(3, '0')}`;
-    ids.push(id);
-    deliveries.put(
-      aDelivery({
-        id,
-        state: STATE.failed,
-        attempts: 1,
-        createdAt: '2024-05-01T10:00:00.000Z',
-        updatedAt: '2024-05-01T11:00:00.000Z',
-      }),
-    );
-  }
+  const ids = putDeadLetters(deliveries, base.subscriptions, count);
   const deps = {
     ...base,
     replays: new InMemoryReplayStore(),
