@@ -9,14 +9,16 @@ import { FULL_DEAD_LETTERS, FULL_PUBLISH_MINUTES, scenarios } from './scenarios.
 import { storedResults, storeResult, type StoredResult } from './stored-results.ts';
 
 /**
- * `npm run scale-model [-- --quick] [-- --only=spread,hanging] [-- --minutes=10] [-- --dead-letters=1000000]`:
+ * `npm run scale-model [-- --quick] [-- --only=spread,hanging] [-- --minutes=10] [-- --dead-letters=1000000] [-- --render]`:
  * every scenario on its own model,
  * one after another; prints each as it ends. At full size (the default minutes and dead letters)
  * each scenario is recorded as it ends (stored-results.ts), and the scale-model area of
  * BENCHMARKS.md is rendered from every scenario's last full-size run, so `--only` runs add up to
- * the whole; a smaller run, and the quick run (CI's), record nothing.
+ * the whole; a smaller run, and the quick run (CI's), record nothing. `--render` runs no
+ * scenario: it renders the area again from the stored runs (after one is added or removed by hand).
  */
 const quick = process.argv.includes('--quick');
+const renderOnly = process.argv.includes('--render');
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice('--only='.length)
@@ -45,9 +47,9 @@ const runOf = (): Run => ({
   machine: describeMachine(),
 });
 const chosen = scenarios(quick ? 'quick' : 'full', publishMinutes, deadLetters).filter(
-  (s) => !only || only.includes(s.key),
+  (s) => !renderOnly && (!only || only.includes(s.key)),
 );
-if (only && chosen.length !== only.length) {
+if (only && !renderOnly && chosen.length !== only.length) {
   console.error(
     `unknown scenario in --only: the scenarios are ${scenarios('full')
       .map((s) => s.key)
@@ -73,9 +75,10 @@ for (const scenario of chosen) {
 }
 const run = runOf();
 // This run's own rows, printed; a run that records nothing leaves benchmarks/ as it is (its chart goes to the temporary directory).
-console.log(
-  `\n${runLines(run).join('\n')}\n\n${renderScaleModel(thisRun, quick ? 'quick' : fullSize ? 'full' : 'smaller', join(tmpdir(), 'hookline-scale-model'))}\n`,
-);
+if (!renderOnly)
+  console.log(
+    `\n${runLines(run).join('\n')}\n\n${renderScaleModel(thisRun, quick ? 'quick' : fullSize ? 'full' : 'smaller', join(tmpdir(), 'hookline-scale-model'))}\n`,
+  );
 if (fullSize) {
   const all = scenarios('full').map((s) => s.key);
   const markdown = renderScaleModel(storedResults(all), 'full', undefined, all);
