@@ -187,9 +187,9 @@ const DAY_MS = 86_400_000;
 /**
  * Pages started and not yet checkpointed, at most (and the next page's read under way): the walk
  * reads on while a page's writes are in flight, and the pages' writes share REPLAY_CONCURRENCY
- * slots, so no page waits for the one before it to end (a page read, its writes, its sends and
- * its checkpoint one after another put back about 1,200 dead letters a second in the scale
- * model). It bounds what a run holds: four pages.
+ * slots, so no page waits for the one before it to end. It bounds what a run holds: four pages.
+ * (With the pages read across the shards, about 4,100 dead letters a second in the scale model,
+ * against 1,200 one page after another, merged.)
  */
 const READ_AHEAD_PAGES = 3;
 
