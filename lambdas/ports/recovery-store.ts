@@ -3,18 +3,19 @@ import type { Delivery, RestoreMarker } from '#domain/types.ts';
 import type { Page, PageRequest } from './page.ts';
 
 /**
- * What bulk replay and the archiver need from the tables beyond the delivery engine's
- * `DeliveryStore`: range reads in oldest-first order, archive-safe deletes and restores.
- */
-/**
  * A range read for a walk that needs every match once and no order (a bulk replay): its pages
- * may come in any order, which lets a sharded listing read one shard after another instead of
- * merging them. Its cursors are its own: an ordered read's cursor is refused, and the reverse.
+ * may come in any order, which lets a sharded listing ask every shard for its share at once
+ * instead of merging them. Its cursors are its own; an ordered read's cursor given with it goes
+ * on in order (a replay checkpointed by an earlier version).
  */
 export interface AnyOrder {
   readonly anyOrder?: boolean;
 }
 
+/**
+ * What bulk replay and the archiver need from the tables beyond the delivery engine's
+ * `DeliveryStore`: range reads in oldest-first order, archive-safe deletes and restores.
+ */
 export interface RecoveryStore {
   /** One subscription's deliveries created in [createdFrom, createdTo], oldest first (or in any order), read consistently. */
   listCreated(
@@ -28,7 +29,7 @@ export interface RecoveryStore {
   /**
    * Dead letters last changed in [changedFrom, changedTo], oldest first, optionally of one
    * subscription. A page reads each dead-letter shard once at least, however wide the range;
-   * in any order, one shard after another.
+   * or in any order, every shard at once for its share.
    */
   listDeadLettersChanged(
     request: PageRequest &
