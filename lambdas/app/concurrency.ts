@@ -7,14 +7,8 @@ export async function forEachLimit<T>(
   limit: number,
   fn: (item: T, index: number) => Promise<void>,
 ): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      await fn(items[index]!, index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  const slots = new Slots(limit);
+  await Promise.all(items.map((item, index) => slots.run(() => fn(item, index))));
 }
 
 /**

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { recordRun, reportRecorded, runLines, utcMinute, type Run } from '../bench/benchmarks-file.ts';
 import { commandLine, currentCommit, describeMachine } from '../bench/machine.ts';
 import { renderScaleModel } from './report.ts';
-import { runScenario, type ScenarioResult } from './run-scenario.ts';
+import { runScenario } from './run-scenario.ts';
 import { FULL_DEAD_LETTERS, FULL_PUBLISH_MINUTES, scenarios } from './scenarios.ts';
 import { storedResults, storeResult, type StoredResult } from './stored-results.ts';
 
@@ -57,11 +57,9 @@ if (only && !renderOnly && chosen.length !== only.length) {
   );
   process.exit(2);
 }
-const results: ScenarioResult[] = [];
 const thisRun: StoredResult[] = [];
 for (const scenario of chosen) {
   const result = await runScenario(scenario);
-  results.push(result);
   thisRun.push({ run: runOf(), result });
   if (fullSize) storeResult(thisRun.at(-1)!);
   // Every figure of the run, for a look past the report: DynamoDB's use by caller and by minute among them.
@@ -84,6 +82,7 @@ if (fullSize) {
   const markdown = renderScaleModel(storedResults(all), 'full', undefined, all);
   reportRecorded(recordRun(run, [{ key: 'scale-model', markdown }]));
 }
+const results = thisRun.map((s) => s.result);
 // A scenario that lost an event fails the run (CI's quick run among them). The exit is explicit:
 // a handler's leftover handle (a keep-alive agent, an unreffed timer) must not keep a finished
 // model alive.

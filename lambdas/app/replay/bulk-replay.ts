@@ -222,7 +222,7 @@ async function run(
     sample: [...(record.sample ?? [])],
     ...(record.cursor ? { cursor: record.cursor } : {}),
   };
-  const page: PageContext = {
+  const ctx: PageContext = {
     deps,
     windowSeconds: record.windowSeconds,
     subscriptions: new Map(),
@@ -231,7 +231,7 @@ async function run(
     slots,
     stop: { requested: false },
   };
-  const walk = await sourcesOf(deps, record, budget);
+  const walk = await sourcesOf(deps, record);
   const read = (cursor: string | undefined): Promise<PageRead> =>
     readPage(walk, cursor, deps.replayPolicy.pageSize).then(
       (p) => ({ page: p }),
@@ -266,7 +266,7 @@ async function run(
       inFlight.push({
         matches,
         nextCursor,
-        outcome: record.dryRun ? Promise.resolve({ replayed: 0 }) : replayPage(page, matches),
+        outcome: record.dryRun ? Promise.resolve({ replayed: 0 }) : replayPage(ctx, matches),
       });
       // No read starts past the budget: the pages in flight end, and the resume schedule goes on.
       if (nextCursor && deps.clock.now() < budget.deadlineMs) reading = read(nextCursor);
@@ -283,7 +283,7 @@ async function run(
       // behind it end what they started. Checkpoint at the cursor before this page, counting
       // what was replayed (no longer a dead letter, so the retry neither replays nor counts it
       // again).
-      page.stop.requested = true;
+      ctx.stop.requested = true;
       let replayed = outcome.replayed;
       for (const later of inFlight) replayed += (await later.outcome).replayed;
       progress.matched += replayed;
@@ -315,7 +315,7 @@ async function run(
     if (!(await deps.replays.checkpoint(record.id, owner, saved))) {
       // Lost the lease (this worker stalled and another resumed): stop; the pages in flight end
       // what they started, and the other worker carries on from its checkpoint.
-      page.stop.requested = true;
+      ctx.stop.requested = true;
       await Promise.all(inFlight.map((p) => p.outcome));
       return getReplay(deps, record.id);
     }
@@ -427,7 +427,7 @@ interface Source {
  * changes only after it is created), delivered ones through each subscription's creation-time
  * index. A tenant's replay reads only that tenant's subscriptions.
  */
-async function sourcesOf(deps: BulkReplayDeps, record: ReplayRecord, _budget: Budget): Promise<readonly Source[]> {
+async function sourcesOf(deps: BulkReplayDeps, record: ReplayRecord): Promise<readonly Source[]> {
   const c = record.criteria;
   const needsList = !c.subscriptionId && (c.tenantId !== undefined || c.states.includes(STATE.delivered));
   const listed = needsList
@@ -438,7 +438,7 @@ async function sourcesOf(deps: BulkReplayDeps, record: ReplayRecord, _budget: Bu
     : [];
   const scoped = c.subscriptionId ? [c.subscriptionId] : listed;
   const sources: Source[] = [];
-  // A replay needs every match once, in no order: a sharded range is read a shard at a time.
+  // A replay needs every match once, in no order: a sharded range is read every shard at once, a share each.
   const walk = { anyOrder: true } as const;
   if (c.states.some((s) => isDeadLetter(s))) {
     const range = { changedFrom: c.createdFrom, changedTo: record.startedAt };

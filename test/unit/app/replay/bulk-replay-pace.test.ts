@@ -5,26 +5,15 @@ import { DEFAULT_REPLAY_POLICY, PACE_START_MS } from '#domain/replay.ts';
 import { DEFAULT_RETENTION } from '#domain/retention.ts';
 import { STATE } from '#domain/states.ts';
 import type { Subscription } from '#domain/types.ts';
-import { aDelivery, aSubscription, fakeDeps } from '#test/fakes.ts';
+import { aSubscription, fakeDeps } from '#test/fakes.ts';
 import { InMemoryReplayStore } from '#test/memory-stores.ts';
-import { deadLetterIndex } from '#test/dead-letter-index.ts';
+import { deadLetterIndex, putDeadLetters } from '#test/dead-letter-index.ts';
 
 /** `count` dead letters of sub_1, replayed all due at once (window 0) in pages of 25. */
 async function replayAll(count: number, subscription: Partial<Subscription>) {
   const base = fakeDeps();
+  putDeadLetters(base.deliveries, base.subscriptions, count);
   base.subscriptions.items.set('sub_1', aSubscription({ id: 'sub_1', ...subscription }));
-  for (let i = 0; i < count; i++) {
-    base.deliveries.put(
-      aDelivery({
-        id: `dlv_${String(i).padStart(3, '0')}`,
-        subscriptionId: 'sub_1',
-        state: STATE.failed,
-        attempts: 1,
-        createdAt: '2024-05-01T10:00:00.000Z',
-        updatedAt: '2024-05-01T11:00:00.000Z',
-      }),
-    );
-  }
   const deps = {
     ...base,
     replays: new InMemoryReplayStore(),
