@@ -6,7 +6,6 @@ import {
   type BatchGetCommandOutput,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_RETENTION, eventTtlFor, type RetentionPolicy } from '#domain/retention.ts';
 import type { EventRecord } from '#domain/types.ts';
 import type { EventStore, EventSummary, PutEventResult } from '#ports/event-store.ts';
 import { decodeBody, encodeBody } from './body-codec.ts';
@@ -36,21 +35,11 @@ export function eventFromItem(item: Record<string, unknown>): EventRecord {
   return { ...fields, body: text } as unknown as EventRecord;
 }
 
-export interface EventStoreOptions {
-  /** The TTL of a new event follows the delivered retention (eventTtlFor). */
-  readonly retention?: RetentionPolicy;
-}
-
 export class DynamoDbEventStore implements EventStore {
-  private readonly retention: RetentionPolicy;
-
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
-    options: EventStoreOptions = {},
-  ) {
-    this.retention = options.retention ?? DEFAULT_RETENTION;
-  }
+  ) {}
 
   async get(id: string): Promise<EventRecord | undefined> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { id }, ConsistentRead: true }));
@@ -86,9 +75,9 @@ export class DynamoDbEventStore implements EventStore {
     return found.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   }
 
-  async putIfAbsent(event: EventRecord): Promise<PutEventResult> {
+  async putIfAbsent(event: EventRecord, expiresAt: number): Promise<PutEventResult> {
     try {
-      const item = eventItem(event, eventTtlFor(Date.parse(event.createdAt), this.retention));
+      const item = eventItem(event, expiresAt);
       await this.db.send(
         new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(id)' }),
       );

@@ -42,15 +42,25 @@ export function ttlFor(
   return epochSecondsAfter(updatedAtMs, policy.deadLetterDays + policy.ttlSafetyMarginDays);
 }
 
+/** Days an event outlives what its deliveries need when nothing archives them: an outcome written just after its deadline, clocks apart. */
+export const EVENT_TTL_SLACK_DAYS = 1;
+
 /**
- * Epoch seconds for the TTL of a new event's row: the delivered retention plus the margin,
- * from its creation. TTL is how events go (a TTL delete is free, a DeleteItem is a write unit):
- * its deliveries finish within the retry deadline (at most 14 days, under the 30-day margin),
- * so a delivered one is archived, with its body, before this. An event that must outlive this
- * (a dead letter, a replay, a restore) has its TTL moved out with EventStore.extendRetention.
+ * Epoch seconds for the TTL of a new event whose deliveries give up at the latest at
+ * `lastGiveUpAtMs` (its creation when it has none): that deadline plus the delivered retention,
+ * so the body is there for as long as any of its delivered rows can be read, resent or
+ * archived. TTL is how events go (a TTL delete is free, a DeleteItem is a write unit). The
+ * margin is kept where the archiver moves delivered rows (archiveDelivered): it reads the body
+ * up to a day after their retention, and the margin is its net; otherwise a day of slack. An
+ * event that must outlive this (a dead letter, a replay, a restore, a retry now) has its TTL
+ * moved out with EventStore.extendRetention. With the default 3-day deadline: 34 days, where a
+ * fixed 30-day margin kept every event 60.
  */
-export function eventTtlFor(createdAtMs: number, policy: RetentionPolicy = DEFAULT_RETENTION): number {
-  return epochSecondsAfter(createdAtMs, policy.deliveredDays + policy.ttlSafetyMarginDays);
+export function eventTtlFor(lastGiveUpAtMs: number, policy: RetentionPolicy = DEFAULT_RETENTION): number {
+  return epochSecondsAfter(
+    lastGiveUpAtMs,
+    policy.deliveredDays + (policy.archiveDelivered ? policy.ttlSafetyMarginDays : EVENT_TTL_SLACK_DAYS),
+  );
 }
 
 /**

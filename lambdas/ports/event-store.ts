@@ -15,8 +15,8 @@ export interface EventStore {
   get(id: string): Promise<EventRecord | undefined>;
   /** Each known id's event without its body (not read, not inflated), each once, in the order first asked; unknown ids are left out. */
   getSummaries(ids: readonly string[]): Promise<readonly EventSummary[]>;
-  /** Writes the event unless one with the same id exists (the publish idempotency check). */
-  putIfAbsent(event: EventRecord): Promise<PutEventResult>;
+  /** Writes the event, with its TTL (epoch seconds, eventTtlFor), unless one with the same id exists (the publish idempotency check). */
+  putIfAbsent(event: EventRecord, expiresAt: number): Promise<PutEventResult>;
   /**
    * Keeps the event at least until `untilEpochSeconds` (a dead letter's, see
    * deadLetterEventTtl): never shortens it, and an event that is gone stays gone.

@@ -6,6 +6,7 @@ import { DELIVERY_HEADERS, firstMessage } from '#app/publish/first-delivery.ts';
 import { processDelivery, type SendDeps } from '#app/send/send.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
 import { DEFAULT_RETRY_POLICY } from '#domain/retry-policy.ts';
+import { eventTtlFor } from '#domain/retention.ts';
 import { formatSecret, signatureHeaders } from '#domain/signing.ts';
 import { STATE } from '#domain/states.ts';
 import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
@@ -155,7 +156,7 @@ export async function measureOverhead(count: number, concurrency: number, run: n
     const onEmulator = fixtures(subscriptionId!, url, count, `db${run}`);
     // Publish writes no delivery row: the first attempt's one write makes it.
     await pool(onEmulator.events.length, 16, async (i) => {
-      await deps.events.putIfAbsent(onEmulator.events[i]!);
+      await deps.events.putIfAbsent(onEmulator.events[i]!, eventTtlFor(Date.parse(onEmulator.events[i]!.createdAt)));
     });
     const emulator = await deliverAll(deps, onEmulator, concurrency);
 

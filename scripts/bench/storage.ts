@@ -1,6 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { TABLES, type TableKey } from '#config/topology.ts';
 import * as retention from '#domain/retention.ts';
+import { DEFAULT_RETRY_POLICY } from '#domain/retry-policy.ts';
 import { indexEntry, inIndex } from './gsi-writes.ts';
 import { itemSize } from './item-size.ts';
 import { PRICES } from './prices.ts';
@@ -30,30 +31,24 @@ export interface KeptFor {
   readonly rule: string;
 }
 
-type RetentionModule = { readonly DEFAULT_RETENTION: retention.RetentionPolicy; readonly eventTtlFor?: unknown };
-
 /**
- * Days an event row stays: what `eventTtlFor` (lambdas/domain/retention.ts) answers for the
- * default policy when it exists, else the rule the event store applies today (deadLetterDays × 2
- * + ttlSafetyMarginDays). Its answer is read as an epoch time in seconds (as `ttlFor`'s) or ms.
+ * Days an event row stays at the stack's defaults: its TTL (`eventTtlFor`, lambdas/domain/retention.ts)
+ * runs from the last of its deliveries' deadlines, the default policy's 3 days here (the bench's
+ * own subscriptions retry for 300 s only, which would understate it), for the delivered
+ * retention and a day. An upper bound where a dead letter moves it out (charged apart).
  */
-export function eventKeptFor(mod: RetentionModule = retention as unknown as RetentionModule): KeptFor {
-  const p = mod.DEFAULT_RETENTION;
-  const fallback = {
-    days: p.deadLetterDays * 2 + p.ttlSafetyMarginDays,
-    rule: `events TTL deadLetterDays × 2 + ttlSafetyMarginDays = ${p.deadLetterDays} × 2 + ${p.ttlSafetyMarginDays} (retention.ts exports no eventTtlFor; the event store's rule today)`,
-  };
-  if (typeof mod.eventTtlFor !== 'function') return fallback;
+export function eventKeptFor(
+  p: retention.RetentionPolicy = retention.DEFAULT_RETENTION,
+  deadlineSeconds: number = DEFAULT_RETRY_POLICY.deadlineSeconds,
+): KeptFor {
   const t0 = Date.UTC(2026, 0, 1);
-  const fn = mod.eventTtlFor as (at: number | string, policy: retention.RetentionPolicy) => unknown;
-  let answer = Number(fn(t0, p));
-  if (!Number.isFinite(answer)) answer = Number(fn(new Date(t0).toISOString(), p));
-  const days = answer > 1e11 ? (answer - t0) / (DAY_S * 1000) : (answer - t0 / 1000) / DAY_S;
-  if (!(days > 0 && days < 100_000))
-    return { ...fallback, rule: `${fallback.rule}; eventTtlFor answered ${String(answer)}, not an epoch time` };
+  const days = (retention.eventTtlFor(t0 + deadlineSeconds * 1000, p) - t0 / 1000) / DAY_S;
+  const after = p.archiveDelivered
+    ? `ttlSafetyMarginDays ${p.ttlSafetyMarginDays}`
+    : `${retention.EVENT_TTL_SLACK_DAYS} day of slack`;
   return {
     days,
-    rule: `the events TTL, eventTtlFor(createdAt, DEFAULT_RETENTION) − createdAt (deliveredDays ${p.deliveredDays} + ttlSafetyMarginDays ${p.ttlSafetyMarginDays} by today's rule); an upper bound where the archiver deletes the event with its deliveries`,
+    rule: `the events TTL, eventTtlFor(the last deadline) − createdAt: the default deadline ${deadlineSeconds / DAY_S} days + deliveredDays ${p.deliveredDays} + ${after}`,
   };
 }
 

@@ -27,7 +27,7 @@ const ENV = {
 };
 const KEEP_DEAD_LETTERS = { HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '90' };
 /** The retention the api and the sender run with (ENV). */
-const RETENTION = { ...DEFAULT_RETENTION, deliveredDays: 0, deadLetterDays: 0 };
+const RETENTION = { ...DEFAULT_RETENTION, deliveredDays: 0, deadLetterDays: 0, archiveDelivered: 1 };
 
 describe('events under the archiver', () => {
   let stack: LocalStack;
@@ -87,21 +87,24 @@ describe('events under the archiver', () => {
     assert.ok(item.bodySha256?.S);
     assert.equal(item.body, undefined);
     for (const p of groups.solo) {
-      const createdAt = (await row(p.eventId))!.createdAt!.S!;
-      // The api has HOOKLINE_RETENTION_DELIVERED_DAYS (0 here): 0 + 30 days from publication.
-      assert.equal(ttls.get(p.eventId), eventTtlFor(Date.parse(createdAt), RETENTION));
+      const { giveUpAt } = await stack.delivery(p.deliveryIds[0]!);
+      // The api has HOOKLINE_RETENTION_DELIVERED_DAYS 0 and archives delivered rows: the deadline + 0 + the 30-day net.
+      assert.equal(ttls.get(p.eventId), eventTtlFor(Date.parse(giveUpAt), RETENTION));
       assert.equal(
         ttls.get(p.eventId),
-        Math.floor(Date.parse(createdAt) / 1000) + RETENTION.ttlSafetyMarginDays * DAY_S,
+        Math.floor(Date.parse(giveUpAt) / 1000) + RETENTION.ttlSafetyMarginDays * DAY_S,
       );
     }
     for (const p of [...groups.sharedA, ...groups.sharedB]) {
       const dl = await stack.delivery(deliveryOf(p, subs.dl!));
+      const ok = await stack.delivery(p.deliveryIds.find((id) => id !== dl.id)!);
       assert.equal(dl.state, 'failed');
+      // Never shortened: the later of publish's (the last deadline) and the dead letter's own.
+      const lastGiveUpAt = Math.max(Date.parse(dl.giveUpAt), Date.parse(ok.giveUpAt));
       assert.equal(
         ttls.get(p.eventId),
-        deadLetterEventTtl(Date.parse(dl.updatedAt), RETENTION),
-        `${p.eventId}: the dead letter's retention plus the margin`,
+        Math.max(eventTtlFor(lastGiveUpAt, RETENTION), deadLetterEventTtl(Date.parse(dl.updatedAt), RETENTION)),
+        `${p.eventId}: the later of its deadline's and its dead letter's`,
       );
     }
   });

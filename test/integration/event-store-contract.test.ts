@@ -12,9 +12,9 @@ import { EVENT_CONTRACT_CASES, eventStoreContract } from '#test/event-store-cont
 const tables = contractTables('event-contract');
 
 let opened = 0;
-eventStoreContract('DynamoDB', async (retention) => {
+eventStoreContract('DynamoDB', async () => {
   opened++;
-  return eventContractSubject(tables, retention);
+  return eventContractSubject(tables);
 });
 // Not vacuous: every case of the contract ran against a table of its own.
 after(() => assert.equal(opened, EVENT_CONTRACT_CASES));

@@ -12,14 +12,13 @@ import { documentClient } from '#adapters/dynamodb.ts';
 import { DynamoDbEventStore } from '#adapters/dynamodb-event-store.ts';
 import { BodyIntegrityError } from '#adapters/errors.ts';
 import { TABLES } from '#config/topology.ts';
-import { DEFAULT_RETENTION, eventTtlFor, type RetentionPolicy } from '#domain/retention.ts';
 import type { ContractTables } from '#test/contract-table.ts';
-import { anEvent } from '#test/event-store-contract.ts';
+import { anEvent, TTL } from '#test/event-store-contract.ts';
 
 /** A fresh events table with the adapter over it, and its raw items as DynamoDB holds them. */
-export async function openEventTable(tables: ContractTables, retention?: RetentionPolicy) {
+export async function openEventTable(tables: ContractTables) {
   const { table, dispose } = await tables.open(TABLES.events);
-  const store = new DynamoDbEventStore(documentClient(tables.client()), table, retention ? { retention } : {});
+  const store = new DynamoDbEventStore(documentClient(tables.client()), table);
   const raw = async (id: string) =>
     (await tables.client().send(new GetItemCommand({ TableName: table, Key: { id: { S: id } }, ConsistentRead: true })))
       .Item;
@@ -27,8 +26,8 @@ export async function openEventTable(tables: ContractTables, retention?: Retenti
 }
 
 /** What eventStoreContract opens: the adapter on a fresh table, and each row's TTL as stored. */
-export async function eventContractSubject(tables: ContractTables, retention?: RetentionPolicy) {
-  const { store, raw, dispose } = await openEventTable(tables, retention);
+export async function eventContractSubject(tables: ContractTables) {
+  const { store, raw, dispose } = await openEventTable(tables);
   return {
     store,
     expiresAt: async (id: string) => {
@@ -40,18 +39,18 @@ export async function eventContractSubject(tables: ContractTables, retention?: R
 }
 
 export function eventRowContract(name: string, tables: ContractTables): void {
-  const openTable = (retention?: RetentionPolicy) => openEventTable(tables, retention);
+  const openTable = () => openEventTable(tables);
   describe(`DynamoDbEventStore rows (${name})`, () => {
-    it('stores the body as deflate-raw bytes (B) with its sha256, no text copy, the TTL from the default retention', async () => {
+    it('stores the body as deflate-raw bytes (B) with its sha256, no text copy, the TTL as given', async () => {
       const { store, raw, dispose } = await openTable();
       try {
         const e = anEvent();
-        await store.putIfAbsent(e);
+        await store.putIfAbsent(e, TTL);
         const item = (await raw(e.id))!;
         assert.ok(item.bodyZ?.B instanceof Uint8Array && item.bodyZ.B.length > 0);
         assert.match(item.bodySha256?.S ?? '', /^[A-Za-z0-9_-]{43}$/);
         assert.equal(item.body, undefined);
-        assert.equal(Number(item.expiresAt?.N), eventTtlFor(Date.parse(e.createdAt), DEFAULT_RETENTION));
+        assert.equal(Number(item.expiresAt?.N), TTL);
         assert.deepEqual(Object.keys(item).sort(), [
           'bodySha256',
           'bodyZ',
@@ -87,7 +86,7 @@ export function eventRowContract(name: string, tables: ContractTables): void {
           }),
         );
         assert.deepEqual(await store.get(e.id), e);
-        assert.deepEqual(await store.putIfAbsent(e), { kind: 'exists', existing: e });
+        assert.deepEqual(await store.putIfAbsent(e, TTL), { kind: 'exists', existing: e });
         await store.extendRetention(e.id, 1900000000);
         assert.equal((await raw(e.id))?.expiresAt?.N, '1900000000');
       } finally {
@@ -98,8 +97,8 @@ export function eventRowContract(name: string, tables: ContractTables): void {
     it('refuses a body whose bytes do not match their sha256 (BodyIntegrityError), never answering altered text', async () => {
       const { table, store, dispose } = await openTable();
       try {
-        await store.putIfAbsent(anEvent({ id: 'evt_a', body: '{"a":1}' }));
-        await store.putIfAbsent(anEvent({ id: 'evt_b', body: '{"b":2}' }));
+        await store.putIfAbsent(anEvent({ id: 'evt_a', body: '{"a":1}' }), TTL);
+        await store.putIfAbsent(anEvent({ id: 'evt_b', body: '{"b":2}' }), TTL);
         const b = (await tables.client().send(new GetItemCommand({ TableName: table, Key: { id: { S: 'evt_b' } } })))
           .Item!;
         // evt_a's sha256 now sits beside evt_b's bytes.
@@ -113,7 +112,7 @@ export function eventRowContract(name: string, tables: ContractTables): void {
         );
         await assert.rejects(store.get('evt_a'), BodyIntegrityError);
         await assert.rejects(
-          store.putIfAbsent(anEvent({ id: 'evt_a' })),
+          store.putIfAbsent(anEvent({ id: 'evt_a' }), TTL),
           BodyIntegrityError,
           'the duplicate check reads it too',
         );

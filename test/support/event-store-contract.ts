@@ -1,12 +1,12 @@
 /**
  * What every EventStore must do, as cases run against the in-memory store the service tests use
  * (test/unit/support/memory-event-store.test.ts) and the DynamoDB adapter on a real DynamoDB API
- * (test/integration/event-store-contract.test.ts). The TTL is not part of the port, so each
- * runner says how to read it on its store.
+ * (test/integration/event-store-contract.test.ts). The port takes each new row's TTL from its
+ * writer (publish: eventTtlFor) and reading it back is not part of it, so each runner says how
+ * to read it on its store.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventTtlFor, type RetentionPolicy } from '#domain/retention.ts';
 import type { EventRecord } from '#domain/types.ts';
 import type { EventStore } from '#ports/event-store.ts';
 
@@ -17,17 +17,11 @@ export interface EventStoreUnderTest {
   dispose(): Promise<void>;
 }
 
-export type OpenEventStore = (retention: RetentionPolicy) => Promise<EventStoreUnderTest>;
+export type OpenEventStore = () => Promise<EventStoreUnderTest>;
 
-/** Shorter than the default, so a store that ignores the retention it is given shows. */
-const RETENTION: RetentionPolicy = {
-  deliveredDays: 7,
-  deadLetterDays: 20,
-  ttlSafetyMarginDays: 3,
-  archiveDelivered: 0,
-};
 const CREATED_AT = '2024-05-01T12:00:00.000Z';
-const TTL = eventTtlFor(Date.parse(CREATED_AT), RETENTION);
+/** A TTL no rule gives by default, so a store that computes one of its own shows. */
+export const TTL = Date.parse(CREATED_AT) / 1000 + 11 * 86_400 + 7;
 
 export function anEvent(overrides: Partial<EventRecord> = {}): EventRecord {
   const id = overrides.id ?? 'evt_contract';
@@ -47,7 +41,7 @@ export const EVENT_CONTRACT_CASES = 7;
 
 export function eventStoreContract(label: string, open: OpenEventStore): void {
   const withStore = (body: (s: EventStoreUnderTest) => Promise<void>) => async () => {
-    const opened = await open(RETENTION);
+    const opened = await open();
     try {
       await body(opened);
     } finally {
@@ -61,9 +55,9 @@ export function eventStoreContract(label: string, open: OpenEventStore): void {
       withStore(async ({ store }) => {
         const e = anEvent({ tenantId: 'ten_1' });
 
-        assert.deepEqual(await store.putIfAbsent(e), { kind: 'created' });
+        assert.deepEqual(await store.putIfAbsent(e, TTL), { kind: 'created' });
         assert.deepEqual(
-          await store.putIfAbsent({ ...e, body: '{}', deliveryIds: [] }),
+          await store.putIfAbsent({ ...e, body: '{}', deliveryIds: [] }, TTL),
           { kind: 'exists', existing: e },
           'the second write is refused and answers the first',
         );
@@ -74,19 +68,19 @@ export function eventStoreContract(label: string, open: OpenEventStore): void {
     );
 
     it(
-      'keeps a new event for the delivered retention plus the margin, from its creation',
+      'keeps a new event until the TTL its writer gives, and a refused second write leaves it',
       withStore(async ({ store, expiresAt }) => {
-        await store.putIfAbsent(anEvent());
+        await store.putIfAbsent(anEvent(), TTL);
+        await store.putIfAbsent(anEvent(), TTL + 86_400);
 
         assert.equal(await expiresAt('evt_contract'), TTL);
-        assert.equal(TTL, Date.parse(CREATED_AT) / 1000 + (7 + 3) * 86_400);
       }),
     );
 
     it(
       'extendRetention moves the TTL out',
       withStore(async ({ store, expiresAt }) => {
-        await store.putIfAbsent(anEvent());
+        await store.putIfAbsent(anEvent(), TTL);
 
         await store.extendRetention('evt_contract', TTL + 86_400);
 
@@ -98,7 +92,7 @@ export function eventStoreContract(label: string, open: OpenEventStore): void {
     it(
       'extendRetention never shortens it, nor rewrites the same time',
       withStore(async ({ store, expiresAt }) => {
-        await store.putIfAbsent(anEvent());
+        await store.putIfAbsent(anEvent(), TTL);
 
         await store.extendRetention('evt_contract', TTL - 1);
         await store.extendRetention('evt_contract', TTL);
@@ -128,8 +122,8 @@ export function eventStoreContract(label: string, open: OpenEventStore): void {
           subscriptionIds: [],
           body: `{"pad":"${'x'.repeat(100 * 1024)}"}`,
         });
-        await store.putIfAbsent(a);
-        await store.putIfAbsent(b);
+        await store.putIfAbsent(a, TTL);
+        await store.putIfAbsent(b, TTL);
         const { body: _a, ...summaryA } = a;
         const { body: _b, ...summaryB } = b;
 
@@ -137,7 +131,7 @@ export function eventStoreContract(label: string, open: OpenEventStore): void {
         assert.deepEqual(await store.getSummaries([]), []);
         // More than one BatchGetItem holds.
         const many = Array.from({ length: 130 }, (_, i) => `evt_m${i}`);
-        for (const id of many) await store.putIfAbsent(anEvent({ id }));
+        for (const id of many) await store.putIfAbsent(anEvent({ id }), TTL);
         assert.deepEqual(
           (await store.getSummaries(many)).map((e) => e.id),
           many,
@@ -154,7 +148,7 @@ export function eventStoreContract(label: string, open: OpenEventStore): void {
           '{"s":"\\"\\\\\\/\\b\\f\\n\\r\\t\\u0000\\ud83d\\ude00","n":[1.0,1e400,-0.0,0.1e-7]}',
           `{"pad":"${'x'.repeat(200 * 1024)}"}`,
         ];
-        for (const [i, body] of bodies.entries()) await store.putIfAbsent(anEvent({ id: `evt_b${i}`, body }));
+        for (const [i, body] of bodies.entries()) await store.putIfAbsent(anEvent({ id: `evt_b${i}`, body }), TTL);
 
         for (const [i, body] of bodies.entries()) assert.equal((await store.get(`evt_b${i}`))?.body, body, `body ${i}`);
       }),

@@ -5,7 +5,7 @@
  * delivery store is shared with the benchmark and lives in memory-delivery-store.ts.
  */
 import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
-import { DEFAULT_RETENTION, eventTtlFor, type RetentionPolicy } from '#domain/retention.ts';
+import { DEFAULT_RETENTION } from '#domain/retention.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '#domain/retry-policy.ts';
 import { STATE } from '#domain/states.ts';
 import { DEFAULT_IN_FLIGHT_WAIT_SECONDS, DEFAULT_SWEEP_GRACE_SECONDS } from '#config/topology.ts';
@@ -81,17 +81,12 @@ export class FakeClock implements Clock {
 
 /**
  * The events table as DynamoDbEventStore keeps it: `expiresAt` holds each row's TTL (epoch
- * seconds, from the retention it was given). A row seeded straight into `items` has no TTL,
- * and extendRetention leaves it without one, as the table does a row without `expiresAt`.
+ * seconds, as its writer gave it). A row seeded straight into `items` has no TTL, and
+ * extendRetention leaves it without one, as the table does a row without `expiresAt`.
  */
 export class InMemoryEventStore implements EventStore {
   readonly items = new Map<string, EventRecord>();
   readonly expiresAt = new Map<string, number>();
-  private readonly retention: RetentionPolicy;
-
-  constructor(options: { retention?: RetentionPolicy } = {}) {
-    this.retention = options.retention ?? DEFAULT_RETENTION;
-  }
 
   async get(id: string): Promise<EventRecord | undefined> {
     const e = this.items.get(id);
@@ -107,11 +102,11 @@ export class InMemoryEventStore implements EventStore {
     });
   }
 
-  async putIfAbsent(event: EventRecord): Promise<PutEventResult> {
+  async putIfAbsent(event: EventRecord, expiresAt: number): Promise<PutEventResult> {
     const existing = this.items.get(event.id);
     if (existing) return { kind: 'exists', existing: copy(existing) };
     this.items.set(event.id, copy(event));
-    this.expiresAt.set(event.id, eventTtlFor(Date.parse(event.createdAt), this.retention));
+    this.expiresAt.set(event.id, expiresAt);
     return { kind: 'created' };
   }
 

@@ -61,7 +61,11 @@ export function firstDeliveryOf(
 }
 
 /** When a delivery gives up: its subscription's deadline (else the default policy's) from the event's creation. */
-function giveUpAtOf(createdAt: string, deadlineSeconds: number | undefined, defaultRetryPolicy: RetryPolicy): number {
+export function giveUpAtOf(
+  createdAt: string,
+  deadlineSeconds: number | undefined,
+  defaultRetryPolicy: RetryPolicy,
+): number {
   return Date.parse(createdAt) + (deadlineSeconds ?? defaultRetryPolicy.deadlineSeconds) * 1000;
 }
 

@@ -3,7 +3,7 @@ import type { EventTypeVerdict, EventTypeWarning } from '#domain/event-type-cata
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
 import type { RouteTarget } from '#domain/routing.ts';
 import type { EventRecord, Subscription } from '#domain/types.ts';
-import { firstMessage } from '#app/publish/first-delivery.ts';
+import { firstMessage, giveUpAtOf } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
 import { TemporarilyUnavailableError, ValidationError } from '#app/errors.ts';
 import type { PublishRequest } from '#app/publish/publish-request.ts';
@@ -118,12 +118,7 @@ export async function publishBatch(
   }
   const events = newEvents(deps, requests, planned, iso(nowMs));
   // A batch whose every event was refused stores nothing at all, not even its manifest.
-  if (events.length > 0)
-    await writeManifest(
-      deps,
-      events.map((e) => e.event),
-      nowMs,
-    );
+  if (events.length > 0) await writeManifest(deps, events, nowMs);
   const stored = await Promise.all(events.map((e) => storeEvent(deps, e)));
   await deps.queue.enqueue(stored.flatMap((r) => r.messages));
   for (const r of stored) if (r.result.kind === 'accepted') deps.metrics.count(METRICS.eventsPublished);
@@ -151,17 +146,19 @@ function judged(plan: AudiencePlan, verdict: EventTypeVerdict | undefined): Judg
   return { ...plan, warnings: verdict?.warnings ?? [] };
 }
 
-/** An event about to be stored: its request's place in the batch, the record and the subscriptions it goes to. */
+/** An event about to be stored: its request's place in the batch, the record, the subscriptions it goes to and its TTL. */
 interface NewEvent {
   readonly index: number;
   readonly event: EventRecord;
   readonly targets: readonly RouteTarget[];
   readonly payloadJson: string;
+  /** Epoch seconds (eventTtlFor): the last of its deliveries' deadlines plus the delivered retention. */
+  readonly expiresAt: number;
 }
 
 /** The records of the batch's events that were not refused, each with the subscriptions it reaches. */
 function newEvents(
-  deps: Pick<PublishDeps, 'clock'>,
+  deps: Pick<PublishDeps, 'clock' | 'defaultRetryPolicy' | 'retention'>,
   requests: readonly PublishRequest[],
   planned: readonly JudgedPlan[],
   createdAt: string,
@@ -181,7 +178,12 @@ function newEvents(
       deliveryIds: plan.targets.map((t) => deliveryIdFor(id, t.id, createdAt)),
       createdAt,
     };
-    return [{ index, event, targets: plan.targets, payloadJson: request.payloadJson }];
+    const lastGiveUpAtMs = Math.max(
+      Date.parse(createdAt),
+      ...plan.targets.map((t) => giveUpAtOf(createdAt, t.deadlineSeconds, deps.defaultRetryPolicy)),
+    );
+    const expiresAt = eventTtlFor(lastGiveUpAtMs, deps.retention);
+    return [{ index, event, targets: plan.targets, payloadJson: request.payloadJson, expiresAt }];
   });
 }
 
@@ -190,8 +192,9 @@ function newEvents(
  * delivery of it was attempted (app/sweep/finish-publish.ts), and the manifests are the event
  * log (GET /v1/events), so every batch of events has one, deliveries or not.
  */
-async function writeManifest(deps: PublishDeps, events: readonly EventRecord[], nowMs: number): Promise<void> {
+async function writeManifest(deps: PublishDeps, batch: readonly NewEvent[], nowMs: number): Promise<void> {
   const createdAt = iso(nowMs);
+  const events = batch.map((e) => e.event);
   await deps.ingestManifests.put({
     shard: `m${deps.clock.randomBytes(1)[0]! % INGEST_MANIFEST_SHARDS}`,
     key: `${createdAt}#${Buffer.from(deps.clock.randomBytes(9)).toString('base64url')}`,
@@ -201,7 +204,8 @@ async function writeManifest(deps: PublishDeps, events: readonly EventRecord[], 
     // Only when some event has one: the log's tenant filter; '' is an event without a tenant.
     ...(events.some((e) => e.tenantId !== undefined) ? { eventTenants: events.map((e) => e.tenantId ?? '') } : {}),
     deliveryIds: events.flatMap((e) => e.deliveryIds),
-    expiresAt: eventTtlFor(nowMs, deps.retention),
+    // The event log lists the batch as long as its longest-kept event.
+    expiresAt: Math.max(...batch.map((e) => e.expiresAt)),
   });
   // The sweeper's watermark passes a key once it is MANIFEST_SETTLE_SECONDS old, so a manifest
   // that landed later than half of that (a process stalled mid-publish) might never be checked:
@@ -215,9 +219,9 @@ async function writeManifest(deps: PublishDeps, events: readonly EventRecord[], 
 /** Stores one event once (its conditional put is the idempotency check) and, when new, the messages of its first attempts. */
 async function storeEvent(
   deps: PublishDeps,
-  { index, event, targets, payloadJson }: NewEvent,
+  { index, event, targets, payloadJson, expiresAt }: NewEvent,
 ): Promise<{ index: number; result: PublishResult; messages: readonly DeliveryMessage[] }> {
-  const put = await deps.events.putIfAbsent(event);
+  const put = await deps.events.putIfAbsent(event, expiresAt);
   if (put.kind === 'exists') {
     // The same event again is a duplicate; another type, payload or audience under its id is not: the body it would have had at the stored time tells.
     const existing = put.existing;

@@ -1,6 +1,7 @@
 import type { Deps } from '#app/deps.ts';
 import { firstDeliveryOf, untouchedSincePublish } from '#app/publish/first-delivery.ts';
 import { dueMessage } from '#app/deliveries/delivery-messages.ts';
+import { eventTtlFor } from '#domain/retention.ts';
 import { iso } from '#domain/time.ts';
 import { expectationOf, NO_ROW, type EventRecord } from '#domain/types.ts';
 import {
@@ -17,7 +18,7 @@ import type { IngestManifest, ManifestWatermark } from '#ports/ingest-manifest-s
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
 export type FinishPublishDeps = Pick<
   Deps,
-  'ingestManifests' | 'events' | 'deliveries' | 'subscriptions' | 'queue' | 'clock' | 'defaultRetryPolicy'
+  'ingestManifests' | 'events' | 'deliveries' | 'subscriptions' | 'queue' | 'clock' | 'defaultRetryPolicy' | 'retention'
 >;
 
 export interface FinishReport {
@@ -213,6 +214,8 @@ async function writeMissing(
       const sub = await deps.subscriptions.get(event.subscriptionIds[i]!);
       if (!sub) continue;
       const delivery = firstDeliveryOf(event, sub, deps.defaultRetryPolicy, deps.clock.now());
+      // Publish kept the event for the deadlines of then; a subscription that has since lengthened its own must not outlive the body.
+      await deps.events.extendRetention(event.id, eventTtlFor(Date.parse(delivery.giveUpAt), deps.retention));
       // Its first write, the row it waits in: a late first attempt recorded meanwhile writes over it, and the due message then sends nothing.
       if (await deps.deliveries.write('reschedule', delivery, NO_ROW)) messages.push(dueMessage(delivery));
     }

@@ -7,19 +7,15 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { encodeBody } from '#adapters/body-codec.ts';
 import { DynamoDbEventStore } from '#adapters/dynamodb-event-store.ts';
 import { BodyIntegrityError } from '#adapters/errors.ts';
-import { DEFAULT_RETENTION, eventTtlFor, type RetentionPolicy } from '#domain/retention.ts';
 import type { EventRecord } from '#domain/types.ts';
 import { itemSize, writeUnits } from '../../../scripts/bench/item-size.ts';
 
 const TABLE = 'hookline-events';
-const DAY_S = 86_400;
+/** The TTL the tests' writer gives (publish computes it: eventTtlFor). */
+const TTL = 1_717_000_000;
 const ddbMock = mockClient(DynamoDBDocumentClient);
-const newStore = (retention?: RetentionPolicy) =>
-  new DynamoDbEventStore(
-    DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
-    TABLE,
-    retention ? { retention } : {},
-  );
+const newStore = () =>
+  new DynamoDbEventStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), TABLE);
 const conditionFailed = () =>
   new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
 const serviceError = (name: string) =>
@@ -53,7 +49,7 @@ describe('DynamoDbEventStore', () => {
     it('stores the body compressed with its sha256 beside it, no text copy, in one conditional put', async () => {
       const e = benchEvent();
 
-      assert.deepEqual(await newStore().putIfAbsent(e), { kind: 'created' });
+      assert.deepEqual(await newStore().putIfAbsent(e, TTL), { kind: 'created' });
 
       const input = ddbMock.commandCalls(PutCommand)[0]!.args[0].input;
       assert.equal(input.TableName, TABLE);
@@ -63,21 +59,12 @@ describe('DynamoDbEventStore', () => {
       assert.deepEqual(rest, fields);
       assert.ok(bodyZ instanceof Uint8Array);
       assert.deepEqual({ bytes: bodyZ, sha256: bodySha256 }, encodeBody(e.body));
-      assert.equal(expiresAt, Date.parse(e.createdAt) / 1000 + 60 * DAY_S);
-    });
-
-    it('sets the TTL from the retention it was given: delivered retention plus the margin', async () => {
-      const retention = { deliveredDays: 7, deadLetterDays: 90, ttlSafetyMarginDays: 2, archiveDelivered: 0 };
-
-      await newStore(retention).putIfAbsent(benchEvent());
-
-      assert.equal(putItem().expiresAt, eventTtlFor(Date.parse(benchEvent().createdAt), retention));
-      assert.equal(putItem().expiresAt, Date.parse(benchEvent().createdAt) / 1000 + 9 * DAY_S);
+      assert.equal(expiresAt, TTL, 'the TTL its writer gave');
     });
 
     it('the 1 KB bench event is one write unit: 354 B stored instead of 1,302 B', async (t) => {
       const e = benchEvent();
-      await newStore().putIfAbsent(e);
+      await newStore().putIfAbsent(e, TTL);
       const after = marshall(putItem(), { removeUndefinedValues: true });
       const before = marshall({ ...e, expiresAt: putItem().expiresAt }, { removeUndefinedValues: true });
       t.diagnostic(
@@ -96,14 +83,16 @@ describe('DynamoDbEventStore', () => {
       ddbMock.on(PutCommand).rejects(conditionFailed());
       ddbMock.on(GetCommand).resolves({ Item: { ...storedItem(stored), expiresAt: 1, restored: true } });
 
-      assert.deepEqual(await newStore().putIfAbsent(benchEvent()), { kind: 'exists', existing: stored });
+      assert.deepEqual(await newStore().putIfAbsent(benchEvent(), TTL), { kind: 'exists', existing: stored });
       assert.equal(ddbMock.commandCalls(GetCommand)[0]!.args[0].input.ConsistentRead, true);
     });
 
     it('passes other errors on', async () => {
       ddbMock.on(PutCommand).rejects(serviceError('ProvisionedThroughputExceededException'));
 
-      await assert.rejects(newStore().putIfAbsent(benchEvent()), { name: 'ProvisionedThroughputExceededException' });
+      await assert.rejects(newStore().putIfAbsent(benchEvent(), TTL), {
+        name: 'ProvisionedThroughputExceededException',
+      });
     });
   });
 
@@ -185,6 +174,6 @@ function storedItem(e: EventRecord): Record<string, unknown> {
     ...fields,
     bodyZ: bytes,
     bodySha256: sha256,
-    expiresAt: eventTtlFor(Date.parse(e.createdAt), DEFAULT_RETENTION),
+    expiresAt: TTL,
   };
 }

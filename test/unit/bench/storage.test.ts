@@ -42,21 +42,11 @@ describe('storage arithmetic', () => {
     close(cost.dollarsPerMillionEvents, 0.5 * 0.25 + 1.5 * 0.25);
   });
 
-  it('reads the event TTL from eventTtlFor when the retention module exports it (epoch seconds or ms)', () => {
-    const DAY = 86_400_000;
-    const seconds = (at: number, p: typeof policy) =>
-      Math.floor((at + (p.deliveredDays + p.ttlSafetyMarginDays) * DAY) / 1000);
-    assert.equal(eventKeptFor({ DEFAULT_RETENTION: policy, eventTtlFor: seconds }).days, 60);
-    assert.equal(eventKeptFor({ DEFAULT_RETENTION: policy, eventTtlFor: (at: number) => at + 45 * DAY }).days, 45);
-  });
-
-  it('falls back to deadLetterDays × 2 + margin, and says so, without eventTtlFor or with an answer that is no time', () => {
-    const none = eventKeptFor({ DEFAULT_RETENTION: policy });
-    assert.equal(none.days, 210);
-    assert.match(none.rule, /no eventTtlFor/);
-    const odd = eventKeptFor({ DEFAULT_RETENTION: policy, eventTtlFor: () => 'soon' });
-    assert.equal(odd.days, 210);
-    assert.match(odd.rule, /not an epoch time/);
+  it('keeps an event for the default deadline, the delivered retention and a day: 34 days, the margin only where delivered rows are archived', () => {
+    assert.equal(eventKeptFor(policy).days, 3 + 30 + 1);
+    assert.match(eventKeptFor(policy).rule, /default deadline 3 days \+ deliveredDays 30 \+ 1 day of slack/);
+    assert.equal(eventKeptFor({ ...policy, archiveDelivered: 1 }).days, 3 + 30 + 30);
+    assert.equal(eventKeptFor(policy, 14 * 86_400).days, 14 + 30 + 1);
   });
 
   it('keeps delivered rows for deliveredDays', () => {

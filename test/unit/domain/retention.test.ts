@@ -1,22 +1,29 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_DEADLINE_SECONDS } from '#domain/retry-policy.ts';
-import { deadLetterEventTtl, DEFAULT_RETENTION, eventTtlFor, ttlFor } from '#domain/retention.ts';
+import { DEFAULT_RETRY_POLICY, MAX_DEADLINE_SECONDS } from '#domain/retry-policy.ts';
+import { deadLetterEventTtl, DEFAULT_RETENTION, EVENT_TTL_SLACK_DAYS, eventTtlFor, ttlFor } from '#domain/retention.ts';
 
 const DAY_S = 86_400;
 const T0 = Date.parse('2024-05-01T12:00:00.000Z');
 
 describe('event TTLs', () => {
-  it('a new event is kept for the delivered retention plus the margin: 60 days by default, not 210', () => {
-    assert.equal(eventTtlFor(T0), T0 / 1000 + 60 * DAY_S);
+  it('a new event is kept from its last deadline for the delivered retention and a day: 34 days with the default deadline, not 60', () => {
+    const lastGiveUpAt = T0 + DEFAULT_RETRY_POLICY.deadlineSeconds * 1000;
+    assert.equal(eventTtlFor(lastGiveUpAt), T0 / 1000 + (3 + 30 + 1) * DAY_S);
     assert.equal(
-      eventTtlFor(T0, DEFAULT_RETENTION),
-      T0 / 1000 + (DEFAULT_RETENTION.deliveredDays + DEFAULT_RETENTION.ttlSafetyMarginDays) * DAY_S,
+      eventTtlFor(lastGiveUpAt, DEFAULT_RETENTION),
+      lastGiveUpAt / 1000 + (DEFAULT_RETENTION.deliveredDays + EVENT_TTL_SLACK_DAYS) * DAY_S,
     );
     assert.equal(
-      eventTtlFor(T0, { deliveredDays: 0, deadLetterDays: 0, ttlSafetyMarginDays: 1, archiveDelivered: 0 }),
+      eventTtlFor(T0, { deliveredDays: 0, deadLetterDays: 0, ttlSafetyMarginDays: 5, archiveDelivered: 0 }),
       T0 / 1000 + DAY_S,
+      'no margin when nothing archives delivered rows',
     );
+  });
+
+  it('keeps the margin where the archiver moves delivered rows: it reads the body after their retention', () => {
+    const archived = { ...DEFAULT_RETENTION, archiveDelivered: 1 };
+    assert.equal(eventTtlFor(T0, archived), T0 / 1000 + (30 + 30) * DAY_S);
   });
 
   it('is whole epoch seconds, rounded down, for fractional days', () => {
@@ -30,13 +37,14 @@ describe('event TTLs', () => {
     assert.equal(ttl, T0 / 1000 + 1.5 * DAY_S);
   });
 
-  it('outlives the row of a delivery delivered at the end of the longest retry deadline, by the margin less that deadline', () => {
-    const deliveredAt = T0 + MAX_DEADLINE_SECONDS * 1000;
-    const archivedBy = Math.floor(deliveredAt / 1000) + DEFAULT_RETENTION.deliveredDays * DAY_S;
-    assert.ok(
-      eventTtlFor(T0) - archivedBy >= 16 * DAY_S - 3600,
-      'more than two weeks of net after the archiver should have run',
-    );
+  it("outlives the row of a delivery delivered at its deadline, whatever the deadline: by the slack, or as long as an archived row's net", () => {
+    for (const deadlineSeconds of [60, DEFAULT_RETRY_POLICY.deadlineSeconds, MAX_DEADLINE_SECONDS]) {
+      const deliveredAt = T0 + deadlineSeconds * 1000;
+      const rowGoes = ttlFor('delivered', deliveredAt)!;
+      assert.equal(eventTtlFor(deliveredAt) - rowGoes, EVENT_TTL_SLACK_DAYS * DAY_S, `deadline ${deadlineSeconds} s`);
+      const archived = { ...DEFAULT_RETENTION, archiveDelivered: 1 };
+      assert.equal(eventTtlFor(deliveredAt, archived), ttlFor('delivered', deliveredAt, archived));
+    }
   });
 
   it('a delivered row nobody archives goes by TTL at the end of its retention; an archived one keeps the margin as a net', () => {

@@ -41,9 +41,9 @@ deliveryStoreContract('simulated DynamoDB', async () => {
   return deliveryContractSubject(tables);
 });
 
-eventStoreContract('simulated DynamoDB', async (retention) => {
+eventStoreContract('simulated DynamoDB', async () => {
   opened.event++;
-  return eventContractSubject(tables, retention);
+  return eventContractSubject(tables);
 });
 
 attemptStoreContract('simulated DynamoDB', async () => {

@@ -5,9 +5,9 @@ import { EVENT_CONTRACT_CASES, eventStoreContract } from '#test/event-store-cont
 import { InMemoryEventStore } from '#test/fakes.ts';
 
 let opened = 0;
-eventStoreContract('in memory', async (retention) => {
+eventStoreContract('in memory', async () => {
   opened++;
-  const store = new InMemoryEventStore({ retention });
+  const store = new InMemoryEventStore();
   return {
     store,
     expiresAt: async (id) => store.expiresAt.get(id),

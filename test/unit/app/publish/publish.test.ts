@@ -257,6 +257,32 @@ describe('publish', () => {
     assert.match(manifests[0]!.key, /^2024-05-01T12:00:00\.000Z#[A-Za-z0-9_-]+$/);
   });
 
+  it("keeps each event from its last delivery's deadline for the delivered retention and a day; its batch's manifest as long as the longest", async () => {
+    const deps = fakeDeps();
+    const week = 7 * 86_400;
+    withSubscriptions(
+      deps,
+      { id: 'sub_a', eventTypes: ['a'] },
+      { id: 'sub_b', eventTypes: ['a'], retryPolicy: { ...deps.defaultRetryPolicy, deadlineSeconds: week } },
+      { id: 'sub_c', eventTypes: ['b'] },
+    );
+
+    await publishBatch(deps, [
+      { id: 'evt_1', type: 'a', payloadJson: '{}' },
+      { id: 'evt_2', type: 'b', payloadJson: '{}' },
+      { id: 'evt_3', type: 'nobody', payloadJson: '{}' },
+    ]);
+
+    const at = Date.parse(NOW) / 1000;
+    const day = 86_400;
+    const kept = deps.retention.deliveredDays + 1;
+    assert.equal(deps.events.expiresAt.get('evt_1'), at + week + kept * day, "sub_b's week, the longer deadline");
+    assert.equal(deps.events.expiresAt.get('evt_2'), at + 3 * day + kept * day, 'the default 3-day deadline');
+    assert.equal(deps.events.expiresAt.get('evt_3'), at + kept * day, 'no delivery: from its creation');
+    const [manifest] = [...deps.ingestManifests.items.values()];
+    assert.equal(manifest!.expiresAt, at + week + kept * day);
+  });
+
   it('stores nothing when its manifest landed too late for the sweeper to be sure to check it (a stalled process)', async () => {
     const deps = fakeDeps();
     withSubscriptions(deps, { id: 'sub_a' });

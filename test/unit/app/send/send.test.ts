@@ -9,6 +9,7 @@ import { PAUSED_RECHECK_SECONDS } from '#config/topology.ts';
 import { attemptLog } from '#domain/attempt-log.ts';
 import type { AttemptResult } from '#domain/classify.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
+import { deadLetterEventTtl } from '#domain/retention.ts';
 import { verifySignature } from '#domain/signing.ts';
 import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
 import type { FreshMessage, ReceivedDeliveryMessage, RetryMessage } from '#ports/delivery-queue.ts';
@@ -398,6 +399,20 @@ describe('processDelivery: deliveries not to attempt now', () => {
 
     assert.equal(stored(w)!.state, 'failed');
     assert.equal(w.deps.subscriptions.items.get('sub_1')!.state, 'disabled');
+  });
+});
+
+describe('processDelivery: a dead letter keeps its body', () => {
+  it("moves its event's TTL out to its own (deadLetterEventTtl): publish kept the event for deliveries that succeed", async () => {
+    const w = world({ script: [response(422)] });
+    const keptByPublish = NOW_MS / 1000 + 34 * 86_400;
+    w.deps.events.expiresAt.set('evt_1', keptByPublish);
+
+    await send(w);
+
+    assert.equal(stored(w)!.state, 'failed');
+    assert.equal(w.deps.events.expiresAt.get('evt_1'), deadLetterEventTtl(w.deps.clock.now(), w.deps.retention));
+    assert.ok(w.deps.events.expiresAt.get('evt_1')! > keptByPublish);
   });
 });
 

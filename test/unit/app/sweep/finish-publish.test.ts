@@ -86,6 +86,25 @@ describe('finishPublishes', () => {
     );
   });
 
+  it("keeps the event as long as a rebuilt delivery's deadline needs: its subscription may have lengthened it since publish", async () => {
+    const deps = fakeDeps();
+    deps.subscriptions.items.set('sub_a', aSubscription({ id: 'sub_a' }));
+    await stoppedPublish(deps, ['evt_1']);
+    const keptByPublish = deps.events.expiresAt.get('evt_1')!;
+    const week = 7 * 86_400;
+    deps.subscriptions.items.set(
+      'sub_a',
+      aSubscription({ id: 'sub_a', retryPolicy: { ...deps.defaultRetryPolicy, deadlineSeconds: week } }),
+    );
+    deps.clock.advance(300_000);
+
+    await finishPublishes(deps, LATER, 100);
+
+    const [row] = deps.deliveries.items.values();
+    assert.equal(row!.giveUpAt, '2024-05-08T12:00:00.000Z');
+    assert.equal(deps.events.expiresAt.get('evt_1'), keptByPublish + (week - 3 * 86_400));
+  });
+
   it('leaves alone deliveries already attempted or moved, events never stored, and manifests younger than the cut-off', async () => {
     const deps = fakeDeps();
     deps.subscriptions.items.set('sub_a', aSubscription({ id: 'sub_a' }));
