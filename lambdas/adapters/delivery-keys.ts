@@ -1,5 +1,6 @@
 import { deliveryIdParts, listKeyOf } from '#domain/ids.ts';
 import {
+  ACTIVE_DUE_BUCKET_SECONDS,
   ACTIVE_SHARDS,
   DEAD_LETTER_SHARDS,
   SUBSCRIPTION_DEAD_LETTER_SHARDS,
@@ -32,6 +33,12 @@ export function activeShardKey(deliveryId: string): string {
 
 export function activeShardKeys(): readonly string[] {
   return Array.from({ length: ACTIVE_SHARDS }, (_, k) => `s${k}`);
+}
+
+/** The `active` index's sort value for a live delivery due at `dueAt`: the start of its ACTIVE_DUE_BUCKET_SECONDS, as ISO 8601. */
+export function activeDueKey(dueAt: string): string {
+  const bucketMs = ACTIVE_DUE_BUCKET_SECONDS * 1000;
+  return new Date(Math.floor(Date.parse(dueAt) / bucketMs) * bucketMs).toISOString();
 }
 
 const keys = (prefix: string, shards: number): readonly string[] =>

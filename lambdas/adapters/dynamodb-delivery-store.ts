@@ -32,6 +32,7 @@ import {
 } from '#ports/delivery-store.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import {
+  activeDueKey,
   activeShardKey,
   activeShardKeys,
   deadLetterShardKey,
@@ -105,7 +106,11 @@ export const deliveryIndexes = {
   }),
 };
 
-/** Strips the index bookkeeping attributes so callers see a plain Delivery (its last response read back from its latest attempt). */
+/**
+ * Strips the index bookkeeping attributes so callers see a plain Delivery (its last response
+ * read back from its latest attempt); a live row's due instant is `dueAt`, its `nextAttemptAt`
+ * the index's minute (a row an earlier version wrote has the instant there and no `dueAt`).
+ */
 function toDelivery(item: Record<string, unknown>): Delivery {
   const {
     activeShard: _a,
@@ -114,9 +119,11 @@ function toDelivery(item: Record<string, unknown>): Delivery {
     dlShard: _d,
     dlSubscriptionShard: _s,
     expiresAt: _e,
+    dueAt,
     ...rest
   } = item;
-  return withLastResponse(rest as unknown as Delivery);
+  const row = dueAt === undefined ? rest : { ...rest, nextAttemptAt: dueAt };
+  return withLastResponse(row as unknown as Delivery);
 }
 
 /**
@@ -135,25 +142,33 @@ function stateCondition(action: DeliveryAction): {
 }
 
 /**
- * The index attributes a delivery in `state` carries: live ones sit in `active`, dead ones in the
+ * The index attributes a delivery in `state` carries: live ones sit in `active`, keyed on the
+ * minute they are due (ACTIVE_DUE_BUCKET_SECONDS; the instant in `dueAt`, which no index
+ * holds, so a retry due within the same minute writes no index entry), dead ones in the
  * dead-letter indexes. Its TTL follows the deployment's retention: for a delivered row nobody
  * archives it is how the row goes.
  */
 export function indexAttributes(
-  id: string,
-  subscriptionId: string,
+  d: Pick<Delivery, 'id' | 'subscriptionId' | 'nextAttemptAt'>,
   state: DeliveryState,
   updatedAt: string,
   retention: RetentionPolicy = DEFAULT_RETENTION,
 ) {
+  const { id, subscriptionId, nextAttemptAt } = d;
   const live = isLive(state);
   const dead = isDeadLetter(state);
   return {
     activeShard: live ? activeShardKey(id) : undefined,
+    ...(live ? liveDue(nextAttemptAt) : { nextAttemptAt, dueAt: undefined }),
     dlShard: dead ? deadLetterShardKey(id) : undefined,
     dlSubscriptionShard: dead ? subscriptionDeadLetterShardKey(subscriptionId, id) : undefined,
     expiresAt: ttlFor(state, Date.parse(updatedAt), retention),
   };
+}
+
+/** A live row's due time as stored: its minute in `nextAttemptAt` (the `active` index's sort key), the instant in `dueAt`. */
+function liveDue(dueAt: string): { readonly nextAttemptAt: string; readonly dueAt: string } {
+  return { nextAttemptAt: activeDueKey(dueAt), dueAt };
 }
 
 /**
@@ -176,12 +191,12 @@ export function keyOfRow(d: Pick<Delivery, 'id' | 'subscriptionId' | 'createdAt'
  * its place in its subscription's listing, and the state's index attributes.
  */
 export function rowAttributes(
-  d: Pick<Delivery, 'id' | 'subscriptionId' | 'createdAt'>,
+  d: Pick<Delivery, 'id' | 'subscriptionId' | 'createdAt' | 'nextAttemptAt'>,
   state: DeliveryState,
   updatedAt: string,
   retention: RetentionPolicy = DEFAULT_RETENTION,
 ) {
-  return { ...keyOfRow(d), ...indexAttributes(d.id, d.subscriptionId, state, updatedAt, retention) };
+  return { ...keyOfRow(d), ...indexAttributes(d, state, updatedAt, retention) };
 }
 
 export interface DeliveryStoreOptions {
@@ -220,7 +235,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
     return this.transition(row.id, action, {
       set: {
         ...writtenFields(action, row),
-        ...indexAttributes(row.id, row.subscriptionId, state, row.updatedAt, this.retention),
+        ...indexAttributes(row, state, row.updatedAt, this.retention),
       },
       condition: '#attemptSeq = :seq',
       values: { ':seq': expect.attemptSeq },
@@ -266,7 +281,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
   release(id: string, seq: number, nowIso: string): Promise<boolean> {
     return this.transition(id, 'release', {
       set: {
-        nextAttemptAt: nowIso,
+        ...liveDue(nowIso),
         updatedAt: nowIso,
         leaseUntil: undefined,
         lastError: 'released: the worker holding this attempt stopped answering',
@@ -289,7 +304,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
       {
         state: targetOf('replay'),
         attempts: 0,
-        nextAttemptAt: nextAttemptAtIso,
+        ...liveDue(nextAttemptAtIso),
         giveUpAt: giveUpAtIso,
         updatedAt: nowIso,
         activeShard: activeShardKey(id),

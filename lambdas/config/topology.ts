@@ -268,6 +268,15 @@ export const PUBLIC_API_ROUTES = [
 /** The `active` index (live deliveries, the sweeper's due list). */
 export const ACTIVE_SHARDS = 8;
 /**
+ * The `active` index keeps a live delivery's due time to the start of its minute, not the
+ * instant (the row keeps that in `dueAt`, outside the index): a retry due within the same
+ * minute as the one before leaves the index entry as it was, where a moved key costs two index
+ * write units (a delete and a put) on every retry. Half the sweeper's default grace: a row is
+ * listed only once its minute has started before the sweeper's cut-off, so at most 60 s early
+ * (the sweeper reads it and leaves it until it is due), never late.
+ */
+export const ACTIVE_DUE_BUCKET_SECONDS = 60;
+/**
  * The deliveries table's partitions of one subscription: a first-try delivery writes its row once,
  * with its outcome (1 WCU up to 1 KB), one that waits or retries once or twice more; 16 take 5,000
  * deliveries a second to one subscription at 313–625 WCU a partition.

@@ -17,6 +17,7 @@ export interface SubscriptionPageRequest extends PageRequest, DeliveryFilter {
 
 export interface DueDelivery {
   readonly id: string;
+  /** As the store's index keeps it: the start of the minute it is due in (ACTIVE_DUE_BUCKET_SECONDS), at or before the row's own. */
   readonly nextAttemptAt: string;
 }
 
@@ -87,6 +88,11 @@ export interface DeliveryStore {
   listBySubscription(request: SubscriptionPageRequest): Promise<DeliveryPage>;
   /** failed and expired, newest `updatedAt` first. */
   listDeadLetters(request: PageRequest & { readonly subscriptionId?: string }): Promise<Page<Delivery>>;
-  /** Live deliveries whose `nextAttemptAt` is before `beforeIso` (a row an earlier version claimed: its lease's start). */
+  /**
+   * Live deliveries whose `nextAttemptAt` (a row an earlier version claimed: its lease's start)
+   * falls in a minute (ACTIVE_DUE_BUCKET_SECONDS) that started before `beforeIso`: every one due
+   * before it, and maybe some due within the minute after it. The caller reads each row and
+   * leaves those not due yet.
+   */
   listDue(beforeIso: string, limit: number): Promise<readonly DueDelivery[]>;
 }

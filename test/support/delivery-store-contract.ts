@@ -78,7 +78,7 @@ const attemptNo = (seq: number, status = 500): InlineAttempt => ({
 });
 
 /** How many cases the contract has: each opens one store, which the runners check, so a lost case shows. */
-export const CONTRACT_CASES = 44;
+export const CONTRACT_CASES = 45;
 
 export function deliveryStoreContract(label: string, open: OpenStore): void {
   /** Runs `body` on a fresh store, disposing of it whatever happens. */
@@ -874,23 +874,45 @@ export function deliveryStoreContract(label: string, open: OpenStore): void {
         aDelivery({ id: dlv('dead'), state: 'failed', nextAttemptAt: at(-400) }),
       ];
 
+      // In no particular order: both sides sorted by id.
+      const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+
       it(
-        'lists live deliveries due strictly before the cut-off, with their due time',
+        'lists live deliveries due before the cut-off, each with the start of the minute it is due in',
         withStore(async (store, seed) => {
           await seed(...rows);
 
           const due = await store.listDue(NOW, 100);
 
-          // In no particular order: both sides sorted by id.
-          const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
           assert.deepEqual(
             [...due].sort(byId),
             [
-              { id: dlv('i1'), nextAttemptAt: at(-200) },
+              { id: dlv('i1'), nextAttemptAt: at(-240) },
               { id: dlv('p1'), nextAttemptAt: at(-300) },
-              { id: dlv('p2'), nextAttemptAt: at(-10) },
+              { id: dlv('p2'), nextAttemptAt: at(-60) },
             ].sort(byId),
           );
+          assert.deepEqual(
+            (await store.getMany([dlv('p2'), dlv('i1')])).map((d) => d.nextAttemptAt),
+            [at(-10), at(-200)],
+            'the row keeps its own instant',
+          );
+        }),
+      );
+
+      it(
+        'may list one due later within a minute that started before the cut-off (the caller reads it), never one of a later minute',
+        withStore(async (store, seed) => {
+          await seed(...rows);
+
+          const due = await store.listDue(at(-30), 100);
+
+          assert.deepEqual(
+            due.map((d) => d.id).sort(),
+            [dlv('i1'), dlv('p1'), dlv('p2')].sort(),
+            'p2 is due at -10 s: after the cut-off, in its minute',
+          );
+          assert.deepEqual((await store.listDue(at(-60), 100)).map((d) => d.id).sort(), [dlv('i1'), dlv('p1')].sort());
         }),
       );
 

@@ -21,6 +21,7 @@ import { decodeCursor, encodeCursor } from '#ports/page.ts';
 import { InvalidCursorError, type Page, type PageRequest } from '#ports/page.ts';
 import { withLastResponse } from '#domain/attempt-log.ts';
 import { offsetPage } from './offset-page.ts';
+import { activeDueKey } from '#adapters/delivery-keys.ts';
 
 type Update = { readonly [K in keyof Delivery]?: Delivery[K] | undefined };
 
@@ -180,10 +181,11 @@ export class InMemoryDeliveryStore implements DeliveryStore {
 
   async listDue(beforeIso: string, limit: number): Promise<readonly DueDelivery[]> {
     return [...this.items.values()]
-      .filter((d) => isLive(d.state) && d.nextAttemptAt < beforeIso && !this.outOfView.has(d.id))
-      .sort((a, b) => a.nextAttemptAt.localeCompare(b.nextAttemptAt))
+      .map((d) => ({ d, listedAt: activeDueKey(d.nextAttemptAt) }))
+      .filter(({ d, listedAt }) => isLive(d.state) && listedAt < beforeIso && !this.outOfView.has(d.id))
+      .sort((a, b) => a.listedAt.localeCompare(b.listedAt))
       .slice(0, limit)
-      .map((d) => ({ id: d.id, nextAttemptAt: d.nextAttemptAt }));
+      .map(({ d, listedAt }) => ({ id: d.id, nextAttemptAt: listedAt }));
   }
 
   /**

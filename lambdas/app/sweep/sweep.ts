@@ -92,7 +92,11 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
   return { ...totals, finishedPublishes, finishedDeliveries, routesRepaired };
 }
 
-/** One pass over up to `limit` pending deliveries due before `cutoff`. */
+/**
+ * One pass over up to `limit` pending deliveries due before `cutoff`. The store lists a row by
+ * the minute it is due in, so one due later within that minute may be listed too: read, and left
+ * to its message.
+ */
 async function sweepDue(deps: SweepDeps, cutoff: string, limit: number, pace: ReadPace): Promise<PassReport> {
   const due = await deps.deliveries.listDue(cutoff, limit);
   await pace.take(due.length);
@@ -113,7 +117,7 @@ async function sweepDue(deps: SweepDeps, cutoff: string, limit: number, pace: Re
       // A dead letter like the sender's: its body kept, its subscription's streak counted.
       const reason = `retry deadline ${d.giveUpAt} passed after ${d.attempts} attempts${d.lastError ? `; last error: ${d.lastError}` : ''}`;
       if (await expire(deps, { row: d, expect: expectationOf(d) }, reason, nowMs)) expired++;
-    } else if (allows('reschedule', d.state)) {
+    } else if (allows('reschedule', d.state) && d.nextAttemptAt < cutoff) {
       // Its message was lost: due now, and a message naming its attempt number (one a late copy records meanwhile makes it send nothing).
       if (await deps.deliveries.write('reschedule', { ...d, nextAttemptAt: now, updatedAt: now }, expectationOf(d)))
         requeue.push(dueMessage(d));

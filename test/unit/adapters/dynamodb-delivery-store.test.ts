@@ -11,6 +11,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import {
+  activeDueKey,
   activeShardKey,
   deadLetterShardKey,
   deliveryKey,
@@ -200,12 +201,13 @@ describe('DynamoDbDeliveryStore', () => {
           { ':pending': 'pending', ':zero': 0 },
         ],
       );
-      const { activeShard, subscriptionShard, listKey, dlShard, dlSubscriptionShard, expiresAt, ...rest } = put.Item!;
+      const { activeShard, subscriptionShard, listKey, dlShard, dlSubscriptionShard, expiresAt, dueAt, ...rest } =
+        put.Item!;
       assert.deepEqual({ subscriptionShard, listKey }, KEY, "keyed on its place in the subscription's listing");
       assert.deepEqual(
-        [activeShard, dlShard, dlSubscriptionShard],
-        [undefined, undefined, undefined],
-        'delivered: in no index',
+        [activeShard, dlShard, dlSubscriptionShard, dueAt],
+        [undefined, undefined, undefined, undefined],
+        'delivered: in no index, its due time the instant itself',
       );
       assert.equal(expiresAt, Math.floor(NOW_MS / 1000) + 30 * DAY_S);
       const { lastResponse: _derived, ...stored } = delivered;
@@ -259,6 +261,7 @@ describe('DynamoDbDeliveryStore', () => {
         attempts: 4,
         attemptSeq: 8,
         nextAttemptAt: '2024-03-10T00:05:00.000Z',
+        dueAt: '2024-03-10T00:05:00.000Z',
         lastStatus: 503,
         lastError: 'HTTP 503',
         lastAttempt: row.lastAttempt,
@@ -274,6 +277,16 @@ describe('DynamoDbDeliveryStore', () => {
         'lastResponse',
         'leaseUntil',
       ]);
+    });
+
+    it('a retry keys the `active` index on its due minute, the instant kept outside it: one due within the same minute leaves the entry as it was', async () => {
+      await newStore().write('retry', attempted({ nextAttemptAt: '2024-03-10T00:05:41.250Z' }), EXPECTED);
+
+      const update = resolveUpdate(onlyUpdate());
+      assert.equal(update.set.nextAttemptAt, '2024-03-10T00:05:00.000Z', "the index's sort key: the minute");
+      assert.equal(update.set.dueAt, '2024-03-10T00:05:41.250Z');
+      assert.equal(activeDueKey('2024-03-10T00:05:59.999Z'), '2024-03-10T00:05:00.000Z');
+      assert.equal(activeDueKey('2024-03-10T00:06:00.000Z'), '2024-03-10T00:06:00.000Z');
     });
 
     it('after a timeout: removes the previous status rather than keeping a stale one', async () => {
@@ -294,10 +307,12 @@ describe('DynamoDbDeliveryStore', () => {
       const update = resolveUpdate(onlyUpdate());
       assert.equal(update.set.state, 'delivered');
       assert.equal(update.set.expiresAt, Math.floor(NOW_MS / 1000) + 30 * DAY_S);
+      assert.equal(update.set.nextAttemptAt, '2024-03-10T00:05:00.000Z', 'out of the index: the instant');
       assert.deepEqual(update.remove.sort(), [
         'activeShard',
         'dlShard',
         'dlSubscriptionShard',
+        'dueAt',
         'lastError',
         'lastResponse',
         'leaseUntil',
@@ -359,6 +374,7 @@ describe('DynamoDbDeliveryStore', () => {
       assert.deepEqual(update.set, {
         state: 'pending',
         nextAttemptAt: '2024-03-10T00:30:00.000Z',
+        dueAt: '2024-03-10T00:30:00.000Z',
         updatedAt: NOW,
         activeShard: activeShardKey(ID),
       });
@@ -377,11 +393,12 @@ describe('DynamoDbDeliveryStore', () => {
         state: 'expired',
         lastError: 'retry deadline passed',
         updatedAt: NOW,
+        nextAttemptAt: aDelivery().nextAttemptAt,
         dlShard: deadLetterShardKey(ID),
         dlSubscriptionShard: subscriptionDeadLetterShardKey('sub_1', ID),
         expiresAt: Math.floor(NOW_MS / 1000) + 120 * DAY_S,
       });
-      assert.deepEqual(update.remove.sort(), ['activeShard', 'leaseUntil']);
+      assert.deepEqual(update.remove.sort(), ['activeShard', 'dueAt', 'leaseUntil']);
     });
 
     it('says false when the row moved on, and passes on any other error', async () => {
@@ -411,7 +428,7 @@ describe('DynamoDbDeliveryStore', () => {
       const update = resolveUpdate(input);
       assert.equal(update.condition, `state IN ("in_flight") AND attemptSeq = 7 AND leaseUntil < "${NOW}"`);
       assert.equal(update.set.state, 'pending');
-      assert.equal(update.set.nextAttemptAt, NOW);
+      assert.deepEqual([update.set.nextAttemptAt, update.set.dueAt], ['2024-03-09T23:59:00.000Z', NOW]);
       assert.equal(update.set.updatedAt, NOW);
       assert.match(String(update.set.lastError), /^released/);
       assert.deepEqual(update.remove, ['leaseUntil']);
@@ -450,7 +467,8 @@ describe('DynamoDbDeliveryStore', () => {
       assert.deepEqual(update.set, {
         state: 'pending',
         attempts: 0,
-        nextAttemptAt: NOW,
+        nextAttemptAt: '2024-03-09T23:59:00.000Z',
+        dueAt: NOW,
         giveUpAt: GIVE_UP,
         updatedAt: NOW,
         activeShard: shard,
@@ -528,6 +546,8 @@ describe('DynamoDbDeliveryStore', () => {
       assert.deepEqual(rowAttributes(aDelivery(), 'pending', NOW), {
         ...KEY,
         activeShard: activeShardKey(ID),
+        nextAttemptAt: activeDueKey(aDelivery().nextAttemptAt),
+        dueAt: aDelivery().nextAttemptAt,
         dlShard: undefined,
         dlSubscriptionShard: undefined,
         expiresAt: undefined,
@@ -535,6 +555,8 @@ describe('DynamoDbDeliveryStore', () => {
       assert.deepEqual(rowAttributes(aDelivery(), 'failed', NOW), {
         ...KEY,
         activeShard: undefined,
+        nextAttemptAt: aDelivery().nextAttemptAt,
+        dueAt: undefined,
         dlShard: deadLetterShardKey(ID),
         dlSubscriptionShard: subscriptionDeadLetterShardKey('sub_1', ID),
         expiresAt: Math.floor(NOW_MS / 1000) + 120 * DAY_S,
@@ -543,15 +565,21 @@ describe('DynamoDbDeliveryStore', () => {
 
     it('refuses a delivery whose id is not of its own subscription and creation time', () => {
       assert.throws(
-        () => rowAttributes({ id: 'dlv_7Hq2', subscriptionId: 'sub_1', createdAt: CREATED_AT }, 'pending', NOW),
+        () =>
+          rowAttributes(
+            { id: 'dlv_7Hq2', subscriptionId: 'sub_1', createdAt: CREATED_AT, nextAttemptAt: NOW },
+            'pending',
+            NOW,
+          ),
         /is not the id of a delivery of/,
       );
       assert.throws(
-        () => rowAttributes({ id: ID, subscriptionId: 'sub_2', createdAt: CREATED_AT }, 'pending', NOW),
+        () =>
+          rowAttributes({ id: ID, subscriptionId: 'sub_2', createdAt: CREATED_AT, nextAttemptAt: NOW }, 'pending', NOW),
         /is not the id of a delivery of/,
       );
       assert.throws(
-        () => rowAttributes({ id: ID, subscriptionId: 'sub_1', createdAt: NOW }, 'pending', NOW),
+        () => rowAttributes({ id: ID, subscriptionId: 'sub_1', createdAt: NOW, nextAttemptAt: NOW }, 'pending', NOW),
         /is not the id of a delivery of/,
       );
     });

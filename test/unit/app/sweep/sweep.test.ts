@@ -169,6 +169,22 @@ describe('sweep', () => {
     assert.deepEqual(deps.queue.messages(), []);
   });
 
+  it('reads, and leaves to its message, a delivery listed by its minute but not yet past the grace', async () => {
+    // A grace of 10 s: the cut-off is 11:59:50, within the minute both rows are listed by (11:59).
+    const lost = aDelivery({ id: 'dlv_lost', nextAttemptAt: at(-20), giveUpAt: at(3600) });
+    const onItsWay = aDelivery({ id: 'dlv_on_its_way', nextAttemptAt: at(-5), giveUpAt: at(3600) });
+    const deps = depsWith(lost, onItsWay);
+
+    const report = await sweep(deps, { graceSeconds: 10 });
+
+    assert.deepEqual([report.examined, report.requeued], [2, 1]);
+    assert.deepEqual(deps.deliveries.items.get('dlv_on_its_way'), onItsWay);
+    assert.deepEqual(
+      deps.queue.messages().map((m) => m.deliveryId),
+      ['dlv_lost'],
+    );
+  });
+
   it('leaves alone an in-flight delivery whose lease has not run out', async () => {
     // Claimed when due 10 minutes ago (a slow attempt), lease good for another 30 s.
     const held = aDelivery({
