@@ -9,6 +9,7 @@ import type { BackgroundCost } from './background.ts';
 import { table } from './benchmarks-file.ts';
 import type { CostRun } from './cost.ts';
 import type { PerDelivery } from './cost-model.ts';
+import type { ScenarioId } from './scenario.ts';
 import { DAYS_PER_MONTH, type StorageCost } from './storage.ts';
 import { ALL_IN_TARGETS, verdict, verdictText } from './targets.ts';
 
@@ -32,11 +33,18 @@ const GROUPS: Readonly<Record<string, readonly string[]>> = {
 export function allInRows(
   rows: readonly (Pick<CostRun, 'scenario' | 'logs' | 'cpuMs'> & { readonly p: PerDelivery })[],
   background: BackgroundCost | undefined,
-  storage: StorageCost | undefined,
+  storageOf: (scenarioId: ScenarioId) => StorageCost | undefined,
 ): AllInRow[] {
   return rows.map((run) => ({
     run,
-    allIn: allInPerMillion({ scenario: run.scenario, p: run.p, logs: run.logs, cpuMs: run.cpuMs, background, storage }),
+    allIn: allInPerMillion({
+      scenario: run.scenario,
+      p: run.p,
+      logs: run.logs,
+      cpuMs: run.cpuMs,
+      background,
+      storage: storageOf(run.scenario.id),
+    }),
   }));
 }
 
@@ -81,7 +89,7 @@ export function renderAllIn(rows: readonly AllInRow[]): string {
         ]
       : []),
     'What is measured and what is modelled:',
-    '- Measured: every DynamoDB, SQS and S3 call and its units, Lambda invocations, API requests (as above); the bytes the handlers log at the default level (the real Powertools logger, serialised as on Lambda, counted instead of printed); the archiver, sweeper, replay and notifier runs, metered the same way; the rows left behind (storage, and PITR on the same GB-months); process CPU per delivery. The requests column is the table above without its Lambda GB-seconds (the local wall time the duration column replaces). Storage, PITR and the archive come from the first-try ingest run and are charged to every scenario alike: a dead letter stays 90 days, not 30, so they are understated where deliveries fail.',
+    '- Measured: every DynamoDB, SQS and S3 call and its units, Lambda invocations, API requests (as above); the bytes the handlers log at the default level (the real Powertools logger, serialised as on Lambda, counted instead of printed); the archiver, sweeper, replay and notifier runs, metered the same way; the rows left behind (storage, and PITR on the same GB-months); process CPU per delivery. The requests column is the table above without its Lambda GB-seconds (the local wall time the duration column replaces). Storage and PITR come from the rows the run of each scenario left, per delivery, each kept by the rule of its table (a delivered row 30 days, a dead letter 90 and then archived, the attempt rows of a retry with their delivery or until their own TTL, an event for its TTL); the share of the archive from the run of the archiver.',
     `- Modelled: Lambda duration from in-region round trips (DynamoDB ${LATENCY_MS.dynamodb} ms, SQS ${LATENCY_MS.sqs} ms), a receiver answering in ${LATENCY_MS.receiver} ms, the run's CPU per delivery (an upper bound: the emulators and the receiver run in the same process), and an INIT of ${LATENCY_MS.init} ms per container start (cold start area: 110 to 262 ms of module init); the deployed function names and X-Ray trace id each record carries; Lambda's START, END and REPORT lines (written only at a platform log level below WARN) and one Powertools EMF document per invocation; the access log record per API request at the default entry, ${DEFAULT_API_ENTRY} (${entryAccessLogBytes()} B; behind API Gateway one record rendered from API_ACCESS_LOG_FORMATS); X-Ray at Lambda's fixed sampling (1 a second, then 5 %) at the stated rate; KMS Decrypts from the data-key cache (${DATA_KEY_CACHE_DEFAULTS.ttlMs / 60_000} min, ${DATA_KEY_CACHE_DEFAULTS.maxKeys} keys) at the stated rate, over ${TRAFFIC.ringsInUse} shared data keys (the keyring's one a month; a key per subscription, as before the keyring, would be ${kmsDecryptsPerAttempt(TRAFFIC.deliveriesPerMonth / (DAYS_PER_MONTH * 86_400), TRAFFIC.subscriptions).toFixed(3)} Decrypts a first-try delivery here); CloudWatch Logs storage on raw bytes (it bills compressed bytes: an upper bound).`,
     `- Not in the total: NAT when egress is static (off by default): ${nat ? `${usd(nat.dollars)} per million first-try deliveries, ${nat.how}` : 'not computed'}. Key checks: the api keeps each key's grant for 30 s per container (a tenant key's lookup, one read, twice a minute per busy container; the admin key from Secrets Manager every 5 minutes), as API Gateway caches its authorizer's answer with the other entries. Empty receives: a fixed $0.26 a month per queue.`,
   ].join('\n');

@@ -169,7 +169,13 @@ export function renderCost(
     '',
     storage ? renderStorage(storage) : '**Storage**: not measured (scenario fo1-sqs not in this run).',
     '',
-    renderAllIn(allInRows(rows, background, storage)),
+    // Each scenario's storage from the rows its own run left, per delivery: a retry's attempts, a dead letter's 90 days.
+    renderAllIn(
+      allInRows(rows, background, (id) => {
+        const run = byId.get(id);
+        return run && storagePerMillionEvents(keptParts(run.usage.items, run.scenario.events * run.scenario.fanOut));
+      }),
+    ),
     '',
     limits(breakdownRow),
     '',

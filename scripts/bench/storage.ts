@@ -91,38 +91,85 @@ export function storagePerMillionEvents(
   return { parts: priced, dollarsPerMillionEvents: priced.reduce((s, p) => s + p.dollarsPerMillionEvents, 0) };
 }
 
+/** Days between two instants (epoch seconds, ISO 8601), or undefined when either is missing. */
+function daysBetween(fromIso: string | undefined, toEpochSeconds: string | undefined): number | undefined {
+  if (!fromIso || !toEpochSeconds) return undefined;
+  const days = (Number(toEpochSeconds) - Date.parse(fromIso) / 1000) / DAY_S;
+  return Number.isFinite(days) && days > 0 ? days : undefined;
+}
+
+const isDeadLetter = (item: Item | undefined) => item?.state?.S === 'failed' || item?.state?.S === 'expired';
+
 /**
- * The storage parts of one run: the rows it left behind, per event published, in every table but
- * subscriptions (not per event). Events stay for their TTL, deliveries and attempts for the
- * delivered retention; a table the rules here do not know is assumed kept like the deliveries.
+ * How long one kept row stays, by its table's rule: a delivery for its state's retention (a
+ * dead letter is archived, and deleted, after deadLetterDays; a delivered row goes by TTL after
+ * deliveredDays); an attempt with its delivery when that is a dead letter, else by its own TTL
+ * (measured: expiresAt − startedAt); an event and a manifest by their TTL, at least the default
+ * deadline's (eventKeptFor: the bench's subscriptions retry for 300 s only), so an event a dead
+ * letter kept longer is measured so.
+ */
+function keptDays(
+  table: TableKey,
+  item: Item,
+  deliveryOf: (id: string | undefined) => Item | undefined,
+  p: retention.RetentionPolicy,
+): number {
+  if (table === 'deliveries') return isDeadLetter(item) ? p.deadLetterDays : deliveredKeptFor(p).days;
+  if (table === 'attempts')
+    return isDeadLetter(deliveryOf(item.deliveryId?.S))
+      ? p.deadLetterDays
+      : (daysBetween(item.startedAt?.S, item.expiresAt?.N) ?? deliveredKeptFor(p).days);
+  if (table === 'events' || table === 'ingestManifests')
+    return Math.max(eventKeptFor(p).days, daysBetween(item.createdAt?.S, item.expiresAt?.N) ?? 0);
+  return deliveredKeptFor(p).days;
+}
+
+/** The rule a table's part was kept by, as the report says it. */
+function ruleOf(table: TableKey, days: number, p: retention.RetentionPolicy): string {
+  const mean = `${days.toFixed(1)} days on average`;
+  if (table === 'deliveries')
+    return `${mean}: a delivered row ${deliveredKeptFor(p).rule}; a dead letter deadLetterDays ${p.deadLetterDays} (the archiver then moves it to S3)`;
+  if (table === 'attempts')
+    return `${mean}: with its delivery when that is a dead letter (archived after deadLetterDays ${p.deadLetterDays}), else until its own TTL (measured: expiresAt − startedAt)`;
+  if (table === 'events')
+    return `${mean}: its TTL, at least ${eventKeptFor(p).rule}; a dead letter moves it out to its own (measured: expiresAt − createdAt)`;
+  if (table === 'ingestManifests')
+    return `${mean}: the events TTL, which each publish batch's manifest carries too (it is the event log)`;
+  return `${mean}: ${deliveredKeptFor(p).rule}: assumed, the bench knows no retention rule for this table`;
+}
+
+/**
+ * The storage parts of one run: the rows it left behind, per `per` (the run's events, or its
+ * deliveries), in every table but subscriptions (not per delivery), each row kept by its table's
+ * rule (keptDays); a part's days are the byte-weighted mean of its rows'.
  */
 export function keptParts(
   kept: Partial<Record<TableKey, { readonly kept: ReadonlyMap<string, Item> }>>,
-  events: number,
+  per: number,
+  p: retention.RetentionPolicy = retention.DEFAULT_RETENTION,
 ): StoragePart[] {
   const tables = new Set<TableKey>(['events', 'deliveries', ...(Object.keys(kept) as TableKey[])]);
   tables.delete('subscriptions');
+  const deliveries = new Map([...(kept.deliveries?.kept.values() ?? [])].map((d) => [d.id?.S, d] as const));
+  const deliveryOf = (id: string | undefined) => (id === undefined ? undefined : deliveries.get(id));
   return [...tables].flatMap((table) => {
     const rows = [...(kept[table]?.kept.values() ?? [])];
     if (rows.length === 0 && table !== 'events' && table !== 'deliveries') return [];
-    const delivered = deliveredKeptFor();
-    const known = table === 'deliveries' || table === 'attempts';
-    // A publish batch's manifest is the event log, kept as long as its events (the same TTL).
-    const manifest =
-      table === 'ingestManifests'
-        ? {
-            ...eventKeptFor(),
-            rule: `the events TTL, which each publish batch's manifest carries too (it is the event log)`,
-          }
-        : undefined;
-    const keptFor =
-      table === 'events'
-        ? eventKeptFor()
-        : (manifest ??
-          (known
-            ? delivered
-            : { ...delivered, rule: `${delivered.rule}: assumed, the bench knows no retention rule for this table` }));
-    const bytes = rows.reduce((s, item) => s + billedBytes(table, item), 0);
-    return [{ table, rowsPerEvent: rows.length / events, bytesPerRow: rows.length ? bytes / rows.length : 0, keptFor }];
+    let bytes = 0;
+    let byteDays = 0;
+    for (const item of rows) {
+      const b = billedBytes(table, item);
+      bytes += b;
+      byteDays += b * keptDays(table, item, deliveryOf, p);
+    }
+    const days = bytes > 0 ? byteDays / bytes : keptDays(table, {}, deliveryOf, p);
+    return [
+      {
+        table,
+        rowsPerEvent: rows.length / per,
+        bytesPerRow: rows.length ? bytes / rows.length : 0,
+        keptFor: { days, rule: ruleOf(table, days, p) },
+      },
+    ];
   });
 }

@@ -141,7 +141,7 @@ describe('all-in cost: every service a deployment is billed for', () => {
           { scenario: scenario('fo1-sqs'), p: P, logs: LOGS, cpuMs: 0 },
         ],
         BACKGROUND,
-        undefined,
+        () => undefined,
       ),
     );
     assert.match(md, new RegExp(`\\| retry-sqs \\|.*\\| ≤ \\$${ALL_IN_TARGETS['retry-sqs']!.toFixed(2)} \\| met \\|`));

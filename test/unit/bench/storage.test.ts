@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DEFAULT_RETENTION } from '#domain/retention.ts';
 import {
   billedBytes,
@@ -88,5 +89,40 @@ describe('storage arithmetic', () => {
       ],
     );
     assert.equal(parts[0]!.bytesPerRow, 2 + 2 + 100);
+  });
+
+  it('keeps each row by its own rule: a dead letter 90 days, an attempt with its dead letter or by its TTL, an event by its TTL', () => {
+    const day = 86_400;
+    const at = '2026-01-01T00:00:00.000Z';
+    const epoch = Date.parse(at) / 1000;
+    const keyed = (items: Record<string, AttributeValue>[]) => ({
+      kept: new Map(items.map((item, i) => [String(i), item])),
+    });
+    const parts = keptParts(
+      {
+        deliveries: keyed([
+          { id: { S: 'dlv_ok' }, state: { S: 'delivered' } },
+          { id: { S: 'dlv_dead' }, state: { S: 'failed' } },
+        ]),
+        attempts: keyed([
+          { deliveryId: { S: 'dlv_ok' }, startedAt: { S: at }, expiresAt: { N: String(epoch + 210 * day) } },
+          { deliveryId: { S: 'dlv_dead' }, startedAt: { S: at }, expiresAt: { N: String(epoch + 210 * day) } },
+        ]),
+        events: keyed([
+          { id: { S: 'evt_kept' }, createdAt: { S: at }, expiresAt: { N: String(epoch + 120 * day) } },
+          { id: { S: 'evt_short' }, createdAt: { S: at }, expiresAt: { N: String(epoch + 31 * day) } },
+        ]),
+      },
+      2,
+      policy,
+    );
+    const days = Object.fromEntries(parts.map((p) => [p.table, p.keptFor.days]));
+    // Rows of one table differ a few bytes; the mean is byte-weighted, so compare with a tolerance.
+    const near = (actual: number, expected: number) =>
+      assert.ok(Math.abs(actual - expected) < 1, `${actual} ≉ ${expected}`);
+    near(days.deliveries!, (30 + 90) / 2);
+    near(days.attempts!, (210 + 90) / 2);
+    near(days.events!, (120 + 34) / 2);
+    assert.match(parts.find((p) => p.table === 'attempts')!.keptFor.rule, /its own TTL/);
   });
 });
