@@ -7,9 +7,11 @@ import { EVENT_TYPE_CHECKS, type EventTypeCheck } from '../lambdas/domain/event-
 import type { WebhookDeliveryProps } from './webhook-delivery.ts';
 import {
   API_ACCESS_LOG_FORMATS,
+  POINT_IN_TIME_RECOVERY,
   type ApiAccessLogFormat,
   type LogLevelName,
   type PlatformLogLevelName,
+  type PointInTimeRecovery,
 } from '../lambdas/config/topology.ts';
 
 /**
@@ -44,6 +46,7 @@ export const CONTEXT_KEYS = [
   'logLevel',
   'platformLogLevel',
   'apiAccessLog',
+  'pointInTimeRecovery',
   'secretsCacheTtlSeconds',
   'removalPolicy',
   'staticEgressNatGateways',
@@ -165,6 +168,7 @@ export function settingsFromContext(get: (key: ContextKey) => unknown): AppSetti
         'apiAccessLog',
         Object.keys(API_ACCESS_LOG_FORMATS) as ApiAccessLogFormat[],
       ),
+      pointInTimeRecovery: oneOf<PointInTimeRecovery>('pointInTimeRecovery', POINT_IN_TIME_RECOVERY),
       secretsCacheTtl: secretsCacheTtlSeconds === undefined ? undefined : Duration.seconds(secretsCacheTtlSeconds),
       staticEgress: natGateways === undefined ? undefined : { natGateways },
       deliveryQueueMaxAge: maxAgeMinutes === undefined ? undefined : Duration.minutes(maxAgeMinutes),

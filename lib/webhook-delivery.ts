@@ -17,6 +17,7 @@ import {
   type ApiAccessLogFormat,
   type FunctionKey,
   type LogLevelName,
+  type PointInTimeRecovery,
   type PlatformLogLevelName,
   type TableKey,
 } from '../lambdas/config/topology.ts';
@@ -232,6 +233,17 @@ export interface WebhookDeliveryProps {
    * validates each payload with a schema. @default 'allow'
    */
   readonly eventTypeCheck?: EventTypeCheck;
+  /**
+   * Which DynamoDB tables keep point-in-time recovery (35 days restorable), at $0.20 per GB-month
+   * on top of the $0.25 of storage: about $0.24 per million first-try deliveries at the default
+   * retention (docs/aws.md, "What observability costs"). `configuration` keeps it on the tables
+   * that hold the configuration (subscriptions, routes, keys, the keyring, event types, replays,
+   * notices) and drops it from the traffic tables (events, deliveries, attempts, manifests, rate
+   * and idempotency records), nearly all of the storage: those hold at most their retention, and
+   * dead letters go to the archive bucket after theirs. `none` drops it everywhere.
+   * @default 'all'
+   */
+  readonly pointInTimeRecovery?: PointInTimeRecovery;
   /** Retention of every function log group and the API access logs. @default RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
   /**
@@ -329,7 +341,10 @@ export class WebhookDelivery extends Construct {
       platformLogLevel: props.platformLogLevel ?? OBSERVABILITY_DEFAULTS.platformLogLevel,
     };
 
-    this.storage = new HooklineStorage(this, 'Storage', { removalPolicy });
+    this.storage = new HooklineStorage(this, 'Storage', {
+      removalPolicy,
+      ...(props.pointInTimeRecovery ? { pointInTimeRecovery: props.pointInTimeRecovery } : {}),
+    });
     this.tables = this.storage.tables;
     this.secretsKey = new SigningSecretsKey(this, 'SigningSecrets', { removalPolicy });
     this.queues = new HooklineQueues(this, 'Queues');

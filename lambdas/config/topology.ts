@@ -39,7 +39,22 @@ export interface TableDef {
   readonly indexes: readonly IndexDef[];
   /** Epoch-seconds attribute DynamoDB TTL deletes by: a safety net behind the archiver. */
   readonly ttlAttribute?: string;
+  /**
+   * Rows that come and go with the traffic (per event, delivery or attempt), kept at most their
+   * retention: nearly all of the storage, and what `pointInTimeRecovery: 'configuration'` leaves
+   * without point-in-time recovery. The other tables hold the configuration and its audit.
+   */
+  readonly traffic?: true;
 }
+
+/**
+ * Which tables keep DynamoDB point-in-time recovery (35 days restorable, $0.20 per GB-month on
+ * top of the $0.25 of storage): `all`; `configuration`, every table but the traffic ones
+ * (TableDef.traffic), whose dead letters the archiver keeps in S3 after their retention; `none`.
+ */
+export const POINT_IN_TIME_RECOVERY = ['all', 'configuration', 'none'] as const;
+export type PointInTimeRecovery = (typeof POINT_IN_TIME_RECOVERY)[number];
+export const DEFAULT_POINT_IN_TIME_RECOVERY: PointInTimeRecovery = 'all';
 
 /**
  * Local resource names may carry a prefix (HOOKLINE_RESOURCE_PREFIX) so several runs can share
@@ -108,7 +123,7 @@ function table(
   envVar: EnvName,
   localName: string,
   partitionKey: string,
-  more: Partial<Pick<TableDef, 'sortKey' | 'indexes' | 'ttlAttribute'>> = {},
+  more: Partial<Pick<TableDef, 'sortKey' | 'indexes' | 'ttlAttribute' | 'traffic'>> = {},
 ): TableDef {
   return { envVar, localName, partitionKey: { name: partitionKey, type: 'S' }, indexes: [], ...more };
 }
@@ -136,7 +151,7 @@ export const TABLES = {
     indexes: [stringIndex(INDEXES.routes.bySegment, 'segment', 'entry', 'ALL')],
     ttlAttribute: 'expiresAt',
   }),
-  events: table('EVENTS_TABLE', 'hookline-events', 'id', { ttlAttribute: 'expiresAt' }),
+  events: table('EVENTS_TABLE', 'hookline-events', 'id', { ttlAttribute: 'expiresAt', traffic: true }),
   // Keyed on its listing: a subscription's deliveries, SUBSCRIPTION_SHARDS partitions (`sub_…#k`) each sorted by
   // `listKey` (`<createdAt>#<id>`), so the per-subscription listing is a query of the table and writes no index. The
   // delivery id carries both halves of the key (domain/ids.ts, adapters/delivery-keys.ts).
@@ -152,10 +167,12 @@ export const TABLES = {
       stringIndex(INDEXES.deliveries.active, 'activeShard', 'nextAttemptAt', 'KEYS_ONLY'),
     ],
     ttlAttribute: 'expiresAt',
+    traffic: true,
   }),
   attempts: table('ATTEMPTS_TABLE', 'hookline-attempts', 'deliveryId', {
     sortKey: { name: 'seq', type: 'N' },
     ttlAttribute: 'expiresAt',
+    traffic: true,
   }),
   // The bulk-replay audit trail; each record is also its replay's resumable checkpoint.
   replays: table('REPLAYS_TABLE', 'hookline-replays', 'id', {
@@ -172,16 +189,20 @@ export const TABLES = {
     indexes: [stringIndex(INDEXES.apiKeys.byTenant, 'tenantId', 'keyId', 'ALL')],
   }),
   // Fixed-window counters (customer replay limit) and the sender's send-rate counters (`send#…`); TTL drops finished windows.
-  rateLimits: table('RATE_LIMITS_TABLE', 'hookline-rate-limits', 'key', { ttlAttribute: 'expiresAt' }),
+  rateLimits: table('RATE_LIMITS_TABLE', 'hookline-rate-limits', 'key', { ttlAttribute: 'expiresAt', traffic: true }),
   // Publish batches' manifests: each batch's write-ahead record, which the sweeper checks once its grace has passed (a
   // per-shard watermark says how far it got), and then the time-ordered event log GET /v1/events reads; TTL drops them
   // with their events.
   ingestManifests: table('INGEST_MANIFESTS_TABLE', 'hookline-ingest-manifests', 'shard', {
     sortKey: { name: 'key', type: 'S' },
     ttlAttribute: 'expiresAt',
+    traffic: true,
   }),
   // Idempotency-Key records (lambdas/app/idempotency/): a first request's response, sealed under the key, for 24 h; TTL drops them.
-  idempotencyKeys: table('IDEMPOTENCY_KEYS_TABLE', 'hookline-idempotency-keys', 'id', { ttlAttribute: 'expiresAt' }),
+  idempotencyKeys: table('IDEMPOTENCY_KEYS_TABLE', 'hookline-idempotency-keys', 'id', {
+    ttlAttribute: 'expiresAt',
+    traffic: true,
+  }),
   // Customer portal links and the sessions they open (lambdas/app/portal/), by session id: the one-time code and the
   // session token only as SHA-256 hashes, each carrying the id so every lookup is one GetItem; TTL drops them days after they end.
   portalSessions: table('PORTAL_SESSIONS_TABLE', 'hookline-portal-sessions', 'id', { ttlAttribute: 'expiresAt' }),

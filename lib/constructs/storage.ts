@@ -3,7 +3,13 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { acknowledgeNag } from '../nag.ts';
-import { TABLES, type KeyDef, type TableKey } from '../../lambdas/config/topology.ts';
+import {
+  DEFAULT_POINT_IN_TIME_RECOVERY,
+  TABLES,
+  type KeyDef,
+  type PointInTimeRecovery,
+  type TableKey,
+} from '../../lambdas/config/topology.ts';
 import { markTopology } from '../topology-metadata.ts';
 import type { EnvironmentValues } from './environment.ts';
 
@@ -16,6 +22,8 @@ export interface HooklineStorageProps {
   readonly removalPolicy?: RemovalPolicy;
   /** DynamoDB deletion protection. @default true unless removalPolicy is DESTROY */
   readonly deletionProtection?: boolean;
+  /** Which tables keep point-in-time recovery (POINT_IN_TIME_RECOVERY in topology.ts). @default 'all' */
+  readonly pointInTimeRecovery?: PointInTimeRecovery;
 }
 
 /** Data access to one table: read-only, write-only (put/update/delete, e.g. an append-only log) or both. */
@@ -32,8 +40,8 @@ const PROJECTIONS = {
 } as const;
 
 /**
- * The four DynamoDB tables and their indexes exactly as TABLES describes them: on-demand,
- * point-in-time recovery, the TTL attribute as a safety net behind the archiver, and
+ * The DynamoDB tables and their indexes exactly as TABLES describes them: on-demand,
+ * point-in-time recovery where `pointInTimeRecovery` keeps it, the TTL attribute, and
  * deletion protection with RETAIN unless a test stack opts out.
  */
 export class HooklineStorage extends Construct {
@@ -43,6 +51,7 @@ export class HooklineStorage extends Construct {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const deletionProtection = props.deletionProtection ?? removalPolicy !== RemovalPolicy.DESTROY;
+    const recovery = props.pointInTimeRecovery ?? DEFAULT_POINT_IN_TIME_RECOVERY;
 
     const tables = {} as Record<TableKey, dynamodb.Table>;
     for (const key of Object.keys(TABLES) as TableKey[]) {
@@ -51,7 +60,9 @@ export class HooklineStorage extends Construct {
         partitionKey: attribute(def.partitionKey),
         sortKey: def.sortKey ? attribute(def.sortKey) : undefined,
         billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        pointInTimeRecoverySpecification: {
+          pointInTimeRecoveryEnabled: recovery === 'all' || (recovery === 'configuration' && !def.traffic),
+        },
         timeToLiveAttribute: def.ttlAttribute,
         deletionProtection,
         removalPolicy,

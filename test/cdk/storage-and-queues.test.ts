@@ -43,6 +43,28 @@ describe('storage: DynamoDB tables', () => {
     });
   });
 
+  test("pointInTimeRecovery 'configuration' keeps it on the configuration tables only, 'none' on none", () => {
+    const pitr = (json: TemplateJson, key: TableKey) =>
+      (
+        findTopologyResource(json, `table/${key}`).properties.PointInTimeRecoverySpecification as {
+          PointInTimeRecoveryEnabled: boolean;
+        }
+      ).PointInTimeRecoveryEnabled;
+    const configuration = storageTemplate({ pointInTimeRecovery: 'configuration' }).template.toJSON() as TemplateJson;
+    const traffic = TABLE_KEYS.filter((key) => TABLES[key].traffic);
+    assert.deepEqual(traffic.sort(), [
+      'attempts',
+      'deliveries',
+      'events',
+      'idempotencyKeys',
+      'ingestManifests',
+      'rateLimits',
+    ]);
+    for (const key of TABLE_KEYS) assert.equal(pitr(configuration, key), !TABLES[key].traffic, key);
+    const none = storageTemplate({ pointInTimeRecovery: 'none' }).template.toJSON() as TemplateJson;
+    for (const key of TABLE_KEYS) assert.equal(pitr(none, key), false, key);
+  });
+
   test('by default every table is deletion-protected and retained', () => {
     template.allResourcesProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
     template.allResources('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });

@@ -329,6 +329,7 @@ describe('bin context: `-c key=value` settings', () => {
       logLevel: 'INFO',
       platformLogLevel: 'INFO',
       apiAccessLog: 'standard',
+      pointInTimeRecovery: 'configuration',
       secretsCacheTtlSeconds: '300',
       archiveDelivered: 'true',
       apiRateLimit: '20',
@@ -351,6 +352,7 @@ describe('bin context: `-c key=value` settings', () => {
     assert.equal(s.delivery.logLevel, 'INFO');
     assert.equal(s.delivery.platformLogLevel, 'INFO');
     assert.equal(s.delivery.apiAccessLog, 'standard');
+    assert.equal(s.delivery.pointInTimeRecovery, 'configuration');
     assert.equal(s.delivery.secretsCacheTtl?.toSeconds(), 300);
     assert.equal(s.delivery.retention?.archiveDelivered, true);
     assert.deepEqual(s.delivery.apiThrottling, { rateLimit: 20, burstLimit: 200 });
@@ -370,6 +372,7 @@ describe('bin context: `-c key=value` settings', () => {
     ['logLevel', 'VERBOSE'],
     ['platformLogLevel', 'ERROR'],
     ['apiAccessLog', 'full'],
+    ['pointInTimeRecovery', 'some'],
     ['secretsCacheTtlSeconds', 'an hour'],
   ];
   for (const [key, value] of bad) {

@@ -25,7 +25,7 @@ export const ENGINE_STORE_FACTORIES: Factories<
     new DynamoDbSubscriptionStore(s.db, v.SUBSCRIPTIONS_TABLE, s.options.subscriptionCacheMs ?? 5000, s.clock.now),
   // Fan-out's lookups share the subscriptions' cache period: a change reaches publish within it.
   routes: (v, s) => new DynamoDbRouteStore(s.db, v.ROUTES_TABLE, s.options.subscriptionCacheMs ?? 5000, s.clock.now),
-  // The TTL of new events and of delivery rows follows the retention; a function without those variables gets the documented default.
+  // A new event's TTL is publish's (eventTtlFor); the delivery rows' follows the retention, the documented default for a function without those variables.
   events: (v, s) => new DynamoDbEventStore(s.db, v.EVENTS_TABLE),
   deliveries: (v, s) =>
     new DynamoDbDeliveryStore(s.db, v.DELIVERIES_TABLE, { retention: POLICIES_FROM_ENV.retention(v) }),
