@@ -35,7 +35,7 @@ export interface KeptFor {
  * Days an event row stays at the stack's defaults: its TTL (`eventTtlFor`, lambdas/domain/retention.ts)
  * runs from the last of its deliveries' deadlines, the default policy's 3 days here (the bench's
  * own subscriptions retry for 300 s only, which would understate it), for the delivered
- * retention and a day. An upper bound where a dead letter moves it out (charged apart).
+ * retention and a day: the least an event stays (keptDays measures one a dead letter kept longer).
  */
 export function eventKeptFor(
   p: retention.RetentionPolicy = retention.DEFAULT_RETENTION,
