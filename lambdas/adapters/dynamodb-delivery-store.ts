@@ -388,11 +388,7 @@ export class DynamoDbDeliveryStore implements DeliveryStore {
             ExclusiveStartKey: key,
           }),
         );
-        for (const item of out.Items ?? [])
-          due.push({
-            id: idOfListKey(item[TABLE_KEYS[1]] as string),
-            nextAttemptAt: item[active.sortAttribute] as string,
-          });
+        for (const item of out.Items ?? []) due.push({ id: idOfListKey(item[TABLE_KEYS[1]] as string) });
         key = out.LastEvaluatedKey as Key | undefined;
       } while (key && due.length < limit);
     }

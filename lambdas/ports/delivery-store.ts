@@ -15,10 +15,9 @@ export interface SubscriptionPageRequest extends PageRequest, DeliveryFilter {
   readonly order?: 'newest' | 'oldest';
 }
 
+/** A delivery the sweeper may have to look at: its id, which the sweeper reads the row by. */
 export interface DueDelivery {
   readonly id: string;
-  /** As the store's index keeps it: the start of the minute it is due in (ACTIVE_DUE_BUCKET_SECONDS), at or before the row's own. */
-  readonly nextAttemptAt: string;
 }
 
 /** The actions `write` takes: every one from the waiting state, the row's next state their target (domain/states.ts). */

@@ -2,6 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { TABLES, type TableKey } from '#config/topology.ts';
 import * as retention from '#domain/retention.ts';
 import { DEFAULT_RETRY_POLICY } from '#domain/retry-policy.ts';
+import { isDeadLetter, type DeliveryState } from '#domain/states.ts';
 import { indexEntry, inIndex } from './gsi-writes.ts';
 import { itemSize } from './item-size.ts';
 import { PRICES } from './prices.ts';
@@ -35,7 +36,7 @@ export interface KeptFor {
  * Days an event row stays at the stack's defaults: its TTL (`eventTtlFor`, lambdas/domain/retention.ts)
  * runs from the last of its deliveries' deadlines, the default policy's 3 days here (the bench's
  * own subscriptions retry for 300 s only, which would understate it), for the delivered
- * retention and a day: the least an event stays (keptDays measures one a dead letter kept longer).
+ * retention and a day: the least an event stays (KEEP_RULES measure one a dead letter kept longer).
  */
 export function eventKeptFor(
   p: retention.RetentionPolicy = retention.DEFAULT_RETENTION,
@@ -98,50 +99,60 @@ function daysBetween(fromIso: string | undefined, toEpochSeconds: string | undef
   return Number.isFinite(days) && days > 0 ? days : undefined;
 }
 
-const isDeadLetter = (item: Item | undefined) => item?.state?.S === 'failed' || item?.state?.S === 'expired';
+const deadLetter = (item: Item | undefined) =>
+  item?.state?.S !== undefined && isDeadLetter(item.state.S as DeliveryState);
+
+/** How long one kept row of a table stays, and how the report says so; a table not here is kept like a delivered row. */
+interface KeepRule {
+  days(item: Item, deliveryOf: (id: string | undefined) => Item | undefined, p: retention.RetentionPolicy): number;
+  rule(p: retention.RetentionPolicy): string;
+}
 
 /**
- * How long one kept row stays, by its table's rule: a delivery for its state's retention (a
- * dead letter is archived, and deleted, after deadLetterDays; a delivered row goes by TTL after
- * deliveredDays); an attempt with its delivery when that is a dead letter, else by its own TTL
- * (measured: expiresAt − startedAt); an event and a manifest by their TTL, at least the default
- * deadline's (eventKeptFor: the bench's subscriptions retry for 300 s only), so an event a dead
- * letter kept longer is measured so.
+ * The tables' rules: a delivery for its state's retention (a dead letter is archived, and
+ * deleted, after deadLetterDays; a delivered row goes by TTL after deliveredDays); an attempt with
+ * its delivery when that is a dead letter, else by its own TTL (measured: expiresAt − startedAt);
+ * an event and a manifest by their TTL, at least the default deadline's (eventKeptFor: the
+ * bench's subscriptions retry for 300 s only), so an event a dead letter kept longer is measured so.
  */
-function keptDays(
-  table: TableKey,
-  item: Item,
-  deliveryOf: (id: string | undefined) => Item | undefined,
-  p: retention.RetentionPolicy,
-): number {
-  if (table === 'deliveries') return isDeadLetter(item) ? p.deadLetterDays : deliveredKeptFor(p).days;
-  if (table === 'attempts')
-    return isDeadLetter(deliveryOf(item.deliveryId?.S))
-      ? p.deadLetterDays
-      : (daysBetween(item.startedAt?.S, item.expiresAt?.N) ?? deliveredKeptFor(p).days);
-  if (table === 'events' || table === 'ingestManifests')
-    return Math.max(eventKeptFor(p).days, daysBetween(item.createdAt?.S, item.expiresAt?.N) ?? 0);
-  return deliveredKeptFor(p).days;
-}
+/** An event's or a manifest's days: its own TTL, at least an event's at the default deadline. */
+const byOwnTtlAtLeastTheEvents: KeepRule['days'] = (item, _, p) =>
+  Math.max(eventKeptFor(p).days, daysBetween(item.createdAt?.S, item.expiresAt?.N) ?? 0);
 
-/** The rule a table's part was kept by, as the report says it. */
-function ruleOf(table: TableKey, days: number, p: retention.RetentionPolicy): string {
-  const mean = `${days.toFixed(1)} days on average`;
-  if (table === 'deliveries')
-    return `${mean}: a delivered row ${deliveredKeptFor(p).rule}; a dead letter deadLetterDays ${p.deadLetterDays} (the archiver then moves it to S3)`;
-  if (table === 'attempts')
-    return `${mean}: with its delivery when that is a dead letter (archived after deadLetterDays ${p.deadLetterDays}), else until its own TTL (measured: expiresAt − startedAt)`;
-  if (table === 'events')
-    return `${mean}: its TTL, at least ${eventKeptFor(p).rule}; a dead letter moves it out to its own (measured: expiresAt − createdAt)`;
-  if (table === 'ingestManifests')
-    return `${mean}: the events TTL, which each publish batch's manifest carries too (it is the event log)`;
-  return `${mean}: ${deliveredKeptFor(p).rule}: assumed, the bench knows no retention rule for this table`;
-}
+const KEEP_RULES: Partial<Record<TableKey, KeepRule>> = {
+  deliveries: {
+    days: (item, _, p) => (deadLetter(item) ? p.deadLetterDays : deliveredKeptFor(p).days),
+    rule: (p) =>
+      `a delivered row ${deliveredKeptFor(p).rule}; a dead letter deadLetterDays ${p.deadLetterDays} (the archiver then moves it to S3)`,
+  },
+  attempts: {
+    days: (item, deliveryOf, p) =>
+      deadLetter(deliveryOf(item.deliveryId?.S))
+        ? p.deadLetterDays
+        : (daysBetween(item.startedAt?.S, item.expiresAt?.N) ?? deliveredKeptFor(p).days),
+    rule: (p) =>
+      `with its delivery when that is a dead letter (archived after deadLetterDays ${p.deadLetterDays}), else until its own TTL (measured: expiresAt − startedAt)`,
+  },
+  events: {
+    days: byOwnTtlAtLeastTheEvents,
+    rule: (p) =>
+      `its TTL, at least ${eventKeptFor(p).rule}; a dead letter moves it out to its own (measured: expiresAt − createdAt)`,
+  },
+  ingestManifests: {
+    days: byOwnTtlAtLeastTheEvents,
+    rule: () => `the events TTL, which each publish batch's manifest carries too (it is the event log)`,
+  },
+};
+
+const ASSUMED: KeepRule = {
+  days: (_, __, p) => deliveredKeptFor(p).days,
+  rule: (p) => `${deliveredKeptFor(p).rule}: assumed, the bench knows no retention rule for this table`,
+};
 
 /**
  * The storage parts of one run: the rows it left behind, per `per` (the run's events, or its
  * deliveries), in every table but subscriptions (not per delivery), each row kept by its table's
- * rule (keptDays); a part's days are the byte-weighted mean of its rows'.
+ * rule (KEEP_RULES); a part's days are the byte-weighted mean of its rows'.
  */
 export function keptParts(
   kept: Partial<Record<TableKey, { readonly kept: ReadonlyMap<string, Item> }>>,
@@ -155,20 +166,21 @@ export function keptParts(
   return [...tables].flatMap((table) => {
     const rows = [...(kept[table]?.kept.values() ?? [])];
     if (rows.length === 0 && table !== 'events' && table !== 'deliveries') return [];
+    const keep = KEEP_RULES[table] ?? ASSUMED;
     let bytes = 0;
     let byteDays = 0;
     for (const item of rows) {
       const b = billedBytes(table, item);
       bytes += b;
-      byteDays += b * keptDays(table, item, deliveryOf, p);
+      byteDays += b * keep.days(item, deliveryOf, p);
     }
-    const days = bytes > 0 ? byteDays / bytes : keptDays(table, {}, deliveryOf, p);
+    const days = bytes > 0 ? byteDays / bytes : keep.days({}, deliveryOf, p);
     return [
       {
         table,
         rowsPerEvent: rows.length / per,
         bytesPerRow: rows.length ? bytes / rows.length : 0,
-        keptFor: { days, rule: ruleOf(table, days, p) },
+        keptFor: { days, rule: `${days.toFixed(1)} days on average: ${keep.rule(p)}` },
       },
     ];
   });

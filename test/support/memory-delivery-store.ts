@@ -185,7 +185,7 @@ export class InMemoryDeliveryStore implements DeliveryStore {
       .filter(({ d, listedAt }) => isLive(d.state) && listedAt < beforeIso && !this.outOfView.has(d.id))
       .sort((a, b) => a.listedAt.localeCompare(b.listedAt))
       .slice(0, limit)
-      .map(({ d, listedAt }) => ({ id: d.id, nextAttemptAt: listedAt }));
+      .map(({ d }) => ({ id: d.id }));
   }
 
   /**

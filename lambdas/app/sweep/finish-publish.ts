@@ -3,7 +3,7 @@ import { firstDeliveryOf, untouchedSincePublish } from '#app/publish/first-deliv
 import { dueMessage } from '#app/deliveries/delivery-messages.ts';
 import { eventTtlFor } from '#domain/retention.ts';
 import { iso } from '#domain/time.ts';
-import { expectationOf, NO_ROW, type EventRecord } from '#domain/types.ts';
+import { expectationOf, NO_ROW, type Delivery, type EventRecord } from '#domain/types.ts';
 import {
   INGEST_MANIFEST_SHARDS,
   MANIFEST_SETTLE_SECONDS,
@@ -209,13 +209,17 @@ async function writeMissing(
     (e): e is EventRecord => e !== undefined,
   );
   for (const event of events) {
+    const rebuilt: Delivery[] = [];
     for (const [i, deliveryId] of event.deliveryIds.entries()) {
       if (written.has(deliveryId)) continue;
       const sub = await deps.subscriptions.get(event.subscriptionIds[i]!);
-      if (!sub) continue;
-      const delivery = firstDeliveryOf(event, sub, deps.defaultRetryPolicy, deps.clock.now());
-      // Publish kept the event for the deadlines of then; a subscription that has since lengthened its own must not outlive the body.
-      await deps.events.extendRetention(event.id, eventTtlFor(Date.parse(delivery.giveUpAt), deps.retention));
+      if (sub) rebuilt.push(firstDeliveryOf(event, sub, deps.defaultRetryPolicy, deps.clock.now()));
+    }
+    if (rebuilt.length === 0) continue;
+    // Publish kept the event for the deadlines of then; a subscription that has since lengthened its own must not outlive the body.
+    const lastGiveUpAtMs = Math.max(...rebuilt.map((d) => Date.parse(d.giveUpAt)));
+    await deps.events.extendRetention(event.id, eventTtlFor(lastGiveUpAtMs, deps.retention));
+    for (const delivery of rebuilt) {
       // Its first write, the row it waits in: a late first attempt recorded meanwhile writes over it, and the due message then sends nothing.
       if (await deps.deliveries.write('reschedule', delivery, NO_ROW)) messages.push(dueMessage(delivery));
     }
