@@ -108,6 +108,10 @@ interface KeepRule {
   rule(p: retention.RetentionPolicy): string;
 }
 
+/** An event's or a manifest's days: its own TTL, at least an event's at the default deadline. */
+const byOwnTtlAtLeastTheEvents: KeepRule['days'] = (item, _, p) =>
+  Math.max(eventKeptFor(p).days, daysBetween(item.createdAt?.S, item.expiresAt?.N) ?? 0);
+
 /**
  * The tables' rules: a delivery for its state's retention (a dead letter is archived, and
  * deleted, after deadLetterDays; a delivered row goes by TTL after deliveredDays); an attempt with
@@ -115,10 +119,6 @@ interface KeepRule {
  * an event and a manifest by their TTL, at least the default deadline's (eventKeptFor: the
  * bench's subscriptions retry for 300 s only), so an event a dead letter kept longer is measured so.
  */
-/** An event's or a manifest's days: its own TTL, at least an event's at the default deadline. */
-const byOwnTtlAtLeastTheEvents: KeepRule['days'] = (item, _, p) =>
-  Math.max(eventKeptFor(p).days, daysBetween(item.createdAt?.S, item.expiresAt?.N) ?? 0);
-
 const KEEP_RULES: Partial<Record<TableKey, KeepRule>> = {
   deliveries: {
     days: (item, _, p) => (deadLetter(item) ? p.deadLetterDays : deliveredKeptFor(p).days),
