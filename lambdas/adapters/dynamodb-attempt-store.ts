@@ -1,5 +1,4 @@
-import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_RETENTION } from '#domain/retention.ts';
+import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AttemptRecord } from '#domain/types.ts';
 import type { AttemptStore } from '#ports/attempt-store.ts';
 import { InvalidCursorError, type Page, type PageRequest } from '#ports/page.ts';
@@ -7,17 +6,13 @@ import { decodeCursor, encodeCursor } from '#ports/page.ts';
 import { fromCursor } from './cursor.ts';
 import { conditionHeld } from './dynamodb.ts';
 
-/** Attempts outlive the dead-letter retention of their delivery (replays restart the clock). */
-const ATTEMPT_TTL_DAYS = DEFAULT_RETENTION.deadLetterDays * 2 + DEFAULT_RETENTION.ttlSafetyMarginDays;
-
 export class DynamoDbAttemptStore implements AttemptStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
   ) {}
 
-  async put(attempt: AttemptRecord): Promise<boolean> {
-    const expiresAt = Math.floor(Date.parse(attempt.startedAt) / 1000) + ATTEMPT_TTL_DAYS * 86_400;
+  async put(attempt: AttemptRecord, expiresAt: number): Promise<boolean> {
     // Conditional: an attempt record is written once and never overwritten, even by a replay.
     return conditionHeld(
       this.db.send(
@@ -28,6 +23,40 @@ export class DynamoDbAttemptStore implements AttemptStore {
         }),
       ),
     );
+  }
+
+  async extendRetention(deliveryId: string, untilEpochSeconds: number): Promise<void> {
+    let key: Record<string, unknown> | undefined;
+    do {
+      // Keys and TTL only: a replay reads a few bytes per attempt, not its response snippet.
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: '#d = :d',
+          ProjectionExpression: '#d, seq, #e',
+          ExpressionAttributeNames: { '#d': 'deliveryId', '#e': 'expiresAt' },
+          ExpressionAttributeValues: { ':d': deliveryId },
+          ExclusiveStartKey: key,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        if (typeof item.expiresAt === 'number' && item.expiresAt >= untilEpochSeconds) continue;
+        // Refused when the row went meanwhile (an update would make a row of a TTL alone) or another run moved it further.
+        await conditionHeld(
+          this.db.send(
+            new UpdateCommand({
+              TableName: this.table,
+              Key: { deliveryId, seq: item.seq },
+              UpdateExpression: 'SET #e = :t',
+              ConditionExpression: 'attribute_exists(deliveryId) AND (attribute_not_exists(#e) OR #e < :t)',
+              ExpressionAttributeNames: { '#e': 'expiresAt' },
+              ExpressionAttributeValues: { ':t': untilEpochSeconds },
+            }),
+          ),
+        );
+      }
+      key = out.LastEvaluatedKey;
+    } while (key);
   }
 
   async list(deliveryId: string): Promise<readonly AttemptRecord[]> {

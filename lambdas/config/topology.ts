@@ -501,8 +501,9 @@ export const FUNCTIONS = {
     description: 'Hookline replay: single and bulk replay for operators (audited, paged, resumable)',
     environment: [
       'SUBSCRIPTIONS_TABLE',
-      // A replay extends its event's TTL so the body outlives the replayed delivery.
+      // A replay extends its event's TTL and its attempts' so the body and the log outlive the replayed delivery.
       'EVENTS_TABLE',
+      'ATTEMPTS_TABLE',
       'DELIVERIES_TABLE',
       'DELIVERY_QUEUE_URL',
       'REPLAYS_TABLE',

@@ -37,3 +37,13 @@ export function withLastResponse<
     d.lastAttempt?.responseSnippet ?? (d.attemptSeq === 1 ? d.firstAttempt?.responseSnippet : undefined);
   return inherited === undefined ? d : { ...d, lastResponse: inherited };
 }
+
+/**
+ * Whether the attempts table can hold any of the delivery's attempts: not when every attempt it
+ * made is on its row (a delivery attempted once, as most dead letters of a 4xx are).
+ */
+export function hasLoggedAttempts(d: Pick<Delivery, 'attemptSeq' | 'lastAttempt' | 'firstAttempt'>): boolean {
+  const inline = new Set([d.lastAttempt?.seq, d.firstAttempt?.seq]);
+  for (let seq = 1; seq <= d.attemptSeq; seq++) if (!inline.has(seq)) return true;
+  return false;
+}

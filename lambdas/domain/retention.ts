@@ -72,6 +72,21 @@ export function deadLetterEventTtl(updatedAtMs: number, policy: RetentionPolicy 
 }
 
 /**
+ * Epoch seconds for the TTL of an attempt record of a run that gives up at `giveUpAtMs`: a day
+ * past the longer-kept of the rows that run can leave by then (a dead letter, kept for
+ * deadLetterDays and the archiver's margin, which archives and deletes it with its attempts; a
+ * delivered row). An attempt is written when the next one is made, before the run's outcome is
+ * known, so it is kept for the longer: a delivered row goes months before its attempts, but a dead
+ * letter moving its attempts out would pay a write per attempt. A new run (a replay, a Retry now)
+ * moves the attempts it inherits out with AttemptStore.extendRetention. With the defaults: 121
+ * days from the deadline, where a fixed 210 days from each attempt covered one replay and no second.
+ */
+export function attemptTtlFor(giveUpAtMs: number, policy: RetentionPolicy = DEFAULT_RETENTION): number {
+  const longest = Math.max(ttlFor('failed', giveUpAtMs, policy)!, ttlFor('delivered', giveUpAtMs, policy)!);
+  return longest + EVENT_TTL_SLACK_DAYS * 86_400;
+}
+
+/**
  * Merges a partial retention override over the default: the handlers build it from
  * HOOKLINE_RETENTION_DELIVERED_DAYS and HOOKLINE_RETENTION_DEAD_LETTER_DAYS (the CDK sets
  * those from its `retention` prop); no variable sets the TTL margin.

@@ -18,7 +18,8 @@ export const TABLE_GRANTS = {
     routes: 'readWrite',
     events: 'readWrite',
     deliveries: 'readWrite',
-    attempts: 'read',
+    // The attempt log is read; a replay or a Retry now moves its TTL out (a keys-only Query, an UpdateItem per attempt).
+    attempts: 'readWrite',
     replays: 'readWrite',
     apiKeys: 'readWrite',
     rateLimits: 'write',
@@ -65,8 +66,14 @@ export const TABLE_GRANTS = {
     ingestManifests: 'readWrite',
   },
   // Reads retry policies; replays deliveries; writes and resumes the audit records.
-  // A replay extends its event's TTL (UpdateItem, never a read).
-  replay: { subscriptions: 'read', events: 'write', deliveries: 'readWrite', replays: 'readWrite' },
+  // A replay extends its event's TTL (UpdateItem, never a read) and its attempts' (a keys-only Query, an UpdateItem each).
+  replay: {
+    subscriptions: 'read',
+    events: 'write',
+    attempts: 'readWrite',
+    deliveries: 'readWrite',
+    replays: 'readWrite',
+  },
   // Reads what it archives, deletes archived rows and their attempts, puts restored rows back
   // (events too, when TTL has taken them); keeps its manifests and run lock.
   archiver: {

@@ -191,7 +191,8 @@ describe('functions: least-privilege IAM', () => {
       routes: 'readWrite',
       events: 'readWrite',
       deliveries: 'readWrite',
-      attempts: 'read',
+      // A replay or a Retry now moves the TTL of the attempt log out.
+      attempts: 'readWrite',
       replays: 'readWrite',
       apiKeys: 'readWrite',
       rateLimits: 'write',
@@ -226,7 +227,13 @@ describe('functions: least-privilege IAM', () => {
       deliveries: 'readWrite',
       ingestManifests: 'readWrite',
     },
-    replay: { subscriptions: 'read', events: 'write', deliveries: 'readWrite', replays: 'readWrite' },
+    replay: {
+      subscriptions: 'read',
+      events: 'write',
+      attempts: 'readWrite',
+      deliveries: 'readWrite',
+      replays: 'readWrite',
+    },
     archiver: {
       subscriptions: 'read',
       events: 'readWrite',

@@ -4,10 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after } from 'node:test';
-import { documentClient } from '#adapters/dynamodb.ts';
-import { DynamoDbAttemptStore } from '#adapters/dynamodb-attempt-store.ts';
-import { TABLES } from '#config/topology.ts';
 import { ATTEMPT_CONTRACT_CASES, attemptStoreContract } from '#test/attempt-store-contract.ts';
+import { attemptContractSubject } from '#test/dynamodb-contract-subjects.ts';
 import { contractTables } from '#test/contract-table.ts';
 
 const tables = contractTables('attempt-contract');
@@ -15,8 +13,7 @@ const tables = contractTables('attempt-contract');
 let opened = 0;
 attemptStoreContract('DynamoDB', async () => {
   opened++;
-  const { table, dispose } = await tables.open(TABLES.attempts);
-  return { store: new DynamoDbAttemptStore(documentClient(tables.client()), table), dispose };
+  return attemptContractSubject(tables);
 });
 // Not vacuous: every case of the contract ran against a table of its own.
 after(() => assert.equal(opened, ATTEMPT_CONTRACT_CASES));

@@ -276,14 +276,28 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
   }
 }
 
+/** The TTL a test gives the attempts it seeds: far off, as no test reads it. */
+export const SEEDED_TTL = 4_102_444_800;
+
 export class InMemoryAttemptStore implements AttemptStore {
   readonly items: AttemptRecord[] = [];
+  /** Each attempt's TTL, by `deliveryId seq`. */
+  readonly expiresAt = new Map<string, number>();
 
   /** As the DynamoDB store's conditional put: an attempt of the same delivery and seq is never overwritten. */
-  async put(attempt: AttemptRecord): Promise<boolean> {
+  async put(attempt: AttemptRecord, expiresAt: number): Promise<boolean> {
     if (this.items.some((a) => a.deliveryId === attempt.deliveryId && a.seq === attempt.seq)) return false;
     this.items.push(copy(attempt));
+    this.expiresAt.set(`${attempt.deliveryId} ${attempt.seq}`, expiresAt);
     return true;
+  }
+
+  async extendRetention(deliveryId: string, untilEpochSeconds: number): Promise<void> {
+    for (const a of this.items) {
+      const key = `${a.deliveryId} ${a.seq}`;
+      if (a.deliveryId === deliveryId && (this.expiresAt.get(key) ?? 0) < untilEpochSeconds)
+        this.expiresAt.set(key, untilEpochSeconds);
+    }
   }
 
   async list(deliveryId: string): Promise<readonly AttemptRecord[]> {

@@ -18,7 +18,8 @@ import type { Budget } from '#app/budget.ts';
 import type { Deps } from '#app/deps.ts';
 import { NotFoundError, ValidationError } from '#app/errors.ts';
 import { iso } from '#domain/time.ts';
-import { deadLetterEventTtl, type RetentionPolicy } from '#domain/retention.ts';
+import type { RetentionPolicy } from '#domain/retention.ts';
+import { keepHistoryFor } from './keep-history.ts';
 import { MAX_DEADLINE_SECONDS } from '#domain/retry-policy.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
@@ -29,6 +30,7 @@ export type BulkReplayDeps = Pick<
   | 'subscriptions'
   | 'deliveries'
   | 'events'
+  | 'attempts'
   | 'queue'
   | 'clock'
   | 'defaultRetryPolicy'
@@ -408,8 +410,7 @@ async function replayOne(ctx: PageContext, d: Delivery): Promise<DeliveryMessage
   const dueMs = paced ? turnMs : spreadMs;
   const delaySeconds = Math.max(0, Math.floor((dueMs - nowMs) / 1000));
   const giveUpAtMs = dueMs + policy.deadlineSeconds * 1000;
-  // The body must outlive the replayed delivery, even one that dead-letters at its new deadline.
-  await deps.events.extendRetention(d.eventId, deadLetterEventTtl(giveUpAtMs, deps.retention));
+  await keepHistoryFor(deps, d, giveUpAtMs);
   const replayed = await deps.deliveries.replay(d.id, iso(nowMs), iso(giveUpAtMs), iso(dueMs));
   if (!replayed) return undefined;
   return paced ? { ...dueMessage(replayed, delaySeconds), notBefore: iso(dueMs) } : dueMessage(replayed, delaySeconds);

@@ -1,4 +1,3 @@
-import { deadLetterEventTtl } from '#domain/retention.ts';
 import { allows, REPLAYABLE_STATES } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
 import type { Delivery } from '#domain/types.ts';
@@ -10,6 +9,7 @@ import { getDelivery } from '#app/deliveries/deliveries.ts';
 import { withEventTypes } from '#app/deliveries/reads.ts';
 import { SEND_NOW_ACTION, takeTenantAction } from '#app/tenants/customer-limit.ts';
 import { dueMessage } from '#app/deliveries/delivery-messages.ts';
+import { keepHistoryFor } from './keep-history.ts';
 
 /**
  * Sends a delivery again from a terminal state: back to pending, attempts 0 (the backoff starts
@@ -18,7 +18,7 @@ import { dueMessage } from '#app/deliveries/delivery-messages.ts';
 /** What a single replay uses. */
 export type ReplayDeliveryDeps = Pick<
   Deps,
-  'deliveries' | 'subscriptions' | 'events' | 'queue' | 'clock' | 'defaultRetryPolicy' | 'retention'
+  'deliveries' | 'subscriptions' | 'events' | 'attempts' | 'queue' | 'clock' | 'defaultRetryPolicy' | 'retention'
 >;
 
 export async function replayDelivery(deps: ReplayDeliveryDeps, id: string): Promise<Delivery> {
@@ -38,8 +38,7 @@ export async function replayDelivery(deps: ReplayDeliveryDeps, id: string): Prom
   const policy = subscription?.retryPolicy ?? deps.defaultRetryPolicy;
   const nowMs = deps.clock.now();
   const giveUpAtMs = nowMs + policy.deadlineSeconds * 1000;
-  // The body must outlive the replayed delivery, even one that dead-letters at its new deadline.
-  await deps.events.extendRetention(current.eventId, deadLetterEventTtl(giveUpAtMs, deps.retention));
+  await keepHistoryFor(deps, current, giveUpAtMs);
   const replayed = await deps.deliveries.replay(id, iso(nowMs), iso(giveUpAtMs));
   if (!replayed) throw notReplayable(id, (await deps.deliveries.get(id))?.state ?? current.state);
   await deps.queue.enqueue([dueMessage(replayed)]);

@@ -1,4 +1,3 @@
-import { deadLetterEventTtl } from '#domain/retention.ts';
 import { retriedNow, retryNowVerdict, RETRY_NOW_LEAD_SECONDS, type RetryNowVerdict } from '#domain/retry-now.ts';
 import { expectationOf, type Delivery } from '#domain/types.ts';
 import { type Principal, visibleDelivery } from '#app/access.ts';
@@ -8,6 +7,7 @@ import { withEventTypes } from '#app/deliveries/reads.ts';
 import type { UnwrittenDeps } from '#app/deliveries/unwritten.ts';
 import { ConflictError } from '#app/errors.ts';
 import { SEND_NOW_ACTION, takeTenantAction } from '#app/tenants/customer-limit.ts';
+import { keepHistoryFor } from './keep-history.ts';
 import type { ReplayDeliveryDeps } from './replay-delivery.ts';
 
 /** What Retry now uses: a single replay's, and the tenant limit it shares with it. */
@@ -36,8 +36,8 @@ export async function retryNowAs(deps: RetryNowDeps, principal: Principal, id: s
   });
   const policy = subscription?.retryPolicy ?? deps.defaultRetryPolicy;
   const row = retriedNow(delivery, nowMs, policy.deadlineSeconds);
-  // The body must outlive the fresh deadline, as for a replay, even if the delivery dead-letters then.
-  await deps.events.extendRetention(row.eventId, deadLetterEventTtl(Date.parse(row.giveUpAt), deps.retention));
+  // A fresh deadline, as a replay's: the body and the log must outlive it.
+  await keepHistoryFor(deps, row, Date.parse(row.giveUpAt));
   // Before the row moves: a mark whose write is not followed by one costs some messages a read, nothing more.
   await deps.subscriptions.markRetriedNow(delivery.subscriptionId, row.updatedAt);
   if (!(await deps.deliveries.write('retry_now', row, expectationOf(delivery))))

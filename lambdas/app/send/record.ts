@@ -1,6 +1,6 @@
 import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
 import { actionFor, attemptMade, decide, describe, failedOutcome, type Outcome } from '#domain/classify.ts';
-import { deadLetterEventTtl } from '#domain/retention.ts';
+import { attemptTtlFor, deadLetterEventTtl } from '#domain/retention.ts';
 import { isDeadLetter, isTerminal, STATE, targetOf } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
 import { expectationOf, type Delivery, type InlineAttempt } from '#domain/types.ts';
@@ -63,8 +63,10 @@ async function recordAttempt(
   const outcome = decide({ ...decision, random: deps.clock.random() });
   const made = attemptMade(row, startedAtMs, result);
   // The POST is made: a refused write now would have the endpoint sent it again, so they are tried patiently.
-  if (row.lastAttempt && a.expect.row === 'as')
-    await patiently(deps.clock, () => deps.attempts.put({ deliveryId: row.id, ...row.lastAttempt! }));
+  if (row.lastAttempt && a.expect.row === 'as') {
+    const expiresAt = attemptTtlFor(Date.parse(row.giveUpAt), deps.retention);
+    await patiently(deps.clock, () => deps.attempts.put({ deliveryId: row.id, ...row.lastAttempt! }, expiresAt));
+  }
   deps.metrics.latency(result.durationMs);
   const written = await patiently(deps.clock, () =>
     writeOutcome(deps, a, outcome, nowMs, { attempt: made, url: subscription.url }),

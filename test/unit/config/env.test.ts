@@ -152,6 +152,7 @@ describe('readFunctionEnv', () => {
   it('returns exactly the replay and archiver variables (the archiver alone gets the bucket)', () => {
     const env = { ...FULL_ENV, REPLAYS_TABLE: 'r', ARCHIVE_BATCHES_TABLE: 'b', ARCHIVE_BUCKET: 'bucket' };
     assert.deepEqual(Object.keys(readFunctionEnv('replay', env)).sort(), [
+      'ATTEMPTS_TABLE',
       'DELIVERIES_TABLE',
       'DELIVERY_QUEUE_URL',
       'EVENTS_TABLE',

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_RETRY_POLICY, MAX_DEADLINE_SECONDS } from '#domain/retry-policy.ts';
-import { deadLetterEventTtl, DEFAULT_RETENTION, EVENT_TTL_SLACK_DAYS, eventTtlFor, ttlFor } from '#domain/retention.ts';
+import {
+  attemptTtlFor,
+  deadLetterEventTtl,
+  DEFAULT_RETENTION,
+  EVENT_TTL_SLACK_DAYS,
+  eventTtlFor,
+  ttlFor,
+} from '#domain/retention.ts';
 
 const DAY_S = 86_400;
 const T0 = Date.parse('2024-05-01T12:00:00.000Z');
@@ -63,5 +70,35 @@ describe('event TTLs', () => {
     for (const state of ['failed', 'expired'] as const) assert.equal(deadLetterEventTtl(deadAt), ttlFor(state, deadAt));
     const policy = { deliveredDays: 1, deadLetterDays: 2.5, ttlSafetyMarginDays: 3, archiveDelivered: 0 };
     assert.equal(deadLetterEventTtl(deadAt, policy), ttlFor('failed', deadAt, policy));
+  });
+});
+
+describe('attempt TTLs', () => {
+  it('an attempt is kept from the deadline of its run as long as a dead letter of that run, and a day: 121 days by default, not 210 from each attempt', () => {
+    const giveUpAt = T0 + DEFAULT_RETRY_POLICY.deadlineSeconds * 1000;
+    assert.equal(attemptTtlFor(giveUpAt), giveUpAt / 1000 + (90 + 30 + 1) * DAY_S);
+  });
+
+  it('outlives every row its run can leave, whichever outcome and whenever it comes by the deadline', () => {
+    const policies = [
+      DEFAULT_RETENTION,
+      { ...DEFAULT_RETENTION, archiveDelivered: 1 },
+      // Delivered rows kept longer than dead letters: the attempts follow the longer.
+      { deliveredDays: 365, deadLetterDays: 7, ttlSafetyMarginDays: 2, archiveDelivered: 0 },
+      { deliveredDays: 365, deadLetterDays: 7, ttlSafetyMarginDays: 2, archiveDelivered: 1 },
+    ];
+    for (const policy of policies) {
+      const giveUpAt = T0 + 3 * DAY_S * 1000;
+      const ttl = attemptTtlFor(giveUpAt, policy);
+      for (const state of ['delivered', 'failed', 'expired'] as const) {
+        for (const at of [T0, giveUpAt]) {
+          const rowGoes = ttlFor(state, at, policy)!;
+          assert.ok(ttl - rowGoes >= EVENT_TTL_SLACK_DAYS * DAY_S, `${state} at ${at}, ${JSON.stringify(policy)}`);
+        }
+      }
+      // And no longer than the longer-kept outcome needs, with the slack.
+      const longest = Math.max(ttlFor('failed', giveUpAt, policy)!, ttlFor('delivered', giveUpAt, policy)!);
+      assert.equal(ttl, longest + EVENT_TTL_SLACK_DAYS * DAY_S);
+    }
   });
 });

@@ -13,7 +13,7 @@ import {
 import { ForbiddenTargetError } from '#domain/errors.ts';
 import { STATE } from '#domain/states.ts';
 import { type ApiRequest, route } from '#handlers/api/router.ts';
-import { aDelivery, aSubscription, fakeDeps, type FakeDeps } from '#test/fakes.ts';
+import { aDelivery, aSubscription, fakeDeps, SEEDED_TTL, type FakeDeps } from '#test/fakes.ts';
 import { InMemoryRateLimiter } from '#test/memory-stores.ts';
 import { DEFAULT_CUSTOMER_PAUSE_LIMIT } from '#domain/rate-limit.ts';
 
@@ -47,15 +47,18 @@ function seeded(): FakeDeps {
     deliveryIds: ['dlv_acme_dead'],
     createdAt: '2024-05-01T12:00:00.000Z',
   });
-  void deps.attempts.put({
-    deliveryId: 'dlv_acme_dead',
-    seq: 1,
-    attempt: 1,
-    startedAt: '2024-05-01T12:00:01.000Z',
-    durationMs: 12,
-    status: 500,
-    responseSnippet: 'oops',
-  });
+  void deps.attempts.put(
+    {
+      deliveryId: 'dlv_acme_dead',
+      seq: 1,
+      attempt: 1,
+      startedAt: '2024-05-01T12:00:01.000Z',
+      durationMs: 12,
+      status: 500,
+      responseSnippet: 'oops',
+    },
+    SEEDED_TTL,
+  );
   return deps;
 }
 

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { after } from 'node:test';
 import { documentClient } from '#adapters/dynamodb.ts';
-import { DynamoDbAttemptStore } from '#adapters/dynamodb-attempt-store.ts';
 import { DynamoDbEventTypeStore } from '#adapters/dynamodb-event-type-store.ts';
 import { DynamoDbIdempotencyStore } from '#adapters/dynamodb-idempotency-store.ts';
 import { DynamoDbIngestManifestStore } from '#adapters/dynamodb-ingest-manifest-store.ts';
@@ -21,7 +20,11 @@ import { IDEMPOTENCY_CONTRACT_CASES, idempotencyStoreContract } from '#test/idem
 import { ingestManifestStoreContract, MANIFEST_CONTRACT_CASES } from '#test/ingest-manifest-store-contract.ts';
 import { NOTICE_CONTRACT_CASES, noticeStoreContract } from '#test/notice-store-contract.ts';
 import { ROUTING_CONTRACT_CASES, routingContract } from '#test/routing-contract.ts';
-import { deliveryContractSubject, routingContractSubject } from '#test/dynamodb-contract-subjects.ts';
+import {
+  attemptContractSubject,
+  deliveryContractSubject,
+  routingContractSubject,
+} from '#test/dynamodb-contract-subjects.ts';
 import { simContractTables } from './sim-contract-tables.ts';
 
 const tables = simContractTables('sim');
@@ -48,8 +51,7 @@ eventStoreContract('simulated DynamoDB', async () => {
 
 attemptStoreContract('simulated DynamoDB', async () => {
   opened.attempt++;
-  const { table, dispose } = await tables.open(TABLES.attempts);
-  return { store: new DynamoDbAttemptStore(documentClient(tables.client()), table), dispose };
+  return attemptContractSubject(tables);
 });
 
 idempotencyStoreContract('simulated DynamoDB', async () => {

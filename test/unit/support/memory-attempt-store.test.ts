@@ -7,7 +7,8 @@ import { InMemoryAttemptStore } from '#test/fakes.ts';
 let opened = 0;
 attemptStoreContract('in memory', async () => {
   opened++;
-  return { store: new InMemoryAttemptStore(), dispose: async () => {} };
+  const store = new InMemoryAttemptStore();
+  return { store, expiresAt: async (id, seq) => store.expiresAt.get(`${id} ${seq}`), dispose: async () => {} };
 });
 // Not vacuous: every case of the contract ran against a store of its own.
 after(() => assert.equal(opened, ATTEMPT_CONTRACT_CASES));

@@ -6,7 +6,7 @@ import { NotFoundError } from '#app/errors.ts';
 import { route } from '#handlers/api/router.ts';
 import { MAX_EVENT_BYTES } from '#app/parse.ts';
 import { STATE } from '#domain/states.ts';
-import { aDelivery, aSubscription, fakeDeps } from '#test/fakes.ts';
+import { aDelivery, aSubscription, fakeDeps, SEEDED_TTL } from '#test/fakes.ts';
 
 const ATTEMPTS = 2000;
 const GLOBEX: Principal = { role: 'tenant', tenantId: 'globex', keyId: 'key_g' };
@@ -27,16 +27,19 @@ async function busyDelivery() {
     createdAt: '2024-05-01T12:00:00.000Z',
   });
   for (let seq = 1; seq <= ATTEMPTS; seq++) {
-    await deps.attempts.put({
-      deliveryId: 'dlv_busy',
-      seq,
-      attempt: ((seq - 1) % 10) + 1,
-      startedAt: new Date(Date.parse('2024-05-01T12:00:00.000Z') + seq * 1000).toISOString(),
-      durationMs: 30,
-      status: 500,
-      responseSnippet: 'r'.repeat(512),
-      error: 'e'.repeat(1000),
-    });
+    await deps.attempts.put(
+      {
+        deliveryId: 'dlv_busy',
+        seq,
+        attempt: ((seq - 1) % 10) + 1,
+        startedAt: new Date(Date.parse('2024-05-01T12:00:00.000Z') + seq * 1000).toISOString(),
+        durationMs: 30,
+        status: 500,
+        responseSnippet: 'r'.repeat(512),
+        error: 'e'.repeat(1000),
+      },
+      SEEDED_TTL,
+    );
   }
   const call = (path: string, query: Record<string, string> = {}, principal: Principal = ADMIN) =>
     route(deps as unknown as FunctionDeps<'api'>, { method: 'GET', path, query, body: null, principal });

@@ -5,7 +5,7 @@ import type { Delivery, Subscription } from '#domain/types.ts';
 import { METRICS } from '#config/topology.ts';
 import type { Mailer, MailMessage, MailResult } from '#ports/mailer.ts';
 import { MAX_NOTICE_TRIES, runNotifier, type NotifierDeps } from '#app/notices/notifier.ts';
-import { aDelivery, aSubscription, fakeDeps } from '#test/fakes.ts';
+import { aDelivery, aSubscription, fakeDeps, SEEDED_TTL } from '#test/fakes.ts';
 import { InMemoryNoticeStore } from '#test/memory-notice-store.ts';
 import { InMemoryReplayStore } from '#test/memory-stores.ts';
 
@@ -184,14 +184,17 @@ describe('runNotifier()', () => {
         updatedAt: at(70),
       }),
     );
-    await base.attempts.put({
-      deliveryId: 'dlv_b',
-      seq: 2,
-      attempt: 2,
-      startedAt: at(69),
-      durationMs: 20,
-      status: 200,
-    });
+    await base.attempts.put(
+      {
+        deliveryId: 'dlv_b',
+        seq: 2,
+        attempt: 2,
+        startedAt: at(69),
+        durationMs: 20,
+        status: 200,
+      },
+      SEEDED_TTL,
+    );
     await runAt(75);
     assert.deepEqual(kinds(), ['failing', 'recovered']);
     assert.equal(notices.streaks.size, 0);
@@ -223,14 +226,17 @@ describe('runNotifier()', () => {
           updatedAt: at(minutes + 5),
         }),
       );
-      await base.attempts.put({
-        deliveryId: 'dlv_b',
-        seq: 2,
-        attempt: 2,
-        startedAt: at(minutes + 4),
-        durationMs: 20,
-        status: 200,
-      });
+      await base.attempts.put(
+        {
+          deliveryId: 'dlv_b',
+          seq: 2,
+          attempt: 2,
+          startedAt: at(minutes + 4),
+          durationMs: 20,
+          status: 200,
+        },
+        SEEDED_TTL,
+      );
       await runAt(minutes + 10);
       assert.ok(!kinds().includes('recovered'), `recovered=${recovered}`);
       assert.equal(notices.streaks.size, 0, 'the streak ended all the same');

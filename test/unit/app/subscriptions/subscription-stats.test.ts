@@ -7,7 +7,7 @@ import { parseSubscriptionStatsQuery } from '#app/subscriptions/subscription-sta
 import { subscriptionStatsView } from '#app/subscriptions/subscription-stats-view.ts';
 import { STATE } from '#domain/states.ts';
 import { HEALTH_SAMPLE } from '#domain/subscription-health.ts';
-import { aDelivery, aSubscription, fakeDeps, InMemoryDeliveryStore } from '#test/fakes.ts';
+import { aDelivery, aSubscription, fakeDeps, SEEDED_TTL, InMemoryDeliveryStore } from '#test/fakes.ts';
 
 const NOW = Date.parse('2024-05-10T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -60,30 +60,39 @@ describe('getSubscriptionStats', () => {
       aDelivery({ id: 'dlv_wait', state: STATE.pending, createdAt: ago(HOUR), updatedAt: ago(HOUR) }),
     ];
     for (const d of seed) deliveries.put({ ...d, subscriptionId: 'sub_1' });
-    await deps.attempts.put({
-      deliveryId: 'dlv_ok',
-      seq: 1,
-      attempt: 1,
-      startedAt: ago(3 * HOUR),
-      durationMs: 20,
-      status: 200,
-    });
-    await deps.attempts.put({
-      deliveryId: 'dlv_fail',
-      seq: 1,
-      attempt: 1,
-      startedAt: ago(2 * HOUR),
-      durationMs: 40,
-      status: 400,
-    });
-    await deps.attempts.put({
-      deliveryId: 'dlv_wait',
-      seq: 1,
-      attempt: 1,
-      startedAt: ago(HOUR),
-      durationMs: 60,
-      error: 'connection refused',
-    });
+    await deps.attempts.put(
+      {
+        deliveryId: 'dlv_ok',
+        seq: 1,
+        attempt: 1,
+        startedAt: ago(3 * HOUR),
+        durationMs: 20,
+        status: 200,
+      },
+      SEEDED_TTL,
+    );
+    await deps.attempts.put(
+      {
+        deliveryId: 'dlv_fail',
+        seq: 1,
+        attempt: 1,
+        startedAt: ago(2 * HOUR),
+        durationMs: 40,
+        status: 400,
+      },
+      SEEDED_TTL,
+    );
+    await deps.attempts.put(
+      {
+        deliveryId: 'dlv_wait',
+        seq: 1,
+        attempt: 1,
+        startedAt: ago(HOUR),
+        durationMs: 60,
+        error: 'connection refused',
+      },
+      SEEDED_TTL,
+    );
 
     const stats = await getSubscriptionStats(deps, ACME, 'sub_1', DAY_WINDOW);
     const view = subscriptionStatsView(stats);
@@ -216,14 +225,17 @@ describe('getSubscriptionStats', () => {
       }),
     );
     for (let seq = 1; seq <= HEALTH_SAMPLE.attemptsPerDelivery + 10; seq++) {
-      await deps.attempts.put({
-        deliveryId: 'dlv_busy',
-        seq,
-        attempt: seq,
-        startedAt: ago(HOUR - seq * 1000),
-        durationMs: 5,
-        status: 503,
-      });
+      await deps.attempts.put(
+        {
+          deliveryId: 'dlv_busy',
+          seq,
+          attempt: seq,
+          startedAt: ago(HOUR - seq * 1000),
+          durationMs: 5,
+          status: 503,
+        },
+        SEEDED_TTL,
+      );
     }
     const stats = await getSubscriptionStats(deps, ADMIN, 'sub_1', DAY_WINDOW);
     assert.deepEqual([stats.sampled, stats.attemptsExamined], [true, HEALTH_SAMPLE.attemptsPerDelivery]);
