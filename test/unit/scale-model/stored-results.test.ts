@@ -70,6 +70,17 @@ describe('the scale model’s stored results', () => {
     assert.match(markdown, /Not recorded at full size yet: one-subscription\./);
   });
 
+  it('writes each per-second sample on a line of its own, and reads the record back whole', () => {
+    const stored = { run: runAt('2026-12-06 14:00 UTC', '--only=down-an-hour'), result: aResult('down-an-hour', 7) };
+    storeResult(stored, dir);
+    const text = readFileSync(join(dir, 'down-an-hour.json'), 'utf8');
+    const sampleLines = text.split('\n').filter((l) => l.includes('"second":'));
+    assert.equal(sampleLines.length, 20);
+    assert.ok(sampleLines.every((l) => l.trim().startsWith('{') && l.includes('"senderConcurrency":1}')));
+    assert.deepEqual(JSON.parse(text), stored);
+    assert.deepEqual(storedResults(['down-an-hour'], dir)[0], stored);
+  });
+
   it('reads a record without samples as one the chart leaves out, its row kept', () => {
     const file = join(dir, 'hanging.json');
     const { samples: _dropped, ...figures } = aResult('hanging', 5);
