@@ -1,15 +1,8 @@
-import {
-  BatchWriteCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ArchiveRecord } from '#domain/archive.ts';
 import { DEFAULT_RETENTION } from '#domain/retention.ts';
 import { isTerminal } from '#domain/states.ts';
-import type { Delivery, EventRecord, RestoreMarker } from '#domain/types.ts';
+import type { AttemptRecord, Delivery, EventRecord, RestoreMarker } from '#domain/types.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import type { AnyOrder, RecoveryStore } from '#ports/recovery-store.ts';
 import { deliveryKey } from './delivery-keys.ts';
@@ -25,11 +18,9 @@ import {
   type ShardedIndex,
 } from './sharded-query.ts';
 
-type Key = Record<string, string | number>;
-
 export interface RecoveryTables {
   readonly deliveries: string;
-  /** Needed to delete and restore attempt logs (the archiver); range reads work without it. */
+  /** Needed to restore attempt logs (the archiver); range reads and deletes work without it. */
   readonly attempts?: string;
   /** Needed to restore event bodies. */
   readonly events?: string;
@@ -107,37 +98,7 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
       if (isConditionFailure(error)) return false;
       throw error;
     }
-    await this.deleteAttempts(id);
     return true;
-  }
-
-  private async deleteAttempts(deliveryId: string): Promise<void> {
-    let key: Key | undefined;
-    do {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.need('attempts'),
-          KeyConditionExpression: '#d = :d',
-          ExpressionAttributeNames: { '#d': 'deliveryId' },
-          ExpressionAttributeValues: { ':d': deliveryId },
-          ProjectionExpression: 'deliveryId, seq',
-          ExclusiveStartKey: key,
-        }),
-      );
-      const keys = (out.Items ?? []).map((i) => ({ deliveryId: i.deliveryId, seq: i.seq }));
-      for (let i = 0; i < keys.length; i += 25) await this.batchDelete(this.need('attempts'), keys.slice(i, i + 25));
-      key = out.LastEvaluatedKey as Key | undefined;
-    } while (key);
-  }
-
-  private async batchDelete(table: string, keys: Record<string, unknown>[]): Promise<void> {
-    let pending = keys.map((Key) => ({ DeleteRequest: { Key } }));
-    for (let round = 0; pending.length > 0; round++) {
-      if (round > 0) await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** round)));
-      if (round > 8) throw new Error(`${pending.length} deletes from ${table} stayed unprocessed`);
-      const out = await this.db.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
-      pending = (out.UnprocessedItems?.[table] ?? []) as typeof pending;
-    }
   }
 
   async restore(record: ArchiveRecord, marker: RestoreMarker): Promise<boolean> {
@@ -149,9 +110,7 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
     // Keyed before anything is written: a record whose id is not of this layout is refused whole, leaving nothing behind.
     const row = rowAttributes(d, d.state, d.updatedAt);
     // Attempts and event first: a delivery row that is back always has its history with it.
-    for (const attempt of record.attempts) {
-      await this.putIfAbsent(this.need('attempts'), { ...attempt, expiresAt }, 'deliveryId');
-    }
+    for (const attempt of record.attempts) await this.restoreAttempt({ ...attempt, expiresAt });
     if (record.event) {
       const { id, type, body, createdAt } = record.event;
       await this.restoreEvent(
@@ -187,6 +146,26 @@ export class DynamoDbRecoveryStore implements RecoveryStore {
     const name = this.tables[table];
     if (!name) throw new Error(`the ${table} table is not configured for this function`);
     return name;
+  }
+
+  /**
+   * Puts an attempt back, or keeps it as long as the restored row where it is still there: the
+   * archiver leaves a log to its TTL, which may come before the hold ends. An attempt's content
+   * never changes, so writing it again over one kept shorter loses nothing; one kept longer (a
+   * replay moved it out) or for ever is left as it is.
+   */
+  private async restoreAttempt(item: AttemptRecord & { readonly expiresAt: number }): Promise<void> {
+    await conditionHeld(
+      this.db.send(
+        new PutCommand({
+          TableName: this.need('attempts'),
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(deliveryId) OR #e < :t',
+          ExpressionAttributeNames: { '#e': 'expiresAt' },
+          ExpressionAttributeValues: { ':t': item.expiresAt },
+        }),
+      ),
+    );
   }
 
   private async putIfAbsent(table: string, item: Record<string, unknown>, keyName: string): Promise<boolean> {

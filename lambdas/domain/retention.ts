@@ -74,8 +74,10 @@ export function deadLetterEventTtl(updatedAtMs: number, policy: RetentionPolicy 
 /**
  * Epoch seconds for the TTL of an attempt record of a run that gives up at `giveUpAtMs`: a day
  * past the longer-kept of the rows that run can leave by then (a dead letter, kept for
- * deadLetterDays and the archiver's margin, which archives and deletes it with its attempts; a
- * delivered row). An attempt is written when the next one is made, before the run's outcome is
+ * deadLetterDays and the archiver's margin; a delivered row). TTL is how attempts go, a dead
+ * letter's too: the archiver copies them with their row and leaves them (a paid delete per
+ * attempt costs more than the month they then stay, and nothing reads a log without its row).
+ * An attempt is written when the next one is made, before the run's outcome is
  * known, so it is kept for the longer: a delivered row goes months before its attempts, but a dead
  * letter moving its attempts out would pay a write per attempt. A new run (a replay, a Retry now)
  * moves the attempts it inherits out with AttemptStore.extendRetention. With the defaults: 121

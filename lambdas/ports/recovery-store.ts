@@ -40,15 +40,17 @@ export interface RecoveryStore {
       },
   ): Promise<Page<Delivery>>;
   /**
-   * Deletes an archived delivery and its attempt log, unless the delivery changed after
-   * `updatedAt` (then nothing is deleted and the result is false). One already gone counts as
-   * deleted, so finishing an interrupted batch is safe.
+   * Deletes an archived delivery, unless it changed after `updatedAt` (then nothing is deleted
+   * and the result is false). One already gone counts as deleted, so finishing an interrupted
+   * batch is safe. Its attempt log is left to its TTL (domain/retention.ts attemptTtlFor: about a
+   * month after a dead letter's archival), which deletes for free: a paid delete per attempt
+   * would cost more than the month's storage. Nothing reads a log without its delivery.
    */
   deleteArchived(id: string, updatedAt: string): Promise<boolean>;
   /**
    * Writes an archived delivery back with its attempts and (if gone) its event, kept until
    * `marker.until`. Every write is put-if-absent: a live delivery with the same id is never
-   * overwritten. An event still there has its TTL extended to the restored rows' at least, so
+   * overwritten; an attempt still there is kept at least as long as the restored row. An event still there has its TTL extended to the restored rows' at least, so
    * the body stays as long as they do. False when the delivery already existed.
    */
   restore(record: ArchiveRecord, marker: RestoreMarker): Promise<boolean>;

@@ -74,7 +74,7 @@ export const TABLE_GRANTS = {
     deliveries: 'readWrite',
     replays: 'readWrite',
   },
-  // Reads what it archives, deletes archived rows and their attempts, puts restored rows back
+  // Reads what it archives (attempts too), deletes archived rows (their attempts go by TTL), puts restored rows back
   // (events too, when TTL has taken them); keeps its manifests and run lock.
   archiver: {
     subscriptions: 'read',

@@ -58,7 +58,7 @@ export function deliveredKeptFor(p: retention.RetentionPolicy = retention.DEFAUL
   return {
     days: p.deliveredDays,
     rule: p.archiveDelivered
-      ? `deliveredDays ${p.deliveredDays} (the archiver then moves the row and its attempts to S3; TTL at +${p.ttlSafetyMarginDays} days is the net)`
+      ? `deliveredDays ${p.deliveredDays} (the archiver then copies the row and its attempts to S3 and deletes the row; TTL at +${p.ttlSafetyMarginDays} days is the net)`
       : `deliveredDays ${p.deliveredDays} (then DynamoDB TTL deletes the row, for free, usually within a day or two; archiveDelivered is off)`,
   };
 }
@@ -104,34 +104,31 @@ const deadLetter = (item: Item | undefined) =>
 
 /** How long one kept row of a table stays, and how the report says so; a table not here is kept like a delivered row. */
 interface KeepRule {
-  days(item: Item, deliveryOf: (id: string | undefined) => Item | undefined, p: retention.RetentionPolicy): number;
+  days(item: Item, p: retention.RetentionPolicy): number;
   rule(p: retention.RetentionPolicy): string;
 }
 
 /** An event's or a manifest's days: its own TTL, at least an event's at the default deadline. */
-const byOwnTtlAtLeastTheEvents: KeepRule['days'] = (item, _, p) =>
+const byOwnTtlAtLeastTheEvents: KeepRule['days'] = (item, p) =>
   Math.max(eventKeptFor(p).days, daysBetween(item.createdAt?.S, item.expiresAt?.N) ?? 0);
 
 /**
  * The tables' rules: a delivery for its state's retention (a dead letter is archived, and
- * deleted, after deadLetterDays; a delivered row goes by TTL after deliveredDays); an attempt with
- * its delivery when that is a dead letter, else by its own TTL (measured: expiresAt − startedAt);
+ * deleted, after deadLetterDays; a delivered row goes by TTL after deliveredDays); an attempt by
+ * its own TTL, which the archiver leaves it to (measured: expiresAt − startedAt);
  * an event and a manifest by their TTL, at least the default deadline's (eventKeptFor: the
  * bench's subscriptions retry for 300 s only), so an event a dead letter kept longer is measured so.
  */
 const KEEP_RULES: Partial<Record<TableKey, KeepRule>> = {
   deliveries: {
-    days: (item, _, p) => (deadLetter(item) ? p.deadLetterDays : deliveredKeptFor(p).days),
+    days: (item, p) => (deadLetter(item) ? p.deadLetterDays : deliveredKeptFor(p).days),
     rule: (p) =>
       `a delivered row ${deliveredKeptFor(p).rule}; a dead letter deadLetterDays ${p.deadLetterDays} (the archiver then moves it to S3)`,
   },
   attempts: {
-    days: (item, deliveryOf, p) =>
-      deadLetter(deliveryOf(item.deliveryId?.S))
-        ? p.deadLetterDays
-        : (daysBetween(item.startedAt?.S, item.expiresAt?.N) ?? deliveredKeptFor(p).days),
-    rule: (p) =>
-      `with its delivery when that is a dead letter (archived after deadLetterDays ${p.deadLetterDays}), else until its own TTL (measured: expiresAt − startedAt)`,
+    days: (item, p) => daysBetween(item.startedAt?.S, item.expiresAt?.N) ?? deliveredKeptFor(p).days,
+    rule: () =>
+      `until its own TTL, a dead letter's too (the archiver leaves them to it): its run's deadline + the longer of a dead letter's and a delivered row's stay + a day (measured: expiresAt − startedAt)`,
   },
   events: {
     days: byOwnTtlAtLeastTheEvents,
@@ -145,7 +142,7 @@ const KEEP_RULES: Partial<Record<TableKey, KeepRule>> = {
 };
 
 const ASSUMED: KeepRule = {
-  days: (_, __, p) => deliveredKeptFor(p).days,
+  days: (_, p) => deliveredKeptFor(p).days,
   rule: (p) => `${deliveredKeptFor(p).rule}: assumed, the bench knows no retention rule for this table`,
 };
 
@@ -161,8 +158,6 @@ export function keptParts(
 ): StoragePart[] {
   const tables = new Set<TableKey>(['events', 'deliveries', ...(Object.keys(kept) as TableKey[])]);
   tables.delete('subscriptions');
-  const deliveries = new Map([...(kept.deliveries?.kept.values() ?? [])].map((d) => [d.id?.S, d] as const));
-  const deliveryOf = (id: string | undefined) => (id === undefined ? undefined : deliveries.get(id));
   return [...tables].flatMap((table) => {
     const rows = [...(kept[table]?.kept.values() ?? [])];
     if (rows.length === 0 && table !== 'events' && table !== 'deliveries') return [];
@@ -172,9 +167,9 @@ export function keptParts(
     for (const item of rows) {
       const b = billedBytes(table, item);
       bytes += b;
-      byteDays += b * keep.days(item, deliveryOf, p);
+      byteDays += b * keep.days(item, p);
     }
-    const days = bytes > 0 ? byteDays / bytes : keep.days({}, deliveryOf, p);
+    const days = bytes > 0 ? byteDays / bytes : keep.days({}, p);
     return [
       {
         table,

@@ -8,6 +8,7 @@ import type { FunctionDeps } from '#app/deps.ts';
 import { idCounts, OBJECT_KEY, readArchive } from '#test/archive.ts';
 import { startLocalStack, type LocalStack } from '#test/local-stack.ts';
 import { ALL_FACTORIES } from '#adapters/deps/all-factories.ts';
+import { attemptTtlFor, DEFAULT_RETENTION, resolveRetentionPolicy } from '#domain/retention.ts';
 
 const BATCH = 50;
 const DAY_MS = 86_400_000;
@@ -19,6 +20,9 @@ const ENV = {
   HOOKLINE_RETENTION_DEAD_LETTER_DAYS: '0',
   HOOKLINE_ARCHIVE_BATCH_SIZE: String(BATCH),
 };
+
+/** ENV's retention, as the handlers resolve it. */
+const RETENTION = resolveRetentionPolicy({ deliveredDays: 0, deadLetterDays: 0, archiveDelivered: 1 });
 
 describe('archive to S3 and restore', () => {
   let stack: LocalStack;
@@ -36,16 +40,19 @@ describe('archive to S3 and restore', () => {
     );
   const budget = () => ({ deadlineMs: Date.now() + 60_000 });
   const status = async (id: string) => (await stack.api.get(`/v1/deliveries/${id}`)).status;
-  const attemptRows = async (id: string) =>
+  /** The TTL of each attempt the attempts table holds for a delivery (its latest is on its row). */
+  const attemptTtls = async (id: string) =>
     (
-      await stack.runtime.clients.dynamodb.send(
-        new QueryCommand({
-          TableName: stack.runtime.env.ATTEMPTS_TABLE!,
-          KeyConditionExpression: 'deliveryId = :d',
-          ExpressionAttributeValues: { ':d': { S: id } },
-        }),
-      )
-    ).Count;
+      (
+        await stack.runtime.clients.dynamodb.send(
+          new QueryCommand({
+            TableName: stack.runtime.env.ATTEMPTS_TABLE!,
+            KeyConditionExpression: 'deliveryId = :d',
+            ExpressionAttributeValues: { ':d': { S: id } },
+          }),
+        )
+      ).Items ?? []
+    ).map((i) => Number(i.expiresAt?.N));
 
   before(async () => {
     stack = await startLocalStack({ env: ENV });
@@ -165,8 +172,13 @@ describe('archive to S3 and restore', () => {
       statuses.every((s) => s === 404),
       'archived rows are gone from DynamoDB',
     );
-    for (const id of [...terminal.keys()].slice(0, 20))
-      assert.equal(await attemptRows(id), 0, `attempts of ${id} deleted`);
+    // Their attempt logs are left to TTL (free), a month or so past the archival of a dead letter.
+    for (const d of retried) {
+      const ttls = await attemptTtls(d.id);
+      assert.equal(ttls.length, 1, `the first attempt of ${d.id} is left to its TTL`);
+      const giveUpAt = Date.parse(d.giveUpAt);
+      assert.equal(ttls[0], attemptTtlFor(giveUpAt, RETENTION), `${d.id} keeps the TTL it was written with`);
+    }
     const pending = await Promise.all(pendingIds.map(status));
     assert.ok(
       pending.every((s) => s === 200),
@@ -206,6 +218,10 @@ describe('archive to S3 and restore', () => {
         assert.deepEqual(d[field], before[field], `${id} ${field}`);
       assert.deepEqual(d.attemptLog, before.attemptLog);
     }
+    // A log the archiver left to its TTL is kept at least as long as the restored row it belongs to.
+    const heldUntil = Math.floor(Date.parse(report.until) / 1000) + DEFAULT_RETENTION.ttlSafetyMarginDays * 86_400;
+    for (const d of [...terminal.values()].filter((t) => t.attemptLog.length === 2))
+      for (const ttl of await attemptTtls(d.id)) assert.ok(ttl >= heldUntil, `${d.id}: ${ttl} < ${heldUntil}`);
     const bad = [...bySub.keys()][1]!;
     assert.equal(
       (await stack.api.get(`/v1/dead-letters?subscriptionId=${bad}&limit=100`)).body.items.length,
