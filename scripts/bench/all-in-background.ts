@@ -56,7 +56,19 @@ export function backgroundParts(input: AllInInputs): AllInPart[] {
     });
     // Dead letters always go through the archive; delivered rows only with archiveDelivered (else TTL, free).
     const archived = !endsDelivered(input.scenario) || DEFAULT_RETENTION.archiveDelivered === 1;
-    const a = b.archival;
+    // A row's archival, plus what each of its attempts in the attempts table adds (the scenario's own rows say how many).
+    const logged = input.storage?.parts.find((part) => part.table === 'attempts')?.rowsPerEvent ?? 0;
+    const one = b.archival;
+    const each = b.archivalPerLoggedAttempt;
+    const plus = (k: 'writeUnits' | 'readUnits' | 's3Puts' | 's3OtherRequests' | 's3Bytes') =>
+      one[k] + logged * each[k];
+    const a = {
+      writeUnits: plus('writeUnits'),
+      readUnits: plus('readUnits'),
+      s3Puts: plus('s3Puts'),
+      s3OtherRequests: plus('s3OtherRequests'),
+      s3Bytes: plus('s3Bytes'),
+    };
     const archiveDays = ARCHIVE_LIFECYCLE.coldAfterDays;
     const coldDays = ARCHIVE_LIFECYCLE.expireAfterDays - archiveDays;
     const s3Storage =
@@ -73,7 +85,7 @@ export function backgroundParts(input: AllInInputs): AllInPart[] {
           s3Storage),
       basis: 'measured',
       how: archived
-        ? `${a.readUnits.toFixed(2)} RRU and ${a.writeUnits.toFixed(2)} WRU to read and delete each row, ${a.s3Puts.toFixed(3)} PUTs, ${a.s3Bytes.toFixed(0)} B kept ${ARCHIVE_LIFECYCLE.expireAfterDays} days`
+        ? `${a.readUnits.toFixed(2)} RRU and ${a.writeUnits.toFixed(2)} WRU to read and delete each row (${logged.toFixed(2)} attempts a row in the attempts table, each ${each.readUnits.toFixed(2)} RRU and ${each.writeUnits.toFixed(2)} WRU more: TTL deletes them), ${a.s3Puts.toFixed(3)} PUTs, ${a.s3Bytes.toFixed(0)} B kept ${ARCHIVE_LIFECYCLE.expireAfterDays} days`
         : `none: TTL deletes delivered rows for free (archiveDelivered off; on, ${a.readUnits.toFixed(2)} RRU and ${a.writeUnits.toFixed(2)} WRU a row)`,
     });
   }

@@ -1,5 +1,6 @@
 import { METRICS } from '#config/topology.ts';
-import { startBenchStack } from './bench-stack.ts';
+import { type BenchStack, startBenchStack } from './bench-stack.ts';
+import { RETRY_EVERY_SECOND } from './cost.ts';
 import type { Usage } from './sdk-meter.ts';
 import { sleep } from './stats.ts';
 
@@ -31,6 +32,28 @@ export function archivalPerDelivery(usage: Usage, deliveries: number): ArchivalC
   };
 }
 
+/** One archive run over the `events` rows past their retention, metered per row. */
+async function meteredArchive(stack: BenchStack, events: number): Promise<ArchivalCost> {
+  stack.sdk.reset();
+  const report = (await stack.runtime.invoke('archiver', { action: 'archive' })) as { archived?: number };
+  if (report.archived !== events)
+    throw new Error(`the archive run archived ${report.archived} of ${events}: ${JSON.stringify(report)}`);
+  return archivalPerDelivery(stack.sdk.reset(), events);
+}
+
+/** `a` less `b`, field by field, none below 0 (two runs' noise is not a negative cost). */
+function difference(a: ArchivalCost, b: ArchivalCost): ArchivalCost {
+  const less = (k: Exclude<keyof ArchivalCost, 'deliveries'>) => Math.max(0, a[k] - b[k]);
+  return {
+    deliveries: a.deliveries,
+    writeUnits: less('writeUnits'),
+    readUnits: less('readUnits'),
+    s3Puts: less('s3Puts'),
+    s3OtherRequests: less('s3OtherRequests'),
+    s3Bytes: less('s3Bytes'),
+  };
+}
+
 /** DynamoDB units of one scheduled run. */
 export interface RunCost {
   readonly writeUnits: number;
@@ -40,7 +63,13 @@ export interface RunCost {
 
 /** What the functions no delivery invokes spend: the archiver per delivery, the others per run. */
 export interface BackgroundCost {
+  /** A row attempted once (its attempt on the row itself, none in the attempts table). */
   readonly archival: ArchivalCost;
+  /**
+   * What one row of the attempts table adds to its delivery's archival: measured as the archival
+   * of rows attempted twice (one attempt in the table) less `archival`.
+   */
+  readonly archivalPerLoggedAttempt: ArchivalCost;
   /** The sweeper's check of each publish's manifest once its grace has passed, per delivery. */
   readonly sweepPerDelivery: RunCost;
   /** A scheduled run with nothing to do (sweeper, replay), and the notifier's per subscription. */
@@ -56,16 +85,20 @@ const NOTIFIER_SUBSCRIPTIONS = 10;
  * of NOTIFIER_SUBSCRIPTIONS subscriptions, with a delivered retention of 0 days (archivable at
  * once) and a sweep grace of 1 s (every manifest due by the time the sweep runs); then, metered one at a time, the sweep
  * that checks their manifests, an idle sweep and replay run, a notifier run, and one archive
- * run over all of them, as the daily schedule would make it.
+ * run over all of them, as the daily schedule would make it. Then as many again, each answered
+ * 500 at its first attempt, and a second archive run over those: what an attempt in the
+ * attempts table adds to a row's archival (a retry's, a dead letter's).
  */
 export async function measureBackground(events: number): Promise<BackgroundCost> {
+  let failFirst = false;
   const stack = await startBenchStack({
     meter: true,
+    answer: (_id, attempt) => ({ status: failFirst && attempt === 1 ? 500 : 200 }),
     // Delivered rows archived here: what one row costs the archiver is what every dead letter costs it.
     env: { HOOKLINE_RETENTION_DELIVERED_DAYS: '0', HOOKLINE_ARCHIVE_DELIVERED: '1', HOOKLINE_SWEEP_GRACE_SECONDS: '1' },
   });
   try {
-    await stack.subscribe(1, 'bench.archive');
+    await stack.subscribe(1, 'bench.archive', RETRY_EVERY_SECOND);
     await stack.subscribe(NOTIFIER_SUBSCRIPTIONS - 1, 'bench.quiet');
     await stack.publishIngest(events, 'bench.archive');
     await stack.waitCount(METRICS.succeeded, events, 120_000);
@@ -85,12 +118,16 @@ export async function measureBackground(events: number): Promise<BackgroundCost>
       replay: await metered(() => stack.runtime.runSchedule('replay'), 1),
     };
     const notifierPerSubscription = await metered(() => stack.runtime.runSchedule('notifier'), NOTIFIER_SUBSCRIPTIONS);
-    stack.sdk.reset();
-    const report = (await stack.runtime.invoke('archiver', { action: 'archive' })) as { archived?: number };
-    if (report.archived !== events)
-      throw new Error(`the archive run archived ${report.archived} of ${events}: ${JSON.stringify(report)}`);
+    const archival = await meteredArchive(stack, events);
+
+    failFirst = true;
+    await stack.publishIngest(events, 'bench.archive');
+    await stack.waitCount(METRICS.succeeded, 2 * events, 120_000);
+    await sleep(2000);
+    const retried = await meteredArchive(stack, events);
     return {
-      archival: archivalPerDelivery(stack.sdk.reset(), events),
+      archival,
+      archivalPerLoggedAttempt: difference(retried, archival),
       sweepPerDelivery,
       idleRun,
       notifierPerSubscription,

@@ -17,7 +17,7 @@ export interface CostRun {
   readonly cpuMs: number;
 }
 
-const RETRY_EVERY_SECOND = {
+export const RETRY_EVERY_SECOND = {
   initialDelaySeconds: 1,
   multiplier: 1,
   maxDelaySeconds: 1,

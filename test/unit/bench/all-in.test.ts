@@ -32,6 +32,7 @@ const P = perDelivery(
 const LOGS = { lines: 100, bytes: 60_000 };
 const BACKGROUND: BackgroundCost = {
   archival: { deliveries: 1, writeUnits: 1, readUnits: 2, s3Puts: 0.02, s3OtherRequests: 0.02, s3Bytes: 80 },
+  archivalPerLoggedAttempt: { deliveries: 1, writeUnits: 0, readUnits: 0.5, s3Puts: 0, s3OtherRequests: 0, s3Bytes: 0 },
   sweepPerDelivery: { writeUnits: 0, readUnits: 1, ms: 1 },
   idleRun: { sweeper: { writeUnits: 0, readUnits: 4, ms: 80 }, replay: { writeUnits: 0, readUnits: 0, ms: 3 } },
   notifierPerSubscription: { writeUnits: 0, readUnits: 0.05, ms: 0.6 },
@@ -121,6 +122,30 @@ describe('all-in cost: every service a deployment is billed for', () => {
     assert.ok(
       part(dead, 'Archiver').dollars >=
         PRICES.dynamodbWriteRequestUnit * 1e6 + 2 * PRICES.dynamodbReadRequestUnit * 1e6,
+    );
+    // Five attempts in the attempts table (the scenario's own rows say so): each adds its measured share.
+    const attempts = {
+      table: 'attempts' as const,
+      rowsPerEvent: 5,
+      bytesPerRow: 400,
+      keptFor: { days: 121, rule: '' },
+    };
+    const logged = allInPerMillion({
+      scenario: scenario('dlq-sqs', { finalStatus: 400 }),
+      p: P,
+      logs: LOGS,
+      cpuMs: 0,
+      background: BACKGROUND,
+      storage: {
+        parts: [{ ...attempts, gbMonthsPerMillionEvents: 0, dollarsPerMillionEvents: 0 }],
+        dollarsPerMillionEvents: 0,
+      },
+    });
+    const extra = part(logged, 'Archiver').dollars - part(dead, 'Archiver').dollars;
+    assert.ok(Math.abs(extra - 5 * 0.5 * PRICES.dynamodbReadRequestUnit * 1e6) < 1e-9, `${extra}`);
+    assert.match(
+      part(logged, 'Archiver').how,
+      /5\.00 attempts a row in the attempts table, each 0\.50 RRU and 0\.00 WRU more/,
     );
     assert.ok(part(delivered, 'Scheduled runs').dollars > 0);
     assert.equal(part(delivered, 'Sweeper manifest checks').dollars, PRICES.dynamodbReadRequestUnit * 1e6);
