@@ -26,20 +26,9 @@ export class DynamoDbAttemptStore implements AttemptStore {
   }
 
   async extendRetention(deliveryId: string, untilEpochSeconds: number): Promise<void> {
-    let key: Record<string, unknown> | undefined;
-    do {
-      // Keys and TTL only: a replay reads a few bytes per attempt, not its response snippet.
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: '#d = :d',
-          ProjectionExpression: '#d, seq, #e',
-          ExpressionAttributeNames: { '#d': 'deliveryId', '#e': 'expiresAt' },
-          ExpressionAttributeValues: { ':d': deliveryId },
-          ExclusiveStartKey: key,
-        }),
-      );
-      for (const item of out.Items ?? []) {
+    // Keys and TTL only: a replay reads a few bytes per attempt, not its response snippet.
+    for await (const items of this.pages(deliveryId, 'deliveryId, seq, expiresAt')) {
+      for (const item of items) {
         if (typeof item.expiresAt === 'number' && item.expiresAt >= untilEpochSeconds) continue;
         // Refused when the row went meanwhile (an update would make a row of a TTL alone) or another run moved it further.
         await conditionHeld(
@@ -55,27 +44,32 @@ export class DynamoDbAttemptStore implements AttemptStore {
           ),
         );
       }
-      key = out.LastEvaluatedKey;
-    } while (key);
+    }
   }
 
   async list(deliveryId: string): Promise<readonly AttemptRecord[]> {
     const items: AttemptRecord[] = [];
+    for await (const page of this.pages(deliveryId))
+      items.push(...page.map(({ expiresAt: _e, ...rest }) => rest as unknown as AttemptRecord));
+    return items;
+  }
+
+  /** A delivery's whole log, a page of rows at a time, oldest first; `projection` names what to read (all without it). */
+  private async *pages(deliveryId: string, projection?: string): AsyncGenerator<Record<string, unknown>[]> {
     let key: Record<string, unknown> | undefined;
     do {
       const out = await this.db.send(
         new QueryCommand({
           TableName: this.table,
-          KeyConditionExpression: '#d = :d',
-          ExpressionAttributeNames: { '#d': 'deliveryId' },
+          KeyConditionExpression: 'deliveryId = :d',
+          ...(projection ? { ProjectionExpression: projection } : {}),
           ExpressionAttributeValues: { ':d': deliveryId },
           ExclusiveStartKey: key,
         }),
       );
-      items.push(...(out.Items ?? []).map(({ expiresAt: _e, ...rest }) => rest as AttemptRecord));
+      yield out.Items ?? [];
       key = out.LastEvaluatedKey;
     } while (key);
-    return items;
   }
 
   async latest(deliveryId: string, request: PageRequest): Promise<Page<AttemptRecord>> {

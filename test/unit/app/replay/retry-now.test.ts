@@ -167,43 +167,41 @@ describe('retryNowAs: a waiting delivery attempted at once', () => {
     assert.equal(stored(w).state, 'delivered');
   });
 
-  it('a fresh deadline keeps the history for it: the attempts logged so far and the body move out to its TTLs', async () => {
-    const w = world([503, 503]);
+  /** Two attempts made (the second's status given), the first of them logged to the attempts table; its TTL then. */
+  async function twoAttempts(second: number) {
+    const w = world([503, second]);
     w.deps.events.expiresAt.set('evt_1', NOW_MS / 1000 + 35 * 86_400);
     const retry = await failedOnce(w);
     w.deps.clock.advance(600_000);
     await processDelivery(w.deps, retry, FIRST_RECEIVE);
     const loggedUntil = w.deps.attempts.expiresAt.get(`${ID} 1`)!;
     assert.equal(loggedUntil, attemptTtlFor(NOW_MS + 86_400_000, w.deps.retention), 'logged for its first run');
+    return { w, loggedUntil };
+  }
+
+  /** The new run's deadline is a day from now, and the logged attempt and the body are kept for it. */
+  function historyKeptFor(w: World, run: Delivery, loggedUntil: number) {
+    const giveUpAtMs = Date.parse(run.giveUpAt);
+    assert.equal(giveUpAtMs, w.deps.clock.now() + 86_400_000);
+    assert.equal(w.deps.attempts.expiresAt.get(`${ID} 1`), attemptTtlFor(giveUpAtMs, w.deps.retention));
+    assert.ok(w.deps.attempts.expiresAt.get(`${ID} 1`)! > loggedUntil);
+    assert.equal(w.deps.events.expiresAt.get('evt_1'), deadLetterEventTtl(giveUpAtMs, w.deps.retention));
+  }
+
+  it('a fresh deadline keeps the history for it: the attempts logged so far and the body move out to its TTLs', async () => {
+    const { w, loggedUntil } = await twoAttempts(503);
     // Twenty minutes to wait for the next attempt: one of them is enough to want it now.
     w.deps.clock.advance(60_000);
 
-    const retried = await retryNowAs(w.deps, ACME, ID);
-
-    const giveUpAtMs = Date.parse(retried.giveUpAt);
-    assert.equal(giveUpAtMs, w.deps.clock.now() + 86_400_000);
-    assert.equal(w.deps.attempts.expiresAt.get(`${ID} 1`), attemptTtlFor(giveUpAtMs, w.deps.retention));
-    assert.ok(w.deps.attempts.expiresAt.get(`${ID} 1`)! > loggedUntil);
-    assert.equal(w.deps.events.expiresAt.get('evt_1'), deadLetterEventTtl(giveUpAtMs, w.deps.retention));
+    historyKeptFor(w, await retryNowAs(w.deps, ACME, ID), loggedUntil);
   });
 
   it('a replay keeps the history for its new run too: the logged attempts and the body move out to its TTLs', async () => {
-    const w = world([503, 400]);
-    w.deps.events.expiresAt.set('evt_1', NOW_MS / 1000 + 35 * 86_400);
-    const retry = await failedOnce(w);
-    w.deps.clock.advance(600_000);
-    await processDelivery(w.deps, retry, FIRST_RECEIVE);
+    const { w, loggedUntil } = await twoAttempts(400);
     assert.equal(stored(w).state, 'failed');
-    const loggedUntil = w.deps.attempts.expiresAt.get(`${ID} 1`)!;
     w.deps.clock.advance(80 * 86_400_000);
 
-    const replayed = await replayAs(w.deps, ACME, ID);
-
-    const giveUpAtMs = Date.parse(replayed.giveUpAt);
-    assert.equal(giveUpAtMs, w.deps.clock.now() + 86_400_000);
-    assert.equal(w.deps.attempts.expiresAt.get(`${ID} 1`), attemptTtlFor(giveUpAtMs, w.deps.retention));
-    assert.ok(w.deps.attempts.expiresAt.get(`${ID} 1`)! > loggedUntil);
-    assert.equal(w.deps.events.expiresAt.get('evt_1'), deadLetterEventTtl(giveUpAtMs, w.deps.retention));
+    historyKeptFor(w, await replayAs(w.deps, ACME, ID), loggedUntil);
   });
 
   const refusals: ReadonlyArray<readonly [string, Partial<Delivery>, string | undefined, RegExp]> = [
