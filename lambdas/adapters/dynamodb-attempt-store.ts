@@ -28,22 +28,25 @@ export class DynamoDbAttemptStore implements AttemptStore {
   async extendRetention(deliveryId: string, untilEpochSeconds: number): Promise<void> {
     // Keys and TTL only: a replay reads a few bytes per attempt, not its response snippet.
     for await (const items of this.pages(deliveryId, 'deliveryId, seq, expiresAt')) {
-      for (const item of items) {
-        if (typeof item.expiresAt === 'number' && item.expiresAt >= untilEpochSeconds) continue;
-        // Refused when the row went meanwhile (an update would make a row of a TTL alone) or another run moved it further.
-        await conditionHeld(
-          this.db.send(
-            new UpdateCommand({
-              TableName: this.table,
-              Key: { deliveryId, seq: item.seq },
-              UpdateExpression: 'SET #e = :t',
-              ConditionExpression: 'attribute_exists(deliveryId) AND (attribute_not_exists(#e) OR #e < :t)',
-              ExpressionAttributeNames: { '#e': 'expiresAt' },
-              ExpressionAttributeValues: { ':t': untilEpochSeconds },
-            }),
+      const shorter = items.filter((i) => !(typeof i.expiresAt === 'number' && i.expiresAt >= untilEpochSeconds));
+      // Side by side: a bulk replay waits for one round of writes a delivery, however many attempts it has.
+      await Promise.all(
+        shorter.map((item) =>
+          // Refused when the row went meanwhile (an update would make a row of a TTL alone) or another run moved it further.
+          conditionHeld(
+            this.db.send(
+              new UpdateCommand({
+                TableName: this.table,
+                Key: { deliveryId, seq: item.seq },
+                UpdateExpression: 'SET #e = :t',
+                ConditionExpression: 'attribute_exists(deliveryId) AND (attribute_not_exists(#e) OR #e < :t)',
+                ExpressionAttributeNames: { '#e': 'expiresAt' },
+                ExpressionAttributeValues: { ':t': untilEpochSeconds },
+              }),
+            ),
           ),
-        );
-      }
+        ),
+      );
     }
   }
 
