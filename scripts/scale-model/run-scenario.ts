@@ -23,6 +23,9 @@ const DEAD_LETTER_SETUP_PER_SECOND = 6_000;
 const hostOf = (i: number) => `r${i}.receivers.example`;
 const indexOf = (host: string) => Number(host.slice(1, host.indexOf('.')));
 
+/** Runs longer than this (simulated) print their progress each simulated minute; the quick ones do not. */
+const PROGRESS_AFTER_MS = 300_000;
+
 export interface ScenarioResult {
   readonly scenario: Scenario;
   readonly simulatedSeconds: number;
@@ -261,6 +264,12 @@ async function run(scenario: Scenario, time: VirtualTime, wallStart: number): Pr
     });
     deliveredThisSecond = 0;
     publishedThisSecond = 0;
+    const second = samples.at(-1)!.second;
+    // A full-size run takes hours: a line a simulated minute says how far it is, and at what wall time and heap.
+    if (end - measuredFrom > PROGRESS_AFTER_MS && second > 0 && second % 60 === 0)
+      console.error(
+        `[scale-model] ${scenario.key}: ${second} of ${Math.round((end - measuredFrom) / 1000)} simulated s, ${delivered} delivered, wall ${((performance.now() - wallStart) / 1000).toFixed(0)} s, heap ${(process.memoryUsage().heapUsed / 2 ** 30).toFixed(1)} GB`,
+      );
     if (replay && replay.finishedAfterSeconds === undefined && delivered >= (scenario.replayDeadLetters ?? 0))
       replay.finishedAfterSeconds = (nowMs - measuredFrom) / 1000;
   });
