@@ -6,7 +6,7 @@ import {
 } from '#config/topology.ts';
 import type { AllInInputs, AllInPart } from './all-in.ts';
 import { TRAFFIC } from './traffic.ts';
-import type { RunCost } from './background.ts';
+import { combineArchival, type RunCost } from './background.ts';
 import { endsDelivered } from './scenario.ts';
 import { DEFAULT_RETENTION } from '#domain/retention.ts';
 import { PRICES } from './prices.ts';
@@ -58,17 +58,8 @@ export function backgroundParts(input: AllInInputs): AllInPart[] {
     const archived = !endsDelivered(input.scenario) || DEFAULT_RETENTION.archiveDelivered === 1;
     // A row's archival, plus what each of its attempts in the attempts table adds (the scenario's own rows say how many).
     const logged = input.storage?.parts.find((part) => part.table === 'attempts')?.rowsPerEvent ?? 0;
-    const one = b.archival;
     const each = b.archivalPerLoggedAttempt;
-    const plus = (k: 'writeUnits' | 'readUnits' | 's3Puts' | 's3OtherRequests' | 's3Bytes') =>
-      one[k] + logged * each[k];
-    const a = {
-      writeUnits: plus('writeUnits'),
-      readUnits: plus('readUnits'),
-      s3Puts: plus('s3Puts'),
-      s3OtherRequests: plus('s3OtherRequests'),
-      s3Bytes: plus('s3Bytes'),
-    };
+    const a = combineArchival(b.archival, each, (row, attempt) => row + logged * attempt);
     const archiveDays = ARCHIVE_LIFECYCLE.coldAfterDays;
     const coldDays = ARCHIVE_LIFECYCLE.expireAfterDays - archiveDays;
     const s3Storage =

@@ -41,16 +41,16 @@ async function meteredArchive(stack: BenchStack, events: number): Promise<Archiv
   return archivalPerDelivery(stack.sdk.reset(), events);
 }
 
-/** `a` less `b`, field by field, none below 0 (two runs' noise is not a negative cost). */
-function difference(a: ArchivalCost, b: ArchivalCost): ArchivalCost {
-  const less = (k: Exclude<keyof ArchivalCost, 'deliveries'>) => Math.max(0, a[k] - b[k]);
+/** Each figure of `a` with the same figure of `b`, combined by `op` (the deliveries `a`'s). */
+export function combineArchival(a: ArchivalCost, b: ArchivalCost, op: (x: number, y: number) => number): ArchivalCost {
+  const each = (k: Exclude<keyof ArchivalCost, 'deliveries'>) => op(a[k], b[k]);
   return {
     deliveries: a.deliveries,
-    writeUnits: less('writeUnits'),
-    readUnits: less('readUnits'),
-    s3Puts: less('s3Puts'),
-    s3OtherRequests: less('s3OtherRequests'),
-    s3Bytes: less('s3Bytes'),
+    writeUnits: each('writeUnits'),
+    readUnits: each('readUnits'),
+    s3Puts: each('s3Puts'),
+    s3OtherRequests: each('s3OtherRequests'),
+    s3Bytes: each('s3Bytes'),
   };
 }
 
@@ -127,7 +127,8 @@ export async function measureBackground(events: number): Promise<BackgroundCost>
     const retried = await meteredArchive(stack, events);
     return {
       archival,
-      archivalPerLoggedAttempt: difference(retried, archival),
+      // None below 0: two runs' noise is not a negative cost.
+      archivalPerLoggedAttempt: combineArchival(retried, archival, (x, y) => Math.max(0, x - y)),
       sweepPerDelivery,
       idleRun,
       notifierPerSubscription,
