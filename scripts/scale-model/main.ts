@@ -16,6 +16,8 @@ import { storedResults, storeResult, type StoredResult } from './stored-results.
  * BENCHMARKS.md is rendered from every scenario's last full-size run, so `--only` runs add up to
  * the whole; a smaller run, and the quick run (CI's), record nothing. `--render` runs no
  * scenario: it renders the area again from the stored runs (after one is added or removed by hand).
+ * The npm script's Node flags are for speed only (a larger young generation, the cheaper async
+ * context): the figures are the same without them (docs/aws.md, "Scale model").
  */
 const quick = process.argv.includes('--quick');
 const renderOnly = process.argv.includes('--render');
