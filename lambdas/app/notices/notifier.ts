@@ -106,6 +106,12 @@ interface Run {
   readonly deps: NotifierDeps;
   readonly nowMs: number;
   readonly subscriptions: readonly Subscription[];
+  /**
+   * The notice event types some subscription receives, found once a run. Asked per subscription
+   * and notice kind, a filter of every subscription each time made a run quadratic: 100,000
+   * subscriptions took 5 × 10¹⁰ checks, more than a run's 15 minutes (docs/aws.md, "Scale model").
+   */
+  readonly listenedTypes: ReadonlySet<string>;
   readonly report: NotifierReport;
 }
 
@@ -125,6 +131,7 @@ export async function runNotifier(deps: NotifierDeps): Promise<NotifierReport> {
     deps,
     nowMs,
     subscriptions,
+    listenedTypes: listenedTypes(subscriptions),
     report: { examined: subscriptions.length, streaksStarted: 0, streaksEnded: 0, decided: 0, resent: 0, notices: [] },
   };
   await forEachLimit(subscriptions, SUBSCRIPTIONS_IN_FLIGHT, (s) => evaluateSubscription(run, s, streaks.get(s.id)));
@@ -136,9 +143,10 @@ export async function runNotifier(deps: NotifierDeps): Promise<NotifierReport> {
   return run.report;
 }
 
-/** The subscriptions an operational event of this type goes to (publish's own rule). */
-function operationalSubscribers(run: Run, type: string): readonly Subscription[] {
-  return run.subscriptions.filter((s) => receivesEvents(s) && subscriptionSelects(s, type));
+/** The notice event types an operational event would go to some subscription of (publish's own rule). */
+function listenedTypes(subscriptions: readonly Subscription[]): ReadonlySet<string> {
+  const types = Object.values(NOTICE_EVENT_TYPES);
+  return new Set(types.filter((type) => subscriptions.some((s) => receivesEvents(s) && subscriptionSelects(s, type))));
 }
 
 /** Whether a notice of this kind about `subscription` reaches anyone: by email, or as an operational webhook. Nobody to tell: nothing is decided or written. */
@@ -148,7 +156,7 @@ function canTell(run: Run, subscription: Subscription | undefined, kind: NoticeK
     subscription !== undefined &&
     run.deps.mailer.enabled &&
     noticeRecipients(subscription.contactEmails, run.deps.noticeSettings.supportEmail).to.length > 0;
-  return emailed || operationalSubscribers(run, NOTICE_EVENT_TYPES[kind]).length > 0;
+  return emailed || run.listenedTypes.has(NOTICE_EVENT_TYPES[kind]);
 }
 
 async function evaluateSubscription(run: Run, subscription: Subscription, open: Streak | undefined): Promise<void> {
@@ -326,7 +334,7 @@ async function stateNotice(run: Run, subscription: Subscription): Promise<void> 
 
 /** replay.completed for each bulk replay that finished within the last day (not dry runs), when someone subscribed to it. */
 async function evaluateReplays(run: Run): Promise<void> {
-  if (operationalSubscribers(run, NOTICE_EVENT_TYPES.replay_completed).length === 0) return;
+  if (!run.listenedTypes.has(NOTICE_EVENT_TYPES.replay_completed)) return;
   const { items } = await run.deps.replays.list({ limit: RECENT_REPLAYS });
   for (const replay of items) {
     if (
@@ -475,7 +483,7 @@ async function sendNotice(run: Run, notice: NoticeRecord, target: Target, via: N
     if (!data) channels.push('none:nothing to report');
     else {
       const type = NOTICE_EVENT_TYPES[kind];
-      if (operationalSubscribers(run, type).length > 0) {
+      if (run.listenedTypes.has(type)) {
         const eventId = noticeEventId(subject, key);
         const published = await publish(deps, { id: eventId, type, payloadJson: JSON.stringify(data) });
         if (published.kind !== 'accepted') {

@@ -126,6 +126,24 @@ describe('runNotifier()', () => {
     assert.equal(mailer.calls, 0);
   });
 
+  it('looks at each subscription a bounded number of times a run, not once per other subscription', async () => {
+    // Who may be told was a filter of every subscription, asked per subscription and notice kind:
+    // 100,000 subscriptions took 5 × 10¹⁰ checks a run. Counted here as reads of the list.
+    const { deps, runAt } = setup({ subscription: { contactEmails: [] }, supportEmail: '' });
+    const many = Array.from({ length: 1_000 }, (_, i) => aSubscription({ id: `sub_n${i}` }));
+    let reads = 0;
+    const counted = new Proxy(many, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    deps.subscriptions.all = async () => counted;
+    const report = await runAt(61);
+    assert.equal(report.examined, 1_000);
+    assert.ok(reads <= 20 * many.length, `${reads} reads of 1,000 subscriptions`);
+  });
+
   it('a send that fails stays decided and is tried again after its lease; every failure is counted; sent once', async () => {
     const { runAt, kinds, mailer, notices, base } = setup();
     mailer.failures = 2;
