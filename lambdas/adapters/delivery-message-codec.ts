@@ -124,6 +124,7 @@ function decodeDeliveryMessage(wire: Wire): ReceivedDeliveryMessage {
       `delivery message ${deliveryId} is neither fresh, retry nor due, or lacks what its kind needs`,
     );
   const previousAttempt = attemptIn(wire.previousAttempt);
+  const earlierAttempts = attemptsIn(wire.earlierAttempts);
   return {
     kind: 'retry',
     ...ids,
@@ -132,7 +133,19 @@ function decodeDeliveryMessage(wire: Wire): ReceivedDeliveryMessage {
     attempts,
     nextAttemptAt,
     ...(previousAttempt ? { previousAttempt } : {}),
+    ...(earlierAttempts ? { earlierAttempts } : {}),
   };
+}
+
+/**
+ * The row's earlier attempts as a retry message carries them, all or nothing: a list with an
+ * entry left out would, written back, drop that attempt from the row, where a list not carried
+ * leaves the row's as it is (ports/delivery-store.ts `writtenFields`).
+ */
+function attemptsIn(value: unknown): readonly InlineAttempt[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const attempts = value.map(attemptIn);
+  return attempts.every((a) => a !== undefined) ? attempts : undefined;
 }
 
 /** The event fields a fresh or retry message carries, undefined when one is missing; the body checked against its sha256. */

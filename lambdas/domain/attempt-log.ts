@@ -1,28 +1,77 @@
+import { itemBytes } from './item-size.ts';
 import type { AttemptRecord, Delivery, InlineAttempt } from './types.ts';
+
+/**
+ * A write costs a unit per started KB of the row, and the row is written on every attempt. The
+ * earlier attempts of a delivery therefore stay on its row (`earlierAttempts`) while the row
+ * stays within one unit; the first that would take it past goes to the attempts table, as
+ * every later one does (a put each, 1 WRU, and 121 days of storage). Most retried deliveries
+ * (a few attempts with short answers) then write one unit an attempt, not two.
+ */
+export const ROW_WRITE_UNIT_BYTES = 1024;
+
+/**
+ * What a store adds to a delivery's row beyond its own fields: its key (the subscription's
+ * listing shard and `<createdAt>#<id>`), the index attributes of its state and its TTL. An
+ * upper bound, checked against the DynamoDB adapter's items in its tests.
+ */
+export const ROW_BOOKKEEPING_BYTES = 256;
 
 /** An attempt a row holds inline, as a record of the log. */
 export function inlineRecord(deliveryId: string, attempt: InlineAttempt | undefined): AttemptRecord | undefined {
   return attempt && { deliveryId, ...attempt };
 }
 
+type InlineLog = Pick<Delivery, 'attemptSeq' | 'lastAttempt' | 'earlierAttempts' | 'firstAttempt'>;
+
+/**
+ * The attempts a row holds before its latest, oldest first: `earlierAttempts` (each from the
+ * first on, while they fit) or, on a row an earlier version wrote, its first (`firstAttempt`).
+ * They are always the oldest of the log: once one attempt has gone to the table, none is kept
+ * inline again but the latest.
+ */
+export function olderInline(d: Pick<Delivery, 'earlierAttempts' | 'firstAttempt'>): readonly InlineAttempt[] {
+  return d.earlierAttempts ?? (d.firstAttempt ? [d.firstAttempt] : []);
+}
+
 /**
  * A delivery's whole attempt log, oldest first: the attempts table's rows plus the attempts its
- * row holds inline: its latest (`lastAttempt`; it goes to the table when the next attempt
- * replaces it) and, on a row an earlier version wrote, its first (`firstAttempt`). The table
+ * row holds inline: its latest (`lastAttempt`) and the older ones (`olderInline`). The table
  * wins on a duplicate seq (an archive restore writes the inline attempts there too).
  */
 export function attemptLog(
-  delivery: Pick<Delivery, 'id' | 'lastAttempt' | 'firstAttempt'>,
+  delivery: Pick<Delivery, 'id' | 'lastAttempt' | 'earlierAttempts' | 'firstAttempt'>,
   stored: readonly AttemptRecord[],
 ): readonly AttemptRecord[] {
   const seqs = new Set(stored.map((a) => a.seq));
   const inline: AttemptRecord[] = [];
-  for (const a of [delivery.lastAttempt, delivery.firstAttempt]) {
+  for (const a of [delivery.lastAttempt, ...olderInline(delivery)]) {
     if (a === undefined || seqs.has(a.seq)) continue;
     seqs.add(a.seq);
     inline.push(inlineRecord(delivery.id, a)!);
   }
   return inline.length === 0 ? stored : [...inline, ...stored].sort((a, b) => a.seq - b.seq);
+}
+
+/**
+ * Where the attempt a new one replaces as the row's latest goes: onto the row with the older
+ * ones (`earlierAttempts`), while every attempt so far is on the row and the row as written
+ * (`next`, with the new attempt and the longer list; its own fields, the store's allowance
+ * beside) stays within one write unit; otherwise to the attempts table (`logged`), the row's
+ * list as it was. The row to write, and what to log first.
+ */
+export function placeReplaced(
+  row: InlineLog,
+  next: Delivery,
+): { readonly row: Delivery; readonly logged?: InlineAttempt } {
+  const replaced = row.lastAttempt;
+  const kept = row.earlierAttempts ? { ...next, earlierAttempts: row.earlierAttempts } : next;
+  if (replaced === undefined) return { row: kept };
+  if (row.firstAttempt !== undefined || hasLoggedAttempts(row)) return { row: kept, logged: replaced };
+  const longer = { ...next, earlierAttempts: [...(row.earlierAttempts ?? []), replaced] };
+  // `lastResponse` is read back from the latest attempt, never stored.
+  const fits = itemBytes({ ...longer, lastResponse: undefined }) + ROW_BOOKKEEPING_BYTES <= ROW_WRITE_UNIT_BYTES;
+  return fits ? { row: longer } : { row: kept, logged: replaced };
 }
 
 /**
@@ -40,10 +89,11 @@ export function withLastResponse<
 
 /**
  * Whether the attempts table can hold any of the delivery's attempts: not when every attempt it
- * made is on its row (a delivery attempted once, as most dead letters of a 4xx are).
+ * made is on its row (a delivery attempted once, as most dead letters of a 4xx are, or a few
+ * times with short answers).
  */
-export function hasLoggedAttempts(d: Pick<Delivery, 'attemptSeq' | 'lastAttempt' | 'firstAttempt'>): boolean {
-  const inline = new Set([d.lastAttempt?.seq, d.firstAttempt?.seq]);
+export function hasLoggedAttempts(d: InlineLog): boolean {
+  const inline = new Set([d.lastAttempt?.seq, ...olderInline(d).map((a) => a.seq)]);
   for (let seq = 1; seq <= d.attemptSeq; seq++) if (!inline.has(seq)) return true;
   return false;
 }

@@ -1,6 +1,6 @@
 import { nextDelaySeconds, parseRetryAfter } from './backoff.ts';
 import type { RetryPolicy } from './retry-policy.ts';
-import { STATE, type CompletionAction, type DeadLetterState } from './states.ts';
+import { STATE, targetOf, type CompletionAction, type DeadLetterState } from './states.ts';
 import { iso } from './time.ts';
 import { capUtf8, type Delivery, type InlineAttempt } from './types.ts';
 
@@ -119,4 +119,33 @@ export function attemptMade(
       : { error: describe(result) };
   const { durationMs } = result;
   return { seq: row.attemptSeq + 1, attempt: row.attempts + 1, startedAt: iso(startedAtMs), durationMs, ...answer };
+}
+
+/**
+ * The row as `outcome` leaves it, from the row as expected: with the attempt `made` (to its url)
+ * as its latest, or none (a delivery dead-lettered without a POST: its subscription gone, its
+ * event body gone).
+ */
+export function rowAfter(
+  row: Delivery,
+  outcome: Outcome,
+  nowMs: number,
+  made?: { readonly attempt: InlineAttempt; readonly url: string },
+): Delivery {
+  const action = actionFor(outcome);
+  const attempt = made?.attempt;
+  const written = made
+    ? { attempts: made.attempt.attempt, attemptSeq: made.attempt.seq, lastAttempt: made.attempt, url: made.url }
+    : {};
+  // A retry always follows an attempt: its error is that attempt's, as `describe` put it.
+  const failure = outcome.kind === 'dead' ? outcome.reason : (attempt?.error ?? `HTTP ${attempt?.status}`);
+  return {
+    ...row,
+    ...written,
+    state: targetOf(action),
+    nextAttemptAt: iso(outcome.kind === 'retry' ? outcome.nextAttemptAtMs : nowMs),
+    lastStatus: attempt ? attempt.status : row.lastStatus,
+    lastError: action === 'succeed' ? undefined : failure,
+    updatedAt: iso(nowMs),
+  };
 }

@@ -174,11 +174,17 @@ export interface Delivery {
   readonly restored?: RestoreMarker;
   /**
    * The latest attempt, kept on the row itself: an attempt's outcome and its record are one
-   * write. The attempt it replaces goes to the attempts table first, carried by the message of
-   * the attempt that replaces it (app/send/send.ts), so the log is the table plus this
-   * (domain/attempt-log.ts). `lastResponse` is read back from it, not stored twice.
+   * write. The attempt it replaces joins `earlierAttempts` while the row stays within a write
+   * unit, or goes to the attempts table first (domain/attempt-log.ts `placeReplaced`), so the
+   * log is the table plus what the row holds. `lastResponse` is read back from it, not stored
+   * twice.
    */
   readonly lastAttempt?: InlineAttempt;
+  /**
+   * The attempts before the latest, oldest first, from the first on, while they fit on the row;
+   * a retry message carries them with the row (domain/attempt-log.ts).
+   */
+  readonly earlierAttempts?: readonly InlineAttempt[];
   /** On a row an earlier version wrote: its first attempt, when that was made on the happy path. */
   readonly firstAttempt?: InlineAttempt;
 }

@@ -34,9 +34,9 @@ export interface FreshMessage extends MessageFields, EventFields {
 
 /**
  * A planned retry, from the attempt before it: the row as that attempt wrote it (the next
- * outcome's condition), the run's attempt count for the backoff, and that attempt's record,
- * which the row holds inline until the next outcome replaces it (so it goes to the attempts
- * table first).
+ * outcome's condition), the run's attempt count for the backoff, that attempt's record, which
+ * the row holds inline until the next outcome replaces it, and the earlier ones the row holds
+ * (where the replaced one goes is decided from them: domain/attempt-log.ts `placeReplaced`).
  */
 export interface RetryMessage extends MessageFields, EventFields {
   readonly kind: 'retry';
@@ -44,6 +44,7 @@ export interface RetryMessage extends MessageFields, EventFields {
   readonly nextAttemptAt: string;
   readonly attempts: number;
   readonly previousAttempt?: InlineAttempt;
+  readonly earlierAttempts?: readonly InlineAttempt[];
 }
 
 /**

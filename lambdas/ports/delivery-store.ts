@@ -25,8 +25,9 @@ export type RowAction = Exclude<DeliveryAction, 'replay' | 'release'>;
 
 /**
  * What `write` sets on a row it finds (every store alike; the rest of the row stays, a restore's
- * marker included): an outcome its attempt's fields, a reschedule its due time, a Retry now its
- * due time, attempt count and deadline, an expiry its reason, and each its `updatedAt`. An outcome's inline attempt replaces the response an earlier
+ * marker included): an outcome its attempt's fields (its earlier attempts when it carries them),
+ * a reschedule its due time, a Retry now its due time, attempt count and deadline, an expiry its
+ * reason, and each its `updatedAt`. An outcome's inline attempt replaces the response an earlier
  * version stored beside it, and any write ends an earlier version's hold (`leaseUntil`).
  * `undefined` removes the attribute.
  */
@@ -39,9 +40,11 @@ export function writtenFields(
   if (action === 'retry_now')
     return { ...common, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt, giveUpAt: row.giveUpAt };
   if (action === 'expire') return { ...common, lastError: row.lastError };
-  const { attempts, attemptSeq, nextAttemptAt, lastStatus, lastError, lastAttempt, url } = row;
+  const { attempts, attemptSeq, nextAttemptAt, lastStatus, lastError, lastAttempt, earlierAttempts, url } = row;
   return {
     ...common,
+    // Only ever longer: a writer that does not carry them (an earlier version's message) leaves them as they are.
+    ...(earlierAttempts ? { earlierAttempts } : {}),
     attempts,
     attemptSeq,
     nextAttemptAt,

@@ -1,27 +1,27 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { itemBytes } from '#domain/item-size.ts';
 
-/** DynamoDB's item size: attribute names plus values (strings in UTF-8, numbers ~1 byte per 2 digits). */
+/** DynamoDB's item size (domain/item-size.ts) of an item as the low-level API carries it. */
 export function itemSize(item: Readonly<Record<string, AttributeValue>>): number {
-  let size = 0;
-  for (const [name, value] of Object.entries(item)) size += Buffer.byteLength(name) + valueSize(value);
-  return size;
+  return itemBytes(Object.fromEntries(Object.entries(item).map(([name, value]) => [name, plain(value)])));
 }
 
-function valueSize(v: AttributeValue): number {
-  if (v.S !== undefined) return Buffer.byteLength(v.S);
-  if (v.N !== undefined) return Math.ceil(v.N.replace(/^-|\.|^0+/g, '').length / 2) + 1;
-  // Binary is raw bytes; read off a serialized request it is still base64 text.
-  if (v.B !== undefined) return binarySize(v.B);
-  if (v.BOOL !== undefined || v.NULL !== undefined) return 1;
-  if (v.SS) return v.SS.reduce((s, x) => s + Buffer.byteLength(x), 0);
-  if (v.NS) return v.NS.reduce((s, x) => s + valueSize({ N: x }), 0);
-  if (v.BS) return v.BS.reduce((s, x) => s + binarySize(x), 0);
-  if (v.L) return 3 + v.L.reduce((s, x) => s + 1 + valueSize(x), 0);
-  if (v.M) return 3 + Object.keys(v.M).length + itemSize(v.M);
-  return 0;
+/** The plain value the size rule reads: numbers as numbers, binary as bytes (read off a serialized request it is still base64 text). */
+function plain(v: AttributeValue): unknown {
+  if (v.S !== undefined) return v.S;
+  if (v.N !== undefined) return Number(v.N);
+  if (v.B !== undefined) return bytes(v.B);
+  if (v.BOOL !== undefined) return v.BOOL;
+  if (v.NULL !== undefined) return null;
+  if (v.SS) return new Set(v.SS);
+  if (v.NS) return new Set(v.NS.map(Number));
+  if (v.BS) return new Set(v.BS.map(bytes));
+  if (v.L) return v.L.map(plain);
+  if (v.M) return Object.fromEntries(Object.entries(v.M).map(([name, value]) => [name, plain(value)]));
+  return undefined;
 }
 
-const binarySize = (b: Uint8Array | string) => (typeof b === 'string' ? Buffer.from(b, 'base64').length : b.length);
+const bytes = (b: Uint8Array | string) => (typeof b === 'string' ? Buffer.from(b, 'base64') : b);
 
 /** Write units for an item or index entry of this size (1 KB each, at least 1). */
 export const writeUnits = (item: Readonly<Record<string, AttributeValue>>) =>

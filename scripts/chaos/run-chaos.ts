@@ -230,7 +230,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const items = await scanAll(
         db,
         TABLES.deliveries.localName,
-        'id,subscriptionId,eventId,state,attempts,nextAttemptAt,leaseUntil,updatedAt,lastError,firstAttempt,lastAttempt',
+        'id,subscriptionId,eventId,state,attempts,nextAttemptAt,leaseUntil,updatedAt,lastError,firstAttempt,lastAttempt,earlierAttempts',
       );
       states = new Map(items.map((item) => [item.id!.S!, item]));
       const open = expected.filter((id) => !TERMINAL.has(states.get(id)?.state?.S ?? ''));
@@ -267,7 +267,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       deliveryOf.set(key, id);
       // The whole log: attempts rows plus the attempts a row holds inline, each number once (domain/attempt-log.ts).
       const seqs = new Set(attemptsOf.get(id));
-      for (const inline of [item.lastAttempt?.M, item.firstAttempt?.M]) if (inline?.seq?.N) seqs.add(inline.seq.N);
+      const earlier = (item.earlierAttempts?.L ?? []).map((a) => a.M);
+      for (const inline of [item.lastAttempt?.M, item.firstAttempt?.M, ...earlier])
+        if (inline?.seq?.N) seqs.add(inline.seq.N);
       const recorded = seqs.size;
       unrecordedAttempts += Math.max(0, (receiver.received.get(key) ?? 0) - recorded);
       if (state === 'delivered' && !receiver.answers.has(key))

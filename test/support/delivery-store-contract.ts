@@ -78,7 +78,7 @@ const attemptNo = (seq: number, status = 500): InlineAttempt => ({
 });
 
 /** How many cases the contract has: each opens one store, which the runners check, so a lost case shows. */
-export const CONTRACT_CASES = 45;
+export const CONTRACT_CASES = 46;
 
 export function deliveryStoreContract(label: string, open: OpenStore): void {
   /** Runs `body` on a fresh store, disposing of it whatever happens. */
@@ -275,6 +275,28 @@ export function deliveryStoreContract(label: string, open: OpenStore): void {
 
           const stored = (await store.get(row.id))!;
           assert.deepEqual([stored.restored, stored.tenantId, stored.state], [restored, 'acme', 'delivered']);
+        }),
+      );
+
+      it(
+        'writes the earlier attempts an outcome carries; one that carries none leaves the row its own',
+        withStore(async (store, seed) => {
+          const row = retrying(dlv('earlier'), 2, { earlierAttempts: [attemptNo(1)] });
+          await seed(row);
+          const longer = [attemptNo(1), attemptNo(2)];
+
+          assert.equal(
+            await store.write('retry', after(row, 'retry', { earlierAttempts: longer }), expectationOf(row)),
+            true,
+          );
+          assert.deepEqual((await store.get(row.id))!.earlierAttempts, longer);
+
+          const { earlierAttempts: _e, ...unknowing } = after(row, 'retry');
+          assert.equal(
+            await store.write('succeed', { ...unknowing, attemptSeq: 4 }, { row: 'as', attemptSeq: 3 }),
+            true,
+          );
+          assert.deepEqual((await store.get(row.id))!.earlierAttempts, longer, "an earlier version's message");
         }),
       );
 

@@ -26,7 +26,7 @@ import { activeDueKey } from '#adapters/delivery-keys.ts';
 type Update = { readonly [K in keyof Delivery]?: Delivery[K] | undefined };
 
 /**
- * Rows go in and out as copies, like a round trip through a table. A shallow copy (plus the two
+ * Rows go in and out as copies, like a round trip through a table. A shallow copy (plus the
  * nested objects) rather than structuredClone: the benchmark measures the engine's own CPU cost
  * through this store, and a deep clone per call would show up in it.
  */
@@ -37,6 +37,7 @@ function copyOf(d: Delivery): Delivery {
     ...(d.restored ? { restored: { ...d.restored } } : {}),
     ...(d.lastAttempt ? { lastAttempt: { ...d.lastAttempt } } : {}),
     ...(d.firstAttempt ? { firstAttempt: { ...d.firstAttempt } } : {}),
+    ...(d.earlierAttempts ? { earlierAttempts: d.earlierAttempts.map((a) => ({ ...a })) } : {}),
   };
 }
 

@@ -14,7 +14,7 @@ import {
   subscriptionArchiveKey,
   type ArchiveRecord,
 } from '#domain/archive.ts';
-import { attemptLog } from '#domain/attempt-log.ts';
+import { attemptLog, hasLoggedAttempts } from '#domain/attempt-log.ts';
 import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
 import type { ArchiveBatch } from '#ports/archive.ts';
 import type { Budget } from '#app/budget.ts';
@@ -246,12 +246,14 @@ async function writeVerified(deps: ArchiveDeps, batch: ArchiveBatch, rows: reado
   const records: ArchiveRecord[] = new Array(rows.length);
   await forEachLimit(rows, CONCURRENCY, async (d, i) => {
     if (!events.has(d.eventId)) events.set(d.eventId, deps.events.get(d.eventId));
-    const [stored, event] = await Promise.all([deps.attempts.list(d.id), events.get(d.eventId)!]);
+    // A row that holds every attempt it made has none in the table: the query is not made.
+    const logged = hasLoggedAttempts(d) ? deps.attempts.list(d.id) : [];
+    const [stored, event] = await Promise.all([logged, events.get(d.eventId)!]);
     const { restored: _r, ...delivery } = d;
     records[i] = {
       v: 1,
       delivery,
-      // The whole log, the first attempt the row holds inline included: the object is read without Hookline (Athena).
+      // The whole log, the attempts the row holds inline included: the object is read without Hookline (Athena).
       attempts: attemptLog(d, stored),
       ...(event ? { event: { id: event.id, type: event.type, body: event.body, createdAt: event.createdAt } } : {}),
       archivedAt,

@@ -1,4 +1,4 @@
-import { inlineRecord } from '#domain/attempt-log.ts';
+import { hasLoggedAttempts, inlineRecord, olderInline } from '#domain/attempt-log.ts';
 import type { AttemptRecord, Delivery, EventRecord } from '#domain/types.ts';
 import type { Page, PageRequest } from '#ports/page.ts';
 import { type Principal, visibleDelivery, visibleSubscription } from '#app/access.ts';
@@ -60,14 +60,16 @@ export async function listAttempts(
 
 /** Past the row's inline latest attempt, when a page of one held only it: the table, from its newest. */
 const TABLE_CURSOR = 'attempts-table';
-/** The cursor of the last page when it holds only a row's inline first attempt (an earlier version's rows: attempt stores never issue it). */
+/** Before the `n` oldest attempts the row holds (`older-inline:<n>`): they are the log's oldest, so the rest of it is those before `n`. */
+const OLDER_INLINE_CURSOR = 'older-inline:';
+/** An earlier version's cursor to its rows' inline first attempt: the older inline attempts from the top. */
 const FIRST_ATTEMPT_CURSOR = 'first-attempt';
 
 /**
  * A page of the whole attempt log (domain/attempt-log.ts), each page the latest attempts before
  * the cursor, oldest first within it: the row's inline latest attempt ends the first page, the
- * attempts table's pages come before it, and an earlier version's inline first attempt, the
- * oldest of all, begins the page that reaches it.
+ * attempts table's pages come before it, and the older attempts the row holds (the log's oldest:
+ * `olderInline`) end it. The table is not read when the row holds every attempt.
  */
 export async function attemptPage(
   deps: Pick<Deps, 'attempts'>,
@@ -75,19 +77,27 @@ export async function attemptPage(
   request: PageRequest,
 ): Promise<Page<AttemptRecord>> {
   const latest = inlineRecord(delivery.id, delivery.lastAttempt);
-  const first = inlineRecord(delivery.id, delivery.firstAttempt);
-  if (request.cursor === FIRST_ATTEMPT_CURSOR) return { items: first ? [first] : [] };
+  const older = olderInline(delivery).map((a) => inlineRecord(delivery.id, a)!);
+  const olderBefore = (n: number, room: number, after: readonly AttemptRecord[] = []): Page<AttemptRecord> => {
+    const from = Math.max(0, n - room);
+    const items = [...older.slice(from, n), ...after];
+    return from > 0 ? { items, nextCursor: `${OLDER_INLINE_CURSOR}${from}` } : { items };
+  };
+  if (request.cursor === FIRST_ATTEMPT_CURSOR) return olderBefore(older.length, request.limit);
+  if (request.cursor?.startsWith(OLDER_INLINE_CURSOR)) {
+    const n = Number(request.cursor.slice(OLDER_INLINE_CURSOR.length));
+    return Number.isSafeInteger(n) && n >= 0 ? olderBefore(Math.min(n, older.length), request.limit) : { items: [] };
+  }
   const trailing = request.cursor === undefined && latest ? [latest] : [];
   if (trailing.length === request.limit) return { items: trailing, nextCursor: TABLE_CURSOR };
   const cursor = request.cursor === TABLE_CURSOR ? undefined : request.cursor;
-  const page = await deps.attempts.latest(delivery.id, {
-    limit: request.limit - trailing.length,
-    ...(cursor ? { cursor } : {}),
-  });
-  const items = [...page.items.filter((a) => a.seq !== latest?.seq), ...trailing];
+  const page = hasLoggedAttempts(delivery)
+    ? await deps.attempts.latest(delivery.id, { limit: request.limit - trailing.length, ...(cursor ? { cursor } : {}) })
+    : { items: [] };
+  const inline = new Set([latest?.seq, ...older.map((a) => a.seq)]);
+  const items = [...page.items.filter((a) => !inline.has(a.seq)), ...trailing];
   if (page.nextCursor) return { items, nextCursor: page.nextCursor };
-  if (!first || items.some((a) => a.seq === first.seq)) return { items };
-  return items.length < request.limit ? { items: [first, ...items] } : { items, nextCursor: FIRST_ATTEMPT_CURSOR };
+  return olderBefore(older.length, request.limit - items.length, items);
 }
 
 /**

@@ -19,7 +19,7 @@ export function dueMessage(
   };
 }
 
-/** A planned retry's message: the row as its attempt wrote it (that attempt inline), and the event it carries on. */
+/** A planned retry's message: the row as its attempt wrote it (that attempt and the earlier ones inline), and the event it carries on. */
 export function retryMessage(
   row: Delivery,
   event: { readonly eventType: string; readonly body: string },
@@ -27,7 +27,8 @@ export function retryMessage(
   const { id: deliveryId, subscriptionId, eventId, createdAt, giveUpAt, attemptSeq, attempts, nextAttemptAt } = row;
   const carried = { deliveryId, subscriptionId, eventId, createdAt, giveUpAt, attemptSeq, attempts, nextAttemptAt };
   const previous = row.lastAttempt ? { previousAttempt: row.lastAttempt } : {};
-  return { kind: 'retry', ...carried, eventType: event.eventType, body: event.body, ...previous };
+  const earlier = row.earlierAttempts ? { earlierAttempts: row.earlierAttempts } : {};
+  return { kind: 'retry', ...carried, eventType: event.eventType, body: event.body, ...previous, ...earlier };
 }
 
 /**
@@ -49,12 +50,14 @@ export function carriedRow(
   );
   if (m.kind === 'fresh') return { row: first, expect: NO_ROW };
   const previous = m.previousAttempt ? { lastAttempt: m.previousAttempt } : {};
+  const earlier = m.earlierAttempts ? { earlierAttempts: m.earlierAttempts } : {};
   const row: Delivery = {
     ...first,
     attempts: m.attempts,
     attemptSeq: m.attemptSeq,
     nextAttemptAt: m.nextAttemptAt,
     ...previous,
+    ...earlier,
   };
   return { row, expect: expectationOf(row) };
 }

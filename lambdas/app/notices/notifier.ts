@@ -109,7 +109,8 @@ interface Run {
   /**
    * The notice event types some subscription receives, found once a run. Asked per subscription
    * and notice kind, a filter of every subscription each time made a run quadratic: 100,000
-   * subscriptions took 5 × 10¹⁰ checks, more than a run's 15 minutes (docs/aws.md, "Scale model").
+   * subscriptions would take 5 × 10¹⁰ checks, more than a run's 15 minutes (docs/aws.md, "Scale
+   * model").
    */
   readonly listenedTypes: ReadonlySet<string>;
   readonly report: NotifierReport;

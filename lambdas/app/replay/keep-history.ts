@@ -14,7 +14,7 @@ export type KeepHistoryDeps = Pick<Deps, 'events' | 'attempts' | 'retention'>;
  */
 export async function keepHistoryFor(
   deps: KeepHistoryDeps,
-  d: Pick<Delivery, 'id' | 'eventId' | 'attemptSeq' | 'lastAttempt' | 'firstAttempt'>,
+  d: Pick<Delivery, 'id' | 'eventId' | 'attemptSeq' | 'lastAttempt' | 'earlierAttempts' | 'firstAttempt'>,
   giveUpAtMs: number,
 ): Promise<void> {
   await Promise.all([

@@ -1,5 +1,6 @@
 import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
-import { actionFor, attemptMade, decide, describe, failedOutcome, type Outcome } from '#domain/classify.ts';
+import { actionFor, attemptMade, decide, describe, failedOutcome, rowAfter, type Outcome } from '#domain/classify.ts';
+import { placeReplaced } from '#domain/attempt-log.ts';
 import { attemptTtlFor, deadLetterEventTtl } from '#domain/retention.ts';
 import { isDeadLetter, isTerminal, STATE, targetOf } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
@@ -38,19 +39,22 @@ export async function record(deps: RecordDeps, step: Step): Promise<SendOutcome>
   const nowMs = deps.clock.now();
   if (step.kind === 'attempted') return recordAttempt(deps, step, nowMs);
   if (step.kind === 'wait') return recordWait(deps, step, nowMs);
+  const dead = failedOutcome(step.reason);
   const written =
     step.kind === 'expire'
       ? await expire(deps, step.at, step.reason, nowMs)
-      : await writeOutcome(deps, step.at, failedOutcome(step.reason), nowMs);
+      : await writeRow(deps, rowAfter(step.at.row, dead, nowMs), actionFor(dead), step.at.expect, nowMs);
   const note = step.kind === 'expire' ? step.note : step.reason;
   return { kind: 'done', note: written ? note : `${note}; the row had moved on meanwhile` };
 }
 
 /**
  * Records an attempt: the row as the attempt leaves it, its record inline. The record it
- * replaces goes to the attempts table first (a put of its own number, the same bytes every time,
- * so no number is ever taken twice). A write that finds the row moved on (another copy of the
- * delivery got there first) changes nothing, and this POST was an at-least-once duplicate.
+ * replaces stays on the row while that fits in a write unit (domain/attempt-log.ts
+ * `placeReplaced`), or goes to the attempts table first (a put of its own number, the same bytes
+ * every time, so no number is ever taken twice). A write that finds the row moved on (another
+ * copy of the delivery got there first) changes nothing, and this POST was an at-least-once
+ * duplicate.
  */
 async function recordAttempt(
   deps: RecordDeps,
@@ -62,15 +66,16 @@ async function recordAttempt(
   const decision = { result, attempts: row.attempts + 1, policy, nowMs, giveUpAtMs: Date.parse(row.giveUpAt) };
   const outcome = decide({ ...decision, random: deps.clock.random() });
   const made = attemptMade(row, startedAtMs, result);
+  const next = rowAfter(row, outcome, nowMs, { attempt: made, url: subscription.url });
+  const placed = a.expect.row === 'as' ? placeReplaced(row, next) : { row: next };
   // The POST is made: a refused write now would have the endpoint sent it again, so they are tried patiently.
-  if (row.lastAttempt && a.expect.row === 'as') {
+  if (placed.logged) {
+    const logged = { deliveryId: row.id, ...placed.logged };
     const expiresAt = attemptTtlFor(Date.parse(row.giveUpAt), deps.retention);
-    await patiently(deps.clock, () => deps.attempts.put({ deliveryId: row.id, ...row.lastAttempt! }, expiresAt));
+    await patiently(deps.clock, () => deps.attempts.put(logged, expiresAt));
   }
   deps.metrics.latency(result.durationMs);
-  const written = await patiently(deps.clock, () =>
-    writeOutcome(deps, a, outcome, nowMs, { attempt: made, url: subscription.url }),
-  );
+  const written = await patiently(deps.clock, () => writeRow(deps, placed.row, actionFor(outcome), a.expect, nowMs));
   const action = actionFor(outcome);
   const state = targetOf(action);
   const retryIn = outcome.kind === 'retry' ? { retryInSeconds: outcome.delaySeconds } : {};
@@ -127,37 +132,17 @@ async function recordWait(
   return { kind: 'retry_later', delaySeconds: 0, note, next: dueMessage(dueNow) };
 }
 
-/**
- * Writes `outcome` as its state-machine action, from the row as expected: with the attempt
- * `made` (to its url), or none (a delivery dead-lettered without a POST: its subscription gone, its
- * event body gone). The row as written, or undefined when the row had moved on.
- */
-async function writeOutcome(
+/** The one write of an outcome's row (domain/classify.ts `rowAfter`) as `action`: the row as written, or undefined when the row had moved on. */
+async function writeRow(
   deps: Pick<RecordDeps, 'deliveries' | 'events' | 'metrics' | 'retention'>,
-  { row, expect }: Expected,
-  outcome: Outcome,
+  next: Delivery,
+  action: ReturnType<typeof actionFor>,
+  expect: Expected['expect'],
   nowMs: number,
-  made?: { readonly attempt: InlineAttempt; readonly url: string },
 ): Promise<Delivery | undefined> {
-  const action = actionFor(outcome);
-  const attempt = made?.attempt;
-  const written = made
-    ? { attempts: made.attempt.attempt, attemptSeq: made.attempt.seq, lastAttempt: made.attempt, url: made.url }
-    : {};
-  // A retry always follows an attempt: its error is that attempt's, as `describe` put it.
-  const failure = outcome.kind === 'dead' ? outcome.reason : (attempt?.error ?? `HTTP ${attempt?.status}`);
-  const next: Delivery = {
-    ...row,
-    ...written,
-    state: targetOf(action),
-    nextAttemptAt: iso(outcome.kind === 'retry' ? outcome.nextAttemptAtMs : nowMs),
-    lastStatus: attempt ? attempt.status : row.lastStatus,
-    lastError: action === 'succeed' ? undefined : failure,
-    updatedAt: iso(nowMs),
-  };
   // The event's body first outlives the dead letter, so a crash between the two leaves a body kept too long, never a dead letter without one.
   if (isDeadLetter(next.state))
-    await deps.events.extendRetention(row.eventId, deadLetterEventTtl(nowMs, deps.retention));
+    await deps.events.extendRetention(next.eventId, deadLetterEventTtl(nowMs, deps.retention));
   if (!(await deps.deliveries.write(action, next, expect))) return undefined;
   for (const metric of OUTCOME_METRICS[action]) deps.metrics.count(metric);
   return next;

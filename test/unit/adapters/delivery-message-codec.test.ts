@@ -72,6 +72,22 @@ describe('delivery message codec', () => {
     assert.deepEqual(JSON.parse(one(due)).v, 2, 'the wire form says its version');
   });
 
+  it("round-trips the row's earlier attempts, all or none: a list missing an entry is not carried at all", () => {
+    const { status: _s, responseSnippet: _r, ...timedOut } = { ...ATTEMPT, seq: 2, attempt: 2, error: 'timeout' };
+    const earlierAttempts = [{ ...ATTEMPT, seq: 1, attempt: 1 }, timedOut];
+    const retry = { ...RETRY, attemptSeq: 3, previousAttempt: { ...ATTEMPT, seq: 3, attempt: 3 } };
+
+    assert.deepEqual(decode(one({ ...retry, earlierAttempts })), [{ ...retry, earlierAttempts }]);
+
+    const wire = JSON.parse(one({ ...retry, earlierAttempts }));
+    wire.earlierAttempts[1] = { seq: 2 };
+    assert.deepEqual(
+      decodeDeliveryMessages(wire),
+      [retry],
+      'a malformed entry: the list is left out, the row keeps its own',
+    );
+  });
+
   it('reads the messages of an earlier version: a first attempt whole as fresh, anything else as due (its row is read)', () => {
     const ids = { deliveryId: 'dlv_1', subscriptionId: 'sub_1' };
     const { kind: _k, body: _b, ...wireFresh } = FRESH;

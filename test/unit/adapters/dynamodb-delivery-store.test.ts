@@ -19,7 +19,9 @@ import {
   subscriptionShardKey,
 } from '#adapters/delivery-keys.ts';
 import { DynamoDbDeliveryStore, rowAttributes } from '#adapters/dynamodb-delivery-store.ts';
-import { deliveryIdFor } from '#domain/ids.ts';
+import { ROW_BOOKKEEPING_BYTES } from '#domain/attempt-log.ts';
+import { deliveryIdFor, formatId } from '#domain/ids.ts';
+import { itemBytes } from '#domain/item-size.ts';
 import { resolveRetentionPolicy } from '#domain/retention.ts';
 import { ENGINE_STORE_FACTORIES } from '#adapters/deps/engine-store-factories.ts';
 import { InvalidCursorError } from '#ports/page.ts';
@@ -561,6 +563,37 @@ describe('DynamoDbDeliveryStore', () => {
         dlSubscriptionShard: subscriptionDeadLetterShardKey('sub_1', ID),
         expiresAt: Math.floor(NOW_MS / 1000) + 120 * DAY_S,
       });
+    });
+
+    it(`adds at most ROW_BOOKKEEPING_BYTES (${ROW_BOOKKEEPING_BYTES}) to a row's own fields, in every state (the inline-log rule's allowance)`, async () => {
+      // A subscription id as the API makes them, and a delivery id of it: the longest keys a row gets.
+      const subscriptionId = formatId('sub', new Uint8Array(12).fill(255));
+      const createdAt = '2026-12-07T05:07:06.874Z';
+      const row = aDelivery({
+        subscriptionId,
+        createdAt,
+        id: deliveryIdFor(formatId('evt', new Uint8Array(16)), subscriptionId, createdAt),
+      });
+      const added: Record<string, number> = {};
+      for (const state of ['pending', 'delivered', 'failed', 'expired'] as const) {
+        ddbMock.reset();
+        ddbMock.on(PutCommand).resolves({});
+        const action =
+          state === 'pending'
+            ? 'retry'
+            : state === 'delivered'
+              ? 'succeed'
+              : state === 'failed'
+                ? 'fail_permanently'
+                : 'give_up';
+        await newStore().write(action, { ...row, state }, NO_ROW);
+        const item = ddbMock.commandCalls(PutCommand)[0]!.args[0].input.Item!;
+        added[state] = itemBytes(item) - itemBytes({ ...row, state });
+      }
+      for (const [state, bytes] of Object.entries(added))
+        assert.ok(bytes > 0 && bytes <= ROW_BOOKKEEPING_BYTES, `${state}: ${bytes} B added`);
+      // Not so loose that the rule keeps much less on a row than it could.
+      assert.ok(Math.max(...Object.values(added)) > ROW_BOOKKEEPING_BYTES / 2, JSON.stringify(added));
     });
 
     it('refuses a delivery whose id is not of its own subscription and creation time', () => {

@@ -35,6 +35,7 @@ function seeded(): FakeDeps {
         subscriptionId: sub,
         tenantId,
         state: STATE.failed,
+        attemptSeq: 1,
         eventId: `evt_${tenantId}`,
       }),
     );

@@ -9,7 +9,7 @@ import type { AttemptResult } from '#domain/classify.ts';
 import { attemptTtlFor, deadLetterEventTtl } from '#domain/retention.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
 import type { RetryPolicy } from '#domain/retry-policy.ts';
-import type { Delivery, EventRecord } from '#domain/types.ts';
+import { RESPONSE_SNIPPET_BYTES, type Delivery, type EventRecord } from '#domain/types.ts';
 import type { FreshMessage, ReceivedDeliveryMessage } from '#ports/delivery-queue.ts';
 import type { HttpRequest, HttpSender } from '#ports/http-sender.ts';
 import { aDelivery, aSubscription, fakeDeps } from '#test/fakes.ts';
@@ -36,18 +36,21 @@ const FIRST_RECEIVE = { receiveCount: 1 };
 /** Answers each POST with the next scripted status and keeps the requests. */
 class ScriptedHttp implements HttpSender {
   readonly requests: HttpRequest[] = [];
-  constructor(private readonly statuses: number[]) {}
+  constructor(
+    private readonly statuses: number[],
+    private readonly bodySnippet = '',
+  ) {}
   async post(request: HttpRequest): Promise<AttemptResult> {
     this.requests.push(request);
     const status = this.statuses.shift();
     assert.ok(status, 'a POST nobody scripted');
-    return { kind: 'response', status, bodySnippet: '', durationMs: 20 };
+    return { kind: 'response', status, bodySnippet: this.bodySnippet, durationMs: 20 };
   }
 }
 
-/** acme's subscription and one event; `limit` replays and Retry nows a window for a tenant. */
-function world(statuses: number[] = [], limit = 100) {
-  const http = new ScriptedHttp(statuses);
+/** acme's subscription and one event; `limit` replays and Retry nows a window for a tenant; every answer's body `bodySnippet`. */
+function world(statuses: number[] = [], limit = 100, bodySnippet = '') {
+  const http = new ScriptedHttp(statuses, bodySnippet);
   const limiter = new InMemoryRateLimiter();
   const deps = {
     ...fakeDeps(),
@@ -167,9 +170,12 @@ describe('retryNowAs: a waiting delivery attempted at once', () => {
     assert.equal(stored(w).state, 'delivered');
   });
 
-  /** Two attempts made (the second's status given), the first of them logged to the attempts table; its TTL then. */
+  /**
+   * Two attempts made (the second's status given), each answered with the longest body kept, so
+   * the first does not fit on the row beside the second: it is logged to the attempts table; its TTL then.
+   */
   async function twoAttempts(second: number) {
-    const w = world([503, second]);
+    const w = world([503, second], 100, 'x'.repeat(RESPONSE_SNIPPET_BYTES));
     w.deps.events.expiresAt.set('evt_1', NOW_MS / 1000 + 35 * 86_400);
     const retry = await failedOnce(w);
     w.deps.clock.advance(600_000);

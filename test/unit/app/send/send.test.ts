@@ -6,12 +6,13 @@ import type { Receipt } from '#app/send/attempt.ts';
 import type { AttemptReport } from '#app/send/outcome.ts';
 import { processDelivery, type SendDeps } from '#app/send/send.ts';
 import { PAUSED_RECHECK_SECONDS } from '#config/topology.ts';
-import { attemptLog } from '#domain/attempt-log.ts';
+import { attemptLog, ROW_BOOKKEEPING_BYTES, ROW_WRITE_UNIT_BYTES } from '#domain/attempt-log.ts';
+import { itemBytes } from '#domain/item-size.ts';
 import type { AttemptResult } from '#domain/classify.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
 import { attemptTtlFor, deadLetterEventTtl } from '#domain/retention.ts';
 import { verifySignature } from '#domain/signing.ts';
-import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
+import { RESPONSE_SNIPPET_BYTES, type Delivery, type EventRecord, type Subscription } from '#domain/types.ts';
 import type { FreshMessage, ReceivedDeliveryMessage, RetryMessage } from '#ports/delivery-queue.ts';
 import type { HttpRequest, HttpSender } from '#ports/http-sender.ts';
 import { aSubscription, fakeDeps, TEST_SECRET, type FakeDeps } from '#test/fakes.ts';
@@ -249,7 +250,7 @@ describe('processDelivery: later attempts', () => {
     return { w, retry };
   }
 
-  it('a retry reads nothing: logs the attempt its row held to the attempts table, then writes the outcome in one write', async () => {
+  it('a retry reads nothing and writes once: the attempt its row held stays on it, beside the new one', async () => {
     const { w, retry } = await afterFirstFailure([response(200, 'second')]);
     let reads = 0;
     const get = w.deps.deliveries.get.bind(w.deps.deliveries);
@@ -265,19 +266,51 @@ describe('processDelivery: later attempts', () => {
       ['delivered', 2, 2, 'second'],
     );
     assert.deepEqual(
-      (await w.deps.attempts.list(ID)).map((a) => [a.seq, a.responseSnippet]),
+      row.earlierAttempts?.map((a) => [a.seq, a.responseSnippet]),
       [[1, 'first']],
     );
+    assert.deepEqual(await w.deps.attempts.list(ID), [], 'nothing in the attempts table');
     assert.deepEqual(
-      attemptLog(row, await w.deps.attempts.list(ID)).map((a) => [a.seq, a.status]),
+      attemptLog(row, []).map((a) => [a.seq, a.status]),
       [
         [1, 503],
         [2, 200],
       ],
       'the whole log, each attempt once',
     );
+  });
+
+  it('an attempt that would take the row past one write unit goes to the attempts table, and every later one after it', async () => {
+    const long = (c: string) => c.repeat(RESPONSE_SNIPPET_BYTES / 8);
+    const w = world({
+      script: [response(503, 'a'), response(503, 'b'), response(503, long('c')), response(200, 'd')],
+    });
+    let message = nextOf(await send(w)) as RetryMessage;
+    for (let i = 0; i < 3; i++) {
+      w.deps.clock.advance(3_600_000);
+      const outcome = await send(w, message);
+      if (outcome.kind === 'retry_later') message = outcome.next as RetryMessage;
+    }
+
+    const row = stored(w)!;
+    assert.deepEqual([row.state, row.attemptSeq], ['delivered', 4]);
+    assert.deepEqual(
+      row.earlierAttempts?.map((a) => a.seq),
+      [1, 2],
+      'the first two fit beside the third: kept on the row',
+    );
+    assert.deepEqual(
+      (await w.deps.attempts.list(ID)).map((a) => [a.seq, a.responseSnippet]),
+      [[3, long('c')]],
+      'the third with the fourth would pass 1 KB: logged',
+    );
+    assert.ok(itemBytes(row) + ROW_BOOKKEEPING_BYTES <= ROW_WRITE_UNIT_BYTES, `${itemBytes(row)} B`);
+    assert.deepEqual(
+      attemptLog(row, await w.deps.attempts.list(ID)).map((a) => a.seq),
+      [1, 2, 3, 4],
+    );
     // Kept as long as a dead letter of this run would be: the outcome was not known when it was logged.
-    assert.equal(w.deps.attempts.expiresAt.get(`${ID} 1`), attemptTtlFor(Date.parse(row.giveUpAt), w.deps.retention));
+    assert.equal(w.deps.attempts.expiresAt.get(`${ID} 3`), attemptTtlFor(Date.parse(row.giveUpAt), w.deps.retention));
   });
 
   it('a stale copy of a retry (received again) whose row moved on sends nothing', async () => {

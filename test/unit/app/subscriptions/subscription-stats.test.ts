@@ -55,9 +55,21 @@ describe('getSubscriptionStats', () => {
       aDelivery({ id: 'dlv_old_exp', state: STATE.expired, createdAt: ago(24.5 * HOUR), updatedAt: ago(23.9 * HOUR) }),
       // Beyond the look-back (window + 1 h deadline): not read at all.
       aDelivery({ id: 'dlv_ancient', state: STATE.delivered, createdAt: ago(26 * HOUR), updatedAt: ago(1 * HOUR) }),
-      aDelivery({ id: 'dlv_ok', state: STATE.delivered, createdAt: ago(3 * HOUR), updatedAt: ago(3 * HOUR) }),
-      aDelivery({ id: 'dlv_fail', state: STATE.failed, createdAt: ago(2 * HOUR), updatedAt: ago(2 * HOUR) }),
-      aDelivery({ id: 'dlv_wait', state: STATE.pending, createdAt: ago(HOUR), updatedAt: ago(HOUR) }),
+      aDelivery({
+        id: 'dlv_ok',
+        attemptSeq: 1,
+        state: STATE.delivered,
+        createdAt: ago(3 * HOUR),
+        updatedAt: ago(3 * HOUR),
+      }),
+      aDelivery({
+        id: 'dlv_fail',
+        attemptSeq: 1,
+        state: STATE.failed,
+        createdAt: ago(2 * HOUR),
+        updatedAt: ago(2 * HOUR),
+      }),
+      aDelivery({ id: 'dlv_wait', attemptSeq: 1, state: STATE.pending, createdAt: ago(HOUR), updatedAt: ago(HOUR) }),
     ];
     for (const d of seed) deliveries.put({ ...d, subscriptionId: 'sub_1' });
     await deps.attempts.put(
@@ -220,6 +232,7 @@ describe('getSubscriptionStats', () => {
         id: 'dlv_busy',
         subscriptionId: 'sub_1',
         state: STATE.pending,
+        attemptSeq: HEALTH_SAMPLE.attemptsPerDelivery + 10,
         createdAt: ago(HOUR),
         updatedAt: ago(0),
       }),
