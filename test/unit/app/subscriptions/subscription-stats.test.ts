@@ -7,6 +7,7 @@ import { parseSubscriptionStatsQuery } from '#app/subscriptions/subscription-sta
 import { subscriptionStatsView } from '#app/subscriptions/subscription-stats-view.ts';
 import { STATE } from '#domain/states.ts';
 import { HEALTH_SAMPLE } from '#domain/subscription-health.ts';
+import type { Delivery } from '#domain/types.ts';
 import { aDelivery, aSubscription, fakeDeps, SEEDED_TTL, InMemoryDeliveryStore } from '#test/fakes.ts';
 
 const NOW = Date.parse('2024-05-10T12:00:00.000Z');
@@ -47,6 +48,10 @@ function setup() {
   return { deps, deliveries };
 }
 
+/** A delivery created and last written `agoMs` ago, after one attempt. */
+const attemptedOnce = (id: string, state: Delivery['state'], agoMs: number) =>
+  aDelivery({ id, attemptSeq: 1, state, createdAt: ago(agoMs), updatedAt: ago(agoMs) });
+
 describe('getSubscriptionStats', () => {
   it('counts what finished in the window, reads back the retry deadline before it, and writes nothing', async () => {
     const { deps, deliveries } = setup();
@@ -55,21 +60,10 @@ describe('getSubscriptionStats', () => {
       aDelivery({ id: 'dlv_old_exp', state: STATE.expired, createdAt: ago(24.5 * HOUR), updatedAt: ago(23.9 * HOUR) }),
       // Beyond the look-back (window + 1 h deadline): not read at all.
       aDelivery({ id: 'dlv_ancient', state: STATE.delivered, createdAt: ago(26 * HOUR), updatedAt: ago(1 * HOUR) }),
-      aDelivery({
-        id: 'dlv_ok',
-        attemptSeq: 1,
-        state: STATE.delivered,
-        createdAt: ago(3 * HOUR),
-        updatedAt: ago(3 * HOUR),
-      }),
-      aDelivery({
-        id: 'dlv_fail',
-        attemptSeq: 1,
-        state: STATE.failed,
-        createdAt: ago(2 * HOUR),
-        updatedAt: ago(2 * HOUR),
-      }),
-      aDelivery({ id: 'dlv_wait', attemptSeq: 1, state: STATE.pending, createdAt: ago(HOUR), updatedAt: ago(HOUR) }),
+      // Attempted once each, the attempt in the attempts table.
+      attemptedOnce('dlv_ok', STATE.delivered, 3 * HOUR),
+      attemptedOnce('dlv_fail', STATE.failed, 2 * HOUR),
+      attemptedOnce('dlv_wait', STATE.pending, HOUR),
     ];
     for (const d of seed) deliveries.put({ ...d, subscriptionId: 'sub_1' });
     await deps.attempts.put(
