@@ -56,22 +56,21 @@ export function attemptLog(
 /**
  * Where the attempt a new one replaces as the row's latest goes: onto the row with the older
  * ones (`earlierAttempts`), while every attempt so far is on the row and the row as written
- * (`next`, with the new attempt and the longer list; its own fields, the store's allowance
- * beside) stays within one write unit; otherwise to the attempts table (`logged`), the row's
- * list as it was. The row to write, and what to log first.
+ * (`next`: the row as the outcome leaves it, the row's list with it, plus the longer list; its
+ * own fields, the store's allowance beside) stays within one write unit; otherwise to the
+ * attempts table (`logged`), the row's list as it was. The row to write, and what to log first.
  */
 export function placeReplaced(
   row: InlineLog,
   next: Delivery,
 ): { readonly row: Delivery; readonly logged?: InlineAttempt } {
   const replaced = row.lastAttempt;
-  const kept = row.earlierAttempts ? { ...next, earlierAttempts: row.earlierAttempts } : next;
-  if (replaced === undefined) return { row: kept };
-  if (row.firstAttempt !== undefined || hasLoggedAttempts(row)) return { row: kept, logged: replaced };
+  if (replaced === undefined) return { row: next };
+  if (row.firstAttempt !== undefined || hasLoggedAttempts(row)) return { row: next, logged: replaced };
   const longer = { ...next, earlierAttempts: [...(row.earlierAttempts ?? []), replaced] };
   // `lastResponse` is read back from the latest attempt, never stored.
   const fits = itemBytes({ ...longer, lastResponse: undefined }) + ROW_BOOKKEEPING_BYTES <= ROW_WRITE_UNIT_BYTES;
-  return fits ? { row: longer } : { row: kept, logged: replaced };
+  return fits ? { row: longer } : { row: next, logged: replaced };
 }
 
 /**

@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetQueueUrlCommand, PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { QUEUES, TABLES } from '#config/topology.ts';
+import { attemptLog } from '#domain/attempt-log.ts';
+import type { Delivery } from '#domain/types.ts';
 import { apiClient } from '#test/api-client.ts';
 import { ChaosReceiver, type Behaviour } from './chaos-receiver.ts';
 import { duplicateCauses, type DuplicateCauses } from './duplicates.ts';
@@ -267,9 +270,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       deliveryOf.set(key, id);
       // The whole log: attempts rows plus the attempts a row holds inline, each number once (domain/attempt-log.ts).
       const seqs = new Set(attemptsOf.get(id));
-      const earlier = (item.earlierAttempts?.L ?? []).map((a) => a.M);
-      for (const inline of [item.lastAttempt?.M, item.firstAttempt?.M, ...earlier])
-        if (inline?.seq?.N) seqs.add(inline.seq.N);
+      for (const a of attemptLog(unmarshall(item) as Delivery, [])) seqs.add(String(a.seq));
       const recorded = seqs.size;
       unrecordedAttempts += Math.max(0, (receiver.received.get(key) ?? 0) - recorded);
       if (state === 'delivered' && !receiver.answers.has(key))

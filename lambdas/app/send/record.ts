@@ -39,11 +39,12 @@ export async function record(deps: RecordDeps, step: Step): Promise<SendOutcome>
   const nowMs = deps.clock.now();
   if (step.kind === 'attempted') return recordAttempt(deps, step, nowMs);
   if (step.kind === 'wait') return recordWait(deps, step, nowMs);
+  const { row, expect } = step.at;
   const dead = failedOutcome(step.reason);
   const written =
     step.kind === 'expire'
       ? await expire(deps, step.at, step.reason, nowMs)
-      : await writeRow(deps, rowAfter(step.at.row, dead, nowMs), actionFor(dead), step.at.expect, nowMs);
+      : await writeRow(deps, rowAfter(row, dead, nowMs), dead, expect, nowMs);
   const note = step.kind === 'expire' ? step.note : step.reason;
   return { kind: 'done', note: written ? note : `${note}; the row had moved on meanwhile` };
 }
@@ -75,7 +76,7 @@ async function recordAttempt(
     await patiently(deps.clock, () => deps.attempts.put(logged, expiresAt));
   }
   deps.metrics.latency(result.durationMs);
-  const written = await patiently(deps.clock, () => writeRow(deps, placed.row, actionFor(outcome), a.expect, nowMs));
+  const written = await patiently(deps.clock, () => writeRow(deps, placed.row, outcome, a.expect, nowMs));
   const action = actionFor(outcome);
   const state = targetOf(action);
   const retryIn = outcome.kind === 'retry' ? { retryInSeconds: outcome.delaySeconds } : {};
@@ -132,14 +133,15 @@ async function recordWait(
   return { kind: 'retry_later', delaySeconds: 0, note, next: dueMessage(dueNow) };
 }
 
-/** The one write of an outcome's row (domain/classify.ts `rowAfter`) as `action`: the row as written, or undefined when the row had moved on. */
+/** The one write of `outcome`'s row (domain/classify.ts `rowAfter`) as its action: the row as written, or undefined when the row had moved on. */
 async function writeRow(
   deps: Pick<RecordDeps, 'deliveries' | 'events' | 'metrics' | 'retention'>,
   next: Delivery,
-  action: ReturnType<typeof actionFor>,
+  outcome: Outcome,
   expect: Expected['expect'],
   nowMs: number,
 ): Promise<Delivery | undefined> {
+  const action = actionFor(outcome);
   // The event's body first outlives the dead letter, so a crash between the two leaves a body kept too long, never a dead letter without one.
   if (isDeadLetter(next.state))
     await deps.events.extendRetention(next.eventId, deadLetterEventTtl(nowMs, deps.retention));
