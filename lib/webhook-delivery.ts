@@ -186,7 +186,7 @@ export interface WebhookDeliveryProps {
   /**
    * Cap on concurrent sender batches from the slow lane, where the deliveries of endpoints that
    * just timed out or answered slowly go (docs/design.md, "Slow endpoints"), in addition to
-   * `senderMaxConcurrency`. @default 10 (EVENT_SOURCES)
+   * `senderMaxConcurrency`. @default a quarter of `senderMaxConcurrency`, at least 10 (slowLaneMaxConcurrencyFor)
    */
   readonly senderSlowLaneMaxConcurrency?: number;
   /** Cap on concurrent ingest batches. @default 5 (EVENT_SOURCES) */

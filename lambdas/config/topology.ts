@@ -639,13 +639,31 @@ export const EVENT_SOURCES = [
   {
     queue: 'slowDelivery',
     function: 'sender',
-    batchSize: 10,
-    maxBatchingWindowSeconds: 0,
+    // Every delivery here is expected to wait out most of its timeout, so a batch holds its slot for
+    // about as long whether it is 10 or 100: 100 (one delivery a message) carries ten times the
+    // attempts a slot, and the second it may wait to fill is nothing beside 15 s.
+    batchSize: 100,
+    maxBatchingWindowSeconds: 1,
     reportBatchItemFailures: true,
-    // Slow endpoints only: enough to keep trying them, never enough to take the main lane's share.
+    // The least cap (slowLaneMaxConcurrencyFor scales it with the main lane's).
     maxConcurrency: 10,
   },
 ] as const satisfies readonly EventSourceDef[];
+
+/** The slow lane's share of the sender: a default cap of one slot for every SLOW_LANE_SHARE of the main lane's. */
+export const SLOW_LANE_SHARE = 4;
+
+/**
+ * The slow lane's cap when none is set, from the main lane's (MaximumConcurrency, `senderMaxConcurrency`):
+ * a quarter of it, and at least the EVENT_SOURCES entry's 10. A deployment raised for more traffic
+ * has more slow endpoints to carry too: at the 15 s timeout a slot attempts 100 ÷ 15 ≈ 6.7 a
+ * second, so the 100 of a main cap of 400 (10,000 deliveries a second) carry about 670 hanging
+ * attempts a second, while slow endpoints hold at most a fifth of the sender's concurrency.
+ */
+export function slowLaneMaxConcurrencyFor(mainMaxConcurrency: number): number {
+  const least = EVENT_SOURCES.find((s) => s.queue === 'slowDelivery')!.maxConcurrency;
+  return Math.max(least, Math.ceil(mainMaxConcurrency / SLOW_LANE_SHARE));
+}
 
 /**
  * Reserved concurrency (Lambda ReservedConcurrentExecutions) per function where the CDK's

@@ -1,4 +1,5 @@
 import { Construct } from 'constructs';
+import { slowLaneMaxConcurrencyFor } from '../../lambdas/config/topology.ts';
 import { connectQueue } from './event-source.ts';
 import type { FunctionConstructProps } from './function-options.ts';
 import { functionPropsFrom, HooklineFunction } from './hookline-function.ts';
@@ -18,7 +19,7 @@ export interface DeliverySenderProps extends FunctionConstructProps {
   readonly slowLane: HooklineQueue;
   /**
    * Cap on concurrent batches from the slow lane: what slow endpoints may hold at most, beside
-   * (not out of) `maxConcurrency`. @default EVENT_SOURCES entry for the slow lane
+   * (not out of) `maxConcurrency`. @default a quarter of `maxConcurrency`, at least 10 (slowLaneMaxConcurrencyFor)
    */
   readonly slowLaneMaxConcurrency?: number;
   /** Send from fixed addresses: the sender runs in this VPC's private subnets behind its NAT gateways. @default no VPC */
@@ -51,6 +52,7 @@ export class DeliverySender extends Construct {
     props.slowLane.queue.grant(fn, 'sqs:ChangeMessageVisibility');
     const main = connectQueue(fn, 'sender', props.deliveryQueue, props.maxConcurrency);
     // The same function drains the slow lane, its concurrency on top of the main lane's.
-    connectQueue(fn, 'sender', props.slowLane, props.slowLaneMaxConcurrency, main.maxConcurrency);
+    const slowCap = props.slowLaneMaxConcurrency ?? slowLaneMaxConcurrencyFor(main.maxConcurrency);
+    connectQueue(fn, 'sender', props.slowLane, slowCap, main.maxConcurrency);
   }
 }

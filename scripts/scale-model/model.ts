@@ -11,6 +11,7 @@ import type { Factories } from '#adapters/deps/factory.ts';
 import { buildDeps, sweepGraceSeconds } from '#adapters/function-deps.ts';
 import {
   EVENT_SOURCES,
+  slowLaneMaxConcurrencyFor,
   type FunctionKey,
   localResourceName,
   QUEUES,
@@ -154,6 +155,8 @@ export function buildModel(settings: ModelSettings) {
     ),
   };
   // The sender's event sources: the delivery queue and the slow lane, each with its own cap.
+  const mainCap = settings.senderMaxConcurrency ?? EVENT_SOURCES.find((s) => s.queue === 'delivery')!.maxConcurrency;
+  const slowCap = slowLaneMaxConcurrencyFor(mainCap);
   const senderMappings = EVENT_SOURCES.filter((s) => s.function === 'sender').map(
     (source) =>
       new QueueMapping(
@@ -161,10 +164,9 @@ export function buildModel(settings: ModelSettings) {
         pools.sender as FunctionPool<SQSEvent, SQSBatchResponse | undefined>,
         {
           batchSize: source.batchSize,
-          maxConcurrency:
-            source.queue === 'delivery'
-              ? (settings.senderMaxConcurrency ?? source.maxConcurrency)
-              : source.maxConcurrency,
+          batchingWindowSeconds: source.maxBatchingWindowSeconds,
+          // The construct's defaults: the slow lane's cap follows the main lane's (DeliverySender).
+          maxConcurrency: source.queue === 'delivery' ? mainCap : slowCap,
           visibilitySeconds: QUEUES[source.queue].visibilityTimeoutSeconds,
         },
         time,
@@ -186,6 +188,8 @@ export function buildModel(settings: ModelSettings) {
     pools,
     account,
     senderMapping,
+    /** The sender's two mappings' MaximumConcurrency: the main lane's, and the slow lane's on top. */
+    senderCaps: { main: mainCap, slow: slowCap },
     logger,
     scheduledEvent: scheduled,
   };

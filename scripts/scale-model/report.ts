@@ -11,6 +11,14 @@ const DYNAMO_LIMITS_SAID =
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
 const s1 = (v: number) => (v >= 100 ? n(v) : v.toFixed(1));
 
+/** The sender's peak batches against its caps: the main lane's plus the slow lane's (runs recorded before: the main lane's). */
+function senderBatchesCell(r: ScenarioResult): string {
+  const caps = r.senderCaps
+    ? `${n(r.senderCaps.main)} + ${n(r.senderCaps.slow)}`
+    : n(r.scenario.senderMaxConcurrency ?? 20);
+  return `${n(r.senderPeakConcurrency)} of ${caps}`;
+}
+
 function throttleCell(r: ScenarioResult): string {
   const tables = Object.entries(r.dynamodb.tables)
     .filter(([, t]) => t.throttledRequests > 0 || t.throttleEvents > 0)
@@ -62,9 +70,9 @@ export function renderScaleModel(
     s1(r.meanDeliveriesPerSecond),
     `${n(r.published)} / ${n(r.delivered)} / ${n(r.undelivered)}${notDelivered(r)}${r.duplicates ? `; ${n(r.duplicates)} duplicates` : ''}`,
     `${n(r.latencyP50Ms)} / ${n(r.latencyP99Ms)}${r.healthyP99Ms !== undefined ? ` (others ${n(r.healthyP50Ms!)} / ${n(r.healthyP99Ms)})` : ''}`,
-    s1(r.queueAgePeakSeconds),
+    `${s1(r.queueAgePeakSeconds)}${r.slowLaneAgePeakSeconds ? ` (slow lane ${s1(r.slowLaneAgePeakSeconds)})` : ''}`,
     `${n(r.inFlightPeak)}${r.overLimitRefusals ? ` (${n(r.overLimitRefusals)} OverLimit)` : ''}`,
-    `${n(r.senderPeakConcurrency)} of ${n(r.scenario.senderMaxConcurrency ?? 20)}`,
+    senderBatchesCell(r),
     throttleCell(r),
     `${r.sweeper.runs} runs, longest ${s1(r.sweeper.longestRunSeconds)} s, lag ≤ ${s1(r.sweeper.lagPeakSeconds)} s, ${n(r.sweeper.requeued)} requeued`,
     `${n(r.wallSeconds)} s`,

@@ -51,9 +51,13 @@ export interface ScenarioResult {
   readonly rateLimit?: RateLimitFigures;
   readonly meanDeliveriesPerSecond: number;
   readonly queueAgePeakSeconds: number;
+  /** The slow lane's oldest message at its oldest (absent in runs recorded before it was measured). */
+  readonly slowLaneAgePeakSeconds?: number;
   readonly inFlightPeak: number;
   readonly overLimitRefusals: number;
   readonly senderPeakConcurrency: number;
+  /** The caps that peak is measured against (absent in runs recorded before the slow lane's followed the main lane's). */
+  readonly senderCaps?: { readonly main: number; readonly slow: number };
   readonly lambda: Readonly<
     Record<string, { invocations: number; throttles: number; peak: number; coldStarts: number }>
   >;
@@ -252,8 +256,10 @@ async function run(scenario: Scenario, time: VirtualTime, wallStart: number): Pr
       : undefined;
 
   const end = publishEnd + scenario.drainSeconds * 1000;
+  let slowLaneAgePeakMs = 0;
   await time.runUntil(end, (nowMs) => {
     const depth = model.queues.delivery.depth();
+    slowLaneAgePeakMs = Math.max(slowLaneAgePeakMs, model.queues.slowDelivery.oldestAgeMs());
     samples.push({
       second: Math.round((nowMs - measuredFrom) / 1000),
       delivered: deliveredThisSecond,
@@ -316,9 +322,11 @@ async function run(scenario: Scenario, time: VirtualTime, wallStart: number): Pr
       ? publishing.reduce((a, s) => a + s.delivered, 0) / publishing.length
       : 0,
     queueAgePeakSeconds: Math.max(0, ...samples.map((s) => s.queueAgeSeconds)),
+    slowLaneAgePeakSeconds: slowLaneAgePeakMs / 1000,
     inFlightPeak: queue.inFlightPeak,
     overLimitRefusals: queue.overLimitRefusals,
     senderPeakConcurrency: model.pools.sender.stats().peakConcurrency,
+    senderCaps: model.senderCaps,
     lambda: Object.fromEntries(
       Object.entries(model.pools).map(([fn, pool]) => {
         const s = pool.stats();

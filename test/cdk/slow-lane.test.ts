@@ -33,6 +33,7 @@ describe('the slow lane: its own queue, consumed by the sender with a cap of its
       FunctionName: { Ref: sender.logicalId },
       EventSourceArn: { 'Fn::GetAtt': [slowQueue.logicalId, 'Arn'] },
       BatchSize: slowSource.batchSize,
+      MaximumBatchingWindowInSeconds: slowSource.maxBatchingWindowSeconds,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: slowSource.maxConcurrency },
     });
@@ -86,6 +87,20 @@ describe('the slow lane’s props', () => {
       Variables: Record<string, unknown>;
     };
     assert.equal(env.Variables.HOOKLINE_SLOW_LANE_AFTER_MS, '0');
+  });
+
+  test('without senderSlowLaneMaxConcurrency the cap follows senderMaxConcurrency: a quarter of it, at least 10', () => {
+    for (const [main, slow] of [
+      [20, 10],
+      [41, 11],
+      [400, 100],
+    ] as const) {
+      const { template, json } = synthHookline({ senderMaxConcurrency: main }, `HooklineSlowLane${main}`);
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        EventSourceArn: { 'Fn::GetAtt': [findTopologyResource(json, 'queue/slowDelivery').logicalId, 'Arn'] },
+        ScalingConfig: { MaximumConcurrency: slow },
+      });
+    }
   });
 
   test('senderSlowAfter longer than the sender function’s timeout: refused, naming the prop', () => {

@@ -1,4 +1,4 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { FunctionKey } from '#config/topology.ts';
 import { lambdaContext, type Invoke } from '#local/lambda-context.ts';
 import { currentCaller } from './caller.ts';
@@ -13,6 +13,9 @@ import type { SimTime } from './time.ts';
  *   while messages wait, to at most 1,250, or its MaximumConcurrency
  *   (https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html, "Scaling and processing").
  */
+/** How often a batch filling within its window receives again (Lambda's pollers long-poll; a few receives a second is what they cost). */
+const WINDOW_POLL_MS = 200;
+
 export const LAMBDA_LIMITS = {
   accountConcurrency: 1_000,
   mappingInitialBatches: 5,
@@ -113,6 +116,8 @@ export class FunctionPool<E, R> {
 
 export interface MappingSettings {
   readonly batchSize: number;
+  /** MaximumBatchingWindowInSeconds: how long a batch that is not full yet waits for more (0: handed over as received). */
+  readonly batchingWindowSeconds?: number;
   readonly maxConcurrency: number;
   readonly visibilitySeconds: number;
 }
@@ -176,9 +181,24 @@ export class QueueMapping {
         await this.time.sleep(50);
         continue;
       }
-      await this.handOver({ Records: batch });
+      await this.handOver({ Records: await this.filled(batch) });
     }
     this.pollers--;
+  }
+
+  /**
+   * A batch gathered as Lambda does with a batching window: received until it is full or the
+   * window has passed since its first message. The messages' visibility runs from their own receive.
+   */
+  private async filled(batch: SQSRecord[]): Promise<SQSRecord[]> {
+    const windowMs = (this.settings.batchingWindowSeconds ?? 0) * 1000;
+    const until = this.time.now() + windowMs;
+    while (batch.length < this.settings.batchSize && this.time.now() < until) {
+      await this.time.sleep(Math.min(WINDOW_POLL_MS, until - this.time.now()));
+      const more = this.queue.receive(this.settings.batchSize - batch.length, this.settings.visibilitySeconds);
+      if (more !== 'over-limit') batch.push(...more);
+    }
+    return batch;
   }
 
   /** Invokes until accepted (a throttled invocation is retried, as Lambda does, while the messages stay hidden). */

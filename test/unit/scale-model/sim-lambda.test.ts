@@ -78,4 +78,39 @@ describe('the simulated Lambda', () => {
     assert.equal(mapping.peakPollers, 12, 'capped at MaximumConcurrency');
     assert.ok(queue.stats().deleted > 0);
   });
+
+  it('fills a batch within its batching window: full batches at once, a trickle gathered for the window', async () => {
+    const time = new ManualTime();
+    const queue = new SimQueue('q', time);
+    const sizes: number[] = [];
+    const pool = new FunctionPool<SQSEvent, SQSBatchResponse | undefined>('sender', {
+      time,
+      account: new AccountConcurrency(),
+      make: () => async (e: SQSEvent) => {
+        sizes.push(e.Records.length);
+        return { batchItemFailures: [] };
+      },
+      initMs: 0,
+    });
+    const settings = { batchSize: 100, batchingWindowSeconds: 1, maxConcurrency: 1, visibilitySeconds: 30 };
+    for (let i = 0; i < 200; i++) queue.send(`m${i}`);
+    const mapping = new QueueMapping(queue, pool, settings, time);
+    mapping.start();
+    await time.advance(100);
+    assert.deepEqual(sizes, [100, 100], 'a backlog: full batches, no wait');
+    // A trickle of 10 a second: a batch a window, holding what came in it.
+    for (let t = 0; t < 3_000; t += 100) {
+      queue.send(`t${t}`);
+      await time.advance(100);
+    }
+    await time.advance(1_000);
+    mapping.stop();
+    const trickle = sizes.slice(2);
+    assert.ok(trickle.length >= 3 && trickle.length <= 4, `batches: ${sizes.join(',')}`);
+    assert.ok(
+      trickle.every((n) => n >= 5),
+      `each batch gathered for its window, not handed over one by one: ${sizes.join(',')}`,
+    );
+    assert.equal(queue.stats().deleted, 230);
+  });
 });
