@@ -11,6 +11,17 @@ const DYNAMO_LIMITS_SAID =
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
 const s1 = (v: number) => (v >= 100 ? n(v) : v.toFixed(1));
 
+/** p50 / p99 of all; with endpoints that hang, the others' too, and theirs past the first minute when the run measured it. */
+function latencyCell(r: ScenarioResult): string {
+  const all = `${n(r.latencyP50Ms)} / ${n(r.latencyP99Ms)}`;
+  if (r.healthyP99Ms === undefined) return all;
+  const settled =
+    r.settledHealthyP99Ms !== undefined
+      ? `; after the first minute ${n(r.settledHealthyP50Ms!)} / ${n(r.settledHealthyP99Ms)}`
+      : '';
+  return `${all} (others ${n(r.healthyP50Ms!)} / ${n(r.healthyP99Ms)}${settled})`;
+}
+
 /** The sender's peak batches against its caps: the main lane's plus the slow lane's (runs recorded before: the main lane's). */
 function senderBatchesCell(r: ScenarioResult): string {
   const caps = r.senderCaps
@@ -69,7 +80,7 @@ export function renderScaleModel(
     `${n(r.scenario.publishSeconds)} + ${n(r.scenario.drainSeconds)}`,
     s1(r.meanDeliveriesPerSecond),
     `${n(r.published)} / ${n(r.delivered)} / ${n(r.undelivered)}${notDelivered(r)}${r.duplicates ? `; ${n(r.duplicates)} duplicates` : ''}`,
-    `${n(r.latencyP50Ms)} / ${n(r.latencyP99Ms)}${r.healthyP99Ms !== undefined ? ` (others ${n(r.healthyP50Ms!)} / ${n(r.healthyP99Ms)})` : ''}`,
+    latencyCell(r),
     `${s1(r.queueAgePeakSeconds)}${r.slowLaneAgePeakSeconds ? ` (slow lane ${s1(r.slowLaneAgePeakSeconds)})` : ''}`,
     `${n(r.inFlightPeak)}${r.overLimitRefusals ? ` (${n(r.overLimitRefusals)} OverLimit)` : ''}`,
     senderBatchesCell(r),

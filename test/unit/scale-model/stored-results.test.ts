@@ -94,4 +94,28 @@ describe('the scale model’s stored results', () => {
     const chart = readFileSync(join(dir, 'scale-model-delivered.svg'), 'utf8');
     assert.ok(chart.includes('spread') && !chart.includes('hanging'), 'the chart draws spread alone');
   });
+
+  it('renders the slow lane’s age, both caps and the settled latency of a run that measured them, and older runs as before', () => {
+    const older = { ...aResult('hanging', 5), healthyP50Ms: 150, healthyP99Ms: 16_000 } as ScenarioResult;
+    const newer = {
+      ...aResult('hanging', 5),
+      healthyP50Ms: 150,
+      healthyP99Ms: 16_000,
+      settledHealthyP50Ms: 140,
+      settledHealthyP99Ms: 600,
+      slowLaneAgePeakSeconds: 17.5,
+      senderCaps: { main: 400, slow: 100 },
+    } as ScenarioResult;
+    const rowOf = (result: ScenarioResult) =>
+      renderScaleModel([{ run: runAt('2026-12-06 15:00 UTC', '--only=hanging'), result }], 'full', dir, ['hanging'])
+        .split('\n')
+        .find((l) => l.startsWith('| scenario hanging |'))!;
+    const before = rowOf(older);
+    assert.match(before, /\| 150 \/ 900 \(others 150 \/ 16,000\) \| 1\.0 \| 10 \| 4 of 20 \|/);
+    const after = rowOf(newer);
+    assert.match(
+      after,
+      /\| 150 \/ 900 \(others 150 \/ 16,000; after the first minute 140 \/ 600\) \| 1\.0 \(slow lane 17\.5\) \| 10 \| 4 of 400 \+ 100 \|/,
+    );
+  });
 });
