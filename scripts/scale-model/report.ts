@@ -112,7 +112,12 @@ export function renderScaleModel(
     'swapped. Latencies: DynamoDB ' +
       `${LATENCY.dynamodbKeyMs} ms a key operation, ${LATENCY.dynamodbQueryMs} ms a query; SQS ${LATENCY.sqsMs} ms a call; ` +
       `Lambda INIT ${LATENCY.lambdaInitMs} ms; receivers 40 to 200 ms. Limits enforced: ${DYNAMO_LIMITS_SAID}; SQS 120,000 in flight per queue, ` +
-      'delays to 900 s, 10 per batch; Lambda 1,000 concurrent executions per account, an SQS mapping from 5 batches adding 300 a minute.',
+      'delays to 900 s, 10 per batch; Lambda 1,000 concurrent executions per account, an SQS mapping from 5 batches adding 300 a minute, ' +
+      'filling a batch for its batching window.',
+    '',
+    'Where endpoints hang, the latency cell gives the others’ figures too, and theirs for events published after the first minute:',
+    'a run starts cold (mappings at 5 batches, caches empty, every hanging endpoint starting to hang at once). Sender batches are',
+    'the peak against the main lane’s cap plus the slow lane’s; the queue age, the delivery queue’s, and the slow lane’s beside it.',
     ...(scale === 'full'
       ? [
           '',
