@@ -58,11 +58,11 @@ interface DeadLetterNote {
 /**
  * Subscriptions in DynamoDB, their signing secrets only ever in sealed form. The sender reads a
  * subscription at each attempt through `getCached`, a per-container cache of `cacheMs`; writes
- * through this instance drop it at once. Fan-out does not read this table: it reads the routing
+ * through this instance drop it at once (a slow or Retry-now mark updates it instead). Fan-out does not read this table: it reads the routing
  * index (dynamodb-route-store.ts), which every write that counts `routeVersion` up changes next.
  */
 export class DynamoDbSubscriptionStore implements SubscriptionStore {
-  private readonly byId = new Map<string, { at: number; item: Promise<Subscription | undefined> }>();
+  private readonly byId = new Map<string, { readonly at: number; item: Promise<Subscription | undefined> }>();
   /** Per subscription: the dead-letter note being written, and the notes waiting to go next as one write. */
   private readonly deadLetterNotes = new Map<
     string,
@@ -440,8 +440,22 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     return this.moveLater(id, 'retriedNowAt', atIso);
   }
 
-  /** Sets an instant attribute of a row that exists, only ever later: a write carrying an earlier instant changes nothing. */
+  /**
+   * Sets an instant attribute of a row that exists, only ever later: a write carrying an earlier
+   * instant changes nothing. The container's cached copy takes the mark too, so its next
+   * deliveries see it at once (a slow mark: they take the slow lane) instead of when the cache
+   * runs out; the copy's age is not renewed, so every other field is as fresh as it was.
+   */
   private async moveLater(id: string, attribute: 'slowUntil' | 'retriedNowAt', atIso: string): Promise<void> {
+    await this.writeLater(id, attribute, atIso);
+    const hit = this.byId.get(id);
+    if (hit)
+      hit.item = hit.item.then((s) =>
+        s && (s[attribute] === undefined || s[attribute] < atIso) ? { ...s, [attribute]: atIso } : s,
+      );
+  }
+
+  private async writeLater(id: string, attribute: 'slowUntil' | 'retriedNowAt', atIso: string): Promise<void> {
     try {
       await this.db.send(
         new UpdateCommand({

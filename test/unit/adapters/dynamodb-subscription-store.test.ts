@@ -194,4 +194,29 @@ describe('DynamoDbSubscriptionStore.markRetriedNow and markSlow', () => {
         },
       );
     });
+
+  it('a mark written through the store is in its cached copy at once, and the copy still runs out when it would have', async () => {
+    let now = 1_000_000;
+    const store = new DynamoDbSubscriptionStore(
+      DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
+      TABLE,
+      5000,
+      () => now,
+    );
+    ddbMock.on(GetCommand).resolves({ Item: ITEM });
+    ddbMock.on(UpdateCommand).resolves({});
+    assert.equal((await store.getCached('sub_1'))?.slowUntil, undefined);
+
+    now += 1000;
+    await store.markSlow('sub_1', '2026-12-01T12:10:00.000Z');
+    assert.equal((await store.getCached('sub_1'))?.slowUntil, '2026-12-01T12:10:00.000Z');
+    // An earlier mark (one that lost the race) does not move the copy back.
+    await store.markSlow('sub_1', '2026-12-01T12:05:00.000Z');
+    assert.equal((await store.getCached('sub_1'))?.slowUntil, '2026-12-01T12:10:00.000Z');
+    assert.equal(ddbMock.commandCalls(GetCommand).length, 1, 'read once, within the cache time');
+
+    now += 4500;
+    await store.getCached('sub_1');
+    assert.equal(ddbMock.commandCalls(GetCommand).length, 2, 'the copy ran out 5 s after its read, not after the mark');
+  });
 });
