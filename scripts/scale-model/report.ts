@@ -158,8 +158,10 @@ export function renderScaleModel(
     ...replays.flatMap((r) => [
       `Bulk replay (${r.scenario.key}): ${n(r.replay!.replayed)} of ${n(r.scenario.replayDeadLetters ?? 0)} dead letters delivered` +
         (r.replay!.finishedAfterSeconds !== undefined
-          ? ` within ${s1(r.replay!.finishedAfterSeconds)} s of the request.`
-          : ' by the end of the run.'),
+          ? ` within ${s1(r.replay!.finishedAfterSeconds)} s of the request`
+          : ' by the end of the run') +
+        ` (${r.scenario.replayWindowSeconds === 0 ? 'all due at once' : `spread over a ${n(r.scenario.replayWindowSeconds ?? 300)} s window`}; ` +
+        "the row's latency counts from each dead letter's first publish, before the run).",
       '',
     ]),
     ...limited.map(
