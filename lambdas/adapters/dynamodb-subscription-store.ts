@@ -58,8 +58,9 @@ interface DeadLetterNote {
 /**
  * Subscriptions in DynamoDB, their signing secrets only ever in sealed form. The sender reads a
  * subscription at each attempt through `getCached`, a per-container cache of `cacheMs`; writes
- * through this instance drop it at once (a slow or Retry-now mark updates it instead). Fan-out does not read this table: it reads the routing
- * index (dynamodb-route-store.ts), which every write that counts `routeVersion` up changes next.
+ * through this instance drop it at once (a slow or Retry-now mark updates it instead). Fan-out
+ * does not read this table: it reads the routing index (dynamodb-route-store.ts), which every
+ * write that counts `routeVersion` up changes next.
  */
 export class DynamoDbSubscriptionStore implements SubscriptionStore {
   private readonly byId = new Map<string, { readonly at: number; item: Promise<Subscription | undefined> }>();

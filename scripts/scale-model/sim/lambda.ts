@@ -13,15 +13,15 @@ import type { SimTime } from './time.ts';
  *   while messages wait, to at most 1,250, or its MaximumConcurrency
  *   (https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html, "Scaling and processing").
  */
-/** How often a batch filling within its window receives again (Lambda's pollers long-poll; a few receives a second is what they cost). */
-const WINDOW_POLL_MS = 200;
-
 export const LAMBDA_LIMITS = {
   accountConcurrency: 1_000,
   mappingInitialBatches: 5,
   mappingScaleUpPerMinute: 300,
   mappingMaxBatches: 1_250,
 } as const;
+
+/** How often a batch filling within its window receives again (Lambda's pollers long-poll; a few receives a second is what they cost). */
+const WINDOW_POLL_MS = 200;
 
 /** The account's unreserved concurrency, shared by every function without a reservation. */
 export class AccountConcurrency {
