@@ -9,7 +9,7 @@ import { FULL_DEAD_LETTERS, FULL_PUBLISH_MINUTES, scenarios } from './scenarios.
 import { storedResults, storeResult, type StoredResult } from './stored-results.ts';
 
 /**
- * `npm run scale-model [-- --quick] [-- --only=spread,hanging] [-- --minutes=10] [-- --dead-letters=1000000] [-- --render]`:
+ * `npm run scale-model [-- --quick] [-- --only=spread,hanging] [-- --minutes=10] [-- --dead-letters=1000000] [-- --env=NAME=VALUE] [-- --render]`:
  * every scenario on its own model,
  * one after another; prints each as it ends. At full size (the default minutes and dead letters)
  * each scenario is recorded as it ends (stored-results.ts), and the scale-model area of
@@ -39,7 +39,24 @@ function numberOption(name: string, fallback: number): number {
 // and the bulk replay's dead letters (1,000,000): a full-size run takes hours on a small machine.
 const publishMinutes = numberOption('minutes', FULL_PUBLISH_MINUTES);
 const deadLetters = numberOption('dead-letters', FULL_DEAD_LETTERS);
-const fullSize = !quick && publishMinutes === FULL_PUBLISH_MINUTES && deadLetters === FULL_DEAD_LETTERS;
+/**
+ * `--env=NAME=VALUE`, repeatable: a deployment setting (a function's environment variable) for
+ * every chosen scenario, on top of its own, to see what a setting moves; such a run records nothing.
+ */
+const envOverrides = Object.fromEntries(
+  process.argv
+    .filter((a) => a.startsWith('--env='))
+    .map((a) => {
+      const [, name, value] = /^--env=([A-Z][A-Z0-9_]*)=(.*)$/.exec(a) ?? [];
+      if (name === undefined) {
+        console.error(`--env takes NAME=VALUE with an upper-case variable name, not '${a.slice('--env='.length)}'`);
+        process.exit(2);
+      }
+      return [name, value!];
+    }),
+);
+const overridden = Object.keys(envOverrides).length > 0;
+const fullSize = !quick && !overridden && publishMinutes === FULL_PUBLISH_MINUTES && deadLetters === FULL_DEAD_LETTERS;
 // Taken before the first scenario: a commit made while a long run goes on is not the code it ran.
 const commit = currentCommit();
 const runOf = (): Run => ({
@@ -48,9 +65,9 @@ const runOf = (): Run => ({
   command: commandLine('scale-model'),
   machine: describeMachine(),
 });
-const chosen = scenarios(quick ? 'quick' : 'full', publishMinutes, deadLetters).filter(
-  (s) => !renderOnly && (!only || only.includes(s.key)),
-);
+const chosen = scenarios(quick ? 'quick' : 'full', publishMinutes, deadLetters)
+  .filter((s) => !renderOnly && (!only || only.includes(s.key)))
+  .map((s) => (overridden ? { ...s, env: { ...s.env, ...envOverrides } } : s));
 if (only && !renderOnly && chosen.length !== only.length) {
   console.error(
     `unknown scenario in --only: the scenarios are ${scenarios('full')
