@@ -63,7 +63,7 @@ interface DeadLetterNote {
  * write that counts `routeVersion` up changes next.
  */
 export class DynamoDbSubscriptionStore implements SubscriptionStore {
-  private readonly byId = new Map<string, { readonly at: number; item: Promise<Subscription | undefined> }>();
+  private readonly byId = new Map<string, { readonly at: number; readonly item: Promise<Subscription | undefined> }>();
   /** Per subscription: the dead-letter note being written, and the notes waiting to go next as one write. */
   private readonly deadLetterNotes = new Map<
     string,
@@ -123,15 +123,17 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     const hit = this.byId.get(id);
     if (hit && this.now() - hit.at < this.cacheMs) return hit.item;
     const item = this.readForSending(id);
-    if (this.cacheMs > 0) {
-      // Bounded: a sender serving more subscriptions than this re-reads the oldest, nothing worse.
-      setBounded(this.byId, id, { at: this.now(), item }, 10_000);
-      // A failed read is not kept: the next caller reads again.
-      item.catch(() => {
-        if (this.byId.get(id)?.item === item) this.byId.delete(id);
-      });
-    }
+    if (this.cacheMs > 0) this.keep(id, this.now(), item);
     return item;
+  }
+
+  /** A cached copy read at `at`. Bounded: a sender serving more subscriptions than this re-reads the oldest, nothing worse. */
+  private keep(id: string, at: number, item: Promise<Subscription | undefined>): void {
+    setBounded(this.byId, id, { at, item }, 10_000);
+    // A failed read is not kept: the next caller reads again.
+    item.catch(() => {
+      if (this.byId.get(id)?.item === item) this.byId.delete(id);
+    });
   }
 
   /**
@@ -451,8 +453,12 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     await this.writeLater(id, attribute, atIso);
     const hit = this.byId.get(id);
     if (hit)
-      hit.item = hit.item.then((s) =>
-        s && (s[attribute] === undefined || s[attribute] < atIso) ? { ...s, [attribute]: atIso } : s,
+      this.keep(
+        id,
+        hit.at,
+        hit.item.then((s) =>
+          s && (s[attribute] === undefined || s[attribute] < atIso) ? { ...s, [attribute]: atIso } : s,
+        ),
       );
   }
 

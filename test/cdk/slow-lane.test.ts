@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Duration } from 'aws-cdk-lib';
-import { EVENT_SOURCES, FUNCTIONS, type FunctionKey, QUEUES } from '../../lambdas/config/topology.ts';
+import {
+  EVENT_SOURCES,
+  FUNCTIONS,
+  type FunctionKey,
+  QUEUES,
+  slowLaneMaxConcurrencyFor,
+} from '../../lambdas/config/topology.ts';
 import { SLOW_LANE } from '../../lambdas/domain/slow-lane.ts';
 import { InvalidPropError } from '../../lib/errors.ts';
 import { findTopologyResource } from '../../lib/topology-metadata.ts';
@@ -9,6 +15,7 @@ import { WebhookDelivery } from '../../lib/webhook-delivery.ts';
 import { bareStack, defaultHookline, resourcesOfType, synthHookline } from './helpers/synth.ts';
 
 const slowSource = EVENT_SOURCES.find((s) => s.queue === 'slowDelivery')!;
+const mainSource = EVENT_SOURCES.find((s) => s.queue === 'delivery')!;
 
 describe('the slow lane: its own queue, consumed by the sender with a cap of its own', () => {
   const { template, json } = defaultHookline();
@@ -35,7 +42,8 @@ describe('the slow lane: its own queue, consumed by the sender with a cap of its
       BatchSize: slowSource.batchSize,
       MaximumBatchingWindowInSeconds: slowSource.maxBatchingWindowSeconds,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: slowSource.maxConcurrency },
+      // The default cap follows the main lane's default.
+      ScalingConfig: { MaximumConcurrency: slowLaneMaxConcurrencyFor(mainSource.maxConcurrency) },
     });
   });
 

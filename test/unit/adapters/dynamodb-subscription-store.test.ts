@@ -219,4 +219,27 @@ describe('DynamoDbSubscriptionStore.markRetriedNow and markSlow', () => {
     await store.getCached('sub_1');
     assert.equal(ddbMock.commandCalls(GetCommand).length, 2, 'the copy ran out 5 s after its read, not after the mark');
   });
+
+  it('a mark on a copy whose read then fails keeps no failed copy: the next caller reads again', async () => {
+    const store = new DynamoDbSubscriptionStore(
+      DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
+      TABLE,
+      5000,
+      () => 1_000_000,
+    );
+    let fail!: (e: Error) => void;
+    ddbMock
+      .on(GetCommand)
+      .callsFakeOnce(() => new Promise((_, reject) => (fail = reject)))
+      .resolves({ Item: ITEM });
+    ddbMock.on(UpdateCommand).resolves({});
+    const pending = store.getCached('sub_1');
+    await store.markSlow('sub_1', '2026-12-01T12:10:00.000Z');
+    fail(new Error('throttled'));
+    await assert.rejects(pending, /throttled/);
+    await new Promise((r) => setImmediate(r));
+
+    assert.equal((await store.getCached('sub_1'))?.state, 'active');
+    assert.equal(ddbMock.commandCalls(GetCommand).length, 2);
+  });
 });
