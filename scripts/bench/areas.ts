@@ -14,6 +14,7 @@ export type AreaKey =
   | 'routing'
   | 'cold'
   | 'chaos'
+  | 'chaos-dynamodb-local'
   | 'scale-model';
 
 export interface Area {
@@ -28,6 +29,9 @@ export interface Area {
 
 /** The chaos report's heading (it has no figures in it). */
 export const CHAOS_HEADING = '### Chaos: SIGKILLs, a queue purge and a misbehaving receiver';
+/** The same report with the runtime on DynamoDB Local (`npm run chaos -- --dynamodb-local`). */
+export const CHAOS_DYNAMODB_LOCAL_HEADING =
+  '### Chaos on DynamoDB Local: SIGKILLs, a queue purge and a misbehaving receiver';
 
 interface MarkdownTable {
   readonly header: readonly string[];
@@ -174,8 +178,15 @@ export const AREAS: readonly Area[] = [
   },
   {
     key: 'chaos',
-    heading: '### Chaos',
+    // The whole heading: the one on DynamoDB Local starts with "### Chaos" too.
+    heading: CHAOS_HEADING,
     trendColumn: 'chaos: lost / duplicates (% of delivered)',
+    headline: chaosHeadline,
+  },
+  {
+    key: 'chaos-dynamodb-local',
+    heading: CHAOS_DYNAMODB_LOCAL_HEADING,
+    trendColumn: 'chaos on DynamoDB Local: lost / duplicates',
     headline: chaosHeadline,
   },
   {

@@ -28,7 +28,7 @@ the date it was measured: areas can come from different runs. \`npm run bench\` 
 for a short run, \`-- --only=cost,overhead,e2e,retry,notices,rate-limit,routing,cold\` for some
 areas) measures cost, engine overhead, the local runtime end to end, retry timing, failure
 notices, the rate limit, fan-out routing and cold start; \`npm run chaos\` (\`-- --quick\`) runs
-the reliability harness. A run replaces the sections of the areas it measured, leaves the others
+the reliability harness, on the embedded dynalite or (\`-- --dynamodb-local\`) on Amazon's DynamoDB Local. A run replaces the sections of the areas it measured, leaves the others
 as they are, and adds a row to the [Trend](#trend) table at the end. Earlier figures, and every
 run's full sections, are in git history (\`git log -p BENCHMARKS.md\`). The charts in
 \`benchmarks/\` are redrawn by the run that measures their area.

@@ -1,4 +1,4 @@
-import { CHAOS_HEADING } from '../bench/areas.ts';
+import { CHAOS_DYNAMODB_LOCAL_HEADING, CHAOS_HEADING } from '../bench/areas.ts';
 import { table } from '../bench/benchmarks-file.ts';
 import type { ChaosOptions, ChaosReport } from './run-chaos.ts';
 
@@ -6,14 +6,17 @@ import type { ChaosOptions, ChaosReport } from './run-chaos.ts';
 export function renderChaos(r: ChaosReport, options: ChaosOptions): string {
   const pct = (n: number) => `${(n * 100).toFixed(2)} %`;
   return [
-    CHAOS_HEADING,
+    options.dynamodbEndpoint ? CHAOS_DYNAMODB_LOCAL_HEADING : CHAOS_HEADING,
     '',
     `${r.events} events fanned out to ${options.fanOut} endpoints on one loopback receiver that fails at random ` +
       `(500, 503 + Retry-After, timeouts past the ${options.senderTimeoutMs} ms attempt timeout, connection resets, slow answers, ` +
       `200 with a 10 MB body, 302 redirects, rare 422), while the local runtime (\`local/main.ts\` as a child process) was ` +
       `SIGKILLed and restarted every ${options.killEveryMs[0] / 1000}-${options.killEveryMs[1] / 1000} s during publishing ` +
       `and the delivery queue was purged once. Retry policy: \`${JSON.stringify(options.retryPolicy)}\`; sweeper every 1 s, grace ${options.sweepGraceSeconds} s. ` +
-      'The producer retries each publish with the same event id until it is accepted.',
+      'The producer retries each publish with the same event id until it is accepted. ' +
+      (options.dynamodbEndpoint
+        ? "The runtime's DynamoDB is Amazon's DynamoDB Local, a process of its own that the kills do not touch (SQS and S3 stay on the embedded fauxqs)."
+        : "The runtime's DynamoDB is the embedded dynalite, killed with it."),
     '',
     table(
       ['figure', 'value'],

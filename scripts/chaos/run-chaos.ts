@@ -14,6 +14,7 @@ import { duplicateCauses, type DuplicateCauses } from './duplicates.ts';
 import { seededRandom } from './random.ts';
 import { RuntimeProcess, type RuntimeEndpoints } from './runtime-process.ts';
 import { freePortBlock } from '#test/main-process.ts';
+import { DUMMY_CREDENTIALS } from '../dynamodb-local.ts';
 
 export interface ChaosOptions {
   readonly events: number;
@@ -38,6 +39,11 @@ export interface ChaosOptions {
   readonly keepDataOnLoss?: boolean;
   /** The runtime's log level (default ERROR). */
   readonly logLevel?: string;
+  /**
+   * An external DynamoDB for the runtime (DynamoDB Local): it outlives every SIGKILL, unlike the
+   * embedded dynalite, which dies with the runtime between a write's item and its index entries.
+   */
+  readonly dynamodbEndpoint?: string;
 }
 
 export interface ChaosReport {
@@ -157,6 +163,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     HOOKLINE_SWEEP_GRACE_SECONDS: String(options.sweepGraceSeconds),
     HOOKLINE_SWEEP_INTERVAL_MS: '1000',
     HOOKLINE_LOG_LEVEL: options.logLevel ?? 'ERROR',
+    ...(options.dynamodbEndpoint
+      ? { ...DUMMY_CREDENTIALS, AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL_DYNAMODB: options.dynamodbEndpoint }
+      : {}),
   });
   let db: DynamoDBClient | undefined;
   let keep = false;

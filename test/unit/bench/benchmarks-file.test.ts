@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { AREAS, CHAOS_HEADING, type AreaKey } from '../../../scripts/bench/areas.ts';
+import { AREAS, CHAOS_HEADING, areaOfHeading, type AreaKey } from '../../../scripts/bench/areas.ts';
 import {
   BenchmarksFileError,
   TREND_COLUMNS,
@@ -280,6 +280,13 @@ describe('BENCHMARKS.md: one section per area', () => {
         ),
       },
       { key: 'chaos', markdown: renderChaos(chaos, FULL_CHAOS) },
+      {
+        key: 'chaos-dynamodb-local',
+        markdown: renderChaos(
+          { ...chaos, duplicates: 12, duplicateRate: 0.002 },
+          { ...FULL_CHAOS, dynamodbEndpoint: 'http://127.0.0.1:8000' },
+        ),
+      },
     ];
     const headline = (key: AreaKey) =>
       AREAS.find((a) => a.key === key)!.headline(measured.find((m) => m.key === key)!.markdown);
@@ -292,6 +299,12 @@ describe('BENCHMARKS.md: one section per area', () => {
     assert.equal(headline('routing'), '1.50 / 2.00');
     assert.equal(headline('cold'), '399 KB / 188');
     assert.equal(headline('chaos'), '0 / 95 (1.60 %)');
+    // The run on DynamoDB Local is an area of its own, though its heading starts as the other's does.
+    assert.equal(headline('chaos-dynamodb-local'), '0 / 12 (0.20 %)');
+    const chaosOn = (key: AreaKey) => measured.find((m) => m.key === key)!.markdown.split('\n')[0]!;
+    assert.equal(areaOfHeading(chaosOn('chaos'))?.key, 'chaos');
+    assert.equal(areaOfHeading(chaosOn('chaos-dynamodb-local'))?.key, 'chaos-dynamodb-local');
+    assert.match(measured.find((m) => m.key === 'chaos-dynamodb-local')!.markdown, /Amazon's DynamoDB Local/);
 
     // A run of two areas: its row has their figures in their columns and nothing in the others.
     const text = updateBenchmarks(
