@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  PutItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { localResourceName } from '#config/topology.ts';
+import { waitForActive, type TableWait } from './provision.ts';
+
+/**
+ * A table's inserts as the runtime's stand-in for its DynamoDB stream records them: the embedded
+ * dynalite has no streams, so a write-ahead entry goes into a table of the same store before
+ * each insert, and a ChangeFeedPoller turns the entries whose insert took place into records.
+ */
+export interface ChangeFeed {
+  /** The local-only table holding the entries (ensureFeedTable); not in the topology: AWS has a stream. */
+  readonly feedTable: string;
+  /** The table whose inserts are recorded; its name is also the entries' partition, so feeds can share a table. */
+  readonly watchedTable: string;
+  /** The watched table's partition key (the events table: `id`); a table with a sort key is not supported. */
+  readonly keyAttribute: string;
+  /**
+   * An attribute each insert attempt sets to a value of its own (events: `createdAt`, set at
+   * publish): the item carrying an entry's stamp is that entry's insert, not an earlier or later one.
+   */
+  readonly stampAttribute: string;
+}
+
+/** The local name of the feed table under a resource prefix, next to the topology's tables. */
+export function feedTableName(prefix = ''): string {
+  return localResourceName({ localName: 'hookline-local-change-feed' }, prefix);
+}
+
+/** Creates the feed table if it is missing (idempotent, also when two processes race) and waits until it is ACTIVE. */
+export async function ensureFeedTable(db: DynamoDBClient, table: string, wait?: TableWait): Promise<void> {
+  try {
+    await db.send(new DescribeTableCommand({ TableName: table }));
+  } catch (error) {
+    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+    try {
+      await db.send(
+        new CreateTableCommand({
+          TableName: table,
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: [
+            { AttributeName: 'feed', AttributeType: 'S' },
+            { AttributeName: 'seq', AttributeType: 'S' },
+          ],
+          KeySchema: [
+            { AttributeName: 'feed', KeyType: 'HASH' },
+            { AttributeName: 'seq', KeyType: 'RANGE' },
+          ],
+        }),
+      );
+    } catch (created) {
+      if ((created as Error).name !== 'ResourceInUseException') throw created;
+    }
+  }
+  await waitForActive(db, table, wait);
+}
+
+/** One recorded insert attempt. */
+export interface FeedEntry {
+  /** The sort key, also the record's SequenceNumber: entries sort by the time they were written. */
+  readonly seq: string;
+  /** When the entry was written, epoch ms: its age decides when an insert that never landed is given up. */
+  readonly at: number;
+  readonly key: Record<string, AttributeValue>;
+  readonly stamp: AttributeValue;
+}
+
+/**
+ * `<epoch ms, 15 digits>#<item id>#<random>`. The random tail is not decoration: two attempts
+ * at one id in the same millisecond would otherwise share a key, and the second entry would
+ * overwrite the first — losing the record if the first was the insert that took place.
+ */
+export function entrySeq(at: number, id: string): string {
+  return `${String(at).padStart(15, '0')}#${id}#${randomBytes(4).toString('hex')}`;
+}
+
+export async function writeEntry(db: DynamoDBClient, feed: ChangeFeed, entry: FeedEntry): Promise<void> {
+  await db.send(
+    new PutItemCommand({
+      TableName: feed.feedTable,
+      Item: {
+        feed: { S: feed.watchedTable },
+        seq: { S: entry.seq },
+        at: { N: String(entry.at) },
+        key: { M: entry.key },
+        stamp: entry.stamp,
+      },
+    }),
+  );
+}
+
+export function entryFromItem(item: Record<string, AttributeValue>): FeedEntry {
+  return { seq: item.seq!.S!, at: Number(item.at!.N), key: item.key!.M!, stamp: item.stamp! };
+}
+
+/** Whether two stamps are the same value (S, N or B; a stamp of another type compares by its JSON). */
+export function sameStamp(a: AttributeValue | undefined, b: AttributeValue): boolean {
+  if (!a) return false;
+  if (a.S !== undefined || b.S !== undefined) return a.S === b.S;
+  if (a.N !== undefined || b.N !== undefined)
+    return a.N !== undefined && b.N !== undefined && Number(a.N) === Number(b.N);
+  if (a.B !== undefined || b.B !== undefined)
+    return a.B !== undefined && b.B !== undefined && Buffer.from(a.B).equals(Buffer.from(b.B));
+  return JSON.stringify(a) === JSON.stringify(b);
+}
