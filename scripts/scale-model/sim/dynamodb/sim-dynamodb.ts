@@ -15,6 +15,7 @@ import { applyUpdate, evaluate, type Placeholders, project } from './expression-
 import { type Condition, parseCondition, parseProjection, parseUpdate, type PathNode } from './expression-parser.ts';
 import { itemSize, MAX_ITEM_BYTES } from './item-size.ts';
 import { callerName } from '../caller.ts';
+import { type StreamOptions, TableStream } from './stream.ts';
 import { type CapacityUse, type Entry, type SimIndex, SimTable, type UsageStats } from './table.ts';
 import { compareScalars, compareStrings, copyItem, type Item, keyString } from './values.ts';
 
@@ -148,6 +149,24 @@ export class SimDynamoDB {
     const t = new SimTable(def, name);
     t.createdAt = this.time.now();
     this.tables.set(name, t);
+  }
+
+  /**
+   * Turns on the table's stream (a table has at most one). It sees the writes made from now on,
+   * and goes when the table does. The sim has no TransactWriteItems and performs no TTL deletes,
+   * so every change reaches it through the four write calls.
+   */
+  enableStream(tableName: string, options: StreamOptions): TableStream {
+    const t = this.table(tableName);
+    if (t.stream) throw new SimDynamoError('ValidationException', `Table already has an enabled stream: ${tableName}`);
+    t.stream = new TableStream(t.name, t.keyNames, this.time, options);
+    return t.stream;
+  }
+
+  stream(tableName: string): TableStream {
+    const s = this.table(tableName).stream;
+    if (!s) throw new SimDynamoError('ValidationException', `Table has no stream: ${tableName}`);
+    return s;
   }
 
   /**

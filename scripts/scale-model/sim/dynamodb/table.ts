@@ -9,6 +9,7 @@ import type { IndexDef, KeyDef, TableDef } from '#config/topology.ts';
 import { validation } from './errors.ts';
 import { itemSize } from './item-size.ts';
 import { KeyMeters, Meter } from './capacity.ts';
+import type { TableStream } from './stream.ts';
 import { compareScalars, compareStrings, deepEqual, type Item, keyString, typeOf } from './values.ts';
 
 interface Entry {
@@ -168,6 +169,8 @@ export class SimTable {
   readonly keyNames: readonly string[];
   itemCount = 0;
   createdAt = 0;
+  /** Set by SimDynamoDB.enableStream: every stored change passes through write(), so it is told there. */
+  stream: TableStream | undefined;
 
   constructor(
     readonly def: TableDef,
@@ -277,6 +280,7 @@ export class SimTable {
         index.store.put(ipk, entry);
       }
     }
+    this.stream?.append(key, old, next);
   }
 }
 
