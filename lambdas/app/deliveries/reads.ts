@@ -4,7 +4,7 @@ import { STATE } from '#domain/states.ts';
 import type { DeliveryPage, SubscriptionPageRequest } from '#ports/delivery-store.ts';
 import type { Deps } from '#app/deps.ts';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '#ports/page.ts';
-import { listKeyOf } from '#domain/ids.ts';
+import { idOfListKey, isDeliveryOf, listKeyOf } from '#domain/ids.ts';
 import { unwrittenByIds, unwrittenOfSubscription, type UnwrittenDeps } from './unwritten.ts';
 
 /**
@@ -65,6 +65,9 @@ interface Position {
 
 const encode = (p: Position): string => encodeCursor(p)!;
 
+/** Sorts after every listing key: where a newest-first walk starts ('' starts an oldest-first one). */
+const PAST_EVERY_KEY = '\uffff';
+
 function decode(cursor: string | undefined): Position | undefined {
   const value = decodeCursor<{ c?: unknown; k?: unknown }>(cursor);
   if (value === undefined) return undefined;
@@ -86,6 +89,16 @@ export async function listSubscriptionDeliveries(
   request: SubscriptionPageRequest,
 ): Promise<DeliveryPage> {
   const at = decode(request.cursor);
+  // A place a delivery not yet written gave carries no store cursor for the store to refuse:
+  // its key must be one of this subscription's (or a page's start, past every key).
+  if (
+    at &&
+    at.c === undefined &&
+    at.k !== '' &&
+    at.k !== PAST_EVERY_KEY &&
+    !isDeliveryOf(idOfListKey(at.k), request.subscriptionId)
+  )
+    throw new InvalidCursorError();
   const newest = request.order !== 'oldest';
   const inOrder = (a: string, b: string) => (newest ? a > b : a < b);
   const afterCursor = (key: string) => at === undefined || inOrder(at.k, key);
@@ -125,6 +138,9 @@ export async function listSubscriptionDeliveries(
   // Nothing handed out (every row here was handed out before, as not yet written): go on from the store's next page.
   const next =
     itemCursors.at(-1) ??
-    encode({ ...(page.nextCursor !== undefined ? { c: page.nextCursor } : {}), k: at?.k ?? (newest ? '\uffff' : '') });
+    encode({
+      ...(page.nextCursor !== undefined ? { c: page.nextCursor } : {}),
+      k: at?.k ?? (newest ? PAST_EVERY_KEY : ''),
+    });
   return { items, itemCursors, nextCursor: next };
 }

@@ -253,6 +253,23 @@ describe('deliveries published but not yet written', () => {
       );
     }
   });
+
+  it("refuses another subscription's cursor that a delivery not yet written gave (no store cursor in it)", async () => {
+    const deps = withSubscription();
+    await publishAt(deps, 'evt_1');
+    const [cursorOfB] = (await listSubscriptionDeliveries(deps, { subscriptionId: 'sub_b', limit: 1 })).itemCursors;
+    assert.ok(cursorOfB);
+
+    await assert.rejects(
+      listSubscriptionDeliveries(deps, { subscriptionId: 'sub_a', limit: 5, cursor: cursorOfB }),
+      InvalidCursorError,
+    );
+    // Its own subscription goes on from it.
+    assert.deepEqual(
+      (await listSubscriptionDeliveries(deps, { subscriptionId: 'sub_b', limit: 5, cursor: cursorOfB })).items,
+      [],
+    );
+  });
 });
 
 /** Every page of sub_a's deliveries under `filter`, newest first; no page holds more than `limit`. */
