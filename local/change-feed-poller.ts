@@ -36,6 +36,12 @@ export interface ChangeFeedPollerOptions {
 interface Ready {
   readonly entry: FeedEntry;
   readonly item: Record<string, AttributeValue>;
+  /**
+   * Other entries of the same insert: attempts that carried the same stamp (a publish batch that
+   * holds one event id twice puts it twice, in one millisecond, with one creation time), of which
+   * one landed. One record for all, and all of them go with it.
+   */
+  readonly twins: FeedEntry[];
 }
 
 /**
@@ -115,7 +121,7 @@ export class ChangeFeedPoller {
     const { ready, givenUp, full } = await this.collect(now);
     let handled = ready.length;
     if (ready.length > 0) handled = await this.invoke(ready);
-    await this.remove([...ready.slice(0, handled).map((r) => r.entry), ...givenUp]);
+    await this.remove([...ready.slice(0, handled).flatMap((r) => [r.entry, ...r.twins]), ...givenUp]);
     if (handled < ready.length) return this.options.retryDelayMs ?? 500;
     return full ? 0 : (this.options.pollIntervalMs ?? 200);
   }
@@ -124,6 +130,7 @@ export class ChangeFeedPoller {
   private async collect(now: number): Promise<{ ready: Ready[]; givenUp: FeedEntry[]; full: boolean }> {
     const { dynamodb, feed } = this.options;
     const ready: Ready[] = [];
+    const byInsert = new Map<string, Ready>();
     const givenUp: FeedEntry[] = [];
     let start: Record<string, AttributeValue> | undefined;
     do {
@@ -151,7 +158,15 @@ export class ChangeFeedPoller {
       for (const [i, entry] of entries.entries()) {
         const item = items[i];
         if (item && sameStamp(item[feed.stampAttribute], entry.stamp)) {
-          ready.push({ entry, item });
+          const insert = JSON.stringify([entry.key, entry.stamp]);
+          const first = byInsert.get(insert);
+          if (first) {
+            first.twins.push(entry);
+            continue;
+          }
+          const r: Ready = { entry, item, twins: [] };
+          byInsert.set(insert, r);
+          ready.push(r);
           if (ready.length === this.batchSize) return { ready, givenUp, full: true };
         } else if (now - entry.at >= this.settleMs) givenUp.push(entry);
       }

@@ -314,6 +314,29 @@ describe('the change feed: the runtime stand-in for the events table stream', ()
     }
   });
 
+  it('hands one insert tried twice with the same stamp (an event id twice in one publish batch) over once', async () => {
+    const feed = await freshFeed();
+    const writer = recordedClient(store, feed);
+    try {
+      const tries = await Promise.allSettled([
+        writer.send(insert(feed.watchedTable, 'evt_twice', 'same')),
+        writer.send(insert(feed.watchedTable, 'evt_twice', 'same')),
+      ]);
+      assert.deepEqual(tries.map((t) => t.status).sort(), ['fulfilled', 'rejected'], 'one landed, one was refused');
+      assert.equal(await entriesLeft(store.db, feed), 2, 'each try wrote its entry first');
+      const seen = collector();
+      const p = poller(store, feed, { handler: seen.handler, settleMs: 60_000 });
+      try {
+        await waitFor('both entries gone', async () => (await entriesLeft(store.db, feed)) === 0);
+      } finally {
+        await p.stop();
+      }
+      assert.deepEqual(seen.ids(), ['evt_twice'], 'one record for the insert, its twin deleted with it');
+    } finally {
+      writer.destroy();
+    }
+  });
+
   it('gives a throwing handler the same records again until it succeeds', async () => {
     const feed = await freshFeed();
     for (const id of ['a', 'b', 'c']) await store.db.send(insert(feed.watchedTable, id, 's'));
