@@ -17,6 +17,7 @@ export type TopologyId =
   | `redrive/${QueueKey}`
   | `function/${FunctionKey}`
   | `event-source/${QueueKey}`
+  | `stream-source/${TableKey}`
   | `schedule/${FunctionKey}/${number}`;
 
 /** Stamps `id` on the construct's CloudFormation resource (its default child, or itself). */

@@ -456,6 +456,7 @@ export class WebhookDelivery extends Construct {
       queues: this.queues.all,
       sender: sender.handler.function,
       sweeper: sweeper.handler.function,
+      fanOut: ingest.handler.function,
       api: this.api,
       deliveryQueueMaxAge: props.deliveryQueueMaxAge,
       apiServerErrorPercent: props.apiServerErrorPercent,

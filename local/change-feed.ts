@@ -6,7 +6,7 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { localResourceName } from '#config/topology.ts';
+import { localResourceName, TABLES } from '#config/topology.ts';
 import { waitForActive, type TableWait } from './provision.ts';
 
 /**
@@ -28,9 +28,26 @@ export interface ChangeFeed {
   readonly stampAttribute: string;
 }
 
+/** The events table's feed, as the local runtime records and reads it: inserts told apart by their `createdAt`. */
+export function eventsFeed(prefix = ''): ChangeFeed {
+  return {
+    feedTable: feedTableName(prefix),
+    watchedTable: localResourceName(TABLES.events, prefix),
+    keyAttribute: 'id',
+    stampAttribute: 'createdAt',
+  };
+}
+
+/** Whether a table is a change feed's (what a meter of AWS calls leaves out: a stream is free to read for Lambda). */
+export function isFeedTable(name: string): boolean {
+  return name.endsWith(FEED_TABLE);
+}
+
+const FEED_TABLE = 'hookline-local-change-feed';
+
 /** The local name of the feed table under a resource prefix, next to the topology's tables. */
 export function feedTableName(prefix = ''): string {
-  return localResourceName({ localName: 'hookline-local-change-feed' }, prefix);
+  return localResourceName({ localName: FEED_TABLE }, prefix);
 }
 
 /** Creates the feed table if it is missing (idempotent, also when two processes race) and waits until it is ACTIVE. */

@@ -34,6 +34,7 @@ import { createAuthorizerHandler } from '#handlers/authorizer.ts';
 import { inProcessAuthenticator } from '#handlers/api/in-process-auth.ts';
 import { bearerGrants } from '#app/credentials/bearer-grants.ts';
 import { InvalidEnvironmentError } from '#config/errors.ts';
+import { createFanOutHandler } from '#handlers/fan-out.ts';
 import { createIngestHandler } from '#handlers/ingest.ts';
 import type { Observability } from '#handlers/observability.ts';
 import { createReplayHandler } from '#handlers/replay.ts';
@@ -50,6 +51,9 @@ import { chooseLogFormat, localLogger, type LogFormat } from './local-logger.ts'
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MemoryMetrics } from './memory-metrics.ts';
 import { QueuePoller } from './poller.ts';
+import { ensureFeedTable, eventsFeed } from './change-feed.ts';
+import { ChangeFeedPoller } from './change-feed-poller.ts';
+import { recordInserts } from './change-feed-recorder.ts';
 import { repairActiveIndex } from './index-repair.ts';
 import { listening, resolvePorts, type Listener } from './ports.ts';
 import { RUNTIME_FILE_VERSION, type RuntimeFile } from './runtime-file.ts';
@@ -256,9 +260,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     string
   >;
   const dynamodb = new DynamoDBClient(clientConfig(endpoint.dynamodb, embedded.dynamodb));
+  // The change feed's own reads (the stand-in for the events table's stream, which AWS does not
+  // bill to Lambda) on a client of their own, outside whatever meters the handlers' calls.
+  const feedReader = new DynamoDBClient(clientConfig(endpoint.dynamodb, embedded.dynamodb));
+  const feed = eventsFeed(prefix);
   const sqs = new SQSClient(clientConfig(endpoint.sqs, embedded.sqs));
   const s3 = new S3Client({ ...clientConfig(endpoint.s3, embedded.s3), forcePathStyle: pathStyle(endpoint.s3) });
-  const closeClients = () => [dynamodb, sqs, s3].forEach((c) => c.destroy());
+  const closeClients = () => [dynamodb, feedReader, sqs, s3].forEach((c) => c.destroy());
   let queues: ProvisionedQueues;
   try {
     // Every table is checked before any is created or read: an older layout is refused whole, never half-read.
@@ -267,6 +275,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     // What fauxqs answers is not a URL a producer can use as it is (see reachableQueueUrl).
     if (embedded.sqs) queues = reachableQueues(queues, endpoint.sqs);
     if (embedded.dynamodb) await repairActiveIndex(dynamodb, localResourceName(TABLES.deliveries, prefix));
+    await ensureFeedTable(dynamodb, feed.feedTable);
+    // Before any handler runs: every event stored from here on has its entry in the feed first.
+    recordInserts(dynamodb, feed);
     await provisionBuckets(s3, prefix);
   } catch (error) {
     closeClients();
@@ -298,6 +309,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     ingest: wrap('ingest', createIngestHandler(buildDeps('ingest', env, build, ALL_FACTORIES), obs)),
     sender: wrap('sender', createSenderHandler(buildDeps('sender', env, build, ALL_FACTORIES), obs)),
   };
+  // The events table's stream and its event source mapping on the ingest function (the fan-out).
+  const fanOut = new ChangeFeedPoller({
+    dynamodb: feedReader,
+    feed,
+    handler: wrap('ingest', createFanOutHandler(buildDeps('ingest', env, build, ALL_FACTORIES), obs)),
+    context: () => lambdaContext('ingest'),
+    onError,
+  });
   const pollers = EVENT_SOURCES.map(
     (source) =>
       new QueuePoller({
@@ -426,6 +445,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   // A file left by a crashed run keeps its old mode when rewritten.
   chmodSync(runtimeFile, 0o600);
   for (const p of pollers) p.start();
+  fanOut.start();
   for (const s of schedules.values()) s.start();
 
   let stopped: Promise<void> | undefined;
@@ -457,7 +477,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         await gateway.close();
         await lambdaApi.close();
         rmSync(runtimeFile, { force: true });
-        await Promise.all(pollers.map((p) => p.stop()));
+        await Promise.all([...pollers.map((p) => p.stop()), fanOut.stop()]);
         await Promise.all([...schedules.values()].map((s) => s.stop()));
         closeClients();
         await emulators.stop();

@@ -9,20 +9,26 @@ import {
 import type { EventRecord } from '#domain/types.ts';
 import type { EventStore, EventSummary, PutEventResult } from '#ports/event-store.ts';
 import { decodeBody, encodeBody } from './body-codec.ts';
+import { decodeFirstSends, encodeFirstSends } from './first-sends-codec.ts';
 import { conditionHeld, isConditionFailure } from './dynamodb.ts';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 
 /** Attributes of an event row beyond EventRecord's fields. */
-export type EventItem = Omit<EventRecord, 'body'> & {
+export type EventItem = Omit<EventRecord, 'body' | 'firstSends'> & {
   readonly bodyZ: Uint8Array;
   readonly bodySha256: string;
   readonly expiresAt: number;
+  /** `firstSends`, compact (first-sends-codec.ts). */
+  readonly fs?: string;
 };
 
 /** The row for an event: the body compressed (a 1 KB body is one write unit instead of two) with its sha256. */
 export function eventItem(event: EventRecord, expiresAt: number): EventItem {
-  const { body, ...fields } = event;
+  const { body, firstSends: _f, ...fields } = event;
   const encoded = encodeBody(body);
-  return { ...fields, bodyZ: encoded.bytes, bodySha256: encoded.sha256, expiresAt };
+  const fs = encodeFirstSends(event);
+  return { ...fields, bodyZ: encoded.bytes, bodySha256: encoded.sha256, expiresAt, ...(fs ? { fs } : {}) };
 }
 
 /**
@@ -30,9 +36,10 @@ export function eventItem(event: EventRecord, expiresAt: number): EventItem {
  * one an earlier version restored carries `restored: true`, which nothing reads any more.
  */
 export function eventFromItem(item: Record<string, unknown>): EventRecord {
-  const { expiresAt: _e, restored: _r, bodyZ, bodySha256, body, ...fields } = item;
+  const { expiresAt: _e, restored: _r, bodyZ, bodySha256, body, fs, ...fields } = item;
   const text = bodyZ instanceof Uint8Array ? decodeBody(bodyZ, bodySha256 as string) : (body as string);
-  return { ...fields, body: text } as unknown as EventRecord;
+  const firstSends = decodeFirstSends(fs as string | undefined, (fields.subscriptionIds as string[] | undefined) ?? []);
+  return { ...fields, body: text, ...(firstSends ? { firstSends } : {}) } as unknown as EventRecord;
 }
 
 export class DynamoDbEventStore implements EventStore {
@@ -90,6 +97,10 @@ export class DynamoDbEventStore implements EventStore {
     }
   }
 
+  fromStreamImage(image: Readonly<Record<string, unknown>>): EventRecord {
+    return eventFromItem(unmarshall(withBinaryBytes(image) as Record<string, AttributeValue>));
+  }
+
   async extendRetention(eventId: string, untilEpochSeconds: number): Promise<void> {
     // Refused when the row is gone (an update would create a row holding only a TTL) or already
     // kept as long: both are the answer, not a failure. A row without a TTL is kept for ever.
@@ -106,4 +117,18 @@ export class DynamoDbEventStore implements EventStore {
       ),
     );
   }
+}
+
+/**
+ * A stream image with its top-level binary values as bytes: Lambda's JSON carries them in
+ * base64 (`{ "B": "..." }`), which unmarshall would pass on as text. The event row's only
+ * binary attribute (bodyZ) is top-level.
+ */
+function withBinaryBytes(image: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(image).map(([name, value]) => {
+      const b = (value as { B?: unknown }).B;
+      return [name, typeof b === 'string' ? { B: Buffer.from(b, 'base64') } : value];
+    }),
+  );
 }

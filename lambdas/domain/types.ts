@@ -139,7 +139,19 @@ export interface EventRecord {
   /** The subscriptions it went to, at publish, and each one's delivery (same order). */
   readonly subscriptionIds: readonly string[];
   readonly deliveryIds: readonly string[];
+  /**
+   * What a first message needs of a subscription beyond its id, for those that differ from the
+   * defaults (by subscription id; absent when none does): the fan-out builds the first messages
+   * from the stored event alone, with no read of the subscriptions.
+   */
+  readonly firstSends?: Readonly<Record<string, FirstSend>>;
   readonly createdAt: string;
+}
+
+/** How a subscription's first message differs from the default: its own retry deadline, and travelling alone (a rate limit). */
+export interface FirstSend {
+  readonly deadlineSeconds?: number;
+  readonly alone?: true;
 }
 
 export interface Delivery {

@@ -22,4 +22,10 @@ export interface EventStore {
    * deadLetterEventTtl): never shortens it, and an event that is gone stays gone.
    */
   extendRetention(eventId: string, untilEpochSeconds: number): Promise<void>;
+  /**
+   * The event a stream record's new image holds (DynamoDB's attribute-value JSON, as Lambda
+   * hands it over: binary values in base64): the fan-out reads the event from its stream, not
+   * from the table.
+   */
+  fromStreamImage(image: Readonly<Record<string, unknown>>): EventRecord;
 }

@@ -73,6 +73,8 @@ export interface HooklineAlarmsProps {
   readonly alarmNamePrefix?: string;
   /** The sweeper: the `SweeperNotRunning` alarm watches its invocations. */
   readonly sweeper: lambda.IFunction;
+  /** The fan-out (the ingest function, on the events table's stream): the `FanOutBehind` alarm watches its iterator age. */
+  readonly fanOut: lambda.IFunction;
   /** The API: the `ApiServerErrors` alarm watches its 5xx rate. */
   readonly api: ApiRequestMetrics;
   /** `DeliveryQueueStuck`: how old the oldest not-yet-retried delivery message may get. @default 15 minutes */
@@ -113,6 +115,8 @@ export class HooklineAlarms extends Construct {
   readonly deliveryQueueStuck: cloudwatch.Alarm;
   readonly apiServerErrors: cloudwatch.Alarm;
   readonly sweeperNotRunning: cloudwatch.Alarm;
+  /** The stream's oldest record waits for the fan-out too long: new events are not being sent. */
+  readonly fanOutBehind: cloudwatch.Alarm;
   /** Failure notices keep failing to send (SES refusing, the publish failing): customers are not being told. */
   readonly noticesNotSent: cloudwatch.Alarm;
   readonly deadLetterSettings: DeadLetterAlarmSettings;
@@ -288,6 +292,27 @@ export class HooklineAlarms extends Construct {
         comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
         evaluationPeriods: 3,
         treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+      }),
+    );
+    // The stream's records reach the fan-out within a second or two; a minute behind for five is a
+    // fan-out failing or throttled, and past the sweeper's grace (2 minutes) the sweeper sends the
+    // events' deliveries instead, slower and a read each.
+    this.fanOutBehind = wire(
+      new cloudwatch.Alarm(this, 'FanOutBehind', {
+        alarmName: `${prefix}FanOutBehind`,
+        alarmDescription:
+          "The events table's stream holds records older than a minute, for 5 minutes: the fan-out (the ingest function) is failing or throttled, so new events wait for the sweeper. Runbook: docs/aws.md#fanoutbehind",
+        metric: new cloudwatch.Metric({
+          namespace: 'AWS/Lambda',
+          metricName: 'IteratorAge',
+          dimensionsMap: { FunctionName: props.fanOut.functionName },
+          period: Duration.minutes(1),
+          statistic: cloudwatch.Stats.MAXIMUM,
+        }),
+        threshold: 60_000,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 5,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
     );
     // Each failed notice is tried again at the next notifier run (every 5 minutes): three failures in

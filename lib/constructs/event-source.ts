@@ -1,7 +1,9 @@
 import { Duration } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { EVENT_SOURCES, type FunctionKey } from '../../lambdas/config/topology.ts';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as lambdaBase from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { EVENT_SOURCES, STREAM_SOURCES, type FunctionKey, type TableKey } from '../../lambdas/config/topology.ts';
 import { acknowledgeNag } from '../nag.ts';
 import { InvalidPropError, TopologyError } from '../errors.ts';
 import { markTopology } from '../topology-metadata.ts';
@@ -64,4 +66,39 @@ function findMapping(fn: lambda.Function) {
   const last = mappings.at(-1);
   if (!last) throw new Error(`no event source mapping found on ${fn.node.path}`);
   return last;
+}
+
+/**
+ * Connects `table`'s stream to `fn` with the STREAM_SOURCES settings for that pair: batch size and
+ * window, only the records of its kind (a filter, so the others cost no invocation), a failing
+ * batch halved and tried again up to its retry attempts, from the oldest record the stream still
+ * holds. The event source grants the function the stream's reads.
+ */
+export function connectStream(
+  fn: lambda.Function,
+  functionKey: FunctionKey,
+  tableKey: TableKey,
+  table: dynamodb.ITable,
+): DynamoEventSource {
+  const def = STREAM_SOURCES.find((s) => s.table === tableKey && s.function === functionKey);
+  if (!def) throw new TopologyError(`STREAM_SOURCES has no entry for table '${tableKey}' -> function '${functionKey}'`);
+  const source = new DynamoEventSource(table, {
+    startingPosition: lambdaBase.StartingPosition.TRIM_HORIZON,
+    batchSize: def.batchSize,
+    maxBatchingWindow: Duration.seconds(def.maxBatchingWindowSeconds),
+    bisectBatchOnError: true,
+    retryAttempts: def.retryAttempts,
+    filters: [lambdaBase.FilterCriteria.filter({ eventName: lambdaBase.FilterRule.isEqual(def.eventName) })],
+  });
+  fn.addEventSource(source);
+  const mapping = fn.node.children.filter((c) => c instanceof lambdaBase.EventSourceMapping).at(-1)!;
+  markTopology(mapping, `stream-source/${tableKey}`);
+  acknowledgeNag(mapping, [
+    {
+      id: 'Serverless-LambdaEventSourceMappingDestination',
+      reason:
+        "A record given up after its retries is not lost: the sweeper's check of its publish's manifest sends the event's deliveries after the grace, and the function's failures are logged as errors.",
+    },
+  ]);
+  return source;
 }

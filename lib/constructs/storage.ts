@@ -64,6 +64,7 @@ export class HooklineStorage extends Construct {
           pointInTimeRecoveryEnabled: recovery === 'all' || (recovery === 'configuration' && !def.traffic),
         },
         timeToLiveAttribute: def.ttlAttribute,
+        ...(def.stream ? { stream: dynamodb.StreamViewType[def.stream] } : {}),
         deletionProtection,
         removalPolicy,
       });

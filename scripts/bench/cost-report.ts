@@ -216,7 +216,7 @@ export function renderPublishFloor(row: Row | undefined): string {
     : '';
   const belowFloor =
     limit < floor.total
-      ? ` The target of ≤ ${usd(limit)} is ${usd(floor.total - limit)} below it. It is the floor of this design, not of the problem: it assumes no publish shares work with another. A publish path that does (the event's write, read by Lambda from its DynamoDB stream free of charge and in batches, as the hand-off and the durable record) keeps the synchronous 4xx, the durable record and idempotency below it; it is not built yet.`
+      ? ` The target of ≤ ${usd(limit)} is ${usd(floor.total - limit)} below it. What is left above the target is each publish's own: its invocation, its event's write and its manifest, and its delivery's outcome write.`
       : '';
   return (
     `**The floor of a single publish over HTTP** (first try, fan-out 1; publish answers synchronously, keeps idempotency and a durable record of the deliveries it accepted): ` +

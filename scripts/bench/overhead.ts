@@ -91,11 +91,7 @@ async function deliverAll(
     // The bench's subscription has no rate limit: its messages may share a queue message, as publish's do.
     const d = fixture.deliveries[i]!;
     const message = {
-      ...firstMessage(
-        fixture.events[i]!,
-        { id: d.subscriptionId, eventTypes: ['*'], receives: true },
-        DEFAULT_RETRY_POLICY,
-      ),
+      ...firstMessage(fixture.events[i]!, d.subscriptionId, DEFAULT_RETRY_POLICY),
       giveUpAt: d.giveUpAt,
     };
     const outcome = await processDelivery(deps, message, { receiveCount: 1 });

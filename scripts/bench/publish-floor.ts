@@ -1,3 +1,4 @@
+import { STREAM_SOURCES } from '#config/topology.ts';
 import { API_REQUEST_PRICE, DEFAULT_API_ENTRY, PRICES } from './prices.ts';
 
 export interface FloorPart {
@@ -11,9 +12,12 @@ export interface FloorPart {
  * keeps what it promises: a synchronous answer (the 4xx naming the field, the duplicate's own
  * ids), idempotency for the retention, and a durable record of every delivery it accepted, so
  * that neither a crash between the event's write and the hand-off nor a purged queue loses one.
- * A Lambda function serves one request at a time, so nothing a publish does can be shared with
- * another publish. Left out, as they only add: the sender's receive and delete (shared by up to
- * ten messages), and Lambda duration.
+ * A Lambda function serves one request at a time, so a publish shares nothing with another until
+ * its event is stored; from there the events table's stream (free to read for Lambda) brings
+ * many publishes' events to one fan-out invocation and one SendMessageBatch, here at their
+ * fullest (STREAM_SOURCES' batch of 100; ten messages of ten deliveries a request). Left out,
+ * as they only add: the sender's receive and delete (shared by up to ten messages), and Lambda
+ * duration.
  */
 export function singlePublishFloor(): { readonly parts: readonly FloorPart[]; readonly total: number } {
   const million = 1e6;
@@ -24,7 +28,10 @@ export function singlePublishFloor(): { readonly parts: readonly FloorPart[]; re
     },
     { what: "the API function's invocation", dollars: PRICES.lambdaRequest * million },
     { what: "the event's conditional write (idempotency, 1 WRU)", dollars: PRICES.dynamodbWriteRequestUnit * million },
-    { what: 'the hand-off to the sender (one SQS request)', dollars: PRICES.sqsRequest * million },
+    {
+      what: "the hand-off (the stream's read, free; a share of a fan-out invocation of 100 events and of one SendMessageBatch of 100 deliveries)",
+      dollars: (PRICES.lambdaRequest / FAN_OUT_BATCH + PRICES.sqsRequest / FAN_OUT_BATCH) * million,
+    },
     {
       what: "the durable record of the publish's deliveries (its manifest, 1 WRU)",
       dollars: PRICES.dynamodbWriteRequestUnit * million,
@@ -33,3 +40,6 @@ export function singlePublishFloor(): { readonly parts: readonly FloorPart[]; re
   ];
   return { parts, total: parts.reduce((sum, p) => sum + p.dollars, 0) };
 }
+
+/** Events a fan-out invocation carries at most, and deliveries one SendMessageBatch carries (10 messages of 10). */
+const FAN_OUT_BATCH = STREAM_SOURCES[0].batchSize;

@@ -1,5 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type {
+  DynamoDBStreamEvent,
   APIGatewayProxyEventV2,
   APIGatewayProxyResult,
   SQSBatchResponse,
@@ -11,6 +12,7 @@ import type { Factories } from '#adapters/deps/factory.ts';
 import { buildDeps, sweepGraceSeconds } from '#adapters/function-deps.ts';
 import {
   EVENT_SOURCES,
+  STREAM_SOURCES,
   slowLaneMaxConcurrencyFor,
   type FunctionKey,
   localResourceName,
@@ -20,6 +22,7 @@ import {
   type TableDef,
 } from '#config/topology.ts';
 import { createApiHandler } from '#handlers/api/handler.ts';
+import { createFanOutHandler } from '#handlers/fan-out.ts';
 import type { Observability } from '#handlers/observability.ts';
 import { createNotifierHandler } from '#handlers/notifier.ts';
 import { createReplayHandler } from '#handlers/replay.ts';
@@ -33,6 +36,7 @@ import type { DynamoLimits } from './sim/dynamodb/capacity.ts';
 import { type EndpointPlan, type Receipt, SimEndpoints } from './sim/endpoints.ts';
 import { AccountConcurrency, FunctionPool, QueueMapping } from './sim/lambda.ts';
 import { SimSqs, type SimQueue } from './sim/sqs.ts';
+import { StreamMapping, type StreamResponse } from './sim/stream-mapping.ts';
 import type { VirtualTime } from './virtual-time.ts';
 
 /**
@@ -95,7 +99,10 @@ export function buildModel(settings: ModelSettings) {
     limits: { ...WARMED, ...settings.dynamoLimits },
     latencyMs: (command) => (/Query|Scan/.test(command) ? LATENCY.dynamodbQueryMs : LATENCY.dynamodbKeyMs),
   });
-  for (const def of Object.values(TABLES) as TableDef[]) dynamo.createTable(def, localResourceName(def));
+  for (const def of Object.values(TABLES) as TableDef[]) {
+    dynamo.createTable(def, localResourceName(def));
+    if (def.stream) dynamo.enableStream(localResourceName(def), { viewType: def.stream });
+  }
   const sqs = new SimSqs(time, () => LATENCY.sqsMs);
   const queues = Object.fromEntries(
     (Object.keys(QUEUES) as QueueKey[]).map((key) => [key, sqs.queue(QUEUES[key].localName)]),
@@ -132,6 +139,10 @@ export function buildModel(settings: ModelSettings) {
   const pools = {
     api: pool<APIGatewayProxyEventV2, APIGatewayProxyResult>('api', () =>
       createApiHandler(withResolver(buildDeps('api', env, build, factories)), obs),
+    ),
+    // The fan-out: the ingest function on the events table's stream.
+    ingest: pool<DynamoDBStreamEvent, StreamResponse>('ingest', () =>
+      createFanOutHandler(buildDeps('ingest', env, build, factories), obs),
     ),
     sender: pool<SQSEvent, SQSBatchResponse>('sender', () =>
       createSenderHandler(withResolver(buildDeps('sender', env, build, factories)), obs),
@@ -172,12 +183,28 @@ export function buildModel(settings: ModelSettings) {
         time,
       ),
   );
-  const senderMapping = {
+  // The fan-out's event sources, as the construct connects them (connectStream).
+  const streamMappings = STREAM_SOURCES.map(
+    (source) =>
+      new StreamMapping(
+        dynamo.stream(localResourceName(TABLES[source.table])),
+        pools.ingest,
+        {
+          batchSize: source.batchSize,
+          maximumBatchingWindowSeconds: source.maxBatchingWindowSeconds,
+          eventNames: [source.eventName],
+          bisectBatchOnFunctionError: true,
+          maximumRetryAttempts: source.retryAttempts,
+        },
+        time,
+      ),
+  );
+  const eventSources = {
     start: () => {
-      for (const m of senderMappings) m.start();
+      for (const m of [...senderMappings, ...streamMappings]) m.start();
     },
     stop: () => {
-      for (const m of senderMappings) m.stop();
+      for (const m of [...senderMappings, ...streamMappings]) m.stop();
     },
   };
   return {
@@ -187,7 +214,7 @@ export function buildModel(settings: ModelSettings) {
     endpoints,
     pools,
     account,
-    senderMapping,
+    eventSources,
     /** The sender's two mappings' MaximumConcurrency: the main lane's, and the slow lane's on top. */
     senderCaps: { main: mainCap, slow: slowCap },
     logger,

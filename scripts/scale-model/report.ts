@@ -105,7 +105,7 @@ export function renderScaleModel(
   return [
     `### Scale model${scale === 'quick' ? ' (quick run)' : scale === 'smaller' ? ' (smaller run)' : ''}`,
     '',
-    'The real handlers and app code (API publish and subscription routes, sender, sweeper, replay,',
+    'The real handlers and app code (API publish and subscription routes, the fan-out, sender, sweeper, replay,',
     'notifier), built per execution environment by the same `buildDeps` the Lambda entries call,',
     'on real SDK clients whose calls a simulated DynamoDB, SQS and Lambda answer on a simulated',
     'clock (`scripts/scale-model/`). Only the clients below the adapters and the HTTP sender are',
@@ -113,7 +113,7 @@ export function renderScaleModel(
       `${LATENCY.dynamodbKeyMs} ms a key operation, ${LATENCY.dynamodbQueryMs} ms a query; SQS ${LATENCY.sqsMs} ms a call; ` +
       `Lambda INIT ${LATENCY.lambdaInitMs} ms; receivers 40 to 200 ms. Limits enforced: ${DYNAMO_LIMITS_SAID}; SQS 120,000 in flight per queue, ` +
       'delays to 900 s, 10 per batch; Lambda 1,000 concurrent executions per account, an SQS mapping from 5 batches adding 300 a minute, ' +
-      'filling a batch for its batching window.',
+      "filling a batch for its batching window; the events table's stream (4 shards, a record readable 100 ms after its write, each shard read 4 times a second, one batch in flight per shard) feeding the fan-out.",
     '',
     'Where endpoints hang, the latency cell gives the others’ figures too, and theirs for events published after the first minute:',
     'a run starts cold (mappings at 5 batches, caches empty, every hanging endpoint starting to hang at once). Sender batches are',

@@ -155,7 +155,7 @@ async function run(scenario: Scenario, time: VirtualTime, wallStart: number): Pr
   // as they are created, so no publish walks the subscriptions table.
   await time.runWhile(model.pools.sweeper.invoke(model.scheduledEvent()));
   const subscriptionIds = await time.runWhile(createSubscriptions(scenario, api));
-  model.senderMapping.start();
+  model.eventSources.start();
 
   let seq = 0;
   const refused: Record<string, number> = {};
@@ -298,7 +298,7 @@ async function run(scenario: Scenario, time: VirtualTime, wallStart: number): Pr
     console.error(
       `[scale-model] ${scenario.key}: ${failed.count} scheduled ${name} runs failed; the first: ${failed.first}`,
     );
-  model.senderMapping.stop();
+  model.eventSources.stop();
   if (replay) replay.replayed = delivered;
 
   let acceptedCount = 0;

@@ -18,7 +18,9 @@ import { InvalidPropError } from '../../lib/errors.ts';
 import type { TemplateJson } from '../../lib/topology-metadata.ts';
 import { bareStack, defaultHookline, resourcesOfType } from './helpers/synth.ts';
 
-function alarmsTemplate(props: Partial<Omit<HooklineAlarmsProps, 'queues' | 'sender' | 'sweeper' | 'api'>> = {}) {
+function alarmsTemplate(
+  props: Partial<Omit<HooklineAlarmsProps, 'queues' | 'sender' | 'sweeper' | 'fanOut' | 'api'>> = {},
+) {
   const stack = bareStack('Alarms');
   const queues = new HooklineQueues(stack, 'Queues');
   const inline = (id: string) =>
@@ -29,9 +31,17 @@ function alarmsTemplate(props: Partial<Omit<HooklineAlarmsProps, 'queues' | 'sen
     });
   const sender = inline('Sender');
   const sweeper = inline('Sweeper');
+  const fanOut = inline('FanOut');
   const restApi = new apigw.RestApi(stack, 'Api', { deploy: true });
   restApi.root.addMethod('GET', new apigw.MockIntegration());
-  const alarms = new HooklineAlarms(stack, 'Alarms', { queues: queues.all, sender, sweeper, api: restApi, ...props });
+  const alarms = new HooklineAlarms(stack, 'Alarms', {
+    queues: queues.all,
+    sender,
+    sweeper,
+    fanOut,
+    api: restApi,
+    ...props,
+  });
   const template = Template.fromStack(stack);
   return {
     stack,
@@ -42,6 +52,7 @@ function alarmsTemplate(props: Partial<Omit<HooklineAlarmsProps, 'queues' | 'sen
       topic: stack.getLogicalId(alarms.topic.node.defaultChild as never),
       sender: stack.getLogicalId(sender.node.defaultChild as never),
       sweeper: stack.getLogicalId(sweeper.node.defaultChild as never),
+      fanOut: stack.getLogicalId(fanOut.node.defaultChild as never),
       deliveryQueue: stack.getLogicalId(queues.delivery.queue.node.defaultChild as never),
       ingestRedrive: stack.getLogicalId(queues.ingest.redriveQueue.node.defaultChild as never),
       deliveryRedrive: stack.getLogicalId(queues.delivery.redriveQueue.node.defaultChild as never),
@@ -173,7 +184,7 @@ describe('alarms: redrive queues, sender errors and throttles', () => {
 
   test('every alarm notifies the on-call topic on ALARM and on OK', () => {
     const alarms = resourcesOfType(json, 'AWS::CloudWatch::Alarm');
-    assert.equal(alarms.length, 10);
+    assert.equal(alarms.length, 11);
     for (const [id, alarm] of alarms) {
       assert.deepEqual(alarm.Properties!.AlarmActions, [{ Ref: ids.topic }], id);
       assert.deepEqual(alarm.Properties!.OKActions, [{ Ref: ids.topic }], id);
@@ -188,6 +199,7 @@ describe('alarms: redrive queues, sender errors and throttles', () => {
       'Alarms-ApiServerErrors',
       'Alarms-DeliveryQueueStuck',
       'Alarms-DeliveryRedriveNotEmpty',
+      'Alarms-FanOutBehind',
       'Alarms-IngestRedriveNotEmpty',
       'Alarms-NoticesNotSent',
       'Alarms-SenderErrors',
@@ -217,6 +229,23 @@ describe('alarms: redrive queues, sender errors and throttles', () => {
     });
     for (const apiServerErrorPercent of [0, 101])
       assert.throws(() => alarmsTemplate({ apiServerErrorPercent }), InvalidPropError);
+  });
+
+  test("FanOutBehind: the fan-out's stream iterator age above a minute for 5 minutes, no data counting as fine", () => {
+    const { template, ids } = alarmsTemplate();
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'Alarms-FanOutBehind',
+      Namespace: 'AWS/Lambda',
+      MetricName: 'IteratorAge',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: ids.fanOut } }],
+      Statistic: 'Maximum',
+      Period: 60,
+      Threshold: 60_000,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 5,
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: ids.topic }],
+    });
   });
 
   test('sender alarm thresholds are configurable', () => {
@@ -292,7 +321,7 @@ describe('alarms: on-call topic', () => {
     const topics = resourcesOfType(json, 'AWS::SNS::Topic').map(([id]) => id);
     assert.equal(topics.length, 1);
     const alarms = resourcesOfType(json, 'AWS::CloudWatch::Alarm');
-    assert.equal(alarms.length, 10);
+    assert.equal(alarms.length, 11);
     for (const [, alarm] of alarms) assert.deepEqual(alarm.Properties!.AlarmActions, [{ Ref: topics[0] }]);
   });
 });

@@ -10,6 +10,7 @@ import {
   FUNCTIONS,
   QUEUES,
   SCHEDULES,
+  STREAM_SOURCES,
   TABLES,
   type BucketKey,
   type EnvName,
@@ -95,6 +96,11 @@ describe('parity: tables and indexes', () => {
         p.TimeToLiveSpecification,
         def.ttlAttribute ? { AttributeName: def.ttlAttribute, Enabled: true } : undefined,
       );
+      assert.deepEqual(
+        p.StreamSpecification,
+        'stream' in def ? { StreamViewType: def.stream } : undefined,
+        'a stream only where the topology asks for one',
+      );
     });
   }
 });
@@ -122,12 +128,34 @@ describe('parity: queues', () => {
 });
 
 describe('parity: event source mappings', () => {
-  test('one mapping per EVENT_SOURCES entry, nothing else', () => {
+  test('one mapping per EVENT_SOURCES and STREAM_SOURCES entry, nothing else', () => {
     const marked = resourcesOfType(json, 'AWS::Lambda::EventSourceMapping').map(
       ([, r]) => r.Metadata?.[TOPOLOGY_METADATA_KEY],
     );
-    assert.deepEqual(marked.sort(), EVENT_SOURCES.map((s) => `event-source/${s.queue}`).sort());
+    assert.deepEqual(
+      marked.sort(),
+      [
+        ...EVENT_SOURCES.map((s) => `event-source/${s.queue}`),
+        ...STREAM_SOURCES.map((s) => `stream-source/${s.table}`),
+      ].sort(),
+    );
   });
+
+  for (const source of STREAM_SOURCES) {
+    test(`${source.table}'s stream -> ${source.function}: exactly the topology settings, its ${source.eventName} records only`, () => {
+      const { properties: p } = findTopologyResource(json, `stream-source/${source.table}`);
+      assert.deepEqual(p, {
+        EventSourceArn: { 'Fn::GetAtt': [findTopologyResource(json, `table/${source.table}`).logicalId, 'StreamArn'] },
+        FunctionName: { Ref: findTopologyResource(json, `function/${source.function}`).logicalId },
+        BatchSize: source.batchSize,
+        MaximumBatchingWindowInSeconds: source.maxBatchingWindowSeconds,
+        BisectBatchOnFunctionError: true,
+        MaximumRetryAttempts: source.retryAttempts,
+        StartingPosition: 'TRIM_HORIZON',
+        FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: [source.eventName] }) }] },
+      });
+    });
+  }
 
   for (const source of EVENT_SOURCES) {
     test(`${source.queue} -> ${source.function}: exactly the topology settings`, () => {

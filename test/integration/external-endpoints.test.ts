@@ -1,3 +1,4 @@
+import { feedTableName } from '#local/change-feed.ts';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,10 +80,13 @@ describe('external endpoints and resource prefixes', () => {
     const s3 = new S3Client({ ...LOCAL, endpoint: aws.endpoints.s3!, forcePathStyle: true });
     try {
       const tables = (await db.send(new ListTablesCommand({}))).TableNames ?? [];
-      for (const def of Object.values(TABLES))
-        for (const p of ['run-a', 'run-b'])
+      // The topology's tables and the local runtime's change feed (the events stream's stand-in).
+      for (const p of ['run-a', 'run-b']) {
+        for (const def of Object.values(TABLES))
           assert.ok(tables.includes(`${p}-${def.localName}`), `${p}-${def.localName}`);
-      assert.equal(tables.length, 2 * Object.keys(TABLES).length, 'nothing unprefixed');
+        assert.ok(tables.includes(feedTableName(p)), feedTableName(p));
+      }
+      assert.equal(tables.length, 2 * (Object.keys(TABLES).length + 1), 'nothing unprefixed');
       const queues = ((await sqs.send(new ListQueuesCommand({}))).QueueUrls ?? [])
         .map((u) => u.split('/').pop())
         .sort();

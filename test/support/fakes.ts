@@ -4,6 +4,7 @@
  * condition (a write another copy got to first, a raced reschedule) behaves here as it does against the table. The
  * delivery store is shared with the benchmark and lives in memory-delivery-store.ts.
  */
+import { fanOut } from '#app/publish/fan-out.ts';
 import { DEFAULT_AUTO_PAUSE_POLICY } from '#domain/auto-pause.ts';
 import { DEFAULT_RETENTION } from '#domain/retention.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '#domain/retry-policy.ts';
@@ -87,6 +88,8 @@ export class FakeClock implements Clock {
 export class InMemoryEventStore implements EventStore {
   readonly items = new Map<string, EventRecord>();
   readonly expiresAt = new Map<string, number>();
+  /** Every insert, in order, until a test hands them to the fan-out (fanOutStored): the events table's stream. */
+  readonly stream: EventRecord[] = [];
 
   async get(id: string): Promise<EventRecord | undefined> {
     const e = this.items.get(id);
@@ -107,7 +110,13 @@ export class InMemoryEventStore implements EventStore {
     if (existing) return { kind: 'exists', existing: copy(existing) };
     this.items.set(event.id, copy(event));
     this.expiresAt.set(event.id, expiresAt);
+    this.stream.push(copy(event));
     return { kind: 'created' };
+  }
+
+  /** The unit tests' stream records carry the event itself (`{ event }`), not a DynamoDB image. */
+  fromStreamImage(image: Readonly<Record<string, unknown>>): EventRecord {
+    return copy(image.event as EventRecord);
   }
 
   async extendRetention(eventId: string, untilEpochSeconds: number): Promise<void> {
@@ -432,6 +441,11 @@ export interface FakeDeps
 }
 
 /** The engine's dependencies over fresh in-memory fakes; pass any part to replace it. */
+/** What the events table's stream would bring the fan-out: every event stored since the last call, enqueued. */
+export async function fanOutStored(deps: Pick<FakeDeps, 'events' | 'queue' | 'defaultRetryPolicy'>): Promise<number> {
+  return fanOut(deps, deps.events.stream.splice(0));
+}
+
 export function fakeDeps(overrides: Partial<Mutable<FakeDeps>> = {}): FakeDeps {
   const subscriptions = overrides.subscriptions ?? new InMemorySubscriptionStore();
   return {

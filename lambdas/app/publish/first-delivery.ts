@@ -3,7 +3,7 @@ import type { RouteTarget } from '#domain/routing.ts';
 import { STATE } from '#domain/states.ts';
 import { iso } from '#domain/time.ts';
 import type { RetryPolicy } from '#domain/retry-policy.ts';
-import type { Delivery, EventRecord, Subscription } from '#domain/types.ts';
+import type { Delivery, EventRecord, FirstSend, Subscription } from '#domain/types.ts';
 import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
 /** Headers (besides the signature set) sent with every attempt. */
@@ -78,27 +78,46 @@ export function untouchedSincePublish(d: Delivery): boolean {
   return d.state === STATE.pending && d.attemptSeq === 0 && d.updatedAt === d.createdAt;
 }
 
+/** What publish keeps of a target for its first message: nothing when it takes the defaults. */
+export function firstSendOf(target: RouteTarget): FirstSend | undefined {
+  const send: FirstSend = {
+    ...(target.deadlineSeconds !== undefined ? { deadlineSeconds: target.deadlineSeconds } : {}),
+    ...(target.rateLimitPerSecond ? { alone: true as const } : {}),
+  };
+  return Object.keys(send).length > 0 ? send : undefined;
+}
+
 /**
  * The message that carries a fresh delivery to the sender with everything its first attempt
- * needs. One to a rate-limited subscription travels alone, never in a pack: most of a pack to it
- * would wait for turns and leave the pack one by one, and the ten reaching the rate gate at once
- * take their turns in bursts (bench, a 1,000-event burst at 20/s: drained in 87–108 s packed,
- * 76 s alone; 50 s is the limit's own pace).
+ * needs, built from the stored event alone (its `firstSends` hold what differs from the
+ * defaults). One to a rate-limited subscription travels alone, never in a pack: most of a pack
+ * to it would wait for turns and leave the pack one by one, and the ten reaching the rate gate
+ * at once take their turns in bursts (bench, a 1,000-event burst at 20/s: drained in 87–108 s
+ * packed, 76 s alone; 50 s is the limit's own pace).
  */
 export function firstMessage(
-  event: Pick<EventRecord, 'id' | 'type' | 'body' | 'createdAt'>,
-  target: RouteTarget,
+  event: Pick<EventRecord, 'id' | 'type' | 'body' | 'createdAt' | 'firstSends'>,
+  subscriptionId: string,
   defaultRetryPolicy: RetryPolicy,
 ): DeliveryMessage {
+  const send = event.firstSends?.[subscriptionId];
   return {
     kind: 'fresh',
-    ...(target.rateLimitPerSecond ? { alone: true } : {}),
-    deliveryId: deliveryIdFor(event.id, target.id, event.createdAt),
-    subscriptionId: target.id,
+    ...(send?.alone ? { alone: true } : {}),
+    deliveryId: deliveryIdFor(event.id, subscriptionId, event.createdAt),
+    subscriptionId,
     eventId: event.id,
     eventType: event.type,
     createdAt: event.createdAt,
-    giveUpAt: iso(giveUpAtOf(event.createdAt, target.deadlineSeconds, defaultRetryPolicy)),
+    giveUpAt: iso(giveUpAtOf(event.createdAt, send?.deadlineSeconds, defaultRetryPolicy)),
     body: event.body,
   };
+}
+
+/** The first messages of an event, one per subscription it went to, in their order. */
+export function firstMessages(
+  event: Pick<EventRecord, 'id' | 'type' | 'body' | 'createdAt' | 'firstSends' | 'subscriptionIds'>,
+  defaultRetryPolicy: RetryPolicy,
+): DeliveryMessage[] {
+  return event.subscriptionIds.map((id) => firstMessage(event, id, defaultRetryPolicy));
 }

@@ -2,8 +2,8 @@ import { sameAudience } from '#domain/audience.ts';
 import type { EventTypeVerdict, EventTypeWarning } from '#domain/event-type-catalog.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
 import type { RouteTarget } from '#domain/routing.ts';
-import type { EventRecord, Subscription } from '#domain/types.ts';
-import { firstMessage, giveUpAtOf } from '#app/publish/first-delivery.ts';
+import type { EventRecord, FirstSend, Subscription } from '#domain/types.ts';
+import { firstSendOf, giveUpAtOf } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
 import { TemporarilyUnavailableError, ValidationError } from '#app/errors.ts';
 import type { PublishRequest } from '#app/publish/publish-request.ts';
@@ -13,20 +13,11 @@ import { requireRoutesBuilt } from '#app/subscriptions/routing.ts';
 import { eventTtlFor } from '#domain/retention.ts';
 import { iso } from '#domain/time.ts';
 import { INGEST_MANIFEST_SHARDS, MANIFEST_SETTLE_SECONDS, METRICS } from '#config/topology.ts';
-import type { DeliveryMessage } from '#ports/delivery-queue.ts';
 
 /** What this service uses (FunctionDeps of every function that runs it must include these). */
 export type PublishDeps = Pick<
   Deps,
-  | 'events'
-  | 'subscriptions'
-  | 'routes'
-  | 'queue'
-  | 'ingestManifests'
-  | 'clock'
-  | 'metrics'
-  | 'defaultRetryPolicy'
-  | 'retention'
+  'events' | 'subscriptions' | 'routes' | 'ingestManifests' | 'clock' | 'metrics' | 'defaultRetryPolicy' | 'retention'
 > &
   CatalogCheckDeps;
 
@@ -80,12 +71,13 @@ export async function publish(
 
 /**
  * Stores each event once (idempotent on its id: the conditional put is the check, no read
- * before it) and enqueues one delivery per matching subscription of its audience (its tenant's,
- * the producer's, or every tenant's: domain/audience.ts), found in the routing index, in as few
- * requests as the queue allows; no delivery row is written before its first attempt. Paused
- * subscriptions get deliveries too: they wait, never skip. The batch's manifest, written first,
- * lets the sweeper finish whatever stopped in between. A duplicate is answered with the
- * original's ids and sends nothing.
+ * before it), with one delivery per matching subscription of its audience (its tenant's, the
+ * producer's, or every tenant's: domain/audience.ts), found in the routing index. Storing is the
+ * hand-off: the events table's stream brings each new event to the fan-out (app/publish/
+ * fan-out.ts), which enqueues the first messages of many publishes together; no delivery row is
+ * written before its first attempt. Paused subscriptions get deliveries too: they wait, never
+ * skip. The batch's manifest, written first, lets the sweeper finish whatever stopped in
+ * between. A duplicate is answered with the original's ids and sends nothing.
  */
 export async function publishBatch(
   deps: PublishDeps,
@@ -120,7 +112,6 @@ export async function publishBatch(
   // A batch whose every event was refused stores nothing at all, not even its manifest.
   if (events.length > 0) await writeManifest(deps, events, nowMs);
   const stored = await Promise.all(events.map((e) => storeEvent(deps, e)));
-  await deps.queue.enqueue(stored.flatMap((r) => r.messages));
   for (const r of stored) if (r.result.kind === 'accepted') deps.metrics.count(METRICS.eventsPublished);
   const byIndex = new Map(stored.map((r) => [r.index, r.result]));
   return planned.map((plan, i): PublishResult => {
@@ -146,11 +137,10 @@ function judged(plan: AudiencePlan, verdict: EventTypeVerdict | undefined): Judg
   return { ...plan, warnings: verdict?.warnings ?? [] };
 }
 
-/** An event about to be stored: its request's place in the batch, the record, the subscriptions it goes to and its TTL. */
+/** An event about to be stored: its request's place in the batch, the record and its TTL. */
 interface NewEvent {
   readonly index: number;
   readonly event: EventRecord;
-  readonly targets: readonly RouteTarget[];
   readonly payloadJson: string;
   /** Epoch seconds (eventTtlFor): the last of its deliveries' deadlines plus the delivered retention. */
   readonly expiresAt: number;
@@ -176,6 +166,7 @@ function newEvents(
       ...(request.subscriptionIds ? { narrowedTo: request.subscriptionIds } : {}),
       subscriptionIds: plan.targets.map((t) => t.id),
       deliveryIds: plan.targets.map((t) => deliveryIdFor(id, t.id, createdAt)),
+      ...firstSendsOf(plan.targets),
       createdAt,
     };
     const lastGiveUpAtMs = Math.max(
@@ -183,7 +174,7 @@ function newEvents(
       ...plan.targets.map((t) => giveUpAtOf(createdAt, t.deadlineSeconds, deps.defaultRetryPolicy)),
     );
     const expiresAt = eventTtlFor(lastGiveUpAtMs, deps.retention);
-    return [{ index, event, targets: plan.targets, payloadJson: request.payloadJson, expiresAt }];
+    return [{ index, event, payloadJson: request.payloadJson, expiresAt }];
   });
 }
 
@@ -216,11 +207,11 @@ async function writeManifest(deps: PublishDeps, batch: readonly NewEvent[], nowM
     );
 }
 
-/** Stores one event once (its conditional put is the idempotency check) and, when new, the messages of its first attempts. */
+/** Stores one event once (its conditional put is the idempotency check). */
 async function storeEvent(
   deps: PublishDeps,
-  { index, event, targets, payloadJson, expiresAt }: NewEvent,
-): Promise<{ index: number; result: PublishResult; messages: readonly DeliveryMessage[] }> {
+  { index, event, payloadJson, expiresAt }: NewEvent,
+): Promise<{ index: number; result: PublishResult }> {
   const put = await deps.events.putIfAbsent(event, expiresAt);
   if (put.kind === 'exists') {
     // The same event again is a duplicate; another type, payload or audience under its id is not: the body it would have had at the stored time tells.
@@ -233,11 +224,19 @@ async function storeEvent(
     return {
       index,
       result: { kind: same ? 'duplicate' : 'conflict', eventId: event.id, deliveryIds: existing.deliveryIds },
-      messages: [],
     };
   }
-  const messages = targets.map((target) => firstMessage(event, target, deps.defaultRetryPolicy));
-  return { index, result: { kind: 'accepted', eventId: event.id, deliveryIds: event.deliveryIds }, messages };
+  return { index, result: { kind: 'accepted', eventId: event.id, deliveryIds: event.deliveryIds } };
+}
+
+/** The event's `firstSends`: only the targets whose first message differs from the defaults, none when all take them. */
+function firstSendsOf(targets: readonly RouteTarget[]): Pick<EventRecord, 'firstSends'> {
+  const sends: Record<string, FirstSend> = {};
+  for (const t of targets) {
+    const send = firstSendOf(t);
+    if (send) sends[t.id] = send;
+  }
+  return Object.keys(sends).length > 0 ? { firstSends: sends } : {};
 }
 
 /** A refusal of the batch's event `i`, naming it as the request does. */

@@ -177,3 +177,20 @@ function storedItem(e: EventRecord): Record<string, unknown> {
     expiresAt: TTL,
   };
 }
+
+describe('DynamoDbEventStore.fromStreamImage', () => {
+  it("reads the event back from a stream record's new image, its compressed body given in base64 as Lambda hands it over", async () => {
+    ddbMock.reset();
+    ddbMock.on(PutCommand).resolves({});
+    const event = benchEvent({ tenantId: 'acme', firstSends: { sub_AAECAwQFBgcICQoLDA0ODw: { alone: true } } });
+    await newStore().putIfAbsent(event, TTL);
+    const item = putItem();
+    // What Lambda's JSON holds: the attribute-value form, binary values as base64 text.
+    const image = JSON.parse(
+      JSON.stringify(marshall(item), (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v)),
+    );
+    assert.equal(typeof image.bodyZ.B, 'string');
+
+    assert.deepEqual(newStore().fromStreamImage(image), event);
+  });
+});

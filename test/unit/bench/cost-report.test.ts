@@ -107,7 +107,7 @@ describe('cost report', () => {
 describe('the single HTTP publish floor paragraph', () => {
   it('names the floor, the measured figure and how far below the floor the target is', () => {
     const md = renderCost([[run(scenario('fo1-http', { publish: 'http' }), 700)]]);
-    assert.match(md, /\*\*The floor of a single publish over HTTP\*\*.* = \*\*\$2\.48 per million\*\*/);
+    assert.match(md, /\*\*The floor of a single publish over HTTP\*\*.* = \*\*\$2\.08 per million\*\*/);
     assert.match(md, /Measured here: \$\d+\.\d\d, of which Lambda/);
     // With the Function URL entry the floor is under the target of ≤ $3.00: no "below it" to state.
     assert.doesNotMatch(md, /below it/);
@@ -115,7 +115,7 @@ describe('the single HTTP publish floor paragraph', () => {
 
   it('still states the floor when the HTTP scenario was not run', () => {
     const md = renderPublishFloor(undefined);
-    assert.match(md, /= \*\*\$2\.48 per million\*\*/);
+    assert.match(md, /= \*\*\$2\.08 per million\*\*/);
     assert.doesNotMatch(md, /Measured here/);
   });
 });

@@ -5,7 +5,7 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { AjvSchemaValidator } from '#adapters/ajv-schema-validator.ts';
 import type { EventTypeCheck } from '#domain/event-type-catalog.ts';
 import { createIngestHandler } from '#handlers/ingest.ts';
-import { aSubscription, fakeDeps } from '#test/fakes.ts';
+import { aSubscription, fakeDeps, fanOutStored } from '#test/fakes.ts';
 import { InMemoryEventTypeStore } from '#test/memory-event-type-store.ts';
 
 const context = {
@@ -132,10 +132,12 @@ describe('ingest handler', () => {
     const again = await handler({ Records: records }, context);
 
     assert.deepEqual([first, again], [{ batchItemFailures: [] }, { batchItemFailures: [] }]);
+    assert.equal(deps.events.stream.length, 2, 'the first batch stored both; the retry stored nothing');
+    await fanOutStored(deps);
     assert.deepEqual(
       deps.queue.enqueued.map((call) => call.length),
-      [2, 0],
-      'one enqueue for the whole first batch; the retry sends nothing',
+      [2],
+      "one enqueue for the stream's whole batch",
     );
     assert.equal(deps.events.items.size, 2);
     assert.ok(deps.events.items.has('evt_own'));

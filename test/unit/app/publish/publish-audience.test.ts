@@ -4,7 +4,7 @@ import { publish, publishBatch } from '#app/publish/publish.ts';
 import { scopePublish } from '#app/publish/publish-access.ts';
 import { ForbiddenError, TemporarilyUnavailableError, ValidationError } from '#app/errors.ts';
 import { ADMIN, type Principal } from '#app/access.ts';
-import { aSubscription, fakeDeps, type FakeDeps } from '#test/fakes.ts';
+import { aSubscription, fakeDeps, fanOutStored, type FakeDeps } from '#test/fakes.ts';
 import { InMemoryRouteStore } from '#test/fakes.ts';
 
 /** acme and globex each take invoice.*; the producer's own subscription takes everything. */
@@ -20,27 +20,31 @@ function seeded(): FakeDeps {
   return deps;
 }
 
-const sentTo = (deps: FakeDeps) => deps.queue.messages().map((m) => m.subscriptionId);
+/** Whom the event's first messages go to, once the stream has brought it to the fan-out. */
+const sentTo = async (deps: FakeDeps) => {
+  await fanOutStored(deps);
+  return deps.queue.messages().map((m) => m.subscriptionId);
+};
 const ACME: Principal = { role: 'tenant', tenantId: 'acme', keyId: 'key_a' };
 
 describe('publish: an event reaches its audience only', () => {
   it("a tenant's event reaches that tenant's matching subscriptions, no other tenant's, and not the producer's", async () => {
     const deps = seeded();
     await publish(deps, { id: 'evt_1', type: 'invoice.paid', tenantId: 'acme', payloadJson: '{}' });
-    assert.deepEqual(sentTo(deps), ['sub_acme', 'sub_acme2']);
+    assert.deepEqual(await sentTo(deps), ['sub_acme', 'sub_acme2']);
     assert.equal(deps.events.items.get('evt_1')!.tenantId, 'acme');
   });
 
   it('an event without a tenant reaches subscriptions without one only', async () => {
     const deps = seeded();
     await publish(deps, { id: 'evt_1', type: 'invoice.paid', payloadJson: '{}' });
-    assert.deepEqual(sentTo(deps), ['sub_own']);
+    assert.deepEqual(await sentTo(deps), ['sub_own']);
   });
 
   it("audience all reaches every tenant's matching subscriptions and the producer's", async () => {
     const deps = seeded();
     await publish(deps, { id: 'evt_1', type: 'invoice.paid', audience: 'all', payloadJson: '{}' });
-    assert.deepEqual(sentTo(deps), ['sub_acme', 'sub_acme2', 'sub_globex', 'sub_own']);
+    assert.deepEqual(await sentTo(deps), ['sub_acme', 'sub_acme2', 'sub_globex', 'sub_own']);
     assert.equal(deps.events.items.get('evt_1')!.audience, 'all');
   });
 
@@ -53,7 +57,7 @@ describe('publish: an event reaches its audience only', () => {
       subscriptionIds: ['sub_acme2', 'sub_acme'],
       payloadJson: '{}',
     });
-    assert.deepEqual(sentTo(deps), ['sub_acme'], 'sub_acme2 takes invoice.paid only');
+    assert.deepEqual(await sentTo(deps), ['sub_acme'], 'sub_acme2 takes invoice.paid only');
     assert.equal(result.deliveryIds.length, 1);
     assert.deepEqual(deps.events.items.get('evt_1')!.narrowedTo, ['sub_acme2', 'sub_acme']);
   });
@@ -76,7 +80,7 @@ describe('publish: an event reaches its audience only', () => {
       );
       assert.equal(deps.events.items.size, 0, outsider);
       assert.equal(deps.ingestManifests.items.size, 0, outsider);
-      assert.deepEqual(sentTo(deps), [], outsider);
+      assert.deepEqual(await sentTo(deps), [], outsider);
     }
     const deps = seeded();
     await deps.subscriptions.setState('sub_acme2', 'deleted', 'test', '2024-05-01T12:00:00.000Z');
@@ -106,7 +110,7 @@ describe('publish: an event reaches its audience only', () => {
       ['accepted', 'refused'],
     );
     assert.deepEqual([...deps.events.items.keys()], ['evt_ok']);
-    assert.deepEqual(sentTo(deps), ['sub_acme', 'sub_acme2']);
+    assert.deepEqual(await sentTo(deps), ['sub_acme', 'sub_acme2']);
   });
 
   it('the same id with another tenant, or to every tenant, is a conflict; with the same tenant a duplicate', async () => {
@@ -129,7 +133,7 @@ describe('publish: an event reaches its audience only', () => {
       eventId: 'evt_1',
       deliveryIds: first.deliveryIds,
     });
-    assert.deepEqual(sentTo(deps), ['sub_acme', 'sub_acme2']);
+    assert.deepEqual(await sentTo(deps), ['sub_acme', 'sub_acme2']);
   });
 
   it('answers 503 and stores nothing while the routing index of an older deployment is still being built', async () => {

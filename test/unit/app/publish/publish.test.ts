@@ -4,7 +4,7 @@ import { publish, publishBatch, webhookBody } from '#app/publish/publish.ts';
 import { parsePublishRequest } from '#app/publish/publish-request.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
 import type { EventRecord } from '#domain/types.ts';
-import { aSubscription, FakeClock, fakeDeps, type FakeDeps } from '#test/fakes.ts';
+import { aSubscription, FakeClock, fakeDeps, fanOutStored, type FakeDeps } from '#test/fakes.ts';
 
 const NOW = '2024-05-01T12:00:00.000Z';
 
@@ -39,6 +39,7 @@ describe('publish', () => {
       giveUpAt: '2024-05-04T12:00:00.000Z',
       body,
     };
+    await fanOutStored(deps);
     assert.deepEqual(deps.queue.messages(), [
       { kind: 'fresh', deliveryId: ids[0], subscriptionId: 'sub_a', ...carried },
       { kind: 'fresh', deliveryId: ids[1], subscriptionId: 'sub_b', ...carried },
@@ -58,6 +59,7 @@ describe('publish', () => {
     const result = await publish(deps, { id: 'evt_1', type: 'invoice.paid', payloadJson: '{}' });
 
     assert.deepEqual(result.deliveryIds, [deliveryIdFor('evt_1', 'sub_c', NOW)]);
+    await fanOutStored(deps);
     assert.deepEqual(
       deps.queue.messages().map((m) => m.subscriptionId),
       ['sub_c'],
@@ -80,6 +82,7 @@ describe('publish', () => {
       deliveryIdFor('evt_1', 'sub_paused', NOW),
     ]);
     assert.deepEqual(deps.events.items.get('evt_1')!.subscriptionIds, ['sub_on', 'sub_paused']);
+    await fanOutStored(deps);
     assert.deepEqual(
       deps.queue.messages().map((m) => m.subscriptionId),
       ['sub_on', 'sub_paused'],
@@ -92,6 +95,7 @@ describe('publish', () => {
 
     await publish(deps, { id: 'evt_1', type: 'a.b', payloadJson: '{}' });
 
+    await fanOutStored(deps);
     assert.deepEqual(
       deps.queue.messages().map((m) => [m.subscriptionId, m.alone ?? false]),
       [
@@ -122,6 +126,9 @@ describe('publish', () => {
 
     await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
 
+    // The subscription's own deadline travels on the stored event (firstSends), read by the fan-out alone.
+    assert.deepEqual(deps.events.items.get('evt_1')?.firstSends, { sub_own: { deadlineSeconds: 60 } });
+    await fanOutStored(deps);
     const giveUpAt = new Map(
       deps.queue.messages().map((m) => [m.subscriptionId, m.kind === 'fresh' ? m.giveUpAt : undefined]),
     );
@@ -149,6 +156,7 @@ describe('publish', () => {
 
     assert.deepEqual(result, { kind: 'accepted', eventId: 'evt_1', deliveryIds: [] });
     assert.equal(deps.events.items.size, 1);
+    await fanOutStored(deps);
     assert.deepEqual(deps.queue.messages(), []);
   });
 
@@ -162,6 +170,7 @@ describe('publish', () => {
     const again = await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{"v":1}' });
 
     assert.deepEqual(again, { kind: 'duplicate', eventId: 'evt_1', deliveryIds: first.deliveryIds });
+    await fanOutStored(deps);
     assert.equal(deps.queue.messages().length, 2, "the first publish's two, none for sub_late");
     assert.match(deps.events.items.get('evt_1')!.body, /"data":\{"v":1\}/);
     assert.equal(deps.metrics.counts.EventsPublished, 1);
@@ -189,6 +198,7 @@ describe('publish', () => {
       { kind: 'duplicate', eventId: 'evt_1', deliveryIds: first.deliveryIds },
       'the same event a minute later',
     );
+    await fanOutStored(deps);
     assert.equal(deps.queue.messages().length, 1);
     assert.match(deps.events.items.get('evt_1')!.body, /"data":\{"v":1\}/);
     assert.equal(deps.metrics.counts.EventsPublished, 1);
@@ -198,6 +208,7 @@ describe('publish', () => {
     const deps = fakeDeps();
     withSubscriptions(deps, { id: 'sub_a' }, { id: 'sub_b' });
     await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
+    await fanOutStored(deps);
     deps.queue.enqueued.length = 0;
     let reads = 0;
     deps.events.get = async () => {
@@ -208,11 +219,12 @@ describe('publish', () => {
     const again = await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
 
     assert.equal(again.kind, 'duplicate');
+    await fanOutStored(deps);
     assert.deepEqual(deps.queue.messages(), []);
     assert.equal(reads, 0, 'the conditional put is the idempotency check: nothing is read before it');
   });
 
-  it('writes a manifest of the batch (events and deliveries) before the events, and leaves it for the sweeper to check', async () => {
+  it('writes a manifest of the batch (events and deliveries) before the events, and enqueues nothing itself', async () => {
     const deps = fakeDeps();
     withSubscriptions(deps, { id: 'sub_a' });
     const seen: string[] = [];
@@ -221,23 +233,24 @@ describe('publish', () => {
       seen.push(`manifest ${m.eventIds.join(',')} (events stored: ${deps.events.items.size})`);
       await put(m);
     };
-    const enqueue = deps.queue.enqueue.bind(deps.queue);
-    deps.queue.enqueue = async (messages) => {
-      seen.push(`enqueue ${messages.length} (manifests: ${deps.ingestManifests.items.size})`);
-      await enqueue(messages);
-    };
 
     await publishBatch(deps, [
       { id: 'evt_1', type: 'a', payloadJson: '{}' },
       { id: 'evt_2', type: 'a', payloadJson: '{}' },
     ]);
 
-    assert.deepEqual(seen, ['manifest evt_1,evt_2 (events stored: 0)', 'enqueue 2 (manifests: 1)']);
+    assert.deepEqual(seen, ['manifest evt_1,evt_2 (events stored: 0)']);
     assert.deepEqual(
       [...deps.ingestManifests.items.values()].map((m) => m.deliveryIds),
       [[deliveryIdFor('evt_1', 'sub_a', NOW), deliveryIdFor('evt_2', 'sub_a', NOW)]],
     );
-    assert.equal(deps.queue.enqueued.length, 1, 'one enqueue for the whole batch');
+    assert.equal(deps.queue.enqueued.length, 0, 'storing is the hand-off: the stream brings the events to the fan-out');
+    assert.deepEqual(
+      deps.events.stream.map((e) => e.id),
+      ['evt_1', 'evt_2'],
+    );
+    assert.equal(await fanOutStored(deps), 2);
+    assert.equal(deps.queue.enqueued.length, 1, "one enqueue for the stream's whole batch");
   });
 
   it("writes the manifest of a batch nobody subscribes to as well: it is the event log, with each event's type and its events' TTL", async () => {
@@ -296,22 +309,8 @@ describe('publish', () => {
 
     assert.equal(deps.events.items.size, 0);
     assert.equal(deps.deliveries.items.size, 0);
+    await fanOutStored(deps);
     assert.deepEqual(deps.queue.messages(), []);
-  });
-
-  it('has written the manifest when enqueueing fails, so the sweeper finishes the batch', async () => {
-    const deps = fakeDeps();
-    withSubscriptions(deps, { id: 'sub_a' });
-    deps.queue.enqueue = async () => {
-      throw new Error('SQS unavailable');
-    };
-
-    await assert.rejects(publishBatch(deps, [{ id: 'evt_1', type: 'a', payloadJson: '{}' }]), /SQS unavailable/);
-
-    assert.deepEqual(
-      [...deps.ingestManifests.items.values()].map((m) => m.eventIds),
-      [['evt_1']],
-    );
   });
 
   it('answers each event of a batch in order, a duplicate within it included', async () => {
@@ -352,6 +351,7 @@ describe('publish', () => {
     const result = await publish(deps, { id: 'evt_1', type: 'a', payloadJson: '{}' });
 
     assert.deepEqual(result, { kind: 'duplicate', eventId: 'evt_1', deliveryIds: stored.deliveryIds });
+    await fanOutStored(deps);
     assert.deepEqual(deps.queue.messages(), []);
     assert.equal(deps.metrics.counts.EventsPublished, undefined);
   });

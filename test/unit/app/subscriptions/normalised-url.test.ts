@@ -8,7 +8,7 @@ import type { AttemptResult } from '#domain/classify.ts';
 import { ForbiddenTargetError } from '#domain/errors.ts';
 import { DEFAULT_PORT_RANGES, parseAllowedPorts } from '#domain/target-ports.ts';
 import type { HttpRequest, HttpSender } from '#ports/http-sender.ts';
-import { fakeDeps } from '#test/fakes.ts';
+import { fakeDeps, fanOutStored } from '#test/fakes.ts';
 
 class RecordingHttp implements HttpSender {
   readonly requests: HttpRequest[] = [];
@@ -29,6 +29,7 @@ describe('createSubscription(): the normalised URL is stored and sent', () => {
     const published = await publish(deps, { type: 'order.created', payloadJson: '{}' });
     assert.equal(published.deliveryIds.length, 1);
     // The message publish sent: it carries what the delivery's first row needs (publish writes none).
+    await fanOutStored(deps);
     const [message] = deps.queue.messages();
     assert.equal(message!.deliveryId, published.deliveryIds[0]);
     await processDelivery(deps, message!, { receiveCount: 1 });
