@@ -61,6 +61,10 @@ export class ChangeFeedPoller {
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  /** Ends the pause of a poll that found nothing (never the pause before a retry). */
+  private wakePoll: (() => void) | undefined;
+  /** A nudge that came while a round was under way: the next round starts without the pause. */
+  private nudged = false;
   private readonly batchSize: number;
   private readonly settleMs: number;
   private readonly streamArn: string;
@@ -80,6 +84,16 @@ export class ChangeFeedPoller {
     this.loop = this.run();
   }
 
+  /**
+   * Looks again now instead of after the poll interval: the runtime's recorder calls it when an
+   * insert has landed, so an event reaches the fan-out in the time of a round, not of a poll
+   * (Lambda polls a stream 4 times a second; locally every poll is a query of the store).
+   */
+  nudge(): void {
+    this.nudged = true;
+    this.wakePoll?.();
+  }
+
   /** Resolves once the round in flight (an invocation and its checkpoint included) has ended. */
   async stop(): Promise<void> {
     this.running = false;
@@ -91,6 +105,7 @@ export class ChangeFeedPoller {
   private async run(): Promise<void> {
     while (this.running) {
       let pause: number;
+      this.nudged = false;
       try {
         pause = await this.round();
       } catch (error) {
@@ -98,18 +113,24 @@ export class ChangeFeedPoller {
         this.options.onError(error);
         pause = this.options.retryDelayMs ?? 500;
       }
-      if (pause > 0 && this.running) await this.sleep(pause);
+      const poll = pause === (this.options.pollIntervalMs ?? 200);
+      if (pause > 0 && this.running && !(poll && this.nudged)) await this.sleep(pause, poll);
     }
   }
 
-  private sleep(ms: number): Promise<void> {
+  private sleep(ms: number, poll: boolean): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
+      const wakePoll = () => {
+        this.wakePoll = undefined;
+        done();
+      };
       function done() {
         clearTimeout(timer);
         resolve();
       }
       this.wake = done;
+      this.wakePoll = poll ? wakePoll : undefined;
     });
   }
 

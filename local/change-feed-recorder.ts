@@ -24,7 +24,13 @@ export function isInsert(input: PutItemCommandInput, keyAttribute: string): bool
  * (ChangeFeedPoller). Only PutItem is watched: an item created by BatchWriteItem,
  * TransactWriteItems or UpdateItem gets no record (the events table is written by PutItem alone).
  */
-export function recordInserts(client: DynamoDBClient, feed: ChangeFeed, now: () => number = Date.now): void {
+export function recordInserts(
+  client: DynamoDBClient,
+  feed: ChangeFeed,
+  now: () => number = Date.now,
+  /** Called once an insert has landed (the runtime nudges its poller, ChangeFeedPoller.nudge). */
+  onInserted: () => void = () => {},
+): void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const input = args.input as PutItemCommandInput;
@@ -42,6 +48,9 @@ export function recordInserts(client: DynamoDBClient, feed: ChangeFeed, now: () 
           );
         const at = now();
         await writeEntry(client, feed, { seq: entrySeq(at, id.S), at, key: { [feed.keyAttribute]: id }, stamp });
+        const landed = await next(args);
+        onInserted();
+        return landed;
       }
       return next(args);
     },

@@ -276,8 +276,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (embedded.sqs) queues = reachableQueues(queues, endpoint.sqs);
     if (embedded.dynamodb) await repairActiveIndex(dynamodb, localResourceName(TABLES.deliveries, prefix));
     await ensureFeedTable(dynamodb, feed.feedTable);
-    // Before any handler runs: every event stored from here on has its entry in the feed first.
-    recordInserts(dynamodb, feed);
     await provisionBuckets(s3, prefix);
   } catch (error) {
     closeClients();
@@ -317,6 +315,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     context: () => lambdaContext('ingest'),
     onError,
   });
+  // Before any handler runs: every event stored from here on has its entry in the feed first, and
+  // the poller looks as soon as one has landed.
+  recordInserts(dynamodb, feed, Date.now, () => fanOut.nudge());
   const pollers = EVENT_SOURCES.map(
     (source) =>
       new QueuePoller({

@@ -314,6 +314,27 @@ describe('the change feed: the runtime stand-in for the events table stream', ()
     }
   });
 
+  it('looks again as soon as the recorder says an insert landed, not after the poll interval', async () => {
+    const feed = await freshFeed();
+    const seen = collector();
+    const p = poller(store, feed, { handler: seen.handler, pollIntervalMs: 60_000 });
+    const writer = new DynamoDBClient({
+      endpoint: store.emulators.endpoints.dynamodb!,
+      region: 'us-east-1',
+      credentials,
+    });
+    recordInserts(writer, feed, Date.now, () => p.nudge());
+    try {
+      // The first round found nothing and sleeps a minute; only the nudge can end it in time.
+      await sleep(100);
+      await writer.send(insert(feed.watchedTable, 'evt_now', 'n'));
+      await waitFor('the insert handed over', () => seen.ids().includes('evt_now'), 2_000, 20);
+    } finally {
+      await p.stop();
+      writer.destroy();
+    }
+  });
+
   it('hands one insert tried twice with the same stamp (an event id twice in one publish batch) over once', async () => {
     const feed = await freshFeed();
     const writer = recordedClient(store, feed);
