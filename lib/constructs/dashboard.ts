@@ -113,6 +113,24 @@ export class HooklineDashboard extends Construct {
           new cloudwatch.AlarmStatusWidget({ title: 'Alarms', width: WIDTH, alarms: [...props.alarms] }),
         ],
         queueWidgets,
+        // How far the fan-out is behind the events table's stream: new events wait this long for their first messages.
+        ...(props.functions.ingest
+          ? [
+              [
+                new cloudwatch.GraphWidget({
+                  title: "Fan-out: age of the events stream's oldest record (ms)",
+                  width: WIDTH,
+                  left: [
+                    props.functions.ingest.metric('IteratorAge', {
+                      period: MINUTE,
+                      statistic: cloudwatch.Stats.MAXIMUM,
+                      label: 'iterator age (max)',
+                    }),
+                  ],
+                }),
+              ],
+            ]
+          : []),
         [
           perFunction('Lambda errors', (fn, key) => fn.metricErrors({ period: MINUTE, label: key })),
           perFunction('Lambda throttles', (fn, key) => fn.metricThrottles({ period: MINUTE, label: key })),

@@ -22,7 +22,7 @@ describe('the CloudWatch dashboard', () => {
     template.hasOutput('DashboardName', { Value: Match.objectLike({ Ref: Match.stringLikeRegexp('Dashboard') }) });
   });
 
-  test('shows the pipeline: every delivery metric, success rate, latency percentiles, queues and redrive queues, Lambda health, the API and the alarms', () => {
+  test("shows the pipeline: every delivery metric, success rate, latency percentiles, queues and redrive queues, the fan-out's lag behind the events stream, Lambda health, the API and the alarms", () => {
     const body = dashboardBody(json);
     for (const name of [
       METRICS.eventsPublished,
@@ -43,6 +43,7 @@ describe('the CloudWatch dashboard', () => {
       'Throttles',
       'Duration',
       'ConcurrentExecutions',
+      'IteratorAge',
       'Latency',
       'alarm',
     ]) {
