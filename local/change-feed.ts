@@ -1,13 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  PutItemCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { PutItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { localResourceName, TABLES } from '#config/topology.ts';
-import { waitForActive, type TableWait } from './provision.ts';
+import { ensureTable, type TableShape, type TableWait } from './provision.ts';
 
 /**
  * A table's inserts as the runtime's stand-in for its DynamoDB stream records them: the embedded
@@ -45,37 +39,22 @@ export function isFeedTable(name: string): boolean {
 
 const FEED_TABLE = 'hookline-local-change-feed';
 
+/** The feed's table, local only (AWS has the stream): entries by watched table, oldest first. */
+const FEED_TABLE_SHAPE: TableShape = {
+  localName: FEED_TABLE,
+  partitionKey: { name: 'feed', type: 'S' },
+  sortKey: { name: 'seq', type: 'S' },
+  indexes: [],
+};
+
 /** The local name of the feed table under a resource prefix, next to the topology's tables. */
 export function feedTableName(prefix = ''): string {
-  return localResourceName({ localName: FEED_TABLE }, prefix);
+  return localResourceName(FEED_TABLE_SHAPE, prefix);
 }
 
-/** Creates the feed table if it is missing (idempotent, also when two processes race) and waits until it is ACTIVE. */
-export async function ensureFeedTable(db: DynamoDBClient, table: string, wait?: TableWait): Promise<void> {
-  try {
-    await db.send(new DescribeTableCommand({ TableName: table }));
-  } catch (error) {
-    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
-    try {
-      await db.send(
-        new CreateTableCommand({
-          TableName: table,
-          BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: [
-            { AttributeName: 'feed', AttributeType: 'S' },
-            { AttributeName: 'seq', AttributeType: 'S' },
-          ],
-          KeySchema: [
-            { AttributeName: 'feed', KeyType: 'HASH' },
-            { AttributeName: 'seq', KeyType: 'RANGE' },
-          ],
-        }),
-      );
-    } catch (created) {
-      if ((created as Error).name !== 'ResourceInUseException') throw created;
-    }
-  }
-  await waitForActive(db, table, wait);
+/** Creates the feed table under `prefix` as the topology's tables are (ensureTable), if it is missing. */
+export function ensureFeedTable(db: DynamoDBClient, prefix = '', wait?: TableWait): Promise<void> {
+  return ensureTable(db, FEED_TABLE_SHAPE, prefix, wait);
 }
 
 /** One recorded insert attempt. */

@@ -16,7 +16,10 @@ import {
 import { BUCKETS, localResourceName, QUEUES, TABLES, type QueueKey, type TableDef } from '#config/topology.ts';
 
 /** The CreateTable input for a topology table: the same keys, indexes and billing the CDK declares. */
-export function createTableInput(def: TableDef, prefix = ''): CreateTableCommandInput {
+/** What creating a table needs of its definition: the topology's tables, and the local runtime's own (its change feed). */
+export type TableShape = Pick<TableDef, 'localName' | 'partitionKey' | 'sortKey' | 'indexes' | 'ttlAttribute'>;
+
+export function createTableInput(def: TableShape, prefix = ''): CreateTableCommandInput {
   const attrs = new Map<string, string>();
   const keys = [def.partitionKey, def.sortKey, ...def.indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
   for (const k of keys) if (k) attrs.set(k.name, k.type);
@@ -99,13 +102,18 @@ export async function ensureTtl(db: DynamoDBClient, table: string, attribute: st
 }
 
 /** Creates the table if it is missing, waits until it is ACTIVE, then makes sure TTL is on. */
-export async function ensureTable(db: DynamoDBClient, def: TableDef, prefix = '', wait?: TableWait): Promise<void> {
+export async function ensureTable(db: DynamoDBClient, def: TableShape, prefix = '', wait?: TableWait): Promise<void> {
   const name = localResourceName(def, prefix);
   try {
     await db.send(new DescribeTableCommand({ TableName: name }));
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
-    await db.send(new CreateTableCommand(createTableInput(def, prefix)));
+    try {
+      await db.send(new CreateTableCommand(createTableInput(def, prefix)));
+    } catch (created) {
+      // Another process sharing the endpoint created it in between: as good as ours.
+      if ((created as Error).name !== 'ResourceInUseException') throw created;
+    }
   }
   // Also after a restart: the table may still be CREATING, or TTL may not have been set yet.
   await waitForActive(db, name, wait);

@@ -18,6 +18,7 @@ import {
   consoleUrlOf,
   ENV_DEFAULTS,
   EVENT_SOURCES,
+  STREAM_SOURCES,
   localResourceName,
   longestHandlingMs,
   QUEUES,
@@ -275,7 +276,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     // What fauxqs answers is not a URL a producer can use as it is (see reachableQueueUrl).
     if (embedded.sqs) queues = reachableQueues(queues, endpoint.sqs);
     if (embedded.dynamodb) await repairActiveIndex(dynamodb, localResourceName(TABLES.deliveries, prefix));
-    await ensureFeedTable(dynamodb, feed.feedTable);
+    await ensureFeedTable(dynamodb, prefix);
     await provisionBuckets(s3, prefix);
   } catch (error) {
     closeClients();
@@ -311,6 +312,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const fanOut = new ChangeFeedPoller({
     dynamodb: feedReader,
     feed,
+    batchSize: STREAM_SOURCES.find((s) => s.table === 'events')!.batchSize,
     handler: wrap('ingest', createFanOutHandler(buildDeps('ingest', env, build, ALL_FACTORIES), obs)),
     context: () => lambdaContext('ingest'),
     onError,

@@ -669,7 +669,9 @@ export interface StreamSourceDef {
   readonly eventName: 'INSERT';
   readonly batchSize: number;
   readonly maxBatchingWindowSeconds: number;
-  /** Tries of a failing batch (halved each time: BisectBatchOnFunctionError) before its records are given up. */
+  /** A failing batch is halved for its next try, so the one record that fails ends up alone (BisectBatchOnFunctionError). */
+  readonly bisectBatchOnError: boolean;
+  /** Tries of a failing batch before its records are given up. */
   readonly retryAttempts: number;
 }
 
@@ -686,6 +688,7 @@ export const STREAM_SOURCES = [
     // A record given up is not lost: the sweeper's check of its publish's manifest sends its
     // deliveries after the grace. Bisecting isolates the one event that fails, so the others of
     // its batch go on; retrying until the record expires (24 h) would hold its whole shard.
+    bisectBatchOnError: true,
     retryAttempts: 10,
   },
 ] as const satisfies readonly StreamSourceDef[];

@@ -86,7 +86,7 @@ export function connectStream(
     startingPosition: lambdaBase.StartingPosition.TRIM_HORIZON,
     batchSize: def.batchSize,
     maxBatchingWindow: Duration.seconds(def.maxBatchingWindowSeconds),
-    bisectBatchOnError: true,
+    bisectBatchOnError: def.bisectBatchOnError,
     retryAttempts: def.retryAttempts,
     filters: [lambdaBase.FilterCriteria.filter({ eventName: lambdaBase.FilterRule.isEqual(def.eventName) })],
   });

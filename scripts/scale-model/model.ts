@@ -193,7 +193,7 @@ export function buildModel(settings: ModelSettings) {
           batchSize: source.batchSize,
           maximumBatchingWindowSeconds: source.maxBatchingWindowSeconds,
           eventNames: [source.eventName],
-          bisectBatchOnFunctionError: true,
+          bisectBatchOnFunctionError: source.bisectBatchOnError,
           maximumRetryAttempts: source.retryAttempts,
         },
         time,

@@ -149,7 +149,7 @@ describe('parity: event source mappings', () => {
         FunctionName: { Ref: findTopologyResource(json, `function/${source.function}`).logicalId },
         BatchSize: source.batchSize,
         MaximumBatchingWindowInSeconds: source.maxBatchingWindowSeconds,
-        BisectBatchOnFunctionError: true,
+        BisectBatchOnFunctionError: source.bisectBatchOnError,
         MaximumRetryAttempts: source.retryAttempts,
         StartingPosition: 'TRIM_HORIZON',
         FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: [source.eventName] }) }] },

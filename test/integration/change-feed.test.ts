@@ -14,7 +14,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { documentClient } from '#adapters/dynamodb.ts';
 import { DynamoDbEventStore, eventFromItem } from '#adapters/dynamodb-event-store.ts';
 import { localResourceName, TABLES } from '#config/topology.ts';
-import { ensureFeedTable, entrySeq, feedTableName, writeEntry, type ChangeFeed } from '#local/change-feed.ts';
+import { ensureFeedTable, entrySeq, eventsFeed, writeEntry, type ChangeFeed } from '#local/change-feed.ts';
 import { ChangeFeedPoller, type ChangeFeedPollerOptions } from '#local/change-feed-poller.ts';
 import { isInsert, recordInserts } from '#local/change-feed-recorder.ts';
 import { startEmulators, type Emulators } from '#local/emulators.ts';
@@ -47,14 +47,8 @@ async function openStore(dir: string): Promise<Store> {
 /** The events table and its feed under `prefix`, created on `db`. */
 async function feedOn(db: DynamoDBClient, prefix: string): Promise<ChangeFeed> {
   await ensureTable(db, TABLES.events, prefix);
-  const feed = {
-    feedTable: feedTableName(prefix),
-    watchedTable: localResourceName(TABLES.events, prefix),
-    keyAttribute: 'id',
-    stampAttribute: 'createdAt',
-  };
-  await ensureFeedTable(db, feed.feedTable);
-  return feed;
+  await ensureFeedTable(db, prefix);
+  return eventsFeed(prefix);
 }
 
 /** A client whose inserts into the feed's table are recorded: the writer's side. */

@@ -78,13 +78,21 @@ export function untouchedSincePublish(d: Delivery): boolean {
   return d.state === STATE.pending && d.attemptSeq === 0 && d.updatedAt === d.createdAt;
 }
 
-/** What publish keeps of a target for its first message: nothing when it takes the defaults. */
-export function firstSendOf(target: RouteTarget): FirstSend | undefined {
-  const send: FirstSend = {
-    ...(target.deadlineSeconds !== undefined ? { deadlineSeconds: target.deadlineSeconds } : {}),
-    ...(target.rateLimitPerSecond ? { alone: true as const } : {}),
-  };
-  return Object.keys(send).length > 0 ? send : undefined;
+/**
+ * What publish keeps on the event of its targets for their first messages (`firstSends`): a
+ * target's own deadline and its travelling alone, only for those that differ from the defaults,
+ * and nothing at all when every one takes them.
+ */
+export function firstSendsOf(targets: readonly RouteTarget[]): Pick<EventRecord, 'firstSends'> {
+  const sends: Record<string, FirstSend> = {};
+  for (const target of targets) {
+    const send: FirstSend = {
+      ...(target.deadlineSeconds !== undefined ? { deadlineSeconds: target.deadlineSeconds } : {}),
+      ...(target.rateLimitPerSecond ? { alone: true as const } : {}),
+    };
+    if (Object.keys(send).length > 0) sends[target.id] = send;
+  }
+  return Object.keys(sends).length > 0 ? { firstSends: sends } : {};
 }
 
 /**

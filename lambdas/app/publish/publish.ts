@@ -2,8 +2,8 @@ import { sameAudience } from '#domain/audience.ts';
 import type { EventTypeVerdict, EventTypeWarning } from '#domain/event-type-catalog.ts';
 import { deliveryIdFor, formatId } from '#domain/ids.ts';
 import type { RouteTarget } from '#domain/routing.ts';
-import type { EventRecord, FirstSend, Subscription } from '#domain/types.ts';
-import { firstSendOf, giveUpAtOf } from '#app/publish/first-delivery.ts';
+import type { EventRecord, Subscription } from '#domain/types.ts';
+import { firstSendsOf, giveUpAtOf } from '#app/publish/first-delivery.ts';
 import type { Deps } from '#app/deps.ts';
 import { TemporarilyUnavailableError, ValidationError } from '#app/errors.ts';
 import type { PublishRequest } from '#app/publish/publish-request.ts';
@@ -227,16 +227,6 @@ async function storeEvent(
     };
   }
   return { index, result: { kind: 'accepted', eventId: event.id, deliveryIds: event.deliveryIds } };
-}
-
-/** The event's `firstSends`: only the targets whose first message differs from the defaults, none when all take them. */
-function firstSendsOf(targets: readonly RouteTarget[]): Pick<EventRecord, 'firstSends'> {
-  const sends: Record<string, FirstSend> = {};
-  for (const t of targets) {
-    const send = firstSendOf(t);
-    if (send) sends[t.id] = send;
-  }
-  return Object.keys(sends).length > 0 ? { firstSends: sends } : {};
 }
 
 /** A refusal of the batch's event `i`, naming it as the request does. */

@@ -1,17 +1,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { Context, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { lambdaContext } from '#local/lambda-context.ts';
 import { createFanOutHandler, isStreamEvent } from '#handlers/fan-out.ts';
 import { deliveryIdFor } from '#domain/ids.ts';
 import type { EventRecord } from '#domain/types.ts';
 import { fakeDeps } from '#test/fakes.ts';
 
-const context = {
-  getRemainingTimeInMillis: () => 60_000,
-  awsRequestId: 'r',
-  functionName: 'ingest',
-} as unknown as Context;
+const context = lambdaContext('ingest');
 const CREATED = '2024-05-01T12:00:00.000Z';
 const anEvent = (id: string): EventRecord => ({
   id,

@@ -9,6 +9,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import type { SimTime } from '../time.ts';
 import { Fifo } from '../fifo.ts';
+import { streamImage } from '#local/stream-record.ts';
 import { itemSize } from './item-size.ts';
 import { deepEqual, type Item, keyString } from './values.ts';
 
@@ -224,20 +225,9 @@ export function sequenceNumber(sequence: number): string {
   return `1${String(sequence).padStart(20, '0')}`;
 }
 
-/** An item as stream JSON: AttributeValues with binary as base64, as Lambda's event carries it. */
+/** An item as stream JSON, as the local runtime's change feed gives it (binary as base64, as in Lambda's event). */
 function image(item: Item): Record<string, AttributeValue> {
-  return base64Binary(marshall(item, { removeUndefinedValues: true })) as Record<string, AttributeValue>;
-}
-
-function base64Binary(v: unknown): unknown {
-  if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
-  if (Array.isArray(v)) return v.map(base64Binary);
-  if (typeof v === 'object' && v !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = base64Binary(x);
-    return out;
-  }
-  return v;
+  return streamImage(marshall(item, { removeUndefinedValues: true }));
 }
 
 function fnv1a(s: string): number {
