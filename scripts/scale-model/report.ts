@@ -3,6 +3,7 @@ import { table } from '../bench/benchmarks-file.ts';
 import { LATENCY } from './model.ts';
 import type { ScenarioResult } from './run-scenario.ts';
 import type { StoredResult } from './stored-results.ts';
+import { renderRequests } from './requests-report.ts';
 
 /** The DynamoDB limits as the report states them (sim/dynamodb/ holds the figures and their sources). */
 const DYNAMO_LIMITS_SAID =
@@ -145,6 +146,7 @@ export function renderScaleModel(
       rows,
     ),
     '',
+    ...renderRequests(results),
     ...(missing.length ? [`Not recorded at full size yet: ${missing.join(', ')}.`, ''] : []),
     ...(charted.length < results.length
       ? [

@@ -3,6 +3,7 @@ import { LatencyHistogram, type RateLimitFigures, rateLimitFigures, type SecondS
 import { apiRequest } from './api-events.ts';
 import { buildModel, type Model } from './model.ts';
 import type { Scenario } from './scenarios.ts';
+import { type RequestFigures, requestCounters, requestFigures } from './request-meter.ts';
 import { VirtualTime } from './virtual-time.ts';
 import { INGEST_MANIFEST_SHARDS, localResourceName, TABLES } from '#config/topology.ts';
 
@@ -82,6 +83,8 @@ export interface ScenarioResult {
   };
   readonly replay?: { readonly replayed: number; readonly finishedAfterSeconds?: number };
   readonly handlerErrors: Readonly<Record<string, number>>;
+  /** The requests each delivery made while measured (absent in runs recorded before they were metered). */
+  readonly requests?: RequestFigures;
   readonly samples: readonly SecondSample[];
 }
 
@@ -204,6 +207,7 @@ async function run(scenario: Scenario, time: VirtualTime, wallStart: number): Pr
 
   measuring = true;
   measuredFrom = time.now();
+  const countersBefore = requestCounters(model);
   // The POSTs of the measured run only: a replay's setup attempted every dead letter once before it.
   const firstMeasuredPost = model.endpoints.startTimes.length;
   const samples: SecondSample[] = [];
@@ -310,6 +314,12 @@ async function run(scenario: Scenario, time: VirtualTime, wallStart: number): Pr
   const undeliveredBy = audit(model, receipts, accepted, seq);
   const publishing = samples.filter((s) => s.second <= scenario.publishSeconds || scenario.publishSeconds === 0);
   const queue = model.queues.delivery.stats();
+  const requests = requestFigures(
+    countersBefore,
+    requestCounters(model),
+    delivered,
+    acceptedCount - (scenario.replayDeadLetters ?? 0),
+  );
   return {
     scenario,
     simulatedSeconds: (time.now() - measuredFrom) / 1000,
@@ -362,6 +372,7 @@ async function run(scenario: Scenario, time: VirtualTime, wallStart: number): Pr
     sweeper,
     ...(replay ? { replay } : {}),
     handlerErrors: Object.fromEntries(model.logger.errors),
+    ...(requests ? { requests } : {}),
     samples,
   };
 }

@@ -1,3 +1,4 @@
+import { TRAFFIC } from '../bench/traffic.ts';
 import type { Behaviour } from './sim/endpoints.ts';
 
 /** What a scenario's receivers do: the plan for receiver `index` at `elapsedMs` into the measured run. */
@@ -44,6 +45,9 @@ const uniform = (count: number) => (_seq: number, random: () => number) => Math.
  * The issue's scenarios at full size, and at `scale` (the CI quick run) with rates, counts and
  * times shrunk so the whole set runs in well under a minute while every mechanism still acts.
  */
+/** The cost bench's stated traffic as a rate: its deliveries a month over a month's seconds (365 / 12 days). */
+export const STATED_RATE = TRAFFIC.deliveriesPerMonth / ((365 / 12) * 86_400);
+
 /** The issue's size: 10 simulated minutes of publishing, a bulk replay of 1,000,000 dead letters. */
 export const FULL_PUBLISH_MINUTES = 10;
 export const FULL_DEAD_LETTERS = 1_000_000;
@@ -150,6 +154,19 @@ export function scenarios(
         i === 0 && t < (q ? 40_000 : 3_600_000)
           ? { kind: 'status', status: 503, latencyMs: 20 }
           : healthy(i, t, random),
+    },
+    {
+      // The cost bench's all-in spreads its fixed costs over this traffic; its requests are
+      // metered at its own rate (hundreds a second). Here they are metered at this one.
+      key: 'stated-traffic',
+      title: `the cost bench's stated traffic: ${(TRAFFIC.deliveriesPerMonth / 1e6).toFixed(0)} million deliveries a month (${STATED_RATE.toFixed(1)}/s), single publishes over ${TRAFFIC.subscriptions.toLocaleString('en-US')} subscriptions`,
+      subscriptions: TRAFFIC.subscriptions,
+      ratePerSecond: STATED_RATE,
+      eventsPerCall: 1,
+      publishSeconds: q ? 60 : 600,
+      drainSeconds: q ? 10 : 30,
+      target: uniform(TRAFFIC.subscriptions),
+      receivers: healthy,
     },
     {
       key: 'bulk-replay',

@@ -37,6 +37,8 @@ export interface QueueStats {
   readonly received: number;
   readonly deleted: number;
   readonly overLimitRefusals: number;
+  /** Receives that returned a message or more: the ones a busy queue pays for (an idle mapping's long polls are a fixed cost). */
+  readonly nonEmptyReceives: number;
   readonly calls: Readonly<Record<string, number>>;
   readonly inFlightPeak: number;
   readonly oldestAgeMsPeak: number;
@@ -56,6 +58,7 @@ export class SimQueue {
     received: 0,
     deleted: 0,
     overLimitRefusals: 0,
+    nonEmptyReceives: 0,
     inFlightPeak: 0,
     oldestAgeMsPeak: 0,
   };
@@ -119,6 +122,7 @@ export class SimQueue {
     }
     this.compact();
     this.counts.received += records.length;
+    if (records.length > 0) this.counts.nonEmptyReceives++;
     this.counts.inFlightPeak = Math.max(this.counts.inFlightPeak, this.inFlight);
     return records;
   }

@@ -23,6 +23,16 @@ describe('the simulated SQS queue', () => {
     assert.equal(queue.stats().inFlightPeak, 25);
   });
 
+  it('counts the receives that returned something apart from the empty ones', () => {
+    const queue = new SimQueue('q', new ManualTime());
+    queue.receive(10, 30);
+    queue.send('m');
+    queue.receive(10, 30);
+    queue.receive(10, 30);
+    assert.equal(queue.stats().calls.ReceiveMessage, 3);
+    assert.equal(queue.stats().nonEmptyReceives, 1);
+  });
+
   it('keeps a delayed message hidden until its delay has passed, and brings an undeleted one back after its visibility', async () => {
     const time = new ManualTime();
     const queue = new SimQueue('q', time);

@@ -118,4 +118,33 @@ describe('the scale model’s stored results', () => {
       /\| 150 \/ 900 \(others 150 \/ 16,000; after the first minute 140 \/ 600\) \| 1\.0 \(slow lane 17\.5\) \| 10 \| 4 of 400 \+ 100 \|/,
     );
   });
+
+  it('renders what each delivery asked for in the runs that metered it, and leaves older runs out of that table', () => {
+    const metered = {
+      ...aResult('stated-traffic', 2280),
+      requests: {
+        invocations: { api: 1, ingest: 1, sender: 1 },
+        sqsRequests: 3,
+        wru: 3,
+        rru: 1.48,
+        wruByTable: { events: 1, deliveries: 1, 'ingest-manifests': 1 },
+        eventsPerFanOut: 1,
+        dollarsPerMillion: { dynamodb: 2.06, sqs: 1.2, lambda: 0.6, total: 3.86 },
+      },
+    } as ScenarioResult;
+    const markdown = renderScaleModel(
+      [
+        { run: runAt('2026-12-07 15:00 UTC', '--only=stated-traffic'), result: metered },
+        { run: runAt('2026-12-06 15:00 UTC', '--only=spread'), result: aResult('spread', 10) },
+      ],
+      'full',
+      dir,
+      ['stated-traffic', 'spread'],
+    );
+    assert.match(
+      markdown,
+      /\| stated-traffic \| 3\.8 \| 3\.000 \(1\.000 \+ 1\.000 \+ 1\.000\) \| 1\.00 \| 3\.00 \| 3\.00 \(events 1\.00, deliveries 1\.00, ingest-manifests 1\.00\) \| 1\.48 \| \$2\.06 \+ \$1\.20 \+ \$0\.60 = \*\*\$3\.86\*\* \|/,
+    );
+    assert.ok(!/^\| spread \|/m.test(markdown), 'a run recorded before the meter has no row there');
+  });
 });
