@@ -23,7 +23,7 @@ export function atStatedTraffic(
   const invocations = Object.values(q.invocations).reduce((a, b) => a + b, 0);
   return [
     `**At the stated traffic itself** (single publishes, fan-out 1, first try): this run's requests are metered at its own rate, ` +
-      `hundreds a second, where many deliveries share a stream batch, an SQS receive and a sender invocation. At ` +
+      `as fast as its clients go, where many deliveries share a stream batch, an SQS receive and a sender invocation. At ` +
       `${stored.result.meanDeliveriesPerSecond.toFixed(1)} a second over ${TRAFFIC.subscriptions.toLocaleString('en-US')} subscriptions ` +
       `the scale model's \`${STATED_TRAFFIC_SCENARIO}\` run (${stored.run.date}, ${stored.run.commit}; BENCHMARKS.md's scale model area) metered ` +
       `${q.eventsPerFanOut?.toFixed(2) ?? 'no'} event a fan-out batch and, a delivery, ${invocations.toFixed(2)} invocations, ` +
