@@ -5,7 +5,7 @@ import { entryAccessLogBytes } from './log-records.ts';
 import { DEFAULT_API_ENTRY } from './prices.ts';
 import { TRAFFIC } from './traffic.ts';
 import { staticEgressPerMillion } from './all-in-background.ts';
-import { atStatedTraffic } from './at-stated-traffic.ts';
+import { atStatedTraffic, statedTrafficRun } from './at-stated-traffic.ts';
 import type { BackgroundCost } from './background.ts';
 import { table } from './benchmarks-file.ts';
 import type { CostRun } from './cost.ts';
@@ -88,7 +88,10 @@ export function renderAllIn(rows: readonly AllInRow[]): string {
           ),
           '',
           ...(detail.run.scenario.id === 'fo1-http'
-            ? atStatedTraffic({ requests: sum(detail.allIn, GROUPS['requests (metered)']!), allIn: detail.allIn.total })
+            ? atStatedTraffic(
+                { requests: sum(detail.allIn, GROUPS['requests (metered)']!), allIn: detail.allIn.total },
+                statedTrafficRun(),
+              )
             : []),
         ]
       : []),

@@ -6,6 +6,9 @@ export const STATED_TRAFFIC_SCENARIO = 'stated-traffic';
 
 const usd = (n: number) => `$${n.toFixed(2)}`;
 
+/** The recorded `stated-traffic` run, if there is one. */
+export const statedTrafficRun = (): StoredResult | undefined => storedResults([STATED_TRAFFIC_SCENARIO])[0];
+
 /**
  * The single publish's requests at the stated traffic itself, beside this run's. The cost bench
  * publishes as fast as its clients go, so a stream batch, an SQS receive and a sender invocation
@@ -15,7 +18,7 @@ const usd = (n: number) => `$${n.toFixed(2)}`;
  */
 export function atStatedTraffic(
   here: { readonly requests: number; readonly allIn: number },
-  stored: StoredResult | undefined = storedResults([STATED_TRAFFIC_SCENARIO])[0],
+  stored: StoredResult | undefined,
 ): string[] {
   const q = stored?.result.requests;
   if (!stored || !q) return [];
