@@ -7,7 +7,7 @@ export const TRAFFIC = {
   deliveriesPerMonth: 10_000_000,
   /** Subscriptions the deliveries are spread over, evenly. */
   subscriptions: 1000,
-  /** Warm sender containers sharing the deliveries (at about 4 a second, batches of 10, one or two). */
+  /** Warm sender containers sharing the deliveries (at about 4 a second, a batch or two in flight: one or two). */
   senderContainers: 2,
   /**
    * Data keys the subscriptions' secrets are sealed under: the keyring's one a month
