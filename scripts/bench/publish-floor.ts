@@ -15,11 +15,15 @@ export interface FloorPart {
  * A Lambda function serves one request at a time, so a publish shares nothing with another until
  * its event is stored; from there the events table's stream (free to read for Lambda) brings
  * many publishes' events to one fan-out invocation and one SendMessageBatch, here at their
- * fullest (STREAM_SOURCES' batch of 100; ten messages of ten deliveries a request). Left out,
+ * fullest by default (STREAM_SOURCES' batch of 100; ten messages of ten deliveries a request),
+ * or at `eventsPerBatch` (1: a few publishes a second, where a stream batch holds one). Left out,
  * as they only add: the sender's receive and delete (shared by up to ten messages), and Lambda
  * duration.
  */
-export function singlePublishFloor(): { readonly parts: readonly FloorPart[]; readonly total: number } {
+export function singlePublishFloor(eventsPerBatch: number = FAN_OUT_BATCH): {
+  readonly parts: readonly FloorPart[];
+  readonly total: number;
+} {
   const million = 1e6;
   const parts: FloorPart[] = [
     {
@@ -29,8 +33,11 @@ export function singlePublishFloor(): { readonly parts: readonly FloorPart[]; re
     { what: "the API function's invocation", dollars: PRICES.lambdaRequest * million },
     { what: "the event's conditional write (idempotency, 1 WRU)", dollars: PRICES.dynamodbWriteRequestUnit * million },
     {
-      what: "the hand-off (the stream's read, free; a share of a fan-out invocation of 100 events and of one SendMessageBatch of 100 deliveries)",
-      dollars: (PRICES.lambdaRequest / FAN_OUT_BATCH + PRICES.sqsRequest / FAN_OUT_BATCH) * million,
+      what:
+        eventsPerBatch > 1
+          ? `the hand-off (the stream's read, free; a share of a fan-out invocation of ${eventsPerBatch} events and of one SendMessageBatch of ${eventsPerBatch} deliveries)`
+          : "the hand-off (the stream's read, free; a fan-out invocation and a SendMessageBatch of its own)",
+      dollars: ((PRICES.lambdaRequest + PRICES.sqsRequest) / eventsPerBatch) * million,
     },
     {
       what: "the durable record of the publish's deliveries (its manifest, 1 WRU)",

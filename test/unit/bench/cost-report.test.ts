@@ -118,4 +118,9 @@ describe('the single HTTP publish floor paragraph', () => {
     assert.match(md, /= \*\*\$2\.08 per million\*\*/);
     assert.doesNotMatch(md, /Measured here/);
   });
+
+  it('states the floor at a few publishes a second too, where nothing is shared', () => {
+    // $2.08 with the hand-off the publish's own ($0.60 for $0.006) and the sender's receive, delete and invocation ($1.00): $3.675.
+    assert.match(renderPublishFloor(undefined), /That floor is at volume: .* the floor is \*\*\$3\.6[78]\*\*/);
+  });
 });

@@ -21,4 +21,10 @@ describe('the floor of a single publish over HTTP', () => {
     assert.ok(Math.abs(floor.total - 2.081) < 1e-9);
     assert.equal(floor.parts.filter((p) => /1 WRU/.test(p.what)).length, 3);
   });
+
+  it('at one event a stream batch, the fan-out invocation and its send are the publish’s own', () => {
+    const alone = singlePublishFloor(1);
+    assert.ok(Math.abs(alone.total - (singlePublishFloor().total + 0.594)) < 1e-9, `${alone.total}`);
+    assert.match(alone.parts[3]!.what, /of its own/);
+  });
 });
