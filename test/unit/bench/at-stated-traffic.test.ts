@@ -2,17 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { atStatedTraffic } from '../../../scripts/bench/at-stated-traffic.ts';
 import type { StoredResult } from '../../../scripts/scale-model/stored-results.ts';
-import type { RequestFigures } from '../../../scripts/scale-model/request-meter.ts';
+import { UNSHARED_REQUESTS as requests } from '../scale-model/request-figures-fixture.ts';
 
-const requests: RequestFigures = {
-  invocations: { api: 1, ingest: 1, sender: 1 },
-  sqsRequests: 3,
-  wru: 3,
-  rru: 1.5,
-  wruByTable: { events: 1, deliveries: 1, 'ingest-manifests': 1 },
-  eventsPerFanOut: 1,
-  dollarsPerMillion: { dynamodb: 2.06, sqs: 1.2, lambda: 0.6, total: 3.86 },
-};
 const stored = (withRequests: boolean): StoredResult =>
   ({
     run: { date: '2026-12-07 15:00 UTC', commit: 'abc1234', command: 'npm run scale-model', machine: 'test' },

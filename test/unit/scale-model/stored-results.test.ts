@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import { renderScaleModel } from '../../../scripts/scale-model/report.ts';
 import type { ScenarioResult } from '../../../scripts/scale-model/run-scenario.ts';
 import { storedResults, storeResult, type StoredResult } from '../../../scripts/scale-model/stored-results.ts';
+import { UNSHARED_REQUESTS } from './request-figures-fixture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookline-stored-results-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -122,15 +123,7 @@ describe('the scale model’s stored results', () => {
   it('renders what each delivery asked for in the runs that metered it, and leaves older runs out of that table', () => {
     const metered = {
       ...aResult('stated-traffic', 2280),
-      requests: {
-        invocations: { api: 1, ingest: 1, sender: 1 },
-        sqsRequests: 3,
-        wru: 3,
-        rru: 1.48,
-        wruByTable: { events: 1, deliveries: 1, 'ingest-manifests': 1 },
-        eventsPerFanOut: 1,
-        dollarsPerMillion: { dynamodb: 2.06, sqs: 1.2, lambda: 0.6, total: 3.86 },
-      },
+      requests: UNSHARED_REQUESTS,
     } as ScenarioResult;
     const markdown = renderScaleModel(
       [
