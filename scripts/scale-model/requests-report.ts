@@ -36,7 +36,8 @@ export function renderRequests(results: readonly ScenarioResult[]): string[] {
   return [
     '**Requests per delivery at each rate** (what the path’s functions, api, fan-out and sender, asked for while the run was',
     'measured, per delivery received; the scheduled functions are left out, as the cost bench prices them apart; an SQS receive',
-    'that returned nothing is left out, a mapping’s idle long polls being a fixed cost; priced at the cost bench’s list prices,',
+    'that returned nothing is left out, a mapping’s idle long polls being a fixed cost; each SQS call counts once, where SQS bills',
+    'each 64 KB of its payload, so a send of ten full packs, two or three, is under-counted at high rates; priced at the cost bench’s list prices,',
     `DynamoDB $${(PRICES.dynamodbWriteRequestUnit * 1e6).toFixed(3)} a million WRU and $${(PRICES.dynamodbReadRequestUnit * 1e6).toFixed(3)} RRU,`,
     `SQS $${(PRICES.sqsRequest * 1e6).toFixed(2)} and Lambda $${(PRICES.lambdaRequest * 1e6).toFixed(2)} a million requests; no Lambda duration, no storage):`,
     '',
