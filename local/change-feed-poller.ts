@@ -33,6 +33,9 @@ export interface ChangeFeedPollerOptions {
   readonly now?: () => number;
 }
 
+/** After a round: more may be waiting (go on at once), nothing was (poll again later), or the handler failed (try again after the retry delay). */
+type RoundEnd = 'more' | 'idle' | 'retry';
+
 interface Ready {
   readonly entry: FeedEntry;
   readonly item: Record<string, AttributeValue>;
@@ -66,12 +69,16 @@ export class ChangeFeedPoller {
   /** A nudge that came while a round was under way: the next round starts without the pause. */
   private nudged = false;
   private readonly batchSize: number;
+  private readonly pollIntervalMs: number;
+  private readonly retryDelayMs: number;
   private readonly settleMs: number;
   private readonly streamArn: string;
   private readonly now: () => number;
 
   constructor(private readonly options: ChangeFeedPollerOptions) {
     this.batchSize = options.batchSize ?? 100;
+    this.pollIntervalMs = options.pollIntervalMs ?? 200;
+    this.retryDelayMs = options.retryDelayMs ?? 500;
     this.settleMs = options.settleMs ?? 30_000;
     this.streamArn =
       options.streamArn ?? `arn:aws:dynamodb:us-east-1:000000000000:table/${options.feed.watchedTable}/stream/local`;
@@ -104,17 +111,18 @@ export class ChangeFeedPoller {
 
   private async run(): Promise<void> {
     while (this.running) {
-      let pause: number;
+      let next: RoundEnd;
       this.nudged = false;
       try {
-        pause = await this.round();
+        next = await this.round();
       } catch (error) {
         if (!this.running) return;
         this.options.onError(error);
-        pause = this.options.retryDelayMs ?? 500;
+        next = 'retry';
       }
-      const poll = pause === (this.options.pollIntervalMs ?? 200);
-      if (pause > 0 && this.running && !(poll && this.nudged)) await this.sleep(pause, poll);
+      if (!this.running || next === 'more' || (next === 'idle' && this.nudged)) continue;
+      // Only an idle pause ends early on a nudge: a retry waits its whole delay.
+      await this.sleep(next === 'idle' ? this.pollIntervalMs : this.retryDelayMs, next === 'idle');
     }
   }
 
@@ -134,8 +142,8 @@ export class ChangeFeedPoller {
     });
   }
 
-  /** One batch: returns how long to pause before the next (0 when more may be waiting). */
-  private async round(): Promise<number> {
+  /** One batch, and what comes after it. */
+  private async round(): Promise<RoundEnd> {
     // Taken before the reads, so an entry is given up only if its item was still missing
     // settleMs or more after it was written.
     const now = this.now();
@@ -143,8 +151,8 @@ export class ChangeFeedPoller {
     let handled = ready.length;
     if (ready.length > 0) handled = await this.invoke(ready);
     await this.remove([...ready.slice(0, handled).flatMap((r) => [r.entry, ...r.twins]), ...givenUp]);
-    if (handled < ready.length) return this.options.retryDelayMs ?? 500;
-    return full ? 0 : (this.options.pollIntervalMs ?? 200);
+    if (handled < ready.length) return 'retry';
+    return full ? 'more' : 'idle';
   }
 
   /** The oldest ready entries (up to batchSize), stepping over the ones still waiting. */

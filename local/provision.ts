@@ -15,10 +15,10 @@ import {
 } from '@aws-sdk/client-s3';
 import { BUCKETS, localResourceName, QUEUES, TABLES, type QueueKey, type TableDef } from '#config/topology.ts';
 
-/** The CreateTable input for a topology table: the same keys, indexes and billing the CDK declares. */
 /** What creating a table needs of its definition: the topology's tables, and the local runtime's own (its change feed). */
 export type TableShape = Pick<TableDef, 'localName' | 'partitionKey' | 'sortKey' | 'indexes' | 'ttlAttribute'>;
 
+/** The CreateTable input for a table: the same keys, indexes and billing the CDK declares. */
 export function createTableInput(def: TableShape, prefix = ''): CreateTableCommandInput {
   const attrs = new Map<string, string>();
   const keys = [def.partitionKey, def.sortKey, ...def.indexes.flatMap((i) => [i.partitionKey, i.sortKey])];

@@ -11,9 +11,9 @@ import { endsDelivered } from './scenario.ts';
 import { DEFAULT_RETENTION } from '#domain/retention.ts';
 import { PRICES } from './prices.ts';
 import { DAYS_PER_MONTH, GB } from './storage.ts';
+import { usd } from './stats.ts';
 
 const MILLION = 1e6;
-const usd = (n: number) => `$${n.toFixed(2)}`;
 
 /** The least a scheduled run is billed for: Lambda's own start of the handler, middy and the first call. */
 const MIN_RUN_MS = 50;

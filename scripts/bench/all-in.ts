@@ -3,13 +3,13 @@ import { DATA_KEY_CACHE_DEFAULTS } from '#adapters/kms-secret-cipher.ts';
 import { backgroundParts } from './all-in-background.ts';
 import type { BackgroundCost } from './background.ts';
 import type { CostScenario } from './scenario.ts';
-import type { PerDelivery } from './cost-model.ts';
+import { PATH_FUNCTIONS, type PerDelivery } from './cost-model.ts';
 import type { LogUsage } from './log-meter.ts';
 import { DEPLOYED_NAME_EXTRA_BYTES, XRAY_TRACE_ID_BYTES } from './log-meter.ts';
 import { emfDocumentBytes, entryAccessLogBytes, PLATFORM_LINES_BYTES } from './log-records.ts';
 import { API_REQUEST_PRICE, DEFAULT_API_ENTRY, PRICES } from './prices.ts';
 import { DAYS_PER_MONTH, GB, type StorageCost } from './storage.ts';
-import { TRAFFIC } from './traffic.ts';
+import { STATED_DELIVERIES_PER_SECOND, TRAFFIC } from './traffic.ts';
 
 /**
  * Lambda bills wall time, and locally a handler's wall time is spent waiting for the CPU it shares
@@ -78,10 +78,10 @@ export function kmsDecryptsPerAttempt(attemptsPerSecond: number, keys: number = 
 export function allInPerMillion(input: AllInInputs): AllIn {
   const { scenario, p } = input;
   const tracing = input.tracing ?? OBSERVABILITY_DEFAULTS.tracing;
-  const deliveriesPerSecond = TRAFFIC.deliveriesPerMonth / (DAYS_PER_MONTH * 86_400);
+  const deliveriesPerSecond = STATED_DELIVERIES_PER_SECOND;
   const attempts = Math.min(scenario.failuresFirst + 1, scenario.maxAttempts ?? Infinity);
   const inv = p.invocationsByFunction;
-  const invocations = (['api', 'ingest', 'sender'] as const).map((fn) => [fn, inv[fn] ?? 0] as const);
+  const invocations = PATH_FUNCTIONS.map((fn) => [fn, inv[fn] ?? 0] as const);
 
   const gbSecondsOf = (fn: FunctionKey, seconds: number) => seconds * (FUNCTIONS[fn].memorySize / 1024);
   const waitGbS = invocations.reduce(

@@ -1,10 +1,7 @@
+import { STATED_TRAFFIC_SCENARIO } from '../scale-model/scenarios.ts';
 import { type StoredResult, storedResults } from '../scale-model/stored-results.ts';
 import { TRAFFIC } from './traffic.ts';
-
-/** The scale model's scenario that meters a single publish's requests at the stated traffic (scripts/scale-model/scenarios.ts). */
-export const STATED_TRAFFIC_SCENARIO = 'stated-traffic';
-
-const usd = (n: number) => `$${n.toFixed(2)}`;
+import { usd } from './stats.ts';
 
 /** The recorded `stated-traffic` run, if there is one. */
 export const statedTrafficRun = (): StoredResult | undefined => storedResults([STATED_TRAFFIC_SCENARIO])[0];

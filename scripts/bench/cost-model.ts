@@ -3,6 +3,13 @@ import type { FunctionUsage } from './invocation-meter.ts';
 import { API_REQUEST_PRICE, PRICES } from './prices.ts';
 import type { Usage } from './sdk-meter.ts';
 
+/**
+ * The functions on a delivery's path, billed per delivery: the api's publish, the ingest function
+ * (the ingest queue and the fan-out on the events stream), the sender. The scheduled ones
+ * (sweeper, replay, notifier) run on a clock, not per delivery: the all-in prices them apart.
+ */
+export const PATH_FUNCTIONS = ['api', 'ingest', 'sender'] as const satisfies readonly FunctionKey[];
+
 /** Per-delivery AWS usage of one measured run, and what it costs per million deliveries. */
 export interface PerDelivery {
   readonly deliveries: number;
@@ -60,9 +67,8 @@ export function perDelivery(
     calls.filter(([k]) => k.startsWith('SQS ')),
     (c) => c.billedRequests,
   );
-  const billed: FunctionKey[] = ['api', 'ingest', 'sender'];
-  const invocations = billed.reduce((s, fn) => s + (lambdas[fn]?.invocations ?? 0), 0);
-  const gbSeconds = billed.reduce(
+  const invocations = PATH_FUNCTIONS.reduce((s, fn) => s + (lambdas[fn]?.invocations ?? 0), 0);
+  const gbSeconds = PATH_FUNCTIONS.reduce(
     (s, fn) => s + ((lambdas[fn]?.totalMs ?? 0) / 1000) * (FUNCTIONS[fn].memorySize / 1024),
     0,
   );
@@ -87,7 +93,7 @@ export function perDelivery(
     lambdaInvocations: per(invocations),
     lambdaGbSeconds: per(gbSeconds),
     apiRequests: per(apiRequests),
-    invocationsByFunction: Object.fromEntries(billed.map((fn) => [fn, per(lambdas[fn]?.invocations ?? 0)])),
+    invocationsByFunction: Object.fromEntries(PATH_FUNCTIONS.map((fn) => [fn, per(lambdas[fn]?.invocations ?? 0)])),
     dollarsPerMillion: { ...cost, total: cost.dynamodb + cost.sqs + cost.lambda + cost.apiGateway },
   };
 }

@@ -5,8 +5,8 @@ import { allInRows, renderAllIn } from './all-in-report.ts';
 import type { BackgroundCost } from './background.ts';
 import { table } from './benchmarks-file.ts';
 import { PRICE_TABLE_MARKDOWN, PRICES } from './prices.ts';
-import { singlePublishFloor } from './publish-floor.ts';
-import { fmt, medianRun } from './stats.ts';
+import { singlePublishFloor, unsharedPublishFloor } from './publish-floor.ts';
+import { fmt, medianRun, usd } from './stats.ts';
 import {
   DAYS_PER_MONTH,
   ITEM_OVERHEAD_BYTES,
@@ -23,8 +23,6 @@ import {
   verdictText,
   type TargetRow,
 } from './targets.ts';
-
-const usd = (n: number) => `$${n.toFixed(2)}`;
 
 /** A scenario the run could not measure, and why (e.g. a route this build does not have). */
 export interface Unmeasured {
@@ -218,13 +216,11 @@ export function renderPublishFloor(row: Row | undefined): string {
     limit < floor.total
       ? ` The target of ≤ ${usd(limit)} is ${usd(floor.total - limit)} below it. What is left above the target is each publish's own: its invocation, its event's write and its manifest, and its delivery's outcome write.`
       : '';
-  // A few publishes a second share nothing: the stream batch holds one event, a receive one message.
-  const alone = singlePublishFloor(1).total + (2 * PRICES.sqsRequest + PRICES.lambdaRequest) * 1e6;
   return (
     `**The floor of a single publish over HTTP** (first try, fan-out 1; publish answers synchronously, keeps idempotency and a durable record of the deliveries it accepted): ` +
     floor.parts.map((p) => `${p.what} ${usd(p.dollars)}`).join(' + ') +
     ` = **${usd(floor.total)} per million**, before the sender's receive and delete and any Lambda duration.${measured}${belowFloor}` +
-    ` That floor is at volume: at a few publishes a second a stream batch holds one event and a receive one message, so the fan-out's invocation and send and the sender's receive, delete and invocation are each publish's own, and the floor is **${usd(alone)}** (docs/aws.md, "The rate the figures hold at").`
+    ` That floor is at volume: at a few publishes a second a stream batch holds one event and a receive one message, so the fan-out's invocation and send and the sender's receive, delete and invocation are each publish's own, and the floor is **${usd(unsharedPublishFloor())}** (docs/aws.md, "The rate the figures hold at").`
   );
 }
 

@@ -48,5 +48,15 @@ export function singlePublishFloor(eventsPerBatch: number = FAN_OUT_BATCH): {
   return { parts, total: parts.reduce((sum, p) => sum + p.dollars, 0) };
 }
 
+/**
+ * The same floor where nothing is shared, as at a few publishes a second: a stream batch holds
+ * the one event, so the fan-out's invocation and send are the publish's own, and a receive the
+ * one message, so are the sender's receive, delete and invocation (docs/aws.md, "The rate the
+ * figures hold at").
+ */
+export function unsharedPublishFloor(): number {
+  return singlePublishFloor(1).total + (2 * PRICES.sqsRequest + PRICES.lambdaRequest) * 1e6;
+}
+
 /** Events a fan-out invocation carries at most, and deliveries one SendMessageBatch carries (10 messages of 10). */
 const FAN_OUT_BATCH = STREAM_SOURCES[0].batchSize;

@@ -35,4 +35,6 @@ export async function pool(count: number, concurrency: number, task: (i: number)
 }
 
 export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+/** Dollars to the cent, as every report prints them. */
+export const usd = (n: number) => `$${n.toFixed(2)}`;
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -4,13 +4,11 @@ import { LATENCY } from './model.ts';
 import type { ScenarioResult } from './run-scenario.ts';
 import type { StoredResult } from './stored-results.ts';
 import { renderRequests } from './requests-report.ts';
+import { n, s1 } from './figures.ts';
 
 /** The DynamoDB limits as the report states them (sim/dynamodb/ holds the figures and their sources). */
 const DYNAMO_LIMITS_SAID =
   'DynamoDB 1,000 WCU and 3,000 RCU a second per partition key value (GSIs alike), an on-demand table ceiling from its warm throughput, the SDK’s 3 tries with backoff before a throttle surfaces';
-
-const n = (v: number) => Math.round(v).toLocaleString('en-US');
-const s1 = (v: number) => (v >= 100 ? n(v) : v.toFixed(1));
 
 /** p50 / p99 of all; with endpoints that hang, the others' too, and theirs past the first minute when the run measured it. */
 function latencyCell(r: ScenarioResult): string {

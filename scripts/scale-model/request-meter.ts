@@ -1,12 +1,6 @@
+import { PATH_FUNCTIONS } from '../bench/cost-model.ts';
 import { PRICES } from '../bench/prices.ts';
 import type { Model } from './model.ts';
-
-/**
- * The functions on a delivery's path: the api's publish, the fan-out (the ingest function on the
- * events stream), the sender. The scheduled ones (sweeper, replay, notifier) run on a clock, not
- * per delivery: the cost bench prices them apart, as a monthly cost spread over the traffic.
- */
-export const PATH_FUNCTIONS = ['api', 'ingest', 'sender'] as const;
 
 /** What the model's services had been asked for at one moment; every counter only grows. */
 export interface RequestCounters {

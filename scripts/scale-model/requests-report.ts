@@ -1,11 +1,12 @@
 import { table } from '../bench/benchmarks-file.ts';
 import { PRICES } from '../bench/prices.ts';
-import { PATH_FUNCTIONS } from './request-meter.ts';
+import { PATH_FUNCTIONS } from '../bench/cost-model.ts';
+import { s1 } from './figures.ts';
 import type { ScenarioResult } from './run-scenario.ts';
+import { usd } from '../bench/stats.ts';
 
 const f2 = (v: number) => v.toFixed(2);
 const f3 = (v: number) => v.toFixed(3);
-const usd = (v: number) => `$${v.toFixed(2)}`;
 
 /**
  * What each delivery asked of DynamoDB, SQS and Lambda in the runs that metered it. The point is
@@ -22,9 +23,7 @@ export function renderRequests(results: readonly ScenarioResult[]): string[] {
       .join(', ');
     return [
       r.scenario.key,
-      r.meanDeliveriesPerSecond >= 100
-        ? Math.round(r.meanDeliveriesPerSecond).toLocaleString('en-US')
-        : r.meanDeliveriesPerSecond.toFixed(1),
+      s1(r.meanDeliveriesPerSecond),
       `${f3(PATH_FUNCTIONS.reduce((a, fn) => a + q.invocations[fn], 0))} (${PATH_FUNCTIONS.map((fn) => f3(q.invocations[fn])).join(' + ')})`,
       q.eventsPerFanOut === undefined ? '–' : f2(q.eventsPerFanOut),
       f2(q.sqsRequests),

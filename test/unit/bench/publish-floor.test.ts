@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { API_REQUEST_PRICE, PRICES } from '../../../scripts/bench/prices.ts';
-import { singlePublishFloor } from '../../../scripts/bench/publish-floor.ts';
+import { singlePublishFloor, unsharedPublishFloor } from '../../../scripts/bench/publish-floor.ts';
 
 describe('the floor of a single publish over HTTP', () => {
   it('adds the API request, one invocation, three writes and a hundredth of an invocation and of an SQS request at list prices', () => {
@@ -26,5 +26,7 @@ describe('the floor of a single publish over HTTP', () => {
     const alone = singlePublishFloor(1);
     assert.ok(Math.abs(alone.total - (singlePublishFloor().total + 0.594)) < 1e-9, `${alone.total}`);
     assert.match(alone.parts[3]!.what, /of its own/);
+    // And the sender's receive, delete and invocation too: $0.40 + $0.40 + $0.20.
+    assert.ok(Math.abs(unsharedPublishFloor() - (alone.total + 1.0)) < 1e-9, `${unsharedPublishFloor()}`);
   });
 });
